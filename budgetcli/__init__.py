@@ -1,0 +1,3 @@
+"""budgetlearn: budgeted online kernel learning."""
+
+__version__ = "0.1.0"
