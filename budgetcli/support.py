@@ -1,0 +1,181 @@
+"""The support set: sparse vectors in pooled storage, addressed by slot.
+
+Support vectors live in two flat pools (indices int32, values float64); slot i owns
+pool[start[i] : start[i] + length[i]].  Slots 0 .. count−1 are the live support set, in a
+dense range so that every per-SV array of a learner (coefficients, Gram inverse, ages) can be
+indexed by slot.  Replacing or removing a vector leaves its old pool range as garbage; the
+pool is compacted between chunks once garbage exceeds the live part.  Memory is therefore
+O(capacity + Σ nnz(SV)), never O(B·d) (DESIGN §3): a 1.35M-dimensional sparse set costs what
+its non-zeros cost.
+
+The compiled learners receive the arrays as the `SVArrays` named tuple and never allocate:
+before each example they check `sv_fits`, and when it fails they return to Python, which grows
+the arrays (`SupportSet.reserve`) and calls them again.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit
+
+from .kernels import kernel_from_dot
+
+COUNT, POOL_USED, POOL_GARBAGE = 0, 1, 2
+
+
+class SVArrays(NamedTuple):
+    meta: np.ndarray  # int64[3]: live count, pool entries used, pool entries that are garbage
+    start: np.ndarray  # int64[cap]
+    length: np.ndarray  # int64[cap]
+    sqnorm: np.ndarray  # float64[cap]: ‖sv‖², for the RBF kernel
+    pool_idx: np.ndarray  # int32[pool_cap], 0-based feature indices
+    pool_val: np.ndarray  # float64[pool_cap]
+
+
+@njit(cache=True)
+def sv_fits(S, nnz):
+    """True when one more vector with `nnz` non-zeros fits without growing the arrays."""
+    return S.meta[COUNT] < S.start.shape[0] and S.meta[POOL_USED] + nnz <= S.pool_idx.shape[0]
+
+
+@njit(cache=True)
+def sv_put(S, slot, idx, val, sqnorm):
+    """Store a vector in `slot` (slot == count appends; slot < count replaces)."""
+    if slot < S.meta[COUNT]:
+        S.meta[POOL_GARBAGE] += S.length[slot]
+    else:
+        S.meta[COUNT] += 1
+    p = S.meta[POOL_USED]
+    n = idx.shape[0]
+    for j in range(n):
+        S.pool_idx[p + j] = idx[j]
+        S.pool_val[p + j] = val[j]
+    S.start[slot] = p
+    S.length[slot] = n
+    S.sqnorm[slot] = sqnorm
+    S.meta[POOL_USED] = p + n
+
+
+@njit(cache=True)
+def sv_remove(S, slot):
+    """Remove the vector in `slot` by moving the last live vector into it.
+
+    Returns the slot the moved vector came from (count − 1 before the call), so that the caller
+    can move its own per-slot arrays the same way."""
+    last = S.meta[COUNT] - 1
+    S.meta[POOL_GARBAGE] += S.length[slot]
+    S.start[slot] = S.start[last]
+    S.length[slot] = S.length[last]
+    S.sqnorm[slot] = S.sqnorm[last]
+    S.meta[COUNT] = last
+    return last
+
+
+@njit(cache=True)
+def kernel_row(S, code, gamma, coef0, degree, scratch, x_sqnorm, out):
+    """out[i] = k(x, sv_i) for every live slot, with x already scattered into `scratch`."""
+    for i in range(S.meta[COUNT]):
+        p = S.start[i]
+        dot = 0.0
+        for j in range(p, p + S.length[i]):
+            dot += S.pool_val[j] * scratch[S.pool_idx[j]]
+        out[i] = kernel_from_dot(code, gamma, coef0, degree, dot, x_sqnorm, S.sqnorm[i])
+
+
+class SupportSet:
+    """Owner of the SVArrays: growth, compaction, and conversion to/from CSR for model files."""
+
+    def __init__(self, capacity: int = 64, pool_capacity: int = 1024):
+        self.arrays = SVArrays(
+            meta=np.zeros(3, np.int64),
+            start=np.zeros(capacity, np.int64),
+            length=np.zeros(capacity, np.int64),
+            sqnorm=np.zeros(capacity, np.float64),
+            pool_idx=np.zeros(pool_capacity, np.int32),
+            pool_val=np.zeros(pool_capacity, np.float64),
+        )
+
+    def __len__(self) -> int:
+        return int(self.arrays.meta[COUNT])
+
+    @property
+    def capacity(self) -> int:
+        return self.arrays.start.shape[0]
+
+    @property
+    def nnz(self) -> int:
+        """Live non-zeros (the pool minus its garbage)."""
+        m = self.arrays.meta
+        return int(m[POOL_USED] - m[POOL_GARBAGE])
+
+    def reserve(self, slots: int, nnz: int) -> None:
+        """Make room for `slots` live vectors in all and `nnz` more pool entries (amortised doubling)."""
+        a = self.arrays
+        if a.meta[POOL_GARBAGE] > 0 and a.meta[POOL_GARBAGE] >= a.meta[POOL_USED] - a.meta[POOL_GARBAGE]:
+            self.compact()
+            a = self.arrays
+        cap = a.start.shape[0]
+        if slots > cap:
+            cap = max(slots, 2 * cap)
+        pool_cap = a.pool_idx.shape[0]
+        need = int(a.meta[POOL_USED]) + nnz
+        if need > pool_cap:
+            pool_cap = max(need, 2 * pool_cap)
+        if cap != a.start.shape[0] or pool_cap != a.pool_idx.shape[0]:
+            self.arrays = SVArrays(
+                meta=a.meta,
+                start=_resized(a.start, cap),
+                length=_resized(a.length, cap),
+                sqnorm=_resized(a.sqnorm, cap),
+                pool_idx=_resized(a.pool_idx, pool_cap),
+                pool_val=_resized(a.pool_val, pool_cap),
+            )
+
+    def compact(self) -> None:
+        """Rewrite the pool with the live vectors only, in slot order."""
+        indptr, idx, val = self.to_csr()
+        a = self.arrays
+        n = len(self)
+        pool_idx = np.zeros(a.pool_idx.shape[0], np.int32)
+        pool_val = np.zeros(a.pool_val.shape[0], np.float64)
+        pool_idx[: idx.shape[0]] = idx
+        pool_val[: val.shape[0]] = val
+        a.start[:n] = indptr[:-1]
+        a.meta[POOL_USED] = idx.shape[0]
+        a.meta[POOL_GARBAGE] = 0
+        self.arrays = a._replace(pool_idx=pool_idx, pool_val=pool_val)
+
+    def to_csr(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The live vectors as CSR (indptr, indices, values), row i = slot i."""
+        a = self.arrays
+        n = len(self)
+        lengths = a.length[:n]
+        indptr = np.zeros(n + 1, np.int64)
+        np.cumsum(lengths, out=indptr[1:])
+        if n == 0:
+            return indptr, np.zeros(0, np.int32), np.zeros(0, np.float64)
+        take = np.concatenate([np.arange(s, s + l) for s, l in zip(a.start[:n], lengths)])
+        return indptr, a.pool_idx[take].copy(), a.pool_val[take].copy()
+
+    @classmethod
+    def from_csr(cls, indptr, indices, values) -> "SupportSet":
+        n = len(indptr) - 1
+        s = cls(capacity=max(n, 64), pool_capacity=max(len(indices), 1024))
+        a = s.arrays
+        a.start[:n] = indptr[:-1]
+        a.length[:n] = np.diff(indptr)
+        a.pool_idx[: len(indices)] = indices
+        a.pool_val[: len(values)] = values
+        rows = np.repeat(np.arange(n), np.diff(indptr))
+        a.sqnorm[:n] = np.bincount(rows, weights=np.asarray(values, np.float64) ** 2, minlength=n)
+        a.meta[:] = (n, len(indices), 0)
+        return s
+
+
+def _resized(arr: np.ndarray, n: int) -> np.ndarray:
+    out = np.zeros((n,) + arr.shape[1:], arr.dtype)
+    m = min(n, arr.shape[0])
+    out[:m] = arr[:m]
+    return out
