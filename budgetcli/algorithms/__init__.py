@@ -1,0 +1,1 @@
+"""One module per algorithm or small family; each registers its learners in budgetcli.registry."""

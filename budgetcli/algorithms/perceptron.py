@@ -1,0 +1,52 @@
+"""Kernel Perceptron (Projectron paper, Fig. 1): on a mistake, add y_t k(x_t, ·).
+
+A round is a mistake when y_t f_{t-1}(x_t) ≤ 0: Fig. 1 predicts sign(f), which is undefined at
+f = 0 (always so on the first round); we count a zero score as a mistake so that learning starts,
+as DOGMA and LIBOKL do.  All learners of the package use this rule.
+"""
+
+from __future__ import annotations
+
+from numba import njit
+
+from ..kernels import scatter, sparse_sqnorm, unscatter
+from ..learner import EXAMPLES, MISTAKES, KernelLearner
+from ..registry import register
+from ..support import COUNT, kernel_row, sv_fits, sv_put
+
+
+@register
+class Perceptron(KernelLearner):
+    name = "perceptron"
+    summary = "kernel Perceptron, unbounded support set"
+    paper = "Rosenblatt 1958; Orabona, Keshet, Caputo, JMLR 2009, Fig. 1"
+
+    def _learn_range(self, indptr, indices, values, y, start):
+        return perceptron_range(self.support.arrays, *self.kernel.args(), self.slot["alpha"], self.slot["krow"],
+                                indptr, indices, values, y, start, self.scratch, self.counters)
+
+
+@njit(cache=True)
+def perceptron_range(S, code, gamma, coef0, degree, alpha, krow, indptr, indices, values, y, start, scratch,
+                     counters):
+    n_examples = indptr.shape[0] - 1
+    for t in range(start, n_examples):
+        lo, hi = indptr[t], indptr[t + 1]
+        if not sv_fits(S, hi - lo):
+            return t
+        idx = indices[lo:hi]
+        val = values[lo:hi]
+        sq = sparse_sqnorm(val)
+        scatter(scratch, idx, val)
+        kernel_row(S, code, gamma, coef0, degree, scratch, sq, krow)
+        unscatter(scratch, idx)
+        n = S.meta[COUNT]
+        f = 0.0
+        for i in range(n):
+            f += alpha[i] * krow[i]
+        counters[EXAMPLES] += 1
+        if y[t] * f <= 0.0:
+            counters[MISTAKES] += 1
+            sv_put(S, n, idx, val, sq)
+            alpha[n] = y[t]
+    return n_examples

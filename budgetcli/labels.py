@@ -1,0 +1,82 @@
+"""Label maps: the file's label values <-> the learner's encoding, stored in the model.
+
+Binary learners see y ∈ {−1, +1}.  Which file label becomes +1:
+- the larger of the two values, when the first chunk of data holds both (so 0/1, 1/2, 2/4 and
+  −1/+1 all map the larger label to +1, and `--scores` are scores of the larger label);
+- when the first chunk holds only one value, a value ≤ 0 becomes −1 and a value > 0 becomes +1
+  (so −1/+1 and 0/1 files still come out naturally); the label seen later takes the other sign.
+The map is fixed from then on, including across `--resume`, and `predict` writes each label with
+its first spelling in the training data (`+1`, `1.0`, `2`, ...).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .io.libsvm import DataError
+
+
+class BinaryLabels:
+    def __init__(self, negative=None, positive=None, spellings=None):
+        self.negative = negative  # float label value encoded as −1, or None while unseen
+        self.positive = positive  # float label value encoded as +1, or None while unseen
+        self.spellings = dict(spellings or {})  # float value -> first spelling
+
+    def encode(self, chunk, source: str = "data") -> np.ndarray:
+        """y ∈ {−1, +1} for the chunk's labels; a third label value is a DataError naming its line."""
+        new = [v for v in np.unique(chunk.labels).tolist() if v not in (self.negative, self.positive)]
+        if new:
+            self._assign(new, chunk, source)
+        for v, s in chunk.label_spellings.items():
+            self.spellings.setdefault(v, s)
+        return np.where(chunk.labels == self.positive, 1.0, -1.0)
+
+    def _assign(self, new: list, chunk, source: str) -> None:
+        known = self.classes
+        if len(known) + len(new) > 2:  # report the first line, in file order, with a third value
+            for row, v in enumerate(chunk.labels.tolist()):
+                if v not in known:
+                    known.append(v)
+                if len(known) > 2:
+                    shown = ", ".join(self.spelling(k, chunk) for k in known[:2])
+                    raise DataError(source, int(chunk.line_numbers[row]), self.spelling(v, chunk),
+                                    f"a third label value in binary training (labels so far: {shown})")
+        if len(new) == 2:
+            self.negative, self.positive = min(new), max(new)
+            return
+        (v,) = new
+        if self.negative is None and self.positive is None:
+            if v > 0:
+                self.positive = v
+            else:
+                self.negative = v
+        elif self.negative is None:
+            self.negative = v
+        else:
+            self.positive = v
+
+    def spelling(self, v: float, chunk=None) -> str:
+        if v in self.spellings:
+            return self.spellings[v]
+        if chunk is not None and v in chunk.label_spellings:
+            return chunk.label_spellings[v]
+        return format(v, "g")
+
+    def decode(self, scores: np.ndarray) -> list[str]:
+        """Labels in the training file's spelling: f > 0 -> the +1 label, f ≤ 0 -> the −1 label."""
+        pos = self.spelling(self.positive) if self.positive is not None else self.spelling(self.negative)
+        neg = self.spelling(self.negative) if self.negative is not None else pos
+        return [pos if s > 0 else neg for s in scores]
+
+    @property
+    def classes(self) -> list[float]:
+        """Known label values, −1 label first."""
+        return [v for v in (self.negative, self.positive) if v is not None]
+
+    def to_dict(self) -> dict:
+        return {"kind": "binary", "negative": self.negative, "positive": self.positive,
+                "spellings": [[v, s] for v, s in self.spellings.items()]}
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "BinaryLabels":
+        return cls(d["negative"], d["positive"], {float(v): s for v, s in d["spellings"]})

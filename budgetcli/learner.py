@@ -1,0 +1,176 @@
+"""The learner contract every algorithm follows.
+
+A learner owns a kernel, a support set (support.py) and its own per-slot arrays (coefficients,
+Gram inverse, work buffers).  Its public surface is small and the same for every algorithm:
+
+    learn(chunk, y)              one online pass over a chunk, in order
+    decision_function(chunk)     f(x) for each example of a chunk
+    state() / from_state(...)    everything needed to predict and to resume, as JSON + arrays
+
+The per-example loop of each algorithm is one compiled function over a range of a chunk
+(`_learn_range`).  It never allocates: when the next example might not fit in the current
+arrays it returns the index it stopped at, and `learn` grows the arrays and calls it again.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, ClassVar
+
+import numpy as np
+from numba import njit
+
+from .kernels import Kernel, scatter, sparse_sqnorm, unscatter
+from .support import COUNT, SupportSet, kernel_row
+
+# Training counters, kept in one int64 array so the compiled loops can update them.
+EXAMPLES, MISTAKES, MARGIN_UPDATES, PROJECTIONS = range(4)
+COUNTER_NAMES = ("examples", "mistakes", "margin_updates", "projections")
+
+
+@dataclass(frozen=True)
+class Param:
+    """One algorithm parameter: the single declaration the CLI options and --help come from."""
+
+    name: str  # canonical name; the CLI flag is fixed per name in registry.FLAGS
+    type: type
+    default: Any
+    help: str
+    check: Callable[[Any], bool] = lambda v: True
+    requirement: str = ""  # what `check` demands, for the error message
+
+
+class KernelLearner:
+    """Base class of the binary kernel learners; an algorithm fills in the class attributes
+    and `_learn_range`."""
+
+    name: ClassVar[str] = ""
+    summary: ClassVar[str] = ""
+    paper: ClassVar[str] = ""
+    params: ClassVar[tuple[Param, ...]] = ()
+    # name -> "vector" (per slot, saved), "square" (slot x slot, saved) or "work" (per slot, not saved)
+    slot_arrays: ClassVar[dict[str, str]] = {"alpha": "vector", "krow": "work"}
+
+    def __init__(self, kernel: Kernel, seed: int = 0, **params):
+        self.kernel = kernel
+        self.seed = int(seed)
+        self.hyper = self.resolve_params(params)
+        self.support = SupportSet()
+        self.counters = np.zeros(len(COUNTER_NAMES), np.int64)
+        # splitmix64 state for algorithms that draw random numbers inside their loop
+        self.rng_state = np.array([np.uint64(self.seed) ^ np.uint64(0x9E3779B97F4A7C15)], np.uint64)
+        self.scratch = np.zeros(0, np.float64)
+        self.slot = {name: self._new_slot_array(kind, self.support.capacity) for name, kind in self.slot_arrays.items()}
+
+    # ---- parameters -------------------------------------------------------------------------
+    @classmethod
+    def resolve_params(cls, given: dict) -> dict:
+        known = {p.name: p for p in cls.params}
+        unknown = set(given) - set(known)
+        if unknown:
+            raise ValueError(f"{cls.name} takes no parameter {', '.join(sorted(unknown))}")
+        out = {}
+        for p in cls.params:
+            v = given.get(p.name)
+            v = p.default if v is None else p.type(v)
+            if not p.check(v):
+                raise ValueError(f"{cls.name}: {p.name} must be {p.requirement}, got {v}")
+            out[p.name] = v
+        return out
+
+    # ---- the contract ----------------------------------------------------------------------
+    def learn(self, chunk, y: np.ndarray) -> None:
+        """One online pass over the chunk's examples in order; y holds the encoded labels."""
+        self._ensure_scratch(chunk.n_features)
+        start, n = 0, len(chunk)
+        while start < n:
+            start = self._learn_range(chunk.indptr, chunk.indices, chunk.values, y, start)
+            if start < n:  # the next example may not fit: grow and go on
+                nnz = int(chunk.indptr[start + 1] - chunk.indptr[start])
+                self.support.reserve(len(self.support) + 1, nnz)
+                self._resize(self.support.capacity)
+
+    def decision_function(self, chunk) -> np.ndarray:
+        self._ensure_scratch(chunk.n_features)
+        out = np.empty(len(chunk), np.float64)
+        k = self.kernel.args()
+        binary_scores(self.support.arrays, *k, self.slot["alpha"], self.slot["krow"],
+                      chunk.indptr, chunk.indices, chunk.values, self.scratch, out)
+        return out
+
+    def counter(self, name: str) -> int:
+        return int(self.counters[COUNTER_NAMES.index(name)])
+
+    def state(self) -> tuple[dict, dict]:
+        """(JSON header, arrays) holding everything to predict and to resume."""
+        n = len(self.support)
+        indptr, idx, val = self.support.to_csr()
+        arrays = {"sv_indptr": indptr, "sv_indices": idx, "sv_values": val,
+                  "counters": self.counters.copy(), "rng_state": self.rng_state.copy()}
+        for name, kind in self.slot_arrays.items():
+            if kind == "vector":
+                arrays[name] = self.slot[name][:n].copy()
+            elif kind == "square":
+                arrays[name] = self.slot[name][:n, :n].copy()
+        header = {"algorithm": self.name, "params": dict(self.hyper), "kernel": self.kernel.to_dict(),
+                  "seed": self.seed, "n_features": int(self.scratch.shape[0]),
+                  "counters": {c: int(v) for c, v in zip(COUNTER_NAMES, self.counters)}}
+        return header, arrays
+
+    @classmethod
+    def from_state(cls, header: dict, arrays: dict) -> "KernelLearner":
+        self = cls(Kernel.from_dict(header["kernel"]), seed=header["seed"], **header["params"])
+        self.support = SupportSet.from_csr(arrays["sv_indptr"], arrays["sv_indices"], arrays["sv_values"])
+        n = len(self.support)
+        self.counters[:] = arrays["counters"]
+        self.rng_state[:] = arrays["rng_state"]
+        self.slot = {name: self._new_slot_array(kind, self.support.capacity) for name, kind in self.slot_arrays.items()}
+        for name, kind in self.slot_arrays.items():
+            if kind == "vector":
+                self.slot[name][:n] = arrays[name]
+            elif kind == "square":
+                self.slot[name][:n, :n] = arrays[name]
+        self._ensure_scratch(int(header["n_features"]))
+        return self
+
+    # ---- for subclasses ----------------------------------------------------------------------
+    def _learn_range(self, indptr, indices, values, y, start) -> int:
+        """Run the compiled loop from example `start`; return where it stopped (len = done)."""
+        raise NotImplementedError
+
+    def _resize(self, capacity: int) -> None:
+        for name, kind in self.slot_arrays.items():
+            old = self.slot[name]
+            if old.shape[0] >= capacity:
+                continue
+            new = self._new_slot_array(kind, capacity)
+            if kind == "square":
+                new[: old.shape[0], : old.shape[1]] = old
+            else:
+                new[: old.shape[0]] = old
+            self.slot[name] = new
+
+    @staticmethod
+    def _new_slot_array(kind: str, capacity: int) -> np.ndarray:
+        shape = (capacity, capacity) if kind == "square" else (capacity,)
+        return np.zeros(shape, np.float64)
+
+    def _ensure_scratch(self, n_features: int) -> None:
+        if n_features > self.scratch.shape[0]:
+            grown = np.zeros(max(n_features, 2 * self.scratch.shape[0]), np.float64)
+            self.scratch = grown
+
+
+@njit(cache=True)
+def binary_scores(S, code, gamma, coef0, degree, alpha, krow, indptr, indices, values, scratch, out):
+    """out[t] = Σ_i alpha_i k(x_t, sv_i) for every example of a chunk."""
+    for t in range(indptr.shape[0] - 1):
+        idx = indices[indptr[t]:indptr[t + 1]]
+        val = values[indptr[t]:indptr[t + 1]]
+        scatter(scratch, idx, val)
+        kernel_row(S, code, gamma, coef0, degree, scratch, sparse_sqnorm(val), krow)
+        unscatter(scratch, idx)
+        f = 0.0
+        for i in range(S.meta[COUNT]):
+            f += alpha[i] * krow[i]
+        out[t] = f

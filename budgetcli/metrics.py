@@ -1,0 +1,40 @@
+"""Evaluation metrics: accuracy, per-class precision/recall/F1, AUC, confusion matrix."""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.stats import rankdata
+
+
+def confusion_matrix(true_idx: np.ndarray, pred_idx: np.ndarray, n_classes: int) -> np.ndarray:
+    """C[i, j] = number of examples of class i predicted as class j."""
+    c = np.zeros((n_classes, n_classes), np.int64)
+    np.add.at(c, (true_idx, pred_idx), 1)
+    return c
+
+
+def per_class(conf: np.ndarray) -> list[dict]:
+    """Precision, recall, F1 and support of each class; 0 where a ratio has no denominator."""
+    out = []
+    for k in range(conf.shape[0]):
+        tp = conf[k, k]
+        predicted = conf[:, k].sum()
+        actual = conf[k, :].sum()
+        p = tp / predicted if predicted else 0.0
+        r = tp / actual if actual else 0.0
+        f1 = 2 * p * r / (p + r) if p + r else 0.0
+        out.append({"precision": float(p), "recall": float(r), "f1": float(f1), "support": int(actual)})
+    return out
+
+
+def auc(scores: np.ndarray, positive: np.ndarray) -> float | None:
+    """Area under the ROC curve (Mann–Whitney U with tied scores sharing ranks); None when a
+    class is absent."""
+    positive = np.asarray(positive, bool)
+    n_pos = int(positive.sum())
+    n_neg = positive.size - n_pos
+    if n_pos == 0 or n_neg == 0:
+        return None
+    ranks = rankdata(scores)
+    u = ranks[positive].sum() - n_pos * (n_pos + 1) / 2.0
+    return float(u / (n_pos * n_neg))
