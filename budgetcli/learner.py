@@ -59,7 +59,8 @@ class KernelLearner:
         self.counters = np.zeros(len(COUNTER_NAMES), np.int64)
         # splitmix64 state for algorithms that draw random numbers inside their loop
         self.rng_state = np.array([np.uint64(self.seed) ^ np.uint64(0x9E3779B97F4A7C15)], np.uint64)
-        self.scratch = np.zeros(0, np.float64)
+        self.scratch = np.zeros(0, np.float64)  # dense copy of x_t for kernel rows; all zeros between uses
+        self.n_features = 0  # largest feature index seen in training, plus one
         self.slot = {name: self._new_slot_array(kind, self.support.capacity) for name, kind in self.slot_arrays.items()}
 
     # ---- parameters -------------------------------------------------------------------------
@@ -81,6 +82,7 @@ class KernelLearner:
     # ---- the contract ----------------------------------------------------------------------
     def learn(self, chunk, y: np.ndarray) -> None:
         """One online pass over the chunk's examples in order; y holds the encoded labels."""
+        self.n_features = max(self.n_features, chunk.n_features)
         self._ensure_scratch(chunk.n_features)
         start, n = 0, len(chunk)
         while start < n:
@@ -113,7 +115,7 @@ class KernelLearner:
             elif kind == "square":
                 arrays[name] = self.slot[name][:n, :n].copy()
         header = {"algorithm": self.name, "params": dict(self.hyper), "kernel": self.kernel.to_dict(),
-                  "seed": self.seed, "n_features": int(self.scratch.shape[0]),
+                  "seed": self.seed, "n_features": self.n_features,
                   "counters": {c: int(v) for c, v in zip(COUNTER_NAMES, self.counters)}}
         return header, arrays
 
@@ -130,7 +132,8 @@ class KernelLearner:
                 self.slot[name][:n] = arrays[name]
             elif kind == "square":
                 self.slot[name][:n, :n] = arrays[name]
-        self._ensure_scratch(int(header["n_features"]))
+        self.n_features = int(header["n_features"])
+        self._ensure_scratch(self.n_features)
         return self
 
     # ---- for subclasses ----------------------------------------------------------------------
@@ -157,8 +160,7 @@ class KernelLearner:
 
     def _ensure_scratch(self, n_features: int) -> None:
         if n_features > self.scratch.shape[0]:
-            grown = np.zeros(max(n_features, 2 * self.scratch.shape[0]), np.float64)
-            self.scratch = grown
+            self.scratch = np.zeros(max(n_features, 2 * self.scratch.shape[0]), np.float64)
 
 
 @njit(cache=True)

@@ -1,0 +1,30 @@
+"""Small builders shared by the tests."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from budgetcli.io.libsvm import Chunk
+
+
+def chunk_from_dense(X: np.ndarray, y: np.ndarray) -> Chunk:
+    """A Chunk holding the non-zeros of X (0-based indices), as the reader would produce."""
+    X = np.asarray(X, np.float64)
+    rows, cols = np.nonzero(X)
+    indptr = np.zeros(X.shape[0] + 1, np.int64)
+    np.cumsum(np.bincount(rows, minlength=X.shape[0]), out=indptr[1:])
+    return Chunk(indptr=indptr, indices=cols.astype(np.int32), values=X[rows, cols],
+                 labels=np.asarray(y, np.float64), line_numbers=np.arange(1, X.shape[0] + 1, dtype=np.int64),
+                 label_spellings={float(v): format(v, "g") for v in np.unique(y)})
+
+
+def random_stream(n: int, d: int, seed: int, sparsity: float = 0.3):
+    """A noisy non-linear binary problem with some exact zeros (to exercise the sparse paths)."""
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, d))
+    X[rng.random((n, d)) < sparsity] = 0.0
+    # No all-zero rows: with a poly kernel every one of them has f(0) = coef0^degree · Σα, an exact
+    # tie at f = 0 in exact arithmetic that two correct methods may break either way.
+    X[~X.any(axis=1), 0] = 1.0
+    y = np.where(np.sin(2 * X[:, 0]) + X[:, 1] * X[:, 1 % d] - 0.3 + 0.3 * rng.standard_normal(n) > 0, 1.0, -1.0)
+    return X, y

@@ -1,0 +1,102 @@
+"""Plain reference implementations, written from the papers' pseudo-code.
+
+Dense numpy, one example at a time, kernels evaluated from their definitions (‖x − y‖², not
+norms and dot products), projections by a direct solve of the Gram system instead of the
+incremental inverse.  They are slow and obviously right; the compiled learners must make the
+same decisions.
+
+Shared conventions (documented in budgetcli/algorithms/*.py):
+- a round is a mistake when y f ≤ 0;
+- Projectron: ‖δ‖² ≤ 1e-10 k(x, x) counts as ‖δ‖ = 0 (numerical dependence).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+DEPENDENCE_TOL = 1e-10
+
+
+def make_kernel(kind: str, gamma: float = 1.0, coef0: float = 0.0, degree: int = 3):
+    if kind == "rbf":
+        return lambda a, b: float(np.exp(-gamma * np.sum((a - b) ** 2)))
+    if kind == "poly":
+        return lambda a, b: float((gamma * np.dot(a, b) + coef0) ** degree)
+    return lambda a, b: float(np.dot(a, b))
+
+
+@dataclass
+class Trace:
+    mistakes: list = field(default_factory=list)  # per round: was it a mistake (y f ≤ 0)
+    margin_updates: list = field(default_factory=list)  # per round: Projectron++ margin update taken
+    scores: list = field(default_factory=list)  # per round: f_{t−1}(x_t)
+    support: list = field(default_factory=list)  # example indices in the support set, in order of addition
+    alpha: np.ndarray = field(default_factory=lambda: np.zeros(0))
+
+
+def perceptron(X, y, k) -> Trace:
+    """Fig. 1 of the Projectron paper."""
+    tr = Trace()
+    alpha = []
+    for t in range(len(y)):
+        f = sum(a * k(X[s], X[t]) for a, s in zip(alpha, tr.support))
+        tr.scores.append(f)
+        mistake = y[t] * f <= 0
+        tr.mistakes.append(mistake)
+        tr.margin_updates.append(False)
+        if mistake:
+            tr.support.append(t)
+            alpha.append(y[t])
+    tr.alpha = np.array(alpha)
+    return tr
+
+
+def projectron(X, y, k, eta, plusplus=False) -> Trace:
+    """Figs. 2 and 4 (Projectron) and Fig. 5 with the τ rule of §4 (Projectron++), with the
+    projection P k(x_t, ·) = Σ d_j k(x_j, ·), d = K⁻¹ k_t, computed by a direct solve (eq. 7)."""
+    tr = Trace()
+    alpha = np.zeros(0)
+    for t in range(len(y)):
+        S = tr.support
+        kt = np.array([k(X[s], X[t]) for s in S])
+        f = float(alpha @ kt) if S else 0.0
+        tr.scores.append(f)
+        m = y[t] * f
+        mistake = m <= 0
+        tr.mistakes.append(mistake)
+        tr.margin_updates.append(False)
+        if not mistake and not (plusplus and m < 1):
+            continue
+        kxx = k(X[t], X[t])
+        if S:
+            K = np.array([[k(X[a], X[b]) for b in S] for a in S])
+            d = np.linalg.solve(K, kt)
+        else:
+            d = np.zeros(0)
+        pk2 = float(kt @ d)  # ‖P k(x_t, ·)‖²
+        delta2 = kxx - pk2  # ‖δ_t‖², eq. 8
+        delta = 0.0 if delta2 <= DEPENDENCE_TOL * kxx else np.sqrt(delta2)
+        if mistake:
+            if delta <= eta:
+                alpha = alpha + y[t] * d  # f'' = f + y P k (eq. 9)
+            else:
+                S.append(t)
+                alpha = np.append(alpha, y[t])
+        else:  # margin error, 0 < y f < 1
+            loss = 1.0 - m
+            if pk2 <= 0:
+                continue
+            if delta == 0:
+                ratio = 0.0
+            elif eta > 0:
+                ratio = delta / eta
+            else:
+                continue
+            if loss >= ratio:
+                tau = min(loss / pk2, 2 * (loss - ratio) / pk2, 1.0)
+                alpha = alpha + y[t] * tau * d
+                tr.margin_updates[-1] = True
+    tr.alpha = alpha
+    return tr

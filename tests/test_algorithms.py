@@ -1,0 +1,157 @@
+"""The compiled learners against the reference implementations of tests/reference.py, and the
+identities the Projectron paper states."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from budgetcli import registry
+from budgetcli.kernels import Kernel
+from budgetcli.learner import KernelLearner
+
+from . import reference
+from .helpers import chunk_from_dense, random_stream
+
+KERNELS = [Kernel("rbf", 0.5), Kernel("poly", 0.3, 1.0, 2), Kernel("linear")]
+
+
+def run_stepwise(learner: KernelLearner, X, y):
+    """Feed one example at a time, recording f_{t−1}(x_t), mistakes and margin updates per round."""
+    scores, mistakes, margins = [], [], []
+    for t in range(len(y)):
+        ch = chunk_from_dense(X[t:t + 1], y[t:t + 1])
+        scores.append(float(learner.decision_function(ch)[0]))
+        before = learner.counters.copy()
+        learner.learn(ch, y[t:t + 1])
+        mistakes.append(bool(learner.counter("mistakes") - before[1]))
+        margins.append(bool(learner.counter("margin_updates") - before[2]))
+    return np.array(scores), mistakes, margins
+
+
+def support_dense(learner: KernelLearner, d: int) -> np.ndarray:
+    indptr, idx, val = learner.support.to_csr()
+    out = np.zeros((len(indptr) - 1, d))
+    for i in range(len(indptr) - 1):
+        out[i, idx[indptr[i]:indptr[i + 1]]] = val[indptr[i]:indptr[i + 1]]
+    return out
+
+
+def assert_matches_reference(learner, trace, X, y):
+    scores, mistakes, margins = run_stepwise(learner, X, y)
+    assert mistakes == trace.mistakes
+    assert margins == trace.margin_updates
+    np.testing.assert_allclose(scores, trace.scores, rtol=1e-8, atol=1e-8)
+    np.testing.assert_array_equal(support_dense(learner, X.shape[1]), X[trace.support])
+    n = len(learner.support)
+    np.testing.assert_allclose(learner.slot["alpha"][:n], trace.alpha, rtol=1e-8, atol=1e-8)
+
+
+def ref_kernel(k: Kernel):
+    return reference.make_kernel(k.kind, k.gamma, k.coef0, k.degree)
+
+
+@pytest.mark.parametrize("kernel", KERNELS, ids=lambda k: k.kind)
+@pytest.mark.parametrize("seed", [0, 1])
+def test_perceptron_matches_reference(kernel, seed):
+    X, y = random_stream(150, 4, seed)
+    learner = registry.get("perceptron")(kernel)
+    assert_matches_reference(learner, reference.perceptron(X, y, ref_kernel(kernel)), X, y)
+
+
+@pytest.mark.parametrize("algorithm", ["projectron", "projectron++"])
+@pytest.mark.parametrize("kernel", KERNELS, ids=lambda k: k.kind)
+@pytest.mark.parametrize("eta", [0.0, 0.1, 0.5])
+def test_projectron_family_matches_reference(algorithm, kernel, eta):
+    X, y = random_stream(150, 4, seed=int(eta * 10) + 3)
+    learner = registry.get(algorithm)(kernel, eta=eta)
+    trace = reference.projectron(X, y, ref_kernel(kernel), eta, plusplus=algorithm == "projectron++")
+    assert_matches_reference(learner, trace, X, y)
+    if kernel.kind == "rbf" and eta > 0:
+        # the comparison exercised what it is meant to: projections happened and (for ++) margin updates
+        assert learner.counter("projections") > 0
+        if algorithm == "projectron++":
+            assert learner.counter("margin_updates") > 0
+
+
+def test_projectron_with_eta_zero_makes_the_perceptrons_decisions():
+    X, y = random_stream(400, 5, seed=11, sparsity=0.0)
+    k = Kernel("rbf", 0.5)
+    s_proj, m_proj, _ = run_stepwise(registry.get("projectron")(k, eta=0.0), X, y)
+    s_perc, m_perc, _ = run_stepwise(registry.get("perceptron")(k), X, y)
+    assert m_proj == m_perc
+    np.testing.assert_allclose(s_proj, s_perc, rtol=1e-9, atol=1e-9)
+
+
+def test_linear_projectron_never_holds_more_than_d_support_vectors():
+    d = 5
+    X, y = random_stream(2000, d, seed=5, sparsity=0.0)
+    learner = registry.get("projectron")(Kernel("linear"), eta=1e-6)
+    learner.learn(chunk_from_dense(X, y), y)
+    assert learner.counter("mistakes") > 2 * d  # many updates had to be projected
+    assert len(learner.support) == d
+
+
+def test_incremental_inverse_matches_direct_inverse_after_500_updates():
+    X, y = random_stream(4000, 8, seed=8, sparsity=0.0)
+    k = Kernel("rbf", 0.25)
+    learner = registry.get("projectron")(k, eta=0.2)
+    learner.learn(chunk_from_dense(X, y), y)
+    n = len(learner.support)
+    assert n >= 500 and learner.counter("projections") > 0  # 500+ block-inverse updates, some projections
+    S = support_dense(learner, 8)
+    K = np.exp(-k.gamma * ((S[:, None, :] - S[None, :, :]) ** 2).sum(-1))
+    direct = np.linalg.inv(K)
+    error = np.linalg.norm(learner.slot["kinv"][:n, :n] - direct) / np.linalg.norm(direct)
+    # a stable update loses at most a small multiple of cond(K)·ε; 1e-13·cond is ~500 ε·cond
+    assert error <= 1e-13 * np.linalg.cond(K)
+
+
+@pytest.mark.parametrize("algorithm", ["perceptron", "projectron", "projectron++"])
+def test_chunk_boundaries_do_not_change_the_result(algorithm):
+    """One pass in one chunk, in chunks of 7, and one by one: the same state, bit for bit
+    (growth of the arrays happens at chunk starts and mid-chunk; neither may change a result)."""
+    X, y = random_stream(300, 6, seed=2)
+    states = []
+    for size in (300, 7, 1):
+        learner = registry.get(algorithm)(Kernel("rbf", 0.3))
+        for a in range(0, 300, size):
+            learner.learn(chunk_from_dense(X[a:a + size], y[a:a + size]), y[a:a + size])
+        states.append(learner.state())
+    for header, arrays in states[1:]:
+        assert header == states[0][0]
+        for name, arr in arrays.items():
+            np.testing.assert_array_equal(arr, states[0][1][name], err_msg=name)
+
+
+@pytest.mark.parametrize("algorithm", ["perceptron", "projectron", "projectron++"])
+def test_state_round_trip_continues_identically(algorithm):
+    """Stop half way, rebuild the learner from its saved state, go on: same as one run."""
+    X, y = random_stream(400, 4, seed=4)
+    cls = registry.get(algorithm)
+    one = cls(Kernel("rbf", 0.4))
+    one.learn(chunk_from_dense(X, y), y)
+    first = cls(Kernel("rbf", 0.4))
+    first.learn(chunk_from_dense(X[:200], y[:200]), y[:200])
+    second = cls.from_state(*first.state())
+    second.learn(chunk_from_dense(X[200:], y[200:]), y[200:])
+    h1, a1 = one.state()
+    h2, a2 = second.state()
+    assert h1 == h2
+    for name in a1:
+        np.testing.assert_allclose(a2[name], a1[name], rtol=1e-12, atol=1e-12, err_msg=name)
+
+
+def test_projectron_plus_plus_beats_perceptron_with_fewer_support_vectors():
+    """Fig. 6a/7 in small: on the paper's synthetic Gaussians Projectron++ makes fewer online
+    mistakes than the Perceptron, with a much smaller support set."""
+    from budgetcli.synthetic import projectron_gaussians
+
+    X, y = projectron_gaussians(3000, seed=1)
+    k = Kernel("rbf", 1.0)
+    perc = registry.get("perceptron")(k)
+    pp = registry.get("projectron++")(k, eta=0.1)
+    for learner in (perc, pp):
+        learner.learn(chunk_from_dense(X, y), y)
+    assert pp.counter("mistakes") < perc.counter("mistakes")
+    assert len(pp.support) < len(perc.support) / 3
