@@ -1,0 +1,275 @@
+"""The budgetlearn command: train / predict / eval end to end, bad input, labels, pipes."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from budgetcli.cli import main
+from budgetcli.model import Model
+
+from .helpers import random_stream
+
+GOOD = "+1 1:0.5 2:1\n-1 1:-1 3:0.25\n+1 2:0.75\n-1 1:-0.5 2:-1\n"
+
+
+def run(*args, input=None):
+    return CliRunner().invoke(main, [str(a) for a in args], input=input)
+
+
+def write_stream(path, n=300, seed=0, labels=("-1", "+1")):
+    X, y = random_stream(n, 4, seed)
+    with open(path, "w") as f:
+        for row, lab in zip(X, y):
+            feats = " ".join(f"{j + 1}:{float(v)!r}" for j, v in enumerate(row) if v != 0)
+            f.write(f"{labels[int(lab > 0)]} {feats}\n")
+    return X, y
+
+
+@pytest.fixture
+def data(tmp_path):
+    path = tmp_path / "train.txt"
+    write_stream(path)
+    return path
+
+
+def test_train_writes_model_and_summary(data, tmp_path):
+    out = tmp_path / "m.model"
+    r = run("train", "-a", "projectron++", "--eta", "0.1", "--gamma", "0.5", data, "-o", out)
+    assert r.exit_code == 0, r.output
+    model = Model.load(out)
+    assert model.learner.counter("examples") == 300
+    assert model.learner.hyper == {"eta": 0.1}
+    for word in ("examples", "mistakes", "margin updates", "support vectors", "seconds"):
+        assert word in r.stderr
+    assert r.stdout == ""
+
+
+def test_json_summary_agrees_with_the_model(data, tmp_path):
+    out = tmp_path / "m.model"
+    r = run("train", "-a", "projectron", "--eta", "0.2", "--json", "-q", data, "-o", out)
+    assert r.exit_code == 0
+    s = json.loads(r.stdout)
+    learner = Model.load(out).learner
+    assert s["examples"] == 300
+    assert s["mistakes"] == learner.counter("mistakes")
+    assert s["support_size"] == len(learner.support)
+    assert s["online_mistake_rate"] == pytest.approx(s["mistakes"] / 300)
+    assert r.stderr == ""  # --quiet
+
+
+def test_default_output_is_data_dot_model(data):
+    r = run("train", "-a", "perceptron", "-q", data)
+    assert r.exit_code == 0
+    assert os.path.exists(f"{data}.model")
+
+
+def test_default_gamma_is_one_over_largest_index(data, tmp_path):
+    out = tmp_path / "m.model"
+    assert run("train", "-a", "perceptron", "-q", data, "-o", out).exit_code == 0
+    assert Model.load(out).learner.kernel.gamma == pytest.approx(1 / 4)
+
+
+def test_sigma_sets_gamma(data, tmp_path):
+    out = tmp_path / "m.model"
+    assert run("train", "-a", "perceptron", "--sigma", "2", "-q", data, "-o", out).exit_code == 0
+    assert Model.load(out).learner.kernel.gamma == pytest.approx(1 / 8)
+
+
+@pytest.mark.parametrize("args", [
+    ("-a", "perceptron", "--eta", "0.1"),  # a parameter perceptron does not take
+    ("-a", "projectron", "--eta", "-1"),  # out of range
+    ("-a", "projectron", "--gamma", "1", "--sigma", "1"),
+    ("-a", "projectron", "--gamma", "0"),
+    ("-a", "nosuch"),
+])
+def test_usage_errors_exit_2_and_write_nothing(data, tmp_path, args):
+    out = tmp_path / "m.model"
+    r = run("train", *args, data, "-o", out)
+    assert r.exit_code == 2
+    assert not out.exists()
+
+
+def test_stdin_needs_output(data):
+    r = run("train", "-a", "perceptron", "-", input=data.read_text())
+    assert r.exit_code == 2
+    assert "-o" in r.output
+
+
+def test_train_from_stdin_equals_train_from_file(data, tmp_path):
+    a, b = tmp_path / "a.model", tmp_path / "b.model"
+    assert run("train", "-a", "projectron", "--gamma", "0.5", "-q", data, "-o", a).exit_code == 0
+    assert run("train", "-a", "projectron", "--gamma", "0.5", "-q", "-", "-o", b,
+               input=data.read_text()).exit_code == 0
+    sa, sb = Model.load(a).learner.state()[1], Model.load(b).learner.state()[1]
+    for name in sa:
+        np.testing.assert_array_equal(sa[name], sb[name])
+
+
+def test_gzip_input(data, tmp_path):
+    gz = tmp_path / "train.txt.gz"
+    gz.write_bytes(gzip.compress(data.read_bytes()))
+    out = tmp_path / "m.model"
+    assert run("train", "-a", "perceptron", "-q", gz, "-o", out).exit_code == 0
+    assert Model.load(out).learner.counter("examples") == 300
+
+
+BAD_LINES = [
+    ("abc 1:1", "abc"),
+    ("+1 1:abc", "1:abc"),
+    ("+1 0:1", "0:1"),
+    ("+1 -2:1", "-2:1"),
+    ("+1 5:1 3:1", "3:1"),
+    ("+1 3:", "3:"),
+    ("+1 :3", ":3"),
+    ("+1 1:nan", "1:nan"),
+    ("+1 1:inf", "1:inf"),
+    ("nan 1:1", "nan"),
+]
+
+
+@pytest.mark.parametrize("line,token", BAD_LINES)
+def test_malformed_line_names_file_and_line_and_writes_nothing(tmp_path, line, token):
+    path = tmp_path / "bad.txt"
+    path.write_text(GOOD + line + "\n" + GOOD)
+    out = tmp_path / "m.model"
+    r = run("train", "-a", "perceptron", path, "-o", out)
+    assert r.exit_code == 1
+    assert f"{path}:5:" in r.stderr
+    assert token in r.stderr
+    assert not out.exists()
+
+
+def test_malformed_line_leaves_existing_model_untouched(data, tmp_path):
+    out = tmp_path / "m.model"
+    assert run("train", "-a", "perceptron", "-q", data, "-o", out).exit_code == 0
+    before = out.read_bytes()
+    bad = tmp_path / "bad.txt"
+    bad.write_text(GOOD * 2000 + "+1 1:x\n")  # fails after several chunks were learned
+    r = run("train", "-a", "perceptron", bad, "-o", out)
+    assert r.exit_code == 1
+    assert f"{bad}:8001:" in r.stderr
+    assert out.read_bytes() == before
+
+
+def test_skip_bad_lines_reports_and_trains(tmp_path):
+    path = tmp_path / "bad.txt"
+    path.write_text(GOOD + "+1 1:x\n" + GOOD + "+1 0:1\n")
+    out = tmp_path / "m.model"
+    r = run("train", "-a", "perceptron", "--skip-bad-lines", "--json", path, "-o", out)
+    assert r.exit_code == 0
+    assert json.loads(r.stdout)["skipped_lines"] == 2
+    assert "2 malformed lines" in r.stderr
+    assert Model.load(out).learner.counter("examples") == 8
+
+
+def test_third_label_is_an_error_naming_the_line(tmp_path):
+    path = tmp_path / "three.txt"
+    path.write_text("1 1:1\n2 1:2\n1 1:0.5\n3 1:3\n")
+    out = tmp_path / "m.model"
+    r = run("train", "-a", "perceptron", path, "-o", out)
+    assert r.exit_code == 1
+    assert f"{path}:4:" in r.stderr and "third label" in r.stderr
+    assert not out.exists()
+
+
+def test_empty_data_is_an_error(tmp_path):
+    path = tmp_path / "empty.txt"
+    path.write_text("# nothing here\n\n")
+    out = tmp_path / "m.model"
+    r = run("train", "-a", "perceptron", path, "-o", out)
+    assert r.exit_code == 1
+    assert "no examples" in r.stderr
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("labels", [("0", "1"), ("1", "2"), ("2", "4"), ("-1.0", "+1.0")])
+def test_predict_writes_labels_in_the_files_spelling(tmp_path, labels):
+    path = tmp_path / "train.txt"
+    X, y = write_stream(path, labels=labels)
+    out = tmp_path / "m.model"
+    assert run("train", "-a", "perceptron", "--gamma", "0.5", "-q", path, "-o", out).exit_code == 0
+    r = run("predict", out, path)
+    assert r.exit_code == 0
+    predicted = r.stdout.splitlines()
+    assert len(predicted) == 300 and set(predicted) == set(labels)
+    # the larger label is the positive class: scores > 0 predict it
+    r = run("predict", "--scores", out, path)
+    for line in r.stdout.splitlines():
+        lab, score = line.split()
+        assert lab == (labels[1] if float(score) > 0 else labels[0])
+    # well above chance on its own training data: an inverted label map would score below 0.4
+    truth = [labels[int(v > 0)] for v in y]
+    assert np.mean(np.array(predicted) == np.array(truth)) > 0.65
+
+
+def test_eval_report_agrees_with_predict(data, tmp_path):
+    out = tmp_path / "m.model"
+    assert run("train", "-a", "projectron++", "--gamma", "0.5", "-q", data, "-o", out).exit_code == 0
+    test = tmp_path / "test.txt"
+    X, y = write_stream(test, n=200, seed=9)
+    scores = np.array([float(l.split()[1]) for l in run("predict", "--scores", out, test).stdout.splitlines()])
+    r = run("eval", "--json", out, test)
+    assert r.exit_code == 0
+    rep = json.loads(r.stdout)
+    pred = np.where(scores > 0, 1.0, -1.0)
+    assert rep["examples"] == 200
+    assert rep["accuracy"] == pytest.approx(np.mean(pred == y))
+    pos, neg = scores[y > 0], scores[y < 0]
+    pairs = (pos[:, None] > neg[None, :]).sum() + 0.5 * (pos[:, None] == neg[None, :]).sum()
+    assert rep["auc"] == pytest.approx(pairs / (len(pos) * len(neg)))
+    cm = np.array(rep["confusion_matrix"]["rows_true_columns_predicted"])
+    assert rep["confusion_matrix"]["labels"] == ["-1", "+1"]
+    assert cm[1, 1] == np.sum((pred > 0) & (y > 0)) and cm[0, 1] == np.sum((pred > 0) & (y < 0))
+    tp, fp, fn = cm[1, 1], cm[0, 1], cm[1, 0]
+    assert rep["classes"]["+1"]["precision"] == pytest.approx(tp / (tp + fp))
+    assert rep["classes"]["+1"]["recall"] == pytest.approx(tp / (tp + fn))
+    text = run("eval", out, test)
+    assert text.exit_code == 0 and "accuracy" in text.stdout and "confusion" in text.stdout
+
+
+@pytest.mark.parametrize("content", [b"", b"not a model at all\n", b"PK\x03\x04garbage"])
+def test_bad_model_file_is_one_line_error(data, tmp_path, content):
+    bad = tmp_path / "bad.model"
+    bad.write_bytes(content)
+    r = run("predict", bad, data)
+    assert r.exit_code == 1
+    assert r.stderr.count("\n") == 1 and str(bad) in r.stderr
+
+
+def test_algorithms_lists_every_algorithm_with_its_paper():
+    r = run("algorithms")
+    for name in ("perceptron", "projectron", "projectron++", "--eta", "JMLR 2009"):
+        assert name in r.stdout
+
+
+def test_generate_writes_the_papers_gaussians(tmp_path):
+    out = tmp_path / "g.txt"
+    assert run("generate", "projectron-gaussians", "-n", "500", "--seed", "3", "-o", out).exit_code == 0
+    lines = out.read_text().splitlines()
+    assert len(lines) == 500
+    first = np.array([[float(t.split(":")[1]) for t in l.split()[1:]] for l in lines])
+    assert first.shape == (500, 2)
+    # the second coordinate has variance 2, the first 0.2 (plus the ±1 means)
+    assert np.var(first[:, 1]) > 2 * np.var(first[:, 0])
+
+
+def test_predict_in_a_pipe_that_closes_early_exits_quietly(tmp_path):
+    path = tmp_path / "train.txt"
+    write_stream(path, n=300)
+    big = tmp_path / "big.txt"
+    big.write_text(path.read_text() * 200)  # 60,000 lines: more than a pipe buffer of output
+    out = tmp_path / "m.model"
+    assert run("train", "-a", "perceptron", "-q", path, "-o", out).exit_code == 0
+    cmd = f'"{sys.executable}" -m budgetcli.cli predict "{out}" "{big}" | head -n 2'
+    p = subprocess.run(["bash", "-o", "pipefail", "-c", cmd], capture_output=True, text=True, timeout=300)
+    assert p.stdout.count("\n") == 2
+    assert p.stderr == ""
+    assert p.returncode == 0
