@@ -145,7 +145,6 @@ def _train_summary(result, algorithm, output) -> dict:
 
 def _print_train_summary(s: dict, result) -> None:
     learner = result.model.learner
-    err = click.get_text_stream("stderr")
     params = ", ".join(f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}" for k, v in s["params"].items())
     lines = [
         f"{s['algorithm']}{' (' + params + ')' if params else ''}, kernel {learner.kernel.describe()}",
@@ -158,7 +157,7 @@ def _print_train_summary(s: dict, result) -> None:
     ]
     if s["skipped_lines"]:
         lines.append(f"skipped         {s['skipped_lines']:,} malformed lines (first: {result.skipped[0]})")
-    click.echo("\n".join(lines), file=err)
+    click.echo("\n".join(lines), err=True)
 
 
 class _Progress:

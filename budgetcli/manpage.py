@@ -37,12 +37,13 @@ def _header(name: str, summary: str) -> list[str]:
 
 
 def command_page(name: str, cmd: click.Command) -> str:
-    ctx = click.Context(cmd, info_name=f"budgetlearn {name}")
+    # a child of the group's context, so it inherits the group's settings (-h as well as --help)
+    ctx = click.Context(cmd, info_name=name, parent=click.Context(cli_main, info_name="budgetlearn"))
     lines = _header(f"budgetlearn-{name}", cmd.get_short_help_str(limit=200))
     lines += [".SH SYNOPSIS", f".B budgetlearn {name}", _esc(" ".join(cmd.collect_usage_pieces(ctx))),
               ".SH DESCRIPTION", _paragraphs(cmd.help), ".SH OPTIONS"]
     for param in cmd.get_params(ctx):
-        record = param.get_help_record(ctx)
+        record = param.get_help_record(ctx) if isinstance(param, click.Option) else None
         if record is None:
             continue
         flags, text = record
