@@ -93,6 +93,9 @@ def train(algorithm, kernel, gamma, sigma, degree, coef0, seed, output, skip_bad
         output = data + ".model"
     if output == "-":
         raise click.UsageError("a model file cannot be written to stdout; give a path with -o")
+    target_dir = os.path.dirname(os.path.abspath(output))
+    if not os.access(target_dir, os.W_OK):  # fail before a long run, not after it
+        fail(f"{output}: cannot write the model: directory {target_dir} is missing or not writable")
     spec = pipeline.KernelSpec(kernel, gamma, sigma, degree, coef0)
     try:
         spec.resolve(1)  # refuse a bad kernel before reading anything

@@ -97,6 +97,13 @@ def test_usage_errors_exit_2_and_write_nothing(data, tmp_path, args):
     assert not out.exists()
 
 
+def test_unwritable_output_fails_before_training(data, tmp_path):
+    r = run("train", "-a", "perceptron", data, "-o", tmp_path / "no" / "such" / "dir" / "m.model")
+    assert r.exit_code == 1
+    assert "cannot write the model" in r.stderr
+    assert "examples" not in r.stderr  # no training summary: it stopped before reading
+
+
 def test_stdin_needs_output(data):
     r = run("train", "-a", "perceptron", "-", input=data.read_text())
     assert r.exit_code == 2
