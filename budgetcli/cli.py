@@ -64,23 +64,38 @@ def main():
 
 
 @main.command()
-@click.option("-a", "--algorithm", required=True, type=click.Choice(sorted(ALGORITHMS)),
-              help="Learning algorithm (see `budgetlearn algorithms`).")
+@click.option("-a", "--algorithm", type=click.Choice(sorted(ALGORITHMS)),
+              help="Learning algorithm (see `budgetlearn algorithms`); required unless --resume.")
 @_kernel_options
 @_param_options
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the algorithm's random choices.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False), default=None,
               help="Model file to write (default DATA.model; required when DATA is '-').")
+@click.option("--resume", "resume_path", type=click.Path(dir_okay=False), default=None, metavar="MODEL",
+              help="Continue training MODEL exactly where it stopped (its algorithm, kernel, parameters, labels, "
+                   "counters and random state); -o may name the same file.")
 @click.option("--skip-bad-lines", is_flag=True, help="Skip malformed lines (and report how many) instead of failing.")
 @click.option("-q", "--quiet", is_flag=True, help="No summary or progress on stderr.")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as one JSON object on stdout.")
 @click.argument("data")
-def train(algorithm, kernel, gamma, sigma, degree, coef0, seed, output, skip_bad_lines, quiet, as_json, data,
-          **params):
+@click.pass_context
+def train(ctx, algorithm, kernel, gamma, sigma, degree, coef0, seed, output, resume_path, skip_bad_lines, quiet,
+          as_json, data, **params):
     """Train ALGORITHM online, one pass over DATA, and write the model.
 
     Nothing is written when training fails: an existing model file stays as it was."""
     params = {k: v for k, v in params.items() if v is not None}
+    resume = None
+    if resume_path is not None:
+        given = [p.opts[-1] for p in ctx.command.params
+                 if p.name not in ("output", "resume_path", "skip_bad_lines", "quiet", "as_json", "data")
+                 and ctx.get_parameter_source(p.name) is not click.core.ParameterSource.DEFAULT]
+        if given:
+            raise click.UsageError(f"--resume continues the model's own settings; drop {', '.join(given)}")
+        resume = _load(resume_path)
+        algorithm = resume.learner.name
+    elif algorithm is None:
+        raise click.UsageError("give -a/--algorithm (or --resume MODEL)")
     accepted = {p.name for p in ALGORITHMS[algorithm].params}
     for name in params:
         if name not in accepted:
@@ -106,7 +121,7 @@ def train(algorithm, kernel, gamma, sigma, degree, coef0, seed, output, skip_bad
     try:
         with progress:
             result = pipeline.train(data, algorithm, spec, params, seed=seed, skip_bad_lines=skip_bad_lines,
-                                    on_chunk=progress.update)
+                                    on_chunk=progress.update, resume=resume)
         result.model.save(output)
     except DataError as exc:
         fail(str(exc))

@@ -49,13 +49,18 @@ class TrainResult:
 
 
 def train(data, algorithm: str, kernel: KernelSpec, params: dict, seed: int = 0, skip_bad_lines: bool = False,
-          block_lines: int = 4096, on_chunk: Callable[[Model], None] | None = None) -> TrainResult:
+          block_lines: int = 4096, on_chunk: Callable[[Model], None] | None = None,
+          resume: Model | None = None) -> TrainResult:
     """One online pass over `data` (path, '-' or binary file).  Raises DataError on bad input,
-    ValueError on bad parameters; returns the trained model (not saved)."""
-    cls = registry.get(algorithm)
-    cls.resolve_params(params)  # refuse bad parameters before reading anything
+    ValueError on bad parameters; returns the trained model (not saved).
+
+    With `resume`, that model goes on learning exactly where it stopped (its algorithm, kernel,
+    parameters, label map, counters and random state); `algorithm`, `kernel`, `params` and `seed`
+    are then not used."""
+    cls = registry.get(resume.learner.name if resume else algorithm)
+    cls.resolve_params(resume.learner.hyper if resume else params)  # refuse bad parameters before reading
     started = time.perf_counter()
-    model = None
+    model = resume
     with LibsvmReader(data, block_lines=block_lines, skip_bad_lines=skip_bad_lines) as reader:
         for chunk in reader:
             if model is None:

@@ -280,3 +280,41 @@ def test_predict_in_a_pipe_that_closes_early_exits_quietly(tmp_path):
     assert p.stdout.count("\n") == 2
     assert p.stderr == ""
     assert p.returncode == 0
+
+
+@pytest.mark.parametrize("algorithm", ["perceptron", "projectron", "projectron++"])
+def test_resume_day_by_day_equals_one_run(tmp_path, algorithm):
+    """A cron job that resumes the model on each day's file ends with the model of one run over all days."""
+    full = tmp_path / "all.txt"
+    write_stream(full, n=450, seed=3)
+    lines = full.read_text().splitlines(keepends=True)
+    days = []
+    for i in range(3):
+        day = tmp_path / f"day{i}.txt"
+        day.write_text("".join(lines[150 * i:150 * (i + 1)]))
+        days.append(day)
+    one = tmp_path / "one.model"
+    assert run("train", "-a", algorithm, "--gamma", "0.5", "-q", full, "-o", one).exit_code == 0
+    nightly = tmp_path / "nightly.model"
+    assert run("train", "-a", algorithm, "--gamma", "0.5", "-q", days[0], "-o", nightly).exit_code == 0
+    for day in days[1:]:
+        r = run("train", "--resume", nightly, "--json", "-q", day, "-o", nightly)
+        assert r.exit_code == 0, r.output
+    assert json.loads(r.stdout)["examples"] == 450
+    h1, a1 = Model.load(one).learner.state()
+    h2, a2 = Model.load(nightly).learner.state()
+    assert h1 == h2
+    for name in a1:
+        np.testing.assert_array_equal(a1[name], a2[name], err_msg=name)
+
+
+def test_resume_refuses_new_settings(data, tmp_path):
+    out = tmp_path / "m.model"
+    assert run("train", "-a", "projectron", "-q", data, "-o", out).exit_code == 0
+    r = run("train", "--resume", out, "--eta", "0.5", data, "-o", out)
+    assert r.exit_code == 2 and "--eta" in r.output
+
+
+def test_train_needs_an_algorithm(data):
+    r = run("train", data)
+    assert r.exit_code == 2 and "--algorithm" in r.output
