@@ -63,36 +63,71 @@ def main():
     LIBSVM-format data (files, '-' for stdin, .gz/.bz2/.xz)."""
 
 
+def _train_options(f):
+    """The options of `train`, shared by `online-to-batch`."""
+    for decorator in reversed([
+        click.option("-a", "--algorithm", type=click.Choice(sorted(ALGORITHMS)),
+                     help="Learning algorithm (see `budgetlearn algorithms`); required unless --resume."),
+        _kernel_options,
+        _param_options,
+        click.option("--seed", type=int, default=0, show_default=True,
+                     help="Seed of the algorithm's random choices and of --shuffle."),
+        click.option("--epochs", type=click.IntRange(min=1), default=1, show_default=True,
+                     help="Passes over DATA. A file is streamed again for each pass; stdin is kept in memory."),
+        click.option("--shuffle", is_flag=True,
+                     help="Shuffle the examples in every pass (seeded by --seed); reads DATA into memory."),
+        click.option("-o", "--output", type=click.Path(dir_okay=False), default=None,
+                     help="Model file to write (default DATA.model; required when DATA is '-')."),
+        click.option("--resume", "resume_path", type=click.Path(dir_okay=False), default=None, metavar="MODEL",
+                     help="Continue training MODEL exactly where it stopped (its algorithm, kernel, parameters, "
+                          "labels, counters and random state); -o may name the same file."),
+        click.option("--skip-bad-lines", is_flag=True,
+                     help="Skip malformed lines (and report how many) instead of failing."),
+        click.option("-q", "--quiet", is_flag=True, help="No summary or progress on stderr."),
+        click.option("--json", "as_json", is_flag=True, help="Print the summary as one JSON object on stdout."),
+        click.argument("data"),
+        click.pass_context,
+    ]):
+        f = decorator(f)
+    return f
+
+
 @main.command()
-@click.option("-a", "--algorithm", type=click.Choice(sorted(ALGORITHMS)),
-              help="Learning algorithm (see `budgetlearn algorithms`); required unless --resume.")
-@_kernel_options
-@_param_options
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the algorithm's random choices.")
-@click.option("-o", "--output", type=click.Path(dir_okay=False), default=None,
-              help="Model file to write (default DATA.model; required when DATA is '-').")
-@click.option("--resume", "resume_path", type=click.Path(dir_okay=False), default=None, metavar="MODEL",
-              help="Continue training MODEL exactly where it stopped (its algorithm, kernel, parameters, labels, "
-                   "counters and random state); -o may name the same file.")
-@click.option("--skip-bad-lines", is_flag=True, help="Skip malformed lines (and report how many) instead of failing.")
-@click.option("-q", "--quiet", is_flag=True, help="No summary or progress on stderr.")
-@click.option("--json", "as_json", is_flag=True, help="Print the summary as one JSON object on stdout.")
-@click.argument("data")
-@click.pass_context
-def train(ctx, algorithm, kernel, gamma, sigma, degree, coef0, seed, output, resume_path, skip_bad_lines, quiet,
-          as_json, data, **params):
+@_train_options
+def train(ctx, **options):
     """Train ALGORITHM online, one pass over DATA, and write the model.
 
     Nothing is written when training fails: an existing model file stays as it was."""
+    _train(ctx, "online", **options)
+
+
+@main.command(name="online-to-batch")
+@click.option("--method", type=click.Choice(["average", "last"]), default="average", show_default=True,
+              help="average: (1/T) Σ f_t over the T rounds, on the online support set; last: f_T.")
+@_train_options
+def online_to_batch(ctx, method, **options):
+    """Train ALGORITHM online, one pass over DATA, and write a batch hypothesis.
+
+    The averaged hypothesis (Cesa-Bianchi, Conconi, Gentile 2004) keeps a running sum per
+    coefficient during training; for the Perceptron and Projectron family it lives on exactly
+    the online support set. A batch model can be used by predict and eval, not resumed."""
+    _train(ctx, method, **options)
+
+
+def _train(ctx, hypothesis, algorithm, kernel, gamma, sigma, degree, coef0, seed, epochs, shuffle, output,
+           resume_path, skip_bad_lines, quiet, as_json, data, **params):
     params = {k: v for k, v in params.items() if v is not None}
     resume = None
     if resume_path is not None:
         given = [p.opts[-1] for p in ctx.command.params
-                 if p.name not in ("output", "resume_path", "skip_bad_lines", "quiet", "as_json", "data")
+                 if p.name not in ("output", "resume_path", "skip_bad_lines", "quiet", "as_json", "data", "method",
+                                   "epochs", "shuffle")
                  and ctx.get_parameter_source(p.name) is not click.core.ParameterSource.DEFAULT]
         if given:
             raise click.UsageError(f"--resume continues the model's own settings; drop {', '.join(given)}")
         resume = _load(resume_path)
+        if resume.hypothesis == "average":
+            fail(f"{resume_path}: an averaged batch model cannot be resumed; resume the online model")
         algorithm = resume.learner.name
     elif algorithm is None:
         raise click.UsageError("give -a/--algorithm (or --resume MODEL)")
@@ -121,7 +156,9 @@ def train(ctx, algorithm, kernel, gamma, sigma, degree, coef0, seed, output, res
     try:
         with progress:
             result = pipeline.train(data, algorithm, spec, params, seed=seed, skip_bad_lines=skip_bad_lines,
-                                    on_chunk=progress.update, resume=resume)
+                                    on_chunk=progress.update, resume=resume, epochs=epochs, shuffle=shuffle)
+        if hypothesis == "average":
+            result.model = result.model.averaged()
         result.model.save(output)
     except DataError as exc:
         fail(str(exc))
@@ -134,6 +171,7 @@ def train(ctx, algorithm, kernel, gamma, sigma, degree, coef0, seed, output, res
         sys.exit(130)
 
     summary = _train_summary(result, algorithm, output)
+    summary["hypothesis"] = hypothesis
     if as_json:
         click.echo(json.dumps(summary))
     if not quiet:
@@ -171,7 +209,7 @@ def _print_train_summary(s: dict, result) -> None:
         f"margin updates  {s['margin_updates']:,}",
         f"support vectors {s['support_size']:,}",
         f"seconds         {s['seconds']:.2f}",
-        f"model           {s['model']}",
+        f"model           {s['model']}" + ("" if s["hypothesis"] == "online" else f" ({s['hypothesis']} hypothesis)"),
     ]
     if s["skipped_lines"]:
         lines.append(f"skipped         {s['skipped_lines']:,} malformed lines (first: {result.skipped[0]})")

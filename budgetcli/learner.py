@@ -48,8 +48,11 @@ class KernelLearner:
     summary: ClassVar[str] = ""
     paper: ClassVar[str] = ""
     params: ClassVar[tuple[Param, ...]] = ()
-    # name -> "vector" (per slot, saved), "square" (slot x slot, saved) or "work" (per slot, not saved)
-    slot_arrays: ClassVar[dict[str, str]] = {"alpha": "vector", "krow": "work"}
+    # name -> "vector" (per slot, saved), "square" (slot x slot, saved) or "work" (per slot, not saved).
+    # alpha: coefficients; avg_sum / avg_stamp: the running sums behind the averaged hypothesis
+    # (see `touch`); krow: the kernel row of the current example.  Subclasses extend this dict.
+    slot_arrays: ClassVar[dict[str, str]] = {"alpha": "vector", "avg_sum": "vector", "avg_stamp": "vector",
+                                             "krow": "work"}
 
     def __init__(self, kernel: Kernel, seed: int = 0, **params):
         self.kernel = kernel
@@ -99,6 +102,14 @@ class KernelLearner:
         binary_scores(self.support.arrays, *k, self.slot["alpha"], self.slot["krow"],
                       chunk.indptr, chunk.indices, chunk.values, self.scratch, out)
         return out
+
+    def averaged_alpha(self) -> np.ndarray:
+        """Coefficients of the averaged hypothesis (1/T) Σ_{t=1..T} f_t over the T rounds seen,
+        on the current support set (online-to-batch conversion, Cesa-Bianchi, Conconi, Gentile 2004)."""
+        n = len(self.support)
+        T = self.counter("examples")
+        s = self.slot
+        return (s["avg_sum"][:n] + s["alpha"][:n] * (T + 1 - s["avg_stamp"][:n])) / max(T, 1)
 
     def counter(self, name: str) -> int:
         return int(self.counters[COUNTER_NAMES.index(name)])
@@ -161,6 +172,24 @@ class KernelLearner:
     def _ensure_scratch(self, n_features: int) -> None:
         if n_features > self.scratch.shape[0]:
             self.scratch = np.zeros(max(n_features, 2 * self.scratch.shape[0]), np.float64)
+
+
+@njit(cache=True, inline="always")
+def touch(alpha, avg_sum, avg_stamp, i, t):
+    """Call before alpha[i] changes in round t (1-based, counters[EXAMPLES] after the increment).
+
+    alpha[i] held its value in f_stamp .. f_{t−1}; fold those rounds into the running sum.  So the
+    average costs O(1) per coefficient change, never a pass over past hypotheses."""
+    avg_sum[i] += alpha[i] * (t - avg_stamp[i])
+    avg_stamp[i] = t
+
+
+@njit(cache=True, inline="always")
+def new_coefficient(alpha, avg_sum, avg_stamp, i, value, t):
+    """Slot i gets a new support vector with coefficient `value` in round t."""
+    alpha[i] = value
+    avg_sum[i] = 0.0
+    avg_stamp[i] = t
 
 
 @njit(cache=True)

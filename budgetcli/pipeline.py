@@ -9,7 +9,7 @@ from typing import Callable, Iterator
 import numpy as np
 
 from . import registry
-from .io.libsvm import DataError, LibsvmReader
+from .io.libsvm import DataError, LibsvmReader, concatenate
 from .kernels import Kernel, gamma_from_sigma
 from .labels import BinaryLabels
 from .model import Model
@@ -48,9 +48,36 @@ class TrainResult:
     skipped: list = field(default_factory=list)
 
 
+def epochs_of(data, epochs: int = 1, shuffle: bool = False, seed: int = 0, skip_bad_lines: bool = False,
+              block_lines: int = 4096) -> Iterator[tuple[object, LibsvmReader]]:
+    """(chunk, reader) for `epochs` passes over `data`.
+
+    Without shuffling a file is streamed again for each pass (memory stays one chunk); stdin,
+    which cannot be read twice, and --shuffle keep the data in memory.  Pass e > 1 is shuffled
+    by numpy's generator seeded with (seed, e); pass 1 is shuffled too when `shuffle`."""
+    in_memory = shuffle or (epochs > 1 and data == "-")
+    if not in_memory:
+        for _ in range(epochs):
+            with LibsvmReader(data, block_lines=block_lines, skip_bad_lines=skip_bad_lines) as reader:
+                for chunk in reader:
+                    yield chunk, reader
+        return
+    with LibsvmReader(data, block_lines=block_lines, skip_bad_lines=skip_bad_lines) as reader:
+        chunks = list(reader)
+    if not chunks:
+        return
+    everything = concatenate(chunks)
+    for e in range(epochs):
+        order = np.arange(len(everything))
+        if shuffle:
+            order = np.random.default_rng((seed, e)).permutation(len(everything))
+        for a in range(0, len(order), block_lines):
+            yield everything.take(order[a:a + block_lines]), reader
+
+
 def train(data, algorithm: str, kernel: KernelSpec, params: dict, seed: int = 0, skip_bad_lines: bool = False,
           block_lines: int = 4096, on_chunk: Callable[[Model], None] | None = None,
-          resume: Model | None = None) -> TrainResult:
+          resume: Model | None = None, epochs: int = 1, shuffle: bool = False) -> TrainResult:
     """One online pass over `data` (path, '-' or binary file).  Raises DataError on bad input,
     ValueError on bad parameters; returns the trained model (not saved).
 
@@ -61,19 +88,21 @@ def train(data, algorithm: str, kernel: KernelSpec, params: dict, seed: int = 0,
     cls.resolve_params(resume.learner.hyper if resume else params)  # refuse bad parameters before reading
     started = time.perf_counter()
     model = resume
-    with LibsvmReader(data, block_lines=block_lines, skip_bad_lines=skip_bad_lines) as reader:
-        for chunk in reader:
-            if model is None:
-                learner = cls(kernel.resolve(chunk.n_features), seed=seed, **params)
-                model = Model(learner, BinaryLabels())
-            y = model.labels.encode(chunk, reader.source_name)
-            model.learner.learn(chunk, y)
-            if on_chunk is not None:
-                on_chunk(model)
+    reader = None
+    for chunk, reader in epochs_of(data, epochs, shuffle, seed, skip_bad_lines, block_lines):
         if model is None:
-            raise DataError(reader.source_name, 0, None, "no examples to train on")
-        return TrainResult(model, time.perf_counter() - started, reader.source_name, reader.n_skipped,
-                           list(reader.skipped))
+            learner = cls(kernel.resolve(chunk.n_features), seed=seed, **params)
+            model = Model(learner, BinaryLabels())
+        y = model.labels.encode(chunk, reader.source_name)
+        model.learner.learn(chunk, y)
+        if on_chunk is not None:
+            on_chunk(model)
+    source = reader.source_name if reader else ("<stdin>" if data == "-" else str(data))
+    if model is None:
+        raise DataError(source, 0, None, "no examples to train on")
+    # the last reader has read the data once: its count of malformed lines is per pass
+    return TrainResult(model, time.perf_counter() - started, source, reader.n_skipped if reader else 0,
+                       list(reader.skipped) if reader else [])
 
 
 def scores(model: Model, data, skip_bad_lines: bool = False, block_lines: int = 4096

@@ -155,3 +155,28 @@ def test_projectron_plus_plus_beats_perceptron_with_fewer_support_vectors():
         learner.learn(chunk_from_dense(X, y), y)
     assert pp.counter("mistakes") < perc.counter("mistakes")
     assert len(pp.support) < len(perc.support) / 3
+
+
+@pytest.mark.parametrize("algorithm", ["perceptron", "projectron", "projectron++"])
+def test_averaged_hypothesis_equals_brute_force_mean_of_the_online_hypotheses(algorithm):
+    """(1/T) Σ_t f_t(x), with f_t evaluated after each round, against the running sums; a save and
+    reload half way must not disturb them."""
+    from budgetcli.labels import BinaryLabels
+    from budgetcli.model import Model
+
+    X, y = random_stream(240, 4, seed=6)
+    Xt, yt = random_stream(50, 4, seed=7)
+    test = chunk_from_dense(Xt, yt)
+    cls = registry.get(algorithm)
+    learner = cls(Kernel("rbf", 0.5))
+    total = np.zeros(50)
+    for t in range(240):
+        if t == 120:
+            learner = cls.from_state(*learner.state())
+        learner.learn(chunk_from_dense(X[t:t + 1], y[t:t + 1]), y[t:t + 1])
+        total += learner.decision_function(test)
+    averaged = Model(learner, BinaryLabels()).averaged()
+    assert len(averaged.learner.support) == len(learner.support)  # the online support set, no more
+    np.testing.assert_allclose(averaged.learner.decision_function(test), total / 240, rtol=1e-9, atol=1e-9)
+    # and it is not simply the last hypothesis
+    assert not np.allclose(learner.decision_function(test), total / 240)

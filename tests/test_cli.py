@@ -318,3 +318,52 @@ def test_resume_refuses_new_settings(data, tmp_path):
 def test_train_needs_an_algorithm(data):
     r = run("train", data)
     assert r.exit_code == 2 and "--algorithm" in r.output
+
+
+def test_online_to_batch_average_and_last(data, tmp_path):
+    online, last, avg = tmp_path / "online.model", tmp_path / "last.model", tmp_path / "avg.model"
+    common = ["-a", "projectron++", "--gamma", "0.5", "-q", data]
+    assert run("train", *common, "-o", online).exit_code == 0
+    assert run("online-to-batch", "--method", "last", *common, "-o", last).exit_code == 0
+    r = run("online-to-batch", *common, "--json", "-o", avg)
+    assert r.exit_code == 0 and json.loads(r.stdout)["hypothesis"] == "average"
+    s_online, s_last = Model.load(online).learner.state()[1], Model.load(last).learner.state()[1]
+    np.testing.assert_array_equal(s_online["alpha"], s_last["alpha"])
+    m_avg = Model.load(avg)
+    assert m_avg.hypothesis == "average"
+    np.testing.assert_allclose(m_avg.learner.state()[1]["alpha"], Model.load(online).learner.averaged_alpha())
+    r = run("train", "--resume", avg, data, "-o", tmp_path / "x.model")
+    assert r.exit_code == 1 and "cannot be resumed" in r.stderr
+
+
+def arrays_of(path):
+    return Model.load(path).learner.state()[1]
+
+
+def test_epochs_stream_the_file_again(data, tmp_path):
+    twice = tmp_path / "twice.txt"
+    twice.write_text(data.read_text() * 2)
+    a, b, c = tmp_path / "a.model", tmp_path / "b.model", tmp_path / "c.model"
+    common = ["-a", "projectron++", "--gamma", "0.5", "-q"]
+    assert run("train", *common, "--epochs", "2", data, "-o", a).exit_code == 0
+    assert run("train", *common, twice, "-o", b).exit_code == 0
+    assert run("train", *common, "--epochs", "2", "-", "-o", c, input=data.read_text()).exit_code == 0
+    for other in (arrays_of(b), arrays_of(c)):
+        for name, arr in arrays_of(a).items():
+            np.testing.assert_array_equal(arr, other[name], err_msg=name)
+    assert Model.load(a).learner.counter("examples") == 600
+
+
+def test_shuffle_is_seeded(data, tmp_path):
+    common = ["train", "-a", "perceptron", "--gamma", "0.5", "-q", "--shuffle", "--epochs", "2"]
+    paths = {}
+    for name, seed in (("s1", 1), ("s1again", 1), ("s2", 2)):
+        paths[name] = tmp_path / f"{name}.model"
+        assert run(*common, "--seed", seed, data, "-o", paths[name]).exit_code == 0
+    plain = tmp_path / "plain.model"
+    assert run("train", "-a", "perceptron", "--gamma", "0.5", "-q", "--epochs", "2", data, "-o", plain).exit_code == 0
+    s1, s1again, s2, p = (arrays_of(paths["s1"]), arrays_of(paths["s1again"]), arrays_of(paths["s2"]),
+                          arrays_of(plain))
+    np.testing.assert_array_equal(s1["sv_values"], s1again["sv_values"])
+    assert not np.array_equal(s1["sv_values"][:20], s2["sv_values"][:20])
+    assert not np.array_equal(s1["sv_values"][:20], p["sv_values"][:20])

@@ -10,7 +10,7 @@ from __future__ import annotations
 from numba import njit
 
 from ..kernels import scatter, sparse_sqnorm, unscatter
-from ..learner import EXAMPLES, MISTAKES, KernelLearner
+from ..learner import EXAMPLES, MISTAKES, KernelLearner, new_coefficient
 from ..registry import register
 from ..support import COUNT, kernel_row, sv_fits, sv_put
 
@@ -22,12 +22,13 @@ class Perceptron(KernelLearner):
     paper = "Rosenblatt 1958; Orabona, Keshet, Caputo, JMLR 2009, Fig. 1"
 
     def _learn_range(self, indptr, indices, values, y, start):
-        return perceptron_range(self.support.arrays, *self.kernel.args(), self.slot["alpha"], self.slot["krow"],
-                                indptr, indices, values, y, start, self.scratch, self.counters)
+        s = self.slot
+        return perceptron_range(self.support.arrays, *self.kernel.args(), s["alpha"], s["avg_sum"], s["avg_stamp"],
+                                s["krow"], indptr, indices, values, y, start, self.scratch, self.counters)
 
 
 @njit(cache=True)
-def perceptron_range(S, code, gamma, coef0, degree, alpha, krow, indptr, indices, values, y, start, scratch,
+def perceptron_range(S, code, gamma, coef0, degree, alpha, avg_sum, avg_stamp, krow, indptr, indices, values, y, start, scratch,
                      counters):
     n_examples = indptr.shape[0] - 1
     for t in range(start, n_examples):
@@ -48,5 +49,5 @@ def perceptron_range(S, code, gamma, coef0, degree, alpha, krow, indptr, indices
         if y[t] * f <= 0.0:
             counters[MISTAKES] += 1
             sv_put(S, n, idx, val, sq)
-            alpha[n] = y[t]
+            new_coefficient(alpha, avg_sum, avg_stamp, n, y[t], counters[EXAMPLES])
     return n_examples

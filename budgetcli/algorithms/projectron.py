@@ -25,7 +25,8 @@ import math
 from numba import njit
 
 from ..kernels import scatter, self_kernel, sparse_sqnorm, unscatter
-from ..learner import EXAMPLES, MARGIN_UPDATES, MISTAKES, PROJECTIONS, KernelLearner, Param
+from ..learner import (EXAMPLES, MARGIN_UPDATES, MISTAKES, PROJECTIONS, KernelLearner, Param, new_coefficient,
+                       touch)
 from ..registry import register
 from ..support import COUNT, kernel_row, sv_fits, sv_put
 
@@ -41,12 +42,13 @@ class Projectron(KernelLearner):
     summary = "Perceptron that projects instead of adding when ‖δ‖ ≤ η; bounded support set"
     paper = "Orabona, Keshet, Caputo, JMLR 2009, Figs. 2 and 4"
     params = (ETA,)
-    slot_arrays = {"alpha": "vector", "kinv": "square", "krow": "work", "d": "work"}
+    slot_arrays = KernelLearner.slot_arrays | {"kinv": "square", "d": "work"}
     plusplus = False
 
     def _learn_range(self, indptr, indices, values, y, start):
         s = self.slot
-        return projectron_range(self.support.arrays, *self.kernel.args(), s["alpha"], s["kinv"], s["krow"], s["d"],
+        return projectron_range(self.support.arrays, *self.kernel.args(), s["alpha"], s["avg_sum"], s["avg_stamp"],
+                                s["kinv"], s["krow"], s["d"],
                                 indptr, indices, values, y, start, self.scratch, self.counters,
                                 self.hyper["eta"], self.plusplus)
 
@@ -86,7 +88,7 @@ def grow_inverse(kinv, d, n, delta2):
 
 
 @njit(cache=True)
-def projectron_range(S, code, gamma, coef0, degree, alpha, kinv, krow, d, indptr, indices, values, y, start,
+def projectron_range(S, code, gamma, coef0, degree, alpha, avg_sum, avg_stamp, kinv, krow, d, indptr, indices, values, y, start,
                      scratch, counters, eta, plusplus):
     n_examples = indptr.shape[0] - 1
     for t in range(start, n_examples):
@@ -104,6 +106,7 @@ def projectron_range(S, code, gamma, coef0, degree, alpha, kinv, krow, d, indptr
         for i in range(n):
             f += alpha[i] * krow[i]
         counters[EXAMPLES] += 1
+        rnd = counters[EXAMPLES]
         yt = y[t]
         margin = yt * f
         if margin > 0.0 and not (plusplus and margin < 1.0):
@@ -115,12 +118,13 @@ def projectron_range(S, code, gamma, coef0, degree, alpha, kinv, krow, d, indptr
             counters[MISTAKES] += 1
             if dependent or math.sqrt(delta2) <= eta:
                 for i in range(n):
+                    touch(alpha, avg_sum, avg_stamp, i, rnd)
                     alpha[i] += yt * d[i]
                 counters[PROJECTIONS] += 1
             else:
                 grow_inverse(kinv, d, n, delta2)
                 sv_put(S, n, idx, val, sq)
-                alpha[n] = yt
+                new_coefficient(alpha, avg_sum, avg_stamp, n, yt, rnd)
         else:  # margin error of Projectron++: Fig. 5
             if pk2 <= 0.0:
                 continue  # nothing of k(x_t, ·) lies in the span: the projected update is zero
@@ -135,6 +139,7 @@ def projectron_range(S, code, gamma, coef0, degree, alpha, kinv, krow, d, indptr
                 continue
             tau = min(loss / pk2, 2.0 * (loss - penalty) / pk2, 1.0)
             for i in range(n):
+                touch(alpha, avg_sum, avg_stamp, i, rnd)
                 alpha[i] += yt * tau * d[i]
             counters[MARGIN_UPDATES] += 1
     return n_examples

@@ -43,6 +43,7 @@ __all__ = [
     "open_binary",
     "write_libsvm",
     "read_all",
+    "concatenate",
     "MAX_INDEX",
 ]
 
@@ -109,6 +110,20 @@ class Chunk:
         """(indices, values) of example ``i``, as views."""
         start, stop = self.indptr[i], self.indptr[i + 1]
         return self.indices[start:stop], self.values[start:stop]
+
+    def take(self, rows) -> "Chunk":
+        """A new Chunk of the given rows, in the given order (for shuffled epochs)."""
+        rows = np.asarray(rows, dtype=np.int64)
+        lengths = np.diff(self.indptr)[rows]
+        indptr = np.zeros(len(rows) + 1, dtype=np.int64)
+        np.cumsum(lengths, out=indptr[1:])
+        # entry positions of each taken row: its start plus 0 .. length-1
+        starts = np.repeat(self.indptr[rows] - indptr[:-1], lengths)
+        entries = starts + np.arange(indptr[-1])
+        present = set(self.labels[rows].tolist())
+        spellings = {v: s for v, s in self.label_spellings.items() if v in present}
+        return Chunk(indptr, self.indices[entries], self.values[entries], self.labels[rows],
+                     self.line_numbers[rows], spellings)
 
     def to_dense(self, n_features: int) -> np.ndarray:
         """Dense (n, n_features) float64 copy; for tests and small data."""
@@ -454,7 +469,11 @@ def write_libsvm(fileobj_text, indptr, indices, values, labels, label_strings=No
 def read_all(source, **kw) -> Chunk:
     """Read the whole source into one Chunk (for tests and small data only)."""
     with LibsvmReader(source, **kw) as reader:
-        chunks = list(reader)
+        return concatenate(list(reader))
+
+
+def concatenate(chunks: list) -> Chunk:
+    """One Chunk holding the given chunks' examples in order."""
     if not chunks:
         return Chunk(
             indptr=np.zeros(1, dtype=np.int64),
