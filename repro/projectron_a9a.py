@@ -18,17 +18,8 @@ import time
 import numpy as np
 
 from budgetcli import registry
-from budgetcli.io.libsvm import Chunk, read_all
+from budgetcli.io.libsvm import read_all
 from budgetcli.kernels import Kernel
-
-
-def permuted(chunk: Chunk, perm: np.ndarray) -> Chunk:
-    lengths = np.diff(chunk.indptr)[perm]
-    indptr = np.zeros(len(perm) + 1, np.int64)
-    np.cumsum(lengths, out=indptr[1:])
-    take = np.concatenate([np.arange(chunk.indptr[i], chunk.indptr[i + 1]) for i in perm])
-    return Chunk(indptr, chunk.indices[take], chunk.values[take], chunk.labels[perm], chunk.line_numbers[perm],
-                 chunk.label_spellings)
 
 
 def main():
@@ -46,7 +37,7 @@ def main():
     for algo, eta in runs:
         res = []
         for p in range(args.permutations):
-            ch = permuted(data, np.random.default_rng(p).permutation(len(data)))
+            ch = data.take(np.random.default_rng(p).permutation(len(data)))
             params = {} if eta is None else {"eta": eta}
             learner = registry.get(algo)(Kernel("rbf", args.gamma), **params)
             t0 = time.perf_counter()
