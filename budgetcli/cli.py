@@ -131,6 +131,9 @@ def _train(ctx, hypothesis, algorithm, kernel, gamma, sigma, degree, coef0, seed
         algorithm = resume.learner.name
     elif algorithm is None:
         raise click.UsageError("give -a/--algorithm (or --resume MODEL)")
+    if hypothesis == "average" and ALGORITHMS[algorithm].evicts:
+        raise click.UsageError(f"{algorithm} evicts support vectors, and the exact average would need them: "
+                               "not supported yet; use --method last")
     accepted = {p.name for p in ALGORITHMS[algorithm].params}
     for name in params:
         if name not in accepted:

@@ -21,6 +21,7 @@ import numpy as np
 from numba import njit
 
 from .kernels import Kernel, scatter, sparse_sqnorm, unscatter
+from .rng import seed_state
 from .support import COUNT, SupportSet, kernel_row
 
 # Training counters, kept in one int64 array so the compiled loops can update them.
@@ -48,6 +49,9 @@ class KernelLearner:
     summary: ClassVar[str] = ""
     paper: ClassVar[str] = ""
     params: ClassVar[tuple[Param, ...]] = ()
+    # True when support vectors are discarded: the exact averaged hypothesis would need the evicted
+    # vectors too, which the contract does not keep yet, so online-to-batch --method average refuses.
+    evicts: ClassVar[bool] = False
     # name -> "vector" (per slot, saved), "square" (slot x slot, saved) or "work" (per slot, not saved).
     # alpha: coefficients; avg_sum / avg_stamp: the running sums behind the averaged hypothesis
     # (see `touch`); krow: the kernel row of the current example.  Subclasses extend this dict.
@@ -60,8 +64,7 @@ class KernelLearner:
         self.hyper = self.resolve_params(params)
         self.support = SupportSet()
         self.counters = np.zeros(len(COUNTER_NAMES), np.int64)
-        # splitmix64 state for algorithms that draw random numbers inside their loop
-        self.rng_state = np.array([np.uint64(self.seed) ^ np.uint64(0x9E3779B97F4A7C15)], np.uint64)
+        self.rng_state = seed_state(self.seed)  # for algorithms that draw random numbers in their loop
         self.scratch = np.zeros(0, np.float64)  # dense copy of x_t for kernel rows; all zeros between uses
         self.n_features = 0  # largest feature index seen in training, plus one
         self.slot = {name: self._new_slot_array(kind, self.support.capacity) for name, kind in self.slot_arrays.items()}

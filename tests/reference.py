@@ -100,3 +100,52 @@ def projectron(X, y, k, eta, plusplus=False) -> Trace:
                 tr.margin_updates[-1] = True
     tr.alpha = alpha
     return tr
+
+
+class SplitMix64:
+    """splitmix64 (Steele, Lea, Flood 2014) in plain Python integers, for the randomized references."""
+
+    M = 2**64
+
+    def __init__(self, seed: int):
+        self.state = (seed % self.M) ^ 0x9E3779B97F4A7C15
+
+    def next(self) -> int:
+        self.state = (self.state + 0x9E3779B97F4A7C15) % self.M
+        z = self.state
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) % self.M
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) % self.M
+        return z ^ (z >> 31)
+
+    def below(self, n: int) -> int:
+        limit = (self.M - 1) - ((self.M - 1) % n)
+        while True:
+            r = self.next()
+            if r < limit:
+                return r % n
+
+
+def budget_perceptron(X, y, k, budget, policy, seed=0) -> Trace:
+    """RBP (shifting/RBP paper Fig. 2: evict a random support when s = B) and LBP (§4: evict the
+    oldest).  The support set is kept as a list of slots; the newcomer takes the evicted slot."""
+    tr = Trace()
+    rng = SplitMix64(seed)
+    slots, alpha, born = [], [], []  # example index, coefficient, time of addition per slot
+    for t in range(len(y)):
+        f = sum(a * k(X[s], X[t]) for a, s in zip(alpha, slots))
+        tr.scores.append(f)
+        mistake = y[t] * f <= 0
+        tr.mistakes.append(mistake)
+        tr.margin_updates.append(False)
+        if not mistake:
+            continue
+        if len(slots) < budget:
+            slots.append(t)
+            alpha.append(y[t])
+            born.append(t)
+            continue
+        j = rng.below(budget) if policy == "random" else int(np.argmin(born))
+        slots[j], alpha[j], born[j] = t, y[t], t
+    tr.support = slots
+    tr.alpha = np.array(alpha, float)
+    return tr

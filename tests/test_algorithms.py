@@ -107,7 +107,7 @@ def test_incremental_inverse_matches_direct_inverse_after_500_updates():
     assert error <= 1e-13 * np.linalg.cond(K)
 
 
-@pytest.mark.parametrize("algorithm", ["perceptron", "projectron", "projectron++"])
+@pytest.mark.parametrize("algorithm", sorted(registry.load_all()))
 def test_chunk_boundaries_do_not_change_the_result(algorithm):
     """One pass in one chunk, in chunks of 7, and one by one: the same state, bit for bit
     (growth of the arrays happens at chunk starts and mid-chunk; neither may change a result)."""
@@ -124,7 +124,7 @@ def test_chunk_boundaries_do_not_change_the_result(algorithm):
             np.testing.assert_array_equal(arr, states[0][1][name], err_msg=name)
 
 
-@pytest.mark.parametrize("algorithm", ["perceptron", "projectron", "projectron++"])
+@pytest.mark.parametrize("algorithm", sorted(registry.load_all()))
 def test_state_round_trip_continues_identically(algorithm):
     """Stop half way, rebuild the learner from its saved state, go on: same as one run."""
     X, y = random_stream(400, 4, seed=4)

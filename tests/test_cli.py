@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
+from budgetcli import registry
 from budgetcli.cli import main
 from budgetcli.model import Model
 
@@ -282,7 +283,7 @@ def test_predict_in_a_pipe_that_closes_early_exits_quietly(tmp_path):
     assert p.returncode == 0
 
 
-@pytest.mark.parametrize("algorithm", ["perceptron", "projectron", "projectron++"])
+@pytest.mark.parametrize("algorithm", sorted(registry.load_all()))
 def test_resume_day_by_day_equals_one_run(tmp_path, algorithm):
     """A cron job that resumes the model on each day's file ends with the model of one run over all days."""
     full = tmp_path / "all.txt"
@@ -301,6 +302,8 @@ def test_resume_day_by_day_equals_one_run(tmp_path, algorithm):
         r = run("train", "--resume", nightly, "--json", "-q", day, "-o", nightly)
         assert r.exit_code == 0, r.output
     assert json.loads(r.stdout)["examples"] == 450
+    if registry.get(algorithm).evicts:  # the default budget of 100 was exceeded: evictions were resumed too
+        assert Model.load(one).learner.counter("mistakes") > 100
     h1, a1 = Model.load(one).learner.state()
     h2, a2 = Model.load(nightly).learner.state()
     assert h1 == h2
@@ -367,3 +370,10 @@ def test_shuffle_is_seeded(data, tmp_path):
     np.testing.assert_array_equal(s1["sv_values"], s1again["sv_values"])
     assert not np.array_equal(s1["sv_values"][:20], s2["sv_values"][:20])
     assert not np.array_equal(s1["sv_values"][:20], p["sv_values"][:20])
+
+
+def test_online_to_batch_average_refuses_evicting_algorithms(data, tmp_path):
+    out = tmp_path / "m.model"
+    r = run("online-to-batch", "-a", "rbp", "-B", "10", data, "-o", out)
+    assert r.exit_code == 2 and "evicts" in r.output
+    assert not out.exists()

@@ -1,0 +1,66 @@
+"""rbp and lbp against the reference of tests/reference.py, and their identities."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from budgetcli import registry
+from budgetcli.kernels import Kernel
+
+from . import reference
+from .helpers import chunk_from_dense, random_stream
+from .test_algorithms import assert_matches_reference, ref_kernel, run_stepwise
+
+POLICY = {"rbp": "random", "lbp": "oldest"}
+
+
+@pytest.mark.parametrize("algorithm", ["rbp", "lbp"])
+@pytest.mark.parametrize("budget,seed", [(1, 0), (7, 1), (25, 2)])
+def test_matches_reference(algorithm, budget, seed):
+    X, y = random_stream(250, 4, seed)
+    k = Kernel("rbf", 0.5)
+    learner = registry.get(algorithm)(k, seed=seed, budget=budget)
+    trace = reference.budget_perceptron(X, y, ref_kernel(k), budget, POLICY[algorithm], seed=seed)
+    assert sum(trace.mistakes) > budget + 10  # evictions happened
+    assert_matches_reference(learner, trace, X, y)
+
+
+@pytest.mark.parametrize("algorithm", ["rbp", "lbp"])
+def test_with_budget_above_mistakes_equals_perceptron(algorithm):
+    X, y = random_stream(300, 4, 3)
+    k = Kernel("rbf", 0.5)
+    s_b, m_b, _ = run_stepwise(registry.get(algorithm)(k, budget=300), X, y)
+    s_p, m_p, _ = run_stepwise(registry.get("perceptron")(k), X, y)
+    assert m_b == m_p
+    np.testing.assert_array_equal(s_b, s_p)
+
+
+def test_rbp_seed_changes_evictions_and_same_seed_repeats_them():
+    X, y = random_stream(400, 4, 4)
+    states = {}
+    for seed in (1, 1, 2):
+        learner = registry.get("rbp")(Kernel("rbf", 0.5), seed=seed, budget=20)
+        learner.learn(chunk_from_dense(X, y), y)
+        states.setdefault(seed, []).append(learner.state()[1]["sv_values"])
+    np.testing.assert_array_equal(states[1][0], states[1][1])
+    assert not np.array_equal(states[1][0], states[2][0])
+
+
+def test_rbp_resume_continues_the_random_stream():
+    X, y = random_stream(400, 4, 5)
+    cls = registry.get("rbp")
+    one = cls(Kernel("rbf", 0.5), seed=9, budget=15)
+    one.learn(chunk_from_dense(X, y), y)
+    first = cls(Kernel("rbf", 0.5), seed=9, budget=15)
+    first.learn(chunk_from_dense(X[:170], y[:170]), y[:170])
+    second = cls.from_state(*first.state())
+    second.learn(chunk_from_dense(X[170:], y[170:]), y[170:])
+    for name, arr in one.state()[1].items():
+        np.testing.assert_array_equal(second.state()[1][name], arr, err_msg=name)
+
+
+@pytest.mark.parametrize("budget", [0, -3])
+def test_bad_budget_is_refused(budget):
+    with pytest.raises(ValueError, match="budget"):
+        registry.get("rbp")(Kernel("rbf", 0.5), budget=budget)
