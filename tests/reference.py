@@ -149,3 +149,24 @@ def budget_perceptron(X, y, k, budget, policy, seed=0) -> Trace:
     tr.support = slots
     tr.alpha = np.array(alpha, float)
     return tr
+
+
+def passive_aggressive(X, y, k, variant="pa", C=1.0) -> Trace:
+    """Crammer et al. 2006, Fig. 1, kernelised: f ← f + τ y k(x_t, ·) on hinge loss > 0."""
+    tr = Trace()
+    alpha = []
+    for t in range(len(y)):
+        f = sum(a * k(X[s], X[t]) for a, s in zip(alpha, tr.support))
+        tr.scores.append(f)
+        tr.mistakes.append(y[t] * f <= 0)
+        loss = max(0.0, 1.0 - y[t] * f)
+        kxx = k(X[t], X[t])
+        update = loss > 0 and kxx > 0
+        tr.margin_updates.append(update and y[t] * f > 0)
+        if not update:
+            continue
+        tau = {"pa": loss / kxx, "pa-i": min(C, loss / kxx), "pa-ii": loss / (kxx + 1 / (2 * C))}[variant]
+        tr.support.append(t)
+        alpha.append(tau * y[t])
+    tr.alpha = np.array(alpha)
+    return tr
