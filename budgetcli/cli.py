@@ -344,7 +344,7 @@ def _print_eval(r: dict) -> None:
         table.add_row(name, f"{m['precision']:.4f}", f"{m['recall']:.4f}", f"{m['f1']:.4f}", f"{m['support']:,}")
     console.print(table)
     cm = r["confusion_matrix"]
-    table = Table(title="confusion matrix (rows: true, columns: predicted)", title_justify="left")
+    table = Table(title="confusion matrix", title_justify="left")
     table.add_column("true \\ predicted", justify="right")
     for name in cm["labels"]:
         table.add_column(name, justify="right")

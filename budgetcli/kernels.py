@@ -15,7 +15,6 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-import numpy as np
 from numba import njit
 
 LINEAR, POLY, RBF = 0, 1, 2

@@ -195,16 +195,24 @@ def new_coefficient(alpha, avg_sum, avg_stamp, i, value, t):
     avg_stamp[i] = t
 
 
+@njit(cache=True, inline="always")
+def score_example(S, code, gamma, coef0, degree, alpha, krow, scratch, idx, val):
+    """(f(x), ‖x‖²) for one sparse example, f(x) = Σ_i alpha_i k(x, sv_i); krow is left holding
+    k(x, sv_i), which the learners reuse for their updates."""
+    sq = sparse_sqnorm(val)
+    scatter(scratch, idx, val)
+    kernel_row(S, code, gamma, coef0, degree, scratch, sq, krow)
+    unscatter(scratch, idx)
+    f = 0.0
+    for i in range(S.meta[COUNT]):
+        f += alpha[i] * krow[i]
+    return f, sq
+
+
 @njit(cache=True)
 def binary_scores(S, code, gamma, coef0, degree, alpha, krow, indptr, indices, values, scratch, out):
     """out[t] = Σ_i alpha_i k(x_t, sv_i) for every example of a chunk."""
     for t in range(indptr.shape[0] - 1):
         idx = indices[indptr[t]:indptr[t + 1]]
         val = values[indptr[t]:indptr[t + 1]]
-        scatter(scratch, idx, val)
-        kernel_row(S, code, gamma, coef0, degree, scratch, sparse_sqnorm(val), krow)
-        unscatter(scratch, idx)
-        f = 0.0
-        for i in range(S.meta[COUNT]):
-            f += alpha[i] * krow[i]
-        out[t] = f
+        out[t] = score_example(S, code, gamma, coef0, degree, alpha, krow, scratch, idx, val)[0]

@@ -14,11 +14,10 @@ from __future__ import annotations
 
 from numba import njit
 
-from ..kernels import scatter, sparse_sqnorm, unscatter
-from ..learner import EXAMPLES, MISTAKES, KernelLearner, Param, new_coefficient
+from ..learner import EXAMPLES, MISTAKES, KernelLearner, Param, new_coefficient, score_example
 from ..registry import register
 from ..rng import randbelow
-from ..support import COUNT, kernel_row, sv_fits, sv_put
+from ..support import COUNT, sv_fits, sv_put
 
 BUDGET = Param("budget", int, 100, "support-set budget B (number of support vectors kept)",
                check=lambda v: v >= 1, requirement="an integer ≥ 1")
@@ -64,14 +63,8 @@ def budget_perceptron_range(S, code, gamma, coef0, degree, alpha, avg_sum, avg_s
             return t
         idx = indices[lo:hi]
         val = values[lo:hi]
-        sq = sparse_sqnorm(val)
-        scatter(scratch, idx, val)
-        kernel_row(S, code, gamma, coef0, degree, scratch, sq, krow)
-        unscatter(scratch, idx)
+        f, sq = score_example(S, code, gamma, coef0, degree, alpha, krow, scratch, idx, val)
         n = S.meta[COUNT]
-        f = 0.0
-        for i in range(n):
-            f += alpha[i] * krow[i]
         counters[EXAMPLES] += 1
         if y[t] * f <= 0.0:
             additions = counters[MISTAKES]  # every mistake adds one support vector

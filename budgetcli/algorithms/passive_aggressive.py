@@ -15,10 +15,11 @@ import math
 
 from numba import njit
 
-from ..kernels import scatter, self_kernel, sparse_sqnorm, unscatter
-from ..learner import EXAMPLES, MARGIN_UPDATES, MISTAKES, KernelLearner, Param, new_coefficient
+from ..kernels import self_kernel
+from ..learner import (EXAMPLES, MARGIN_UPDATES, MISTAKES, KernelLearner, Param, new_coefficient,
+                       score_example)
 from ..registry import register
-from ..support import COUNT, kernel_row, sv_fits, sv_put
+from ..support import COUNT, sv_fits, sv_put
 
 COST = Param("cost", float, 1.0, "aggressiveness C of PA-I / PA-II (Crammer et al. 2006)",
              check=lambda v: v > 0 and not math.isnan(v), requirement="a number > 0 (inf allowed)")
@@ -72,14 +73,8 @@ def pa_range(S, code, gamma, coef0, degree, alpha, avg_sum, avg_stamp, krow, ind
             return t
         idx = indices[lo:hi]
         val = values[lo:hi]
-        sq = sparse_sqnorm(val)
-        scatter(scratch, idx, val)
-        kernel_row(S, code, gamma, coef0, degree, scratch, sq, krow)
-        unscatter(scratch, idx)
+        f, sq = score_example(S, code, gamma, coef0, degree, alpha, krow, scratch, idx, val)
         n = S.meta[COUNT]
-        f = 0.0
-        for i in range(n):
-            f += alpha[i] * krow[i]
         counters[EXAMPLES] += 1
         margin = y[t] * f
         if margin <= 0.0:

@@ -9,10 +9,9 @@ from __future__ import annotations
 
 from numba import njit
 
-from ..kernels import scatter, sparse_sqnorm, unscatter
-from ..learner import EXAMPLES, MISTAKES, KernelLearner, new_coefficient
+from ..learner import EXAMPLES, MISTAKES, KernelLearner, new_coefficient, score_example
 from ..registry import register
-from ..support import COUNT, kernel_row, sv_fits, sv_put
+from ..support import COUNT, sv_fits, sv_put
 
 
 @register
@@ -37,14 +36,8 @@ def perceptron_range(S, code, gamma, coef0, degree, alpha, avg_sum, avg_stamp, k
             return t
         idx = indices[lo:hi]
         val = values[lo:hi]
-        sq = sparse_sqnorm(val)
-        scatter(scratch, idx, val)
-        kernel_row(S, code, gamma, coef0, degree, scratch, sq, krow)
-        unscatter(scratch, idx)
+        f, sq = score_example(S, code, gamma, coef0, degree, alpha, krow, scratch, idx, val)
         n = S.meta[COUNT]
-        f = 0.0
-        for i in range(n):
-            f += alpha[i] * krow[i]
         counters[EXAMPLES] += 1
         if y[t] * f <= 0.0:
             counters[MISTAKES] += 1

@@ -24,11 +24,11 @@ import math
 
 from numba import njit
 
-from ..kernels import scatter, self_kernel, sparse_sqnorm, unscatter
+from ..kernels import self_kernel
 from ..learner import (EXAMPLES, MARGIN_UPDATES, MISTAKES, PROJECTIONS, KernelLearner, Param, new_coefficient,
-                       touch)
+                       score_example, touch)
 from ..registry import register
-from ..support import COUNT, kernel_row, sv_fits, sv_put
+from ..support import COUNT, sv_fits, sv_put
 
 DEPENDENCE_TOL = 1e-10
 
@@ -97,14 +97,8 @@ def projectron_range(S, code, gamma, coef0, degree, alpha, avg_sum, avg_stamp, k
             return t
         idx = indices[lo:hi]
         val = values[lo:hi]
-        sq = sparse_sqnorm(val)
-        scatter(scratch, idx, val)
-        kernel_row(S, code, gamma, coef0, degree, scratch, sq, krow)
-        unscatter(scratch, idx)
+        f, sq = score_example(S, code, gamma, coef0, degree, alpha, krow, scratch, idx, val)
         n = S.meta[COUNT]
-        f = 0.0
-        for i in range(n):
-            f += alpha[i] * krow[i]
         counters[EXAMPLES] += 1
         rnd = counters[EXAMPLES]
         yt = y[t]
