@@ -102,15 +102,20 @@ def train(ctx, **options):
 
 
 @main.command(name="online-to-batch")
-@click.option("--method", type=click.Choice(["average", "last"]), default="average", show_default=True,
-              help="average: (1/T) Σ f_t over the T rounds, on the online support set; last: f_T.")
+@click.option("--method", type=click.Choice(["average", "projected-average", "last"]), default="average",
+              show_default=True,
+              help="average: (1/T) Σ f_t over the T rounds; projected-average: the same with the part of "
+                   "evicted support vectors projected onto the final support set (stays within the budget); "
+                   "last: f_T.")
 @_train_options
 def online_to_batch(ctx, method, **options):
     """Train ALGORITHM online, one pass over DATA, and write a batch hypothesis.
 
     The averaged hypothesis (Cesa-Bianchi, Conconi, Gentile 2004) keeps a running sum per
     coefficient during training; for the Perceptron and Projectron family it lives on exactly
-    the online support set. A batch model can be used by predict and eval, not resumed."""
+    the online support set. For algorithms that evict support vectors the exact average also
+    needs the evicted ones (kept in memory during training) and so grows beyond the budget;
+    projected-average stays within it. A batch model can be used by predict and eval, not resumed."""
     _train(ctx, method, **options)
 
 
@@ -126,14 +131,11 @@ def _train(ctx, hypothesis, algorithm, kernel, gamma, sigma, degree, coef0, seed
         if given:
             raise click.UsageError(f"--resume continues the model's own settings; drop {', '.join(given)}")
         resume = _load(resume_path)
-        if resume.hypothesis == "average":
+        if resume.hypothesis not in ("online", "last"):
             fail(f"{resume_path}: an averaged batch model cannot be resumed; resume the online model")
         algorithm = resume.learner.name
     elif algorithm is None:
         raise click.UsageError("give -a/--algorithm (or --resume MODEL)")
-    if hypothesis == "average" and ALGORITHMS[algorithm].evicts:
-        raise click.UsageError(f"{algorithm} evicts support vectors, and the exact average would need them: "
-                               "not supported yet; use --method last")
     accepted = {p.name for p in ALGORITHMS[algorithm].params}
     for name in params:
         if name not in accepted:
@@ -159,9 +161,11 @@ def _train(ctx, hypothesis, algorithm, kernel, gamma, sigma, degree, coef0, seed
     try:
         with progress:
             result = pipeline.train(data, algorithm, spec, params, seed=seed, skip_bad_lines=skip_bad_lines,
-                                    on_chunk=progress.update, resume=resume, epochs=epochs, shuffle=shuffle)
-        if hypothesis == "average":
-            result.model = result.model.averaged()
+                                    on_chunk=progress.update, resume=resume, epochs=epochs, shuffle=shuffle,
+                                    keep_retired=hypothesis in ("average", "projected-average"))
+        online_size = len(result.model.learner.support)
+        if hypothesis in ("average", "projected-average"):
+            result.model = result.model.averaged(projected=hypothesis == "projected-average")
         result.model.save(output)
     except DataError as exc:
         fail(str(exc))
@@ -175,6 +179,7 @@ def _train(ctx, hypothesis, algorithm, kernel, gamma, sigma, degree, coef0, seed
 
     summary = _train_summary(result, algorithm, output)
     summary["hypothesis"] = hypothesis
+    summary["online_support_size"] = online_size
     if as_json:
         click.echo(json.dumps(summary))
     if not quiet:
@@ -214,6 +219,10 @@ def _print_train_summary(s: dict, result) -> None:
         f"seconds         {s['seconds']:.2f}",
         f"model           {s['model']}" + ("" if s["hypothesis"] == "online" else f" ({s['hypothesis']} hypothesis)"),
     ]
+    if s["support_size"] > s["online_support_size"]:
+        lines.append(f"note            the exact average keeps {s['support_size'] - s['online_support_size']:,} "
+                     f"evicted support vectors beyond the online {s['online_support_size']:,}; "
+                     "--method projected-average stays within the budget")
     if s["skipped_lines"]:
         lines.append(f"skipped         {s['skipped_lines']:,} malformed lines (first: {result.skipped[0]})")
     click.echo("\n".join(lines), err=True)

@@ -15,7 +15,7 @@ arrays it returns the index it stopped at, and `learn` grows the arrays and call
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, ClassVar
+from typing import Any, Callable, ClassVar, NamedTuple
 
 import numpy as np
 from numba import njit
@@ -41,6 +41,16 @@ class Param:
     requirement: str = ""  # what `check` demands, for the error message
 
 
+class RetireLog(NamedTuple):
+    """Evictions of one call of a learner loop: pool range of the evicted vector and the sum of its
+    coefficient over the rounds it was in the hypothesis."""
+
+    start: np.ndarray
+    length: np.ndarray
+    coef_sum: np.ndarray
+    count: np.ndarray  # int64[1]
+
+
 class KernelLearner:
     """Base class of the binary kernel learners; an algorithm fills in the class attributes
     and `_learn_range`."""
@@ -49,8 +59,10 @@ class KernelLearner:
     summary: ClassVar[str] = ""
     paper: ClassVar[str] = ""
     params: ClassVar[tuple[Param, ...]] = ()
-    # True when support vectors are discarded: the exact averaged hypothesis would need the evicted
-    # vectors too, which the contract does not keep yet, so online-to-batch --method average refuses.
+    # True when support vectors are discarded.  The exact averaged hypothesis needs the evicted
+    # vectors too: with `keep_retired` set, the loop logs each eviction (`retire`) and `learn`
+    # copies the evicted vector and its summed coefficient into `retired` before the pool range
+    # can be reused.  Off by default: it makes memory grow with the number of evictions.
     evicts: ClassVar[bool] = False
     # name -> "vector" (per slot, saved), "square" (slot x slot, saved) or "work" (per slot, not saved).
     # alpha: coefficients; avg_sum / avg_stamp: the running sums behind the averaged hypothesis
@@ -67,6 +79,9 @@ class KernelLearner:
         self.rng_state = seed_state(self.seed)  # for algorithms that draw random numbers in their loop
         self.scratch = np.zeros(0, np.float64)  # dense copy of x_t for kernel rows; all zeros between uses
         self.n_features = 0  # largest feature index seen in training, plus one
+        self.keep_retired = False
+        self.retired: list[tuple[np.ndarray, np.ndarray, float]] = []  # (indices, values, Σ_t coefficient)
+        self.retire_log = RetireLog(np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0), np.zeros(1, np.int64))
         self.slot = {name: self._new_slot_array(kind, self.support.capacity) for name, kind in self.slot_arrays.items()}
 
     # ---- parameters -------------------------------------------------------------------------
@@ -91,12 +106,23 @@ class KernelLearner:
         self.n_features = max(self.n_features, chunk.n_features)
         self._ensure_scratch(chunk.n_features)
         start, n = 0, len(chunk)
+        if self.evicts and self.retire_log.start.shape[0] < n:  # at most one eviction per example
+            self.retire_log = RetireLog(np.zeros(n, np.int64), np.zeros(n, np.int64), np.zeros(n), self.retire_log.count)
         while start < n:
             start = self._learn_range(chunk.indptr, chunk.indices, chunk.values, y, start)
+            self._collect_retired()  # before `reserve` may compact the pool
             if start < n:  # the next example may not fit: grow and go on
                 nnz = int(chunk.indptr[start + 1] - chunk.indptr[start])
                 self.support.reserve(len(self.support) + 1, nnz)
                 self._resize(self.support.capacity)
+
+    def _collect_retired(self) -> None:
+        log = self.retire_log
+        a = self.support.arrays
+        for k in range(int(log.count[0])):
+            lo, hi = log.start[k], log.start[k] + log.length[k]
+            self.retired.append((a.pool_idx[lo:hi].copy(), a.pool_val[lo:hi].copy(), float(log.coef_sum[k])))
+        log.count[0] = 0
 
     def decision_function(self, chunk) -> np.ndarray:
         self._ensure_scratch(chunk.n_features)
@@ -113,6 +139,13 @@ class KernelLearner:
         T = self.counter("examples")
         s = self.slot
         return (s["avg_sum"][:n] + s["alpha"][:n] * (T + 1 - s["avg_stamp"][:n])) / max(T, 1)
+
+    def kernel_matrix(self, indptr, indices, values) -> np.ndarray:
+        """K[t, i] = k(x_t, sv_i) for CSR rows x_t against the current support set."""
+        self._ensure_scratch(int(indices.max()) + 1 if len(indices) else 0)
+        out = np.zeros((len(indptr) - 1, len(self.support)))
+        kernel_matrix(self.support.arrays, *self.kernel.args(), indptr, indices, values, self.scratch, out)
+        return out
 
     def counter(self, name: str) -> int:
         return int(self.counters[COUNTER_NAMES.index(name)])
@@ -188,6 +221,18 @@ def touch(alpha, avg_sum, avg_stamp, i, t):
 
 
 @njit(cache=True, inline="always")
+def retire(S, log, keep, alpha, avg_sum, avg_stamp, i, t):
+    """Call before the vector in slot i is evicted in round t: it was in f_stamp .. f_{t−1}."""
+    if keep:
+        touch(alpha, avg_sum, avg_stamp, i, t)
+        k = log.count[0]
+        log.start[k] = S.start[i]
+        log.length[k] = S.length[i]
+        log.coef_sum[k] = avg_sum[i]
+        log.count[0] = k + 1
+
+
+@njit(cache=True, inline="always")
 def new_coefficient(alpha, avg_sum, avg_stamp, i, value, t):
     """Slot i gets a new support vector with coefficient `value` in round t."""
     alpha[i] = value
@@ -207,6 +252,17 @@ def score_example(S, code, gamma, coef0, degree, alpha, krow, scratch, idx, val)
     for i in range(S.meta[COUNT]):
         f += alpha[i] * krow[i]
     return f, sq
+
+
+@njit(cache=True)
+def kernel_matrix(S, code, gamma, coef0, degree, indptr, indices, values, scratch, out):
+    """out[t, i] = k(x_t, sv_i) for the rows of a CSR block against the live support vectors."""
+    for t in range(indptr.shape[0] - 1):
+        idx = indices[indptr[t]:indptr[t + 1]]
+        val = values[indptr[t]:indptr[t + 1]]
+        scatter(scratch, idx, val)
+        kernel_row(S, code, gamma, coef0, degree, scratch, sparse_sqnorm(val), out[t])
+        unscatter(scratch, idx)
 
 
 @njit(cache=True)

@@ -5,9 +5,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+
 from . import __version__, modelfile, registry
 from .labels import BinaryLabels
 from .modelfile import ModelFileError
+from .support import sv_put
 
 
 @dataclass
@@ -16,12 +19,38 @@ class Model:
     labels: BinaryLabels
     hypothesis: str = "online"  # or "average": the online-to-batch conversion, not resumable
 
-    def averaged(self) -> "Model":
-        """The averaged hypothesis (1/T) Σ_t f_t as a model on the same support set."""
-        learner = type(self.learner).from_state(*self.learner.state())
+    def averaged(self, projected: bool = False) -> "Model":
+        """The averaged hypothesis (1/T) Σ_t f_t.
+
+        Without evictions it lives on the online support set.  Vectors an evicting learner
+        discarded (kept in `learner.retired` when `keep_retired` was on) are part of the exact
+        average, which then grows beyond the budget; with `projected` their part is instead
+        projected onto the span of the final support set (the RKHS-closest combination of the
+        kept vectors), so the model keeps the budget."""
+        online = self.learner
+        learner = type(online).from_state(*online.state())
         n = len(learner.support)
-        learner.slot["alpha"][:n] = self.learner.averaged_alpha()
-        return Model(learner, self.labels, "average")
+        T = max(online.counter("examples"), 1)
+        learner.slot["alpha"][:n] = online.averaged_alpha()
+        if online.retired:
+            indptr = np.cumsum([0] + [len(i) for i, _, _ in online.retired])
+            indices = np.concatenate([i for i, _, _ in online.retired]).astype(np.int32)
+            values = np.concatenate([v for _, v, _ in online.retired])
+            coef = np.array([c for _, _, c in online.retired]) / T
+            if projected:
+                gram = learner.kernel_matrix(*learner.support.to_csr())
+                cross = learner.kernel_matrix(indptr, indices, values)  # retired × kept
+                # a ridge at round-off level keeps the solve defined for near-dependent kept vectors
+                ridge = 1e-10 * max(float(np.trace(gram)) / max(n, 1), 1e-300)
+                learner.slot["alpha"][:n] += np.linalg.solve(gram + ridge * np.eye(n), cross.T @ coef)
+            else:
+                learner.support.reserve(n + len(coef), len(indices))
+                learner._resize(learner.support.capacity)
+                for j in range(len(coef)):
+                    idx, val = indices[indptr[j]:indptr[j + 1]], values[indptr[j]:indptr[j + 1]]
+                    sv_put(learner.support.arrays, n + j, idx, val, float(val @ val))
+                learner.slot["alpha"][n:n + len(coef)] = coef
+        return Model(learner, self.labels, "projected-average" if projected else "average")
 
     def save(self, path) -> None:
         header, arrays = self.learner.state()

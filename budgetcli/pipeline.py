@@ -77,13 +77,14 @@ def epochs_of(data, epochs: int = 1, shuffle: bool = False, seed: int = 0, skip_
 
 def train(data, algorithm: str, kernel: KernelSpec, params: dict, seed: int = 0, skip_bad_lines: bool = False,
           block_lines: int = 4096, on_chunk: Callable[[Model], None] | None = None,
-          resume: Model | None = None, epochs: int = 1, shuffle: bool = False) -> TrainResult:
+          resume: Model | None = None, epochs: int = 1, shuffle: bool = False,
+          keep_retired: bool = False) -> TrainResult:
     """One online pass over `data` (path, '-' or binary file).  Raises DataError on bad input,
     ValueError on bad parameters; returns the trained model (not saved).
 
     With `resume`, that model goes on learning exactly where it stopped (its algorithm, kernel,
     parameters, label map, counters and random state); `algorithm`, `kernel`, `params` and `seed`
-    are then not used."""
+    are then not used.  `keep_retired` keeps evicted support vectors for an exact average."""
     cls = registry.get(resume.learner.name if resume else algorithm)
     cls.resolve_params(resume.learner.hyper if resume else params)  # refuse bad parameters before reading
     started = time.perf_counter()
@@ -93,6 +94,7 @@ def train(data, algorithm: str, kernel: KernelSpec, params: dict, seed: int = 0,
         if model is None:
             learner = cls(kernel.resolve(chunk.n_features), seed=seed, **params)
             model = Model(learner, BinaryLabels())
+        model.learner.keep_retired = keep_retired
         y = model.labels.encode(chunk, reader.source_name)
         model.learner.learn(chunk, y)
         if on_chunk is not None:

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from budgetcli import registry
+from budgetcli.io.libsvm import Chunk
 from budgetcli.kernels import Kernel
 
 from . import reference
@@ -64,3 +65,32 @@ def test_rbp_resume_continues_the_random_stream():
 def test_bad_budget_is_refused(budget):
     with pytest.raises(ValueError, match="budget"):
         registry.get("rbp")(Kernel("rbf", 0.5), budget=budget)
+
+
+@pytest.mark.parametrize("algorithm", ["rbp", "lbp"])
+def test_exact_average_keeps_evicted_vectors_and_projection_agrees_on_the_kept_ones(algorithm):
+    from budgetcli.labels import BinaryLabels
+    from budgetcli.model import Model
+
+    X, y = random_stream(200, 4, 8)
+    Xt, yt = random_stream(40, 4, 9)
+    test = chunk_from_dense(Xt, yt)
+    learner = registry.get(algorithm)(Kernel("rbf", 0.5), seed=3, budget=8)
+    learner.keep_retired = True
+    total = np.zeros(40)
+    for t in range(200):
+        learner.learn(chunk_from_dense(X[t:t + 1], y[t:t + 1]), y[t:t + 1])
+        total += learner.decision_function(test)
+    assert len(learner.retired) == learner.counter("mistakes") - 8  # every eviction was kept
+    exact = Model(learner, BinaryLabels()).averaged()
+    assert len(exact.learner.support) == learner.counter("mistakes")
+    np.testing.assert_allclose(exact.learner.decision_function(test), total / 200, rtol=1e-9, atol=1e-9)
+
+    projected = Model(learner, BinaryLabels()).averaged(projected=True)
+    assert len(projected.learner.support) == 8
+    # a projection onto span{k(s_i, ·)} keeps the function's values at every s_i
+    # (up to the round-off ridge of the solve)
+    indptr, idx, val = learner.support.to_csr()
+    kept = Chunk(indptr, idx, val, np.ones(8), np.arange(1, 9), {1.0: "1"})
+    np.testing.assert_allclose(projected.learner.decision_function(kept), exact.learner.decision_function(kept),
+                               rtol=1e-6, atol=1e-6)

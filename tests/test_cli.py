@@ -372,8 +372,14 @@ def test_shuffle_is_seeded(data, tmp_path):
     assert not np.array_equal(s1["sv_values"][:20], p["sv_values"][:20])
 
 
-def test_online_to_batch_average_refuses_evicting_algorithms(data, tmp_path):
-    out = tmp_path / "m.model"
-    r = run("online-to-batch", "-a", "rbp", "-B", "10", data, "-o", out)
-    assert r.exit_code == 2 and "evicts" in r.output
-    assert not out.exists()
+def test_online_to_batch_with_evictions_exact_and_projected(data, tmp_path):
+    exact, projected = tmp_path / "exact.model", tmp_path / "projected.model"
+    r = run("online-to-batch", "-a", "rbp", "-B", "10", "--gamma", "0.5", "--json", data, "-o", exact)
+    assert r.exit_code == 0, r.output
+    s = json.loads(r.stdout)
+    assert s["online_support_size"] == 10 and s["support_size"] > 10  # evicted vectors are part of the average
+    assert "evicted support vectors" in r.stderr and "projected-average" in r.stderr
+    r = run("online-to-batch", "--method", "projected-average", "-a", "rbp", "-B", "10", "--gamma", "0.5", "--json",
+            data, "-o", projected)
+    assert r.exit_code == 0 and json.loads(r.stdout)["support_size"] == 10
+    assert Model.load(projected).hypothesis == "projected-average"

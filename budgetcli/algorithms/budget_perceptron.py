@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from numba import njit
 
-from ..learner import EXAMPLES, MISTAKES, KernelLearner, Param, new_coefficient, score_example
+from ..learner import EXAMPLES, MISTAKES, KernelLearner, Param, new_coefficient, retire, score_example
 from ..registry import register
 from ..rng import randbelow
 from ..support import COUNT, sv_fits, sv_put
@@ -34,7 +34,8 @@ class _BudgetPerceptron(KernelLearner):
         s = self.slot
         return budget_perceptron_range(self.support.arrays, *self.kernel.args(), s["alpha"], s["avg_sum"],
                                        s["avg_stamp"], s["krow"], indptr, indices, values, y, start, self.scratch,
-                                       self.counters, self.rng_state, self.hyper["budget"], self.policy)
+                                       self.counters, self.rng_state, self.hyper["budget"], self.policy,
+                                       self.retire_log, self.keep_retired)
 
 
 @register
@@ -55,7 +56,7 @@ class LeastRecentBudgetPerceptron(_BudgetPerceptron):
 
 @njit(cache=True)
 def budget_perceptron_range(S, code, gamma, coef0, degree, alpha, avg_sum, avg_stamp, krow, indptr, indices,
-                            values, y, start, scratch, counters, rng_state, budget, policy):
+                            values, y, start, scratch, counters, rng_state, budget, policy, log, keep_retired):
     n_examples = indptr.shape[0] - 1
     for t in range(start, n_examples):
         lo, hi = indptr[t], indptr[t + 1]
@@ -75,6 +76,8 @@ def budget_perceptron_range(S, code, gamma, coef0, degree, alpha, avg_sum, avg_s
                 slot = randbelow(rng_state, budget)
             else:
                 slot = additions % budget
+            if slot < n:
+                retire(S, log, keep_retired, alpha, avg_sum, avg_stamp, slot, counters[EXAMPLES])
             sv_put(S, slot, idx, val, sq)
             new_coefficient(alpha, avg_sum, avg_stamp, slot, y[t], counters[EXAMPLES])
     return n_examples
