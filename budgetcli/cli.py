@@ -133,6 +133,9 @@ def _train(ctx, hypothesis, algorithm, kernel, gamma, sigma, degree, coef0, seed
         resume = _load(resume_path)
         if resume.hypothesis not in ("online", "last"):
             fail(f"{resume_path}: an averaged batch model cannot be resumed; resume the online model")
+        if hypothesis != "last" and hypothesis != "online" and resume.learner.evicts:
+            raise click.UsageError(f"{resume_path}: the vectors {resume.learner.name} evicted before this run were "
+                                   "not kept, so its average cannot be completed; use --method last")
         algorithm = resume.learner.name
     elif algorithm is None:
         raise click.UsageError("give -a/--algorithm (or --resume MODEL)")

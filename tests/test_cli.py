@@ -383,3 +383,11 @@ def test_online_to_batch_with_evictions_exact_and_projected(data, tmp_path):
             data, "-o", projected)
     assert r.exit_code == 0 and json.loads(r.stdout)["support_size"] == 10
     assert Model.load(projected).hypothesis == "projected-average"
+
+
+def test_average_of_a_resumed_evicting_model_is_refused(data, tmp_path):
+    m = tmp_path / "m.model"
+    assert run("train", "-a", "lbp", "-B", "5", "-q", data, "-o", m).exit_code == 0
+    r = run("online-to-batch", "--resume", m, data, "-o", tmp_path / "avg.model")
+    assert r.exit_code == 2 and "evicted" in r.output
+    assert not (tmp_path / "avg.model").exists()
