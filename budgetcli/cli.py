@@ -21,6 +21,7 @@ from .modelfile import ModelFileError
 from .synthetic import GENERATORS
 
 ALGORITHMS = registry.load_all()
+AVERAGES = ("average", "projected-average")  # online-to-batch methods that average f_1 .. f_T
 
 
 def fail(message: str, code: int = 1):
@@ -133,7 +134,7 @@ def _train(ctx, hypothesis, algorithm, kernel, gamma, sigma, degree, coef0, seed
         resume = _load(resume_path)
         if resume.hypothesis not in ("online", "last"):
             fail(f"{resume_path}: an averaged batch model cannot be resumed; resume the online model")
-        if hypothesis != "last" and hypothesis != "online" and resume.learner.evicts:
+        if hypothesis in AVERAGES and resume.learner.evicts:
             raise click.UsageError(f"{resume_path}: the vectors {resume.learner.name} evicted before this run were "
                                    "not kept, so its average cannot be completed; use --method last")
         algorithm = resume.learner.name
@@ -155,8 +156,9 @@ def _train(ctx, hypothesis, algorithm, kernel, gamma, sigma, degree, coef0, seed
     if not os.access(target_dir, os.W_OK):  # fail before a long run, not after it
         fail(f"{output}: cannot write the model: directory {target_dir} is missing or not writable")
     spec = pipeline.KernelSpec(kernel, gamma, sigma, degree, coef0)
-    try:
-        spec.resolve(1)  # refuse a bad kernel before reading anything
+    try:  # refuse bad parameters and kernels before reading anything
+        ALGORITHMS[algorithm].resolve_params(resume.learner.hyper if resume else params)
+        spec.resolve(1)
     except ValueError as exc:
         raise click.UsageError(str(exc))
 
@@ -165,15 +167,13 @@ def _train(ctx, hypothesis, algorithm, kernel, gamma, sigma, degree, coef0, seed
         with progress:
             result = pipeline.train(data, algorithm, spec, params, seed=seed, skip_bad_lines=skip_bad_lines,
                                     on_chunk=progress.update, resume=resume, epochs=epochs, shuffle=shuffle,
-                                    keep_retired=hypothesis in ("average", "projected-average"))
+                                    keep_retired=hypothesis in AVERAGES)
         online_size = len(result.model.learner.support)
-        if hypothesis in ("average", "projected-average"):
+        if hypothesis in AVERAGES:
             result.model = result.model.averaged(projected=hypothesis == "projected-average")
         result.model.save(output)
     except DataError as exc:
         fail(str(exc))
-    except ValueError as exc:
-        raise click.UsageError(str(exc))
     except OSError as exc:
         fail(f"{output}: cannot write the model: {exc.strerror or exc}")
     except KeyboardInterrupt:
