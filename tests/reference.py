@@ -170,3 +170,24 @@ def passive_aggressive(X, y, k, variant="pa", C=1.0) -> Trace:
         alpha.append(tau * y[t])
     tr.alpha = np.array(alpha)
     return tr
+
+
+def shifting_perceptron(X, y, k, lam) -> Trace:
+    """Shifting/RBP paper, Fig. 1: on the k-th mistake w ← (1 − λ_k) w + y x, λ_k = λ/(λ+k), λ_0 = 1."""
+    tr = Trace()
+    alpha = []
+    mistakes = 0
+    for t in range(len(y)):
+        f = sum(a * k(X[s], X[t]) for a, s in zip(alpha, tr.support))
+        tr.scores.append(f)
+        mistake = y[t] * f <= 0
+        tr.mistakes.append(mistake)
+        tr.margin_updates.append(False)
+        if mistake:
+            lam_k = 1.0 if mistakes == 0 else lam / (lam + mistakes)
+            alpha = [(1 - lam_k) * a for a in alpha]
+            alpha.append(y[t])
+            tr.support.append(t)
+            mistakes += 1
+    tr.alpha = np.array(alpha)
+    return tr

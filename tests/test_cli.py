@@ -16,7 +16,7 @@ from budgetcli import registry
 from budgetcli.cli import main
 from budgetcli.model import Model
 
-from .helpers import random_stream
+from .helpers import assert_same_state, random_stream
 
 GOOD = "+1 1:0.5 2:1\n-1 1:-1 3:0.25\n+1 2:0.75\n-1 1:-0.5 2:-1\n"
 
@@ -307,8 +307,7 @@ def test_resume_day_by_day_equals_one_run(tmp_path, algorithm):
     h1, a1 = Model.load(one).learner.state()
     h2, a2 = Model.load(nightly).learner.state()
     assert h1 == h2
-    for name in a1:
-        np.testing.assert_array_equal(a1[name], a2[name], err_msg=name)
+    assert_same_state(a1, a2)
 
 
 def test_resume_refuses_new_settings(data, tmp_path):

@@ -1,0 +1,94 @@
+"""Shifting Perceptron, SPA (Cavallanti, Cesa-Bianchi, Gentile, MLJ 2007, Fig. 1).
+
+On the k-th mistake (k = 0, 1, ...): w ← (1 − λ_k) w + y_t x_t with λ_k = λ/(λ + k), so old
+support vectors decay polynomially and the learner tracks a drifting target.  λ_0 = 1 in Fig. 1
+only multiplies w_0 = 0, so the first mistake is a plain Perceptron step; λ = 0 is accepted and
+is the Perceptron (the paper asks λ > 0 for its bound).
+
+The decay is lazy, so a mistake costs O(1) beyond the prediction: inside the compiled loop the
+hypothesis is c · Σ β_i k(x_i, ·); a mistake multiplies the scalar c and stores β = y/c.  At the
+end of each call (and whenever c falls below 1e-100, before 1/c can overflow) c is folded into the
+coefficients, so outside the loop `alpha` holds the true coefficients.  The running sums of the
+averaged hypothesis are kept the same way: Σ_t c(t) over the call, and per slot its value at birth.
+"""
+
+from __future__ import annotations
+
+import math
+
+from numba import njit
+
+from ..learner import EXAMPLES, MISTAKES, KernelLearner, Param, score_example
+from ..registry import register
+from ..support import COUNT, sv_fits, sv_put
+
+LAMBDA = Param("lambda_", float, 0.1, "decay λ of the Shifting Perceptron, λ_k = λ/(λ+k) (no paper default)",
+               check=lambda v: v >= 0 and math.isfinite(v), requirement="a finite number ≥ 0")
+
+RESCALE_BELOW = 1e-100
+
+
+@register
+class ShiftingPerceptron(KernelLearner):
+    name = "spa"
+    summary = "Shifting Perceptron: on the k-th mistake scale f by 1 − λ/(λ+k), then add; unbounded"
+    paper = "Cavallanti, Cesa-Bianchi, Gentile, Machine Learning 2007, Fig. 1"
+    params = (LAMBDA,)
+    slot_arrays = KernelLearner.slot_arrays | {"birth": "work"}
+
+    def _learn_range(self, indptr, indices, values, y, start):
+        s = self.slot
+        return spa_range(self.support.arrays, *self.kernel.args(), s["alpha"], s["avg_sum"], s["avg_stamp"],
+                         s["birth"], s["krow"], indptr, indices, values, y, start, self.scratch, self.counters,
+                         self.hyper["lambda_"])
+
+
+@njit(cache=True)
+def fold(alpha, avg_sum, avg_stamp, birth, n, c, csum, next_round):
+    """True coefficients α_i = c β_i; add β_i Σ c(s) over the rounds slot i lived in this stretch."""
+    for i in range(n):
+        avg_sum[i] += alpha[i] * (csum - birth[i])
+        alpha[i] *= c
+        avg_stamp[i] = next_round
+        birth[i] = 0.0
+
+
+@njit(cache=True)
+def spa_range(S, code, gamma, coef0, degree, alpha, avg_sum, avg_stamp, birth, krow, indptr, indices, values, y,
+              start, scratch, counters, lam):
+    n_examples = indptr.shape[0] - 1
+    # The stretch starts folded: alpha holds true coefficients, whose sums run up to avg_stamp − 1.
+    # Bring every slot's sum up to this round so that `fold` only adds the stretch's own rounds.
+    for i in range(S.meta[COUNT]):
+        avg_sum[i] += alpha[i] * (counters[EXAMPLES] + 1 - avg_stamp[i])
+        avg_stamp[i] = counters[EXAMPLES] + 1
+        birth[i] = 0.0
+    c = 1.0  # f = c Σ β_i k(x_i, ·), β stored in alpha during the stretch
+    csum = 0.0  # Σ c over the rounds of the stretch so far
+    t = start
+    while t < n_examples:
+        lo, hi = indptr[t], indptr[t + 1]
+        if not sv_fits(S, hi - lo):
+            break
+        idx = indices[lo:hi]
+        val = values[lo:hi]
+        f, sq = score_example(S, code, gamma, coef0, degree, alpha, krow, scratch, idx, val)
+        f *= c
+        n = S.meta[COUNT]
+        counters[EXAMPLES] += 1
+        if y[t] * f <= 0.0:
+            k = counters[MISTAKES]
+            counters[MISTAKES] += 1
+            if k >= 1:
+                c *= 1.0 - lam / (lam + k)
+            sv_put(S, n, idx, val, sq)
+            alpha[n] = y[t] / c
+            birth[n] = csum  # it is in f from this round on
+        csum += c
+        if c < RESCALE_BELOW:
+            fold(alpha, avg_sum, avg_stamp, birth, S.meta[COUNT], c, csum, counters[EXAMPLES] + 1)
+            c = 1.0
+            csum = 0.0
+        t += 1
+    fold(alpha, avg_sum, avg_stamp, birth, S.meta[COUNT], c, csum, counters[EXAMPLES] + 1)
+    return t
