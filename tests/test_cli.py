@@ -390,3 +390,11 @@ def test_average_of_a_resumed_evicting_model_is_refused(data, tmp_path):
     r = run("online-to-batch", "--resume", m, data, "-o", tmp_path / "avg.model")
     assert r.exit_code == 2 and "evicted" in r.output
     assert not (tmp_path / "avg.model").exists()
+
+
+def test_same_seed_gives_a_byte_identical_model_file(data, tmp_path):
+    paths = [tmp_path / f"{i}.model" for i in range(3)]
+    for path, seed in zip(paths, (5, 5, 6)):
+        assert run("train", "-a", "rbp", "-B", "8", "--seed", seed, "-q", data, "-o", path).exit_code == 0
+    assert paths[0].read_bytes() == paths[1].read_bytes()
+    assert paths[0].read_bytes() != paths[2].read_bytes()
