@@ -19,6 +19,7 @@ FLAGS = {
     "lambda_": ("--lambda",),
     "cost": ("-C", "--cost"),
     "epsilon": ("--epsilon",),
+    "update": ("--update",),
 }
 
 

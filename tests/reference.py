@@ -191,3 +191,45 @@ def shifting_perceptron(X, y, k, lam) -> Trace:
             mistakes += 1
     tr.alpha = np.array(alpha)
     return tr
+
+
+def cks_budget_perceptron(X, y, k, budget, beta=0.0, update="perceptron", C=1.0) -> Trace:
+    """Weston, Bordes, Bottou 2005, Fig. 1 with the rules of Fig. 2, margins recomputed from scratch.
+    The support set is a list of slots; a removed slot is refilled by the last one (the store's
+    convention), so slot order and tie-breaking (lowest slot) match the compiled learner."""
+    tr = Trace()
+    slots, a, lab = [], [], []
+
+    def f_at(x):
+        return sum(ai * k(X[s], x) for ai, s in zip(a, slots))
+
+    for t in range(len(y)):
+        f = f_at(X[t])
+        tr.scores.append(f)
+        m = y[t] * f
+        tr.mistakes.append(m <= 0)
+        tr.margin_updates.append(0 < m <= beta)
+        if m > beta:
+            continue
+        if len(slots) >= budget:
+            margins = [lab[j] * (f_at(X[slots[j]]) - a[j] * k(X[slots[j]], X[slots[j]])) for j in range(len(slots))]
+            i = int(np.argmax(margins))
+            for lst in (slots, a, lab):
+                lst[i] = lst[-1]
+                lst.pop()
+            f = f_at(X[t])
+        kxx = k(X[t], X[t])
+        if update == "perceptron":
+            alpha = 1.0
+        elif kxx <= 0:
+            alpha = 0.0
+        elif update == "mira":
+            alpha = min(1.0, max(0.0, -y[t] * f / kxx))
+        else:
+            alpha = min(C, max(0.0, (1 - y[t] * f) / kxx))
+        slots.append(t)
+        a.append(alpha * y[t])
+        lab.append(y[t])
+    tr.support = slots
+    tr.alpha = np.array(a)
+    return tr

@@ -67,7 +67,7 @@ def test_bad_budget_is_refused(budget):
         registry.get("rbp")(Kernel("rbf", 0.5), budget=budget)
 
 
-@pytest.mark.parametrize("algorithm", ["rbp", "lbp"])
+@pytest.mark.parametrize("algorithm", ["rbp", "lbp", "budget-perceptron"])  # β = 0: updates are mistakes
 def test_exact_average_keeps_evicted_vectors_and_projection_agrees_on_the_kept_ones(algorithm):
     from budgetcli.labels import BinaryLabels
     from budgetcli.model import Model
