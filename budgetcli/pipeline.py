@@ -53,8 +53,8 @@ def epochs_of(data, epochs: int = 1, shuffle: bool = False, seed: int = 0, skip_
     """(chunk, reader) for `epochs` passes over `data`.
 
     Without shuffling a file is streamed again for each pass (memory stays one chunk); stdin,
-    which cannot be read twice, and --shuffle keep the data in memory.  Pass e > 1 is shuffled
-    by numpy's generator seeded with (seed, e); pass 1 is shuffled too when `shuffle`."""
+    which cannot be read twice, and --shuffle keep the data in memory.  With `shuffle`, pass e
+    (0-based) is permuted by numpy's generator seeded with (seed, e)."""
     in_memory = shuffle or (epochs > 1 and data == "-")
     if not in_memory:
         for _ in range(epochs):
