@@ -18,6 +18,7 @@ from . import __version__, metrics, pipeline, registry
 from .io.libsvm import DataError, write_libsvm
 from .model import Model
 from .modelfile import ModelFileError
+from .params import FLAGS
 from .synthetic import GENERATORS
 
 ALGORITHMS = registry.load_all()
@@ -39,7 +40,7 @@ def _param_options(f):
         uses = by_name[name]
         first = uses[0][1]
         defaults = "; ".join(f"{algo}: {p.default}" for algo, p in uses)
-        flags = registry.FLAGS[name]
+        flags = FLAGS[name]
         f = click.option(*flags, name, type=first.type, default=None,
                          help=f"{first.help}. Default {defaults}.")(f)
     return f
@@ -143,9 +144,9 @@ def _train(ctx, hypothesis, algorithm, kernel, gamma, sigma, degree, coef0, seed
     accepted = {p.name for p in ALGORITHMS[algorithm].params}
     for name in params:
         if name not in accepted:
-            flag = registry.FLAGS[name][-1]
+            flag = FLAGS[name][-1]
             raise click.UsageError(f"{flag} does not apply to {algorithm} "
-                                   f"(it takes: {', '.join(registry.FLAGS[n][-1] for n in accepted) or 'no parameters'})")
+                                   f"(it takes: {', '.join(FLAGS[n][-1] for n in accepted) or 'no parameters'})")
     if output is None:
         if data == "-":
             raise click.UsageError("-o/--output is required when DATA is '-'")
@@ -372,7 +373,7 @@ def algorithms():
         cls = ALGORITHMS[name]
         click.echo(f"{name}\n    {cls.summary}\n    paper: {cls.paper}")
         for p in cls.params:
-            click.echo(f"    {'/'.join(registry.FLAGS[p.name])} (default {p.default}): {p.help}")
+            click.echo(f"    {'/'.join(FLAGS[p.name])} (default {p.default}): {p.help}")
 
 
 @main.command()

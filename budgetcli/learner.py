@@ -14,31 +14,19 @@ arrays it returns the index it stopped at, and `learn` grows the arrays and call
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Callable, ClassVar, NamedTuple
+from typing import ClassVar, NamedTuple
 
 import numpy as np
 from numba import njit
 
 from .kernels import Kernel, scatter, sparse_sqnorm, unscatter
+from .params import Param
 from .rng import seed_state
 from .support import COUNT, SupportSet, kernel_row
 
 # Training counters, kept in one int64 array so the compiled loops can update them.
 EXAMPLES, MISTAKES, MARGIN_UPDATES, PROJECTIONS = range(4)
 COUNTER_NAMES = ("examples", "mistakes", "margin_updates", "projections")
-
-
-@dataclass(frozen=True)
-class Param:
-    """One algorithm parameter: the single declaration the CLI options and --help come from."""
-
-    name: str  # canonical name; the CLI flag is fixed per name in registry.FLAGS
-    type: type
-    default: Any
-    help: str
-    check: Callable[[Any], bool] = lambda v: True
-    requirement: str = ""  # what `check` demands, for the error message
 
 
 class RetireLog(NamedTuple):

@@ -1,8 +1,5 @@
-"""Algorithm registry: name -> learner class, and the one table of CLI flags for parameters.
-
-Every algorithm declares its parameters once (learner.Param); the CLI builds its options from
-those declarations and from FLAGS, so the same symbol has the same flag in every algorithm.
-"""
+"""Algorithm registry: name -> learner class.  Each module of budgetcli.algorithms registers its
+learners with `@register`; `load_all` imports them all."""
 
 from __future__ import annotations
 
@@ -10,18 +7,6 @@ import importlib
 import pkgutil
 
 ALGORITHMS: dict[str, type] = {}
-
-# canonical parameter name -> CLI flags (papers' symbols, long form)
-FLAGS = {
-    "eta": ("--eta",),
-    "budget": ("-B", "--budget"),
-    "beta": ("--beta",),
-    "lambda_": ("--lambda",),
-    "cost": ("-C", "--cost"),
-    "epsilon": ("--epsilon",),
-    "update": ("--update",),
-}
-
 
 def register(cls):
     if cls.name in ALGORITHMS:

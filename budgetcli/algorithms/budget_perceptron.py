@@ -14,13 +14,12 @@ from __future__ import annotations
 
 from numba import njit
 
-from ..learner import EXAMPLES, MISTAKES, KernelLearner, Param, new_coefficient, retire, score_example
+from ..learner import EXAMPLES, MISTAKES, KernelLearner, new_coefficient, retire, score_example
+from ..params import BUDGET
 from ..registry import register
 from ..rng import randbelow
 from ..support import COUNT, sv_fits, sv_put
 
-BUDGET = Param("budget", int, 100, "support-set budget B (number of support vectors kept)",
-               check=lambda v: v >= 1, requirement="an integer ≥ 1")
 
 RANDOM, OLDEST = 0, 1
 

@@ -16,13 +16,12 @@ import math
 from numba import njit
 
 from ..kernels import self_kernel
-from ..learner import (EXAMPLES, MARGIN_UPDATES, MISTAKES, KernelLearner, Param, new_coefficient,
+from ..learner import (EXAMPLES, MARGIN_UPDATES, MISTAKES, KernelLearner, new_coefficient,
                        score_example)
+from ..params import COST
 from ..registry import register
 from ..support import COUNT, sv_fits, sv_put
 
-COST = Param("cost", float, 1.0, "aggressiveness C of PA-I / PA-II (Crammer et al. 2006)",
-             check=lambda v: v > 0 and not math.isnan(v), requirement="a number > 0 (inf allowed)")
 
 PA, PA_I, PA_II = 0, 1, 2
 

@@ -25,15 +25,14 @@ import math
 from numba import njit
 
 from ..kernels import self_kernel
-from ..learner import (EXAMPLES, MARGIN_UPDATES, MISTAKES, PROJECTIONS, KernelLearner, Param, new_coefficient,
+from ..learner import (EXAMPLES, MARGIN_UPDATES, MISTAKES, PROJECTIONS, KernelLearner, new_coefficient,
                        score_example, touch)
+from ..params import ETA
 from ..registry import register
 from ..support import COUNT, sv_fits, sv_put
 
 DEPENDENCE_TOL = 1e-10
 
-ETA = Param("eta", float, 0.1, "projection threshold on ‖δ‖ (paper §3; DOGMA's η is our η²)",
-            check=lambda v: v >= 0 and math.isfinite(v), requirement="a finite number ≥ 0")
 
 
 @register

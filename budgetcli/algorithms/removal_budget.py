@@ -23,19 +23,17 @@ import math
 from numba import njit
 
 from ..kernels import self_kernel
-from ..learner import (EXAMPLES, MARGIN_UPDATES, MISTAKES, KernelLearner, Param, new_coefficient, retire,
+from ..learner import (EXAMPLES, MARGIN_UPDATES, MISTAKES, KernelLearner, new_coefficient, retire,
                        score_example)
+from ..params import BETA, BUDGET, COST, Param
 from ..registry import register
 from ..support import COUNT, sv_fits, sv_put, sv_remove
-from .budget_perceptron import BUDGET
-from .passive_aggressive import COST
 
 UPDATE_RULES = {"perceptron": 0, "mira": 1, "svm": 2}
 
-BETA = Param("beta", float, 0.0, "margin β: update when y f(x) ≤ β (Weston et al. Fig. 1)",
-             check=lambda v: math.isfinite(v), requirement="a finite number")
 UPDATE = Param("update", str, "perceptron", "update rule of Weston et al. Fig. 2: perceptron, mira or svm",
                check=lambda v: v in UPDATE_RULES, requirement="one of perceptron, mira, svm")
+
 
 
 @register

@@ -14,16 +14,13 @@ averaged hypothesis are kept the same way: Σ_t c(t) over the call, and per slot
 
 from __future__ import annotations
 
-import math
-
 from numba import njit
 
-from ..learner import EXAMPLES, MISTAKES, KernelLearner, Param, score_example
+from ..learner import EXAMPLES, MISTAKES, KernelLearner, score_example
+from ..params import LAMBDA
 from ..registry import register
 from ..support import COUNT, sv_fits, sv_put
 
-LAMBDA = Param("lambda_", float, 0.1, "decay λ of the Shifting Perceptron, λ_k = λ/(λ+k) (no paper default)",
-               check=lambda v: v >= 0 and math.isfinite(v), requirement="a finite number ≥ 0")
 
 RESCALE_BELOW = 1e-100
 
