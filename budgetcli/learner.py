@@ -103,6 +103,7 @@ class KernelLearner:
                 nnz = int(chunk.indptr[start + 1] - chunk.indptr[start])
                 self.support.reserve(len(self.support) + 1, nnz)
                 self._resize(self.support.capacity)
+                self._reserve_extra(nnz)
 
     def _collect_retired(self) -> None:
         log = self.retire_log
@@ -175,6 +176,9 @@ class KernelLearner:
     def _learn_range(self, indptr, indices, values, y, start) -> int:
         """Run the compiled loop from example `start`; return where it stopped (len = done)."""
         raise NotImplementedError
+
+    def _reserve_extra(self, nnz: int) -> None:
+        """Room for one more example of `nnz` non-zeros in stores a learner keeps besides the support set."""
 
     def _resize(self, capacity: int) -> None:
         for name, kind in self.slot_arrays.items():

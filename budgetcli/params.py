@@ -32,6 +32,8 @@ FLAGS = {
     "cost": ("-C", "--cost"),
     "epsilon": ("--epsilon",),
     "update": ("--update",),
+    "eval_set": ("--eval-set",),
+    "eval_size": ("--eval-size",),
 }
 
 

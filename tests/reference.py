@@ -233,3 +233,90 @@ def cks_budget_perceptron(X, y, k, budget, beta=0.0, update="perceptron", C=1.0)
     tr.support = slots
     tr.alpha = np.array(a)
     return tr
+
+
+def tighter_budget_perceptron(X, y, k, budget, eval_set, q=10, beta=0.0, update="perceptron", C=1.0,
+                              seed=0) -> Trace:
+    """Weston, Bordes, Bottou 2005, Fig. 3 with the evaluation sets of §3.2 (eq. 3, eq. 4 by reservoir
+    sampling, Fig. 5 dropping the entry with the fewest flips per round), every score recomputed from
+    scratch.  Flips are counted after the removal and after the insertion, each a change of f.
+    Slot conventions as in cks_budget_perceptron."""
+    tr = Trace()
+    rng = SplitMix64(seed)
+    slots, a, lab = [], [], []
+    E, e_flips, e_since = [], [], []  # example indices, flip counts, round added
+    e_sign = []
+
+    def f_at(x):
+        return sum(ai * k(X[s], x) for ai, s in zip(a, slots))
+
+    def recount():  # count sign changes of f on the evaluation set since the last look
+        for i, e in enumerate(E):
+            positive = f_at(X[e]) > 0
+            if positive != e_sign[i]:
+                e_flips[i] += 1
+            e_sign[i] = positive
+
+    def put(pos, t, f):
+        if pos == len(E):
+            E.append(t), e_flips.append(0), e_since.append(t + 1), e_sign.append(f > 0)
+        else:
+            E[pos], e_flips[pos], e_since[pos], e_sign[pos] = t, 0, t + 1, f > 0
+
+    def drop(pos):
+        for lst in (E, e_flips, e_since, e_sign):
+            lst[pos] = lst[-1]
+            lst.pop()
+
+    for t in range(len(y)):
+        rnd = t + 1
+        f = f_at(X[t])
+        tr.scores.append(f)
+        m = y[t] * f
+        tr.mistakes.append(m <= 0)
+        tr.margin_updates.append(0 < m <= beta)
+        if eval_set == "all":
+            put(len(E), t, f)
+        elif eval_set == "random":
+            if len(E) < q:
+                put(len(E), t, f)
+            else:
+                r = rng.below(rnd)
+                if r < q:
+                    put(r, t, f)
+        if m > beta:
+            continue
+        if eval_set == "flip":
+            if len(E) >= q:
+                rates = [e_flips[i] / (rnd - e_since[i]) for i in range(len(E))]
+                drop(int(np.argmin(rates)))
+            put(len(E), t, f)
+        if len(slots) >= budget:
+            points = slots if eval_set == "support" else E
+            plab = lab if eval_set == "support" else [y[e] for e in E]
+            errors = []
+            for j in range(len(slots)):
+                errors.append(sum(1 for p, yp in zip(points, plab)
+                                  if yp * (f_at(X[p]) - a[j] * k(X[slots[j]], X[p])) <= 0))
+            i = int(np.argmin(errors))
+            for lst in (slots, a, lab):
+                lst[i] = lst[-1]
+                lst.pop()
+            f = f_at(X[t])
+            recount()
+        kxx = k(X[t], X[t])
+        if update == "perceptron":
+            alpha = 1.0
+        elif kxx <= 0:
+            alpha = 0.0
+        elif update == "mira":
+            alpha = min(1.0, max(0.0, -y[t] * f / kxx))
+        else:
+            alpha = min(C, max(0.0, (1 - y[t] * f) / kxx))
+        slots.append(t)
+        a.append(alpha * y[t])
+        lab.append(y[t])
+        recount()
+    tr.support = slots
+    tr.alpha = np.array(a)
+    return tr

@@ -10,7 +10,7 @@ from budgetcli import registry
 from budgetcli.kernels import Kernel
 
 from . import reference
-from .helpers import random_stream
+from .helpers import chunk_from_dense, random_stream
 from .test_algorithms import assert_matches_reference, ref_kernel, run_stepwise
 
 
@@ -49,3 +49,30 @@ def test_cached_margins_and_gram_stay_exact():
 def test_unknown_update_rule_is_refused():
     with pytest.raises(ValueError, match="update"):
         registry.get("budget-perceptron")(Kernel("rbf", 0.5), update="adam")
+
+
+@pytest.mark.parametrize("eval_set", ["all", "support", "random", "flip"])
+@pytest.mark.parametrize("update,beta", [("perceptron", 0.0), ("svm", 1.0)])
+def test_tighter_matches_reference(eval_set, update, beta):
+    X, y = random_stream(150, 4, seed=34)
+    k = Kernel("rbf", 0.5)
+    learner = registry.get("tighter-perceptron")(k, seed=4, budget=10, beta=beta, update=update, cost=0.7,
+                                                 eval_set=eval_set, eval_size=15)
+    trace = reference.tighter_budget_perceptron(X, y, ref_kernel(k), 10, eval_set, q=15, beta=beta, update=update,
+                                                C=0.7, seed=4)
+    assert len(trace.support) == 10 and sum(trace.mistakes) > 20  # removals happened
+    assert_matches_reference(learner, trace, X, y)
+
+
+@pytest.mark.parametrize("eval_set", ["all", "random", "flip"])
+def test_tighter_evaluation_caches_stay_exact(eval_set):
+    X, y = random_stream(300, 4, seed=35)
+    k = Kernel("rbf", 0.5)
+    learner = registry.get("tighter-perceptron")(k, budget=12, eval_set=eval_set, eval_size=20)
+    learner.learn(chunk_from_dense(X, y), y)
+    m, n = len(learner.evalset), len(learner.support)
+    assert m == (300 if eval_set == "all" else 20)
+    e_indptr, e_idx, e_val = learner.evalset.to_csr()
+    block = learner.kernel_matrix(e_indptr, e_idx, e_val)
+    np.testing.assert_allclose(learner.eval_block[:m, :n], block, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(learner.eval["e_f"][:m], block @ learner.slot["alpha"][:n], rtol=1e-9, atol=1e-9)

@@ -1,39 +1,66 @@
-"""The Budget Perceptron of Crammer, Kandola and Singer (NIPS 2003), "CKS", as written in Weston,
-Bordes, Bottou, AISTATS 2005, Fig. 1, with the update rules of their Fig. 2.
+"""Budget Perceptrons that remove a support vector chosen by a criterion (Weston, Bordes, Bottou,
+"Online (and Offline) on an Even Tighter Budget", AISTATS 2005):
 
-On a margin error y_t f(x_t) ≤ β with p = B support vectors stored, first remove the support vector
-that stays classified with the largest margin after its own removal,
-    i = argmax_j y_j (f(x_j) − a_j k(x_j, x_j))          (a_j = α_j y_j, the signed coefficient)
-then insert x_t with α_t from the update rule, computed on f after the removal:
+- `budget-perceptron`, Crammer, Kandola and Singer (NIPS 2003), "CKS", as in Weston et al. Fig. 1:
+  remove the support vector that stays classified with the largest margin after its own removal,
+      i = argmax_j y_j (f(x_j) − a_j k(x_j, x_j))            (a_j = α_j y_j, the signed coefficient)
+- `tighter-perceptron`, Weston et al. Fig. 3: remove the one whose removal leaves the fewest errors
+  on an evaluation set E,   i = argmin_j Σ_{k∈E} L(y_k, sign(f(x_k) − a_j k(x_j, x_k))),
+  with E chosen by `--eval-set` (§3.2):
+      all      every example seen so far, x_t included (Fig. 3).  Memory and time grow as O(t·B):
+               the set is never trimmed.  Kept for fidelity; prefer the others on long streams.
+      support  the support set itself (eq. 3).
+      random   a uniform random sample of q examples of the stream (eq. 4), kept by reservoir sampling
+               (the paper only says "randomly chosen"); x_t is a candidate on every round.
+      flip     the q examples whose predicted label flips most often per round in the set (Fig. 5),
+               x_t entering on each margin error.  Fig. 5 writes argmax s_i for the example to drop,
+               but its caption and §3.2 say the examples that flip most are *kept*: we drop argmin s_i,
+               s_i = flips / rounds in the set.
+  L is the 0/1 loss with y·f ≤ 0 counted as an error, as mistakes are everywhere in the package.
+
+Both update on y_t f(x_t) ≤ β; with B support vectors stored the removal happens first, then x_t is
+inserted with α_t from the update rule of Fig. 2, computed on f after the removal:
     perceptron   α = 1
     mira         α = min(1, max(0, −y f(x) / k(x, x)))
     svm          α = min(C, max(0, (1 − y f(x)) / k(x, x)))      (No-Bias-SVM; the paper uses β = 1)
-
 Fig. 1 inserts x_t whatever α_t is, so a zero coefficient is stored too.  (So MIRA with β ≥ 0 never
-leaves f = 0: its α is 0 whenever y f ≥ 0, as Fig. 2 writes it.)  To make a removal O(p),
-as the paper assumes ("all kernel calculations cached"), the Gram matrix of the support set and
-f(x_j) for every support vector are kept up to date on each insertion and removal.  Ties in the
-argmax go to the lowest slot.  Only the fixed-size budget is implemented.
+leaves f = 0: its α is 0 whenever y f ≥ 0, as Fig. 2 writes it.)
+
+To make removals cheap, as the paper assumes ("all kernel calculations cached"), the Gram matrix of
+the support set, f(x_j) for every support vector, and for E its kernel block against the support
+set and f(x_k) are kept current on each insertion and removal.  Ties go to the lowest slot.
+Only the fixed-size budget is implemented.
 """
 
 from __future__ import annotations
 
 import math
 
+import numpy as np
 from numba import njit
 
-from ..kernels import self_kernel
+from ..kernels import scatter, self_kernel, unscatter
 from ..learner import (EXAMPLES, MARGIN_UPDATES, MISTAKES, KernelLearner, new_coefficient, retire,
                        score_example)
 from ..params import BETA, BUDGET, COST, Param
 from ..registry import register
-from ..support import COUNT, sv_fits, sv_put, sv_remove
+from ..rng import randbelow
+from ..support import COUNT, SupportSet, kernel_row, sv_fits, sv_put, sv_remove
 
 UPDATE_RULES = {"perceptron": 0, "mira": 1, "svm": 2}
+CKS_MARGIN, SUPPORT, ALL, RANDOM, FLIP = range(5)
+EVAL_SETS = {"all": ALL, "support": SUPPORT, "random": RANDOM, "flip": FLIP}
 
 UPDATE = Param("update", str, "perceptron", "update rule of Weston et al. Fig. 2: perceptron, mira or svm",
                check=lambda v: v in UPDATE_RULES, requirement="one of perceptron, mira, svm")
+EVAL_SET = Param("eval_set", str, "flip", "evaluation set of the Tighter Budget Perceptron (Weston et al. §3.2): "
+                 "all, support, random or flip", check=lambda v: v in EVAL_SETS,
+                 requirement="one of all, support, random, flip")
+EVAL_SIZE = Param("eval_size", int, 100, "size q of the random or flip evaluation set (Weston et al. §3.2)",
+                  check=lambda v: v >= 1, requirement="an integer ≥ 1")
 
+# the evaluation-set arrays of tighter-perceptron, per entry (2-D: entry x support slot)
+EVAL_ARRAYS = ("e_label", "e_f", "e_flips", "e_since", "e_krow")
 
 
 @register
@@ -45,13 +72,83 @@ class BudgetPerceptron(KernelLearner):
     params = (BUDGET, BETA, UPDATE, COST)
     slot_arrays = KernelLearner.slot_arrays | {"label": "vector", "fsv": "vector", "gram": "square"}
     evicts = True
+    eval_mode = CKS_MARGIN
+
+    def __init__(self, *args, **kw):
+        super().__init__(*args, **kw)
+        self._init_eval(1, 1)
+
+    def _init_eval(self, entries: int, nnz: int) -> None:
+        self.evalset = SupportSet(capacity=entries, pool_capacity=nnz)
+        self.eval = {name: np.zeros(entries) for name in EVAL_ARRAYS}
+        self.eval_block = np.zeros((entries, self.support.capacity))  # k(x_e, sv_j)
 
     def _learn_range(self, indptr, indices, values, y, start):
         s, h = self.slot, self.hyper
-        return cks_range(self.support.arrays, *self.kernel.args(), s["alpha"], s["avg_sum"], s["avg_stamp"],
-                         s["label"], s["fsv"], s["gram"], s["krow"], indptr, indices, values, y, start,
-                         self.scratch, self.counters, h["budget"], h["beta"], UPDATE_RULES[h["update"]], h["cost"],
-                         self.retire_log, self.keep_retired)
+        e = self.eval
+        return removal_range(self.support.arrays, *self.kernel.args(), s["alpha"], s["avg_sum"], s["avg_stamp"],
+                             s["label"], s["fsv"], s["gram"], s["krow"], indptr, indices, values, y, start,
+                             self.scratch, self.counters, h["budget"], h["beta"], UPDATE_RULES[h["update"]],
+                             h["cost"], self.retire_log, self.keep_retired, self.eval_mode, h.get("eval_size", 1),
+                             self.rng_state, self.evalset.arrays, e["e_label"], e["e_f"], e["e_flips"],
+                             e["e_since"], e["e_krow"], self.eval_block)
+
+
+@register
+class TighterPerceptron(BudgetPerceptron):
+    name = "tighter-perceptron"
+    summary = "Tighter Budget Perceptron: on a margin error with B stored, remove the SV whose removal " \
+              "leaves the fewest errors on an evaluation set"
+    paper = "Weston, Bordes, Bottou, AISTATS 2005, Figs. 2, 3, 5 and §3.2"
+    params = (BUDGET, BETA, UPDATE, COST, EVAL_SET, EVAL_SIZE)
+
+    def __init__(self, *args, **kw):
+        super().__init__(*args, **kw)
+        self.eval_mode = EVAL_SETS[self.hyper["eval_set"]]
+        if self.eval_mode in (RANDOM, FLIP):
+            q = self.hyper["eval_size"]
+            self._init_eval(q + 1, 64 * (q + 1))
+
+    def _reserve_extra(self, nnz: int) -> None:
+        self.evalset.reserve(len(self.evalset) + 1, nnz)
+        self._fit_eval_arrays()
+
+    def _resize(self, capacity: int) -> None:
+        super()._resize(capacity)
+        self._fit_eval_arrays()
+
+    def _fit_eval_arrays(self) -> None:
+        rows, cols = self.evalset.capacity, self.support.capacity
+        if self.eval["e_f"].shape[0] < rows:
+            for name in EVAL_ARRAYS:
+                grown = np.zeros(rows)
+                grown[: self.eval[name].shape[0]] = self.eval[name]
+                self.eval[name] = grown
+        if self.eval_block.shape != (max(rows, self.eval_block.shape[0]), max(cols, self.eval_block.shape[1])):
+            grown = np.zeros((max(rows, self.eval_block.shape[0]), max(cols, self.eval_block.shape[1])))
+            grown[: self.eval_block.shape[0], : self.eval_block.shape[1]] = self.eval_block
+            self.eval_block = grown
+
+    def state(self):
+        header, arrays = super().state()
+        m, n = len(self.evalset), len(self.support)
+        arrays["eval_indptr"], arrays["eval_indices"], arrays["eval_values"] = self.evalset.to_csr()
+        for name in EVAL_ARRAYS[:-1]:
+            arrays[name] = self.eval[name][:m].copy()
+        arrays["eval_block"] = self.eval_block[:m, :n].copy()
+        return header, arrays
+
+    @classmethod
+    def from_state(cls, header, arrays):
+        self = super().from_state(header, arrays)
+        self.evalset = SupportSet.from_csr(arrays["eval_indptr"], arrays["eval_indices"], arrays["eval_values"])
+        m, n = len(self.evalset), len(self.support)
+        self.eval = {name: np.zeros(self.evalset.capacity) for name in EVAL_ARRAYS}
+        for name in EVAL_ARRAYS[:-1]:
+            self.eval[name][:m] = arrays[name]
+        self.eval_block = np.zeros((self.evalset.capacity, self.support.capacity))
+        self.eval_block[:m, :n] = arrays["eval_block"]
+        return self
 
 
 @njit(cache=True)
@@ -73,33 +170,103 @@ def remove_slot(S, i, alpha, avg_sum, avg_stamp, label, fsv, gram, krow):
 
 
 @njit(cache=True)
-def cks_range(S, code, gamma, coef0, degree, alpha, avg_sum, avg_stamp, label, fsv, gram, krow, indptr, indices,
-              values, y, start, scratch, counters, budget, beta, rule, cost, log, keep_retired):
+def shift_eval(e_f, e_flips, block, m, j, coef):
+    """f(x_e) += coef · k(x_e, sv_j) for every evaluation entry, counting sign flips."""
+    for e in range(m):
+        old = e_f[e]
+        new = old + coef * block[e, j]
+        if (old > 0.0) != (new > 0.0):
+            e_flips[e] += 1.0
+        e_f[e] = new
+
+
+@njit(cache=True)
+def eval_put(E, e, idx, val, sq, e_label, e_f, e_flips, e_since, block, krow, n, yt, f, rnd):
+    """Put example x_t (label yt, current score f, kernel row krow against n SVs) in entry e."""
+    sv_put(E, e, idx, val, sq)
+    e_label[e], e_f[e], e_flips[e], e_since[e] = yt, f, 0.0, rnd
+    for j in range(n):
+        block[e, j] = krow[j]
+
+
+@njit(cache=True)
+def eval_remove(E, e, e_label, e_f, e_flips, e_since, block, n):
+    last = sv_remove(E, e)
+    if e != last:
+        e_label[e], e_f[e], e_flips[e], e_since[e] = e_label[last], e_f[last], e_flips[last], e_since[last]
+        for j in range(n):
+            block[e, j] = block[last, j]
+
+
+@njit(cache=True)
+def removal_range(S, code, gamma, coef0, degree, alpha, avg_sum, avg_stamp, label, fsv, gram, krow, indptr,
+                  indices, values, y, start, scratch, counters, budget, beta, rule, cost, log, keep_retired,
+                  mode, q, rng_state, E, e_label, e_f, e_flips, e_since, e_krow, block):
     n_examples = indptr.shape[0] - 1
     for t in range(start, n_examples):
         lo, hi = indptr[t], indptr[t + 1]
         if not sv_fits(S, hi - lo):
+            return t
+        if mode >= ALL and not (sv_fits(E, hi - lo) and E.meta[COUNT] < block.shape[0]):
             return t
         idx = indices[lo:hi]
         val = values[lo:hi]
         f, sq = score_example(S, code, gamma, coef0, degree, alpha, krow, scratch, idx, val)
         n = S.meta[COUNT]
         counters[EXAMPLES] += 1
+        rnd = counters[EXAMPLES]
         yt = y[t]
+        m = E.meta[COUNT]
+        if mode == ALL:  # Fig. 3 sums over k = 1..t
+            eval_put(E, m, idx, val, sq, e_label, e_f, e_flips, e_since, block, krow, n, yt, f, rnd)
+        elif mode == RANDOM:  # reservoir sampling of the stream (eq. 4)
+            if m < q:
+                eval_put(E, m, idx, val, sq, e_label, e_f, e_flips, e_since, block, krow, n, yt, f, rnd)
+            else:
+                r = randbelow(rng_state, rnd)
+                if r < q:
+                    eval_put(E, r, idx, val, sq, e_label, e_f, e_flips, e_since, block, krow, n, yt, f, rnd)
         if yt * f <= 0.0:
             counters[MISTAKES] += 1
         elif yt * f > beta:
             continue
         else:
             counters[MARGIN_UPDATES] += 1
+        if mode == FLIP:  # Fig. 5, dropping the entry that flips least per round (see module doc)
+            if m >= q:
+                drop, lowest = 0, math.inf
+                for e in range(m):
+                    s = e_flips[e] / (rnd - e_since[e])
+                    if s < lowest:
+                        drop, lowest = e, s
+                eval_remove(E, drop, e_label, e_f, e_flips, e_since, block, n)
+            eval_put(E, E.meta[COUNT], idx, val, sq, e_label, e_f, e_flips, e_since, block, krow, n, yt, f, rnd)
+        m = E.meta[COUNT]
         if n >= budget:  # steps 1a–1c
-            best, best_margin = 0, -math.inf
+            best, best_score = 0, -math.inf
             for j in range(n):
-                m = label[j] * (fsv[j] - alpha[j] * gram[j, j])
-                if m > best_margin:
-                    best, best_margin = j, m
+                if mode == CKS_MARGIN:  # largest margin after its own removal
+                    score = label[j] * (fsv[j] - alpha[j] * gram[j, j])
+                elif mode == SUPPORT:  # fewest errors on the support set (eq. 3)
+                    errors = 0.0
+                    for k in range(n):
+                        if label[k] * (fsv[k] - alpha[j] * gram[j, k]) <= 0.0:
+                            errors += 1.0
+                    score = -errors
+                else:  # fewest errors on the evaluation set
+                    errors = 0.0
+                    for e in range(m):
+                        if e_label[e] * (e_f[e] - alpha[j] * block[e, j]) <= 0.0:
+                            errors += 1.0
+                    score = -errors
+                if score > best_score:
+                    best, best_score = j, score
             f -= alpha[best] * krow[best]
             retire(S, log, keep_retired, alpha, avg_sum, avg_stamp, best, counters[EXAMPLES])
+            if mode >= ALL:
+                shift_eval(e_f, e_flips, block, m, best, -alpha[best])
+                for e in range(m):
+                    block[e, best] = block[e, n - 1]
             remove_slot(S, best, alpha, avg_sum, avg_stamp, label, fsv, gram, krow)
             n -= 1
         kxx = self_kernel(code, gamma, coef0, degree, sq)
@@ -121,4 +288,11 @@ def cks_range(S, code, gamma, coef0, degree, alpha, avg_sum, avg_stamp, label, f
         new_coefficient(alpha, avg_sum, avg_stamp, n, a, counters[EXAMPLES])
         label[n] = yt
         fsv[n] = f + a * kxx
+        if mode >= ALL:  # k(x_e, x_t) for the evaluation set: the new support vector's column
+            scatter(scratch, idx, val)
+            kernel_row(E, code, gamma, coef0, degree, scratch, sq, e_krow)
+            unscatter(scratch, idx)
+            for e in range(m):
+                block[e, n] = e_krow[e]
+            shift_eval(e_f, e_flips, block, m, n, a)
     return n_examples
