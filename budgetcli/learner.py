@@ -52,6 +52,7 @@ class KernelLearner:
     # copies the evicted vector and its summed coefficient into `retired` before the pool range
     # can be reused.  Off by default: it makes memory grow with the number of evictions.
     evicts: ClassVar[bool] = False
+    n_scalars: ClassVar[int] = 0  # length of `scalars`, saved with the state
     # name -> "vector" (per slot, saved), "square" (slot x slot, saved) or "work" (per slot, not saved).
     # alpha: coefficients; avg_sum / avg_stamp: the running sums behind the averaged hypothesis
     # (see `touch`); krow: the kernel row of the current example.  Subclasses extend this dict.
@@ -65,6 +66,7 @@ class KernelLearner:
         self.support = SupportSet()
         self.counters = np.zeros(len(COUNTER_NAMES), np.int64)
         self.rng_state = seed_state(self.seed)  # for algorithms that draw random numbers in their loop
+        self.scalars = np.zeros(self.n_scalars)  # running numbers of an algorithm (e.g. the Forgetron's Q)
         self.scratch = np.zeros(0, np.float64)  # dense copy of x_t for kernel rows; all zeros between uses
         self.n_features = 0  # largest feature index seen in training, plus one
         self.keep_retired = False
@@ -144,7 +146,8 @@ class KernelLearner:
         n = len(self.support)
         indptr, idx, val = self.support.to_csr()
         arrays = {"sv_indptr": indptr, "sv_indices": idx, "sv_values": val,
-                  "counters": self.counters.copy(), "rng_state": self.rng_state.copy()}
+                  "counters": self.counters.copy(), "rng_state": self.rng_state.copy(),
+                  "scalars": self.scalars.copy()}
         for name, kind in self.slot_arrays.items():
             if kind == "vector":
                 arrays[name] = self.slot[name][:n].copy()
@@ -162,6 +165,7 @@ class KernelLearner:
         n = len(self.support)
         self.counters[:] = arrays["counters"]
         self.rng_state[:] = arrays["rng_state"]
+        self.scalars[:] = arrays["scalars"]
         self.slot = {name: self._new_slot_array(kind, self.support.capacity) for name, kind in self.slot_arrays.items()}
         for name, kind in self.slot_arrays.items():
             if kind == "vector":

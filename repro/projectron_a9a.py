@@ -1,7 +1,7 @@
 """Projectron paper, Fig. 6 setting on a9a: rbf γ = 0.04, one online pass over 5 random
 permutations; final support size and online mistakes of Perceptron, Projectron and Projectron++
 for η = 0.1 (our convention, ‖δ‖ ≤ η) and η = √0.1 (DOGMA's ‖δ‖² ≤ 0.1, which the paper ran),
-and of RBP / LBP at the budget of Projectron's final size.
+and of RBP / LBP / Forgetron at the budget of Projectron's final size.
 
     python repro/projectron_a9a.py ../shared/datasets/a9a/a9a [--test ../shared/datasets/a9a/a9a.t] [--runs ...]
 
@@ -21,6 +21,8 @@ from budgetcli import registry
 from budgetcli.io.libsvm import read_all
 from budgetcli.kernels import Kernel
 
+BUDGETED = ("rbp", "lbp", "forgetron")
+
 
 def main():
     ap = argparse.ArgumentParser()
@@ -29,8 +31,9 @@ def main():
     ap.add_argument("--permutations", type=int, default=5)
     ap.add_argument("--gamma", type=float, default=0.04)
     ap.add_argument("--runs", nargs="+", default=["perceptron", "projectron:0.1", "projectron:0.31623",
-                                                  "projectron++:0.1", "projectron++:0.31623", "rbp:773", "lbp:773"],
-                    help="ALGO[:VALUE] with VALUE = η for the Projectron family, B for rbp/lbp "
+                                                  "projectron++:0.1", "projectron++:0.31623", "rbp:773", "lbp:773",
+                                                  "forgetron:773"],
+                    help="ALGO[:VALUE] with VALUE = η for the Projectron family, B for rbp/lbp/forgetron "
                          "(default B = 773, our Projectron's size at η = √0.1)")
     args = ap.parse_args()
     data = read_all(args.train)
@@ -41,7 +44,7 @@ def main():
         res = []
         for p in range(args.permutations):
             ch = data.take(np.random.default_rng(p).permutation(len(data)))
-            params = {} if eta is None else {"budget": int(eta)} if algo in ("rbp", "lbp") else {"eta": eta}
+            params = {} if eta is None else {"budget": int(eta)} if algo in BUDGETED else {"eta": eta}
             learner = registry.get(algo)(Kernel("rbf", args.gamma), **params)
             t0 = time.perf_counter()
             learner.learn(ch, ch.labels)
@@ -55,7 +58,7 @@ def main():
         rows.append(row)
         eta_s = "-" if eta is None else f"{eta:g}"
         acc_s = "" if test is None else f"  test acc {100 * row['test_accuracy_mean']:.2f}%"
-        print(f"{algo:13s} {'B' if algo in ('rbp', 'lbp') else 'η'}={eta_s:7s} online error {100 * row['online_error_mean']:.2f}% ± "
+        print(f"{algo:13s} {'B' if algo in BUDGETED else 'η'}={eta_s:7s} online error {100 * row['online_error_mean']:.2f}% ± "
               f"{100 * row['online_error_std']:.2f}  |S| {row['support_mean']:.0f} ± {row['support_std']:.0f}  "
               f"{row['seconds_mean']:.1f} s{acc_s}", flush=True)
     print(json.dumps(rows))

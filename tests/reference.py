@@ -320,3 +320,45 @@ def tighter_budget_perceptron(X, y, k, budget, eval_set, q=10, beta=0.0, update=
     tr.support = slots
     tr.alpha = np.array(a)
     return tr
+
+
+def forgetron(X, y, k, budget) -> Trace:
+    """Self-tuned Forgetron (Dekel, Shalev-Shwartz, Singer 2008): Perceptron step; over budget,
+    shrink by φ = max{φ ∈ (0,1] : Ψ(φσ, φμ) + Q ≤ 15/32 M}, Ψ(λ, μ) = λ² + 2λ − 2λμ, then drop the
+    oldest.  φ is found here by checking the candidates {1} ∪ {real roots in (0, 1]} of the
+    quadratic numerically, not by the closed-form case analysis of the fast path."""
+    tr = Trace()
+    slots, a, born = [], [], []
+    Q, M = 0.0, 0
+    for t in range(len(y)):
+        f = sum(ai * k(X[s], X[t]) for ai, s in zip(a, slots))
+        tr.scores.append(f)
+        mistake = y[t] * f <= 0
+        tr.mistakes.append(mistake)
+        tr.margin_updates.append(False)
+        if not mistake:
+            continue
+        M += 1
+        if len(slots) < budget:
+            slots.append(t), a.append(y[t]), born.append(t)
+            continue
+        r = int(np.argmin(born))
+        cand_slots, cand_a = slots + [t], a + [y[t]]  # f' = f + y_t k(x_t, ·)
+        f_r = sum(ai * k(X[s], X[slots[r]]) for ai, s in zip(cand_a, cand_slots))
+        sigma, mu = abs(a[r]), np.sign(a[r]) * f_r
+
+        def excess(phi):
+            lam = phi * sigma
+            return lam * lam + 2 * lam - 2 * lam * phi * mu + Q - 15 / 32 * M
+
+        candidates = [1.0] + [float(z.real) for z in np.roots([sigma ** 2 - 2 * sigma * mu, 2 * sigma,
+                                                                  Q - 15 / 32 * M])
+                              if abs(z.imag) < 1e-12 and 0 < z.real <= 1]
+        phi = max(c for c in candidates if excess(c) <= 1e-9 * (1 + abs(Q)))
+        lam = phi * sigma
+        Q += lam * lam + 2 * lam - 2 * lam * phi * mu
+        a = [phi * ai for ai in a]
+        slots[r], a[r], born[r] = t, phi * y[t], t
+    tr.support = slots
+    tr.alpha = np.array(a, float)
+    return tr

@@ -1,0 +1,115 @@
+"""The self-tuned Forgetron (Dekel, Shalev-Shwartz, Singer, "The Forgetron: A Kernel-Based
+Perceptron on a Budget", SIAM J. Comput. 37(5), 2008), the Projectron paper's baseline (§7).
+
+On a mistake, add y_t k(x_t, ·) (Perceptron step).  If that makes B + 1 support vectors, shrink
+the whole hypothesis by φ_t and then remove the oldest support vector r:
+
+    φ_t = max{φ ∈ (0, 1] : Ψ(φσ, φμ) + Q ≤ (15/32) M}
+    Ψ(λ, μ) = λ² + 2λ − 2λμ,  σ = |α_r|,  μ = y_r f'(x_r)  (f' the hypothesis after the Perceptron step)
+    Q ← Q + Ψ(φ_t σ, φ_t μ)     (the running "damage"),  M = mistakes so far, this one included.
+
+Ψ(φσ, φμ) + Q − (15/32)M = aφ² + bφ + c with a = σ² − 2σμ, b = 2σ, c = Q − (15/32)M < 0 (Q stays
+below (15/32)M by construction), so φ_t is found in closed form (`shrink_factor`).  DOGMA, which ran
+the Projectron paper's experiments, solves the same quadratic.  The newcomer takes the evicted
+slot, so the oldest support vector is always slot (#additions mod B), as in `lbp`.
+"""
+
+from __future__ import annotations
+
+import math
+
+from numba import njit
+
+from ..kernels import scatter, unscatter
+from ..learner import EXAMPLES, MISTAKES, KernelLearner, new_coefficient, retire, score_example, touch
+from ..params import BUDGET
+from ..registry import register
+from ..support import COUNT, kernel_row, sv_fits, sv_put
+
+Q = 0  # index of the damage in `scalars`
+
+
+@register
+class Forgetron(KernelLearner):
+    name = "forgetron"
+    summary = "self-tuned Forgetron: on a mistake over budget, shrink f by φ_t from the damage bound, " \
+              "then evict the oldest support vector"
+    paper = "Dekel, Shalev-Shwartz, Singer, SIAM J. Comput. 37(5), 2008 (self-tuned); Projectron paper §7"
+    params = (BUDGET,)
+    slot_arrays = KernelLearner.slot_arrays | {"label": "vector", "krow_old": "work"}
+    evicts = True
+    n_scalars = 1
+
+    def _learn_range(self, indptr, indices, values, y, start):
+        s = self.slot
+        return forgetron_range(self.support.arrays, *self.kernel.args(), s["alpha"], s["avg_sum"], s["avg_stamp"],
+                               s["label"], s["krow"], s["krow_old"], indptr, indices, values, y, start,
+                               self.scratch, self.counters, self.scalars, self.hyper["budget"], self.retire_log,
+                               self.keep_retired)
+
+
+@njit(cache=True)
+def shrink_factor(a, b, c):
+    """The largest φ ∈ (0, 1] with aφ² + bφ + c ≤ 0, for b > 0 and c < 0 (so small φ are feasible)."""
+    if a == 0.0:
+        return min(1.0, -c / b)
+    d = b * b - 4.0 * a * c
+    if a > 0.0:  # feasible between the roots; the upper root is positive since c < 0
+        return min(1.0, (-b + math.sqrt(d)) / (2.0 * a))
+    # a < 0: feasible outside the roots (both positive, or none when d ≤ 0)
+    if d <= 0.0:
+        return 1.0
+    lower = (-b + math.sqrt(d)) / (2.0 * a)
+    upper = (-b - math.sqrt(d)) / (2.0 * a)
+    return 1.0 if upper <= 1.0 else min(1.0, lower)
+
+
+@njit(cache=True)
+def forgetron_range(S, code, gamma, coef0, degree, alpha, avg_sum, avg_stamp, label, krow, krow_old, indptr,
+                    indices, values, y, start, scratch, counters, scalars, budget, log, keep_retired):
+    n_examples = indptr.shape[0] - 1
+    for t in range(start, n_examples):
+        lo, hi = indptr[t], indptr[t + 1]
+        if not sv_fits(S, hi - lo):
+            return t
+        idx = indices[lo:hi]
+        val = values[lo:hi]
+        f, sq = score_example(S, code, gamma, coef0, degree, alpha, krow, scratch, idx, val)
+        n = S.meta[COUNT]
+        counters[EXAMPLES] += 1
+        rnd = counters[EXAMPLES]
+        yt = y[t]
+        if yt * f > 0.0:
+            continue
+        additions = counters[MISTAKES]
+        counters[MISTAKES] += 1
+        if n < budget:
+            sv_put(S, n, idx, val, sq)
+            new_coefficient(alpha, avg_sum, avg_stamp, n, yt, rnd)
+            label[n] = yt
+            continue
+        r = additions % budget  # the oldest support vector
+        # f'(x_r) = f(x_r) + y_t k(x_t, x_r), with f(x_r) from x_r's kernel row
+        p = S.start[r]
+        r_idx = S.pool_idx[p:p + S.length[r]]
+        r_val = S.pool_val[p:p + S.length[r]]
+        scatter(scratch, r_idx, r_val)
+        kernel_row(S, code, gamma, coef0, degree, scratch, S.sqnorm[r], krow_old)
+        unscatter(scratch, r_idx)
+        f_r = yt * krow[r]
+        for j in range(n):
+            f_r += alpha[j] * krow_old[j]
+        sigma = abs(alpha[r])
+        mu = label[r] * f_r
+        phi = shrink_factor(sigma * sigma - 2.0 * sigma * mu, 2.0 * sigma,
+                            scalars[Q] - 15.0 / 32.0 * counters[MISTAKES])
+        lam = phi * sigma
+        scalars[Q] += lam * lam + 2.0 * lam - 2.0 * lam * phi * mu
+        for j in range(n):
+            touch(alpha, avg_sum, avg_stamp, j, rnd)
+            alpha[j] *= phi
+        retire(S, log, keep_retired, alpha, avg_sum, avg_stamp, r, rnd)
+        sv_put(S, r, idx, val, sq)
+        new_coefficient(alpha, avg_sum, avg_stamp, r, yt * phi, rnd)
+        label[r] = yt
+    return n_examples
