@@ -21,7 +21,8 @@ EXIT_STATUS = [("0", "success"), ("1", "bad data (FILE:LINE named), bad model fi
 def _esc(text: str) -> str:
     text = text.replace("\\", "\\e").replace("-", "\\-")
     # groff reads ASCII: γ, σ, ‖ ... become its Unicode escapes \[uXXXX]
-    text = text.replace("\u2016", "||")  # groff has no glyph for ‖
+    for char, ascii_text in (("\u2016", "||"), ("\u2082", "2")):  # glyphs groff lacks: ‖ and ₂
+        text = text.replace(char, ascii_text)
     text = "".join(c if ord(c) < 128 else f"\\[u{ord(c):04X}]" for c in text)
     return "\n".join(("\\&" + line) if line.startswith((".", "'")) else line for line in text.splitlines())
 

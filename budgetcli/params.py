@@ -34,6 +34,9 @@ FLAGS = {
     "update": ("--update",),
     "eval_set": ("--eval-set",),
     "eval_size": ("--eval-size",),
+    "alma_alpha": ("--alma-alpha",),
+    "alma_b": ("--alma-b",),
+    "alma_c": ("--alma-c",),
 }
 
 

@@ -362,3 +362,45 @@ def forgetron(X, y, k, budget) -> Trace:
     tr.support = slots
     tr.alpha = np.array(a, float)
     return tr
+
+
+def alma2(X, y, k, alpha=0.0, B=1.0, C=np.sqrt(2) - 1, eta=None) -> Trace:
+    """ALMA₂ (Gentile 2001) in kernel form and, with `eta`, its projected version (Projectron paper §6).
+    ‖f‖ is computed from the Gram matrix each time (not tracked), projections by direct solves."""
+    tr = Trace()
+    a = np.zeros(0)
+    updates = 0
+    for t in range(len(y)):
+        S = tr.support
+        kt = np.array([k(X[s], X[t]) for s in S])
+        f = float(a @ kt) if S else 0.0
+        tr.scores.append(f)
+        tr.mistakes.append(y[t] * f <= 0)
+        tr.margin_updates.append(False)
+        kxx = k(X[t], X[t])
+        if kxx <= 0:
+            continue
+        kk = updates + 1
+        if y[t] * f / np.sqrt(kxx) > (1 - alpha) * B / np.sqrt(kk):
+            continue
+        tr.margin_updates[-1] = y[t] * f > 0
+        step = C / np.sqrt(kk)
+        K = np.array([[k(X[i], X[j]) for j in S] for i in S]) if S else np.zeros((0, 0))
+        # f' = f + step y x̂ over S ∪ {t}
+        full = np.append(a, step * y[t] / np.sqrt(kxx))
+        Kfull = np.array([[k(X[i], X[j]) for j in S + [t]] for i in S + [t]])
+        N = max(1.0, np.sqrt(full @ Kfull @ full))
+        project = False
+        if eta is not None:
+            d = np.linalg.solve(K, kt) if S else np.zeros(0)
+            delta2 = kxx - kt @ d
+            dist = 0.0 if delta2 <= DEPENDENCE_TOL * kxx else step / N * np.sqrt(delta2 / kxx)
+            project = dist <= eta
+        if project:
+            a = (a + step * y[t] * d / np.sqrt(kxx)) / N
+        else:
+            S.append(t)
+            a = full / N
+        updates += 1
+    tr.alpha = a
+    return tr

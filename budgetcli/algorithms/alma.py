@@ -1,0 +1,127 @@
+"""ALMA₂, Gentile's Approximate Large Margin Algorithm with the 2-norm (JMLR 2001), kernelised, and
+its bounded version by projection (Orabona, Keshet, Caputo, JMLR 2009, §6, Theorem 7).
+
+ALMA₂(α; B, C), with x̂ = x/‖x‖ (‖x‖² = k(x, x)) and k the number of updates so far plus one:
+    if y f(x̂) ≤ (1 − α) B/√k:   f' = f + η_k y k(x̂, ·),  η_k = C/√k;   f ← f'/max(1, ‖f'‖);   k ← k + 1
+The norm ‖f‖² is kept incrementally (‖f + η y x̂‖² = ‖f‖² + 2η y f(x̂) + η²).  Defaults α = 0, B = 1,
+C = √2 − 1 satisfy C² + 2(1 − α)BC = 1, the condition of Theorem 7 (and of Gentile's Theorem 3);
+they are DOGMA's defaults, which the Projectron paper's experiments used.
+
+`projectron-alma2` (§6): f'_t is ALMA₂'s hypothesis after its update, normalisation included; when
+the projection error ‖δ_t‖ = ‖f'_t − P_{t−1} f'_t‖ = (η_k/N)‖x̂ − P x̂‖ is at most η (or x lies in the
+span numerically, as in the Projectron), f_t = P_{t−1} f'_t = (f + η_k y P x̂)/N and no support vector
+is added.  ‖δ_t‖ carries the step η_k = C/√k, so η acts on that scale: once η_k/N falls below η every
+update is projected and the support set stops growing, which is how Theorem 7 bounds it.  Points with k(x, x) = 0 cannot be normalised and are skipped (never an update).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from ..kernels import self_kernel
+from ..learner import (EXAMPLES, MARGIN_UPDATES, MISTAKES, PROJECTIONS, KernelLearner, new_coefficient,
+                       score_example, touch)
+from ..params import ETA, Param
+from ..registry import register
+from ..support import COUNT, sv_fits, sv_put
+from .projectron import DEPENDENCE_TOL, grow_inverse, project
+
+ALMA_ALPHA = Param("alma_alpha", float, 0.0, "ALMA₂'s margin fraction α ∈ [0, 1] (Gentile 2001)",
+                   check=lambda v: 0 <= v <= 1, requirement="in [0, 1]")
+ALMA_B = Param("alma_b", float, 1.0, "ALMA₂'s margin scale B > 0 (Gentile 2001)",
+               check=lambda v: v > 0 and math.isfinite(v), requirement="a finite number > 0")
+ALMA_C = Param("alma_c", float, math.sqrt(2) - 1, "ALMA₂'s step scale C > 0 (Gentile 2001)",
+               check=lambda v: v > 0 and math.isfinite(v), requirement="a finite number > 0")
+
+NORM2, UPDATES_PLUS_ONE = 0, 1  # indices in `scalars`
+
+
+@register
+class Alma2(KernelLearner):
+    name = "alma2"
+    summary = "ALMA₂: normalised margin updates with a decreasing step and projection onto the unit ball"
+    paper = "Gentile, JMLR 2001; kernel form as in Orabona, Keshet, Caputo, JMLR 2009, §6"
+    params = (ALMA_ALPHA, ALMA_B, ALMA_C)
+    n_scalars = 2
+    projecting = False
+
+    def __init__(self, *args, **kw):
+        super().__init__(*args, **kw)
+        self.scalars[UPDATES_PLUS_ONE] = 1.0
+
+    def _learn_range(self, indptr, indices, values, y, start):
+        s, h = self.slot, self.hyper
+        # plain ALMA₂ keeps no Gram inverse: the loop gets empty stand-ins it never touches
+        kinv, d = (s["kinv"], s["d"]) if self.projecting else (np.zeros((0, 0)), np.zeros(0))
+        return alma_range(self.support.arrays, *self.kernel.args(), s["alpha"], s["avg_sum"], s["avg_stamp"],
+                          kinv, s["krow"], d, indptr, indices, values, y, start, self.scratch,
+                          self.counters, self.scalars, h["alma_alpha"], h["alma_b"], h["alma_c"],
+                          h.get("eta", 0.0), self.projecting)
+
+
+@register
+class ProjectronAlma2(Alma2):
+    name = "projectron-alma2"
+    summary = "ALMA₂ bounded by projection: project the update when ‖δ‖ ≤ η, as the Projectron does"
+    paper = "Orabona, Keshet, Caputo, JMLR 2009, §6, Theorem 7"
+    params = (ALMA_ALPHA, ALMA_B, ALMA_C, ETA)
+    slot_arrays = KernelLearner.slot_arrays | {"kinv": "square", "d": "work"}
+    projecting = True
+
+
+@njit(cache=True)
+def alma_range(S, code, gamma, coef0, degree, alpha, avg_sum, avg_stamp, kinv, krow, d, indptr, indices, values,
+               y, start, scratch, counters, scalars, a, b, c, eta, projecting):
+    n_examples = indptr.shape[0] - 1
+    for t in range(start, n_examples):
+        lo, hi = indptr[t], indptr[t + 1]
+        if not sv_fits(S, hi - lo):
+            return t
+        idx = indices[lo:hi]
+        val = values[lo:hi]
+        f, sq = score_example(S, code, gamma, coef0, degree, alpha, krow, scratch, idx, val)
+        n = S.meta[COUNT]
+        counters[EXAMPLES] += 1
+        rnd = counters[EXAMPLES]
+        yt = y[t]
+        if yt * f <= 0.0:
+            counters[MISTAKES] += 1
+        kxx = self_kernel(code, gamma, coef0, degree, sq)
+        if kxx <= 0.0:
+            continue
+        norm_x = math.sqrt(kxx)
+        k = scalars[UPDATES_PLUS_ONE]
+        margin = yt * f / norm_x
+        if margin > (1.0 - a) * b / math.sqrt(k):
+            continue
+        if yt * f > 0.0:
+            counters[MARGIN_UPDATES] += 1
+        step = c / math.sqrt(k)
+        grown = scalars[NORM2] + 2.0 * step * margin + step * step  # ‖f'‖² before normalising
+        scale = max(1.0, math.sqrt(grown))
+        projected = False
+        if projecting:
+            delta2, pk2 = project(kinv, krow, d, n, kxx)
+            dependent = delta2 <= DEPENDENCE_TOL * kxx
+            if dependent or step / scale * math.sqrt(delta2 / kxx) <= eta:
+                projected = True
+                for i in range(n):
+                    touch(alpha, avg_sum, avg_stamp, i, rnd)
+                    alpha[i] += step * yt * d[i] / norm_x
+                grown = scalars[NORM2] + 2.0 * step * margin + step * step * pk2 / kxx
+                counters[PROJECTIONS] += 1
+            else:
+                grow_inverse(kinv, d, n, delta2)
+        if not projected:
+            sv_put(S, n, idx, val, sq)
+            new_coefficient(alpha, avg_sum, avg_stamp, n, step * yt / norm_x, rnd)
+        if scale > 1.0:
+            for i in range(S.meta[COUNT]):
+                touch(alpha, avg_sum, avg_stamp, i, rnd)
+                alpha[i] /= scale
+        scalars[NORM2] = grown / (scale * scale)
+        scalars[UPDATES_PLUS_ONE] = k + 1.0
+    return n_examples
