@@ -34,6 +34,7 @@ FLAGS = {
     "update": ("--update",),
     "eval_set": ("--eval-set",),
     "eval_size": ("--eval-size",),
+    "size": ("--size",),
     "alma_alpha": ("--alma-alpha",),
     "alma_b": ("--alma-b",),
     "alma_c": ("--alma-c",),

@@ -193,7 +193,7 @@ def shifting_perceptron(X, y, k, lam) -> Trace:
     return tr
 
 
-def cks_budget_perceptron(X, y, k, budget, beta=0.0, update="perceptron", C=1.0) -> Trace:
+def cks_budget_perceptron(X, y, k, budget, beta=0.0, update="perceptron", C=1.0, variable=False) -> Trace:
     """Weston, Bordes, Bottou 2005, Fig. 1 with the rules of Fig. 2, margins recomputed from scratch.
     The support set is a list of slots; a removed slot is refilled by the last one (the store's
     convention), so slot order and tie-breaking (lowest slot) match the compiled learner."""
@@ -230,6 +230,14 @@ def cks_budget_perceptron(X, y, k, budget, beta=0.0, update="perceptron", C=1.0)
         slots.append(t)
         a.append(alpha * y[t])
         lab.append(y[t])
+        while variable and slots:  # drop support vectors classified with margin ≥ β without themselves
+            margins = [lab[j] * (f_at(X[slots[j]]) - a[j] * k(X[slots[j]], X[slots[j]])) for j in range(len(slots))]
+            i = int(np.argmax(margins))
+            if margins[i] < beta:
+                break
+            for lst in (slots, a, lab):
+                lst[i] = lst[-1]
+                lst.pop()
     tr.support = slots
     tr.alpha = np.array(a)
     return tr

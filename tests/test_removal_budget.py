@@ -76,3 +76,15 @@ def test_tighter_evaluation_caches_stay_exact(eval_set):
     block = learner.kernel_matrix(e_indptr, e_idx, e_val)
     np.testing.assert_allclose(learner.eval_block[:m, :n], block, rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(learner.eval["e_f"][:m], block @ learner.slot["alpha"][:n], rtol=1e-9, atol=1e-9)
+
+
+@pytest.mark.parametrize("update,beta", [("perceptron", 0.5), ("svm", 1.0)])
+def test_variable_size_matches_reference(update, beta):
+    X, y = random_stream(160, 4, seed=36)
+    k = Kernel("rbf", 0.5)
+    # a budget the stream never fills: only the variable-size rule removes anything
+    learner = registry.get("budget-perceptron")(k, budget=500, beta=beta, update=update, size="variable")
+    trace = reference.cks_budget_perceptron(X, y, ref_kernel(k), 500, beta, update, variable=True)
+    fixed = reference.cks_budget_perceptron(X, y, ref_kernel(k), 500, beta, update)
+    assert len(trace.support) < len(fixed.support)  # redundant support vectors were dropped
+    assert_matches_reference(learner, trace, X, y)

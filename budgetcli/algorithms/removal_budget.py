@@ -18,6 +18,12 @@
                s_i = flips / rounds in the set.
   L is the 0/1 loss with y·f ≤ 0 counted as an error, as mistakes are everywhere in the package.
 
+`budget-perceptron --size variable` is CKS's variable-size variant, which Weston et al. give in one
+sentence ("removes all examples that violate y_j(w_{t−1} − α_j y_j x_j)·x_j < β on each iteration").
+Our reading: after each update, repeatedly remove the support vector with the largest margin after its
+own removal while that margin is ≥ β (it is then redundant), updating the cached margins after each
+removal; ties to the lowest slot.  The budget B still caps the size.
+
 Both update on y_t f(x_t) ≤ β; with B support vectors stored the removal happens first, then x_t is
 inserted with α_t from the update rule of Fig. 2, computed on f after the removal:
     perceptron   α = 1
@@ -29,7 +35,6 @@ leaves f = 0: its α is 0 whenever y f ≥ 0, as Fig. 2 writes it.)
 To make removals cheap, as the paper assumes ("all kernel calculations cached"), the Gram matrix of
 the support set, f(x_j) for every support vector, and for E its kernel block against the support
 set and f(x_k) are kept current on each insertion and removal.  Ties go to the lowest slot.
-Only the fixed-size budget is implemented.
 """
 
 from __future__ import annotations
@@ -53,6 +58,9 @@ EVAL_SETS = {"all": ALL, "support": SUPPORT, "random": RANDOM, "flip": FLIP}
 
 UPDATE = Param("update", str, "perceptron", "update rule of Weston et al. Fig. 2: perceptron, mira or svm",
                check=lambda v: v in UPDATE_RULES, requirement="one of perceptron, mira, svm")
+SIZE = Param("size", str, "fixed", "CKS budget: fixed (remove one SV when B are stored) or variable "
+             "(also drop every SV still classified with margin ≥ β without itself)",
+             check=lambda v: v in ("fixed", "variable"), requirement="fixed or variable")
 EVAL_SET = Param("eval_set", str, "flip", "evaluation set of the Tighter Budget Perceptron (Weston et al. §3.2): "
                  "all, support, random or flip", check=lambda v: v in EVAL_SETS,
                  requirement="one of all, support, random, flip")
@@ -69,7 +77,7 @@ class BudgetPerceptron(KernelLearner):
     summary = "Crammer–Kandola–Singer Budget Perceptron: on a margin error with B stored, remove the SV " \
               "with the largest margin after its own removal"
     paper = "Crammer, Kandola, Singer, NIPS 2003; Weston, Bordes, Bottou, AISTATS 2005, Figs. 1, 2"
-    params = (BUDGET, BETA, UPDATE, COST)
+    params = (BUDGET, BETA, UPDATE, COST, SIZE)
     slot_arrays = KernelLearner.slot_arrays | {"label": "vector", "fsv": "vector", "gram": "square"}
     evicts = True
     eval_mode = CKS_MARGIN
@@ -91,7 +99,7 @@ class BudgetPerceptron(KernelLearner):
                              self.scratch, self.counters, h["budget"], h["beta"], UPDATE_RULES[h["update"]],
                              h["cost"], self.retire_log, self.keep_retired, self.eval_mode, h.get("eval_size", 1),
                              self.rng_state, self.evalset.arrays, e["e_label"], e["e_f"], e["e_flips"],
-                             e["e_since"], e["e_krow"], self.eval_block)
+                             e["e_since"], e["e_krow"], self.eval_block, h.get("size") == "variable")
 
 
 @register
@@ -201,7 +209,7 @@ def eval_remove(E, e, e_label, e_f, e_flips, e_since, block, n):
 @njit(cache=True)
 def removal_range(S, code, gamma, coef0, degree, alpha, avg_sum, avg_stamp, label, fsv, gram, krow, indptr,
                   indices, values, y, start, scratch, counters, budget, beta, rule, cost, log, keep_retired,
-                  mode, q, rng_state, E, e_label, e_f, e_flips, e_since, e_krow, block):
+                  mode, q, rng_state, E, e_label, e_f, e_flips, e_since, e_krow, block, variable):
     n_examples = indptr.shape[0] - 1
     for t in range(start, n_examples):
         lo, hi = indptr[t], indptr[t + 1]
@@ -295,4 +303,15 @@ def removal_range(S, code, gamma, coef0, degree, alpha, avg_sum, avg_stamp, labe
             for e in range(m):
                 block[e, n] = e_krow[e]
             shift_eval(e_f, e_flips, block, m, n, a)
+        if variable:  # CKS variable size: drop every support vector that is redundant by β
+            while S.meta[COUNT] > 0:
+                best, best_margin = 0, -math.inf
+                for j in range(S.meta[COUNT]):
+                    margin = label[j] * (fsv[j] - alpha[j] * gram[j, j])
+                    if margin > best_margin:
+                        best, best_margin = j, margin
+                if best_margin < beta:
+                    break
+                retire(S, log, keep_retired, alpha, avg_sum, avg_stamp, best, counters[EXAMPLES])
+                remove_slot(S, best, alpha, avg_sum, avg_stamp, label, fsv, gram, krow)
     return n_examples
