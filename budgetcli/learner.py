@@ -96,8 +96,12 @@ class KernelLearner:
         self.n_features = max(self.n_features, chunk.n_features)
         self._ensure_scratch(chunk.n_features)
         start, n = 0, len(chunk)
-        if self.evicts and self.retire_log.start.shape[0] < n:  # at most one eviction per example
-            self.retire_log = RetireLog(np.zeros(n, np.int64), np.zeros(n, np.int64), np.zeros(n), self.retire_log.count)
+        # every eviction removes a vector present at the start or added since: at most one per example
+        # plus the current support set, a bound the compiled loops rely on (they do not bounds-check)
+        need = n + len(self.support) if self.evicts and self.keep_retired else 0
+        if self.retire_log.start.shape[0] < need:
+            self.retire_log = RetireLog(np.zeros(need, np.int64), np.zeros(need, np.int64), np.zeros(need),
+                                        self.retire_log.count)
         while start < n:
             start = self._learn_range(chunk.indptr, chunk.indices, chunk.values, y, start)
             self._collect_retired()  # before `reserve` may compact the pool

@@ -94,3 +94,19 @@ def test_exact_average_keeps_evicted_vectors_and_projection_agrees_on_the_kept_o
     kept = Chunk(indptr, idx, val, np.ones(8), np.arange(1, 9), {1.0: "1"})
     np.testing.assert_allclose(projected.learner.decision_function(kept), exact.learner.decision_function(kept),
                                rtol=1e-6, atol=1e-6)
+
+
+def test_exact_average_of_variable_size_cks_keeps_every_removed_vector():
+    """The variable-size budget can drop several support vectors after one update: the eviction log
+    must hold them all."""
+    from budgetcli.labels import BinaryLabels
+    from budgetcli.model import Model
+
+    X, y = random_stream(300, 4, 10)
+    learner = registry.get("budget-perceptron")(Kernel("rbf", 0.5), budget=50, beta=0.5, size="variable")
+    learner.keep_retired = True
+    learner.learn(chunk_from_dense(X, y), y)
+    updates = learner.counter("mistakes") + learner.counter("margin_updates")
+    assert len(learner.retired) == updates - len(learner.support) > 0
+    exact = Model(learner, BinaryLabels()).averaged()
+    assert len(exact.learner.support) == updates
