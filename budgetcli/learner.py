@@ -20,7 +20,7 @@ import numpy as np
 from numba import njit
 
 from .kernels import Kernel, scatter, sparse_sqnorm, unscatter
-from .params import Param
+from .params import FLAGS, Param
 from .rng import seed_state
 from .support import COUNT, SupportSet, kernel_row
 
@@ -86,7 +86,7 @@ class KernelLearner:
             v = given.get(p.name)
             v = p.default if v is None else p.type(v)
             if not p.check(v):
-                raise ValueError(f"{cls.name}: {p.name} must be {p.requirement}, got {v}")
+                raise ValueError(f"{cls.name}: {FLAGS[p.name][-1]} must be {p.requirement}, got {v}")
             out[p.name] = v
         return out
 
