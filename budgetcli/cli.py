@@ -39,10 +39,14 @@ def _param_options(f):
     for name in sorted(by_name, reverse=True):
         uses = by_name[name]
         first = uses[0][1]
-        defaults = "; ".join(f"{algo}: {p.default}" for algo, p in uses)
+        by_default: dict = {}
+        for algo, p in uses:
+            by_default.setdefault(p.default, []).append(algo)
+        defaults = "; ".join(f"{d:g} for {', '.join(algos)}" if isinstance(d, float) else f"{d} for {', '.join(algos)}"
+                             for d, algos in by_default.items())
         flags = FLAGS[name]
         f = click.option(*flags, name, type=first.type, default=None,
-                         help=f"{first.help}. Default {defaults}.")(f)
+                         help=f"{first.help}. Default: {defaults}.")(f)
     return f
 
 
