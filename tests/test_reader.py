@@ -391,7 +391,7 @@ def test_data_error_format_and_pickle():
     err = DataError("f.txt", 3, "x" * 100, "bad thing")
     assert err.token == "x" * 40
     assert str(err) == f"f.txt:3: bad thing (token {'x' * 40!r})"
-    assert str(DataError("f.txt", 0, None, "cannot open: gone")) == "f.txt:0: cannot open: gone"
+    assert str(DataError("f.txt", 0, None, "cannot open: gone")) == "f.txt: cannot open: gone"
     assert isinstance(err, ValueError)
     copy = pickle.loads(pickle.dumps(err))
     assert (copy.source, copy.line, copy.token, copy.reason, str(copy)) == (

@@ -76,7 +76,8 @@ class DataError(ValueError):
         self.line = int(line)
         self.token = None if token is None else str(token)[:_TOKEN_DISPLAY_CHARS]
         self.reason = reason
-        message = f"{self.source}:{self.line}: {reason}"
+        # line 0: about the source as a whole (cannot open it, no examples in it)
+        message = f"{self.source}:{self.line}: {reason}" if self.line else f"{self.source}: {reason}"
         if self.token is not None:
             message += f" (token {self.token!r})"
         super().__init__(message)
