@@ -52,7 +52,7 @@ def test_unknown_update_rule_is_refused():
 
 
 @pytest.mark.parametrize("eval_set", ["all", "support", "random", "flip"])
-@pytest.mark.parametrize("update,beta", [("perceptron", 0.0), ("svm", 1.0)])
+@pytest.mark.parametrize("update,beta", [("perceptron", 0.0), ("svm", 1.0), ("mira", 0.0)])
 def test_tighter_matches_reference(eval_set, update, beta):
     X, y = random_stream(150, 4, seed=34)
     k = Kernel("rbf", 0.5)
