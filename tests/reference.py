@@ -193,6 +193,24 @@ def shifting_perceptron(X, y, k, lam) -> Trace:
     return tr
 
 
+def weston_alpha(update, y, f, kxx, C):
+    """α_t by the update rules of Weston et al. Fig. 2, on f after any removal."""
+    if update == "perceptron":
+        return 1.0
+    if kxx <= 0:
+        return 0.0
+    if update == "mira":
+        return min(1.0, max(0.0, -y * f / kxx))
+    return min(C, max(0.0, (1 - y * f) / kxx))
+
+
+def swap_remove(lists, i):
+    """Remove entry i from parallel lists by moving the last entry into it (the store's convention)."""
+    for lst in lists:
+        lst[i] = lst[-1]
+        lst.pop()
+
+
 def cks_budget_perceptron(X, y, k, budget, beta=0.0, update="perceptron", C=1.0, variable=False) -> Trace:
     """Weston, Bordes, Bottou 2005, Fig. 1 with the rules of Fig. 2, margins recomputed from scratch.
     The support set is a list of slots; a removed slot is refilled by the last one (the store's
@@ -203,6 +221,9 @@ def cks_budget_perceptron(X, y, k, budget, beta=0.0, update="perceptron", C=1.0,
     def f_at(x):
         return sum(ai * k(X[s], x) for ai, s in zip(a, slots))
 
+    def margin_without(j):  # y_j (f(x_j) − a_j k(x_j, x_j))
+        return lab[j] * (f_at(X[slots[j]]) - a[j] * k(X[slots[j]], X[slots[j]]))
+
     for t in range(len(y)):
         f = f_at(X[t])
         tr.scores.append(f)
@@ -212,32 +233,20 @@ def cks_budget_perceptron(X, y, k, budget, beta=0.0, update="perceptron", C=1.0,
         if m > beta:
             continue
         if len(slots) >= budget:
-            margins = [lab[j] * (f_at(X[slots[j]]) - a[j] * k(X[slots[j]], X[slots[j]])) for j in range(len(slots))]
+            margins = [margin_without(j) for j in range(len(slots))]
             i = int(np.argmax(margins))
-            for lst in (slots, a, lab):
-                lst[i] = lst[-1]
-                lst.pop()
+            swap_remove((slots, a, lab), i)
             f = f_at(X[t])
-        kxx = k(X[t], X[t])
-        if update == "perceptron":
-            alpha = 1.0
-        elif kxx <= 0:
-            alpha = 0.0
-        elif update == "mira":
-            alpha = min(1.0, max(0.0, -y[t] * f / kxx))
-        else:
-            alpha = min(C, max(0.0, (1 - y[t] * f) / kxx))
+        alpha = weston_alpha(update, y[t], f, k(X[t], X[t]), C)
         slots.append(t)
         a.append(alpha * y[t])
         lab.append(y[t])
         while variable and slots:  # drop support vectors classified with margin ≥ β without themselves
-            margins = [lab[j] * (f_at(X[slots[j]]) - a[j] * k(X[slots[j]], X[slots[j]])) for j in range(len(slots))]
+            margins = [margin_without(j) for j in range(len(slots))]
             i = int(np.argmax(margins))
             if margins[i] < beta:
                 break
-            for lst in (slots, a, lab):
-                lst[i] = lst[-1]
-                lst.pop()
+            swap_remove((slots, a, lab), i)
     tr.support = slots
     tr.alpha = np.array(a)
     return tr
@@ -272,9 +281,7 @@ def tighter_budget_perceptron(X, y, k, budget, eval_set, q=10, beta=0.0, update=
             E[pos], e_flips[pos], e_since[pos], e_sign[pos] = t, 0, t + 1, f > 0
 
     def drop(pos):
-        for lst in (E, e_flips, e_since, e_sign):
-            lst[pos] = lst[-1]
-            lst.pop()
+        swap_remove((E, e_flips, e_since, e_sign), pos)
 
     for t in range(len(y)):
         rnd = t + 1
@@ -307,20 +314,10 @@ def tighter_budget_perceptron(X, y, k, budget, eval_set, q=10, beta=0.0, update=
                 errors.append(sum(1 for p, yp in zip(points, plab)
                                   if yp * (f_at(X[p]) - a[j] * k(X[slots[j]], X[p])) <= 0))
             i = int(np.argmin(errors))
-            for lst in (slots, a, lab):
-                lst[i] = lst[-1]
-                lst.pop()
+            swap_remove((slots, a, lab), i)
             f = f_at(X[t])
             recount()
-        kxx = k(X[t], X[t])
-        if update == "perceptron":
-            alpha = 1.0
-        elif kxx <= 0:
-            alpha = 0.0
-        elif update == "mira":
-            alpha = min(1.0, max(0.0, -y[t] * f / kxx))
-        else:
-            alpha = min(C, max(0.0, (1 - y[t] * f) / kxx))
+        alpha = weston_alpha(update, y[t], f, k(X[t], X[t]), C)
         slots.append(t)
         a.append(alpha * y[t])
         lab.append(y[t])
