@@ -371,6 +371,74 @@ def _print_eval(r: dict) -> None:
 
 
 @main.command()
+@click.argument("model_path", metavar="MODEL")
+@click.option("--format", "fmt", type=click.Choice(["libsvm"]), default="libsvm", show_default=True,
+              help="libsvm: LIBSVM's model text format, read by svm-predict and libsvm's svm_load_model.")
+@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False, allow_dash=True),
+              help="File to write ('-' for stdout).")
+def export(model_path, fmt, output):
+    """Write MODEL in another tool's format: a binary model with a linear, poly or rbf kernel as a
+    LIBSVM C-SVC model that gives the same predictions.
+
+    Multiclass models, models that saw one label only and non-integer labels are refused:
+    LIBSVM's format cannot express them. Nothing is written on failure."""
+    from .export import ExportError, libsvm_text, write_text_atomically
+
+    model = _load(model_path)
+    try:
+        text = libsvm_text(model, model_path)
+    except ExportError as exc:
+        fail(str(exc))
+    if output == "-":
+        click.echo(text, nl=False)
+        return
+    try:
+        write_text_atomically(output, text)
+    except OSError as exc:
+        fail(f"{output}: cannot write: {exc.strerror or exc}")
+
+
+@main.command(name="import")
+@click.argument("libsvm_model", metavar="LIBSVM_MODEL")
+@click.option("-a", "--algorithm", type=click.Choice(["perceptron", "pa", "pa-i", "pa-ii"]), default="perceptron",
+              show_default=True, help="Algorithm that goes on learning from the imported model with train --resume.")
+@click.option("-C", "--cost", type=float, default=None, help="C of pa-i / pa-ii (default 1).")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed stored in the model.")
+@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False), help="budgetlearn model file to write.")
+def import_(libsvm_model, algorithm, cost, seed, output):
+    """Read a binary LIBSVM C-SVC model (linear, poly or rbf kernel, rho 0) as a budgetlearn model,
+    a starting point for `train --resume`.
+
+    Its support vectors, coefficients, kernel and labels are kept (LIBSVM's first label is the
+    one with positive scores); its counters start at zero."""
+    from .export import ExportError, import_libsvm
+
+    params = {} if cost is None else {"cost": cost}
+    try:
+        model = import_libsvm(libsvm_model, ALGORITHMS[algorithm], params, seed=seed)
+    except (DataError, ExportError) as exc:
+        fail(str(exc))
+    except ValueError as exc:  # a parameter the algorithm does not take or a bad value
+        raise click.UsageError(str(exc))
+    try:
+        model.save(output)
+    except OSError as exc:
+        fail(f"{output}: cannot write the model: {exc.strerror or exc}")
+
+
+@main.command()
+@click.argument("model_path", metavar="MODEL")
+@click.option("--json", "as_json", is_flag=True, help="Print the description as one JSON object.")
+def info(model_path, as_json):
+    """Describe MODEL: algorithm, parameters, kernel, labels, hypothesis, support size, bytes and
+    training counters."""
+    from .info import describe, format_text
+
+    d = describe(_load(model_path), model_path)
+    click.echo(json.dumps(d) if as_json else format_text(d))
+
+
+@main.command()
 def algorithms():
     """List the algorithms with their parameters and papers."""
     for name in sorted(ALGORITHMS):
