@@ -16,6 +16,7 @@ import numpy as np
 
 from . import __version__, metrics, pipeline, registry
 from .io.libsvm import DataError, write_libsvm
+from .curve import LearningCurve
 from .model import Model
 from .modelfile import ModelFileError
 from .params import FLAGS
@@ -91,6 +92,11 @@ def _train_options(f):
                      help="Skip malformed lines (and report how many) instead of failing."),
         click.option("-q", "--quiet", is_flag=True, help="No summary or progress on stderr."),
         click.option("--json", "as_json", is_flag=True, help="Print the summary as one JSON object on stdout."),
+        click.option("--curve", "curve_path", type=click.Path(dir_okay=False), default=None, metavar="FILE.csv",
+                     help="Log a learning curve to FILE.csv: t, mistakes, online_rate, support_size, seconds, "
+                          "every --curve-every examples and at the end (`budgetlearn plot` draws it)."),
+        click.option("--curve-every", type=click.IntRange(min=1), default=1000, show_default=True, metavar="K",
+                     help="Examples between two rows of --curve."),
         click.argument("data"),
         click.pass_context,
     ]):
@@ -126,13 +132,13 @@ def online_to_batch(ctx, method, **options):
 
 
 def _train(ctx, hypothesis, algorithm, kernel, gamma, sigma, degree, coef0, seed, epochs, shuffle, output,
-           resume_path, skip_bad_lines, quiet, as_json, data, **params):
+           resume_path, skip_bad_lines, quiet, as_json, curve_path, curve_every, data, **params):
     params = {k: v for k, v in params.items() if v is not None}
     resume = None
     if resume_path is not None:
         given = [p.opts[-1] for p in ctx.command.params
                  if p.name not in ("output", "resume_path", "skip_bad_lines", "quiet", "as_json", "data", "method",
-                                   "epochs", "shuffle")
+                                   "epochs", "shuffle", "curve_path", "curve_every")
                  and ctx.get_parameter_source(p.name) is not click.core.ParameterSource.DEFAULT]
         if given:
             raise click.UsageError(f"--resume continues the model's own settings; drop {', '.join(given)}")
@@ -167,12 +173,18 @@ def _train(ctx, hypothesis, algorithm, kernel, gamma, sigma, degree, coef0, seed
     except ValueError as exc:
         raise click.UsageError(str(exc))
 
+    if curve_path is None and ctx.get_parameter_source("curve_every") is not click.core.ParameterSource.DEFAULT:
+        raise click.UsageError("--curve-every needs --curve FILE.csv")
     progress = _Progress(enabled=not quiet and sys.stderr.isatty())
+    curve_file = None
     try:
+        if curve_path is not None:
+            curve_file = open(curve_path, "w")
         with progress:
             result = pipeline.train(data, algorithm, spec, params, seed=seed, skip_bad_lines=skip_bad_lines,
                                     on_chunk=progress.update, resume=resume, epochs=epochs, shuffle=shuffle,
-                                    keep_retired=hypothesis in AVERAGES)
+                                    keep_retired=hypothesis in AVERAGES,
+                                    curve=LearningCurve(curve_file, curve_every) if curve_file else None)
         online_size = len(result.model.learner.support)
         if hypothesis in AVERAGES:
             result.model = result.model.averaged(projected=hypothesis == "projected-average")
@@ -180,10 +192,15 @@ def _train(ctx, hypothesis, algorithm, kernel, gamma, sigma, degree, coef0, seed
     except DataError as exc:
         fail(str(exc))
     except OSError as exc:
+        if curve_file is None and curve_path is not None:
+            fail(f"{curve_path}: cannot write the curve: {exc.strerror or exc}")
         fail(f"{output}: cannot write the model: {exc.strerror or exc}")
     except KeyboardInterrupt:
         click.echo("budgetlearn: interrupted; no model written", err=True)
         sys.exit(130)
+    finally:
+        if curve_file is not None:
+            curve_file.close()
 
     summary = _train_summary(result, algorithm, output)
     summary["hypothesis"] = hypothesis
@@ -436,6 +453,27 @@ def info(model_path, as_json):
 
     d = describe(_load(model_path), model_path)
     click.echo(json.dumps(d) if as_json else format_text(d))
+
+
+@main.command()
+@click.argument("curves", nargs=-1, required=True, metavar="FILE.csv...")
+@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False),
+              help="Image to write; the format follows the extension (.png, .svg, .pdf).")
+@click.option("--label", "labels", multiple=True, help="Legend entry of each FILE.csv, in order (default: file names).")
+@click.option("--title", default=None, help="Title above the two panels.")
+@click.option("--size", nargs=2, type=click.FloatRange(min=1), default=(8.0, 6.0), show_default=True,
+              metavar="W H", help="Figure size in inches (at 100 dots per inch).")
+def plot(curves, output, labels, title, size):
+    """Draw online error rate and support size against examples from `train --curve` files, one line
+    per file. Needs matplotlib (pip install 'budgetlearn[plot]')."""
+    from .plot import PlotError, plot_curves
+
+    try:
+        plot_curves(list(curves), output, labels=list(labels) or None, title=title, width=size[0], height=size[1])
+    except PlotError as exc:
+        fail(str(exc))
+    except OSError as exc:
+        fail(f"{output}: cannot write: {exc.strerror or exc}")
 
 
 @main.command()
