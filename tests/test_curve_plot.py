@@ -126,3 +126,10 @@ def test_plot_names_the_bad_line(tmp_path):
     other.write_text("a,b\n1,2\n")
     r = run("plot", other, "-o", tmp_path / "x.png")
     assert r.exit_code == 1 and "not a budgetlearn curve" in r.stderr
+
+
+def test_unwritable_curve_fails_before_training_and_writes_no_model(tmp_path, stream):
+    model = tmp_path / "m.model"
+    r = run("train", "-a", "perceptron", "--curve", tmp_path / "missing" / "c.csv", stream[2], "-o", model)
+    assert r.exit_code == 1 and "cannot write the curve" in r.stderr and str(tmp_path / "missing") in r.stderr
+    assert not model.exists()
