@@ -133,3 +133,12 @@ def test_unwritable_curve_fails_before_training_and_writes_no_model(tmp_path, st
     r = run("train", "-a", "perceptron", "--curve", tmp_path / "missing" / "c.csv", stream[2], "-o", model)
     assert r.exit_code == 1 and "cannot write the curve" in r.stderr and str(tmp_path / "missing") in r.stderr
     assert not model.exists()
+
+
+def test_plot_without_matplotlib_says_how_to_install(tmp_path, monkeypatch):
+    curve = tmp_path / "c.csv"
+    curve.write_text("t,mistakes,online_rate,support_size,seconds\n10,2,0.2,2,0.1\n")
+    monkeypatch.setitem(__import__("sys").modules, "matplotlib.backends.backend_agg", None)  # import fails
+    r = run("plot", curve, "-o", tmp_path / "x.png")
+    assert r.exit_code == 1 and "budgetlearn[plot]" in r.stderr
+    assert not (tmp_path / "x.png").exists()
