@@ -7,6 +7,8 @@ our scores."""
 from __future__ import annotations
 
 import json
+import shutil
+import subprocess
 from pathlib import Path
 
 import numpy as np
@@ -150,6 +152,30 @@ def test_a9a_svm_predict_agrees_line_by_line(tmp_path):
     mismatches = [i + 1 for i, (a, b) in enumerate(zip(ours, theirs)) if a != b]
     assert mismatches == []
     np.testing.assert_allclose(dec, scores, rtol=1e-9, atol=1e-9)
+
+
+@pytest.mark.skipif(shutil.which("svm-predict") is None, reason="LIBSVM's svm-predict not on PATH")
+def test_svm_predict_binary_agrees(tmp_path):
+    """LIBSVM's own command-line tool (Debian's libsvm-tools, LIBSVM 3.24) on the exported file."""
+    train = write_data(tmp_path / "train.txt", labels=("2", "4"))
+    test = write_data(tmp_path / "test.txt", n=300, seed=1, labels=("2", "4"))
+    model, exported, out = tmp_path / "m.model", tmp_path / "m.libsvm", tmp_path / "pred.txt"
+    assert run("train", "-a", "projectron++", "--eta", "0.3", "--gamma", "0.5", "-q", train, "-o", model).exit_code == 0
+    assert run("export", model, "-o", exported).exit_code == 0
+    r = subprocess.run(["svm-predict", str(test), str(exported), str(out)], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stdout + r.stderr
+    theirs = [float(v) for v in out.read_text().split()]
+    ours, _ = our_predictions(model, test)
+    assert len(theirs) == 300 and set(ours) == {2.0, 4.0}
+    assert ours == theirs
+    if (DATASETS / "a9a" / "a9a.t").exists():  # and line by line on a9a.t
+        a9a = tmp_path / "a9a.model"
+        assert run("train", "-a", "rbp", "-B", "200", "--gamma", "0.04", "-q", DATASETS / "a9a" / "a9a",
+                   "-o", a9a).exit_code == 0
+        assert run("export", a9a, "-o", exported).exit_code == 0
+        subprocess.run(["svm-predict", str(DATASETS / "a9a" / "a9a.t"), str(exported), str(out)], check=True,
+                       capture_output=True, timeout=300)
+        assert [float(v) for v in out.read_text().split()] == our_predictions(a9a, DATASETS / "a9a" / "a9a.t")[0]
 
 
 # ---- import --------------------------------------------------------------------------------------
