@@ -17,6 +17,7 @@ import numpy as np
 from . import __version__, metrics, pipeline, registry
 from .io.libsvm import DataError, write_libsvm
 from .curve import LearningCurve
+from .export import IMPORTABLE
 from .model import Model
 from .modelfile import ModelFileError
 from .params import FLAGS
@@ -417,7 +418,7 @@ def export(model_path, fmt, output):
 
 @main.command(name="import")
 @click.argument("libsvm_model", metavar="LIBSVM_MODEL")
-@click.option("-a", "--algorithm", type=click.Choice(["perceptron", "pa", "pa-i", "pa-ii"]), default="perceptron",
+@click.option("-a", "--algorithm", type=click.Choice(IMPORTABLE), default="perceptron",
               show_default=True, help="Algorithm that goes on learning from the imported model with train --resume.")
 @click.option("-C", "--cost", type=float, default=None, help="C of pa-i / pa-ii (default 1).")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed stored in the model.")
