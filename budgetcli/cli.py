@@ -16,6 +16,8 @@ import numpy as np
 
 from . import __version__, metrics, pipeline, registry
 from .io.libsvm import DataError, write_libsvm
+from .curve import LearningCurve
+from .export import IMPORTABLE
 from .model import Model
 from .modelfile import ModelFileError
 from .params import FLAGS
@@ -91,6 +93,11 @@ def _train_options(f):
                      help="Skip malformed lines (and report how many) instead of failing."),
         click.option("-q", "--quiet", is_flag=True, help="No summary or progress on stderr."),
         click.option("--json", "as_json", is_flag=True, help="Print the summary as one JSON object on stdout."),
+        click.option("--curve", "curve_path", type=click.Path(dir_okay=False), default=None, metavar="FILE.csv",
+                     help="Log a learning curve to FILE.csv: t, mistakes, online_rate, support_size, seconds, "
+                          "every --curve-every examples and at the end (`budgetlearn plot` draws it)."),
+        click.option("--curve-every", type=click.IntRange(min=1), default=1000, show_default=True, metavar="K",
+                     help="Examples between two rows of --curve."),
         click.argument("data"),
         click.pass_context,
     ]):
@@ -126,13 +133,13 @@ def online_to_batch(ctx, method, **options):
 
 
 def _train(ctx, hypothesis, algorithm, kernel, gamma, sigma, degree, coef0, seed, epochs, shuffle, output,
-           resume_path, skip_bad_lines, quiet, as_json, data, **params):
+           resume_path, skip_bad_lines, quiet, as_json, curve_path, curve_every, data, **params):
     params = {k: v for k, v in params.items() if v is not None}
     resume = None
     if resume_path is not None:
         given = [p.opts[-1] for p in ctx.command.params
                  if p.name not in ("output", "resume_path", "skip_bad_lines", "quiet", "as_json", "data", "method",
-                                   "epochs", "shuffle")
+                                   "epochs", "shuffle", "curve_path", "curve_every")
                  and ctx.get_parameter_source(p.name) is not click.core.ParameterSource.DEFAULT]
         if given:
             raise click.UsageError(f"--resume continues the model's own settings; drop {', '.join(given)}")
@@ -167,12 +174,18 @@ def _train(ctx, hypothesis, algorithm, kernel, gamma, sigma, degree, coef0, seed
     except ValueError as exc:
         raise click.UsageError(str(exc))
 
+    if curve_path is None and ctx.get_parameter_source("curve_every") is not click.core.ParameterSource.DEFAULT:
+        raise click.UsageError("--curve-every needs --curve FILE.csv")
     progress = _Progress(enabled=not quiet and sys.stderr.isatty())
+    curve_file = None
     try:
+        if curve_path is not None:
+            curve_file = open(curve_path, "w")
         with progress:
             result = pipeline.train(data, algorithm, spec, params, seed=seed, skip_bad_lines=skip_bad_lines,
                                     on_chunk=progress.update, resume=resume, epochs=epochs, shuffle=shuffle,
-                                    keep_retired=hypothesis in AVERAGES)
+                                    keep_retired=hypothesis in AVERAGES,
+                                    curve=LearningCurve(curve_file, curve_every) if curve_file else None)
         online_size = len(result.model.learner.support)
         if hypothesis in AVERAGES:
             result.model = result.model.averaged(projected=hypothesis == "projected-average")
@@ -180,10 +193,15 @@ def _train(ctx, hypothesis, algorithm, kernel, gamma, sigma, degree, coef0, seed
     except DataError as exc:
         fail(str(exc))
     except OSError as exc:
+        if curve_file is None and curve_path is not None:
+            fail(f"{curve_path}: cannot write the curve: {exc.strerror or exc}")
         fail(f"{output}: cannot write the model: {exc.strerror or exc}")
     except KeyboardInterrupt:
         click.echo("budgetlearn: interrupted; no model written", err=True)
         sys.exit(130)
+    finally:
+        if curve_file is not None:
+            curve_file.close()
 
     summary = _train_summary(result, algorithm, output)
     summary["hypothesis"] = hypothesis
@@ -368,6 +386,95 @@ def _print_eval(r: dict) -> None:
     for name, row in zip(cm["labels"], cm["rows_true_columns_predicted"]):
         table.add_row(name, *(f"{v:,}" for v in row))
     console.print(table)
+
+
+@main.command()
+@click.argument("model_path", metavar="MODEL")
+@click.option("--format", "fmt", type=click.Choice(["libsvm"]), default="libsvm", show_default=True,
+              help="libsvm: LIBSVM's model text format, read by svm-predict and libsvm's svm_load_model.")
+@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False, allow_dash=True),
+              help="File to write ('-' for stdout).")
+def export(model_path, fmt, output):
+    """Write MODEL in another tool's format: a binary model with a linear, poly or rbf kernel as a
+    LIBSVM C-SVC model that gives the same predictions.
+
+    Multiclass models, models that saw one label only and non-integer labels are refused:
+    LIBSVM's format cannot express them. Nothing is written on failure."""
+    from .export import ExportError, libsvm_text, write_text_atomically
+
+    model = _load(model_path)
+    try:
+        text = libsvm_text(model, model_path)
+    except ExportError as exc:
+        fail(str(exc))
+    if output == "-":
+        click.echo(text, nl=False)
+        return
+    try:
+        write_text_atomically(output, text)
+    except OSError as exc:
+        fail(f"{output}: cannot write: {exc.strerror or exc}")
+
+
+@main.command(name="import")
+@click.argument("libsvm_model", metavar="LIBSVM_MODEL")
+@click.option("-a", "--algorithm", type=click.Choice(IMPORTABLE), default="perceptron",
+              show_default=True, help="Algorithm that goes on learning from the imported model with train --resume.")
+@click.option("-C", "--cost", type=float, default=None, help="C of pa-i / pa-ii (default 1).")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed stored in the model.")
+@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False), help="budgetlearn model file to write.")
+def import_(libsvm_model, algorithm, cost, seed, output):
+    """Read a binary LIBSVM C-SVC model (linear, poly or rbf kernel, rho 0) as a budgetlearn model,
+    a starting point for `train --resume`.
+
+    Its support vectors, coefficients, kernel and labels are kept (LIBSVM's first label is the
+    one with positive scores); its counters start at zero."""
+    from .export import ExportError, import_libsvm
+
+    params = {} if cost is None else {"cost": cost}
+    try:
+        model = import_libsvm(libsvm_model, ALGORITHMS[algorithm], params, seed=seed)
+    except (DataError, ExportError) as exc:
+        fail(str(exc))
+    except ValueError as exc:  # a parameter the algorithm does not take or a bad value
+        raise click.UsageError(str(exc))
+    try:
+        model.save(output)
+    except OSError as exc:
+        fail(f"{output}: cannot write the model: {exc.strerror or exc}")
+
+
+@main.command()
+@click.argument("model_path", metavar="MODEL")
+@click.option("--json", "as_json", is_flag=True, help="Print the description as one JSON object.")
+def info(model_path, as_json):
+    """Describe MODEL: algorithm, parameters, kernel, labels, hypothesis, support size, bytes and
+    training counters."""
+    from .info import describe, format_text
+
+    d = describe(_load(model_path), model_path)
+    click.echo(json.dumps(d) if as_json else format_text(d))
+
+
+@main.command()
+@click.argument("curves", nargs=-1, required=True, metavar="FILE.csv...")
+@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False),
+              help="Image to write; the format follows the extension (.png, .svg, .pdf).")
+@click.option("--label", "labels", multiple=True, help="Legend entry of each FILE.csv, in order (default: file names).")
+@click.option("--title", default=None, help="Title above the two panels.")
+@click.option("--size", nargs=2, type=click.FloatRange(min=1), default=(8.0, 6.0), show_default=True,
+              metavar="W H", help="Figure size in inches (at 100 dots per inch).")
+def plot(curves, output, labels, title, size):
+    """Draw online error rate and support size against examples from `train --curve` files, one line
+    per file. Needs matplotlib (pip install 'budgetlearn[plot]')."""
+    from .plot import PlotError, plot_curves
+
+    try:
+        plot_curves(list(curves), output, labels=list(labels) or None, title=title, width=size[0], height=size[1])
+    except PlotError as exc:
+        fail(str(exc))
+    except OSError as exc:
+        fail(f"{output}: cannot write: {exc.strerror or exc}")
 
 
 @main.command()

@@ -78,13 +78,14 @@ def epochs_of(data, epochs: int = 1, shuffle: bool = False, seed: int = 0, skip_
 def train(data, algorithm: str, kernel: KernelSpec, params: dict, seed: int = 0, skip_bad_lines: bool = False,
           block_lines: int = 4096, on_chunk: Callable[[Model], None] | None = None,
           resume: Model | None = None, epochs: int = 1, shuffle: bool = False,
-          keep_retired: bool = False) -> TrainResult:
+          keep_retired: bool = False, curve=None) -> TrainResult:
     """One online pass over `data` (path, '-' or binary file).  Raises DataError on bad input,
     ValueError on bad parameters; returns the trained model (not saved).
 
     With `resume`, that model goes on learning exactly where it stopped (its algorithm, kernel,
     parameters, label map, counters and random state); `algorithm`, `kernel`, `params` and `seed`
-    are then not used.  `keep_retired` keeps evicted support vectors for an exact average."""
+    are then not used.  `keep_retired` keeps evicted support vectors for an exact average.  `curve`
+    (a curve.LearningCurve) logs a row every k examples."""
     cls = registry.get(resume.learner.name if resume else algorithm)
     cls.resolve_params(resume.learner.hyper if resume else params)  # refuse bad parameters before reading
     started = time.perf_counter()
@@ -96,12 +97,17 @@ def train(data, algorithm: str, kernel: KernelSpec, params: dict, seed: int = 0,
             model = Model(learner, BinaryLabels())
         model.learner.keep_retired = keep_retired
         y = model.labels.encode(chunk, reader.source_name)
-        model.learner.learn(chunk, y)
+        if curve is None:
+            model.learner.learn(chunk, y)
+        else:
+            curve.learn(model.learner, chunk, y)
         if on_chunk is not None:
             on_chunk(model)
     source = reader.source_name if reader else ("<stdin>" if data == "-" else str(data))
     if model is None:
         raise DataError(source, 0, None, "no examples to train on")
+    if curve is not None:
+        curve.finish(model.learner)
     # the last reader has read the data once: its count of malformed lines is per pass
     return TrainResult(model, time.perf_counter() - started, source, reader.n_skipped if reader else 0,
                        list(reader.skipped) if reader else [])

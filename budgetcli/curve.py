@@ -1,0 +1,84 @@
+"""Learning curves: `train --curve FILE.csv --curve-every k` logs one row every k examples.
+
+Columns (CSV with a header line):
+
+    t             examples seen by the model so far (with --resume: since its first training)
+    mistakes      online mistakes among them
+    online_rate   mistakes / t
+    support_size  |S| after example t
+    seconds       wall time since this run started (reading included)
+
+Rows come at t = k, 2k, ... and once more at the end of the run if the last t is not a multiple
+of k.  To log exactly at those t, a chunk is cut at the multiples of k and the learner learns the
+pieces in order; a learner's pass over a chunk is the same as its passes over consecutive pieces
+(this is what makes `--resume` exact), so the curve does not change the model.  Labels are still
+encoded per whole chunk, as without a curve.  Rows are written and flushed as they come, so
+`tail -f FILE.csv` follows a long run.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+COLUMNS = ("t", "mistakes", "online_rate", "support_size", "seconds")
+
+
+class LearningCurve:
+    def __init__(self, file, every: int):
+        if every < 1:
+            raise ValueError(f"--curve-every must be ≥ 1, got {every}")
+        self.file = file
+        self.every = int(every)
+        self.started = time.perf_counter()
+        self.last_t = None
+        file.write(",".join(COLUMNS) + "\n")
+
+    def learn(self, learner, chunk, y: np.ndarray) -> None:
+        """learner.learn(chunk, y), with a row each time the example count reaches a multiple of k."""
+        start, n = 0, len(chunk)
+        while start < n:
+            t = learner.counter("examples")
+            stop = min(n, start + self.every - t % self.every)
+            piece = chunk if (start, stop) == (0, n) else chunk.take(np.arange(start, stop))
+            learner.learn(piece, y[start:stop])
+            if learner.counter("examples") % self.every == 0:
+                self.row(learner)
+            start = stop
+
+    def row(self, learner) -> None:
+        t = learner.counter("examples")
+        m = learner.counter("mistakes")
+        self.file.write(f"{t},{m},{m / t if t else 0.0:.6g},{len(learner.support)},"
+                        f"{time.perf_counter() - self.started:.4f}\n")
+        self.file.flush()
+        self.last_t = t
+
+    def finish(self, learner) -> None:
+        """The last row, unless the run ended on a multiple of k (already written)."""
+        if learner.counter("examples") != self.last_t:
+            self.row(learner)
+
+
+def read_curve(path) -> dict[str, np.ndarray]:
+    """A curve CSV as columns; ValueError naming file and line when it is not one."""
+    with open(path) as f:
+        header = f.readline().strip()
+        if tuple(header.split(",")) != COLUMNS:
+            raise ValueError(f"{path}:1: not a budgetlearn curve (header {header!r}, expected {','.join(COLUMNS)})")
+        rows = []
+        for lineno, line in enumerate(f, start=2):
+            if not line.strip():
+                continue
+            fields = line.strip().split(",")
+            try:
+                if len(fields) != len(COLUMNS):
+                    raise ValueError
+                rows.append([float(v) for v in fields])
+            except ValueError:
+                raise ValueError(f"{path}:{lineno}: expected {len(COLUMNS)} numbers, got {line.strip()!r}") from None
+    if not rows:
+        raise ValueError(f"{path}: no rows (train with --curve wrote only the header?)")
+    table = np.array(rows)
+    return {name: table[:, j] for j, name in enumerate(COLUMNS)}

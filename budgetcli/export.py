@@ -1,0 +1,240 @@
+"""Models in LIBSVM's own model text format: export for `svm-predict`, import as a starting point.
+
+A binary budgetlearn model is f(x) = Σ_i α_i k(x, sv_i) with the label map's +1 label where f > 0
+(and the −1 label where f ≤ 0).  LIBSVM's C-SVC model for two classes predicts with
+
+    dec(x) = Σ_i sv_coef_i k(x, SV_i) − rho,   label[0] if dec > 0, else label[1]
+
+(svm.cpp, svm_predict_values), so the export writes, exactly:
+
+- ``label POS NEG`` — our +1 label first, since LIBSVM gives dec > 0 to the first label, and the
+  tie dec = 0 goes to the second label, as our f = 0 goes to the −1 label;
+- ``rho 0`` — rho is −bias and our models have no bias;
+- ``sv_coef = α``, with the SVs ordered as LIBSVM orders them: the SVs "of" the first label
+  (α > 0; in a C-SVC y_i α_i > 0 for class +1) first, then the others (α ≤ 0), each group in
+  our slot order, and ``nr_sv`` the two group sizes.  For two classes LIBSVM sums over all SVs
+  with the one coefficient row whatever the grouping, so the grouping only keeps the file
+  meaningful to tools that read nr_sv;
+- the kernel in LIBSVM's own parameterisation, which is ours (LIBSVM names poly 'polynomial'): rbf exp(−γ‖x−y‖²),
+  poly (γ x·y + coef0)^degree, linear x·y;
+- numbers with 17 significant digits (``repr``), so LIBSVM reads back the same doubles.
+
+LIBSVM reads labels as C ints, so a label map with a non-integer label is refused; so is a
+label map that is not binary (multiclass models: LIBSVM's one-vs-one layout needs one
+coefficient row per pair of classes, which a budgetlearn multiclass model does not have) and a
+model that has seen only one label (LIBSVM's C-SVC format needs both).  Averaged models export
+like any other: their coefficients are the averaged ones, and the evicted vectors an exact
+average keeps are ordinary support vectors.
+
+Import reads such a file (binary C-SVC, linear/poly/rbf) back into a budgetlearn model of an
+algorithm whose whole state is its coefficients (`IMPORTABLE`), so that `train --resume` can go
+on learning from it; the Gram inverse of the Projectron family or the budget bookkeeping of the
+evicting algorithms cannot be recovered from a LIBSVM file, so those are refused.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import tempfile
+
+import numpy as np
+
+from .io.libsvm import DataError
+from .kernels import Kernel
+from .labels import BinaryLabels
+from .learner import KernelLearner
+
+# Algorithms whose state beyond the support set is only the coefficients (and counters), so a
+# LIBSVM model is a complete starting point for them.
+IMPORTABLE = ("perceptron", "pa", "pa-i", "pa-ii")
+# our kernel names -> LIBSVM's (svm.cpp, kernel_type_table)
+LIBSVM_KERNEL_NAMES = {"linear": "linear", "poly": "polynomial", "rbf": "rbf"}
+
+
+class ExportError(ValueError):
+    """A model that the requested format cannot express; str(e) says why."""
+
+
+def _binary_labels(model, path) -> BinaryLabels:
+    labels = model.labels
+    # A multiclass label map (issue 5) is another class: check the kind, never assume its internals.
+    kind = labels.to_dict().get("kind") if hasattr(labels, "to_dict") else None
+    if not isinstance(labels, BinaryLabels) or kind != "binary" or not isinstance(model.learner, KernelLearner):
+        raise ExportError(f"{path}: LIBSVM's model format holds binary models only and this model's labels are "
+                          f"{kind or type(labels).__name__}; LIBSVM's one-vs-one multiclass layout cannot express it")
+    if labels.positive is None or labels.negative is None:
+        raise ExportError(f"{path}: the model has seen only one label ({labels.spelling(labels.classes[0])}) "
+                          "and LIBSVM's C-SVC format needs both" if labels.classes else
+                          f"{path}: the model has seen no labels")
+    for v in labels.classes:
+        if v != int(v) or abs(v) > 2**31 - 1:
+            raise ExportError(f"{path}: LIBSVM stores labels as integers and this model's label "
+                              f"{labels.spelling(v)} is not one")
+    return labels
+
+
+def libsvm_text(model, path="model") -> str:
+    """The model as LIBSVM model text; ExportError when LIBSVM cannot express it."""
+    labels = _binary_labels(model, path)
+    learner = model.learner
+    kernel = learner.kernel
+    n = len(learner.support)
+    alpha = learner.slot["alpha"][:n]
+    if not np.all(np.isfinite(alpha)):
+        raise ExportError(f"{path}: the model has non-finite coefficients")
+    indptr, indices, values = learner.support.to_csr()
+    first = np.flatnonzero(alpha > 0)  # the SVs of LIBSVM's label[0], our +1 label
+    second = np.flatnonzero(~(alpha > 0))
+    lines = ["svm_type c_svc", f"kernel_type {LIBSVM_KERNEL_NAMES[kernel.kind]}"]
+    if kernel.kind == "poly":
+        lines.append(f"degree {int(kernel.degree)}")
+    if kernel.kind in ("poly", "rbf"):
+        lines.append(f"gamma {float(kernel.gamma)!r}")
+    if kernel.kind == "poly":
+        lines.append(f"coef0 {float(kernel.coef0)!r}")
+    lines += ["nr_class 2", f"total_sv {n}", "rho 0",
+              f"label {int(labels.positive)} {int(labels.negative)}",
+              f"nr_sv {len(first)} {len(second)}", "SV"]
+    for i in np.concatenate([first, second]).tolist():
+        lo, hi = indptr[i], indptr[i + 1]
+        feats = " ".join(f"{j + 1}:{float(v)!r}" for j, v in zip(indices[lo:hi].tolist(), values[lo:hi].tolist()))
+        lines.append(f"{float(alpha[i])!r} {feats}".rstrip() + " ")  # svm_save_model ends SV lines with a space
+    return "\n".join(lines) + "\n"
+
+
+def write_text_atomically(path, text: str) -> None:
+    """Write `text` to `path` through a temp file in the same directory and a rename, so that a
+    failure never leaves a half-written file or touches an existing one."""
+    path = os.fspath(path)
+    directory = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(dir=directory, prefix="." + os.path.basename(path) + ".", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        mask = os.umask(0)
+        os.umask(mask)
+        os.chmod(tmp, 0o666 & ~mask)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+# ---- import ------------------------------------------------------------------------------------
+
+_HEADER_KEYS = {"svm_type", "kernel_type", "degree", "gamma", "coef0", "nr_class", "total_sv", "rho", "label",
+                "nr_sv", "probA", "probB", "prob_density_marks"}
+
+
+def read_libsvm_model(path) -> dict:
+    """Parse a LIBSVM binary C-SVC model file: {'kernel', 'labels' (first, second), 'rho',
+    'coef', 'indptr', 'indices', 'values'}.  Errors are DataErrors naming file and line."""
+    source = os.fspath(path)
+    header: dict[str, list[str]] = {}
+    try:
+        f = open(source)
+    except OSError as exc:
+        raise DataError(source, 0, None, f"cannot open: {exc.strerror or exc}") from None
+    with f:
+        lineno = 0
+        for line in f:
+            lineno += 1
+            words = line.split()
+            if not words:
+                continue
+            if words[0] == "SV":
+                break
+            if words[0] not in _HEADER_KEYS:
+                raise DataError(source, lineno, words[0], "not a LIBSVM model header line")
+            header[words[0]] = words[1:]
+        else:
+            raise DataError(source, lineno, None, "no 'SV' line: not a LIBSVM model file")
+        header_end = lineno
+
+        def need(key):
+            if key not in header or not header[key]:
+                raise DataError(source, header_end, None, f"LIBSVM model without '{key}'")
+            return header[key]
+
+        if need("svm_type")[0] != "c_svc":
+            raise DataError(source, header_end, header["svm_type"][0],
+                            "only C-SVC (svm_type c_svc) models can be imported")
+        if need("nr_class")[0] != "2":
+            raise DataError(source, header_end, header["nr_class"][0],
+                            "only binary models (nr_class 2) can be imported")
+        kind = {v: k for k, v in LIBSVM_KERNEL_NAMES.items()}.get(need("kernel_type")[0])
+        if kind is None:
+            raise DataError(source, header_end, header["kernel_type"][0],
+                            "only linear, polynomial and rbf kernels can be imported")
+        try:
+            kernel = Kernel(kind, float(header.get("gamma", ["1"])[0]), float(header.get("coef0", ["0"])[0]),
+                            int(header.get("degree", ["3"])[0]))
+            labels = [float(v) for v in need("label")[:2]]
+            rho = float(need("rho")[0])
+            total = int(need("total_sv")[0])
+        except ValueError as exc:
+            raise DataError(source, header_end, None, f"bad header value ({exc})") from None
+        if not math.isfinite(rho):
+            raise DataError(source, header_end, str(rho), "rho is not finite")
+        coef, indptr, indices, values = [], [0], [], []
+        for line in f:
+            lineno += 1
+            words = line.split()
+            if not words:
+                continue
+            try:
+                c = float(words[0])
+                pairs = [w.split(":", 1) for w in words[1:]]
+                idx = [int(i) - 1 for i, _ in pairs]
+                val = [float(v) for _, v in pairs]
+            except ValueError:
+                raise DataError(source, lineno, line.strip()[:40], "bad SV line (expected 'coef idx:val ...')") from None
+            if not math.isfinite(c) or any(not math.isfinite(v) for v in val):
+                raise DataError(source, lineno, words[0], "non-finite number")
+            if any(i < 0 for i in idx) or any(b <= a for a, b in zip(idx, idx[1:])):
+                raise DataError(source, lineno, None, "feature indices must be ≥ 1 and increasing")
+            coef.append(c)
+            indices += idx
+            values += val
+            indptr.append(len(indices))
+    if len(coef) != total:
+        raise DataError(source, lineno, None, f"total_sv {total} but {len(coef)} SV lines")
+    return {"kernel": kernel, "labels": labels, "rho": rho, "coef": np.array(coef, np.float64),
+            "indptr": np.array(indptr, np.int64), "indices": np.array(indices, np.int32),
+            "values": np.array(values, np.float64)}
+
+
+def import_libsvm(path, algorithm_cls, params: dict, seed: int = 0):
+    """A budgetlearn Model with the LIBSVM model's support vectors, coefficients, kernel and labels,
+    ready for `train --resume`.  Its counters start at zero."""
+    from .model import Model
+    from .support import SupportSet
+
+    if algorithm_cls.name not in IMPORTABLE:
+        raise ExportError(f"{algorithm_cls.name} keeps state a LIBSVM model does not hold; import into one of: "
+                          f"{', '.join(IMPORTABLE)}")
+    m = read_libsvm_model(path)
+    if m["rho"] != 0:
+        raise ExportError(f"{os.fspath(path)}: rho = {m['rho']!r}: the model has a bias term and budgetlearn's "
+                          "models have none (train LIBSVM without a bias, or accept the shift: not imported)")
+    first, second = m["labels"]
+    if first == second:
+        raise ExportError(f"{os.fspath(path)}: both labels are {first:g}")
+    learner = algorithm_cls(m["kernel"], seed=seed, **params)
+    n = len(m["coef"])
+    learner.support = SupportSet.from_csr(m["indptr"], m["indices"], m["values"])
+    learner._resize(learner.support.capacity)
+    learner.slot["alpha"][:n] = m["coef"]
+    learner.slot["avg_stamp"][:n] = 1.0  # in the hypothesis from round 1 on, for online-to-batch averages
+    learner.n_features = int(m["indices"].max()) + 1 if n and len(m["indices"]) else 0
+    learner._ensure_scratch(learner.n_features)
+    # LIBSVM's label[0] takes dec > 0: it is our +1 label.
+    labels = BinaryLabels(negative=second, positive=first, spellings={first: format(first, "g"),
+                                                                      second: format(second, "g")})
+    return Model(learner, labels)

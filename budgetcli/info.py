@@ -1,0 +1,66 @@
+"""`budgetlearn info`: what a model file holds, as a dict (for --json) and as text."""
+
+from __future__ import annotations
+
+import os
+
+from .learner import COUNTER_NAMES
+
+
+def describe(model, path) -> dict:
+    """Algorithm, parameters, kernel, labels, hypothesis, support size, bytes, training counters."""
+    learner = model.learner
+    kernel = learner.kernel
+    labels = model.labels
+    label_info = labels.to_dict() if hasattr(labels, "to_dict") else {"kind": type(labels).__name__}
+    if label_info.get("kind") == "binary":
+        spell = labels.spelling
+        label_info = {"kind": "binary",
+                      "positive": spell(labels.positive) if labels.positive is not None else None,
+                      "negative": spell(labels.negative) if labels.negative is not None else None}
+    else:  # another label map (multiclass): report what it says about itself, without assuming its layout
+        label_info = {k: v for k, v in label_info.items() if k != "spellings"}
+    support = learner.support
+    return {
+        "model": os.fspath(path),
+        "algorithm": learner.name,
+        "params": dict(learner.hyper),
+        "seed": learner.seed,
+        "kernel": kernel.to_dict() | {"sigma": kernel.sigma if kernel.kind != "linear" else None},
+        "labels": label_info,
+        "hypothesis": model.hypothesis,
+        "support_size": len(support),
+        "support_nonzeros": support.nnz,
+        "n_features": learner.n_features,
+        "bytes": os.path.getsize(path),
+        "counters": {name: learner.counter(name) for name in COUNTER_NAMES},
+    }
+
+
+def format_text(d: dict) -> str:
+    params = ", ".join(f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}" for k, v in d["params"].items())
+    k = d["kernel"]
+    kernel = {"linear": "linear",
+              "poly": f"poly (gamma={k['gamma']:g}, coef0={k['coef0']:g}, degree={k['degree']})",
+              "rbf": f"rbf (gamma={k['gamma']:g}, sigma={k['sigma']:g})" if k["sigma"] else "rbf"}[k["kind"]]
+    lab = d["labels"]
+    if lab.get("kind") == "binary":
+        labels = f"binary: {lab['positive']} (score > 0), {lab['negative']} (score <= 0)"
+    else:
+        labels = ", ".join(f"{key}={value}" for key, value in lab.items())
+    c = d["counters"]
+    t = c["examples"]
+    rows = [
+        ("algorithm", d["algorithm"] + (f" ({params})" if params else "")),
+        ("kernel", kernel),
+        ("labels", labels),
+        ("hypothesis", d["hypothesis"]),
+        ("support vectors", f"{d['support_size']:,} ({d['support_nonzeros']:,} non-zeros, {d['n_features']:,} features)"),
+        ("bytes", f"{d['bytes']:,}"),
+        ("examples", f"{t:,}"),
+        ("mistakes", f"{c['mistakes']:,}" + (f" ({100 * c['mistakes'] / t:.2f}% online)" if t else "")),
+        ("margin updates", f"{c['margin_updates']:,}"),
+        ("projections", f"{c['projections']:,}"),
+        ("seed", str(d["seed"])),
+    ]
+    return "\n".join(f"{name:<16}{value}" for name, value in rows)

@@ -1,0 +1,55 @@
+"""`budgetlearn plot`: online error rate and support size against examples, from `train --curve` CSVs.
+
+matplotlib is an optional extra (`pip install 'budgetlearn[plot]'`); it is imported only here, and
+drawn through its Agg canvas directly (no pyplot), so no display or global state is involved.
+"""
+
+from __future__ import annotations
+
+import os
+
+from .curve import read_curve
+
+
+class PlotError(ValueError):
+    pass
+
+
+def plot_curves(paths, output, labels=None, title: str | None = None, width: float = 8.0, height: float = 6.0,
+                dpi: int = 100) -> None:
+    """Draw each curve file as one line in two panels (online error %, |S|) and save to `output`
+    (format from its extension: .png, .svg, .pdf).  One curve per file, labelled by `labels` or by
+    the file name."""
+    try:
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        from matplotlib.figure import Figure
+    except ImportError:
+        raise PlotError("plotting needs matplotlib: pip install 'budgetlearn[plot]'") from None
+    if labels is not None and len(labels) != len(paths):
+        raise PlotError(f"{len(labels)} --label for {len(paths)} curve files")
+    curves = []
+    for path in paths:
+        try:
+            curves.append(read_curve(path))
+        except OSError as exc:
+            raise PlotError(f"{path}: cannot read: {exc.strerror or exc}") from None
+        except ValueError as exc:
+            raise PlotError(str(exc)) from None
+    fig = Figure(figsize=(width, height), dpi=dpi, layout="constrained")
+    FigureCanvasAgg(fig)
+    err, size = fig.subplots(2, 1, sharex=True)
+    for path, label, c in zip(paths, labels or [None] * len(paths), curves):
+        name = label or os.path.splitext(os.path.basename(path))[0]
+        err.plot(c["t"], 100 * c["online_rate"], label=name)
+        size.plot(c["t"], c["support_size"], label=name)
+    err.set_ylabel("online error (%)")
+    size.set_ylabel("support vectors |S|")
+    size.set_xlabel("examples t")
+    for ax in (err, size):
+        ax.grid(True, alpha=0.3)
+        ax.set_ylim(bottom=0)  # from zero, so that the size of a change is not exaggerated
+    if len(paths) > 1 or labels:
+        err.legend()
+    if title:
+        fig.suptitle(title)
+    fig.savefig(output, dpi=dpi)
