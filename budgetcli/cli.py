@@ -15,6 +15,7 @@ import click
 import numpy as np
 
 from . import __version__, metrics, pipeline, registry
+from .atomic import atomic_text_output
 from .io.libsvm import DataError, write_libsvm
 from .model import Model
 from .modelfile import ModelFileError
@@ -274,21 +275,24 @@ def _load(model_path) -> Model:
 @main.command()
 @click.argument("model_path", metavar="MODEL")
 @click.argument("data")
-@click.option("-o", "--output", type=click.File("w"), default="-", help="Where to write predictions (default stdout).")
+@click.option("-o", "--output", type=click.Path(dir_okay=False, allow_dash=True), default="-",
+              help="Where to write predictions (default stdout). The file appears whole or not at all: it is "
+                   "written to a temporary file and renamed over FILE only when every line was predicted.")
 @click.option("--scores", is_flag=True, help="Write 'label score' per line, score = f(x) (positive: the model's +1 label).")
 @click.option("--skip-bad-lines", is_flag=True, help="Skip malformed lines instead of failing.")
 def predict(model_path, data, output, scores, skip_bad_lines):
     """Predict one label per example of DATA, in input order."""
     model = _load(model_path)
     try:
-        for chunk, f in pipeline.scores(model, data, skip_bad_lines=skip_bad_lines):
-            labels = model.labels.decode(f)
-            if scores:
-                text = "".join(f"{lab} {v:.10g}\n" for lab, v in zip(labels, f))
-            else:
-                text = "\n".join(labels) + "\n"
-            output.write(text)
-        output.flush()
+        with atomic_text_output(output) as out:
+            for chunk, f in pipeline.scores(model, data, skip_bad_lines=skip_bad_lines):
+                labels = model.labels.decode(f)
+                if scores:
+                    text = "".join(f"{lab} {v:.10g}\n" for lab, v in zip(labels, f))
+                else:
+                    text = "\n".join(labels) + "\n"
+                out.write(text)
+            out.flush()
     except DataError as exc:
         fail(str(exc))
     except BrokenPipeError:
@@ -296,6 +300,10 @@ def predict(model_path, data, output, scores, skip_bad_lines):
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         sys.exit(0)
+    except OSError as exc:
+        fail(f"{output}: cannot write the predictions: {exc.strerror or exc}")
+    except KeyboardInterrupt:
+        fail("interrupted; no predictions file written" if output != "-" else "interrupted", 130)
 
 
 @main.command(name="eval")
@@ -384,7 +392,8 @@ def algorithms():
 @click.argument("generator", type=click.Choice(sorted(GENERATORS)))
 @click.option("-n", "--examples", type=int, default=10000, show_default=True)
 @click.option("--seed", type=int, default=0, show_default=True)
-@click.option("-o", "--output", type=click.File("w"), default="-", help="Output file (default stdout).")
+@click.option("-o", "--output", type=click.Path(dir_okay=False, allow_dash=True), default="-",
+              help="Output file (default stdout); written atomically.")
 def generate(generator, examples, seed, output):
     """Write a synthetic data set of the papers in LIBSVM format (values rounded to 6 decimals)."""
     X, y = GENERATORS[generator](examples, seed=seed)
@@ -392,7 +401,11 @@ def generate(generator, examples, seed, output):
     n, d = X.shape
     indptr = np.arange(0, n * d + 1, d, dtype=np.int64)
     indices = np.tile(np.arange(d, dtype=np.int32), n)
-    write_libsvm(output, indptr, indices, X.ravel(), y, label_strings=["+1" if v > 0 else "-1" for v in y])
+    try:
+        with atomic_text_output(output) as out:
+            write_libsvm(out, indptr, indices, X.ravel(), y, label_strings=["+1" if v > 0 else "-1" for v in y])
+    except OSError as exc:
+        fail(f"{output}: cannot write: {exc.strerror or exc}")
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -1,0 +1,44 @@
+"""Output files that appear whole or not at all.
+
+`atomic_text_output(path)` gives a text file object to write to.  The text goes to a temporary file
+in the target's directory; only when the `with` block ends without an exception is that file
+flushed, fsynced and renamed over the target (`os.replace`, atomic on POSIX).  On any exception —
+a data error half-way through, Ctrl-C, a full disk — the temporary file is removed and an existing
+target keeps its old content, so a cron job never leaves half a predictions file behind.
+`kill -9` cannot be caught: it may leave a `.NAME.*.tmp` file beside the target, never a partial
+target.  `-` means standard output, which is passed through as it is.
+
+Model files are written the same way by modelfile.save.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+import tempfile
+from typing import Iterator, TextIO
+
+from .modelfile import _current_umask, _fsync_directory
+
+
+@contextlib.contextmanager
+def atomic_text_output(path: str) -> Iterator[TextIO]:
+    if path == "-":
+        yield sys.stdout
+        return
+    directory, name = os.path.split(os.path.abspath(path))
+    fd, tmp_path = tempfile.mkstemp(dir=directory, prefix="." + name + ".", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
+            yield f
+            f.flush()
+            os.fsync(f.fileno())
+        # mkstemp creates 0600 files; give the output the permissions a plain open() would.
+        os.chmod(tmp_path, 0o666 & ~_current_umask())
+        os.replace(tmp_path, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp_path)
+        raise
+    _fsync_directory(directory)
