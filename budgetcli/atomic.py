@@ -5,8 +5,10 @@ in the target's directory; only when the `with` block ends without an exception 
 flushed, fsynced and renamed over the target (`os.replace`, atomic on POSIX).  On any exception —
 a data error half-way through, Ctrl-C, a full disk — the temporary file is removed and an existing
 target keeps its old content, so a cron job never leaves half a predictions file behind.
-`kill -9` cannot be caught: it may leave a `.NAME.*.tmp` file beside the target, never a partial
-target.  `-` means standard output, which is passed through as it is.
+`-` means standard output, which is passed through as it is.
+
+SIGTERM during training is turned into the same clean stop as Ctrl-C (`stop_signals_raise_interrupt`).
+`kill -9` cannot be caught: it may leave a `.NAME.*.tmp` file beside the target, never a partial target.
 
 Model files are written the same way by modelfile.save.
 """
@@ -15,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import signal
 import sys
 import tempfile
 from typing import Iterator, TextIO
@@ -42,3 +45,34 @@ def atomic_text_output(path: str) -> Iterator[TextIO]:
             os.unlink(tmp_path)
         raise
     _fsync_directory(directory)
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM (a cron timeout, `kill`) turned into the same clean stop as Ctrl-C."""
+
+
+@contextlib.contextmanager
+def stop_signals_raise_interrupt() -> Iterator[None]:
+    """While training, SIGTERM unwinds like Ctrl-C (KeyboardInterrupt), so the temporary file of a
+    save in progress is removed and the target keeps its last complete content."""
+    def on_term(signum, frame):
+        raise Terminated()
+
+    try:
+        previous = signal.signal(signal.SIGTERM, on_term)
+    except ValueError:  # not the main thread: leave the default
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def interrupt_name(exc: KeyboardInterrupt) -> str:
+    return "terminated (SIGTERM)" if isinstance(exc, Terminated) else "interrupted"
+
+
+def interrupt_exit_code(exc: KeyboardInterrupt) -> int:
+    """The shell's convention, 128 + the signal number: 130 for Ctrl-C, 143 for SIGTERM."""
+    return 128 + (signal.SIGTERM if isinstance(exc, Terminated) else signal.SIGINT)

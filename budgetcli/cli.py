@@ -15,7 +15,7 @@ import click
 import numpy as np
 
 from . import __version__, metrics, pipeline, registry
-from .atomic import atomic_text_output
+from .atomic import atomic_text_output, interrupt_exit_code, interrupt_name, stop_signals_raise_interrupt
 from .io.libsvm import DataError, write_libsvm
 from .model import Model
 from .modelfile import ModelFileError
@@ -90,6 +90,10 @@ def _train_options(f):
                           "labels, counters and random state); -o may name the same file."),
         click.option("--skip-bad-lines", is_flag=True,
                      help="Skip malformed lines (and report how many) instead of failing."),
+        click.option("--checkpoint-every", type=click.IntRange(min=1), default=None, metavar="N",
+                     help="Every N examples, write the model so far to the -o file (atomically, as the final "
+                          "save). Interrupted or killed, the file holds the last complete checkpoint; "
+                          "--resume continues from it."),
         click.option("-q", "--quiet", is_flag=True, help="No summary or progress on stderr."),
         click.option("--json", "as_json", is_flag=True, help="Print the summary as one JSON object on stdout."),
         click.argument("data"),
@@ -127,13 +131,13 @@ def online_to_batch(ctx, method, **options):
 
 
 def _train(ctx, hypothesis, algorithm, kernel, gamma, sigma, degree, coef0, seed, epochs, shuffle, output,
-           resume_path, skip_bad_lines, quiet, as_json, data, **params):
+           resume_path, skip_bad_lines, checkpoint_every, quiet, as_json, data, **params):
     params = {k: v for k, v in params.items() if v is not None}
     resume = None
     if resume_path is not None:
         given = [p.opts[-1] for p in ctx.command.params
                  if p.name not in ("output", "resume_path", "skip_bad_lines", "quiet", "as_json", "data", "method",
-                                   "epochs", "shuffle")
+                                   "epochs", "shuffle", "checkpoint_every")
                  and ctx.get_parameter_source(p.name) is not click.core.ParameterSource.DEFAULT]
         if given:
             raise click.UsageError(f"--resume continues the model's own settings; drop {', '.join(given)}")
@@ -168,23 +172,32 @@ def _train(ctx, hypothesis, algorithm, kernel, gamma, sigma, degree, coef0, seed
     except ValueError as exc:
         raise click.UsageError(str(exc))
 
+    def batch(model):  # what this command writes: the online model or its batch hypothesis
+        return model.averaged(projected=hypothesis == "projected-average") if hypothesis in AVERAGES else model
+
+    checkpoints = []  # examples of this run in each checkpoint written
+
+    def checkpoint(model):
+        batch(model).save(output)
+        checkpoints.append(model.learner.counter("examples"))
+
     progress = _Progress(enabled=not quiet and sys.stderr.isatty())
     try:
-        with progress:
+        with progress, stop_signals_raise_interrupt():
             result = pipeline.train(data, algorithm, spec, params, seed=seed, skip_bad_lines=skip_bad_lines,
                                     on_chunk=progress.update, resume=resume, epochs=epochs, shuffle=shuffle,
-                                    keep_retired=hypothesis in AVERAGES)
-        online_size = len(result.model.learner.support)
-        if hypothesis in AVERAGES:
-            result.model = result.model.averaged(projected=hypothesis == "projected-average")
-        result.model.save(output)
+                                    keep_retired=hypothesis in AVERAGES, checkpoint_every=checkpoint_every,
+                                    on_checkpoint=checkpoint)
+            online_size = len(result.model.learner.support)
+            result.model = batch(result.model)
+            result.model.save(output)
     except DataError as exc:
-        fail(str(exc))
+        fail(str(exc) + (f" ({output} holds the checkpoint after {checkpoints[-1]:,} examples)" if checkpoints else ""))
     except OSError as exc:
         fail(f"{output}: cannot write the model: {exc.strerror or exc}")
-    except KeyboardInterrupt:
-        click.echo("budgetlearn: interrupted; no model written", err=True)
-        sys.exit(130)
+    except KeyboardInterrupt as exc:
+        fail(f"{interrupt_name(exc)}; " + (f"{output} holds the checkpoint after {checkpoints[-1]:,} examples"
+                                           if checkpoints else "no model written"), interrupt_exit_code(exc))
 
     summary = _train_summary(result, algorithm, output)
     summary["hypothesis"] = hypothesis

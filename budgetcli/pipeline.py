@@ -78,25 +78,35 @@ def epochs_of(data, epochs: int = 1, shuffle: bool = False, seed: int = 0, skip_
 def train(data, algorithm: str, kernel: KernelSpec, params: dict, seed: int = 0, skip_bad_lines: bool = False,
           block_lines: int = 4096, on_chunk: Callable[[Model], None] | None = None,
           resume: Model | None = None, epochs: int = 1, shuffle: bool = False,
-          keep_retired: bool = False) -> TrainResult:
+          keep_retired: bool = False, checkpoint_every: int | None = None,
+          on_checkpoint: Callable[[Model], None] | None = None) -> TrainResult:
     """One online pass over `data` (path, '-' or binary file).  Raises DataError on bad input,
     ValueError on bad parameters; returns the trained model (not saved).
 
     With `resume`, that model goes on learning exactly where it stopped (its algorithm, kernel,
     parameters, label map, counters and random state); `algorithm`, `kernel`, `params` and `seed`
-    are then not used.  `keep_retired` keeps evicted support vectors for an exact average."""
+    are then not used.  `keep_retired` keeps evicted support vectors for an exact average.
+
+    With `checkpoint_every` N, `on_checkpoint(model)` is called each time exactly k·N examples of
+    this run have been learned (a chunk is split there), so a checkpoint holds a whole number of
+    N-example steps, whatever the chunk size."""
     cls = registry.get(resume.learner.name if resume else algorithm)
     cls.resolve_params(resume.learner.hyper if resume else params)  # refuse bad parameters before reading
     started = time.perf_counter()
     model = resume
     reader = None
+    learned = 0  # examples learned in this run
     for chunk, reader in epochs_of(data, epochs, shuffle, seed, skip_bad_lines, block_lines):
         if model is None:
             learner = cls(kernel.resolve(chunk.n_features), seed=seed, **params)
             model = Model(learner, BinaryLabels())
         model.learner.keep_retired = keep_retired
         y = model.labels.encode(chunk, reader.source_name)
-        model.learner.learn(chunk, y)
+        if checkpoint_every:
+            learned = _learn_with_checkpoints(model, chunk, y, learned, checkpoint_every, on_checkpoint)
+        else:
+            model.learner.learn(chunk, y)
+            learned += len(chunk)
         if on_chunk is not None:
             on_chunk(model)
     source = reader.source_name if reader else ("<stdin>" if data == "-" else str(data))
@@ -105,6 +115,21 @@ def train(data, algorithm: str, kernel: KernelSpec, params: dict, seed: int = 0,
     # the last reader has read the data once: its count of malformed lines is per pass
     return TrainResult(model, time.perf_counter() - started, source, reader.n_skipped if reader else 0,
                        list(reader.skipped) if reader else [])
+
+
+def _learn_with_checkpoints(model: Model, chunk, y, learned: int, every: int, on_checkpoint) -> int:
+    """Learn `chunk` in pieces that end where the run's example count reaches a multiple of
+    `every`, calling `on_checkpoint` at each; returns the new count."""
+    pos = 0
+    while pos < len(chunk):
+        stop = min(len(chunk), pos + every - learned % every)
+        whole = pos == 0 and stop == len(chunk)
+        model.learner.learn(chunk if whole else chunk.take(np.arange(pos, stop)), y[pos:stop])
+        learned += stop - pos
+        pos = stop
+        if learned % every == 0 and on_checkpoint is not None:
+            on_checkpoint(model)
+    return learned
 
 
 def scores(model: Model, data, skip_bad_lines: bool = False, block_lines: int = 4096
