@@ -299,10 +299,14 @@ class LibsvmReader:
         del block.indices[start:], block.values[start:], block.indptr[-1]
         for buf in (block.labels, block.line_numbers, block.label_tokens, block.raw_lines):
             buf.pop()
-        tokens = raw.split()
-        error = DataError(self.source_name, lineno, tokens[-1].decode("utf-8", "backslashreplace") if tokens else None,
-                          "input ended in the middle of a line (no newline at the end): its producer may "
-                          "have stopped early")
+        try:  # a line that is malformed as well gets its own error, as on the strict path
+            _parse_strict(raw, lineno, self.source_name)
+            tokens = raw.split()
+            error = DataError(self.source_name, lineno, tokens[-1].decode("utf-8", "backslashreplace"),
+                              "input ended in the middle of a line (no newline at the end): its producer may "
+                              "have stopped early")
+        except DataError as malformed:
+            error = malformed
         if not self._skip_bad_lines:
             self._finish(block)  # an earlier line of the block may be bad too: report that first
             raise error
