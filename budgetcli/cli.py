@@ -175,7 +175,7 @@ def _train(ctx, hypothesis, algorithm, kernel, gamma, sigma, degree, coef0, seed
     def batch(model):  # what this command writes: the online model or its batch hypothesis
         return model.averaged(projected=hypothesis == "projected-average") if hypothesis in AVERAGES else model
 
-    checkpoints = []  # examples of this run in each checkpoint written
+    checkpoints = []  # the model's example count (resumed ones included) at each checkpoint written
 
     def checkpoint(model):
         batch(model).save(output)
