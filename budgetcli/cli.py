@@ -15,6 +15,8 @@ import click
 import numpy as np
 
 from . import __version__, metrics, pipeline, registry
+from .atomic import (atomic_text_output, interrupt_exit_code, interrupt_name, stop_signals_deferred,
+                     stop_signals_raise_interrupt)
 from .io.libsvm import DataError, write_libsvm
 from .curve import LearningCurve
 from .export import IMPORTABLE
@@ -91,6 +93,10 @@ def _train_options(f):
                           "labels, counters and random state); -o may name the same file."),
         click.option("--skip-bad-lines", is_flag=True,
                      help="Skip malformed lines (and report how many) instead of failing."),
+        click.option("--checkpoint-every", type=click.IntRange(min=1), default=None, metavar="N",
+                     help="Every N examples, write the model so far to the -o file (atomically, as the final "
+                          "save). Interrupted or killed, the file holds the last complete checkpoint; "
+                          "--resume continues from it."),
         click.option("-q", "--quiet", is_flag=True, help="No summary or progress on stderr."),
         click.option("--json", "as_json", is_flag=True, help="Print the summary as one JSON object on stdout."),
         click.option("--curve", "curve_path", type=click.Path(dir_okay=False), default=None, metavar="FILE.csv",
@@ -133,13 +139,13 @@ def online_to_batch(ctx, method, **options):
 
 
 def _train(ctx, hypothesis, algorithm, kernel, gamma, sigma, degree, coef0, seed, epochs, shuffle, output,
-           resume_path, skip_bad_lines, quiet, as_json, curve_path, curve_every, data, **params):
+           resume_path, skip_bad_lines, checkpoint_every, quiet, as_json, curve_path, curve_every, data, **params):
     params = {k: v for k, v in params.items() if v is not None}
     resume = None
     if resume_path is not None:
         given = [p.opts[-1] for p in ctx.command.params
                  if p.name not in ("output", "resume_path", "skip_bad_lines", "quiet", "as_json", "data", "method",
-                                   "epochs", "shuffle", "curve_path", "curve_every")
+                                   "epochs", "shuffle", "checkpoint_every", "curve_path", "curve_every")
                  and ctx.get_parameter_source(p.name) is not click.core.ParameterSource.DEFAULT]
         if given:
             raise click.UsageError(f"--resume continues the model's own settings; drop {', '.join(given)}")
@@ -176,29 +182,40 @@ def _train(ctx, hypothesis, algorithm, kernel, gamma, sigma, degree, coef0, seed
 
     if curve_path is None and ctx.get_parameter_source("curve_every") is not click.core.ParameterSource.DEFAULT:
         raise click.UsageError("--curve-every needs --curve FILE.csv")
+
+    def batch(model):  # what this command writes: the online model or its batch hypothesis
+        return model.averaged(projected=hypothesis == "projected-average") if hypothesis in AVERAGES else model
+
+    checkpoints = []  # the model's example count (resumed ones included) at each checkpoint written
+
+    def checkpoint(model):
+        with stop_signals_deferred():
+            batch(model).save(output)
+            checkpoints.append(model.learner.counter("examples"))
+
     progress = _Progress(enabled=not quiet and sys.stderr.isatty())
     curve_file = None
     try:
         if curve_path is not None:
             curve_file = open(curve_path, "w")
-        with progress:
+        with progress, stop_signals_raise_interrupt():
             result = pipeline.train(data, algorithm, spec, params, seed=seed, skip_bad_lines=skip_bad_lines,
                                     on_chunk=progress.update, resume=resume, epochs=epochs, shuffle=shuffle,
                                     keep_retired=hypothesis in AVERAGES,
-                                    curve=LearningCurve(curve_file, curve_every) if curve_file else None)
-        online_size = len(result.model.learner.support)
-        if hypothesis in AVERAGES:
-            result.model = result.model.averaged(projected=hypothesis == "projected-average")
-        result.model.save(output)
+                                    curve=LearningCurve(curve_file, curve_every) if curve_file else None,
+                                    checkpoint_every=checkpoint_every, on_checkpoint=checkpoint)
+            online_size = len(result.model.learner.support)
+            result.model = batch(result.model)
+            result.model.save(output)
     except DataError as exc:
-        fail(str(exc))
+        fail(str(exc) + (f" ({output} holds the checkpoint after {checkpoints[-1]:,} examples)" if checkpoints else ""))
     except OSError as exc:
         if curve_file is None and curve_path is not None:
             fail(f"{curve_path}: cannot write the curve: {exc.strerror or exc}")
         fail(f"{output}: cannot write the model: {exc.strerror or exc}")
-    except KeyboardInterrupt:
-        click.echo("budgetlearn: interrupted; no model written", err=True)
-        sys.exit(130)
+    except KeyboardInterrupt as exc:
+        fail(f"{interrupt_name(exc)}; " + (f"{output} holds the checkpoint after {checkpoints[-1]:,} examples"
+                                           if checkpoints else "no model written"), interrupt_exit_code(exc))
     finally:
         if curve_file is not None:
             curve_file.close()
@@ -292,21 +309,24 @@ def _load(model_path) -> Model:
 @main.command()
 @click.argument("model_path", metavar="MODEL")
 @click.argument("data")
-@click.option("-o", "--output", type=click.File("w"), default="-", help="Where to write predictions (default stdout).")
+@click.option("-o", "--output", type=click.Path(dir_okay=False, allow_dash=True), default="-",
+              help="Where to write predictions (default stdout). The file appears whole or not at all: it is "
+                   "written to a temporary file and renamed over FILE only when every line was predicted.")
 @click.option("--scores", is_flag=True, help="Write 'label score' per line, score = f(x) (positive: the model's +1 label).")
 @click.option("--skip-bad-lines", is_flag=True, help="Skip malformed lines instead of failing.")
 def predict(model_path, data, output, scores, skip_bad_lines):
     """Predict one label per example of DATA, in input order."""
     model = _load(model_path)
     try:
-        for chunk, f in pipeline.scores(model, data, skip_bad_lines=skip_bad_lines):
-            labels = model.labels.decode(f)
-            if scores:
-                text = "".join(f"{lab} {v:.10g}\n" for lab, v in zip(labels, f))
-            else:
-                text = "\n".join(labels) + "\n"
-            output.write(text)
-        output.flush()
+        with atomic_text_output(output) as out:
+            for chunk, f in pipeline.scores(model, data, skip_bad_lines=skip_bad_lines):
+                labels = model.labels.decode(f)
+                if scores:
+                    text = "".join(f"{lab} {v:.10g}\n" for lab, v in zip(labels, f))
+                else:
+                    text = "\n".join(labels) + "\n"
+                out.write(text)
+            out.flush()
     except DataError as exc:
         fail(str(exc))
     except BrokenPipeError:
@@ -314,6 +334,10 @@ def predict(model_path, data, output, scores, skip_bad_lines):
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         sys.exit(0)
+    except OSError as exc:
+        fail(f"{output}: cannot write the predictions: {exc.strerror or exc}")
+    except KeyboardInterrupt:
+        fail("interrupted; no predictions file written" if output != "-" else "interrupted", 130)
 
 
 @main.command(name="eval")
@@ -491,7 +515,8 @@ def algorithms():
 @click.argument("generator", type=click.Choice(sorted(GENERATORS)))
 @click.option("-n", "--examples", type=int, default=10000, show_default=True)
 @click.option("--seed", type=int, default=0, show_default=True)
-@click.option("-o", "--output", type=click.File("w"), default="-", help="Output file (default stdout).")
+@click.option("-o", "--output", type=click.Path(dir_okay=False, allow_dash=True), default="-",
+              help="Output file (default stdout); written atomically.")
 def generate(generator, examples, seed, output):
     """Write a synthetic data set of the papers in LIBSVM format (values rounded to 6 decimals)."""
     X, y = GENERATORS[generator](examples, seed=seed)
@@ -499,7 +524,11 @@ def generate(generator, examples, seed, output):
     n, d = X.shape
     indptr = np.arange(0, n * d + 1, d, dtype=np.int64)
     indices = np.tile(np.arange(d, dtype=np.int32), n)
-    write_libsvm(output, indptr, indices, X.ravel(), y, label_strings=["+1" if v > 0 else "-1" for v in y])
+    try:
+        with atomic_text_output(output) as out:
+            write_libsvm(out, indptr, indices, X.ravel(), y, label_strings=["+1" if v > 0 else "-1" for v in y])
+    except OSError as exc:
+        fail(f"{output}: cannot write: {exc.strerror or exc}")
 
 
 if __name__ == "__main__":  # pragma: no cover

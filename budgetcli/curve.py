@@ -9,9 +9,9 @@ Columns (CSV with a header line):
     seconds       wall time since this run started (reading included)
 
 Rows come at t = k, 2k, ... and once more at the end of the run if the last t is not a multiple
-of k.  To log exactly at those t, a chunk is cut at the multiples of k and the learner learns the
-pieces in order; a learner's pass over a chunk is the same as its passes over consecutive pieces
-(this is what makes `--resume` exact), so the curve does not change the model.  Labels are still
+of k.  To log exactly at those t, pipeline.train cuts a chunk at the multiples of k and the learner
+learns the pieces in order; a learner's pass over a chunk is the same as its passes over
+consecutive pieces (this is what makes `--resume` exact), so the curve does not change the model.  Labels are still
 encoded per whole chunk, as without a curve.  Rows are written and flushed as they come, so
 `tail -f FILE.csv` follows a long run.
 """
@@ -34,18 +34,6 @@ class LearningCurve:
         self.started = time.perf_counter()
         self.last_t = None
         file.write(",".join(COLUMNS) + "\n")
-
-    def learn(self, learner, chunk, y: np.ndarray) -> None:
-        """learner.learn(chunk, y), with a row each time the example count reaches a multiple of k."""
-        start, n = 0, len(chunk)
-        while start < n:
-            t = learner.counter("examples")
-            stop = min(n, start + self.every - t % self.every)
-            piece = chunk if (start, stop) == (0, n) else chunk.take(np.arange(start, stop))
-            learner.learn(piece, y[start:stop])
-            if learner.counter("examples") % self.every == 0:
-                self.row(learner)
-            start = stop
 
     def row(self, learner) -> None:
         t = learner.counter("examples")

@@ -58,6 +58,11 @@ class KernelLearner:
     # (see `touch`); krow: the kernel row of the current example.  Subclasses extend this dict.
     slot_arrays: ClassVar[dict[str, str]] = {"alpha": "vector", "avg_sum": "vector", "avg_stamp": "vector",
                                              "krow": "work"}
+    # Model files written by an earlier build stay loadable: a saved slot array ("vector" or "square")
+    # that a later layout adds must be listed here with the value an older file stands for (its
+    # missing array is filled with it).  A missing array not listed here makes the file be refused
+    # with a version message (Model.load).  Counters added at the end of COUNTER_NAMES start at 0.
+    layout_defaults: ClassVar[dict[str, float]] = {}
 
     def __init__(self, kernel: Kernel, seed: int = 0, **params):
         self.kernel = kernel
@@ -167,14 +172,21 @@ class KernelLearner:
         self = cls(Kernel.from_dict(header["kernel"]), seed=header["seed"], **header["params"])
         self.support = SupportSet.from_csr(arrays["sv_indptr"], arrays["sv_indices"], arrays["sv_values"])
         n = len(self.support)
-        self.counters[:] = arrays["counters"]
+        saved = arrays["counters"]
+        if saved.shape[0] > self.counters.shape[0]:
+            raise ValueError(f"the model has {saved.shape[0]} counters, this build knows {self.counters.shape[0]}")
+        self.counters[:saved.shape[0]] = saved  # counters a later build added start at 0
         self.rng_state[:] = arrays["rng_state"]
         self.scalars[:] = arrays["scalars"]
         self.slot = {name: self._new_slot_array(kind, self.support.capacity) for name, kind in self.slot_arrays.items()}
         for name, kind in self.slot_arrays.items():
-            if kind == "vector":
+            if kind == "work":
+                continue
+            if name not in arrays and name in self.layout_defaults:
+                self.slot[name][(slice(0, n),) * (2 if kind == "square" else 1)] = self.layout_defaults[name]
+            elif kind == "vector":
                 self.slot[name][:n] = arrays[name]
-            elif kind == "square":
+            else:
                 self.slot[name][:n, :n] = arrays[name]
         self.n_features = int(header["n_features"])
         self._ensure_scratch(self.n_features)

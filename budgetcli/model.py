@@ -67,7 +67,15 @@ class Model:
             learner = learner_cls.from_state(header, arrays)
             labels = BinaryLabels.from_dict(header["labels"])
             hypothesis = header.get("hypothesis", "online")
-        except (KeyError, ValueError, TypeError) as exc:
+        except KeyError as exc:
+            # A header field or array this build's layout needs and the file's layout did not have.
+            written_by = header.get("library_version", "an unknown version")
+            missing = exc.args[0] if exc.args else "?"
+            raise ModelFileError(
+                f"{path}: written by budgetlearn {written_by} without {missing!r}, which budgetlearn {__version__} "
+                f"needs for {header.get('algorithm', 'this model')}; retrain the model, or use budgetlearn "
+                f"{written_by}") from None
+        except (ValueError, TypeError) as exc:
             # A checksummed file that this build cannot interpret: an algorithm it lacks, or
             # a layout it does not know.
             raise ModelFileError(f"{path}: cannot use this model ({type(exc).__name__}: {exc})") from exc

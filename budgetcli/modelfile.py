@@ -29,6 +29,7 @@ import hashlib
 import json
 import os
 import tempfile
+import time
 import zipfile
 
 import numpy as np
@@ -115,6 +116,25 @@ def _validated_arrays(arrays: dict) -> dict[str, np.ndarray]:
     return checked
 
 
+# Test hook: seconds to sleep after every write into the temporary file, so that the crash-safety
+# tests (tests/test_crash_safety.py) can kill -9 a process in the middle of a save.  Unset: no effect.
+SLOW_SAVE_ENV = "BUDGETLEARN_TEST_SLOW_SAVE"
+
+
+class _SlowWriter:
+    def __init__(self, f, delay: float):
+        self._f, self._delay = f, delay
+
+    def write(self, data):
+        n = self._f.write(data)
+        self._f.flush()
+        time.sleep(self._delay)
+        return n
+
+    def __getattr__(self, name):
+        return getattr(self._f, name)
+
+
 def _current_umask() -> int:
     # There is no read-only umask query; set and immediately restore it.
     mask = os.umask(0)
@@ -163,7 +183,8 @@ def save(path, header: dict, arrays: dict[str, np.ndarray]) -> None:
     try:
         with os.fdopen(fd, "wb") as f:
             # A file object, not a name: np.savez would append ".npz" to a name.
-            np.savez(f, **{_HEADER_MEMBER: container_bytes}, **arrays)
+            delay = float(os.environ.get(SLOW_SAVE_ENV) or 0)
+            np.savez(_SlowWriter(f, delay) if delay > 0 else f, **{_HEADER_MEMBER: container_bytes}, **arrays)
             f.flush()
             os.fsync(f.fileno())
         # mkstemp creates 0600 files; give the model the permissions a plain open() would.

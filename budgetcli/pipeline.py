@@ -78,29 +78,39 @@ def epochs_of(data, epochs: int = 1, shuffle: bool = False, seed: int = 0, skip_
 def train(data, algorithm: str, kernel: KernelSpec, params: dict, seed: int = 0, skip_bad_lines: bool = False,
           block_lines: int = 4096, on_chunk: Callable[[Model], None] | None = None,
           resume: Model | None = None, epochs: int = 1, shuffle: bool = False,
-          keep_retired: bool = False, curve=None) -> TrainResult:
+          keep_retired: bool = False, curve=None, checkpoint_every: int | None = None,
+          on_checkpoint: Callable[[Model], None] | None = None) -> TrainResult:
     """One online pass over `data` (path, '-' or binary file).  Raises DataError on bad input,
     ValueError on bad parameters; returns the trained model (not saved).
 
     With `resume`, that model goes on learning exactly where it stopped (its algorithm, kernel,
     parameters, label map, counters and random state); `algorithm`, `kernel`, `params` and `seed`
-    are then not used.  `keep_retired` keeps evicted support vectors for an exact average.  `curve`
-    (a curve.LearningCurve) logs a row every k examples."""
+    are then not used.  `keep_retired` keeps evicted support vectors for an exact average.
+
+    `curve` (a curve.LearningCurve) logs a row each time the model's example count reaches a
+    multiple of its k.  With `checkpoint_every` N, `on_checkpoint(model)` is called each time exactly
+    k·N examples of this run have been learned, so a checkpoint holds a whole number of N-example
+    steps, whatever the chunk size.  For both, a chunk is cut where the count is reached (see
+    `_learn_in_pieces`)."""
     cls = registry.get(resume.learner.name if resume else algorithm)
     cls.resolve_params(resume.learner.hyper if resume else params)  # refuse bad parameters before reading
     started = time.perf_counter()
     model = resume
     reader = None
+    stops = None  # the Every rules of --curve and --checkpoint-every, set once the model exists
     for chunk, reader in epochs_of(data, epochs, shuffle, seed, skip_bad_lines, block_lines):
         if model is None:
             learner = cls(kernel.resolve(chunk.n_features), seed=seed, **params)
             model = Model(learner, BinaryLabels())
         model.learner.keep_retired = keep_retired
         y = model.labels.encode(chunk, reader.source_name)
-        if curve is None:
-            model.learner.learn(chunk, y)
-        else:
-            curve.learn(model.learner, chunk, y)
+        if stops is None:
+            stops = []
+            if curve is not None:
+                stops.append(Every(curve.every, lambda m: curve.row(m.learner)))
+            if checkpoint_every:
+                stops.append(Every(checkpoint_every, on_checkpoint, origin=model.learner.counter("examples")))
+        _learn_in_pieces(model, chunk, y, stops)
         if on_chunk is not None:
             on_chunk(model)
     source = reader.source_name if reader else ("<stdin>" if data == "-" else str(data))
@@ -111,6 +121,32 @@ def train(data, algorithm: str, kernel: KernelSpec, params: dict, seed: int = 0,
     # the last reader has read the data once: its count of malformed lines is per pass
     return TrainResult(model, time.perf_counter() - started, source, reader.n_skipped if reader else 0,
                        list(reader.skipped) if reader else [])
+
+
+@dataclass
+class Every:
+    """Call `action(model)` each time the model's example count minus `origin` is a multiple of `every`."""
+
+    every: int
+    action: Callable[[Model], None]
+    origin: int = 0
+
+
+def _learn_in_pieces(model: Model, chunk, y, stops: list[Every]) -> None:
+    """model.learner.learn(chunk, y), cut where an Every rule fires, running its action there.
+
+    A learner's pass over a chunk equals its passes over consecutive pieces (what makes --resume
+    exact), so cutting changes nothing in the model."""
+    learner, pos, n = model.learner, 0, len(chunk)
+    while pos < n:
+        t = learner.counter("examples")
+        stop = min([n] + [pos + s.every - (t - s.origin) % s.every for s in stops])
+        learner.learn(chunk if (pos, stop) == (0, n) else chunk.take(np.arange(pos, stop)), y[pos:stop])
+        pos = stop
+        t = learner.counter("examples")
+        for s in stops:
+            if (t - s.origin) % s.every == 0:
+                s.action(model)
 
 
 def scores(model: Model, data, skip_bad_lines: bool = False, block_lines: int = 4096

@@ -187,6 +187,11 @@ class LibsvmReader:
     With ``skip_bad_lines`` a malformed line is counted in ``n_skipped`` (the
     first ten errors are kept in ``skipped``) instead of raising ``DataError``.
     A reader can be iterated once.
+
+    A stream (standard input, a pipe: anything that is not seekable) that ends without a newline
+    after its last line was cut mid-line, typically because its producer died: that line is a
+    DataError naming it ("input ended in the middle of a line"), skipped under skip_bad_lines.
+    A regular file may end without a final newline (editors write such files).
     """
 
     def __init__(self, source, block_lines: int = 4096, skip_bad_lines: bool = False):
@@ -196,6 +201,7 @@ class LibsvmReader:
         # Close only what we opened: not stdin, not a caller's file object.
         self._owns_file = isinstance(source, (str, os.PathLike)) and source != "-"
         self._compressed = isinstance(self._file, _COMPRESSED_FILES)
+        self._needs_final_newline = (isinstance(source, str) and source == "-") or not _seekable(self._file)
         self._block_lines = block_lines
         self._skip_bad_lines = skip_bad_lines
         self._iterated = False
@@ -270,6 +276,8 @@ class LibsvmReader:
                 label_tokens.append(label_token)
                 raw_lines.append(raw)
                 if len(labels) == block_lines:
+                    if raw[-1:] != b"\n" and self._needs_final_newline:
+                        break  # only the last line can lack its newline: it was cut (below)
                     chunk = self._finish(block)
                     if chunk is not None:
                         yield chunk
@@ -277,9 +285,32 @@ class LibsvmReader:
             self._finish(block)
             what = "truncated or corrupt compressed data" if self._compressed else "read error"
             raise DataError(source, lineno, None, f"{what} ({exc})") from exc
+        if lineno and raw[-1:] != b"\n" and self._needs_final_newline:
+            self._drop_cut_line(block, lineno, raw)
         chunk = self._finish(block)
         if chunk is not None:
             yield chunk
+
+    def _drop_cut_line(self, block: _Block, lineno: int, raw: bytes) -> None:
+        """The stream ended inside line `lineno`: take its row out of the block and report it."""
+        if not block.line_numbers or block.line_numbers[-1] != lineno:
+            return  # blank, comment, or already refused by the parser (named by its own error)
+        start = block.indptr[-2]
+        del block.indices[start:], block.values[start:], block.indptr[-1]
+        for buf in (block.labels, block.line_numbers, block.label_tokens, block.raw_lines):
+            buf.pop()
+        try:  # a line that is malformed as well gets its own error, as on the strict path
+            _parse_strict(raw, lineno, self.source_name)
+            tokens = raw.split()
+            error = DataError(self.source_name, lineno, tokens[-1].decode("utf-8", "backslashreplace"),
+                              "input ended in the middle of a line (no newline at the end): its producer may "
+                              "have stopped early")
+        except DataError as malformed:
+            error = malformed
+        if not self._skip_bad_lines:
+            self._finish(block)  # an earlier line of the block may be bad too: report that first
+            raise error
+        block.errors.append(error)
 
     def _finish(self, block: _Block) -> Chunk | None:
         """Check the block's rows, build a Chunk from the good ones (None if none), clear the block.
@@ -335,6 +366,13 @@ class LibsvmReader:
         except DataError as err:
             return err
         raise AssertionError(f"line {lineno} failed the block checks but parses strictly")
+
+
+def _seekable(f) -> bool:
+    try:
+        return bool(f.seekable())
+    except (AttributeError, OSError, ValueError):
+        return False
 
 
 def _bad_rows(indptr, indices, values, labels) -> np.ndarray:

@@ -1,0 +1,236 @@
+"""Crash safety: kill -9 during a save, Ctrl-C / SIGTERM during training, --checkpoint-every,
+two trainings writing the same file.  Real processes, real signals."""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from budgetcli import pipeline, registry
+from budgetcli.cli import main
+from budgetcli.model import Model
+from budgetcli.modelfile import SLOW_SAVE_ENV
+
+from .helpers import assert_same_state
+from .test_cli import write_stream
+
+PROJECT_ROOT = Path(__file__).resolve().parents[1]
+ALGORITHMS = registry.load_all()
+
+
+def budgetlearn(*args, slow_save: float = 0.0, **kw) -> subprocess.Popen:
+    env = dict(os.environ)
+    env.pop(SLOW_SAVE_ENV, None)
+    if slow_save:
+        env[SLOW_SAVE_ENV] = str(slow_save)
+    return subprocess.Popen([sys.executable, "-m", "budgetcli.cli", *map(str, args)], cwd=PROJECT_ROOT, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, **kw)
+
+
+def temp_files(directory: Path, target: Path) -> list[Path]:
+    return sorted(directory.glob(f".{target.name}.*.tmp"))
+
+
+def wait_for(condition, timeout=60.0, every=0.005):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(every)
+    return False
+
+
+def train_in_process(*args):
+    r = CliRunner().invoke(main, [str(a) for a in args])
+    assert r.exit_code == 0, r.output
+    return r
+
+
+@pytest.fixture
+def old_and_new(tmp_path):
+    """A target holding an old model, and the bytes the new training run writes."""
+    data = tmp_path / "train.txt"
+    write_stream(data, n=1500, seed=4)
+    target = tmp_path / "m.model"
+    train_in_process("train", "-q", "-a", "lbp", "-B", "7", data, "-o", target)
+    reference = tmp_path / "reference.model"
+    train_in_process("train", "-q", "-a", "perceptron", data, "-o", reference)
+    return data, target, target.read_bytes(), reference.read_bytes()
+
+
+def test_kill_9_at_random_moments_of_a_save_never_leaves_a_partial_model(tmp_path, old_and_new):
+    data, target, old, new = old_and_new
+    rng = random.Random(9)
+    killed_mid_save = 0
+    for attempt in range(4):
+        target.write_bytes(old)
+        for stale in temp_files(tmp_path, target):
+            stale.unlink()
+        p = budgetlearn("train", "-q", "-a", "perceptron", data, "-o", target, slow_save=0.01)
+        # the save has started when its temporary file appears; it then takes ~1 s (~100 slowed writes)
+        assert wait_for(lambda: temp_files(tmp_path, target) or p.poll() is not None), "no save seen"
+        time.sleep(rng.uniform(0.0, 0.8))
+        p.send_signal(signal.SIGKILL)
+        p.communicate(timeout=60)
+        content = target.read_bytes()
+        assert content in (old, new), f"attempt {attempt}: the target holds neither model"
+        Model.load(target)  # and it loads
+        if p.returncode == -signal.SIGKILL and content == old:
+            killed_mid_save += 1
+            assert temp_files(tmp_path, target), "killed mid-save, so the partial file must be a temp file"
+    assert killed_mid_save >= 2, "the kills should mostly land inside the slowed save"
+
+
+def test_kill_9_without_an_old_model_leaves_no_file_at_the_target(tmp_path, old_and_new):
+    data, target, old, new = old_and_new
+    target.unlink()
+    p = budgetlearn("train", "-q", "-a", "perceptron", data, "-o", target, slow_save=0.01)
+    assert wait_for(lambda: temp_files(tmp_path, target))
+    time.sleep(0.3)
+    p.send_signal(signal.SIGKILL)
+    p.communicate(timeout=60)
+    assert not target.exists()
+
+
+def feed(p: subprocess.Popen, path: Path, lines: int) -> None:
+    with open(path, "rb") as f:
+        for _ in range(lines):
+            p.stdin.write(f.readline())
+    p.stdin.flush()
+
+
+@pytest.mark.parametrize("signum, code, word", [(signal.SIGINT, 130, "interrupted"),
+                                                (signal.SIGTERM, 143, "terminated (SIGTERM)")])
+def test_signal_during_training_leaves_the_target_untouched(tmp_path, old_and_new, signum, code, word):
+    data, target, old, new = old_and_new
+    big = tmp_path / "big.txt"
+    big.write_text(data.read_text() * 4)  # 6,000 lines: more than one 4,096-line block
+    p = budgetlearn("train", "-a", "perceptron", "-", "-o", target, stdin=subprocess.PIPE)
+    feed(p, big, 5000)  # the first block is learned; the producer then stalls mid-stream
+    time.sleep(3.0)
+    p.send_signal(signum)
+    out, err = p.communicate(timeout=60)
+    assert p.returncode == code
+    assert err.decode().strip().splitlines() == [f"budgetlearn: error: {word}; no model written"]
+    assert target.read_bytes() == old
+    assert not temp_files(tmp_path, target)
+
+
+def test_ctrl_c_with_checkpoints_leaves_the_last_complete_checkpoint(tmp_path, old_and_new):
+    data, target, old, new = old_and_new
+    big = tmp_path / "big.txt"
+    big.write_text(data.read_text() * 4)
+    p = budgetlearn("train", "-a", "perceptron", "--checkpoint-every", "1000", "-", "-o", target,
+                    stdin=subprocess.PIPE)
+    feed(p, big, 5000)  # block 1 (4,096 lines) is learned: checkpoints after 1,000 .. 4,000 examples
+
+    def at_4000():
+        try:
+            return Model.load(target).learner.counter("examples") == 4000
+        except ValueError:
+            return False
+
+    assert wait_for(at_4000)
+    p.send_signal(signal.SIGINT)
+    out, err = p.communicate(timeout=60)
+    assert p.returncode == 130
+    assert "interrupted" in err.decode() and "holds the checkpoint after 4,000 examples" in err.decode()
+    # the checkpoint is the model of the first 4,000 lines, byte for byte
+    first = tmp_path / "first4000.txt"
+    first.write_text("".join(big.read_text().splitlines(keepends=True)[:4000]))
+    reference = tmp_path / "ref.model"
+    train_in_process("train", "-q", "-a", "perceptron", first, "-o", reference)
+    assert_same_state(Model.load(reference).learner.state()[1], Model.load(target).learner.state()[1])
+    assert not temp_files(tmp_path, target)
+
+
+def test_two_trainings_writing_one_target_end_with_one_complete_model(tmp_path, old_and_new):
+    data, target, old, new = old_and_new
+    other = tmp_path / "other.txt"
+    write_stream(other, n=1500, seed=5)
+    reference = tmp_path / "other.model"
+    train_in_process("train", "-q", "-a", "perceptron", other, "-o", reference)
+    other_bytes = reference.read_bytes()
+    target.unlink()
+    for round_ in range(2):
+        # slowed saves (~1 s each) that overlap in time
+        a = budgetlearn("train", "-q", "-a", "perceptron", data, "-o", target, slow_save=0.01)
+        b = budgetlearn("train", "-q", "-a", "perceptron", other, "-o", target, slow_save=0.01)
+        assert wait_for(lambda: len(temp_files(tmp_path, target)) == 2 or a.poll() is not None), \
+            "the two saves should overlap"
+        for p in (a, b):
+            p.communicate(timeout=120)
+            assert p.returncode == 0
+        assert target.read_bytes() in (new, other_bytes)
+        assert not temp_files(tmp_path, target)
+
+
+# ---------------------------------------------------------------------------- --checkpoint-every
+
+@pytest.mark.parametrize("algorithm", sorted(ALGORITHMS))
+def test_every_checkpoint_is_the_model_of_the_examples_before_it(tmp_path, algorithm):
+    data = tmp_path / "d.txt"
+    write_stream(data, n=230, seed=2)
+    lines = data.read_text().splitlines(keepends=True)
+    saved = []
+    spec = pipeline.KernelSpec("rbf", 0.5)
+    params = {"budget": 5} if "budget" in {p.name for p in ALGORITHMS[algorithm].params} else {}
+    result = pipeline.train(data, algorithm, spec, params, block_lines=64, checkpoint_every=50,
+                            on_checkpoint=lambda m: saved.append(m.learner.state()))
+    assert [h["counters"]["examples"] for h, _ in saved] == [50, 100, 150, 200]
+    for k, (header, arrays) in enumerate(saved, 1):
+        head = tmp_path / f"head{k}.txt"
+        head.write_text("".join(lines[:50 * k]))
+        expected = pipeline.train(head, algorithm, spec, params).model.learner.state()
+        assert header == expected[0]
+        assert_same_state(expected[1], arrays)
+    # checkpointing does not change the final model
+    plain = pipeline.train(data, algorithm, spec, params).model.learner.state()
+    assert plain[0] == result.model.learner.state()[0]
+    assert_same_state(plain[1], result.model.learner.state()[1])
+
+
+def test_checkpoint_then_data_error_names_the_checkpoint(tmp_path):
+    data = tmp_path / "d.txt"
+    write_stream(data, n=500, seed=1)
+    data.write_text(data.read_text() * 10 + "+1 1:x\n")  # the reader refuses the 2nd block before learning it
+    target = tmp_path / "m.model"
+    r = CliRunner().invoke(main, ["train", "-a", "perceptron", "--checkpoint-every", "1000", str(data),
+                                  "-o", str(target)])
+    assert r.exit_code == 1
+    assert f"{data}:5001:" in r.stderr and "holds the checkpoint after 4,000 examples" in r.stderr
+    assert Model.load(target).learner.counter("examples") == 4000
+
+
+def test_resume_from_a_checkpoint_ends_with_the_model_of_one_run(tmp_path):
+    data = tmp_path / "d.txt"
+    write_stream(data, n=400, seed=6)
+    lines = data.read_text().splitlines(keepends=True)
+    (tmp_path / "b.txt").write_text("".join(lines[200:]))
+    checkpoint = tmp_path / "ckpt.model"
+    head = tmp_path / "head.txt"
+    head.write_text("".join(lines[:200]))
+    # what a run over the whole file interrupted after 250 examples leaves: the checkpoint of the first 200
+    train_in_process("train", "-q", "-a", "projectron++", "--checkpoint-every", "200", head, "-o", checkpoint)
+    assert Model.load(checkpoint).learner.counter("examples") == 200
+    train_in_process("train", "-q", "--resume", checkpoint, tmp_path / "b.txt", "-o", checkpoint)
+    whole = tmp_path / "whole.model"
+    train_in_process("train", "-q", "-a", "projectron++", data, "-o", whole)
+    assert Model.load(whole).learner.state()[0] == Model.load(checkpoint).learner.state()[0]
+    assert_same_state(Model.load(whole).learner.state()[1], Model.load(checkpoint).learner.state()[1])
+
+
+def test_checkpoint_every_must_be_positive(tmp_path):
+    data = tmp_path / "d.txt"
+    write_stream(data, n=10)
+    r = CliRunner().invoke(main, ["train", "-a", "perceptron", "--checkpoint-every", "0", str(data)])
+    assert r.exit_code == 2 and not (tmp_path / "d.txt.model").exists()
