@@ -15,6 +15,7 @@ import click
 import numpy as np
 
 from . import __version__, metrics, pipeline, registry
+from . import predict as predict_
 from . import tune as tune_
 from .io.libsvm import DataError, write_libsvm
 from .model import Model
@@ -278,17 +279,16 @@ def _load(model_path) -> Model:
 @click.option("-o", "--output", type=click.File("w"), default="-", help="Where to write predictions (default stdout).")
 @click.option("--scores", is_flag=True, help="Write 'label score' per line, score = f(x) (positive: the model's +1 label).")
 @click.option("--skip-bad-lines", is_flag=True, help="Skip malformed lines instead of failing.")
-def predict(model_path, data, output, scores, skip_bad_lines):
+@click.option("-j", "--jobs", type=int, default=1, show_default=True,
+              help="Worker processes (-1: one per core), each reading its own byte range of DATA; the output is "
+                   "the same as with 1. Compressed files and stdin are read serially.")
+def predict(model_path, data, output, scores, skip_bad_lines, jobs):
     """Predict one label per example of DATA, in input order."""
+    if jobs == 0 or jobs < -1:
+        raise click.UsageError("--jobs must be ≥ 1, or -1 for one per core")
     model = _load(model_path)
     try:
-        for chunk, f in pipeline.scores(model, data, skip_bad_lines=skip_bad_lines):
-            labels = model.labels.decode(f)
-            if scores:
-                text = "".join(f"{lab} {v:.10g}\n" for lab, v in zip(labels, f))
-            else:
-                text = "\n".join(labels) + "\n"
-            output.write(text)
+        predict_.write_predictions(model, model_path, data, output, scores, skip_bad_lines, jobs)
         output.flush()
     except DataError as exc:
         fail(str(exc))

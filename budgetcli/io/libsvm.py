@@ -186,10 +186,12 @@ class LibsvmReader:
 
     With ``skip_bad_lines`` a malformed line is counted in ``n_skipped`` (the
     first ten errors are kept in ``skipped``) instead of raising ``DataError``.
-    A reader can be iterated once.
+    A reader can be iterated once.  ``first_line`` is the line number of the
+    source's first line: a reader of a byte range of a file (parallel predict)
+    numbers its lines as the whole file does.
     """
 
-    def __init__(self, source, block_lines: int = 4096, skip_bad_lines: bool = False):
+    def __init__(self, source, block_lines: int = 4096, skip_bad_lines: bool = False, first_line: int = 1):
         if block_lines < 1:
             raise ValueError(f"block_lines must be >= 1, got {block_lines}")
         self._file, self.source_name = open_binary(source)
@@ -198,6 +200,7 @@ class LibsvmReader:
         self._compressed = isinstance(self._file, _COMPRESSED_FILES)
         self._block_lines = block_lines
         self._skip_bad_lines = skip_bad_lines
+        self._first_line = first_line
         self._iterated = False
         self.n_examples = 0
         self.n_skipped = 0
@@ -231,11 +234,11 @@ class LibsvmReader:
         label_tokens, raw_lines = block.label_tokens, block.raw_lines
         block_lines = self._block_lines
         source = self.source_name
-        lineno = 0
+        lineno = self._first_line - 1
         # Only reading the file raises the exceptions caught below: the loop
         # body parses, and its own errors are DataError (a ValueError).
         try:
-            for lineno, raw in enumerate(self._file, 1):
+            for lineno, raw in enumerate(self._file, self._first_line):
                 parts = None
                 if plain(raw):
                     parts = raw.replace(b":", b" ").split()
