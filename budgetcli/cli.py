@@ -424,10 +424,11 @@ def tune(algorithm, grids, permutations, seed, test, jobs, backend, scheduler, s
             fail(f"{path}: cannot write: its directory is missing or not writable")
     try:
         grid = tune_.parse_grid(list(grids), algorithm)
+        widths = {n for n, v in (("gamma", gamma), ("sigma", sigma)) if v is not None}  # γ and σ: one width
         for name, _ in grid:
-            if name in params or name in ("gamma", "sigma", "degree", "coef0") and \
-                    {"gamma": gamma, "sigma": sigma}.get(name) is not None:
-                raise ValueError(f"--grid {name} and a fixed value of it contradict each other")
+            if name in params or name in ("gamma", "sigma") and widths:
+                raise ValueError(f"--grid {name} and a fixed {' '.join('--' + w for w in widths) or '--' + name} "
+                                 "contradict each other")
         settings = tune_.settings_of(grid)
         runs = tune_.plan(data, test, algorithm, pipeline.KernelSpec(kernel, gamma, sigma, degree, coef0), params,
                           settings, permutations, seed)
