@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import functools
 import os
+import warnings
 
 import numpy as np
 
@@ -135,9 +136,12 @@ def parallel_texts(model_path, path, scores: bool, skip_bad_lines: bool, jobs: i
     with joblib.Parallel(n_jobs=n_jobs, backend="loky", return_as="generator") as parallel:
         counts = list(parallel(joblib.delayed(count_newlines)(path, a, b) for a, b in ranges))
         first_lines = np.concatenate(([1], 1 + np.cumsum(counts)[:-1])).astype(int).tolist()
-        for status, value in parallel(joblib.delayed(predict_range)(model_path, path, a, b, first, scores,
-                                                                    skip_bad_lines)
-                                      for (a, b), first in zip(ranges, first_lines)):
+        outputs = parallel(joblib.delayed(predict_range)(model_path, path, a, b, first, scores, skip_bad_lines)
+                           for (a, b), first in zip(ranges, first_lines))
+        for status, value in outputs:
             if status == "error":
+                with warnings.catch_warnings():  # joblib warns that it cancels the later ranges: intended
+                    warnings.simplefilter("ignore")
+                    outputs.close()
                 raise value
             yield value
