@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import csv
 import itertools
+import logging
 import os
 import tempfile
 from contextlib import ExitStack, contextmanager
@@ -224,8 +225,10 @@ def backend_config(backend: str, scheduler: str | None, jobs: int):
             except ImportError:
                 raise RuntimeError("the dask backend needs dask.distributed: pip install 'budgetlearn[dask]'") from None
             if scheduler is None:
+                # its log lines (start, stop) would drown the table; errors still show
                 cluster = stack.enter_context(LocalCluster(n_workers=max(jobs, 1), threads_per_worker=1,
-                                                           processes=True, dashboard_address=None))
+                                                           processes=True, dashboard_address=None,
+                                                           silence_logs=logging.ERROR))
                 client = stack.enter_context(Client(cluster))
             else:
                 client = stack.enter_context(Client(scheduler))
