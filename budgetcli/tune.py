@@ -14,9 +14,10 @@ Why the results do not depend on the number of jobs or the backend:
   permutations and the same random draws (common random numbers): the table compares settings,
   not luck.  `--permutations 0` makes one run per setting over the file in its own order.
 * Each worker reads the data from its path (the path, not arrays, goes through the scheduler), so
-  DATA and --test must be readable at the same path on every worker of a cluster.  A permuted run
-  holds the data of that run in memory (a permutation needs all of it, as `train --shuffle` does);
-  a run in file order and the test pass stream one chunk at a time.
+  DATA and --test must be readable at the same path on every worker of a cluster.  A worker holds
+  one model and one chunk: a permuted run reads the file once to note where each example starts
+  (8 bytes a line) and then reads the examples in permuted order by seeking (io/permuted.py);
+  only a compressed DATA, which cannot be seeked, is permuted in memory as `train --shuffle` does.
 * Results come back in submission order and are aggregated in grid order; ties in the sort keep
   grid order.  Only the seconds differ between two runs of the table.
 
@@ -39,7 +40,9 @@ import numpy as np
 
 from . import pipeline, registry
 from .io.libsvm import DataError
+from .io.permuted import PermutedExamples
 from .params import FLAGS
+from .predict import splittable
 
 BACKENDS = ("loky", "threading", "dask", "ray")
 
@@ -171,12 +174,24 @@ def plan(data: str, test: str | None, algorithm: str, kernel: pipeline.KernelSpe
     return runs
 
 
-def train_run(run: Run):
-    """Train one run (in a worker, or again in the main process for --save-best); returns the model
-    and the pipeline result."""
-    shuffle = run.permutation >= 0
-    return pipeline.train(run.data, run.algorithm, pipeline.KernelSpec(**run.kernel), run.params,
-                          seed=run.seed, shuffle=shuffle, epochs=1)
+def train_run(run: Run) -> pipeline.TrainResult:
+    """Train one run (in a worker, or again in the main process for --save-best).
+
+    A permuted run over a plain file reads its examples in the permuted order by seeking
+    (io/permuted.py), so the worker holds one model and one chunk, not the data; the model is the
+    one `pipeline.train(..., shuffle=True)` makes from the data in memory, which compressed files
+    still use."""
+    kernel = pipeline.KernelSpec(**run.kernel)
+    if run.permutation < 0 or not splittable(run.data):
+        return pipeline.train(run.data, run.algorithm, kernel, run.params, seed=run.seed,
+                              shuffle=run.permutation >= 0, epochs=1)
+    examples = PermutedExamples(run.data, run.seed)
+    problem = examples.label_problem()
+    if problem is not None:
+        raise problem
+    result = pipeline.train(examples.lines(), run.algorithm, kernel, run.params, seed=run.seed)
+    result.model.labels.spellings = examples.model_spellings()
+    return result
 
 
 def execute(run: Run) -> RunResult:

@@ -191,3 +191,62 @@ def test_ray_without_ray_is_a_clear_error(files):
     r = run("tune", "-a", "perceptron", "--permutations", 1, "--jobs", 2, "--backend", "ray", files / "train.txt")
     assert r.exit_code == 1
     assert "the ray backend needs ray" in r.stderr
+
+
+def awkward_file(path, n=150, seed=7):
+    """BOM, CRLF, comments, blank lines, '+1' and '1' for the same label, no final newline."""
+    X, y = random_stream(n, 4, seed)
+    lines = []
+    for i, (row, lab) in enumerate(zip(X, y)):
+        label = ("1" if i % 3 else "+1") if lab > 0 else "-1"
+        lines.append(label + "".join(f" {j + 1}:{float(v)!r}" for j, v in enumerate(row) if v)
+                     + ("\r\n" if i % 5 == 0 else "\n"))
+        if i % 17 == 0:
+            lines.append("# comment\n\n   \t\n")
+    path.write_bytes(b"\xef\xbb\xbf" + "".join(lines).rstrip("\n").encode())
+
+
+@pytest.mark.parametrize("block_lines", [7, 4096])
+def test_seeking_permuted_reader_gives_the_in_memory_shuffle_model(tmp_path, block_lines, monkeypatch):
+    """tune's permuted run (seek by offsets) against pipeline.train(shuffle=True) (data in memory)."""
+    from budgetcli import pipeline
+    from budgetcli.io.permuted import PermutedExamples
+
+    path = tmp_path / "awkward.txt"
+    awkward_file(path)
+    spec = pipeline.KernelSpec("rbf", 0.5)
+    for seed in (0, 3):
+        want = pipeline.train(str(path), "rbp", spec, {"budget": 20}, seed=seed, shuffle=True, block_lines=block_lines)
+        ex = PermutedExamples(str(path), seed, block_lines=block_lines)
+        assert ex.label_problem() is None
+        got = pipeline.train(ex.lines(), "rbp", spec, {"budget": 20}, seed=seed, block_lines=block_lines)
+        got.model.labels.spellings = ex.model_spellings()
+        assert got.model.learner.state()[0] == want.model.learner.state()[0]
+        assert_same_state(got.model.learner.state()[1], want.model.learner.state()[1])
+        assert got.model.labels.to_dict() == want.model.labels.to_dict()
+        assert want.model.labels.spelling(1.0) == "+1"  # the file's first spelling, which the fix-up restores
+    # and through the command: tune's best model is train --shuffle's, labels included
+    r = run("tune", "-a", "rbp", "-B", 20, "--gamma", 0.5, "--permutations", 2, "--sort", "support",
+            "--save-best", tmp_path / "best.model", path)
+    assert r.exit_code == 0, r.output
+    run("train", "-a", "rbp", "-B", 20, "--gamma", 0.5, "--shuffle", "--seed", 0, "-q", path, "-o", tmp_path / "t.model")
+    best, ref = Model.load(tmp_path / "best.model"), Model.load(tmp_path / "t.model")
+    assert best.labels.to_dict() == ref.labels.to_dict()
+    assert_same_state(best.learner.state()[1], ref.learner.state()[1])
+
+
+def test_permuted_runs_name_bad_lines_and_third_labels_in_file_order(tmp_path):
+    path = tmp_path / "awkward.txt"
+    awkward_file(path)
+    text = path.read_bytes().split(b"\n")
+    bad = tmp_path / "bad.txt"
+    bad.write_bytes(b"\n".join(text[:40] + [b"+1 2:0.5 1:0.25"] + text[40:]))
+    r = run("tune", "-a", "perceptron", "--permutations", 2, "--jobs", 2, bad)
+    assert r.exit_code == 1 and f"{bad}:41: feature indices must be strictly increasing" in r.stderr
+    bad.write_bytes(b"\n".join(text[:60] + [b"2 1:0.5", b"3 1:0.5"] + text[60:]))
+    r = run("tune", "-a", "perceptron", "--permutations", 2, bad)
+    assert r.exit_code == 1
+    assert f"{bad}:61: a third label value in binary training (labels so far: -1, +1) (token '2')" in r.stderr
+    # the message of a plain `train` (file order), whose label map sees the first block first
+    t = run("train", "-a", "perceptron", bad, "-o", tmp_path / "m.model")
+    assert t.exit_code == 1 and t.stderr == r.stderr
