@@ -385,8 +385,9 @@ def _print_eval(r: dict) -> None:
 @click.option("-j", "--jobs", type=int, default=1, show_default=True,
               help="Runs at once (-1: one per core). With dask, the cluster's workers decide.")
 @click.option("--backend", type=click.Choice(tune_.BACKENDS), default="loky", show_default=True,
-              help="joblib backend: loky (local processes), threading, dask (dask.distributed; a local cluster "
-                   "of --jobs processes unless --scheduler), ray.")
+              help="joblib backend: loky (local processes), threading (one process: the compiled loops hold "
+                   "the GIL, so no speed-up), dask (dask.distributed; a local cluster of --jobs processes unless "
+                   "--scheduler), ray.")
 @click.option("--scheduler", metavar="ADDRESS", default=None,
               help="dask scheduler (tcp://host:8786) or ray cluster address.")
 @click.option("--sort", type=click.Choice(sorted(tune_.SORT_KEYS)), default=None,

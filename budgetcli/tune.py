@@ -16,7 +16,7 @@ Why the results do not depend on the number of jobs or the backend:
 * Each worker reads the data from its path (the path, not arrays, goes through the scheduler), so
   DATA and --test must be readable at the same path on every worker of a cluster.  A worker holds
   one model and one chunk: a permuted run reads the file once to note where each example starts
-  (8 bytes a line) and then reads the examples in permuted order by seeking (io/permuted.py);
+  (8 bytes a line, 16 more per example while reading) and then reads the examples in permuted order by seeking (io/permuted.py);
   only a compressed DATA, which cannot be seeked, is permuted in memory as `train --shuffle` does.
 * Results come back in submission order and are aggregated in grid order; ties in the sort keep
   grid order.  Only the seconds differ between two runs of the table.
