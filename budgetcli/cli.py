@@ -17,6 +17,8 @@ import numpy as np
 from . import __version__, metrics, pipeline, registry
 from .atomic import (atomic_text_output, interrupt_exit_code, interrupt_name, stop_signals_deferred,
                      stop_signals_raise_interrupt)
+from . import predict as predict_
+from . import tune as tune_
 from .io.libsvm import DataError, write_libsvm
 from .curve import LearningCurve
 from .export import IMPORTABLE
@@ -314,18 +316,17 @@ def _load(model_path) -> Model:
                    "written to a temporary file and renamed over FILE only when every line was predicted.")
 @click.option("--scores", is_flag=True, help="Write 'label score' per line, score = f(x) (positive: the model's +1 label).")
 @click.option("--skip-bad-lines", is_flag=True, help="Skip malformed lines instead of failing.")
-def predict(model_path, data, output, scores, skip_bad_lines):
+@click.option("-j", "--jobs", type=int, default=1, show_default=True,
+              help="Worker processes (-1: one per core), each reading its own byte range of DATA; the output is "
+                   "the same as with 1. Compressed files and stdin are read serially.")
+def predict(model_path, data, output, scores, skip_bad_lines, jobs):
     """Predict one label per example of DATA, in input order."""
+    if jobs == 0 or jobs < -1:
+        raise click.UsageError("--jobs must be ≥ 1, or -1 for one per core")
     model = _load(model_path)
     try:
         with atomic_text_output(output) as out:
-            for chunk, f in pipeline.scores(model, data, skip_bad_lines=skip_bad_lines):
-                labels = model.labels.decode(f)
-                if scores:
-                    text = "".join(f"{lab} {v:.10g}\n" for lab, v in zip(labels, f))
-                else:
-                    text = "\n".join(labels) + "\n"
-                out.write(text)
+            predict_.write_predictions(model, model_path, data, out, scores, skip_bad_lines, jobs)
             out.flush()
     except DataError as exc:
         fail(str(exc))
@@ -499,6 +500,109 @@ def plot(curves, output, labels, title, size):
         fail(str(exc))
     except OSError as exc:
         fail(f"{output}: cannot write: {exc.strerror or exc}")
+
+
+@main.command()
+@click.option("-a", "--algorithm", type=click.Choice(sorted(ALGORITHMS)), required=True,
+              help="Learning algorithm (see `budgetlearn algorithms`).")
+@click.option("--grid", "grids", multiple=True, metavar="NAME=V1,V2,...",
+              help="Values of one parameter (eta, B, beta, lambda, C, ..., or the kernel's gamma, sigma, degree, "
+                   "coef0); repeat for more. Every combination is a setting.")
+@click.option("--permutations", type=click.IntRange(min=0), default=5, show_default=True,
+              help="Runs per setting, each over a seeded permutation of DATA (run p: seed --seed + p, as "
+                   "`train --shuffle --seed`); 0: one run over DATA in its own order.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of run 0; run p uses --seed + p.")
+@click.option("--test", type=click.Path(dir_okay=False), default=None, help="Test file: accuracy of every run.")
+@click.option("-j", "--jobs", type=int, default=1, show_default=True,
+              help="Runs at once (-1: one per core). With dask, the cluster's workers decide.")
+@click.option("--backend", type=click.Choice(tune_.BACKENDS), default="loky", show_default=True,
+              help="joblib backend: loky (local processes), threading (one process: the compiled loops hold "
+                   "the GIL, so no speed-up), dask (dask.distributed; a local cluster of --jobs processes unless "
+                   "--scheduler), ray.")
+@click.option("--scheduler", metavar="ADDRESS", default=None,
+              help="dask scheduler (tcp://host:8786) or ray cluster address.")
+@click.option("--sort", type=click.Choice(sorted(tune_.SORT_KEYS)), default=None,
+              help="Order of the table, best first [default: test-accuracy with --test, else error].")
+@click.option("--json", "as_json", is_flag=True, help="Print the table as JSON on stdout instead.")
+@click.option("--csv", "csv_path", type=click.Path(dir_okay=False), default=None, metavar="FILE",
+              help="Also write the table as CSV.")
+@click.option("--save-best", type=click.Path(dir_okay=False), default=None, metavar="MODEL",
+              help="Save the model of the best run of the best setting (trained again here, identically).")
+@_kernel_options
+@_param_options
+@click.argument("data")
+def tune(algorithm, grids, permutations, seed, test, jobs, backend, scheduler, sort, as_json, csv_path, save_best,
+         kernel, gamma, sigma, degree, coef0, data, **params):
+    """Train every (setting, permutation) pair of a parameter grid in parallel and print mean ± std
+    of the online mistake rate, support size, test accuracy and seconds per setting.
+
+    Options outside --grid fix a parameter for every setting. Each run reads DATA (and --test) from
+    its path in the worker, so on a cluster the paths must be readable by every worker. Results
+    are the same whatever --jobs or --backend: only the seconds differ."""
+    params = {k: v for k, v in params.items() if v is not None}
+    if data == "-":
+        raise click.UsageError("tune reads DATA once per run: give a file, not '-'")
+    if jobs == 0 or jobs < -1:
+        raise click.UsageError("--jobs must be ≥ 1, or -1 for one per core")
+    accepted = {p.name for p in ALGORITHMS[algorithm].params}
+    for name in params:
+        if name not in accepted:
+            raise click.UsageError(f"{FLAGS[name][-1]} does not apply to {algorithm}")
+    sort = sort or ("test-accuracy" if test else "error")
+    if sort == "test-accuracy" and not test:
+        raise click.UsageError("--sort test-accuracy needs --test")
+    for path in (csv_path, save_best):
+        if path is not None and not os.access(os.path.dirname(os.path.abspath(path)), os.W_OK):
+            fail(f"{path}: cannot write: its directory is missing or not writable")
+    try:
+        grid = tune_.parse_grid(list(grids), algorithm)
+        widths = {n for n, v in (("gamma", gamma), ("sigma", sigma)) if v is not None}  # γ and σ: one width
+        for name, _ in grid:
+            if name in params or name in ("gamma", "sigma") and widths:
+                raise ValueError(f"--grid {name} and a fixed {' '.join('--' + w for w in widths) or '--' + name} "
+                                 "contradict each other")
+        settings = tune_.settings_of(grid)
+        runs = tune_.plan(data, test, algorithm, pipeline.KernelSpec(kernel, gamma, sigma, degree, coef0), params,
+                          settings, permutations, seed)
+    except ValueError as exc:
+        raise click.UsageError(str(exc))
+    try:
+        results = tune_.run_all(runs, jobs, backend, scheduler)
+        rows = tune_.table(settings, results, sort)
+        if csv_path is not None:
+            tune_.write_csv(csv_path, rows, [n for n, _ in grid])
+        if save_best is not None:
+            best = tune_.best_run(rows[0], sort)
+            run = next(r for r in runs if (r.setting, r.permutation) == (best.setting, best.permutation))
+            tune_.retrain(run, best).save(save_best)
+    except DataError as exc:
+        fail(str(exc))
+    except RuntimeError as exc:
+        fail(str(exc))
+    except OSError as exc:
+        fail(f"cannot write: {exc.strerror or exc}")
+    except KeyboardInterrupt:
+        click.echo("budgetlearn: interrupted; nothing written", err=True)
+        sys.exit(130)
+    if as_json:
+        click.echo(json.dumps({"algorithm": algorithm, "sort": sort, "permutations": permutations, "seed": seed,
+                               "rows": [r.to_dict() for r in rows]}))
+    else:
+        _print_tune(algorithm, sort, rows)
+    if save_best is not None:
+        click.echo(f"best model: {save_best} ({tune_._describe(rows[0].setting)}, seed {best.seed})", err=True)
+
+
+def _print_tune(algorithm, sort, rows) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title=f"{algorithm}, {len(rows[0].runs)} run(s) per setting, sorted by {sort}", title_justify="left")
+    for col in ("rank", "setting", "online error %", "support size", "test accuracy %", "seconds"):
+        table.add_column(col, justify="left" if col == "setting" else "right")
+    for cells in tune_.format_table(rows, sort):
+        table.add_row(*cells)
+    Console(highlight=False, width=max(100, Console().width)).print(table)
 
 
 @main.command()

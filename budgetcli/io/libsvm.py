@@ -192,18 +192,21 @@ class LibsvmReader:
     after its last line was cut mid-line, typically because its producer died: that line is a
     DataError naming it ("input ended in the middle of a line"), skipped under skip_bad_lines.
     A regular file may end without a final newline (editors write such files).
+    ``first_line`` is the line number of the source's first line: a reader of a byte range of a
+    file (parallel predict) numbers its lines as the whole file does.
     """
 
-    def __init__(self, source, block_lines: int = 4096, skip_bad_lines: bool = False):
+    def __init__(self, source, block_lines: int = 4096, skip_bad_lines: bool = False, first_line: int = 1):
         if block_lines < 1:
             raise ValueError(f"block_lines must be >= 1, got {block_lines}")
         self._file, self.source_name = open_binary(source)
         # Close only what we opened: not stdin, not a caller's file object.
         self._owns_file = isinstance(source, (str, os.PathLike)) and source != "-"
         self._compressed = isinstance(self._file, _COMPRESSED_FILES)
-        self._needs_final_newline = (isinstance(source, str) and source == "-") or not _seekable(self._file)
+        self._needs_final_newline = (isinstance(source, str) and source == "-") or _is_stream(self._file)
         self._block_lines = block_lines
         self._skip_bad_lines = skip_bad_lines
+        self._first_line = first_line
         self._iterated = False
         self.n_examples = 0
         self.n_skipped = 0
@@ -237,11 +240,11 @@ class LibsvmReader:
         label_tokens, raw_lines = block.label_tokens, block.raw_lines
         block_lines = self._block_lines
         source = self.source_name
-        lineno = 0
+        lineno = self._first_line - 1
         # Only reading the file raises the exceptions caught below: the loop
         # body parses, and its own errors are DataError (a ValueError).
         try:
-            for lineno, raw in enumerate(self._file, 1):
+            for lineno, raw in enumerate(self._file, self._first_line):
                 parts = None
                 if plain(raw):
                     parts = raw.replace(b":", b" ").split()
@@ -368,11 +371,16 @@ class LibsvmReader:
         raise AssertionError(f"line {lineno} failed the block checks but parses strictly")
 
 
-def _seekable(f) -> bool:
+def _is_stream(f) -> bool:
+    """True for a file object that says it cannot seek (a pipe, a socket).  An iterable of lines
+    without `seekable` is one of the package's own views of a regular file (a byte range for
+    parallel predict, permuted lines for tune): its missing final newline is the file's own."""
     try:
-        return bool(f.seekable())
-    except (AttributeError, OSError, ValueError):
+        return not f.seekable()
+    except AttributeError:
         return False
+    except (OSError, ValueError):
+        return True
 
 
 def _bad_rows(indptr, indices, values, labels) -> np.ndarray:

@@ -1,0 +1,147 @@
+"""Predictions for a data file, serially or by byte ranges in parallel, always in input order.
+
+Parallel prediction splits a plain file into byte ranges that start and end at line boundaries.
+Each worker opens the file itself, seeks to its range and reads it with the ordinary reader, one
+chunk at a time (the path goes to the worker, never the data).  Line numbers stay those of the
+whole file: a first quick pass counts the newlines of every range, so each range knows the number
+of its first line, and a bad line is reported as `FILE:LINE` exactly as the serial run reports it
+(the first bad line of the file: ranges are examined in order).  Results come back in range order
+and are written as they come, so memory stays that of a few ranges' predictions.
+
+Compressed files and stdin cannot be split (no seeking into a compressed stream), so they are
+predicted serially whatever --jobs says.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import warnings
+
+import numpy as np
+
+from . import pipeline
+from .io.libsvm import LibsvmReader
+from .model import Model
+
+RANGE_BYTES = 16 << 20  # at most this much input per task: bounds the predictions held at once
+COMPRESSED = (".gz", ".bz2", ".xz")
+
+
+def prediction_text(model: Model, f: np.ndarray, scores: bool) -> str:
+    """The output lines of one chunk's decision values: 'label' or 'label score'."""
+    labels = model.labels.decode(f)
+    if scores:
+        return "".join(f"{lab} {v:.10g}\n" for lab, v in zip(labels, f))
+    return "".join(f"{lab}\n" for lab in labels)
+
+
+def splittable(data) -> bool:
+    """True for a regular, uncompressed file, which can be read by byte ranges."""
+    return (isinstance(data, (str, os.PathLike)) and data != "-" and os.path.isfile(data)
+            and not os.fsdecode(data).lower().endswith(COMPRESSED))
+
+
+def write_predictions(model: Model, model_path, data, output, scores: bool = False, skip_bad_lines: bool = False,
+                      jobs: int = 1) -> None:
+    """Write the predictions for `data` to the text file `output`, in input order.  Raises DataError
+    for the first bad line (unless skip_bad_lines)."""
+    if jobs == 1 or not splittable(data):
+        for _, f in pipeline.scores(model, data, skip_bad_lines=skip_bad_lines):
+            output.write(prediction_text(model, f, scores))
+        return
+    for text in parallel_texts(model_path, data, scores, skip_bad_lines, jobs):
+        output.write(text)
+
+
+def line_ranges(path, parts: int) -> list[tuple[int, int]]:
+    """About `parts` byte ranges [start, end) covering the file, each starting at a line start
+    (a range never splits a line; tiny files give fewer ranges)."""
+    size = os.path.getsize(path)
+    bounds = [0]
+    with open(path, "rb") as f:
+        for k in range(1, parts):
+            target = size * k // parts
+            if target <= bounds[-1]:
+                continue
+            f.seek(target - 1)
+            f.readline()  # to the end of the line holding byte target-1: the next line starts here
+            if bounds[-1] < f.tell() < size:
+                bounds.append(f.tell())
+    bounds.append(size)
+    return [(a, b) for a, b in zip(bounds[:-1], bounds[1:]) if b > a]
+
+
+def count_newlines(path, start: int, end: int, block: int = 1 << 20) -> int:
+    with open(path, "rb") as f:
+        f.seek(start)
+        n, left = 0, end - start
+        while left > 0:
+            buf = f.read(min(block, left))
+            if not buf:
+                break
+            n += buf.count(b"\n")
+            left -= len(buf)
+    return n
+
+
+class RangeLines:
+    """The lines of bytes [start, end) of a file, for the reader (which takes any iterable of
+    lines with a `name`); `name` is the path as the serial reader names it."""
+
+    def __init__(self, path, start: int, end: int):
+        self.path, self.start, self.end = path, start, end
+        self.name = os.fsdecode(path)
+
+    def __iter__(self):
+        with open(self.path, "rb") as f:
+            f.seek(self.start)
+            left = self.end - self.start
+            for line in f:
+                if left <= 0:
+                    break
+                left -= len(line)
+                yield line
+
+
+@functools.lru_cache(maxsize=1)
+def _model(path: str, mtime_ns: int, size: int) -> Model:
+    """The model a worker process loaded last (its tasks share it; a changed file is loaded again)."""
+    return Model.load(path)
+
+
+def predict_range(model_path, path, start: int, end: int, first_line: int, scores: bool, skip_bad_lines: bool):
+    """A worker's task: ('ok', text) for the range, or ('error', DataError) — returned, not raised,
+    so the caller reports the first bad line of the file, not the first one a worker happened to hit."""
+    st = os.stat(model_path)
+    model = _model(os.path.abspath(model_path), st.st_mtime_ns, st.st_size)
+    parts = []
+    try:
+        with LibsvmReader(RangeLines(path, start, end), skip_bad_lines=skip_bad_lines, first_line=first_line) as r:
+            for chunk in r:
+                parts.append(prediction_text(model, model.learner.decision_function(chunk), scores))
+    except ValueError as exc:  # DataError
+        return "error", exc
+    return "ok", "".join(parts)
+
+
+def parallel_texts(model_path, path, scores: bool, skip_bad_lines: bool, jobs: int):
+    """The predictions' text, range by range in file order, computed by `jobs` worker processes."""
+    import joblib
+
+    n_jobs = (os.cpu_count() or 1) if jobs == -1 else jobs
+    size = os.path.getsize(path)
+    ranges = line_ranges(path, max(n_jobs, -(-size // RANGE_BYTES)))
+    # results come back in submission order, as they are ready: at most a few ranges' text is held
+    with joblib.Parallel(n_jobs=n_jobs, backend="loky", return_as="generator") as parallel:
+        counts = list(parallel(joblib.delayed(count_newlines)(path, a, b) for a, b in ranges))
+        first_lines = np.concatenate(([1], 1 + np.cumsum(counts)[:-1])).astype(int).tolist()
+        outputs = parallel(joblib.delayed(predict_range)(model_path, path, a, b, first, scores, skip_bad_lines)
+                           for (a, b), first in zip(ranges, first_lines))
+        for status, value in outputs:
+            if status == "error":
+                with warnings.catch_warnings():  # joblib warns that it cancels the later ranges: intended
+                    warnings.simplefilter("ignore")
+                    outputs.close()
+                raise value
+            yield value

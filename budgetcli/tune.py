@@ -1,0 +1,344 @@
+"""Many training runs at once: every (setting, permutation) pair of a parameter grid, in parallel.
+
+A *setting* is one point of the grid (say η = 0.1, γ = 0.04); a *run* trains it over one seeded
+permutation of the data with `pipeline.train`.  Runs go to joblib, so the same code runs on local
+processes (loky), threads, a dask.distributed cluster or ray.
+
+Why the results do not depend on the number of jobs or the backend:
+
+* A run is a pure function of its arguments.  Its seed is derived from (--seed, permutation index)
+  only — never from the worker, the order of execution or the number of jobs.  Run p of every
+  setting uses seed `--seed + p`: `pipeline.train(..., shuffle=True, seed=s)` permutes the data
+  with numpy's `default_rng((s, 0))` and seeds the algorithm's own random choices with s, so the
+  run is exactly `budgetlearn train --shuffle --seed s ...` (tested).  Every setting sees the same
+  permutations and the same random draws (common random numbers): the table compares settings,
+  not luck.  `--permutations 0` makes one run per setting over the file in its own order.
+* Each worker reads the data from its path (the path, not arrays, goes through the scheduler), so
+  DATA and --test must be readable at the same path on every worker of a cluster.  A worker holds
+  one model and one chunk: a permuted run reads the file once to note where each example starts
+  (8 bytes a line, 16 more per example while reading) and then reads the examples in permuted order by seeking (io/permuted.py);
+  only a compressed DATA, which cannot be seeked, is permuted in memory as `train --shuffle` does.
+* Results come back in submission order and are aggregated in grid order; ties in the sort keep
+  grid order.  Only the seconds differ between two runs of the table.
+
+The best model (`--save-best`) is the run of the top setting that is best by the sort metric (ties:
+the lowest permutation index).  Workers do not ship models back; the main process trains that one
+run again — deterministic, so the same model — and checks its counters against the table.
+"""
+
+from __future__ import annotations
+
+import csv
+import itertools
+import logging
+import os
+import tempfile
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from . import pipeline, registry
+from .io.libsvm import DataError
+from .io.permuted import PermutedExamples
+from .params import FLAGS
+from .predict import splittable
+
+BACKENDS = ("loky", "threading", "dask", "ray")
+
+# sort metric -> (key in a row, True when larger is better)
+SORT_KEYS = {
+    "error": ("online_mistake_rate", False),
+    "support": ("support_size", False),
+    "test-accuracy": ("test_accuracy", True),
+    "seconds": ("seconds", False),
+}
+
+# kernel settings a grid may vary, with their types; the rest are the algorithms' parameters
+KERNEL_GRID = {"gamma": float, "sigma": float, "degree": int, "coef0": float}
+
+
+@dataclass(frozen=True)
+class Run:
+    """One training run: everything a worker needs, small enough to send anywhere."""
+
+    setting: int  # index into the grid's settings
+    permutation: int  # -1: the file in its own order
+    data: str
+    test: str | None
+    algorithm: str
+    kernel: dict  # KernelSpec fields
+    params: dict
+    seed: int
+
+
+@dataclass
+class RunResult:
+    setting: int
+    permutation: int
+    seed: int
+    examples: int
+    mistakes: int
+    online_mistake_rate: float
+    support_size: int
+    test_accuracy: float | None
+    seconds: float
+
+
+@dataclass
+class Row:
+    """One setting's runs and their mean ± std (population std, as repro/ reports)."""
+
+    index: int  # position of the setting in the grid
+    setting: dict
+    runs: list = field(default_factory=list)
+
+    def stats(self, key: str) -> tuple[float | None, float | None]:
+        values = [getattr(r, key) for r in self.runs]
+        if any(v is None for v in values):
+            return None, None
+        a = np.array(values, dtype=np.float64)
+        return float(a.mean()), float(a.std())
+
+    def to_dict(self) -> dict:
+        out = {"setting": self.setting, "runs": len(self.runs)}
+        for key in ("online_mistake_rate", "support_size", "test_accuracy", "seconds"):
+            out[f"{key}_mean"], out[f"{key}_std"] = self.stats(key)
+        out["per_run"] = [vars(r) for r in self.runs]
+        return out
+
+
+def grid_names(algorithm: str) -> dict[str, tuple[str, type]]:
+    """Names a --grid may use for `algorithm` -> (canonical name, type): the canonical name, the
+    long flag without dashes and the short flag (`budget`, `B`; `lambda_`, `lambda`; `eval-size`)."""
+    names = {k: (k, t) for k, t in KERNEL_GRID.items()}
+    for p in registry.get(algorithm).params:
+        for alias in (p.name, p.name.rstrip("_"), p.name.replace("_", "-"), *(f.lstrip("-") for f in FLAGS[p.name])):
+            names[alias] = (p.name, p.type)
+    return names
+
+
+def parse_grid(specs: list[str], algorithm: str) -> list[tuple[str, list]]:
+    """['eta=0.05,0.1', 'gamma=0.01'] -> [('eta', [0.05, 0.1]), ('gamma', [0.01])]; ValueError on
+    an unknown name, a repeated name, a bad or repeated value."""
+    names = grid_names(algorithm)
+    out: list[tuple[str, list]] = []
+    for spec in specs:
+        name, eq, values = spec.partition("=")
+        name = name.strip()
+        if not eq or not values.strip():
+            raise ValueError(f"--grid {spec!r}: expected NAME=V1,V2,...")
+        if name not in names:
+            known = sorted(set(k for k in names if not k.endswith("_")))
+            raise ValueError(f"--grid {spec!r}: {algorithm} has no parameter {name!r} (grid names: {', '.join(known)})")
+        canonical, typ = names[name]
+        if canonical in (n for n, _ in out):
+            raise ValueError(f"--grid: {name} given twice")
+        parsed = []
+        for text in values.split(","):
+            try:
+                v = typ(text.strip())
+            except ValueError:
+                raise ValueError(f"--grid {spec!r}: {text.strip()!r} is not a valid {typ.__name__}") from None
+            if v in parsed:
+                raise ValueError(f"--grid {spec!r}: value {text.strip()} given twice")
+            parsed.append(v)
+        out.append((canonical, parsed))
+    return out
+
+
+def settings_of(grid: list[tuple[str, list]]) -> list[dict]:
+    """The grid's points, the last --grid varying fastest."""
+    names = [n for n, _ in grid]
+    return [dict(zip(names, combo)) for combo in itertools.product(*(v for _, v in grid))]
+
+
+def plan(data: str, test: str | None, algorithm: str, kernel: pipeline.KernelSpec, params: dict,
+         settings: list[dict], permutations: int, seed: int) -> list[Run]:
+    """Every (setting, permutation) run, setting-major.  Raises ValueError for a setting whose
+    parameters or kernel the algorithm refuses, before anything is read."""
+    runs = []
+    cls = registry.get(algorithm)
+    for i, setting in enumerate(settings):
+        k = dict(vars(kernel))
+        p = dict(params)
+        for name, value in setting.items():
+            (k if name in KERNEL_GRID else p)[name] = value
+        try:
+            cls.resolve_params(p)
+            pipeline.KernelSpec(**k).resolve(1)
+        except ValueError as exc:
+            raise ValueError(f"setting {_describe(setting)}: {exc}") from None
+        for perm in (range(permutations) if permutations else [-1]):
+            runs.append(Run(i, perm, data, test, algorithm, k, p, seed + max(perm, 0)))
+    return runs
+
+
+def train_run(run: Run) -> pipeline.TrainResult:
+    """Train one run (in a worker, or again in the main process for --save-best).
+
+    A permuted run over a plain file reads its examples in the permuted order by seeking
+    (io/permuted.py), so the worker holds one model and one chunk, not the data; the model is the
+    one `pipeline.train(..., shuffle=True)` makes from the data in memory, which compressed files
+    still use."""
+    kernel = pipeline.KernelSpec(**run.kernel)
+    if run.permutation < 0 or not splittable(run.data):
+        return pipeline.train(run.data, run.algorithm, kernel, run.params, seed=run.seed,
+                              shuffle=run.permutation >= 0, epochs=1)
+    examples = PermutedExamples(run.data, run.seed)
+    problem = examples.label_problem()
+    if problem is not None:
+        raise problem
+    result = pipeline.train(examples.lines(), run.algorithm, kernel, run.params, seed=run.seed)
+    result.model.labels.spellings = examples.model_spellings()
+    return result
+
+
+def execute(run: Run) -> RunResult:
+    """A worker's job: read the data from its path, train, score the test file chunk by chunk."""
+    result = train_run(run)
+    learner = result.model.learner
+    t, m = learner.counter("examples"), learner.counter("mistakes")
+    acc = test_accuracy(result.model, run.test) if run.test else None
+    return RunResult(run.setting, run.permutation, run.seed, t, m, m / t, len(learner.support), acc,
+                     result.seconds)
+
+
+def test_accuracy(model, test) -> float:
+    """Fraction of the test examples whose label the model predicts (as `eval` counts it: f > 0 is
+    the model's +1 label, f ≤ 0 its −1 label; a label the model never saw is always wrong)."""
+    labels = model.labels
+    positive = labels.positive if labels.positive is not None else labels.negative
+    negative = labels.negative if labels.negative is not None else labels.positive
+    right = total = 0
+    for chunk, f in pipeline.scores(model, test):
+        right += int(np.count_nonzero(np.where(f > 0, positive, negative) == chunk.labels))
+        total += len(chunk)
+    if total == 0:
+        raise DataError(test, 0, None, "no examples to test on")
+    return right / total
+
+
+@contextmanager
+def backend_config(backend: str, scheduler: str | None, jobs: int):
+    """joblib's parallel_config for `backend`; yields the n_jobs to pass to Parallel.
+
+    dask: a distributed.Client on --scheduler, or on a local cluster of `jobs` single-threaded worker
+    processes started here.  ray: ray.init(address=--scheduler, or a local ray)."""
+    import joblib
+
+    if backend in ("loky", "threading"):
+        if scheduler is not None:
+            raise ValueError(f"--scheduler is for the dask and ray backends, not {backend}")
+        with joblib.parallel_config(backend=backend, n_jobs=jobs):
+            yield jobs
+        return
+    with ExitStack() as stack:
+        if backend == "dask":
+            try:
+                from distributed import Client, LocalCluster
+            except ImportError:
+                raise RuntimeError("the dask backend needs dask.distributed: pip install 'budgetlearn[dask]'") from None
+            if scheduler is None:
+                # its log lines (start, stop) would drown the table; errors still show
+                cluster = stack.enter_context(LocalCluster(n_workers=max(jobs, 1), threads_per_worker=1,
+                                                           processes=True, dashboard_address=None,
+                                                           silence_logs=logging.ERROR))
+                client = stack.enter_context(Client(cluster))
+            else:
+                client = stack.enter_context(Client(scheduler))
+            stack.enter_context(joblib.parallel_config(backend="dask", wait_for_workers_timeout=60))
+            yield -1  # dask decides; every worker of the cluster takes runs
+        else:
+            try:
+                import ray
+                from ray.util.joblib import register_ray
+            except ImportError:
+                raise RuntimeError("the ray backend needs ray, which is not installed: pip install 'ray[default]' "
+                                   "(or use --backend dask)") from None
+            ray.init(address=scheduler, ignore_reinit_error=True)
+            stack.callback(ray.shutdown)
+            register_ray()
+            stack.enter_context(joblib.parallel_config(backend="ray"))
+            yield jobs
+
+
+def run_all(runs: list[Run], jobs: int = 1, backend: str = "loky", scheduler: str | None = None) -> list[RunResult]:
+    """Execute the runs; results in the order of `runs` whatever the backend."""
+    import joblib
+
+    if jobs == 1 and backend == "loky" and scheduler is None:
+        return [execute(r) for r in runs]
+    with backend_config(backend, scheduler, jobs) as n_jobs:
+        return joblib.Parallel(n_jobs=n_jobs)(joblib.delayed(execute)(r) for r in runs)
+
+
+def table(settings: list[dict], results: list[RunResult], sort: str) -> list[Row]:
+    """One Row per setting, sorted by `sort` (best first; ties keep grid order)."""
+    rows = [Row(i, s) for i, s in enumerate(settings)]
+    for r in results:
+        rows[r.setting].runs.append(r)
+    key, larger_better = SORT_KEYS[sort]
+    if rows and rows[0].stats(key)[0] is None:
+        raise ValueError(f"--sort {sort} needs --test")
+    return sorted(rows, key=lambda row: -row.stats(key)[0] if larger_better else row.stats(key)[0])
+
+
+def best_run(row: Row, sort: str) -> RunResult:
+    """The top setting's run that is best by `sort`; ties go to the lowest permutation index."""
+    key, larger_better = SORT_KEYS[sort]
+    return min(row.runs, key=lambda r: (-getattr(r, key) if larger_better else getattr(r, key), r.permutation))
+
+
+def retrain(run: Run, expected: RunResult):
+    """Train `run` again in this process and check it is the run of the table."""
+    model = train_run(run).model
+    got = (model.learner.counter("examples"), model.learner.counter("mistakes"), len(model.learner.support))
+    if got != (expected.examples, expected.mistakes, expected.support_size):
+        raise RuntimeError(f"retraining the best run gave {got}, the table says "
+                           f"{(expected.examples, expected.mistakes, expected.support_size)}: the run is not "
+                           "deterministic (is DATA changing?)")
+    return model
+
+
+CSV_COLUMNS = ["rank", "setting", "runs", "online_mistake_rate_mean", "online_mistake_rate_std", "support_size_mean",
+               "support_size_std", "test_accuracy_mean", "test_accuracy_std", "seconds_mean", "seconds_std"]
+
+
+def write_csv(path: str, rows: list[Row], grid_columns: list[str]) -> None:
+    """One line per setting, a column per grid name plus the table's; written to a temporary file
+    beside `path` and renamed over it, so a failure never leaves half a file."""
+    directory = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(prefix=".tune-", suffix=".csv", dir=directory)
+    try:
+        with os.fdopen(fd, "w", newline="") as f:
+            w = csv.writer(f)
+            w.writerow(grid_columns + CSV_COLUMNS)
+            for rank, row in enumerate(rows, 1):
+                d = row.to_dict()
+                d["rank"], d["setting"] = rank, _describe(row.setting)
+                w.writerow([row.setting[c] for c in grid_columns] + ["" if d[c] is None else d[c] for c in CSV_COLUMNS])
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def _describe(setting: dict) -> str:
+    return " ".join(f"{k.rstrip('_')}={v:g}" if isinstance(v, float) else f"{k.rstrip('_')}={v}"
+                    for k, v in setting.items()) or "(defaults)"
+
+
+def format_table(rows: list[Row], sort: str) -> list[list[str]]:
+    """The printed table's cells: rank, setting, then mean ± std of each metric."""
+    out = []
+    for rank, row in enumerate(rows, 1):
+        err, err_sd = row.stats("online_mistake_rate")
+        sv, sv_sd = row.stats("support_size")
+        acc, acc_sd = row.stats("test_accuracy")
+        secs, _ = row.stats("seconds")
+        out.append([str(rank), _describe(row.setting), f"{100 * err:.2f} ± {100 * err_sd:.2f}",
+                    f"{sv:.1f} ± {sv_sd:.1f}",
+                    "–" if acc is None else f"{100 * acc:.2f} ± {100 * acc_sd:.2f}", f"{secs:.2f}"])
+    return out
