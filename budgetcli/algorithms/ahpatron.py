@@ -29,7 +29,8 @@ addition).  Choices, each tested against tests/reference_second_order.py:
 - Odd B keeps ⌊B/2⌋ and removes ⌈B/2⌉; B ≥ 2.  The kept vectors stay in slot order and x_t is
   appended, as in the authors' code.
 - If α₂ + θ is the zero function (‖·‖ = 0), f̄_t = 0.
-- A mistake is y f ≤ 0; a margin update is 0 < y f < 1 − ε (the paper's N_T).  ‖f‖² is tracked
+- A mistake is y f ≤ 0; a margin update is 0 < y f < 1 − ε (the paper's N_T); the `projections`
+  counter counts halvings.  ‖f‖² is tracked
   incrementally (‖f + λ y k(x, ·)‖² = ‖f‖² + 2λ y f(x) + λ² k(x, x)) and set exactly at each
   projection and halving.
 """
@@ -42,7 +43,7 @@ import numpy as np
 from numba import njit
 
 from ..kernels import self_kernel
-from ..learner import (EXAMPLES, MARGIN_UPDATES, MISTAKES, KernelLearner, new_coefficient, retire,
+from ..learner import (EXAMPLES, MARGIN_UPDATES, MISTAKES, PROJECTIONS, KernelLearner, new_coefficient, retire,
                        score_example, touch)
 from ..params import BUDGET, Param
 from ..registry import register
@@ -235,6 +236,7 @@ def aggressive_range(S, code, gamma, coef0, degree, alpha, avg_sum, avg_stamp, g
         if halving and n >= budget:
             target = c * radius if c > 0.0 else math.sqrt(scalars[NORM2])  # c_t U; by default ‖f_t‖
             scalars[NORM2] = halve(S, alpha, avg_sum, avg_stamp, gram, krow, n, eta, target, log, keep_retired, rnd)
+            counters[PROJECTIONS] += 1  # a halving is the projection of eq. (6)
             n = S.meta[COUNT]
             f = 0.0  # f̄_t(x_t)
             for i in range(n):
