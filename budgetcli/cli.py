@@ -377,7 +377,7 @@ def algorithms():
         cls = ALGORITHMS[name]
         click.echo(f"{name}\n    {cls.summary}\n    paper: {cls.paper}")
         for p in cls.params:
-            click.echo(f"    {'/'.join(FLAGS[p.name])} (default {p.default}): {p.help}")
+            click.echo(f"    {'/'.join(FLAGS[p.name])} (default {p.default_text or p.default}): {p.help}")
 
 
 @main.command()

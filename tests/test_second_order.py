@@ -215,3 +215,30 @@ def test_averaged_hypothesis_equals_brute_force_mean(algorithm, params):
     averaged = Model(learner, BinaryLabels()).averaged()
     np.testing.assert_allclose(averaged.learner.decision_function(test), total / 200, rtol=1e-9, atol=1e-9)
     assert not np.allclose(learner.decision_function(test), total / 200)
+
+
+@pytest.mark.parametrize("args,message", [
+    (["-a", "ahpatron", "-B", "1"], "at least 2"),
+    (["-a", "avp", "--step-schedule", "corollary2"], "finite -U"),
+    (["-a", "ahpatron", "--ahpatron-c", "0"], "ahpatron-c"),
+    (["-a", "sop", "--sop-a", "-1"], "sop-a"),
+])
+def test_cli_refuses_bad_parameters_with_exit_2_and_writes_nothing(tmp_path, args, message):
+    from .test_cli import run, write_stream
+
+    data = tmp_path / "d.txt"
+    write_stream(data, n=50)
+    r = run("train", *args, data, "-o", tmp_path / "m.model")
+    assert r.exit_code == 2 and message in r.output
+    assert not (tmp_path / "m.model").exists()
+
+
+def test_cli_ahpatron_model_records_the_derived_defaults(tmp_path):
+    from .test_cli import run, write_stream
+
+    data = tmp_path / "d.txt"
+    write_stream(data, n=200)
+    out = tmp_path / "m.model"
+    assert run("train", "-a", "ahpatron", "-B", "16", "--sigma", "2", "-q", data, "-o", out).exit_code == 0
+    h = Model.load(out).learner.hyper
+    assert h["radius"] == 2.0 and h["step"] == pytest.approx(2.0 / 8.0)

@@ -61,11 +61,11 @@ def _positive_or_none(v):
 AVP_RADIUS = Param("radius", float, math.inf, "radius U of the ball f is projected onto, ‖f‖ ≤ U (AVP/Ahpatron)",
                    check=lambda v: v > 0 and not math.isnan(v), requirement="a number > 0 (inf allowed)")
 AHP_RADIUS = Param("radius", float, None, AVP_RADIUS.help, check=lambda v: v is None or (v > 0 and math.isfinite(v)),
-                   requirement="a finite number > 0", default_text="√B/2 for ahpatron (the paper's experiments)")
+                   requirement="a finite number > 0", default_text="√B/2 (the paper's experiments)")
 AVP_STEP = Param("step", float, 1.0, "step λ of the AVP/Ahpatron update f + λ y k(x, ·)",
                  check=lambda v: v > 0 and math.isfinite(v), requirement="a finite number > 0")
 AHP_STEP = Param("step", float, None, AVP_STEP.help, check=lambda v: v is None or (v > 0 and math.isfinite(v)),
-                 requirement="a finite number > 0", default_text="U/√(4B) for ahpatron (Theorem 6)")
+                 requirement="a finite number > 0", default_text="U/√(4B) (Theorem 6)")
 STEP_SCHEDULE = Param("step_schedule", str, "constant", "AVP's λ_t: constant (--step) or corollary2 "
                       "(λ_t = U/√(U² + mistakes so far), Corollary 2; needs a finite -U)",
                       check=lambda v: v in SCHEDULES, requirement="constant or corollary2")
@@ -77,7 +77,7 @@ AHP_ETA = Param("ahpatron_eta", float, 0.0005, "ridge η of Ahpatron's projectio
                 check=lambda v: v > 0 and math.isfinite(v), requirement="a finite number > 0")
 AHP_C = Param("ahpatron_c", float, None, "Ahpatron rescales f to c·U after a halving, c ∈ (0, 1] (Theorem 4: 0.6)",
               check=lambda v: v is None or 0 < v <= 1, requirement="in (0, 1]",
-              default_text="c_t = ‖f_t‖/U for ahpatron (Theorem 6, the paper's experiments)")
+              default_text="c_t = ‖f_t‖/U (Theorem 6, the paper's experiments)")
 
 
 @register
@@ -89,10 +89,12 @@ class AggressivePerceptron(KernelLearner):
     n_scalars = 1
     halving = False
 
-    def __init__(self, *args, **kw):
-        super().__init__(*args, **kw)
-        if self.hyper.get("step_schedule") == "corollary2" and not math.isfinite(self.hyper["radius"]):
-            raise ValueError(f"{self.name}: --step-schedule corollary2 needs a finite -U/--radius")
+    @classmethod
+    def resolve_params(cls, given: dict) -> dict:
+        h = super().resolve_params(given)
+        if h.get("step_schedule") == "corollary2" and not math.isfinite(h["radius"]):
+            raise ValueError(f"{cls.name}: --step-schedule corollary2 needs a finite -U/--radius")
+        return h
 
     def _learn_range(self, indptr, indices, values, y, start):
         s, h = self.slot, self.hyper
@@ -116,16 +118,17 @@ class Ahpatron(AggressivePerceptron):
     evicts = True
     halving = True
 
-    def __init__(self, kernel, seed=0, **params):
-        super().__init__(kernel, seed, **params)
-        h = self.hyper
+    @classmethod
+    def resolve_params(cls, given: dict) -> dict:
+        h = super().resolve_params(given)
         if h["budget"] < 2:
-            raise ValueError(f"{self.name}: -B/--budget must be at least 2 (it keeps half), got {h['budget']}")
+            raise ValueError(f"{cls.name}: -B/--budget must be at least 2 (it keeps half), got {h['budget']}")
         # the model file records the values used, so a resumed run needs no defaults
         if h["radius"] is None:
             h["radius"] = math.sqrt(h["budget"]) / 2.0
         if h["step"] is None:
             h["step"] = h["radius"] / math.sqrt(4.0 * h["budget"])
+        return h
 
 
 @njit(cache=True)
