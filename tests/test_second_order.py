@@ -18,10 +18,9 @@ from .test_algorithms import KERNELS, assert_matches_reference, ref_kernel, run_
 POLICY = {"rbsop": "random", "lbsop": "oldest"}
 
 
-def gram_of(learner, d):
-    S = support_dense(learner, d)
-    k = ref_kernel(learner.kernel)
-    return np.array([[k(a, b) for b in S] for a in S]).reshape(len(S), len(S))
+def gram_of(learner):
+    """The Gram matrix of the learner's support set, evaluated afresh (not the learner's own copy)."""
+    return learner.kernel_matrix(*learner.support.to_csr())
 
 
 # ---- SOP family -----------------------------------------------------------------------------------
@@ -100,7 +99,7 @@ def test_inverse_after_many_evictions_matches_a_direct_inverse(algorithm):
     learner.learn(chunk_from_dense(X, y), y)
     assert learner.counter("mistakes") > 500  # hundreds of downdates and block updates
     n = len(learner.support)
-    direct = np.linalg.inv(a * np.eye(n) + gram_of(learner, 6))
+    direct = np.linalg.inv(a * np.eye(n) + gram_of(learner))
     np.testing.assert_allclose(learner.slot["kinv"][:n, :n], direct, rtol=0, atol=1e-10 * np.abs(direct).max())
 
 
@@ -175,7 +174,7 @@ def test_support_never_exceeds_budget_halves_exactly_when_full_and_norm_stays_in
             assert after <= B
         n = len(learner.support)
         alpha = learner.slot["alpha"][:n]
-        norm = np.sqrt(alpha @ gram_of(learner, d) @ alpha)
+        norm = np.sqrt(alpha @ gram_of(learner) @ alpha)
         assert norm <= U * (1 + 1e-9)
     assert learner.counter("mistakes") > 20
     if B is not None:
