@@ -73,7 +73,7 @@ AVP_EPSILON = Param("epsilon", float, 0.6, "ε: AVP/Ahpatron update when y f(x) 
                     check=lambda v: 0 <= v <= 1, requirement="in [0, 1]")
 AHP_EPSILON = Param("epsilon", float, 0.5, AVP_EPSILON.help, check=AVP_EPSILON.check,
                     requirement=AVP_EPSILON.requirement)
-AHP_ETA = Param("ahpatron_eta", float, 0.0005, "ridge η of Ahpatron's projection θ = (K₂ + ηI)⁻¹K₂₁α (eq. 9)",
+AHP_ETA = Param("ahpatron_eta", float, 0.0005, "ridge η of Ahpatron's projection θ = (K2 + ηI)^-1 K21 α (eq. 9)",
                 check=lambda v: v > 0 and math.isfinite(v), requirement="a finite number > 0")
 AHP_C = Param("ahpatron_c", float, None, "Ahpatron rescales f to c·U after a halving, c ∈ (0, 1] (Theorem 4: 0.6)",
               check=lambda v: v is None or 0 < v <= 1, requirement="in (0, 1]",

@@ -47,7 +47,7 @@ from ..registry import register
 from ..rng import randbelow
 from ..support import COUNT, sv_fits, sv_put
 
-SOP_A = Param("sop_a", float, 1.0, "a > 0 of the second-order Perceptron, the ridge of (aI + K)⁻¹ "
+SOP_A = Param("sop_a", float, 1.0, "a > 0 of the second-order Perceptron, the ridge of (aI + K)^-1 "
               "(Cesa-Bianchi, Conconi, Gentile 2005; a = 1 in the MLJ 2007 experiments)",
               check=lambda v: v > 0 and math.isfinite(v), requirement="a finite number > 0")
 
@@ -69,7 +69,7 @@ class _SecondOrder(KernelLearner):
 @register
 class SecondOrderPerceptron(_SecondOrder):
     name = "sop"
-    summary = "kernel second-order Perceptron: predict with (aI + K)⁻¹ over the mistakes and x_t; unbounded"
+    summary = "kernel second-order Perceptron: predict with (aI + K)^-1 over the mistakes and x_t; unbounded"
     paper = "Cesa-Bianchi, Conconi, Gentile, SIAM J. Comput. 34(3), 2005"
     params = (SOP_A,)
 
