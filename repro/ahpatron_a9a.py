@@ -49,6 +49,7 @@ def halving_seconds(learner, repeats: int = 50) -> float:
     times = []
     for _ in range(repeats + 1):
         support = type(learner.support).from_csr(*learner.support.to_csr())
+        support.reserve(B, 0)
         S = support.arrays
         S.start[n:B], S.length[n:B] = S.start[:B - n], S.length[:B - n]
         S.meta[0] = B
