@@ -46,6 +46,7 @@ from ..params import BUDGET, Param
 from ..registry import register
 from ..rng import randbelow
 from ..support import COUNT, sv_fits, sv_put
+from .projectron import project
 
 SOP_A = Param("sop_a", float, 1.0, "a > 0 of the second-order Perceptron, the ridge of (aI + K)^-1 "
               "(Cesa-Bianchi, Conconi, Gentile 2005; a = 1 in the MLJ 2007 experiments)",
@@ -145,14 +146,9 @@ def sop_range(S, code, gamma, coef0, degree, alpha, avg_sum, avg_stamp, kinv, kr
                 if i != slot:
                     g += alpha[i] * krow[i]
         kxx = self_kernel(code, gamma, coef0, degree, sq)
-        kd = 0.0  # kᵀA⁻¹k; row and column `slot` of kinv are zero when it was just evicted
-        for i in range(n):
-            s_i = 0.0
-            for j in range(n):
-                s_i += kinv[i, j] * krow[j]
-            d[i] = s_i
-            kd += krow[i] * s_i
-        inv_s = 1.0 / (a + kxx - kd)
+        # d = A⁻¹k and k(x,x) − kᵀA⁻¹k; row and column `slot` of kinv are zero when it was just evicted
+        rest, _ = project(kinv, krow, d, n, kxx)
+        inv_s = 1.0 / (a + rest)
         c = (yt - g) * inv_s
         for i in range(n):
             if i != slot:
