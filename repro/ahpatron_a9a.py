@@ -7,7 +7,8 @@ loop.  Paper: Ahpatron (B = 150) 16.42 ± 0.06%, Projectron++ 16.45 ± 0.07% (|S
     python repro/ahpatron_a9a.py ../shared/datasets/a9a/a9a ../shared/datasets/a9a/a9a.t
 
 `--runs ALGO[:VALUE]...`: VALUE is η for projectron / projectron++ (our ‖δ‖ ≤ η convention), ε for
-ahpatron (B from --budget, the other parameters the paper's defaults).  The default η values give
+ahpatron (B from --budget, the other parameters the paper's defaults), B for rbp, lbp, forgetron, rbsop
+and lbsop (default --budget).  The default η values give
 about the paper's support sizes on a9a at σ = 2 (scanned on permutation 0: projectron η = 0.9 → 143,
 0.91 → 116; projectron++ η = 0.89 → 169, 0.9 → 138).  The paper's code (its Codes link) runs both
 Projectrons with η = 0.9 on the norm ‖δ‖, as we do; but its "Projectron++" updates on every y f < 1
@@ -30,6 +31,8 @@ from budgetcli.algorithms.ahpatron import halve
 from budgetcli.io.libsvm import concatenate, read_all
 from budgetcli.kernels import Kernel, gamma_from_sigma
 from budgetcli.learner import RetireLog
+
+BUDGETED = ("rbp", "lbp", "forgetron", "rbsop", "lbsop")  # VALUE is their budget B
 
 
 def halving_seconds(learner, repeats: int = 50) -> float:
@@ -78,6 +81,8 @@ def main():
         params = {}
         if algo == "ahpatron":
             params = {"budget": args.budget} | ({} if value is None else {"epsilon": value})
+        elif algo in BUDGETED:
+            params = {"budget": args.budget if value is None else int(value)}
         elif value is not None:
             params = {"eta": value}
         res = []
