@@ -36,7 +36,10 @@ SETTINGS = {  # algorithm -> list of parameter dicts
     "perceptron": [{}], "pa-i": [{}], "spa": [{}], "alma2": [{}],
     "projectron": [{"eta": 0.31623}], "projectron++": [{"eta": 0.31623}], "projectron-alma2": [{"eta": 0.005}],
     **{a: [{"budget": b} for b in BUDGETS] for a in ("rbp", "lbp", "forgetron", "budget-perceptron",
-                                                      "tighter-perceptron")},
+                                                      "tighter-perceptron", "rbsop", "lbsop", "ahpatron")},
+    # unbounded SOP keeps (aI + K)⁻¹ over every mistake: ~6,000² on a9a, O(m²) memory and O(m²) per
+    # mistake; rbsop/lbsop measure the same loop on a budget
+    "sop": [],
 }
 RSS_WRAPPER = ("import resource, sys\nfrom budgetcli.cli import main\n"
                "try:\n    main(sys.argv[1:])\nexcept SystemExit as e:\n    code = e.code\n"

@@ -47,7 +47,7 @@ def _param_options(f):
         first = uses[0][1]
         by_default: dict = {}
         for algo, p in uses:
-            by_default.setdefault(p.default, []).append(algo)
+            by_default.setdefault(p.default_text or p.default, []).append(algo)
         defaults = "; ".join(f"{d:g} for {', '.join(algos)}" if isinstance(d, float) else f"{d} for {', '.join(algos)}"
                              for d, algos in by_default.items())
         flags = FLAGS[name]
@@ -612,7 +612,7 @@ def algorithms():
         cls = ALGORITHMS[name]
         click.echo(f"{name}\n    {cls.summary}\n    paper: {cls.paper}")
         for p in cls.params:
-            click.echo(f"    {'/'.join(FLAGS[p.name])} (default {p.default}): {p.help}")
+            click.echo(f"    {'/'.join(FLAGS[p.name])} (default {p.default_text or p.default}): {p.help}")
 
 
 @main.command()

@@ -21,6 +21,7 @@ class Param:
     help: str
     check: Callable[[Any], bool] = lambda v: True
     requirement: str = ""  # what `check` demands, for the error message
+    default_text: str = ""  # --help's wording of a default computed from other parameters (default None)
 
 
 # canonical parameter name -> CLI flags (papers' symbols, long form)
@@ -38,6 +39,12 @@ FLAGS = {
     "alma_alpha": ("--alma-alpha",),
     "alma_b": ("--alma-b",),
     "alma_c": ("--alma-c",),
+    "sop_a": ("--sop-a",),
+    "radius": ("-U", "--radius"),
+    "step": ("--step",),
+    "step_schedule": ("--step-schedule",),
+    "ahpatron_eta": ("--ahpatron-eta",),
+    "ahpatron_c": ("--ahpatron-c",),
 }
 
 

@@ -79,7 +79,12 @@ def _params():
                 continue
             for spec in kernels:
                 label = spec if isinstance(spec, str) else f"{spec[0]}-{spec[1]:g}"
-                yield pytest.param(case, name, spec, id=f"{case}-{name}-{label}")
+                marks = ()
+                if case == "1e6-scale values" and spec == "linear" and name in ("sop", "rbsop", "lbsop"):
+                    # cond(aI + K) ~ 1e24: the incrementally kept (aI + K)⁻¹ stays finite but is a worse
+                    # inverse than a direct one (errors ~50 vs ~0.3); known, not fixed (issue #9 note)
+                    marks = pytest.mark.xfail(strict=True, reason="incremental (aI+K)⁻¹ at cond ~1e24")
+                yield pytest.param(case, name, spec, id=f"{case}-{name}-{label}", marks=marks)
 
 
 @pytest.mark.parametrize("case, algorithm, kernel_spec", list(_params()))
@@ -91,6 +96,13 @@ def test_no_nan_or_inf_in_a_saved_model(tmp_path, case, algorithm, kernel_spec):
     params = dict(overrides)
     if "budget" in {p.name for p in cls.params}:
         params.setdefault("budget", 10)  # small enough that evictions happen
+    try:
+        cls.resolve_params(params)
+    except ValueError as exc:
+        # an algorithm may declare such a value out of range (Ahpatron keeps half of B, so B ≥ 2):
+        # then it is refused before any data, naming the flag, never half-run
+        assert "-B/--budget must be" in str(exc)
+        return
     learner = cls(_kernel(kernel_spec), seed=3, **params)
     for _ in range(2):  # a second pass exercises a full support set and evictions
         learner.learn(chunk, y)
@@ -115,6 +127,12 @@ def test_no_nan_or_inf_in_a_saved_model(tmp_path, case, algorithm, kernel_spec):
         kept = np.abs(arrays["kinv"] @ K - np.eye(n)).max()
         direct = np.abs(np.linalg.inv(K) @ K - np.eye(n)).max()
         assert kept <= max(1e-6, direct), f"K⁻¹K − I = {kept:.3g} kept, {direct:.3g} recomputed, |S| = {n}"
+    if "ainv" in arrays and n:
+        # the second-order Perceptron keeps (aI + K)⁻¹ of its support set; a > 0 keeps it well conditioned
+        A = loaded.kernel_matrix(*loaded.support.to_csr()) + loaded.hyper["sop_a"] * np.eye(n)
+        kept = np.abs(arrays["ainv"] @ A - np.eye(n)).max()
+        direct = np.abs(np.linalg.inv(A) @ A - np.eye(n)).max()
+        assert kept <= max(1e-6, direct), f"(aI+K)⁻¹(aI+K) − I = {kept:.3g} kept, {direct:.3g} recomputed"
 
 
 def test_the_sweep_covers_every_registered_algorithm():

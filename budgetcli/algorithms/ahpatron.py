@@ -1,0 +1,263 @@
+"""AVP and Ahpatron (Liao, Li, Liao, Hu, Dang, "Improved Regret Bounds ... Ahpatron", AAAI 2024,
+Algorithms 1 and 2).
+
+`avp`, the Aggressive Variant of Perceptron (Algorithm 1): on y_t f_t(x_t) < 1 − ε,
+    f_{t+1} = Proj(f_t + λ_t y_t k(x_t, ·)),   Proj(g) = min{1, U/‖g‖} g   (the ball of radius U),
+and x_t joins the support set.  λ_t is a constant λ (`--step`, Corollary 1: λ = 1, U = ∞,
+ε ∈ (1/2, 1)) or, with `--step-schedule corollary2`, λ_t = U / √(U² + M_t), M_t the number of rounds
+τ ≤ t with y_τ f_τ(x_τ) ≤ 0, the current one included (Corollary 2; needs a finite U, and the
+theorem asks λ_t/2 < ε < 1).  Defaults: Corollary 1's λ = 1, U = ∞ and ε = 0.6 (inside its open
+interval (1/2, 1); the paper never ran AVP alone).
+
+`ahpatron` (Algorithm 2): the same update while |S_t| < B.  When |S_t| = B and an update is due, the
+support set is halved first: S_{t,2} = the ⌊B/2⌋ support vectors with the largest |α| (ties to the
+lower slot), S_{t,1} the rest; f_{t,1} is projected onto span S_{t,2} with the ridge η (eq. 9)
+    θ = (K₂ + ηI)⁻¹ K₂₁ α₁,
+and f̄_t = c_t U (α₂ + θ)/‖f_{t,2} + f̂_{t,1}‖ on S_{t,2} (eqs. 7, 8); then f_{t+1} = Proj(f̄_t +
+λ y_t k(x_t, ·)) and x_t joins, so |S_{t+1}| = ⌊B/2⌋ + 1.  That O(B³) solve (a Cholesky factorisation
+of K₂ + ηI) runs only at a halving, at most once every ⌈B/2⌉ updates; otherwise a round costs the
+kernel row plus O(|S|) (the Gram matrix of the support set is kept for the halving: one row per
+addition).  Choices, each tested against tests/reference_second_order.py:
+- c_t: `--ahpatron-c` c ∈ (0, 1] rescales to c·U (Theorem 4 uses c = 0.6); by default c_t = ‖f_t‖/U
+  (Theorem 6, which the paper's experiments follow — the authors' code rescales to ‖f_t‖), so a
+  halving keeps the norm of f.
+- Defaults as the experiments: η = 0.0005, U = √B/2, λ = U/√(4B) (= Theorem 6's λ = U/(2√B)),
+  ε = 0.5 (the paper picks the best ε ∈ {0.5, …, 0.9} in hindsight; its code has 0.5).  Theorem 6
+  holds with these only when the halving distortion ζ of its eq. (11) is small enough
+  (U ≤ (1 − γ)√B/(1/4 + 9ζ/2) needs ζ < 7/18); Theorem 4's conditions (U ≤ √B/4, λ = √2 U/√B,
+  c = 0.6) can be set by hand.
+- Odd B keeps ⌊B/2⌋ and removes ⌈B/2⌉; B ≥ 2.  The kept vectors stay in slot order and x_t is
+  appended, as in the authors' code.
+- If α₂ + θ is the zero function (‖·‖ = 0), f̄_t = 0.
+- A mistake is y f ≤ 0; a margin update is 0 < y f < 1 − ε (the paper's N_T); the `projections`
+  counter counts halvings.  ‖f‖² is tracked
+  incrementally (‖f + λ y k(x, ·)‖² = ‖f‖² + 2λ y f(x) + λ² k(x, x)) and set exactly at each
+  projection and halving.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from ..kernels import self_kernel
+from ..learner import (EXAMPLES, MARGIN_UPDATES, MISTAKES, PROJECTIONS, KernelLearner, new_coefficient, retire,
+                       score_example, touch)
+from ..params import BUDGET, Param
+from ..registry import register
+from ..support import COUNT, POOL_GARBAGE, sv_fits, sv_put
+
+NORM2 = 0  # ‖f‖², in `scalars`
+CONSTANT, COROLLARY2 = 0, 1
+SCHEDULES = {"constant": CONSTANT, "corollary2": COROLLARY2}
+
+
+def _positive_or_none(v):
+    return v is None or (v > 0 and not math.isnan(v))
+
+
+AVP_RADIUS = Param("radius", float, math.inf, "radius U of the ball f is projected onto, ‖f‖ ≤ U (AVP/Ahpatron)",
+                   check=lambda v: v > 0 and not math.isnan(v), requirement="a number > 0 (inf allowed)")
+AHP_RADIUS = Param("radius", float, None, AVP_RADIUS.help, check=lambda v: v is None or (v > 0 and math.isfinite(v)),
+                   requirement="a finite number > 0", default_text="√B/2 (the paper's experiments)")
+AVP_STEP = Param("step", float, 1.0, "step λ of the AVP/Ahpatron update f + λ y k(x, ·)",
+                 check=lambda v: v > 0 and math.isfinite(v), requirement="a finite number > 0")
+AHP_STEP = Param("step", float, None, AVP_STEP.help, check=lambda v: v is None or (v > 0 and math.isfinite(v)),
+                 requirement="a finite number > 0", default_text="U/√(4B) (Theorem 6)")
+STEP_SCHEDULE = Param("step_schedule", str, "constant", "AVP's λ_t: constant (--step) or corollary2 "
+                      "(λ_t = U/√(U² + mistakes so far), Corollary 2; needs a finite -U)",
+                      check=lambda v: v in SCHEDULES, requirement="constant or corollary2")
+AVP_EPSILON = Param("epsilon", float, 0.6, "ε: AVP/Ahpatron update when y f(x) < 1 − ε",
+                    check=lambda v: 0 <= v <= 1, requirement="in [0, 1]")
+AHP_EPSILON = Param("epsilon", float, 0.5, AVP_EPSILON.help, check=AVP_EPSILON.check,
+                    requirement=AVP_EPSILON.requirement)
+AHP_ETA = Param("ahpatron_eta", float, 0.0005, "ridge η of Ahpatron's projection θ = (K2 + ηI)^-1 K21 α (eq. 9)",
+                check=lambda v: v > 0 and math.isfinite(v), requirement="a finite number > 0")
+AHP_C = Param("ahpatron_c", float, None, "Ahpatron rescales f to c·U after a halving, c ∈ (0, 1] (Theorem 4: 0.6)",
+              check=lambda v: v is None or 0 < v <= 1, requirement="in (0, 1]",
+              default_text="c_t = ‖f_t‖/U (Theorem 6, the paper's experiments)")
+
+
+@register
+class AggressivePerceptron(KernelLearner):
+    name = "avp"
+    summary = "Aggressive Variant of Perceptron: on y f < 1 − ε add λ_t y k(x, ·), project onto ‖f‖ ≤ U; unbounded"
+    paper = "Liao, Li, Liao, Hu, Dang, AAAI 2024, Algorithm 1, Corollaries 1 and 2"
+    params = (AVP_RADIUS, AVP_STEP, STEP_SCHEDULE, AVP_EPSILON)
+    n_scalars = 1
+    halving = False
+
+    @classmethod
+    def resolve_params(cls, given: dict) -> dict:
+        h = super().resolve_params(given)
+        if h.get("step_schedule") == "corollary2" and not math.isfinite(h["radius"]):
+            raise ValueError(f"{cls.name}: --step-schedule corollary2 needs a finite -U/--radius")
+        return h
+
+    def _learn_range(self, indptr, indices, values, y, start):
+        s, h = self.slot, self.hyper
+        gram = s["gram"] if self.halving else np.zeros((0, 0))
+        return aggressive_range(self.support.arrays, *self.kernel.args(), s["alpha"], s["avg_sum"],
+                                s["avg_stamp"], gram, s["krow"], indptr, indices, values, y, start, self.scratch,
+                                self.counters, self.scalars, h["radius"], h["step"],
+                                SCHEDULES[h.get("step_schedule", "constant")], h["epsilon"],
+                                self.halving, h.get("budget", 0), h.get("ahpatron_eta", 0.0),
+                                h.get("ahpatron_c") or 0.0, self.retire_log, self.keep_retired)
+
+
+@register
+class Ahpatron(AggressivePerceptron):
+    name = "ahpatron"
+    summary = "AVP on a budget: when B are stored, keep the half with the largest |α|, project the other " \
+              "half onto it (eq. 9), rescale, then add"
+    paper = "Liao, Li, Liao, Hu, Dang, AAAI 2024, Algorithm 2, eqs. 6–9, Theorems 4 and 6"
+    params = (BUDGET, AHP_RADIUS, AHP_STEP, AHP_EPSILON, AHP_ETA, AHP_C)
+    slot_arrays = KernelLearner.slot_arrays | {"gram": "square"}
+    evicts = True
+    halving = True
+
+    @classmethod
+    def resolve_params(cls, given: dict) -> dict:
+        h = super().resolve_params(given)
+        if h["budget"] < 2:
+            raise ValueError(f"{cls.name}: -B/--budget must be at least 2 (it keeps half), got {h['budget']}")
+        # the model file records the values used, so a resumed run needs no defaults
+        if h["radius"] is None:
+            h["radius"] = math.sqrt(h["budget"]) / 2.0
+        if h["step"] is None:
+            h["step"] = h["radius"] / math.sqrt(4.0 * h["budget"])
+        return h
+
+
+@njit(cache=True)
+def cholesky_solve(M, b):
+    """x with M x = b for a symmetric positive definite M (overwritten by its Cholesky factor)."""
+    m = M.shape[0]
+    for j in range(m):
+        s = M[j, j]
+        for k in range(j):
+            s -= M[j, k] * M[j, k]
+        M[j, j] = math.sqrt(s)
+        for i in range(j + 1, m):
+            s = M[i, j]
+            for k in range(j):
+                s -= M[i, k] * M[j, k]
+            M[i, j] = s / M[j, j]
+    x = b.copy()
+    for i in range(m):  # L z = b
+        for k in range(i):
+            x[i] -= M[i, k] * x[k]
+        x[i] /= M[i, i]
+    for i in range(m - 1, -1, -1):  # Lᵀ x = z
+        for k in range(i + 1, m):
+            x[i] -= M[k, i] * x[k]
+        x[i] /= M[i, i]
+    return x
+
+
+@njit(cache=True)
+def halve(S, alpha, avg_sum, avg_stamp, gram, krow, n, eta, target, log, keep_retired, rnd):
+    """Keep the ⌊n/2⌋ support vectors with the largest |α| (in slot order, ties to the lower slot),
+    fold the removed half into them by eq. (9), rescale to norm `target` (eqs. 7–8).  Returns the new
+    ‖f‖²; krow and gram are moved with their slots."""
+    m = n // 2
+    order = np.argsort(-np.abs(alpha[:n]), kind="mergesort")  # stable: equal |α| keeps the lower slot
+    kept_mask = np.zeros(n, np.bool_)
+    for p in range(m):
+        kept_mask[order[p]] = True
+    kept = np.empty(m, np.int64)
+    removed = np.empty(n - m, np.int64)
+    a, b = 0, 0
+    for i in range(n):
+        if kept_mask[i]:
+            kept[a] = i
+            a += 1
+        else:
+            removed[b] = i
+            b += 1
+    system = np.empty((m, m))
+    rhs = np.zeros(m)
+    for p in range(m):
+        for q in range(m):
+            system[p, q] = gram[kept[p], kept[q]]
+        system[p, p] += eta
+        for r in range(n - m):
+            rhs[p] += gram[kept[p], removed[r]] * alpha[removed[r]]
+    theta = cholesky_solve(system, rhs)
+    beta = np.empty(m)
+    for p in range(m):
+        beta[p] = alpha[kept[p]] + theta[p]
+    norm2 = 0.0
+    for p in range(m):
+        s = 0.0
+        for q in range(m):
+            s += gram[kept[p], kept[q]] * beta[q]
+        norm2 += beta[p] * s
+    scale = target / math.sqrt(norm2) if norm2 > 0.0 else 0.0
+    for r in range(n - m):
+        retire(S, log, keep_retired, alpha, avg_sum, avg_stamp, removed[r], rnd)
+        S.meta[POOL_GARBAGE] += S.length[removed[r]]
+    for p in range(m):
+        touch(alpha, avg_sum, avg_stamp, kept[p], rnd)
+    for p in range(m):  # kept[p] ≥ p: moving in increasing order never overwrites a slot still to move
+        i = kept[p]
+        S.start[p], S.length[p], S.sqnorm[p] = S.start[i], S.length[i], S.sqnorm[i]
+        avg_sum[p], avg_stamp[p], krow[p] = avg_sum[i], avg_stamp[i], krow[i]
+        alpha[p] = beta[p] * scale
+        for q in range(m):  # kept[q] ≥ q: columns still to be read are not yet overwritten
+            gram[p, q] = gram[i, kept[q]]
+    S.meta[COUNT] = m
+    return target * target if norm2 > 0.0 else 0.0
+
+
+@njit(cache=True)
+def aggressive_range(S, code, gamma, coef0, degree, alpha, avg_sum, avg_stamp, gram, krow, indptr, indices, values,
+                     y, start, scratch, counters, scalars, radius, step, schedule, epsilon, halving, budget, eta, c,
+                     log, keep_retired):
+    n_examples = indptr.shape[0] - 1
+    for t in range(start, n_examples):
+        lo, hi = indptr[t], indptr[t + 1]
+        if not sv_fits(S, hi - lo):
+            return t
+        idx = indices[lo:hi]
+        val = values[lo:hi]
+        f, sq = score_example(S, code, gamma, coef0, degree, alpha, krow, scratch, idx, val)
+        n = S.meta[COUNT]
+        counters[EXAMPLES] += 1
+        rnd = counters[EXAMPLES]
+        yt = y[t]
+        margin = yt * f
+        if margin <= 0.0:
+            counters[MISTAKES] += 1
+        if margin >= 1.0 - epsilon:
+            continue
+        if margin > 0.0:
+            counters[MARGIN_UPDATES] += 1
+        lam = step if schedule == CONSTANT else radius / math.sqrt(radius * radius + counters[MISTAKES])
+        if halving and n >= budget:
+            target = c * radius if c > 0.0 else math.sqrt(scalars[NORM2])  # c_t U; by default ‖f_t‖
+            scalars[NORM2] = halve(S, alpha, avg_sum, avg_stamp, gram, krow, n, eta, target, log, keep_retired, rnd)
+            counters[PROJECTIONS] += 1  # a halving is the projection of eq. (6)
+            n = S.meta[COUNT]
+            f = 0.0  # f̄_t(x_t)
+            for i in range(n):
+                f += alpha[i] * krow[i]
+        kxx = self_kernel(code, gamma, coef0, degree, sq)
+        norm2 = scalars[NORM2] + 2.0 * lam * yt * f + lam * lam * kxx
+        sv_put(S, n, idx, val, sq)
+        new_coefficient(alpha, avg_sum, avg_stamp, n, lam * yt, rnd)
+        if halving:
+            for j in range(n):
+                gram[n, j] = krow[j]
+                gram[j, n] = krow[j]
+            gram[n, n] = kxx
+        if norm2 > radius * radius:
+            scale = radius / math.sqrt(norm2)
+            for i in range(n + 1):
+                touch(alpha, avg_sum, avg_stamp, i, rnd)
+                alpha[i] *= scale
+            norm2 = radius * radius
+        scalars[NORM2] = max(norm2, 0.0)
+    return n_examples
