@@ -19,7 +19,8 @@ Floor work of a run, counted by replaying it one example at a time (`replay`):
       others (O(1) or O(n) per update)    n per update (alma2 renormalises f: n)
 
 Floor time = multiply-adds / (rate of a tight compiled multiply-add loop) + exps / (rate of a
-tight compiled exp loop), both measured in the same process as the run (`throughput`).  The
+tight compiled exp loop), both measured in CPU time in the same process, just before the run they
+price (`throughput`; best of five, so the floor errs low and the ratio high).  The
 multiply-add loop is a sequential sum over an in-cache array, the way the learners must add to be
 bit-reproducible (no reassociation); `throughput` also reports the rate with four independent
 accumulators, the machine's scalar peak, for comparison.
@@ -73,10 +74,10 @@ def _exps(x, reps):
 def _rate(fn, args, ops, repeats=5) -> float:
     fn(*args[:-1], 1)  # compile / load
     best = np.inf
-    for _ in range(repeats):  # best of a few: the machine is shared
-        t0 = time.perf_counter()
+    for _ in range(repeats):  # best of a few CPU times: the machine is shared, as for the runs it prices
+        t0 = time.process_time()
         fn(*args)
-        best = min(best, time.perf_counter() - t0)
+        best = min(best, time.process_time() - t0)
     return ops / best
 
 
