@@ -167,6 +167,7 @@ def main():
     ap.add_argument("--quick", action="store_true",
                     help="the bounded learners only, B = 300, and the RBP reference on the first 5,000 examples")
     ap.add_argument("--algorithms", default=None, help="comma-separated subset of the algorithms")
+    ap.add_argument("--no-peers", action="store_true", help="skip LIBSVM and Nystroem + SGD")
     args = ap.parse_args()
     budgets = (300,) if args.quick else BUDGETS
     table = settings(budgets)
@@ -211,7 +212,8 @@ def main():
                       f"{row['support_size']:5d} {rss:7.0f} {100 * acc:7.2f}% {floor_s:8.3f} "
                       f"{row['loop_over_floor']:10.2f}", flush=True)
         pp = next((r for r in results["ours"] if r["algorithm"] == "projectron++"), None)
-        results["peers"] = peers(args.train, args.test, pp["end_to_end_seconds"] if pp else float("nan"))
+        if not args.no_peers:
+            results["peers"] = peers(args.train, args.test, pp["end_to_end_seconds"] if pp else float("nan"))
         for p in results["peers"]:
             print(f"{p['peer']:36s} {p['seconds']:7.2f} s  test acc {100 * p['test_accuracy']:.2f}%  "
                   f"|S| {p['support_size']}  time ÷ our projectron++ end to end: {p['time_ratio_to_ours']:.1f}×",
