@@ -123,8 +123,8 @@ def replay(algo: str, params: dict, data: Chunk, gamma: float, seed: int = 0) ->
         before = learner.counters.copy()
         m = len(learner.evalset) if hasattr(learner, "evalset") else 0
         learner.learn(x, x.labels)
-        updated = (learner.counters[MISTAKES] - before[MISTAKES]) + (learner.counters[MARGIN_UPDATES]
-                                                                      - before[MARGIN_UPDATES])
+        updated = int(learner.counters[MISTAKES] - before[MISTAKES]
+                      + learner.counters[MARGIN_UPDATES] - before[MARGIN_UPDATES])
         added = len(learner.support) > n
         kmadds += n * nnz
         exps += n
