@@ -229,8 +229,9 @@ def main():
     for t in results["targets"]:
         print(f"target {'MET    ' if t['met'] else 'NOT MET' if t['met'] is not None else 'n/a    '} "
               f"{t['target']}: {t['figure']}")
+    text = json.dumps(results, indent=1, default=lambda o: o.item())  # numpy scalars; before opening the file
     with open(args.json, "w") as f:
-        json.dump(results, f, indent=1, default=lambda o: o.item())  # numpy scalars
+        f.write(text)
     print(f"written {args.json}")
 
 

@@ -139,8 +139,9 @@ def main():
                "time_vs_budget": time_vs_budget(data)}
     with tempfile.TemporaryDirectory() as tmp:
         results["rss_vs_length"] = rss_vs_length(args.lines, tmp)
+    text = json.dumps(results, indent=1, default=lambda o: o.item())
     with open(args.json, "w") as f:
-        json.dump(results, f, indent=1)
+        f.write(text)
     print(f"written {args.json}")
 
 
