@@ -19,6 +19,7 @@ from typing import ClassVar, NamedTuple
 import numpy as np
 from numba import njit
 
+from . import fewscores
 from .kernels import Kernel, scatter, sparse_sqnorm, unscatter
 from .params import FLAGS, Param
 from .rng import seed_state
@@ -126,8 +127,11 @@ class KernelLearner:
 
     def decision_function(self, chunk) -> np.ndarray:
         self._ensure_scratch(chunk.n_features)
-        out = np.empty(len(chunk), np.float64)
         k = self.kernel.args()
+        if fewscores.handles(k[0], len(chunk), len(self.support)):  # skips numba's ~1 s first-call cost
+            return fewscores.binary_scores(self.support.arrays, k[0], k[1], self.slot["alpha"], chunk.indptr,
+                                           chunk.indices, chunk.values, self.scratch)
+        out = np.empty(len(chunk), np.float64)
         binary_scores(self.support.arrays, *k, self.slot["alpha"], self.slot["krow"],
                       chunk.indptr, chunk.indices, chunk.values, self.scratch, out)
         return out

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import numpy as np
-from scipy.stats import rankdata
 
 
 def confusion_matrix(true_idx: np.ndarray, pred_idx: np.ndarray, n_classes: int) -> np.ndarray:
@@ -35,6 +34,16 @@ def auc(scores: np.ndarray, positive: np.ndarray) -> float | None:
     n_neg = positive.size - n_pos
     if n_pos == 0 or n_neg == 0:
         return None
-    ranks = rankdata(scores)
+    ranks = average_ranks(scores)
     u = ranks[positive].sum() - n_pos * (n_pos + 1) / 2.0
     return float(u / (n_pos * n_neg))
+
+
+def average_ranks(values: np.ndarray) -> np.ndarray:
+    """1-based ranks of `values`, tied values sharing the mean of their ranks (scipy.stats.rankdata's
+    'average' method). Written here because importing scipy.stats costs about a second of start-up."""
+    values = np.asarray(values, dtype=np.float64)
+    _, inverse, counts = np.unique(values, return_inverse=True, return_counts=True)
+    last = np.cumsum(counts)  # rank of the last member of each group of equal values
+    mean_rank = last - (counts - 1) / 2.0
+    return mean_rank[inverse.ravel()]

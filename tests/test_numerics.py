@@ -125,7 +125,10 @@ def test_no_nan_or_inf_in_a_saved_model(tmp_path, case, algorithm, kernel_spec):
         # the dimension of the cubic feature space), where no inverse is accurate but all stays finite.
         K = loaded.kernel_matrix(*loaded.support.to_csr())
         kept = np.abs(arrays["kinv"] @ K - np.eye(n)).max()
-        direct = np.abs(np.linalg.inv(K) @ K - np.eye(n)).max()
+        try:
+            direct = np.abs(np.linalg.inv(K) @ K - np.eye(n)).max()
+        except np.linalg.LinAlgError:  # singular to working precision: no recomputed inverse exists
+            direct = np.inf
         assert kept <= max(1e-6, direct), f"K⁻¹K − I = {kept:.3g} kept, {direct:.3g} recomputed, |S| = {n}"
     if "ainv" in arrays and n:
         # the second-order Perceptron keeps (aI + K)⁻¹ of its support set; a > 0 keeps it well conditioned

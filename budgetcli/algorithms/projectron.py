@@ -16,6 +16,12 @@ Choices where the paper leaves room (each is tested against the reference in tes
   τ_t = min(ℓ_t/‖Pk‖², 2(ℓ_t − ‖δ_t‖/η)/‖Pk‖², 1) and ‖Pk‖² = k_tᵀ d*.  With η = 0 only
   exactly-dependent points (‖δ_t‖ = 0) give margin updates.  Margin updates never add a
   support vector.
+
+Speed: `project` is compiled with fastmath reassoc/contract only (no assumptions about NaN or inf),
+so the O(|S|²) product d = K⁻¹k and ‖Pk‖² are summed in SIMD order rather than left to right:
+about 2.6× faster on a9a (bench/).  Sums differ from sequential ones by rounding only, the order
+is fixed for a given |S| (so resume and chunking stay bit for bit), and the decisions still match
+the reference implementations exactly (tests/test_algorithms.py, tests/test_alma.py).
 """
 
 from __future__ import annotations
@@ -60,7 +66,7 @@ class ProjectronPlusPlus(Projectron):
     plusplus = True
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath={"reassoc", "contract"})
 def project(kinv, krow, d, n, kxx):
     """d = K⁻¹ k_t (eq. 7); returns (‖δ_t‖², ‖P k‖²) with ‖δ_t‖² = k(x,x) − k_tᵀ d (eq. 8)."""
     pk2 = 0.0
