@@ -161,11 +161,17 @@ def _train(ctx, hypothesis, algorithm, kernel, gamma, sigma, degree, coef0, seed
     if not os.access(target_dir, os.W_OK):  # fail before a long run, not after it
         fail(f"{output}: cannot write the model: directory {target_dir} is missing or not writable")
     spec = pipeline.KernelSpec(kernel, gamma, sigma, degree, coef0)
+    cls = ALGORITHMS[algorithm]
     try:  # refuse bad parameters and kernels before reading anything
-        ALGORITHMS[algorithm].resolve_params(resume.learner.hyper if resume else params)
+        hyper = cls.resolve_params(resume.learner.hyper if resume else params)
         spec.resolve(1)
+        if cls.multiclass and not resume:
+            cls.check_kernel(kernel, hyper)
     except ValueError as exc:
         raise click.UsageError(str(exc))
+    if hypothesis in AVERAGES and cls.multiclass:
+        raise click.UsageError(f"{algorithm} is a multiclass learner: online-to-batch averaging is not available "
+                               "for it; use --method last")
 
     progress = _Progress(enabled=not quiet and sys.stderr.isatty())
     try:
@@ -275,15 +281,23 @@ def _load(model_path) -> Model:
 @click.argument("model_path", metavar="MODEL")
 @click.argument("data")
 @click.option("-o", "--output", type=click.File("w"), default="-", help="Where to write predictions (default stdout).")
-@click.option("--scores", is_flag=True, help="Write 'label score' per line, score = f(x) (positive: the model's +1 label).")
+@click.option("--scores", is_flag=True,
+              help="Binary model: write 'label score' per line, score = f(x) (positive: the model's +1 label). "
+                   "Multiclass model: a first line 'labels L1 ... Lm' (the class order), then 'label f_1 ... f_m' "
+                   "per example.")
 @click.option("--skip-bad-lines", is_flag=True, help="Skip malformed lines instead of failing.")
 def predict(model_path, data, output, scores, skip_bad_lines):
     """Predict one label per example of DATA, in input order."""
     model = _load(model_path)
     try:
+        multiclass = model.learner.multiclass
+        if scores and multiclass:  # the column order, as LIBSVM's `svm-predict -b 1` writes it
+            output.write("labels " + " ".join(model.labels.names) + "\n")
         for chunk, f in pipeline.scores(model, data, skip_bad_lines=skip_bad_lines):
             labels = model.labels.decode(f)
-            if scores:
+            if scores and multiclass:
+                text = "".join(f"{lab} " + " ".join(f"{v:.10g}" for v in row) + "\n" for lab, row in zip(labels, f))
+            elif scores:
                 text = "".join(f"{lab} {v:.10g}\n" for lab, v in zip(labels, f))
             else:
                 text = "\n".join(labels) + "\n"
@@ -316,10 +330,18 @@ def eval_(model_path, data, as_json, skip_bad_lines):
                 labels.spellings.setdefault(v, s)
     except DataError as exc:
         fail(str(exc))
-    f = np.concatenate(all_scores) if all_scores else np.zeros(0)
     true = np.concatenate(all_true) if all_true else np.zeros(0)
-    if f.size == 0:
+    if true.size == 0:
         fail(f"{data}: no examples to evaluate")
+    if model.learner.multiclass:
+        pred = labels.predict_index(np.concatenate(all_scores))
+        report = metrics.multiclass_report(labels.classes, labels.spelling, true, pred)
+        if as_json:
+            click.echo(json.dumps(report))
+        else:
+            _print_eval(report)
+        return
+    f = np.concatenate(all_scores)
     # classes: the model's two labels, then any label of DATA the model never saw
     classes = labels.classes + sorted(set(np.unique(true).tolist()) - set(labels.classes))
     pred_value = np.where(f > 0, labels.positive if labels.positive is not None else labels.negative,
@@ -351,9 +373,14 @@ def _print_eval(r: dict) -> None:
     from rich.table import Table
 
     console = Console(highlight=False)
-    auc = "n/a (one class only)" if r["auc"] is None else f"{r['auc']:.4f}"
+    if r.get("multiclass"):  # AUC is binary-only
+        auc = ""
+    elif r["auc"] is None:
+        auc = f"\nAUC       n/a (one class only) (positive label {r['positive_label']})"
+    else:
+        auc = f"\nAUC       {r['auc']:.4f} (positive label {r['positive_label']})"
     console.print(f"examples  {r['examples']:,}\naccuracy  {100 * r['accuracy']:.2f}%\n"
-                  f"error     {100 * r['error']:.2f}%\nAUC       {auc} (positive label {r['positive_label']})")
+                  f"error     {100 * r['error']:.2f}%{auc}")
     table = Table(title="per class", title_justify="left")
     for col in ("label", "precision", "recall", "F1", "support"):
         table.add_column(col, justify="right")

@@ -38,6 +38,7 @@ FLAGS = {
     "alma_alpha": ("--alma-alpha",),
     "alma_b": ("--alma-b",),
     "alma_c": ("--alma-c",),
+    "maintenance": ("--maintenance",),
 }
 
 

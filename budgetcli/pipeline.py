@@ -11,7 +11,7 @@ import numpy as np
 from . import registry
 from .io.libsvm import DataError, LibsvmReader, concatenate
 from .kernels import Kernel, gamma_from_sigma
-from .labels import BinaryLabels
+from .labels import BinaryLabels, MulticlassLabels
 from .model import Model
 
 
@@ -86,14 +86,16 @@ def train(data, algorithm: str, kernel: KernelSpec, params: dict, seed: int = 0,
     parameters, label map, counters and random state); `algorithm`, `kernel`, `params` and `seed`
     are then not used.  `keep_retired` keeps evicted support vectors for an exact average."""
     cls = registry.get(resume.learner.name if resume else algorithm)
-    cls.resolve_params(resume.learner.hyper if resume else params)  # refuse bad parameters before reading
+    hyper = cls.resolve_params(resume.learner.hyper if resume else params)  # refuse bad parameters before reading
+    if getattr(cls, "multiclass", False) and not resume:
+        cls.check_kernel(kernel.kind, hyper)
     started = time.perf_counter()
     model = resume
     reader = None
     for chunk, reader in epochs_of(data, epochs, shuffle, seed, skip_bad_lines, block_lines):
         if model is None:
             learner = cls(kernel.resolve(chunk.n_features), seed=seed, **params)
-            model = Model(learner, BinaryLabels())
+            model = Model(learner, MulticlassLabels() if cls.multiclass else BinaryLabels())
         model.learner.keep_retired = keep_retired
         y = model.labels.encode(chunk, reader.source_name)
         model.learner.learn(chunk, y)
@@ -109,7 +111,8 @@ def train(data, algorithm: str, kernel: KernelSpec, params: dict, seed: int = 0,
 
 def scores(model: Model, data, skip_bad_lines: bool = False, block_lines: int = 4096
            ) -> Iterator[tuple[object, np.ndarray]]:
-    """(chunk, decision values) for each chunk of `data`, in order."""
+    """(chunk, decision values) for each chunk of `data`, in order: a vector f(x) for a binary
+    model, an n × m matrix of class scores for a multiclass one."""
     with LibsvmReader(data, block_lines=block_lines, skip_bad_lines=skip_bad_lines) as reader:
         for chunk in reader:
             yield chunk, model.learner.decision_function(chunk)
