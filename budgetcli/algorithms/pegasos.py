@@ -24,8 +24,11 @@ formula of quantities the round computes anyway), so line 8 never costs a pass o
   golden-section search to a bracket of width 1e−8, and α_z^(i) = α_m^(i) k(x_m, z) + α_n^(i) k(x_n, z).
 
 Choices where the paper leaves room (each mirrored by tests/reference_multiclass.py):
-- Ties in "smallest" and in the partner search go to the lowest slot; removal moves the last slot
-  into the freed one (the support set's convention).
+- "Smallest" ties: Pegasos gives every SV the same |coefficient|, so with the Gaussian kernel all
+  ‖α_j‖² k_jj tie exactly (the paper's remark that optimal removal is then the oldest, §4.1).  Values
+  within a relative 1e−9 of the minimum count as tied and the oldest SV (round of addition) is
+  taken; a merged point keeps the round of the smallest SV it replaces.  Ties in the partner search
+  go to the lowest slot; removal moves the last slot into the freed one (the support set's rule).
 - `random` draws among all B+1 SVs after the addition (Algorithm 1 line 6 acts on w_{t+1}).
 - `project`: when x_t lies numerically in the span of the SVs (‖δ‖² ≤ 1e−10 k(x_t, x_t), e.g. a
   duplicate), adding it would make K singular; its update is then projected onto the span at once
@@ -52,6 +55,7 @@ NONE, RANDOM, SMALLEST, PROJECT, MERGE = 0, 1, 2, 3, 4
 MAINTENANCE = {"random": RANDOM, "smallest": SMALLEST, "project": PROJECT, "merge": MERGE}
 GOLDEN = (math.sqrt(5.0) - 1.0) / 2.0
 H_TOL = 1e-8
+TIE = 1e-9  # relative: ‖α_j‖² k_jj values this close count as a tie in `smallest`
 
 PEGASOS_LAMBDA = Param("lambda_", float, 1e-4, "λ: Pegasos regularisation (step 1/(λt), ball ‖w‖ ≤ 1/√λ)",
                        check=lambda v: v > 0 and math.isfinite(v), requirement="a finite number > 0")
@@ -67,7 +71,8 @@ class Pegasos(MulticlassLearner):
     paper = "Wang, Crammer, Vucetic, ICML 2010, §2 (PegasosM)"
     params = (PEGASOS_LAMBDA,)
     n_scalars = 1  # ‖w‖²
-    slot_arrays = {"krow": "work", "krow2": "work", "krow3": "work"}
+    # born: the round each SV was added (ties in `smallest` go to the oldest)
+    slot_arrays = {"krow": "work", "krow2": "work", "krow3": "work", "born": "vector"}
     mode = NONE
 
     def _maintenance(self) -> int:
@@ -78,7 +83,7 @@ class Pegasos(MulticlassLearner):
         kinv = s.get("kinv", s["krow"].reshape(-1, 1))
         d = s.get("d", s["krow"])
         return pegasos_range(self.support.arrays, *self.kernel.args(), self.coef, self.scale, self.n_classes,
-                             self.scores, s["krow"], s["krow2"], s["krow3"], kinv, d, indptr, indices, values, y,
+                             self.scores, s["krow"], s["krow2"], s["krow3"], kinv, d, s["born"], indptr, indices, values, y,
                              start, self.scratch, self.counters, self.rng_state, self.scalars,
                              self.hyper["lambda_"], self.hyper.get("budget", 0), self._maintenance())
 
@@ -172,21 +177,37 @@ def put_merged(S, slot, m, n, h):
 
 
 @njit(cache=True)
-def smallest_sv(S, code, gamma, coef0, degree, coef, n, m):
-    """p = argmin_j ‖α_j‖² k(x_j, x_j) (stored coefficients: the common scale does not change it)."""
-    best, best_v = 0, math.inf
+def smallest_sv(S, code, gamma, coef0, degree, coef, born, n, m):
+    """p = argmin_j ‖α_j‖² k(x_j, x_j) (stored coefficients: the common scale does not change it).
+
+    Pegasos gives every SV the same |coefficient| (1/(λt) times the same shrink and projection
+    factors), so with the Gaussian kernel all candidates tie exactly, and only rounding would pick
+    one.  Values within a relative TIE of the minimum count as equal and the oldest of them (first
+    round of addition, then lowest slot) is taken: the paper's "optimal removal always selects the
+    oldest SV" (§4.1)."""
+    low = math.inf
     for j in range(n):
-        s = 0.0
-        for i in range(m):
-            s += coef[j, i] * coef[j, i]
-        v = s * self_kernel(code, gamma, coef0, degree, S.sqnorm[j])
-        if v < best_v:
-            best, best_v = j, v
+        v = sv_weight(S, code, gamma, coef0, degree, coef, j, m)
+        if v < low:
+            low = v
+    best = -1
+    for j in range(n):
+        if sv_weight(S, code, gamma, coef0, degree, coef, j, m) <= low * (1.0 + TIE):
+            if best < 0 or born[j] < born[best]:
+                best = j
     return best
 
 
 @njit(cache=True)
-def pegasos_range(S, code, gamma, coef0, degree, coef, scale_arr, ncls, f, krow, krow2, krow3, kinv, d, indptr,
+def sv_weight(S, code, gamma, coef0, degree, coef, j, m):
+    s = 0.0
+    for i in range(m):
+        s += coef[j, i] * coef[j, i]
+    return s * self_kernel(code, gamma, coef0, degree, S.sqnorm[j])
+
+
+@njit(cache=True)
+def pegasos_range(S, code, gamma, coef0, degree, coef, scale_arr, ncls, f, krow, krow2, krow3, kinv, d, born, indptr,
                   indices, values, y, start, scratch, counters, rng_state, scalars, lam, budget, mode):
     n_examples = indptr.shape[0] - 1
     cols = coef.shape[1]
@@ -252,10 +273,11 @@ def pegasos_range(S, code, gamma, coef0, degree, coef, scale_arr, ncls, f, krow,
                     coef[n, i] = 0.0
                 coef[n, yt] = eta / scale
                 coef[n, r] = -eta / scale
+                born[n] = rnd
                 n += 1
             if budget > 0 and n > budget:  # lines 5–7: budget maintenance
                 scalars[0] = maintain(S, code, gamma, coef0, degree, coef, scale, n, m, krow2, krow3, f, kinv,
-                                      scratch, rng_state, mode, scalars[0], counters)
+                                      born, scratch, rng_state, mode, scalars[0], counters)
         # line 8: projection onto ‖w‖ ≤ 1/√λ
         if scalars[0] * lam > 1.0:
             beta = 1.0 / math.sqrt(lam * scalars[0])
@@ -271,14 +293,14 @@ def pegasos_range(S, code, gamma, coef0, degree, coef, scale_arr, ncls, f, krow,
 
 
 @njit(cache=True)
-def maintain(S, code, gamma, coef0, degree, coef, scale, n, m, krow2, krow3, f, kinv, scratch, rng_state, mode,
-             norm2, counters):
+def maintain(S, code, gamma, coef0, degree, coef, scale, n, m, krow2, krow3, f, kinv, born, scratch, rng_state,
+             mode, norm2, counters):
     """Bring n = B+1 support vectors back to B; returns the new ‖w‖².  f is reused as work space
     (f[0:m] = f(x_p), the caller no longer needs the scores)."""
     if mode == RANDOM:
         p = randbelow(rng_state, n)
     else:
-        p = smallest_sv(S, code, gamma, coef0, degree, coef, n, m)
+        p = smallest_sv(S, code, gamma, coef0, degree, coef, born, n, m)
     kpp = self_kernel(code, gamma, coef0, degree, S.sqnorm[p])
     app = 0.0  # ‖α_p‖² in stored units
     for i in range(m):
@@ -301,6 +323,7 @@ def maintain(S, code, gamma, coef0, degree, coef, scale, n, m, krow2, krow3, f, 
         last = sv_remove(S, p)
         if p != last:
             move_row(coef, p, last, m)
+            born[p] = born[last]
             for l in range(n):
                 kinv[p, l] = kinv[last, l]
             for l in range(n):
@@ -319,6 +342,7 @@ def maintain(S, code, gamma, coef0, degree, coef, scale, n, m, krow2, krow3, f, 
         last = sv_remove(S, p)
         if p != last:
             move_row(coef, p, last, m)
+            born[p] = born[last]
         return norm2
     # merge: the partner of least degradation
     best, best_deg, best_h = -1, math.inf, 0.0
@@ -365,4 +389,5 @@ def maintain(S, code, gamma, coef0, degree, coef, scale, n, m, krow2, krow3, f, 
     last = sv_remove(S, q)
     if q != last:
         move_row(coef, q, last, m)
+        born[q] = born[last]
     return norm2
