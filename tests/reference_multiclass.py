@@ -103,7 +103,8 @@ def golden_h(kmn, saa, sab, sbb, tol=1e-8):
         k1, k2 = kmn ** ((1 - h) ** 2), kmn ** (h * h)
         return k1 * k1 * saa + 2 * k1 * k2 * sab + k2 * k2 * sbb
 
-    lo, hi = 0.0, 1.0
+    # the maximum is in the half nearer the heavier SV: g(h) − g(1−h) = (k1² − k2²)(saa − sbb)
+    lo, hi = (0.5, 1.0) if saa >= sbb * (1 - 1e-9) else (0.0, 0.5)
     c, d = hi - GOLDEN * (hi - lo), lo + GOLDEN * (hi - lo)
     gc, gd = g(c), g(d)
     while hi - lo > tol:

@@ -20,7 +20,7 @@ formula of quantities the round computes anyway), so line 8 never costs a pass o
   round costs O(B²), never an inversion;
 - `merge` (§4.3, Gaussian kernel only): merge the smallest SV m with the partner n, searched over
   all other SVs, whose merge degrades w least.  The merged point z = h x_m + (1 − h) x_n lies on the
-  segment (eq. 20); h ∈ [0, 1] maximises Σ_i (α_m^(i) k_mn^{(1−h)²} + α_n^(i) k_mn^{h²})² (eq. 21) by
+  segment (eq. 20); h ∈ [0, 1] (in the half nearer the SV of larger ‖α‖², see `golden_h`) maximises Σ_i (α_m^(i) k_mn^{(1−h)²} + α_n^(i) k_mn^{h²})² (eq. 21) by
   golden-section search to a bracket of width 1e−8, and α_z^(i) = α_m^(i) k(x_m, z) + α_n^(i) k(x_n, z).
 
 Choices where the paper leaves room (each mirrored by tests/reference_multiclass.py):
@@ -126,8 +126,15 @@ def merge_objective(k, saa, sab, sbb, h):
 
 @njit(cache=True)
 def golden_h(k, saa, sab, sbb):
-    """argmax over h ∈ [0, 1] of eq. 21 by golden-section search, to a bracket of width H_TOL."""
-    lo, hi = 0.0, 1.0
+    """argmax over h ∈ [0, 1] of eq. 21 by golden-section search, to a bracket of width H_TOL.
+
+    Eq. 21 satisfies g(h) − g(1−h) = (k1² − k2²)(Σa² − Σb²), so the maximum lies in the half of the
+    segment nearer the SV with the larger ‖α‖²; searching only that half also settles the symmetric
+    case Σa² = Σb² (two equal maxima, where rounding alone would pick one): z goes nearer x_m."""
+    if saa >= sbb * (1.0 - TIE):
+        lo, hi = 0.5, 1.0
+    else:
+        lo, hi = 0.0, 0.5
     c = hi - GOLDEN * (hi - lo)
     d = lo + GOLDEN * (hi - lo)
     gc = merge_objective(k, saa, sab, sbb, c)
