@@ -419,7 +419,9 @@ def generate(generator, examples, seed, output):
     n, d = X.shape
     indptr = np.arange(0, n * d + 1, d, dtype=np.int64)
     indices = np.tile(np.arange(d, dtype=np.int32), n)
-    write_libsvm(output, indptr, indices, X.ravel(), y, label_strings=["+1" if v > 0 else "-1" for v in y])
+    binary = set(np.unique(y).tolist()) <= {-1.0, 1.0}
+    names = ["+1" if v > 0 else "-1" for v in y] if binary else [format(v, "g") for v in y]
+    write_libsvm(output, indptr, indices, X.ravel(), y, label_strings=names)
 
 
 if __name__ == "__main__":  # pragma: no cover
