@@ -199,3 +199,77 @@ def pegasos(X, y, k, lam, budget=0, maintenance=None, seed=0) -> MCTrace:
         if n2 * lam > 1:
             A = [a / math.sqrt(lam * n2) for a in A]
     return finish(tr, V, A, m)
+
+
+def mc_projectron_pp(X, y, k, eta) -> MCTrace:
+    """Projectron paper §5 (multiclass Projectron++, kernel δ_{yy'}k(x, x')): the support set is a
+    list of pairs (x, class) with one coefficient each; projections onto a class's pairs by a
+    direct solve of that class's Gram system."""
+    tr = MCTrace()
+    M = int(max(y)) + 1
+    V, C, alpha, m = [], [], [], 0  # pair vectors, their classes, coefficients
+    for t in range(len(y)):
+        x, yt = X[t], int(y[t])
+        m = max(m, yt + 1)
+        f = np.array([sum(a * k(v, x) for v, c, a in zip(V, C, alpha) if c == i) for i in range(m)])
+        tr.scores.append(f)
+        r = rival(f, yt)
+        margin = f[yt] - f[r] if r >= 0 else math.inf
+        tr.mistakes.append(margin <= 0)
+        tr.margin_updates.append(False)
+        if margin >= 1:
+            continue
+        kxx = k(x, x)
+        parts = {}
+        for c in (yt, r):
+            slots = [j for j in range(len(V)) if C[j] == c]
+            if slots:
+                kc = np.array([k(V[j], x) for j in slots])
+                d = np.linalg.solve(gram([V[j] for j in slots], k), kc)
+                pk2 = float(kc @ d)
+            else:
+                d, pk2 = np.zeros(0), 0.0
+            d2 = kxx - pk2
+            parts[c] = (slots, d, 0.0 if d2 <= DEPENDENCE_TOL * kxx else d2, pk2)
+        delta = math.sqrt(parts[yt][2] + parts[r][2])
+
+        def add_projection(scale):
+            for c, sign in ((yt, 1.0), (r, -1.0)):
+                slots, d, _, _ = parts[c]
+                for j, dj in zip(slots, d):
+                    alpha[j] += scale * sign * dj
+
+        if margin <= 0:
+            if delta <= eta:
+                add_projection(1.0)
+                continue
+            for c, sign in ((yt, 1.0), (r, -1.0)):
+                slots, d, d2, _ = parts[c]
+                if d2 == 0.0:
+                    for j, dj in zip(slots, d):
+                        alpha[j] += sign * dj
+                else:
+                    V.append(x)
+                    C.append(c)
+                    alpha.append(sign)
+            continue
+        pk2 = parts[yt][3] + parts[r][3]
+        if pk2 <= 0:
+            continue
+        loss = 1 - margin
+        if delta == 0:
+            penalty = 0.0
+        elif eta > 0:
+            penalty = delta / eta
+        else:
+            continue
+        if loss < penalty:
+            continue
+        add_projection(min(loss / pk2, 2 * (loss - penalty) / pk2, 1.0))
+        tr.margin_updates[-1] = True
+    tr.support = [np.array(v) for v in V]
+    tr.coef = np.zeros((len(V), m))
+    for j, (c, a) in enumerate(zip(C, alpha)):
+        tr.coef[j, c] = a
+    tr.n_classes = m
+    return tr

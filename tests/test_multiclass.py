@@ -252,7 +252,7 @@ def test_binary_labels_name_the_multiclass_algorithms_on_a_third_label():
         BinaryLabels().encode(ch, "f.txt")
     message = str(e.value)
     assert message.startswith("f.txt:3:")
-    for name in ("bpegasos", "mc-pa", "mc-perceptron", "mrbp", "pegasos"):
+    for name in ("bpegasos", "mc-pa", "mc-perceptron", "mc-projectron++", "mrbp", "pegasos"):
         assert name in message
     assert "projectron," not in message
 
@@ -283,3 +283,43 @@ def test_golden_section_finds_the_global_maximum_of_eq_21_on_the_segment():
         # a slope of order g, so g(h) may fall short by ~1e-8·g, never by the 1e-4 a wrong hump costs
         assert merge_objective(kmn, saa, sab, sbb, h) >= best - 1e-7 * max(best, 1.0)
         assert (h >= 0.5) == (saa >= sbb * (1 - 1e-9))
+
+
+@pytest.mark.parametrize("kernel", KERNELS, ids=lambda k: k.kind)
+@pytest.mark.parametrize("eta", [0.0, 0.3, 1.0])
+def test_multiclass_projectron_plus_plus_matches_reference(kernel, eta):
+    X, y = mc_stream(120, 4, 4, seed=1)
+    learner = registry.get("mc-projectron++")(kernel, eta=eta)
+    trace = ref.mc_projectron_pp(X, y, rk(kernel), eta)
+    assert_matches(learner, trace, X, y)
+    if eta == 1.0 and kernel.kind == "rbf":  # projections and margin updates both happened
+        assert learner.counter("projections") > 0 and learner.counter("margin_updates") > 0
+
+
+def test_multiclass_projectron_keeps_one_gram_inverse_per_class():
+    X, y = mc_stream(300, 4, 4, seed=1)
+    learner = train_in_chunks(registry.get("mc-projectron++")(Kernel("rbf", 0.5), eta=0.3), X, y, 64)
+    n, m = len(learner.support), int(learner.n_classes[0])
+    owner = np.argmax(np.abs(learner.coefficients()), axis=1)
+    assert np.count_nonzero(learner.coefficients()) == n  # every pair belongs to one class
+    V = dense_support(learner, 4)
+    for c in range(m):
+        slots = learner.members[c, :learner.counts[c]]
+        assert set(slots.tolist()) == set(np.flatnonzero(owner == c).tolist())
+        K = np.array([[rk(Kernel("rbf", 0.5))(V[a], V[b]) for b in slots] for a in slots])
+        np.testing.assert_allclose(learner.kinv[c, :len(slots), :len(slots)] @ K, np.eye(len(slots)), atol=1e-6)
+    # per-class inverses hold Σ n_c² entries, a shared one would hold (Σ n_c)²
+    assert sum(int(c) ** 2 for c in learner.counts[:m]) < n ** 2 / 2
+
+
+@pytest.mark.parametrize("chunk", [7, 1000])
+def test_multiclass_projectron_resume_and_chunks(chunk):
+    X, y = mc_stream(200, 3, 4, seed=7)
+    k = Kernel("rbf", 0.7)
+    cls = registry.get("mc-projectron++")
+    whole = train_in_chunks(cls(k, eta=0.4), X, y, 1000)
+    half = train_in_chunks(cls(k, eta=0.4), X[:90], y[:90], chunk)
+    resumed = train_in_chunks(cls.from_state(*half.state()), X[90:], y[90:], chunk)
+    np.testing.assert_array_equal(dense_support(resumed, 3), dense_support(whole, 3))
+    np.testing.assert_allclose(resumed.coefficients(), whole.coefficients(), rtol=1e-12, atol=1e-14)
+    np.testing.assert_array_equal(resumed.counters, whole.counters)

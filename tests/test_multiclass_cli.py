@@ -35,6 +35,7 @@ def mc(tmp_path):
 
 
 @pytest.mark.parametrize("algorithm,extra", [("mc-perceptron", []), ("mc-pa", []), ("mrbp", ["-B", "30"]),
+                                             ("mc-projectron++", ["--eta", "0.3"]),
                                              ("pegasos", ["--lambda", "0.01"]),
                                              ("bpegasos", ["-B", "30", "--maintenance", "merge", "--lambda", "0.01"])])
 def test_predict_scores_and_eval_agree(mc, tmp_path, algorithm, extra):
@@ -92,7 +93,7 @@ def test_binary_algorithm_refuses_multiclass_data_and_names_the_multiclass_ones(
     model = tmp_path / "m.model"
     r = run("train", "-a", "projectron++", train, "-o", model)
     assert r.exit_code == 1
-    assert "binary-only" in r.output and "bpegasos, mc-pa, mc-perceptron, mrbp, pegasos" in r.output
+    assert "binary-only" in r.output and "bpegasos, mc-pa, mc-perceptron, mc-projectron++, mrbp, pegasos" in r.output
     assert not model.exists()
 
 
