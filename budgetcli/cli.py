@@ -72,7 +72,7 @@ def main():
 def _train_options(f):
     """The options of `train`, shared by `online-to-batch`."""
     for decorator in reversed([
-        click.option("-a", "--algorithm", type=click.Choice(sorted(ALGORITHMS)),
+        click.option("-a", "--algorithm", type=click.Choice(sorted(ALGORITHMS)), metavar="NAME",
                      help="Learning algorithm (see `budgetlearn algorithms`); required unless --resume."),
         _kernel_options,
         _param_options,
