@@ -57,7 +57,7 @@ GOLDEN = (math.sqrt(5.0) - 1.0) / 2.0
 H_TOL = 1e-8
 TIE = 1e-9  # relative: ‖α_j‖² k_jj values this close count as a tie in `smallest`
 
-PEGASOS_LAMBDA = Param("lambda_", float, 1e-4, "λ: Pegasos regularisation (step 1/(λt), ball ‖w‖ ≤ 1/√λ)",
+PEGASOS_LAMBDA = Param("lambda_", float, 1e-4, "λ: regularisation of pegasos/bpegasos (step 1/(λt), ball ‖w‖ ≤ 1/√λ); decay λ/(λ+k) of spa",
                        check=lambda v: v > 0 and math.isfinite(v), requirement="a finite number > 0")
 MAINTENANCE_PARAM = Param("maintenance", str, "merge",
                           "bpegasos budget maintenance: random | smallest (§4.1) | project (§4.2) | merge (§4.3, rbf only)",
