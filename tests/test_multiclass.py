@@ -175,7 +175,7 @@ def one_maintenance(kernel, maintenance, learner):
     n, m = len(b.support), int(b.n_classes[0])
     before_V, before_A = dense_support(b, 3), b.coefficients().copy()
     P.maintain(b.support.arrays, *b.kernel.args(), b.coef, b.scale[0], n, m, b.slot["krow2"], b.slot["krow3"],
-               b.scores, b.slot["kinv"], b.slot["born"], b.scratch, b.rng_state, P.MAINTENANCE[maintenance], 0.0,
+               b.scores, b.slot.get("kinv", np.zeros((1, 1))), b.slot["born"], b.scratch, b.rng_state, P.MAINTENANCE[maintenance], 0.0,
                b.counters)
     return before_V, before_A, dense_support(b, 3), b.coefficients().copy()
 

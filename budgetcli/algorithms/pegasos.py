@@ -102,8 +102,11 @@ class BudgetedPegasos(Pegasos):
     paper = "Wang, Crammer, Vucetic, ICML 2010, Algorithm 1 and §4.1–4.3 (BPegasosM)"
     params = (PEGASOS_LAMBDA, BUDGET, MAINTENANCE_PARAM)
     evicts = True
-    # the Gram inverse exists for every mode so that one layout serves all; only `project` uses it
-    slot_arrays = Pegasos.slot_arrays | {"kinv": "square", "d": "work"}
+
+    def __init__(self, kernel, seed=0, **params):
+        if self.resolve_params(params)["maintenance"] == "project":  # only projection needs K⁻¹ (O(B²))
+            self.slot_arrays = Pegasos.slot_arrays | {"kinv": "square", "d": "work"}
+        super().__init__(kernel, seed, **params)
 
     @classmethod
     def check_kernel(cls, kernel_kind, params):
