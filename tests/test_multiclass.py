@@ -323,3 +323,24 @@ def test_multiclass_projectron_resume_and_chunks(chunk):
     np.testing.assert_array_equal(dense_support(resumed, 3), dense_support(whole, 3))
     np.testing.assert_allclose(resumed.coefficients(), whole.coefficients(), rtol=1e-12, atol=1e-14)
     np.testing.assert_array_equal(resumed.counters, whole.counters)
+
+
+@pytest.mark.parametrize("generator,gamma_d,margin", [("checkerboard", 16.0, 0.05), ("waveform", 16.0, 0.0)])
+def test_maintenance_ordering_on_the_synthetic_streams(generator, gamma_d, margin):
+    """The paper's Table 1 ordering, merge and project above smallest and random, on small seeded
+    versions of its synthetic sets (B = 40, 4,000 training examples, γ = 16/d from its grid)."""
+    from budgetcli.synthetic import GENERATORS
+
+    X, y = GENERATORS[generator](4000, seed=0)
+    Xt, yt = GENERATORS[generator](2000, seed=1)
+    labels = MulticlassLabels()
+    train = chunk_from_dense(X, y)
+    codes = labels.encode(train)
+    acc = {}
+    for mode in ("merge", "project", "smallest", "random"):
+        learner = registry.get("bpegasos")(Kernel("rbf", gamma_d / X.shape[1]), lambda_=1e-4, budget=40,
+                                           maintenance=mode)
+        learner.learn(train, codes)
+        pred = np.array(labels.classes)[np.argmax(learner.decision_function(chunk_from_dense(Xt, yt)), axis=1)]
+        acc[mode] = np.mean(pred == yt)
+    assert min(acc["merge"], acc["project"]) > max(acc["smallest"], acc["random"]) + margin, acc
