@@ -83,7 +83,11 @@ class MulticlassLearner:
 
     # ---- the contract ----------------------------------------------------------------------
     def learn(self, chunk, y: np.ndarray) -> None:
-        y = np.asarray(y, np.int64)
+        y = np.asarray(y)
+        if len(y) and (y.dtype.kind not in "iu" or y.min() < 0):
+            raise ValueError(f"{self.name} learns class indices 0, 1, ... (labels.MulticlassLabels.encode), "
+                             f"got labels of dtype {y.dtype} from {y.min()}")
+        y = y.astype(np.int64)
         self.n_features = max(self.n_features, chunk.n_features)
         self._ensure_scratch(chunk.n_features)
         if len(y):

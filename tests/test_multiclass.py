@@ -344,3 +344,9 @@ def test_maintenance_ordering_on_the_synthetic_streams(generator, gamma_d, margi
         pred = np.array(labels.classes)[np.argmax(learner.decision_function(chunk_from_dense(Xt, yt)), axis=1)]
         acc[mode] = np.mean(pred == yt)
     assert min(acc["merge"], acc["project"]) > max(acc["smallest"], acc["random"]) + margin, acc
+
+
+def test_multiclass_learner_refuses_binary_sign_labels():
+    ch = chunk_from_dense(np.ones((2, 1)), np.array([1.0, -1.0]))
+    with pytest.raises(ValueError, match="class indices"):
+        registry.get("mc-pa")(Kernel("rbf", 1.0)).learn(ch, np.array([1.0, -1.0]))
