@@ -185,7 +185,7 @@ def pegasos(X, y, k, lam, budget=0, maintenance=None, seed=0) -> MCTrace:
             if maintenance == "project" and V:
                 kv = np.array([k(v, x) for v in V])
                 d = np.linalg.solve(gram(V, k), kv)
-                if k(x, x) - kv @ d <= DEPENDENCE_TOL * k(x, x):
+                if k(x, x) - kv @ d <= 1e-6 * k(x, x):  # bpegasos' SPAN_TOL
                     for j in range(len(V)):
                         A[j] = A[j] + c * d[j]
                     added = False
