@@ -87,7 +87,7 @@ def train(data, algorithm: str, kernel: KernelSpec, params: dict, seed: int = 0,
     are then not used.  `keep_retired` keeps evicted support vectors for an exact average."""
     cls = registry.get(resume.learner.name if resume else algorithm)
     hyper = cls.resolve_params(resume.learner.hyper if resume else params)  # refuse bad parameters before reading
-    if getattr(cls, "multiclass", False) and not resume:
+    if cls.multiclass and not resume:
         cls.check_kernel(kernel.kind, hyper)
     started = time.perf_counter()
     model = resume
