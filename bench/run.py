@@ -192,6 +192,8 @@ def main():
           f"{'|S|':>5s} {'RSS MiB':>7s} {'test acc':>8s} {'floor s':>8s} {'loop/floor':>10s}")
     with tempfile.TemporaryDirectory() as tmp:
         for algo in names:
+            if registry.get(algo).multiclass:  # a binary benchmark; repro/pegasos_letter.py measures these
+                continue
             for params in table.get(algo, [{}]):
                 e2e, summary, rss = end_to_end(algo, params, args.train, os.path.join(tmp, "m.model"))
                 rates = floor.throughput()  # next to the loop it prices: the neighbours' load drifts

@@ -78,7 +78,7 @@ def main():
 def _train_options(f):
     """The options of `train`, shared by `online-to-batch`."""
     for decorator in reversed([
-        click.option("-a", "--algorithm", type=click.Choice(sorted(ALGORITHMS)),
+        click.option("-a", "--algorithm", type=click.Choice(sorted(ALGORITHMS)), metavar="NAME",
                      help="Learning algorithm (see `budgetlearn algorithms`); required unless --resume."),
         _kernel_options,
         _param_options,
@@ -176,11 +176,17 @@ def _train(ctx, hypothesis, algorithm, kernel, gamma, sigma, degree, coef0, seed
     if not os.access(target_dir, os.W_OK):  # fail before a long run, not after it
         fail(f"{output}: cannot write the model: directory {target_dir} is missing or not writable")
     spec = pipeline.KernelSpec(kernel, gamma, sigma, degree, coef0)
+    cls = ALGORITHMS[algorithm]
     try:  # refuse bad parameters and kernels before reading anything
-        ALGORITHMS[algorithm].resolve_params(resume.learner.hyper if resume else params)
+        hyper = cls.resolve_params(resume.learner.hyper if resume else params)
         spec.resolve(1)
+        if cls.multiclass and not resume:
+            cls.check_kernel(kernel, hyper)
     except ValueError as exc:
         raise click.UsageError(str(exc))
+    if hypothesis in AVERAGES and cls.multiclass:
+        raise click.UsageError(f"{algorithm} is a multiclass learner: online-to-batch averaging is not available "
+                               "for it; use --method last")
 
     if curve_path is None and ctx.get_parameter_source("curve_every") is not click.core.ParameterSource.DEFAULT:
         raise click.UsageError("--curve-every needs --curve FILE.csv")
@@ -314,7 +320,10 @@ def _load(model_path) -> Model:
 @click.option("-o", "--output", type=click.Path(dir_okay=False, allow_dash=True), default="-",
               help="Where to write predictions (default stdout). The file appears whole or not at all: it is "
                    "written to a temporary file and renamed over FILE only when every line was predicted.")
-@click.option("--scores", is_flag=True, help="Write 'label score' per line, score = f(x) (positive: the model's +1 label).")
+@click.option("--scores", is_flag=True,
+              help="Binary model: write 'label score' per line, score = f(x) (positive: the model's +1 label). "
+                   "Multiclass model: a first line 'labels L1 ... Lm' (the class order), then 'label f_1 ... f_m' "
+                   "per example.")
 @click.option("--skip-bad-lines", is_flag=True, help="Skip malformed lines instead of failing.")
 @click.option("-j", "--jobs", type=int, default=1, show_default=True,
               help="Worker processes (-1: one per core), each reading its own byte range of DATA; the output is "
@@ -359,10 +368,18 @@ def eval_(model_path, data, as_json, skip_bad_lines):
                 labels.spellings.setdefault(v, s)
     except DataError as exc:
         fail(str(exc))
-    f = np.concatenate(all_scores) if all_scores else np.zeros(0)
     true = np.concatenate(all_true) if all_true else np.zeros(0)
-    if f.size == 0:
+    if true.size == 0:
         fail(f"{data}: no examples to evaluate")
+    if model.learner.multiclass:
+        pred = labels.predict_index(np.concatenate(all_scores))
+        report = metrics.multiclass_report(labels.classes, labels.spelling, true, pred)
+        if as_json:
+            click.echo(json.dumps(report))
+        else:
+            _print_eval(report)
+        return
+    f = np.concatenate(all_scores)
     # classes: the model's two labels, then any label of DATA the model never saw
     classes = labels.classes + sorted(set(np.unique(true).tolist()) - set(labels.classes))
     pred_value = np.where(f > 0, labels.positive if labels.positive is not None else labels.negative,
@@ -394,9 +411,14 @@ def _print_eval(r: dict) -> None:
     from rich.table import Table
 
     console = Console(highlight=False)
-    auc = "n/a (one class only)" if r["auc"] is None else f"{r['auc']:.4f}"
+    if r.get("multiclass"):  # AUC is binary-only
+        auc = ""
+    elif r["auc"] is None:
+        auc = f"\nAUC       n/a (one class only) (positive label {r['positive_label']})"
+    else:
+        auc = f"\nAUC       {r['auc']:.4f} (positive label {r['positive_label']})"
     console.print(f"examples  {r['examples']:,}\naccuracy  {100 * r['accuracy']:.2f}%\n"
-                  f"error     {100 * r['error']:.2f}%\nAUC       {auc} (positive label {r['positive_label']})")
+                  f"error     {100 * r['error']:.2f}%{auc}")
     table = Table(title="per class", title_justify="left")
     for col in ("label", "precision", "recall", "F1", "support"):
         table.add_column(col, justify="right")
@@ -503,7 +525,7 @@ def plot(curves, output, labels, title, size):
 
 
 @main.command()
-@click.option("-a", "--algorithm", type=click.Choice(sorted(ALGORITHMS)), required=True,
+@click.option("-a", "--algorithm", type=click.Choice(sorted(ALGORITHMS)), required=True, metavar="NAME",
               help="Learning algorithm (see `budgetlearn algorithms`).")
 @click.option("--grid", "grids", multiple=True, metavar="NAME=V1,V2,...",
               help="Values of one parameter (eta, B, beta, lambda, C, ..., or the kernel's gamma, sigma, degree, "
@@ -628,9 +650,11 @@ def generate(generator, examples, seed, output):
     n, d = X.shape
     indptr = np.arange(0, n * d + 1, d, dtype=np.int64)
     indices = np.tile(np.arange(d, dtype=np.int32), n)
+    binary = set(np.unique(y).tolist()) <= {-1.0, 1.0}
+    names = ["+1" if v > 0 else "-1" for v in y] if binary else [format(v, "g") for v in y]
     try:
         with atomic_text_output(output) as out:
-            write_libsvm(out, indptr, indices, X.ravel(), y, label_strings=["+1" if v > 0 else "-1" for v in y])
+            write_libsvm(out, indptr, indices, X.ravel(), y, label_strings=names)
     except OSError as exc:
         fail(f"{output}: cannot write: {exc.strerror or exc}")
 

@@ -5,6 +5,7 @@ Binary learners see y ∈ {−1, +1}.  Which file label becomes +1:
   −1/+1 all map the larger label to +1, and `--scores` are scores of the larger label);
 - when the first chunk holds only one value, a value ≤ 0 becomes −1 and a value > 0 becomes +1
   (so −1/+1 and 0/1 files still come out naturally); the label seen later takes the other sign.
+A third value is an error that names the multiclass algorithms (`MulticlassLabels` below).
 The map is fixed from then on, including across `--resume`, and `predict` writes each label with
 its first spelling in the training data (`+1`, `1.0`, `2`, ...).
 """
@@ -14,6 +15,12 @@ from __future__ import annotations
 import numpy as np
 
 from .io.libsvm import DataError
+
+
+def multiclass_algorithms() -> list[str]:
+    from . import registry  # late: the registry imports the algorithms, which import the learner
+
+    return sorted(name for name, cls in registry.load_all().items() if getattr(cls, "multiclass", False))
 
 
 class BinaryLabels:
@@ -40,7 +47,7 @@ class BinaryLabels:
                 if len(known) > 2:
                     shown = ", ".join(self.spelling(k, chunk) for k in known[:2])
                     raise DataError(source, int(chunk.line_numbers[row]), self.spelling(v, chunk),
-                                    f"a third label value in binary training (labels so far: {shown})")
+                                    third_label_message(shown))
         if len(new) == 2:
             self.negative, self.positive = min(new), max(new)
             return
@@ -80,3 +87,71 @@ class BinaryLabels:
     @classmethod
     def from_dict(cls, d: dict) -> "BinaryLabels":
         return cls(d["negative"], d["positive"], {float(v): s for v, s in d["spellings"]})
+
+
+def third_label_message(shown: str) -> str:
+    return (f"a third label value in binary training (labels so far: {shown}); this algorithm is "
+            f"binary-only, the multiclass ones are: {', '.join(multiclass_algorithms())}")
+
+
+class MulticlassLabels:
+    """Any number of label values for the multiclass learners: class index = order of first
+    appearance in the training stream.  A label first seen mid-stream joins as the next class,
+    without restarting (its prototype starts at zero).  Two-class data works the same way."""
+
+    kind = "multiclass"
+
+    def __init__(self, values=None, spellings=None):
+        self.values = list(values or [])  # float label value of class 0, 1, ...
+        self.spellings = dict(spellings or {})  # float value -> first spelling
+        self._index = {v: i for i, v in enumerate(self.values)}
+
+    def encode(self, chunk, source: str = "data") -> np.ndarray:
+        """Class indices (int64) of the chunk's labels, adding unseen labels in file order."""
+        out = np.empty(len(chunk.labels), np.int64)
+        for row, v in enumerate(chunk.labels.tolist()):
+            i = self._index.get(v)
+            if i is None:
+                i = self._index[v] = len(self.values)
+                self.values.append(v)
+            out[row] = i
+        for v, s in chunk.label_spellings.items():
+            self.spellings.setdefault(v, s)
+        return out
+
+    def spelling(self, v: float, chunk=None) -> str:
+        if v in self.spellings:
+            return self.spellings[v]
+        if chunk is not None and v in chunk.label_spellings:
+            return chunk.label_spellings[v]
+        return format(v, "g")
+
+    def predict_index(self, scores: np.ndarray) -> np.ndarray:
+        """The class with the highest score per row (ties: the class seen first)."""
+        return np.argmax(scores, axis=1) if scores.shape[1] else np.zeros(scores.shape[0], np.int64)
+
+    def decode(self, scores: np.ndarray) -> list[str]:
+        """Labels in the training file's spelling for an n×m score matrix."""
+        names = self.names
+        return [names[i] for i in self.predict_index(scores)]
+
+    @property
+    def classes(self) -> list[float]:
+        return list(self.values)
+
+    @property
+    def names(self) -> list[str]:
+        return [self.spelling(v) for v in self.values]
+
+    def to_dict(self) -> dict:
+        return {"kind": "multiclass", "values": list(self.values),
+                "spellings": [[v, s] for v, s in self.spellings.items()]}
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "MulticlassLabels":
+        return cls([float(v) for v in d["values"]], {float(v): s for v, s in d["spellings"]})
+
+
+def labels_from_dict(d: dict):
+    """The label map a model file stores (binary maps of older files have no "kind")."""
+    return MulticlassLabels.from_dict(d) if d.get("kind") == "multiclass" else BinaryLabels.from_dict(d)

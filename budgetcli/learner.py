@@ -53,6 +53,7 @@ class KernelLearner:
     # copies the evicted vector and its summed coefficient into `retired` before the pool range
     # can be reused.  Off by default: it makes memory grow with the number of evictions.
     evicts: ClassVar[bool] = False
+    multiclass: ClassVar[bool] = False  # binary learners refuse a third label (labels.BinaryLabels)
     n_scalars: ClassVar[int] = 0  # length of `scalars`, saved with the state
     # name -> "vector" (per slot, saved), "square" (slot x slot, saved) or "work" (per slot, not saved).
     # alpha: coefficients; avg_sum / avg_stamp: the running sums behind the averaged hypothesis

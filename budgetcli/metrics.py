@@ -47,3 +47,25 @@ def average_ranks(values: np.ndarray) -> np.ndarray:
     last = np.cumsum(counts)  # rank of the last member of each group of equal values
     mean_rank = last - (counts - 1) / 2.0
     return mean_rank[inverse.ravel()]
+
+
+def multiclass_report(model_classes: list, names: dict, true: np.ndarray, pred_index: np.ndarray) -> dict:
+    """The eval report of a multiclass model: accuracy, per-class table and confusion matrix over the
+    model's classes (in the model's order) followed by any label of the data the model never saw.
+    `names` maps a label value to its spelling; AUC is binary-only and reported as None."""
+    classes = list(model_classes) + sorted(set(np.unique(true).tolist()) - set(model_classes))
+    index = {v: i for i, v in enumerate(classes)}
+    true_idx = np.array([index[v] for v in true.tolist()], np.int64)
+    conf = confusion_matrix(true_idx, np.asarray(pred_index, np.int64), len(classes))
+    accuracy = float(np.mean(true_idx == pred_index))
+    labels = [names(v) for v in classes]
+    return {
+        "multiclass": True,
+        "examples": int(true.size),
+        "accuracy": accuracy,
+        "error": 1.0 - accuracy,
+        "auc": None,
+        "positive_label": None,
+        "classes": {n: m for n, m in zip(labels, per_class(conf))},
+        "confusion_matrix": {"labels": labels, "rows_true_columns_predicted": conf.tolist()},
+    }

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import __version__, modelfile, registry
-from .labels import BinaryLabels
+from .labels import BinaryLabels, MulticlassLabels, labels_from_dict
 from .modelfile import ModelFileError
 from .support import sv_put
 
@@ -16,7 +16,7 @@ from .support import sv_put
 @dataclass
 class Model:
     learner: object
-    labels: BinaryLabels
+    labels: BinaryLabels | MulticlassLabels
     hypothesis: str = "online"  # or "average": the online-to-batch conversion, not resumable
 
     def averaged(self, projected: bool = False) -> "Model":
@@ -65,7 +65,7 @@ class Model:
         try:
             learner_cls = registry.get(header["algorithm"])
             learner = learner_cls.from_state(header, arrays)
-            labels = BinaryLabels.from_dict(header["labels"])
+            labels = labels_from_dict(header["labels"])
             hypothesis = header.get("hypothesis", "online")
         except KeyError as exc:
             # A header field or array this build's layout needs and the file's layout did not have.

@@ -45,6 +45,7 @@ FLAGS = {
     "step_schedule": ("--step-schedule",),
     "ahpatron_eta": ("--ahpatron-eta",),
     "ahpatron_c": ("--ahpatron-c",),
+    "maintenance": ("--maintenance",),
 }
 
 

@@ -11,7 +11,7 @@ import numpy as np
 from . import registry
 from .io.libsvm import DataError, LibsvmReader, concatenate
 from .kernels import Kernel, gamma_from_sigma
-from .labels import BinaryLabels
+from .labels import BinaryLabels, MulticlassLabels
 from .model import Model
 
 
@@ -93,7 +93,9 @@ def train(data, algorithm: str, kernel: KernelSpec, params: dict, seed: int = 0,
     steps, whatever the chunk size.  For both, a chunk is cut where the count is reached (see
     `_learn_in_pieces`)."""
     cls = registry.get(resume.learner.name if resume else algorithm)
-    cls.resolve_params(resume.learner.hyper if resume else params)  # refuse bad parameters before reading
+    hyper = cls.resolve_params(resume.learner.hyper if resume else params)  # refuse bad parameters before reading
+    if cls.multiclass and not resume:
+        cls.check_kernel(kernel.kind, hyper)
     started = time.perf_counter()
     model = resume
     reader = None
@@ -101,7 +103,7 @@ def train(data, algorithm: str, kernel: KernelSpec, params: dict, seed: int = 0,
     for chunk, reader in epochs_of(data, epochs, shuffle, seed, skip_bad_lines, block_lines):
         if model is None:
             learner = cls(kernel.resolve(chunk.n_features), seed=seed, **params)
-            model = Model(learner, BinaryLabels())
+            model = Model(learner, MulticlassLabels() if cls.multiclass else BinaryLabels())
         model.learner.keep_retired = keep_retired
         y = model.labels.encode(chunk, reader.source_name)
         if stops is None:
@@ -151,7 +153,8 @@ def _learn_in_pieces(model: Model, chunk, y, stops: list[Every]) -> None:
 
 def scores(model: Model, data, skip_bad_lines: bool = False, block_lines: int = 4096
            ) -> Iterator[tuple[object, np.ndarray]]:
-    """(chunk, decision values) for each chunk of `data`, in order."""
+    """(chunk, decision values) for each chunk of `data`, in order: a vector f(x) for a binary
+    model, an n × m matrix of class scores for a multiclass one."""
     with LibsvmReader(data, block_lines=block_lines, skip_bad_lines=skip_bad_lines) as reader:
         for chunk in reader:
             yield chunk, model.learner.decision_function(chunk)

@@ -29,11 +29,20 @@ COMPRESSED = (".gz", ".bz2", ".xz")
 
 
 def prediction_text(model: Model, f: np.ndarray, scores: bool) -> str:
-    """The output lines of one chunk's decision values: 'label' or 'label score'."""
+    """The output lines of one chunk's decision values: 'label', or with scores 'label f' (binary)
+    and 'label f_1 ... f_m' (multiclass: one score per class, in the order of `scores_header`)."""
     labels = model.labels.decode(f)
+    if scores and model.learner.multiclass:
+        return "".join(f"{lab} " + " ".join(f"{v:.10g}" for v in row) + "\n" for lab, row in zip(labels, f))
     if scores:
         return "".join(f"{lab} {v:.10g}\n" for lab, v in zip(labels, f))
     return "".join(f"{lab}\n" for lab in labels)
+
+
+def scores_header(model: Model) -> str:
+    """The first line of multiclass scores, 'labels L1 ... Lm': the column order, as LIBSVM's
+    `svm-predict -b 1` writes it.  Binary scores have one column and no header."""
+    return "labels " + " ".join(model.labels.names) + "\n" if model.learner.multiclass else ""
 
 
 def splittable(data) -> bool:
@@ -46,6 +55,8 @@ def write_predictions(model: Model, model_path, data, output, scores: bool = Fal
                       jobs: int = 1) -> None:
     """Write the predictions for `data` to the text file `output`, in input order.  Raises DataError
     for the first bad line (unless skip_bad_lines)."""
+    if scores:
+        output.write(scores_header(model))
     if jobs == 1 or not splittable(data):
         for _, f in pipeline.scores(model, data, skip_bad_lines=skip_bad_lines):
             output.write(prediction_text(model, f, scores))

@@ -148,6 +148,9 @@ class BudgetClassifier(ClassifierMixin, BaseEstimator):
 
     def _start(self, X, classes):
         cls = registry.get(self.algorithm)
+        if cls.multiclass:
+            raise ValueError(f"{self.algorithm} is a multiclass learner; BudgetClassifier wraps the binary ones "
+                             "(use the budgetlearn command for multiclass training)")
         unknown = sorted(set(self._algorithm_params()) - set(FLAGS))
         if unknown:
             raise ValueError(f"BudgetClassifier has no parameter {', '.join(unknown)}; the algorithms' parameters "

@@ -187,7 +187,7 @@ def train_run(run: Run) -> pipeline.TrainResult:
                               shuffle=run.permutation >= 0, epochs=1)
     examples = PermutedExamples(run.data, run.seed)
     problem = examples.label_problem()
-    if problem is not None:
+    if problem is not None and not registry.get(run.algorithm).multiclass:
         raise problem
     result = pipeline.train(examples.lines(), run.algorithm, kernel, run.params, seed=run.seed)
     result.model.labels.spellings = examples.model_spellings()
@@ -205,14 +205,19 @@ def execute(run: Run) -> RunResult:
 
 
 def test_accuracy(model, test) -> float:
-    """Fraction of the test examples whose label the model predicts (as `eval` counts it: f > 0 is
-    the model's +1 label, f ≤ 0 its −1 label; a label the model never saw is always wrong)."""
+    """Fraction of the test examples whose label the model predicts, as `eval` counts it: for a
+    binary model f > 0 is its +1 label and f ≤ 0 its −1 label, for a multiclass model the top-scoring
+    class wins; a label the model never saw is always wrong."""
     labels = model.labels
-    positive = labels.positive if labels.positive is not None else labels.negative
-    negative = labels.negative if labels.negative is not None else labels.positive
     right = total = 0
     for chunk, f in pipeline.scores(model, test):
-        right += int(np.count_nonzero(np.where(f > 0, positive, negative) == chunk.labels))
+        if model.learner.multiclass:
+            predicted = np.asarray(labels.classes)[labels.predict_index(f)]
+        else:
+            positive = labels.positive if labels.positive is not None else labels.negative
+            negative = labels.negative if labels.negative is not None else labels.positive
+            predicted = np.where(f > 0, positive, negative)
+        right += int(np.count_nonzero(predicted == chunk.labels))
         total += len(chunk)
     if total == 0:
         raise DataError(test, 0, None, "no examples to test on")

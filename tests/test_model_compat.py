@@ -20,7 +20,7 @@ import pytest
 
 from budgetcli import modelfile, registry
 from budgetcli.kernels import Kernel
-from budgetcli.labels import BinaryLabels
+from budgetcli.labels import BinaryLabels, MulticlassLabels
 from budgetcli.model import Model
 from budgetcli.modelfile import ModelFileError
 
@@ -53,7 +53,8 @@ def test_a_model_of_an_earlier_build_loads_and_scores_the_same(path):
     np.testing.assert_allclose(model.learner.decision_function(probe()), expected["scores"], rtol=1e-12, atol=1e-12)
     # and it can be resumed
     X, y = random_stream(30, 4, 13)
-    model.learner.learn(chunk_from_dense(X, y), y)
+    more = chunk_from_dense(X, y)
+    model.learner.learn(more, model.labels.encode(more, "resume"))
     assert model.learner.counter("examples") == expected["examples"] + 30
 
 
@@ -121,7 +122,7 @@ def write_golden(names) -> None:
         cls = ALGORITHMS[name]
         params = {"budget": 8} if "budget" in {p.name for p in cls.params} else {}
         learner = cls(Kernel("rbf", 0.5), seed=1, **params)
-        labels = BinaryLabels()
+        labels = MulticlassLabels() if cls.multiclass else BinaryLabels()
         learner.learn(chunk, labels.encode(chunk, "golden"))
         Model(learner, labels).save(path)
         scores[path.name] = {"algorithm": name, "examples": 120,

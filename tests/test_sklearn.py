@@ -154,3 +154,9 @@ def test_default_gamma_is_one_over_features():
     X, y = data(d=8)
     assert BudgetClassifier().fit(X, y).learner_.kernel.gamma == pytest.approx(1 / 8)
     assert pipeline.KernelSpec().resolve(8).gamma == pytest.approx(1 / 8)
+
+
+def test_a_multiclass_algorithm_is_refused_with_a_clear_message():
+    X, y = np.eye(4), np.array([0, 1, 0, 1])
+    with pytest.raises(ValueError, match="mc-perceptron is a multiclass learner"):
+        BudgetClassifier(algorithm="mc-perceptron").fit(X, y)

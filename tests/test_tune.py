@@ -246,7 +246,29 @@ def test_permuted_runs_name_bad_lines_and_third_labels_in_file_order(tmp_path):
     bad.write_bytes(b"\n".join(text[:60] + [b"2 1:0.5", b"3 1:0.5"] + text[60:]))
     r = run("tune", "-a", "perceptron", "--permutations", 2, bad)
     assert r.exit_code == 1
-    assert f"{bad}:61: a third label value in binary training (labels so far: -1, +1) (token '2')" in r.stderr
+    assert f"{bad}:61: a third label value in binary training (labels so far: -1, +1); this algorithm is binary-only" in r.stderr
     # the message of a plain `train` (file order), whose label map sees the first block first
     t = run("train", "-a", "perceptron", bad, "-o", tmp_path / "m.model")
     assert t.exit_code == 1 and t.stderr == r.stderr
+
+
+def test_a_multiclass_learner_tunes_like_train_and_eval(tmp_path):
+    """Three classes through the seeking permuted reader: each run is `train --shuffle --seed p` and its
+    test accuracy is `eval`'s (the top-scoring class)."""
+    rng = np.random.default_rng(5)
+    for name, n in (("train.txt", 150), ("test.txt", 60)):
+        X = rng.standard_normal((n, 3))
+        y = np.argmax(X + 0.3 * rng.standard_normal((n, 3)), axis=1) + 1
+        (tmp_path / name).write_text("".join(f"{c} " + " ".join(f"{j + 1}:{v!r}" for j, v in enumerate(row)) + "\n"
+                                             for row, c in zip(X.tolist(), y)))
+    r = run("tune", "-a", "mc-perceptron", "--grid", "gamma=0.5,2", "--permutations", 2, "--test",
+            tmp_path / "test.txt", "--json", tmp_path / "train.txt")
+    assert r.exit_code == 0, r.output
+    for row in json.loads(r.stdout)["rows"]:
+        for p in row["per_run"]:
+            out = tmp_path / "m.model"
+            t = run("train", "-a", "mc-perceptron", "--gamma", row["setting"]["gamma"], "--shuffle", "--seed",
+                    p["seed"], "--json", "-q", tmp_path / "train.txt", "-o", out)
+            assert json.loads(t.stdout)["mistakes"] == p["mistakes"]
+            e = run("eval", "--json", out, tmp_path / "test.txt")
+            assert json.loads(e.stdout)["accuracy"] == pytest.approx(p["test_accuracy"], abs=1e-15)

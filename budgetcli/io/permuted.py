@@ -28,6 +28,7 @@ from array import array
 
 import numpy as np
 
+from ..labels import third_label_message
 from .libsvm import DataError, LibsvmReader
 
 _BOM = b"\xef\xbb\xbf"
@@ -79,13 +80,12 @@ class PermutedExamples:
         self.first_block = {v: int(np.argmax(permuted_labels == v)) // block_lines for v in self.spellings}
 
     def label_problem(self) -> DataError | None:
-        """A third label value in binary training, named by its first line in the file."""
+        """A third label value (for a binary learner), named by its first line in the file."""
         if len(self.label_lines) <= 2:
             return None
         third = sorted(self.label_lines.items(), key=lambda kv: kv[1])[2]
         known = ", ".join(self.spellings[v] for v, _ in sorted(self.label_lines.items(), key=lambda kv: kv[1])[:2])
-        return DataError(self.name, third[1], self.spellings[third[0]],
-                         f"a third label value in binary training (labels so far: {known})")
+        return DataError(self.name, third[1], self.spellings[third[0]], third_label_message(known))
 
     def model_spellings(self) -> dict:
         """The label spellings as training on the in-memory shuffle leaves them in the model: each

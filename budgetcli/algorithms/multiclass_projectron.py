@@ -1,0 +1,199 @@
+"""Multiclass Projectron++ (Orabona, Keshet, Caputo, JMLR 2009, §5 with Fig. 5 and Theorem 6).
+
+The structured kernel k((x, y), (x', y')) = δ_{yy'} k(x, x') gives each class its own prototype
+f_c = Σ_{j ∈ S_c} α_j k(x_j, ·) over its own support set S_c, so a projection onto the span of S
+splits into one projection per class, with one Gram inverse per class: O(m n²) memory and time
+for m classes of n support vectors, not O(m² n²) (§5).
+
+With r = argmax_{c≠y} f_c(x) and ℓ = max(0, 1 − (f_y(x) − f_r(x))), the update direction is
+k((x,y),·) − k((x,r),·): +k(x,·) in class y and −k(x,·) in class r.  Its projection is
+d_y = K_y⁻¹ k_y for class y and −d_r for class r, and ‖δ‖² = ‖δ_y‖² + ‖δ_r‖² (the two parts are
+orthogonal).
+- Mistake (f_y ≤ f_r): if ‖δ‖ ≤ η the projected update is taken, else x joins S_y (α = +1) and
+  S_r (α = −1) — two support pairs, as the structured update adds two functions.
+- Margin error (0 < f_y − f_r < 1): if ℓ ≥ ‖δ‖/η, f += τ (projected update) with
+  τ = min(ℓ/‖a‖², 2(ℓ − ‖δ‖/η)/‖a‖², 1), ‖a‖² = k_yᵀd_y + k_rᵀd_r (Theorem 6's choice); never adds.
+
+Choices (mirrored by tests/reference_multiclass.py):
+- As in the binary Projectron, η bounds the norm ‖δ‖, and a part with ‖δ_c‖² ≤ 1e−10 k(x,x) lies in
+  its class's span (‖δ_c‖ = 0).  When a mistake adds, such a part is projected instead of added
+  (adding it would make K_c singular); the other part is added.
+- A support pair belongs to one class; x is stored once per class it joined.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from ..kernels import self_kernel
+from ..learner import EXAMPLES, MARGIN_UPDATES, MISTAKES, PROJECTIONS
+from ..multiclass import MulticlassLearner, class_scores, rival
+from ..params import ETA
+from ..registry import register
+from ..support import COUNT, sv_fits, sv_put
+from .projectron import DEPENDENCE_TOL, grow_inverse
+
+CLASS_ARRAYS = ("kinv", "members")
+
+
+@register
+class MulticlassProjectronPlusPlus(MulticlassLearner):
+    name = "mc-projectron++"
+    summary = "multiclass Projectron++: kernel δ_{yy'}k(x,x'), one Gram inverse per class, projects when ‖δ‖ ≤ η"
+    paper = "Orabona, Keshet, Caputo, JMLR 2009, §5 and Theorem 6"
+    params = (ETA,)
+    slot_arrays = {"krow": "work"}
+
+    def __init__(self, kernel, seed=0, **params):
+        super().__init__(kernel, seed, **params)
+        self.counts = np.zeros(self.coef.shape[1], np.int64)  # support pairs per class
+        self._alloc_classes(self.coef.shape[1], 16)
+
+    def _alloc_classes(self, classes: int, per_class: int) -> None:
+        old = getattr(self, "kinv", None)
+        kinv = np.zeros((classes, per_class, per_class))
+        members = np.zeros((classes, per_class), np.int64)
+        if old is not None:
+            c, p = old.shape[0], old.shape[1]
+            kinv[:c, :p, :p] = old
+            members[:c, :p] = self.members
+        counts = np.zeros(classes, np.int64)
+        counts[: len(self.counts)] = self.counts
+        self.kinv, self.members, self.counts = kinv, members, counts
+        self.work = np.zeros((3, per_class))  # class row k_c, d_y, d_r
+
+    def _grow_classes(self, m: int) -> None:
+        super()._grow_classes(m)
+        if self.coef.shape[1] > self.kinv.shape[0]:
+            self._alloc_classes(self.coef.shape[1], self.kinv.shape[1])
+
+    def _resize(self, capacity: int) -> None:
+        super()._resize(capacity)
+        fullest = int(self.counts.max()) if len(self.counts) else 0
+        if fullest + 1 > self.kinv.shape[1]:
+            self._alloc_classes(self.kinv.shape[0], max(fullest + 1, 2 * self.kinv.shape[1]))
+
+    def _learn_range(self, indptr, indices, values, y, start):
+        w = self.work
+        return mc_projectron_range(self.support.arrays, *self.kernel.args(), self.coef, self.scale, self.n_classes,
+                                   self.scores, self.slot["krow"], w[0], w[1], w[2], self.kinv, self.members,
+                                   self.counts, indptr, indices, values, y, start, self.scratch, self.counters,
+                                   self.hyper["eta"])
+
+    def state(self):
+        header, arrays = super().state()
+        m = int(self.n_classes[0])
+        p = int(self.counts[:m].max()) if m else 0
+        arrays["class_counts"] = self.counts[:m].copy()
+        arrays["class_members"] = self.members[:m, :p].copy()
+        arrays["class_kinv"] = self.kinv[:m, :p, :p].copy()
+        return header, arrays
+
+    @classmethod
+    def from_state(cls, header, arrays):
+        self = super().from_state(header, arrays)
+        m, p = arrays["class_members"].shape
+        self.counts = np.zeros(0, np.int64)
+        self.kinv = None
+        self._alloc_classes(self.coef.shape[1], max(p + 1, 16))
+        self.counts[:m] = arrays["class_counts"]
+        self.members[:m, :p] = arrays["class_members"]
+        self.kinv[:m, :p, :p] = arrays["class_kinv"]
+        return self
+
+
+@njit(cache=True)
+def class_projection(kinv, members, n, krow, kc, d, kxx):
+    """d = K_c⁻¹ k_c for one class (k_c gathered from the full kernel row); returns (‖δ_c‖², ‖P_c k‖²)."""
+    for a in range(n):
+        kc[a] = krow[members[a]]
+    pk2 = 0.0
+    for a in range(n):
+        s = 0.0
+        for b in range(n):
+            s += kinv[a, b] * kc[b]
+        d[a] = s
+        pk2 += kc[a] * s
+    delta2 = kxx - pk2
+    if delta2 <= DEPENDENCE_TOL * kxx:
+        delta2 = 0.0
+    return delta2, pk2
+
+
+@njit(cache=True)
+def mc_projectron_range(S, code, gamma, coef0, degree, coef, scale, ncls, f, krow, kc, dy, dr, kinv, members, counts,
+                        indptr, indices, values, y, start, scratch, counters, eta):
+    n_examples = indptr.shape[0] - 1
+    for t in range(start, n_examples):
+        lo, hi = indptr[t], indptr[t + 1]
+        if not (sv_fits(S, 2 * (hi - lo)) and S.meta[COUNT] + 2 <= S.start.shape[0]):
+            return t
+        fullest = 0
+        for c in range(ncls[0]):
+            fullest = max(fullest, counts[c])
+        if fullest + 1 > members.shape[1]:
+            return t
+        idx = indices[lo:hi]
+        val = values[lo:hi]
+        yt = y[t]
+        if yt + 1 > ncls[0]:
+            ncls[0] = yt + 1
+        m = ncls[0]
+        sq = class_scores(S, code, gamma, coef0, degree, coef, scale[0], m, krow, scratch, idx, val, f)
+        counters[EXAMPLES] += 1
+        r = rival(f, m, yt)
+        if r < 0:
+            continue
+        margin = f[yt] - f[r]
+        if margin >= 1.0:
+            continue
+        kxx = self_kernel(code, gamma, coef0, degree, sq)
+        ny, nr = counts[yt], counts[r]
+        d2y, pky = class_projection(kinv[yt], members[yt], ny, krow, kc, dy, kxx)
+        d2r, pkr = class_projection(kinv[r], members[r], nr, krow, kc, dr, kxx)
+        delta = math.sqrt(d2y + d2r)
+        if margin <= 0.0:  # prediction mistake
+            counters[MISTAKES] += 1
+            if delta <= eta:
+                for a in range(ny):
+                    coef[members[yt, a], yt] += dy[a] / scale[0]
+                for a in range(nr):
+                    coef[members[r, a], r] -= dr[a] / scale[0]
+                counters[PROJECTIONS] += 1
+                continue
+            for c, sign, d2, d, n in ((yt, 1.0, d2y, dy, ny), (r, -1.0, d2r, dr, nr)):
+                if d2 == 0.0:  # this part lies in its class's span: project it
+                    for a in range(n):
+                        coef[members[c, a], c] += sign * d[a] / scale[0]
+                    continue
+                j = S.meta[COUNT]
+                grow_inverse(kinv[c], d, n, d2)
+                sv_put(S, j, idx, val, sq)
+                for i in range(coef.shape[1]):
+                    coef[j, i] = 0.0
+                coef[j, c] = sign / scale[0]
+                members[c, n] = j
+                counts[c] = n + 1
+        else:  # margin error: Fig. 5 with Theorem 6's τ
+            pk2 = pky + pkr
+            if pk2 <= 0.0:
+                continue
+            loss = 1.0 - margin
+            if delta == 0.0:
+                penalty = 0.0
+            elif eta > 0.0:
+                penalty = delta / eta
+            else:
+                continue
+            if loss < penalty:
+                continue
+            tau = min(loss / pk2, 2.0 * (loss - penalty) / pk2, 1.0)
+            for a in range(ny):
+                coef[members[yt, a], yt] += tau * dy[a] / scale[0]
+            for a in range(nr):
+                coef[members[r, a], r] -= tau * dr[a] / scale[0]
+            counters[MARGIN_UPDATES] += 1
+    return n_examples

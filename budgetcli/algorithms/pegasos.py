@@ -1,0 +1,408 @@
+"""Multiclass kernel Pegasos and Budgeted multiclass Pegasos, BPegasosM (Wang, Crammer, Vucetic,
+ICML 2010, §2 and Algorithm 1), with the budget maintenance of §4.
+
+Each round t (t counts every example, across --resume), with the Crammer–Singer loss
+ℓ = max(0, 1 + f_r(x) − f_y(x)), r = argmax_{i≠y} f_i(x), of w_t:
+  1. w ← (1 − 1/t) w                                   (an O(1) change of the lazy scale)
+  2–3. if ℓ > 0: add x_t with coefficient +η_t in class y and −η_t in class r, η_t = 1/(λt)
+  5–7. if more than B support vectors: budget maintenance (below)
+  8. w ← min(1, 1/(√λ ‖w‖)) w                         (projection onto the ball ‖w‖ ≤ 1/√λ)
+‖w‖² is kept up to date incrementally (shrink, add, maintenance and projection each change it by a
+formula of quantities the round computes anyway), so line 8 never costs a pass over the Gram matrix.
+
+`pegasos` is Algorithm 1 without line 5 (unbounded).  `bpegasos --maintenance`:
+- `random`: remove a uniformly random SV among the B+1 (the model's splitmix64 stream);
+- `smallest` (§4.1): remove p = argmin_j ‖α_j‖² k(x_j, x_j), the removal of least weight
+  degradation ‖Δw‖² = ‖α_p‖² k(x_p, x_p);
+- `project` (§4.2): project the smallest SV p onto all remaining ones, α^(i) += α_p^(i) K⁻¹k_p for
+  every class i (eq. 16); K⁻¹ of the support set is kept by the block-inverse update (Projectron
+  paper Fig. 4) when an SV joins and by the O(B²) Schur-complement downdate when p leaves, so a
+  round costs O(B²), never an inversion;
+- `merge` (§4.3, Gaussian kernel only): merge the smallest SV m with the partner n, searched over
+  all other SVs, whose merge degrades w least.  The merged point z = h x_m + (1 − h) x_n lies on the
+  segment (eq. 20); h ∈ [0, 1] (in the half nearer the SV of larger ‖α‖², see `golden_h`) maximises Σ_i (α_m^(i) k_mn^{(1−h)²} + α_n^(i) k_mn^{h²})² (eq. 21) by
+  golden-section search to a bracket of width 1e−8, and α_z^(i) = α_m^(i) k(x_m, z) + α_n^(i) k(x_n, z).
+
+Choices where the paper leaves room (each mirrored by tests/reference_multiclass.py):
+- "Smallest" ties: Pegasos gives every SV the same |coefficient|, so with the Gaussian kernel all
+  ‖α_j‖² k_jj tie exactly (the paper's remark that optimal removal is then the oldest, §4.1).  Values
+  within a relative 1e−9 of the minimum count as tied and the oldest SV (round of addition) is
+  taken; a merged point keeps the round of the smallest SV it replaces.  Ties in the partner search
+  go to the lowest slot; removal moves the last slot into the freed one (the support set's rule).
+- `random` draws among all B+1 SVs after the addition (Algorithm 1 line 6 acts on w_{t+1}).
+- `project`: when x_t lies nearly in the span of the SVs (‖δ‖² ≤ 1e−6 k(x_t, x_t), e.g. a
+  duplicate), adding it would make K (nearly) singular; its update is then projected onto the span
+  at once (degradation ‖c‖²‖δ‖² ≤ 1e−6 ‖c‖² k(x,x)) and no SV is added.  The Projectron's 1e−10 is
+  too small here: Pegasos adds on every loss, not only past η, and with wide Gaussians on
+  low-dimensional data K becomes very ill-conditioned (checkerboard, 8,000 examples, γ = 1/2,
+  B = 500: cond(K) ≈ 4e13, K⁻¹K − I ≈ 2e8, test accuracy 47.8%; with 1e−6: 63.7%, and 86.3% →
+  90.9% at γ = 2).  Wide kernels on 2-D data stay the weak spot of `project` (docs/RESULTS.md).
+- Round 1 shrinks w by 1 − 1/1 = 0: the model is empty then, so nothing is lost.
+"""
+
+from __future__ import annotations
+
+import math
+
+from numba import njit
+
+from ..kernels import self_kernel
+from ..learner import EXAMPLES, MARGIN_UPDATES, MISTAKES, PROJECTIONS
+from ..multiclass import MulticlassLearner, class_scores, move_row, rival, row_scores, sv_kernel_row
+from ..params import BUDGET, Param
+from ..registry import register
+from ..rng import randbelow
+from ..support import COUNT, POOL_GARBAGE, POOL_USED, sv_fits, sv_put, sv_remove
+from .projectron import grow_inverse, project
+
+NONE, RANDOM, SMALLEST, PROJECT, MERGE = 0, 1, 2, 3, 4
+MAINTENANCE = {"random": RANDOM, "smallest": SMALLEST, "project": PROJECT, "merge": MERGE}
+GOLDEN = (math.sqrt(5.0) - 1.0) / 2.0
+H_TOL = 1e-8
+SPAN_TOL = 1e-6  # `project`: ‖δ‖² ≤ SPAN_TOL·k(x,x) counts as in the span (see the module doc)
+TIE = 1e-9  # relative: ‖α_j‖² k_jj values this close count as a tie in `smallest`
+
+PEGASOS_LAMBDA = Param("lambda_", float, 1e-4, "λ: regularisation of pegasos/bpegasos (step 1/(λt), ball ‖w‖ ≤ 1/√λ); decay λ/(λ+k) of spa",
+                       check=lambda v: v > 0 and math.isfinite(v), requirement="a finite number > 0")
+MAINTENANCE_PARAM = Param("maintenance", str, "merge",
+                          "bpegasos budget maintenance: random | smallest (§4.1) | project (§4.2) | merge (§4.3, rbf only)",
+                          check=lambda v: v in MAINTENANCE, requirement="one of " + ", ".join(MAINTENANCE))
+
+
+@register
+class Pegasos(MulticlassLearner):
+    name = "pegasos"
+    summary = "multiclass kernel Pegasos (Crammer–Singer loss), unbounded support set"
+    paper = "Wang, Crammer, Vucetic, ICML 2010, §2 (PegasosM)"
+    params = (PEGASOS_LAMBDA,)
+    n_scalars = 1  # ‖w‖²
+    # born: the round each SV was added (ties in `smallest` go to the oldest)
+    slot_arrays = {"krow": "work", "krow2": "work", "krow3": "work", "born": "vector"}
+    mode = NONE
+
+    def _maintenance(self) -> int:
+        return self.mode
+
+    def _learn_range(self, indptr, indices, values, y, start):
+        s = self.slot
+        kinv = s.get("kinv", s["krow"].reshape(-1, 1))
+        d = s.get("d", s["krow"])
+        return pegasos_range(self.support.arrays, *self.kernel.args(), self.coef, self.scale, self.n_classes,
+                             self.scores, s["krow"], s["krow2"], s["krow3"], kinv, d, s["born"], indptr, indices, values, y,
+                             start, self.scratch, self.counters, self.rng_state, self.scalars,
+                             self.hyper["lambda_"], self.hyper.get("budget", 0), self._maintenance())
+
+    def _pool_room(self, nnz: int) -> int:
+        if self._maintenance() != MERGE:
+            return nnz
+        n = len(self.support)
+        longest = max(nnz, int(self.support.arrays.length[:n].max()) if n else 0)
+        return nnz + 2 * longest  # the merged point holds at most the union of two SVs
+
+
+@register
+class BudgetedPegasos(Pegasos):
+    name = "bpegasos"
+    summary = "budgeted multiclass Pegasos: at most B SVs, --maintenance random|smallest|project|merge"
+    paper = "Wang, Crammer, Vucetic, ICML 2010, Algorithm 1 and §4.1–4.3 (BPegasosM)"
+    params = (PEGASOS_LAMBDA, BUDGET, MAINTENANCE_PARAM)
+    evicts = True
+
+    def __init__(self, kernel, seed=0, **params):
+        if self.resolve_params(params)["maintenance"] == "project":  # only projection needs K⁻¹ (O(B²))
+            self.slot_arrays = Pegasos.slot_arrays | {"kinv": "square", "d": "work"}
+        super().__init__(kernel, seed, **params)
+
+    @classmethod
+    def check_kernel(cls, kernel_kind, params):
+        if params.get("maintenance") == "merge" and kernel_kind != "rbf":
+            raise ValueError(f"--maintenance merge needs the Gaussian kernel (--kernel rbf), got --kernel {kernel_kind}: "
+                             "the merged point of §4.3 is derived for k(x, x') = exp(−γ‖x − x'‖²); "
+                             "use --maintenance project, smallest or random")
+
+    def _maintenance(self) -> int:
+        return MAINTENANCE[self.hyper["maintenance"]]
+
+
+@njit(cache=True)
+def merge_objective(k, saa, sab, sbb, h):
+    """Eq. 21: Σ_i (a_i k^{(1−h)²} + b_i k^{h²})² from the sums Σa², Σab, Σb²."""
+    k1 = k ** ((1.0 - h) * (1.0 - h))
+    k2 = k ** (h * h)
+    return k1 * k1 * saa + 2.0 * k1 * k2 * sab + k2 * k2 * sbb
+
+
+@njit(cache=True)
+def golden_h(k, saa, sab, sbb):
+    """argmax over h ∈ [0, 1] of eq. 21 by golden-section search, to a bracket of width H_TOL.
+
+    Eq. 21 satisfies g(h) − g(1−h) = (k1² − k2²)(Σa² − Σb²), so the maximum lies in the half of the
+    segment nearer the SV with the larger ‖α‖²; searching only that half also settles the symmetric
+    case Σa² = Σb² (two equal maxima, where rounding alone would pick one): z goes nearer x_m."""
+    if saa >= sbb * (1.0 - TIE):
+        lo, hi = 0.5, 1.0
+    else:
+        lo, hi = 0.0, 0.5
+    c = hi - GOLDEN * (hi - lo)
+    d = lo + GOLDEN * (hi - lo)
+    gc = merge_objective(k, saa, sab, sbb, c)
+    gd = merge_objective(k, saa, sab, sbb, d)
+    while hi - lo > H_TOL:
+        if gc >= gd:
+            hi, d, gd = d, c, gc
+            c = hi - GOLDEN * (hi - lo)
+            gc = merge_objective(k, saa, sab, sbb, c)
+        else:
+            lo, c, gc = c, d, gd
+            d = lo + GOLDEN * (hi - lo)
+            gd = merge_objective(k, saa, sab, sbb, d)
+    return 0.5 * (lo + hi)
+
+
+@njit(cache=True)
+def put_merged(S, slot, m, n, h):
+    """Store z = h sv_m + (1 − h) sv_n (sparse union of their indices) in `slot` (< count)."""
+    p = S.meta[POOL_USED]
+    a, a_end = S.start[m], S.start[m] + S.length[m]
+    b, b_end = S.start[n], S.start[n] + S.length[n]
+    k = p
+    sq = 0.0
+    while a < a_end or b < b_end:
+        if b >= b_end or (a < a_end and S.pool_idx[a] < S.pool_idx[b]):
+            S.pool_idx[k] = S.pool_idx[a]
+            v = h * S.pool_val[a]
+            a += 1
+        elif a >= a_end or S.pool_idx[b] < S.pool_idx[a]:
+            S.pool_idx[k] = S.pool_idx[b]
+            v = (1.0 - h) * S.pool_val[b]
+            b += 1
+        else:
+            S.pool_idx[k] = S.pool_idx[a]
+            v = h * S.pool_val[a] + (1.0 - h) * S.pool_val[b]
+            a += 1
+            b += 1
+        S.pool_val[k] = v
+        sq += v * v
+        k += 1
+    S.meta[POOL_GARBAGE] += S.length[slot]
+    S.start[slot] = p
+    S.length[slot] = k - p
+    S.sqnorm[slot] = sq
+    S.meta[POOL_USED] = k
+
+
+@njit(cache=True)
+def smallest_sv(S, code, gamma, coef0, degree, coef, born, n, m):
+    """p = argmin_j ‖α_j‖² k(x_j, x_j) (stored coefficients: the common scale does not change it).
+
+    Pegasos gives every SV the same |coefficient| (1/(λt) times the same shrink and projection
+    factors), so with the Gaussian kernel all candidates tie exactly, and only rounding would pick
+    one.  Values within a relative TIE of the minimum count as equal and the oldest of them (first
+    round of addition, then lowest slot) is taken: the paper's "optimal removal always selects the
+    oldest SV" (§4.1)."""
+    low = math.inf
+    for j in range(n):
+        v = sv_weight(S, code, gamma, coef0, degree, coef, j, m)
+        if v < low:
+            low = v
+    best = -1
+    for j in range(n):
+        if sv_weight(S, code, gamma, coef0, degree, coef, j, m) <= low * (1.0 + TIE):
+            if best < 0 or born[j] < born[best]:
+                best = j
+    return best
+
+
+@njit(cache=True)
+def sv_weight(S, code, gamma, coef0, degree, coef, j, m):
+    s = 0.0
+    for i in range(m):
+        s += coef[j, i] * coef[j, i]
+    return s * self_kernel(code, gamma, coef0, degree, S.sqnorm[j])
+
+
+@njit(cache=True)
+def pegasos_range(S, code, gamma, coef0, degree, coef, scale_arr, ncls, f, krow, krow2, krow3, kinv, d, born, indptr,
+                  indices, values, y, start, scratch, counters, rng_state, scalars, lam, budget, mode):
+    n_examples = indptr.shape[0] - 1
+    cols = coef.shape[1]
+    for t in range(start, n_examples):
+        lo, hi = indptr[t], indptr[t + 1]
+        room = hi - lo
+        n = S.meta[COUNT]
+        if mode == MERGE:
+            longest = hi - lo
+            for j in range(n):
+                if S.length[j] > longest:
+                    longest = S.length[j]
+            room += 2 * longest
+        if not sv_fits(S, room):
+            return t
+        idx = indices[lo:hi]
+        val = values[lo:hi]
+        yt = y[t]
+        if yt + 1 > ncls[0]:
+            ncls[0] = yt + 1
+        m = ncls[0]
+        scale = scale_arr[0]
+        sq = class_scores(S, code, gamma, coef0, degree, coef, scale, m, krow, scratch, idx, val, f)
+        counters[EXAMPLES] += 1
+        rnd = counters[EXAMPLES]
+        r = rival(f, m, yt)
+        loss = 0.0
+        if r >= 0:
+            margin = f[yt] - f[r]
+            if margin <= 0.0:
+                counters[MISTAKES] += 1
+            elif margin < 1.0:
+                counters[MARGIN_UPDATES] += 1
+            loss = max(0.0, 1.0 - margin)
+        # line 1: w ← (1 − 1/t) w
+        shrink = 1.0 - 1.0 / rnd
+        if shrink > 0.0:
+            scale *= shrink
+            scalars[0] *= shrink * shrink
+        else:  # round 1: w is 0 (the model is empty)
+            scale = 1.0
+            scalars[0] = 0.0
+        if loss > 0.0:
+            eta = 1.0 / (lam * rnd)
+            kxx = self_kernel(code, gamma, coef0, degree, sq)
+            # ‖w + c φ(x)‖² = ‖w‖² + 2 Σ_i c_i f_i(x) + ‖c‖² k(x,x), with f of the shrunk w
+            scalars[0] += 2.0 * eta * shrink * (f[yt] - f[r]) + 2.0 * eta * eta * kxx
+            add = True
+            if mode == PROJECT:
+                delta2, pk2 = project(kinv, krow, d, n, kxx)
+                if delta2 <= SPAN_TOL * kxx:  # x_t (numerically) in the span: project its update at once
+                    for j in range(n):
+                        coef[j, yt] += eta * d[j] / scale
+                        coef[j, r] -= eta * d[j] / scale
+                    scalars[0] -= 2.0 * eta * eta * max(delta2, 0.0)
+                    counters[PROJECTIONS] += 1
+                    add = False
+                else:
+                    grow_inverse(kinv, d, n, delta2)
+            if add:
+                sv_put(S, n, idx, val, sq)
+                for i in range(cols):
+                    coef[n, i] = 0.0
+                coef[n, yt] = eta / scale
+                coef[n, r] = -eta / scale
+                born[n] = rnd
+                n += 1
+            if budget > 0 and n > budget:  # lines 5–7: budget maintenance
+                scalars[0] = maintain(S, code, gamma, coef0, degree, coef, scale, n, m, krow2, krow3, f, kinv,
+                                      born, scratch, rng_state, mode, scalars[0], counters)
+        # line 8: projection onto ‖w‖ ≤ 1/√λ
+        if scalars[0] * lam > 1.0:
+            beta = 1.0 / math.sqrt(lam * scalars[0])
+            scale *= beta
+            scalars[0] *= beta * beta
+        if scale < 1e-150:  # fold the lazy scale in long before it could underflow
+            for j in range(S.meta[COUNT]):
+                for i in range(m):
+                    coef[j, i] *= scale
+            scale = 1.0
+        scale_arr[0] = scale
+    return n_examples
+
+
+@njit(cache=True)
+def maintain(S, code, gamma, coef0, degree, coef, scale, n, m, krow2, krow3, f, kinv, born, scratch, rng_state,
+             mode, norm2, counters):
+    """Bring n = B+1 support vectors back to B; returns the new ‖w‖².  f is reused as work space
+    (f[0:m] = f(x_p), the caller no longer needs the scores)."""
+    if mode == RANDOM:
+        p = randbelow(rng_state, n)
+    else:
+        p = smallest_sv(S, code, gamma, coef0, degree, coef, born, n, m)
+    kpp = self_kernel(code, gamma, coef0, degree, S.sqnorm[p])
+    app = 0.0  # ‖α_p‖² in stored units
+    for i in range(m):
+        app += coef[p, i] * coef[p, i]
+    if mode == PROJECT:
+        c = kinv[p, p]
+        # α_j += α_p K⁻¹k_p with K⁻¹k_p = −K⁻¹[j, p] / K⁻¹[p, p] (the inverse of the full set)
+        for j in range(n):
+            if j != p:
+                dj = -kinv[j, p] / c
+                for i in range(m):
+                    coef[j, i] += coef[p, i] * dj
+        for j in range(n):  # Schur-complement downdate: the inverse of the Gram matrix without p
+            if j != p:
+                kjp = kinv[j, p] / c
+                for l in range(n):
+                    if l != p:
+                        kinv[j, l] -= kjp * kinv[p, l]
+        norm2 -= scale * scale * app / c  # ‖Δw‖² = ‖α_p‖² (k_pp − k_pᵀK⁻¹k_p), and Δw ⊥ the new w
+        last = sv_remove(S, p)
+        if p != last:
+            move_row(coef, p, last, m)
+            born[p] = born[last]
+            for l in range(n):
+                kinv[p, l] = kinv[last, l]
+            for l in range(n):
+                kinv[l, p] = kinv[l, last]
+            kinv[p, p] = kinv[last, last]
+        counters[PROJECTIONS] += 1
+        return norm2
+    # f(x_p) for the ‖w‖² update: ‖w − Δ‖² = ‖w‖² − 2⟨w, Δ⟩ + ‖Δ‖²
+    sv_kernel_row(S, p, code, gamma, coef0, degree, scratch, krow2)
+    if mode != MERGE:
+        row_scores(coef, 1.0, krow2, n, m, f)  # f(x_p) in stored units
+        wd = 0.0
+        for i in range(m):
+            wd += coef[p, i] * f[i]
+        norm2 += scale * scale * (app * kpp - 2.0 * wd)
+        last = sv_remove(S, p)
+        if p != last:
+            move_row(coef, p, last, m)
+            born[p] = born[last]
+        return norm2
+    # merge: the partner of least degradation
+    best, best_deg, best_h = -1, math.inf, 0.0
+    for j in range(n):
+        if j == p:
+            continue
+        sab = 0.0
+        sbb = 0.0
+        for i in range(m):
+            sab += coef[p, i] * coef[j, i]
+            sbb += coef[j, i] * coef[j, i]
+        h = golden_h(krow2[j], app, sab, sbb)
+        deg = app + sbb + 2.0 * krow2[j] * sab - merge_objective(krow2[j], app, sab, sbb, h)
+        if deg < best_deg:
+            best, best_deg, best_h = j, deg, h
+    q, h = best, best_h
+    kpq = krow2[q]
+    k1 = kpq ** ((1.0 - h) * (1.0 - h))  # k(x_p, z)
+    k2 = kpq ** (h * h)  # k(x_q, z)
+    # ⟨w, Δ⟩ with Δ = α_p φ(x_p) + α_q φ(x_q) − α_z φ(z), all in stored units
+    sv_kernel_row(S, q, code, gamma, coef0, degree, scratch, krow3)
+    wd = 0.0
+    for i in range(m):
+        sp = 0.0
+        sq_ = 0.0
+        for j in range(n):
+            sp += coef[j, i] * krow2[j]
+            sq_ += coef[j, i] * krow3[j]
+        f[i] = coef[p, i] * k1 + coef[q, i] * k2  # α_z
+        wd += coef[p, i] * sp + coef[q, i] * sq_
+    put_merged(S, p, p, q, h)
+    sv_kernel_row(S, p, code, gamma, coef0, degree, scratch, krow3)  # k(z, ·), z now in slot p
+    # slot p's old vector is gone from the store, but ⟨w, α_z φ(z)⟩ is over the old w: replace its
+    # term k(z, x_p) = k1, coefficient still the old α_p
+    krow3[p] = k1
+    for i in range(m):
+        s = 0.0
+        for j in range(n):
+            s += coef[j, i] * krow3[j]
+        wd -= f[i] * s
+    norm2 += scale * scale * (best_deg - 2.0 * wd)
+    for i in range(m):
+        coef[p, i] = f[i]
+    last = sv_remove(S, q)
+    if q != last:
+        move_row(coef, q, last, m)
+        born[q] = born[last]
+    return norm2

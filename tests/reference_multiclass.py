@@ -1,0 +1,275 @@
+"""Plain reference implementations of the multiclass learners, from the papers' pseudo-code.
+
+Dense numpy, one example at a time, kernels from their definitions, true coefficients (no lazy
+scale), ‖w‖² recomputed from the Gram matrix every round, projections by a direct solve.
+
+Conventions shared with budgetcli/multiclass.py and budgetcli/algorithms/pegasos.py:
+- classes are indices in order of first appearance; the known classes at round t include y_t;
+- r = the highest-scoring known class other than y_t (ties: lowest index); no r, no update;
+- a mistake is f_y ≤ f_r;
+- removals move the last support vector into the freed place (`swap_remove`).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .reference import DEPENDENCE_TOL, SplitMix64, swap_remove
+
+GOLDEN = (math.sqrt(5.0) - 1.0) / 2.0
+
+
+@dataclass
+class MCTrace:
+    mistakes: list = field(default_factory=list)  # per round
+    margin_updates: list = field(default_factory=list)  # per round: loss > 0 without a mistake
+    scores: list = field(default_factory=list)  # per round: f(x_t) over the classes known at t
+    support: list = field(default_factory=list)  # the support vectors (dense), slot order
+    coef: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))  # n × m, true coefficients
+    n_classes: int = 0
+
+
+def rival(f, y):
+    r = -1
+    for i in range(len(f)):
+        if i != y and (r < 0 or f[i] > f[r]):
+            r = i
+    return r
+
+
+def scores(V, A, x, k, m):
+    return np.array([sum(a[i] * k(v, x) for a, v in zip(A, V)) for i in range(m)])
+
+
+def finish(tr, V, A, m):
+    tr.support = [np.array(v) for v in V]
+    tr.coef = np.array([a[:m] for a in A]).reshape(len(A), m)
+    tr.n_classes = m
+    return tr
+
+
+def max_score(X, y, k, variant="perceptron", budget=0, seed=0) -> MCTrace:
+    """Crammer–Singer max-score Perceptron / PA (τ = ℓ/(2k(x,x))) and MRBP (Projectron paper §7:
+    with B stored, a random one is discarded and the newcomer takes its place)."""
+    tr, rng = MCTrace(), SplitMix64(seed)
+    M = int(max(y)) + 1
+    V, A, m = [], [], 0
+    for t in range(len(y)):
+        x, yt = X[t], int(y[t])
+        m = max(m, yt + 1)
+        f = scores(V, A, x, k, m)
+        tr.scores.append(f)
+        r = rival(f, yt)
+        margin = f[yt] - f[r] if r >= 0 else math.inf
+        tr.mistakes.append(margin <= 0)
+        tr.margin_updates.append(variant == "pa" and 0 < margin < 1)
+        if variant == "pa":
+            if margin >= 1 or k(x, x) <= 0:
+                continue
+            tau = (1 - margin) / (2 * k(x, x))
+        else:
+            if margin > 0:
+                continue
+            tau = 1.0
+        c = np.zeros(M)
+        c[yt], c[r] = tau, -tau
+        if variant == "rbp" and len(V) >= budget:
+            j = rng.below(budget)
+            V[j], A[j] = x, c
+        else:
+            V.append(x)
+            A.append(c)
+    return finish(tr, V, A, m)
+
+
+def gram(V, k):
+    return np.array([[k(a, b) for b in V] for a in V]).reshape(len(V), len(V))
+
+
+def weight_norm2(V, A, k):
+    """‖w‖² = Σ_i α^(i)ᵀ K α^(i)."""
+    if not V:
+        return 0.0
+    Am = np.array(A)
+    return float(np.sum(Am * (gram(V, k) @ Am)))
+
+
+def golden_h(kmn, saa, sab, sbb, tol=1e-8):
+    """argmax over [0, 1] of Σ_i (a_i kmn^{(1−h)²} + b_i kmn^{h²})², golden-section search."""
+    def g(h):
+        k1, k2 = kmn ** ((1 - h) ** 2), kmn ** (h * h)
+        return k1 * k1 * saa + 2 * k1 * k2 * sab + k2 * k2 * sbb
+
+    # the maximum is in the half nearer the heavier SV: g(h) − g(1−h) = (k1² − k2²)(saa − sbb)
+    lo, hi = (0.5, 1.0) if saa >= sbb * (1 - 1e-9) else (0.0, 0.5)
+    c, d = hi - GOLDEN * (hi - lo), lo + GOLDEN * (hi - lo)
+    gc, gd = g(c), g(d)
+    while hi - lo > tol:
+        if gc >= gd:
+            hi, d, gd = d, c, gc
+            c = hi - GOLDEN * (hi - lo)
+            gc = g(c)
+        else:
+            lo, c, gc = c, d, gd
+            d = lo + GOLDEN * (hi - lo)
+            gd = g(d)
+    h = 0.5 * (lo + hi)
+    return h, g(h)
+
+
+def smallest(V, A, born, k):
+    """§4.1: argmin_j ‖α_j‖² k(x_j, x_j); values within a relative 1e-9 of the minimum tie, and the
+    oldest of the tied SVs is taken."""
+    w = [float(a @ a) * k(v, v) for a, v in zip(A, V)]
+    tied = [j for j in range(len(V)) if w[j] <= min(w) * (1 + 1e-9)]
+    return min(tied, key=lambda j: (born[j], j))
+
+
+def maintain(V, A, born, k, mode, rng):
+    """One budget maintenance step on the lists V (vectors), A (coefficient rows) and born (round of
+    addition), in place."""
+    p = rng.below(len(V)) if mode == "random" else smallest(V, A, born, k)
+    if mode in ("random", "smallest"):
+        swap_remove([V, A, born], p)
+        return
+    if mode == "project":  # §4.2, eq. 16 by a direct solve
+        rest = [j for j in range(len(V)) if j != p]
+        Kr = gram([V[j] for j in rest], k)
+        kp = np.array([k(V[j], V[p]) for j in rest])
+        d = np.linalg.solve(Kr, kp)
+        for dj, j in zip(d, rest):
+            A[j] = A[j] + A[p] * dj
+        swap_remove([V, A, born], p)
+        return
+    # merge, §4.3: partner of least degradation, h by golden section, z on the segment
+    a = A[p]
+    best = None
+    for j in range(len(V)):
+        if j == p:
+            continue
+        kpj = k(V[p], V[j])
+        h, gh = golden_h(kpj, float(a @ a), float(a @ A[j]), float(A[j] @ A[j]))
+        deg = float(a @ a) + float(A[j] @ A[j]) + 2 * kpj * float(a @ A[j]) - gh
+        if best is None or deg < best[0]:
+            best = (deg, j, h, kpj)
+    _, q, h, kpq = best
+    z = h * V[p] + (1 - h) * V[q]
+    V[p], A[p] = z, A[p] * kpq ** ((1 - h) ** 2) + A[q] * kpq ** (h * h)
+    swap_remove([V, A, born], q)  # z keeps the round of x_p
+
+
+def pegasos(X, y, k, lam, budget=0, maintenance=None, seed=0) -> MCTrace:
+    """Wang, Crammer, Vucetic 2010, Algorithm 1 (budget 0: PegasosM, no line 5)."""
+    tr, rng = MCTrace(), SplitMix64(seed)
+    M = int(max(y)) + 1
+    V, A, born, m = [], [], [], 0
+    for t in range(1, len(y) + 1):
+        x, yt = X[t - 1], int(y[t - 1])
+        m = max(m, yt + 1)
+        f = scores(V, A, x, k, m)
+        tr.scores.append(f)
+        r = rival(f, yt)
+        margin = f[yt] - f[r] if r >= 0 else math.inf
+        loss = max(0.0, 1 - margin)
+        tr.mistakes.append(margin <= 0)
+        tr.margin_updates.append(0 < margin < 1)
+        A = [a * (1 - 1 / t) for a in A]  # line 1
+        if loss > 0:
+            eta = 1 / (lam * t)
+            c = np.zeros(M)
+            c[yt], c[r] = eta, -eta
+            added = True
+            if maintenance == "project" and V:
+                kv = np.array([k(v, x) for v in V])
+                d = np.linalg.solve(gram(V, k), kv)
+                if k(x, x) - kv @ d <= 1e-6 * k(x, x):  # bpegasos' SPAN_TOL
+                    for j in range(len(V)):
+                        A[j] = A[j] + c * d[j]
+                    added = False
+            if added:
+                V.append(x)
+                A.append(c)
+                born.append(t)
+            if budget and len(V) > budget:
+                maintain(V, A, born, k, maintenance, rng)
+        n2 = weight_norm2(V, A, k)  # line 8
+        if n2 * lam > 1:
+            A = [a / math.sqrt(lam * n2) for a in A]
+    return finish(tr, V, A, m)
+
+
+def mc_projectron_pp(X, y, k, eta) -> MCTrace:
+    """Projectron paper §5 (multiclass Projectron++, kernel δ_{yy'}k(x, x')): the support set is a
+    list of pairs (x, class) with one coefficient each; projections onto a class's pairs by a
+    direct solve of that class's Gram system."""
+    tr = MCTrace()
+    M = int(max(y)) + 1
+    V, C, alpha, m = [], [], [], 0  # pair vectors, their classes, coefficients
+    for t in range(len(y)):
+        x, yt = X[t], int(y[t])
+        m = max(m, yt + 1)
+        f = np.array([sum(a * k(v, x) for v, c, a in zip(V, C, alpha) if c == i) for i in range(m)])
+        tr.scores.append(f)
+        r = rival(f, yt)
+        margin = f[yt] - f[r] if r >= 0 else math.inf
+        tr.mistakes.append(margin <= 0)
+        tr.margin_updates.append(False)
+        if margin >= 1:
+            continue
+        kxx = k(x, x)
+        parts = {}
+        for c in (yt, r):
+            slots = [j for j in range(len(V)) if C[j] == c]
+            if slots:
+                kc = np.array([k(V[j], x) for j in slots])
+                d = np.linalg.solve(gram([V[j] for j in slots], k), kc)
+                pk2 = float(kc @ d)
+            else:
+                d, pk2 = np.zeros(0), 0.0
+            d2 = kxx - pk2
+            parts[c] = (slots, d, 0.0 if d2 <= DEPENDENCE_TOL * kxx else d2, pk2)
+        delta = math.sqrt(parts[yt][2] + parts[r][2])
+
+        def add_projection(scale):
+            for c, sign in ((yt, 1.0), (r, -1.0)):
+                slots, d, _, _ = parts[c]
+                for j, dj in zip(slots, d):
+                    alpha[j] += scale * sign * dj
+
+        if margin <= 0:
+            if delta <= eta:
+                add_projection(1.0)
+                continue
+            for c, sign in ((yt, 1.0), (r, -1.0)):
+                slots, d, d2, _ = parts[c]
+                if d2 == 0.0:
+                    for j, dj in zip(slots, d):
+                        alpha[j] += sign * dj
+                else:
+                    V.append(x)
+                    C.append(c)
+                    alpha.append(sign)
+            continue
+        pk2 = parts[yt][3] + parts[r][3]
+        if pk2 <= 0:
+            continue
+        loss = 1 - margin
+        if delta == 0:
+            penalty = 0.0
+        elif eta > 0:
+            penalty = delta / eta
+        else:
+            continue
+        if loss < penalty:
+            continue
+        add_projection(min(loss / pk2, 2 * (loss - penalty) / pk2, 1.0))
+        tr.margin_updates[-1] = True
+    tr.support = [np.array(v) for v in V]
+    tr.coef = np.zeros((len(V), m))
+    for j, (c, a) in enumerate(zip(C, alpha)):
+        tr.coef[j, c] = a
+    tr.n_classes = m
+    return tr
