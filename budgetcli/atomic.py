@@ -71,19 +71,32 @@ def stop_signals_raise_interrupt() -> Iterator[None]:
 
 @contextlib.contextmanager
 def stop_signals_deferred() -> Iterator[None]:
-    """SIGINT and SIGTERM arriving inside the block are delivered when it ends.  A checkpoint save
+    """SIGINT and SIGTERM arriving inside the block take effect when it ends.  A checkpoint save
     and the note of what it holds happen together, so the message after Ctrl-C names the
-    checkpoint that is really in the file."""
-    stop = {signal.SIGINT, signal.SIGTERM}
+    checkpoint that is really in the file.
+
+    Python-level handlers, not a signal mask: a mask holds only for the calling thread, and a
+    process-directed signal may go to any other thread (numba's, a BLAS pool's), whose delivery
+    Python then turns into KeyboardInterrupt in the main thread anyway."""
+    pending: list[int] = []
+
+    def hold(signum, frame):
+        pending.append(signum)
+
     try:
-        signal.pthread_sigmask(signal.SIG_BLOCK, stop)
-    except (AttributeError, ValueError):  # no signal masks here: leave the signals as they are
+        previous = {s: signal.signal(s, hold) for s in (signal.SIGINT, signal.SIGTERM)}
+    except ValueError:  # not the main thread: signals are not ours to handle
         yield
         return
     try:
         yield
     finally:
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, stop)
+        for s, handler in previous.items():
+            signal.signal(s, handler)
+    if signal.SIGTERM in pending:
+        raise Terminated()
+    if pending:
+        raise KeyboardInterrupt()
 
 
 def interrupt_name(exc: KeyboardInterrupt) -> str:

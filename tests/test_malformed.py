@@ -99,7 +99,9 @@ CASES = [
     Case("10 MB single line", "`+1 1:0.5 2:0.5 … 1000000:0.5` (11 MB)", line3(TEN_MB_LINE), 0, "",
          examples=4, skip="accepted"),
     Case("third label in binary training", "`2 1:1` after labels ±1", line3(b"2 1:1"), 1,
-         "FILE:3: a third label value in binary training (labels so far: +1, -1) (token '2')", skip="same"),
+         "FILE:3: a third label value in binary training (labels so far: +1, -1); this algorithm is "
+         "binary-only, the multiclass ones are: bpegasos, mc-pa, mc-perceptron, mc-projectron++, mrbp, pegasos "
+         "(token '2')", skip="same"),
     Case("empty file", "0 bytes", b"", 1, "FILE: no examples to train on", skip="same"),
     Case("only comments and blank lines", "`# nothing`, empty line", b"# nothing\n\n", 1,
          "FILE: no examples to train on", skip="same"),
