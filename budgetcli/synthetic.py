@@ -3,6 +3,22 @@
 `projectron_gaussians`: the Projectron paper's synthetic set (§7, after Dekel et al.): points
 from two 2-D Gaussians with means (1, 1) for +1 and (−1, −1) for −1, diagonal covariance
 diag(0.2, 2), each label flipped with probability 0.1.  Classes are equally likely.
+
+`noisy_toy`: the Tighter Budget Perceptron paper's noisy 2-D toy (Weston, Bordes, Bottou 2005,
+§4.1, Fig. 7: "a simple 2D problem with Gaussian noise in one dimension").  The paper gives no
+numbers, so we choose them: the separable set of its Fig. 6 has x₂ ~ U[−1, 1] and
+x₁ = y·(m + U[0, 1]) with a small margin m = 0.05 around the Bayes rule x₁ = 0; the noisy set adds
+N(0, σ²) to x₁ only (σ = 0.3), so the classes overlap and the Bayes error is
+E_u[Φ(−(m + u)/σ)] (`noisy_toy_bayes_error`).
+
+`shifting_stream`: a drifting stream standing in for the shifting RCV1 data sets of Cavallanti,
+Cesa-Bianchi, Gentile (MLJ 2007, §4), which are not available.  As there, a pool of four target
+concepts (the four categories) labels k + 1 consecutive equal chunks: chunk i uses concept
+perm[i mod 4] of one random permutation of the pool, so 1 shift uses two distinct concepts,
+3 shifts a permutation of the four, 7 shifts that permutation twice (the repetition behind the
+paper's "bump", §4).  A concept is a random hyperplane through the origin, x is uniform on the unit
+sphere of ℝ^d (like the paper's normalised TF-IDF vectors), and each label is flipped with
+probability `flip` (RCV1 is noisy).  `shifting_targets` returns the concept of every example.
 """
 
 from __future__ import annotations
@@ -20,4 +36,71 @@ def projectron_gaussians(n: int, seed: int = 0, flip: float = 0.1) -> tuple[np.n
     return X, y
 
 
-GENERATORS = {"projectron-gaussians": projectron_gaussians}
+NOISY_TOY_MARGIN = 0.05
+
+
+def noisy_toy(n: int, seed: int = 0, noise: float = 0.3) -> tuple[np.ndarray, np.ndarray]:
+    """(X of shape (n, 2), y in {−1, +1}); noise = σ of the Gaussian added to x₁ (0: separable)."""
+    rng = np.random.default_rng(seed)
+    y = np.where(rng.random(n) < 0.5, 1.0, -1.0)
+    x1 = y * (NOISY_TOY_MARGIN + rng.random(n)) + noise * rng.standard_normal(n)
+    x2 = rng.uniform(-1.0, 1.0, n)
+    return np.column_stack([x1, x2]), y
+
+
+def noisy_toy_bayes_error(noise: float = 0.3, grid: int = 100_001) -> float:
+    """Error of the Bayes rule sign(x₁) on `noisy_toy`: E_u[Φ(−(m + u)/σ)], u ~ U[0, 1]."""
+    from math import erf, sqrt
+
+    if noise == 0:
+        return 0.0
+    u = np.linspace(0.0, 1.0, grid)
+    phi = 0.5 * (1 + np.vectorize(erf)(-(NOISY_TOY_MARGIN + u) / (noise * sqrt(2))))
+    return float(np.trapezoid(phi, u) if hasattr(np, "trapezoid") else np.trapz(phi, u))
+
+
+SHIFTING_CONCEPTS = 4  # the paper's four RCV1 target categories
+
+
+def _shifting(n: int, shifts: int, seed: int, d: int, flip: float):
+    rng = np.random.default_rng(seed)
+    normals = rng.standard_normal((SHIFTING_CONCEPTS, d))
+    normals /= np.linalg.norm(normals, axis=1, keepdims=True)
+    order = rng.permutation(SHIFTING_CONCEPTS)
+    chunk = np.minimum(np.arange(n) * (shifts + 1) // n, shifts)  # chunk number of each example
+    concept = order[chunk % SHIFTING_CONCEPTS]
+    X = rng.standard_normal((n, d))
+    X /= np.linalg.norm(X, axis=1, keepdims=True)
+    y = np.where(np.einsum("ij,ij->i", X, normals[concept]) > 0, 1.0, -1.0)
+    flipped = rng.random(n) < flip
+    y[flipped] = -y[flipped]
+    return X, y, concept, normals
+
+
+def shifting_stream(n: int, shifts: int = 7, seed: int = 0, d: int = 20, flip: float = 0.05
+                    ) -> tuple[np.ndarray, np.ndarray]:
+    """(X of shape (n, d), y in {−1, +1}) with `shifts` changes of the target concept."""
+    if not 0 <= shifts < n:
+        raise ValueError(f"shifts must be in 0..n-1, got {shifts}")
+    X, y, _, _ = _shifting(n, shifts, seed, d, flip)
+    return X, y
+
+
+def shifting_targets(n: int, shifts: int = 7, seed: int = 0, d: int = 20, flip: float = 0.05
+                     ) -> tuple[np.ndarray, np.ndarray]:
+    """For the stream `shifting_stream` draws with the same arguments: (concept index of each
+    example, the concepts' unit normals as rows)."""
+    _, _, concept, normals = _shifting(n, shifts, seed, d, flip)
+    return concept, normals
+
+
+def _shifting_with(shifts: int):
+    def generate(n: int, seed: int = 0):
+        return shifting_stream(n, shifts, seed)
+
+    generate.__doc__ = f"shifting_stream with {shifts} shifts"
+    return generate
+
+
+GENERATORS = {"projectron-gaussians": projectron_gaussians, "noisy-toy": noisy_toy,
+              **{f"shifting-{k}": _shifting_with(k) for k in (0, 1, 3, 7)}}
