@@ -189,3 +189,11 @@ def plot_xy(path: Path, series: dict[str, tuple], xlabel: str, ylabel: str, titl
     fig.savefig(path, dpi=80)
     plt.close(fig)
     return path
+
+
+def relative(path: Path) -> str:
+    """A path as printed to the user: relative to the working directory when below it."""
+    try:
+        return str(Path(path).resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)
