@@ -11,6 +11,11 @@ x₁ = y·(m + U[0, 1]) with a small margin m = 0.05 around the Bayes rule x₁ 
 N(0, σ²) to x₁ only (σ = 0.3), so the classes overlap and the Bayes error is
 E_u[Φ(−(m + u)/σ)] (`noisy_toy_bayes_error`).
 
+`dogma_demo`: the 2-D set of the demo of DOGMA, the MATLAB toolbox that ran the Projectron paper's
+experiments: x ~ N(0, I₂), labels sign(w·x) of a random hyperplane w ~ N(0, I₂) through the origin,
+then exactly ⌊n/10⌋ labels (chosen at random) flipped.  The demo trains on the first half and tests
+on the second.
+
 `shifting_stream`: a drifting stream standing in for the shifting RCV1 data sets of Cavallanti,
 Cesa-Bianchi, Gentile (MLJ 2007, §4), which are not available.  As there, a pool of four target
 concepts (the four categories) labels k + 1 consecutive equal chunks: chunk i uses concept
@@ -59,6 +64,27 @@ def noisy_toy_bayes_error(noise: float = 0.3, grid: int = 100_001) -> float:
     return float(np.trapezoid(phi, u) if hasattr(np, "trapezoid") else np.trapz(phi, u))
 
 
+def _dogma_demo(n: int, seed: int):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, 2))
+    w = rng.standard_normal(2)
+    y = np.where(X @ w > 0, 1.0, -1.0)
+    flipped = rng.permutation(n)[: n // 10]
+    y[flipped] = -y[flipped]
+    return X, y, w
+
+
+def dogma_demo(n: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """(X of shape (n, 2), y in {−1, +1}) with exactly ⌊n/10⌋ labels flipped from sign(w·x)."""
+    X, y, _ = _dogma_demo(n, seed)
+    return X, y
+
+
+def dogma_demo_hyperplane(n: int, seed: int = 0) -> np.ndarray:
+    """The hyperplane w of the set `dogma_demo(n, seed)` draws."""
+    return _dogma_demo(n, seed)[2]
+
+
 SHIFTING_CONCEPTS = 4  # the paper's four RCV1 target categories
 
 
@@ -102,5 +128,5 @@ def _shifting_with(shifts: int):
     return generate
 
 
-GENERATORS = {"projectron-gaussians": projectron_gaussians, "noisy-toy": noisy_toy,
+GENERATORS = {"projectron-gaussians": projectron_gaussians, "noisy-toy": noisy_toy, "dogma-demo": dogma_demo,
               **{f"shifting-{k}": _shifting_with(k) for k in (0, 1, 3, 7)}}

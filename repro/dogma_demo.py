@@ -1,7 +1,7 @@
 """DOGMA's demo (Orabona's MATLAB toolbox, which ran the Projectron paper's experiments): a
-documented reference run of the original toolbox, as given in issue 8.  2-D synthetic set
-(`projectron-gaussians`: Gaussians at ±(1, 1), covariance diag(0.2, 2), 10% label noise),
-n = 20,000 split into 10,000 training and 10,000 test examples, rbf γ = 1, DOGMA's η = 0.01
+documented reference run of the original toolbox, as given in issue 8.  The demo's own 2-D set
+(`budgetlearn generate dogma-demo`: x ~ N(0, I₂), labels of a random hyperplane through the origin,
+exactly 10% flipped), n = 20,000 split into 10,000 training and 10,000 test examples, rbf γ = 1, DOGMA's η = 0.01
 (‖δ‖² ≤ 0.01, our η = 0.1), one online pass over the training part in generated order.
 
     python -m repro.dogma_demo [--draws 5]
@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from budgetcli.kernels import Kernel
-from budgetcli.synthetic import projectron_gaussians
+from budgetcli.synthetic import dogma_demo
 from repro import common
 
 # (label, algorithm, params, reference |S| or None, reference AER)
@@ -42,7 +42,7 @@ def main():
     args = ap.parse_args()
     splits = []
     for s in range(args.draws):
-        X, y = projectron_gaussians(20_000, seed=s)
+        X, y = dogma_demo(20_000, seed=s)
         splits.append((common.chunk_from_dense(X[:10_000], y[:10_000]), common.chunk_from_dense(X[10_000:], y[10_000:])))
     rows, series = [], {}
     for label, algo, params, ref_sv, ref_aer in REFERENCE:

@@ -119,3 +119,13 @@ def test_verdict_uses_the_spread_or_the_tolerance():
 def test_csv_round_trip(tmp_path):
     path = common.write_csv(tmp_path / "t.csv", [{"a": "x", "b": 0.5}, {"a": "y", "b": 1 / 3}])
     assert path.read_text().splitlines() == ["a,b", "x,0.5", "y,0.333333"]
+
+
+def test_dogma_demo_flips_exactly_one_tenth_of_the_hyperplane_labels():
+    from budgetcli.synthetic import dogma_demo, dogma_demo_hyperplane
+
+    X, y = dogma_demo(20_000, seed=6)
+    w = dogma_demo_hyperplane(20_000, seed=6)
+    assert X.shape == (20_000, 2)
+    assert int(np.sum(np.where(X @ w > 0, 1.0, -1.0) != y)) == 2_000
+    np.testing.assert_array_equal(GENERATORS["dogma-demo"](20_000, seed=6)[1], y)
