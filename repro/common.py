@@ -70,6 +70,7 @@ class Run:
     mistakes: int
     seconds: float  # learning loop only
     learner: object = field(repr=False)
+    test_accuracy: float | None = None  # of the last hypothesis, when the experiment has a test set
 
 
 def make_learner(algo: str, kernel: Kernel, seed: int = 0, **params):
