@@ -107,7 +107,8 @@ def shifting_stream(n: int, shifts: int = 7, seed: int = 0, d: int = 20, flip: f
                     ) -> tuple[np.ndarray, np.ndarray]:
     """(X of shape (n, d), y in {−1, +1}) with `shifts` changes of the target concept."""
     if not 0 <= shifts < n:
-        raise ValueError(f"shifts must be in 0..n-1, got {shifts}")
+        raise ValueError(f"{shifts} shifts need at least {shifts + 1} examples (one per chunk), got {n}"
+                         if shifts >= n else f"the number of shifts must be ≥ 0, got {shifts}")
     X, y, _, _ = _shifting(n, shifts, seed, d, flip)
     return X, y
 

@@ -129,3 +129,17 @@ def test_dogma_demo_flips_exactly_one_tenth_of_the_hyperplane_labels():
     assert X.shape == (20_000, 2)
     assert int(np.sum(np.where(X @ w > 0, 1.0, -1.0) != y)) == 2_000
     np.testing.assert_array_equal(GENERATORS["dogma-demo"](20_000, seed=6)[1], y)
+
+
+def test_generate_command_writes_a_shifting_stream_and_refuses_too_few_examples(tmp_path):
+    from tests.test_cli import run
+
+    out = tmp_path / "s.txt"
+    assert run("generate", "shifting-7", "-n", "80", "--seed", "2", "-o", out).exit_code == 0
+    lines = out.read_text().splitlines()
+    assert len(lines) == 80
+    X, y = shifting_stream(80, 7, seed=2)
+    assert [1.0 if l.split()[0] == "+1" else -1.0 for l in lines] == y.tolist()
+    bad = run("generate", "shifting-7", "-n", "5", "-o", tmp_path / "t.txt")
+    assert bad.exit_code == 2 and "at least 8 examples" in bad.output
+    assert run("generate", "noisy-toy", "-n", "0").exit_code == 2
