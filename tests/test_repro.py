@@ -143,3 +143,25 @@ def test_generate_command_writes_a_shifting_stream_and_refuses_too_few_examples(
     bad = run("generate", "shifting-7", "-n", "5", "-o", tmp_path / "t.txt")
     assert bad.exit_code == 2 and "at least 8 examples" in bad.output
     assert run("generate", "noisy-toy", "-n", "0").exit_code == 2
+
+
+def test_fig7_script_at_smoke_size_writes_consistent_curves_and_summary(tmp_path, monkeypatch, capsys):
+    import csv
+
+    from repro import projectron_fig7
+
+    monkeypatch.setattr("sys.argv", ["fig7", "--examples", "600", "--permutations", "2", "--step", "200",
+                                     "--no-plot", "--out", str(tmp_path)])
+    projectron_fig7.main()
+    curves = list(csv.DictReader(open(tmp_path / "fig7_curves.csv")))
+    summary = {r["algorithm"]: r for r in csv.DictReader(open(tmp_path / "fig7_summary.csv"))}
+    assert len(summary) == 6 and len(curves) == 6 * 3
+    for name, row in summary.items():
+        last = [c for c in curves if c["algorithm"] == name][-1]
+        assert int(last["examples"]) == 600
+        assert float(last["online_error_mean"]) == pytest.approx(float(row["online_error_mean"]), rel=1e-5)
+    # RBP and the Forgetron run at B = Projectron's mean final size, and fill it
+    b = round(float(summary["projectron (η=0.2, DOGMA 0.04)"]["support_mean"]))
+    assert float(summary["rbp (B=|S| projectron)"]["support_mean"]) == b
+    out = capsys.readouterr().out
+    assert "paper 103 ->" in out and "claim: Projectron++ errs less than the Perceptron online" in out
