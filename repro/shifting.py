@@ -83,6 +83,38 @@ def table1(args) -> list[dict]:
     return rows
 
 
+BASELINE_COLORS = {"PERC": "black", "SPA": "tab:gray", "SOP": "tab:brown"}
+
+
+def plot(rows: list[dict], path: Path) -> Path:
+    """One panel per number of shifts: online error vs B, baselines as horizontal lines."""
+    plt = common._pyplot()
+    rows = [r for r in rows if r["online_error_mean"] not in ("", None)]
+    shifts = sorted({int(r["shifts"]) for r in rows})
+    fig, axes = plt.subplots(1, len(shifts), figsize=(4 * len(shifts), 3.6), sharey=True, squeeze=False)
+    for ax, k in zip(axes[0], shifts):
+        mine = [r for r in rows if int(r["shifts"]) == k]
+        budgets = sorted({int(r["budget"]) for r in mine if r["budget"] != ""})
+        for label in dict.fromkeys(r["algorithm"] for r in mine):
+            pts = [r for r in mine if r["algorithm"] == label]
+            if pts[0]["budget"] == "":
+                ax.axhline(float(pts[0]["online_error_mean"]), ls="--", lw=1, color=BASELINE_COLORS.get(label),
+                           label=f"{label} (B=∞)")
+            else:
+                ax.errorbar([int(r["budget"]) for r in pts], [float(r["online_error_mean"]) for r in pts],
+                            yerr=[float(r["online_error_std"]) for r in pts], marker="o", ms=3, capsize=2, label=label)
+        ax.set_xscale("log")
+        ax.set_xticks(budgets, [str(b) for b in budgets])
+        ax.minorticks_off()
+        ax.set(title=f"{k} shifts", xlabel="budget B")
+    axes[0][0].set_ylabel("online error")
+    axes[0][-1].legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=80)
+    plt.close(fig)
+    return path
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--examples", type=int, default=20_000)
@@ -93,7 +125,14 @@ def main():
     ap.add_argument("--out", type=Path, default=common.OUT)
     ap.add_argument("--no-plot", action="store_true")
     ap.add_argument("--table1-only", action="store_true", help="only the support sizes on single chunks (Table I)")
+    ap.add_argument("--plot-only", action="store_true", help="redraw shifting.png from shifting.csv")
     args = ap.parse_args()
+    if args.plot_only:
+        import csv
+
+        print("figure:", common.relative(plot(list(csv.DictReader(open(args.out / "shifting.csv"))),
+                                              args.out / "shifting.png")))
+        return
     table1(args)
     if args.table1_only:
         return
@@ -144,23 +183,7 @@ def main():
               res["RBP"][args.budgets[-1]][0] < res["RBP"][args.budgets[0]][0])
     common.write_csv(args.out / "shifting.csv", rows)
     if not args.no_plot:
-        plt = common._pyplot()
-        fig, axes = plt.subplots(1, len(panels), figsize=(4 * len(panels), 3.6), sharey=True)
-        for ax, (k, res) in zip(np.atleast_1d(axes), panels.items()):
-            for label, by_budget in res.items():
-                if None in by_budget:
-                    ax.axhline(by_budget[None][0], ls="--", lw=1, label=f"{label} (B=∞)", color=None)
-                else:
-                    B = sorted(by_budget)
-                    ax.errorbar(B, [by_budget[b][0] for b in B], yerr=[by_budget[b][1] for b in B], marker="o", ms=3,
-                                capsize=2, label=label)
-            ax.set_xscale("log")
-            ax.set(title=f"{k} shifts", xlabel="budget B")
-        np.atleast_1d(axes)[0].set_ylabel("online error")
-        np.atleast_1d(axes)[-1].legend(fontsize=7)
-        fig.tight_layout()
-        fig.savefig(args.out / "shifting.png", dpi=80)
-        print("figure:", common.relative(args.out / "shifting.png"))
+        print("figure:", common.relative(plot(rows, args.out / "shifting.png")))
 
 
 if __name__ == "__main__":
