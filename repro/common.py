@@ -143,7 +143,7 @@ def curve_rows(label: str, runs: list[Run]) -> list[dict]:
             for x, em, es, sm, ss in zip(runs[0].examples, err.mean(0), err.std(0), sup.mean(0), sup.std(0))]
 
 
-def _pyplot():
+def pyplot():
     try:
         import matplotlib
 
@@ -156,7 +156,7 @@ def _pyplot():
 
 def plot_curves(path: Path, curves: dict[str, list[Run]], title: str) -> Path:
     """The Projectron paper's two panels: average online error and |S| vs examples, mean ± std."""
-    plt = _pyplot()
+    plt = pyplot()
     fig, (a, b) = plt.subplots(1, 2, figsize=(10, 4))
     for label, runs in curves.items():
         x = runs[0].examples
@@ -177,7 +177,7 @@ def plot_curves(path: Path, curves: dict[str, list[Run]], title: str) -> Path:
 
 def plot_xy(path: Path, series: dict[str, tuple], xlabel: str, ylabel: str, title: str, logx: bool = False) -> Path:
     """One panel of lines with error bars: series[label] = (x, mean, std)."""
-    plt = _pyplot()
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(6, 4))
     for label, (x, m, s) in series.items():
         ax.errorbar(x, m, yerr=s, label=label, marker="o", ms=3, capsize=2)

@@ -65,7 +65,7 @@ def main():
               f"test error {100 * t[0]:5.2f}% ± {100 * t[1]:.2f}", flush=True)
     common.write_csv(args.out / "dogma_demo.csv", rows)
     if not args.no_plot:
-        plt = common._pyplot()
+        plt = common.pyplot()
         fig, ax = plt.subplots(figsize=(6, 4))
         for (label, _, _, ref_sv, ref_aer), (aer, sv) in zip(REFERENCE, series.values()):
             line = ax.scatter(sv, 100 * np.array(aer), label=f"{label} (ours)", s=15)

@@ -62,7 +62,7 @@ def main():
     claim("Projectron++ errs less than RBP and the Forgetron at every matching budget",
           all(p < min(budgeted["rbp"][i][1], budgeted["forgetron"][i][1]) for i, p in enumerate(pp)))
     if not args.no_plot:
-        plt = common._pyplot()
+        plt = common.pyplot()
         fig, ax = plt.subplots(figsize=(6, 4))
         for p in range(args.permutations):
             pts = sorted(points[p] for points in pp_points)

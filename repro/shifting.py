@@ -88,7 +88,7 @@ BASELINE_COLORS = {"PERC": "black", "SPA": "tab:gray", "SOP": "tab:brown"}
 
 def plot(rows: list[dict], path: Path) -> Path:
     """One panel per number of shifts: online error vs B, baselines as horizontal lines."""
-    plt = common._pyplot()
+    plt = common.pyplot()
     rows = [r for r in rows if r["online_error_mean"] not in ("", None)]
     shifts = sorted({int(r["shifts"]) for r in rows})
     fig, axes = plt.subplots(1, len(shifts), figsize=(4 * len(shifts), 3.6), sharey=True, squeeze=False)
