@@ -639,13 +639,16 @@ def algorithms():
 
 @main.command()
 @click.argument("generator", type=click.Choice(sorted(GENERATORS)))
-@click.option("-n", "--examples", type=int, default=10000, show_default=True)
+@click.option("-n", "--examples", type=click.IntRange(min=1), default=10000, show_default=True)
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("-o", "--output", type=click.Path(dir_okay=False, allow_dash=True), default="-",
               help="Output file (default stdout); written atomically.")
 def generate(generator, examples, seed, output):
     """Write a synthetic data set of the papers in LIBSVM format (values rounded to 6 decimals)."""
-    X, y = GENERATORS[generator](examples, seed=seed)
+    try:
+        X, y = GENERATORS[generator](examples, seed=seed)
+    except ValueError as e:  # e.g. fewer examples than a shifting stream has chunks
+        raise click.UsageError(f"{generator}: {e}") from None
     X = np.round(X, 6)
     n, d = X.shape
     indptr = np.arange(0, n * d + 1, d, dtype=np.int64)

@@ -15,6 +15,27 @@ h₂(i) = h₁(i − 4), h₃(i) = h₁(i + 4) for i = 1..21; class 0 is u h₁ 
 u h₁ + (1 − u) h₃ + ε, class 2 u h₂ + (1 − u) h₃ + ε, with u ~ U(0, 1), ε ~ N(0, I), classes equally
 likely.  Attributes are standardised with the construction's exact mean and variance (not the
 sample's, so that train and test files generated with different seeds are scaled alike).
+
+`noisy_toy`: the Tighter Budget Perceptron paper's noisy 2-D toy (Weston, Bordes, Bottou 2005,
+§4.1, Fig. 7: "a simple 2D problem with Gaussian noise in one dimension").  The paper gives no
+numbers, so we choose them: the separable set of its Fig. 6 has x₂ ~ U[−1, 1] and
+x₁ = y·(m + U[0, 1]) with a small margin m = 0.05 around the Bayes rule x₁ = 0; the noisy set adds
+N(0, σ²) to x₁ only (σ = 0.3), so the classes overlap and the Bayes error is
+E_u[Φ(−(m + u)/σ)] (`noisy_toy_bayes_error`).
+
+`dogma_demo`: the 2-D set of the demo of DOGMA, the MATLAB toolbox that ran the Projectron paper's
+experiments: x ~ N(0, I₂), labels sign(w·x) of a random hyperplane w ~ N(0, I₂) through the origin,
+then exactly ⌊n/10⌋ labels (chosen at random) flipped.  The demo trains on the first half and tests
+on the second.
+
+`shifting_stream`: a drifting stream standing in for the shifting RCV1 data sets of Cavallanti,
+Cesa-Bianchi, Gentile (MLJ 2007, §4), which are not available.  As there, a pool of four target
+concepts (the four categories) labels k + 1 consecutive equal chunks: chunk i uses concept
+perm[i mod 4] of one random permutation of the pool, so 1 shift uses two distinct concepts,
+3 shifts a permutation of the four, 7 shifts that permutation twice (the repetition behind the
+paper's "bump", §4).  A concept is a random hyperplane through the origin, x is uniform on the unit
+sphere of ℝ^d (like the paper's normalised TF-IDF vectors), and each label is flipped with
+probability `flip` (RCV1 is noisy).  `shifting_targets` returns the concept of every example.
 """
 
 from __future__ import annotations
@@ -66,4 +87,95 @@ def waveform(n: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
     return (X - mean) / np.sqrt(second - mean ** 2), y.astype(float)
 
 
-GENERATORS = {"projectron-gaussians": projectron_gaussians, "checkerboard": checkerboard, "waveform": waveform}
+
+NOISY_TOY_MARGIN = 0.05
+
+
+def noisy_toy(n: int, seed: int = 0, noise: float = 0.3) -> tuple[np.ndarray, np.ndarray]:
+    """(X of shape (n, 2), y in {−1, +1}); noise = σ of the Gaussian added to x₁ (0: separable)."""
+    rng = np.random.default_rng(seed)
+    y = np.where(rng.random(n) < 0.5, 1.0, -1.0)
+    x1 = y * (NOISY_TOY_MARGIN + rng.random(n)) + noise * rng.standard_normal(n)
+    x2 = rng.uniform(-1.0, 1.0, n)
+    return np.column_stack([x1, x2]), y
+
+
+def noisy_toy_bayes_error(noise: float = 0.3, grid: int = 100_001) -> float:
+    """Error of the Bayes rule sign(x₁) on `noisy_toy`: E_u[Φ(−(m + u)/σ)], u ~ U[0, 1]."""
+    from math import erf, sqrt
+
+    if noise == 0:
+        return 0.0
+    u = np.linspace(0.0, 1.0, grid)
+    phi = 0.5 * (1 + np.vectorize(erf)(-(NOISY_TOY_MARGIN + u) / (noise * sqrt(2))))
+    return float(np.trapezoid(phi, u) if hasattr(np, "trapezoid") else np.trapz(phi, u))
+
+
+def _dogma_demo(n: int, seed: int):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, 2))
+    w = rng.standard_normal(2)
+    y = np.where(X @ w > 0, 1.0, -1.0)
+    flipped = rng.permutation(n)[: n // 10]
+    y[flipped] = -y[flipped]
+    return X, y, w
+
+
+def dogma_demo(n: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """(X of shape (n, 2), y in {−1, +1}) with exactly ⌊n/10⌋ labels flipped from sign(w·x)."""
+    X, y, _ = _dogma_demo(n, seed)
+    return X, y
+
+
+def dogma_demo_hyperplane(n: int, seed: int = 0) -> np.ndarray:
+    """The hyperplane w of the set `dogma_demo(n, seed)` draws."""
+    return _dogma_demo(n, seed)[2]
+
+
+SHIFTING_CONCEPTS = 4  # the paper's four RCV1 target categories
+
+
+def _shifting(n: int, shifts: int, seed: int, d: int, flip: float):
+    rng = np.random.default_rng(seed)
+    normals = rng.standard_normal((SHIFTING_CONCEPTS, d))
+    normals /= np.linalg.norm(normals, axis=1, keepdims=True)
+    order = rng.permutation(SHIFTING_CONCEPTS)
+    chunk = np.minimum(np.arange(n) * (shifts + 1) // n, shifts)  # chunk number of each example
+    concept = order[chunk % SHIFTING_CONCEPTS]
+    X = rng.standard_normal((n, d))
+    X /= np.linalg.norm(X, axis=1, keepdims=True)
+    y = np.where(np.einsum("ij,ij->i", X, normals[concept]) > 0, 1.0, -1.0)
+    flipped = rng.random(n) < flip
+    y[flipped] = -y[flipped]
+    return X, y, concept, normals
+
+
+def shifting_stream(n: int, shifts: int = 7, seed: int = 0, d: int = 20, flip: float = 0.05
+                    ) -> tuple[np.ndarray, np.ndarray]:
+    """(X of shape (n, d), y in {−1, +1}) with `shifts` changes of the target concept."""
+    if not 0 <= shifts < n:
+        raise ValueError(f"{shifts} shifts need at least {shifts + 1} examples (one per chunk), got {n}"
+                         if shifts >= n else f"the number of shifts must be ≥ 0, got {shifts}")
+    X, y, _, _ = _shifting(n, shifts, seed, d, flip)
+    return X, y
+
+
+def shifting_targets(n: int, shifts: int = 7, seed: int = 0, d: int = 20, flip: float = 0.05
+                     ) -> tuple[np.ndarray, np.ndarray]:
+    """For the stream `shifting_stream` draws with the same arguments: (concept index of each
+    example, the concepts' unit normals as rows)."""
+    _, _, concept, normals = _shifting(n, shifts, seed, d, flip)
+    return concept, normals
+
+
+def _shifting_with(shifts: int):
+    def generate(n: int, seed: int = 0):
+        return shifting_stream(n, shifts, seed)
+
+    generate.__doc__ = f"shifting_stream with {shifts} shifts"
+    return generate
+
+
+GENERATORS = {"projectron-gaussians": projectron_gaussians, "checkerboard": checkerboard, "waveform": waveform,
+              "noisy-toy": noisy_toy, "dogma-demo": dogma_demo,
+              **{f"shifting-{k}": _shifting_with(k) for k in (0, 1, 3, 7)}}

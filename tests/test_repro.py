@@ -1,0 +1,167 @@
+"""The reproduction protocol (repro/common.py) and the synthetic generators it uses."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from budgetcli.kernels import Kernel
+from budgetcli.synthetic import (GENERATORS, NOISY_TOY_MARGIN, noisy_toy, noisy_toy_bayes_error, shifting_stream,
+                                 shifting_targets)
+from repro import common
+from tests.helpers import chunk_from_dense, random_stream
+
+
+# ---- generators ------------------------------------------------------------------------------
+def test_noisy_toy_without_noise_is_separated_by_the_margin_around_x1_zero():
+    X, y = noisy_toy(5000, seed=3, noise=0.0)
+    assert np.all(y * X[:, 0] >= NOISY_TOY_MARGIN)
+    assert np.all(np.abs(X[:, 1]) <= 1)
+
+
+def test_noisy_toy_errs_at_the_bayes_rate_and_noise_touches_only_x1():
+    n = 200_000
+    X, y = noisy_toy(n, seed=5, noise=0.3)
+    bayes = noisy_toy_bayes_error(0.3)
+    rate = float(np.mean(np.where(X[:, 0] > 0, 1.0, -1.0) != y))
+    assert abs(rate - bayes) < 4 * math.sqrt(bayes * (1 - bayes) / n)
+    assert 0.05 < bayes < 0.15  # overlapping classes, as in the paper's Fig. 7
+    # x2 carries no information about the label
+    assert abs(X[y > 0, 1].mean() - X[y < 0, 1].mean()) < 0.02
+
+
+@pytest.mark.parametrize("shifts", [0, 1, 3, 7])
+def test_shifting_stream_has_exactly_k_shifts_in_equal_chunks(shifts):
+    n = 20_000
+    concept, normals = shifting_targets(n, shifts, seed=2)
+    changes = np.flatnonzero(np.diff(concept)) + 1
+    assert len(changes) == shifts
+    np.testing.assert_array_equal(changes, np.arange(1, shifts + 1) * n // (shifts + 1))
+    # the concepts come from the pool of four; 3 shifts use all four, 7 shifts repeat the same order twice
+    assert set(concept.tolist()) <= set(range(4))
+    if shifts == 3:
+        assert sorted(set(concept.tolist())) == [0, 1, 2, 3]
+    if shifts == 7:
+        np.testing.assert_array_equal(concept[: n // 2], concept[n // 2:])
+
+
+def test_shifting_stream_labels_follow_the_chunk_concept_up_to_the_flip_rate():
+    n = 40_000
+    X, y = shifting_stream(n, 3, seed=4, flip=0.05)
+    concept, normals = shifting_targets(n, 3, seed=4, flip=0.05)
+    clean = np.where(np.einsum("ij,ij->i", X, normals[concept]) > 0, 1.0, -1.0)
+    disagree = float(np.mean(clean != y))
+    assert abs(disagree - 0.05) < 4 * math.sqrt(0.05 * 0.95 / n)
+    np.testing.assert_allclose(np.linalg.norm(X, axis=1), 1.0)
+
+
+def test_generators_are_offered_to_budgetlearn_generate():
+    for name in ("noisy-toy", "shifting-0", "shifting-1", "shifting-3", "shifting-7"):
+        X, y = GENERATORS[name](200, seed=1)
+        assert X.shape[0] == 200 and set(np.unique(y)) <= {-1.0, 1.0}
+    X, y = GENERATORS["shifting-7"](400, seed=1)
+    X2, y2 = shifting_stream(400, 7, seed=1)
+    np.testing.assert_array_equal(X, X2)
+    np.testing.assert_array_equal(y, y2)
+
+
+# ---- protocol --------------------------------------------------------------------------------
+def test_online_run_curves_end_at_the_counters_and_match_one_unchunked_pass():
+    X, y = random_stream(530, 4, seed=7)
+    data = chunk_from_dense(X, y)
+    run = common.online_run(common.make_learner("projectron++", Kernel("rbf", 0.5), eta=0.3), data, step=100)
+    np.testing.assert_array_equal(run.examples, [100, 200, 300, 400, 500, 530])
+    assert len(run.online_error) == len(run.support) == 6
+    assert run.online_error[-1] == run.learner.counter("mistakes") / 530 == run.mistakes / 530
+    assert run.support[-1] == len(run.learner.support)
+    assert np.all(np.diff(run.support) >= 0)  # the Projectron never removes a support vector
+    # chunking is invisible to the learner: one pass over the whole stream ends the same
+    whole = common.make_learner("projectron++", Kernel("rbf", 0.5), eta=0.3)
+    whole.learn(data, data.labels)
+    assert whole.counter("mistakes") == run.mistakes
+    np.testing.assert_allclose(whole.slot["alpha"][: len(whole.support)],
+                               run.learner.slot["alpha"][: len(run.learner.support)], rtol=0, atol=1e-12)
+    # a curve point is the error rate of the first `examples` rounds
+    first = common.make_learner("projectron++", Kernel("rbf", 0.5), eta=0.3)
+    first.learn(data.take(np.arange(300)), data.labels[:300])
+    assert run.online_error[2] == first.counter("mistakes") / 300
+
+
+def test_permutation_is_fixed_by_its_number_and_shared_by_all_algorithms():
+    p = common.permutation(50, 3)
+    np.testing.assert_array_equal(p, common.permutation(50, 3))
+    assert sorted(p.tolist()) == list(range(50))
+    assert not np.array_equal(p, common.permutation(50, 4))
+
+
+def test_curve_rows_average_over_runs():
+    X, y = random_stream(300, 3, seed=1)
+    data = chunk_from_dense(X, y)
+    runs = [common.online_run(common.make_learner("rbp", Kernel("rbf", 1.0), seed=s, budget=20),
+                              data.take(common.permutation(300, s)), step=150) for s in range(3)]
+    rows = common.curve_rows("rbp", runs)
+    assert [r["examples"] for r in rows] == [150, 300]
+    assert rows[-1]["online_error_mean"] == pytest.approx(np.mean([r.mistakes / 300 for r in runs]))
+    assert rows[-1]["support_mean"] == 20 and rows[-1]["support_std"] == 0
+
+
+def test_verdict_uses_the_spread_or_the_tolerance():
+    assert common.verdict(0.21, 0.001, 0.2138, tolerance=0.01) == "within"
+    assert common.verdict(0.25, 0.001, 0.2138, tolerance=0.01) == "MISS"
+    assert common.verdict(0.25, 0.03, 0.2138, tolerance=0.01) == "within"  # our spread reaches it
+    assert common.verdict(800, 10, 793, low=790, high=796) == "within"
+    assert common.verdict(700, 10, 793, low=790, high=796) == "MISS"
+    assert common.verdict(1.0, 0.0, None) == "n/a"
+
+
+def test_csv_round_trip(tmp_path):
+    path = common.write_csv(tmp_path / "t.csv", [{"a": "x", "b": 0.5}, {"a": "y", "b": 1 / 3}])
+    assert path.read_text().splitlines() == ["a,b", "x,0.5", "y,0.333333"]
+
+
+def test_dogma_demo_flips_exactly_one_tenth_of_the_hyperplane_labels():
+    from budgetcli.synthetic import dogma_demo, dogma_demo_hyperplane
+
+    X, y = dogma_demo(20_000, seed=6)
+    w = dogma_demo_hyperplane(20_000, seed=6)
+    assert X.shape == (20_000, 2)
+    assert int(np.sum(np.where(X @ w > 0, 1.0, -1.0) != y)) == 2_000
+    np.testing.assert_array_equal(GENERATORS["dogma-demo"](20_000, seed=6)[1], y)
+
+
+def test_generate_command_writes_a_shifting_stream_and_refuses_too_few_examples(tmp_path):
+    from tests.test_cli import run
+
+    out = tmp_path / "s.txt"
+    assert run("generate", "shifting-7", "-n", "80", "--seed", "2", "-o", out).exit_code == 0
+    lines = out.read_text().splitlines()
+    assert len(lines) == 80
+    X, y = shifting_stream(80, 7, seed=2)
+    assert [1.0 if l.split()[0] == "+1" else -1.0 for l in lines] == y.tolist()
+    bad = run("generate", "shifting-7", "-n", "5", "-o", tmp_path / "t.txt")
+    assert bad.exit_code == 2 and "at least 8 examples" in bad.output
+    assert run("generate", "noisy-toy", "-n", "0").exit_code == 2
+
+
+def test_fig7_script_at_smoke_size_writes_consistent_curves_and_summary(tmp_path, monkeypatch, capsys):
+    import csv
+
+    from repro import projectron_fig7
+
+    monkeypatch.setattr("sys.argv", ["fig7", "--examples", "600", "--permutations", "2", "--step", "200",
+                                     "--no-plot", "--out", str(tmp_path)])
+    projectron_fig7.main()
+    curves = list(csv.DictReader(open(tmp_path / "fig7_curves.csv")))
+    summary = {r["algorithm"]: r for r in csv.DictReader(open(tmp_path / "fig7_summary.csv"))}
+    assert len(summary) == 6 and len(curves) == 6 * 3
+    for name, row in summary.items():
+        last = [c for c in curves if c["algorithm"] == name][-1]
+        assert int(last["examples"]) == 600
+        assert float(last["online_error_mean"]) == pytest.approx(float(row["online_error_mean"]), rel=1e-5)
+    # RBP and the Forgetron run at B = Projectron's mean final size, and fill it
+    b = round(float(summary["projectron (η=0.2, DOGMA 0.04)"]["support_mean"]))
+    assert float(summary["rbp (B=|S| projectron)"]["support_mean"]) == b
+    out = capsys.readouterr().out
+    assert "paper 103 ->" in out and "claim: Projectron++ errs less than the Perceptron online" in out
