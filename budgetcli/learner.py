@@ -157,6 +157,11 @@ class KernelLearner:
 
     def state(self) -> tuple[dict, dict]:
         """(JSON header, arrays) holding everything to predict and to resume."""
+        return self._common_state()
+
+    def _common_state(self) -> tuple[dict, dict]:
+        """The header and arrays every learner saves (binary and multiclass): support vectors,
+        counters, random state, scalars and the saved per-slot arrays."""
         n = len(self.support)
         indptr, idx, val = self.support.to_csr()
         arrays = {"sv_indptr": indptr, "sv_indices": idx, "sv_values": val,
@@ -175,6 +180,11 @@ class KernelLearner:
     @classmethod
     def from_state(cls, header: dict, arrays: dict) -> "KernelLearner":
         self = cls(Kernel.from_dict(header["kernel"]), seed=header["seed"], **header["params"])
+        self._restore_common(header, arrays)
+        return self
+
+    def _restore_common(self, header: dict, arrays: dict) -> None:
+        """The inverse of `_common_state` on a freshly constructed learner."""
         self.support = SupportSet.from_csr(arrays["sv_indptr"], arrays["sv_indices"], arrays["sv_values"])
         n = len(self.support)
         saved = arrays["counters"]
@@ -195,7 +205,6 @@ class KernelLearner:
                 self.slot[name][:n, :n] = arrays[name]
         self.n_features = int(header["n_features"])
         self._ensure_scratch(self.n_features)
-        return self
 
     # ---- for subclasses ----------------------------------------------------------------------
     def _learn_range(self, indptr, indices, values, y, start) -> int:

@@ -57,6 +57,9 @@ class MulticlassLearner:
     kernel_matrix = KernelLearner.kernel_matrix
     _ensure_scratch = KernelLearner._ensure_scratch
     _new_slot_array = staticmethod(KernelLearner._new_slot_array)
+    _common_state = KernelLearner._common_state
+    _restore_common = KernelLearner._restore_common
+    layout_defaults: ClassVar[dict[str, float]] = {}  # as KernelLearner.layout_defaults
 
     @classmethod
     def check_kernel(cls, kernel_kind: str, params: dict) -> None:
@@ -113,42 +116,23 @@ class MulticlassLearner:
         return self.scale[0] * self.coef[: len(self.support), : int(self.n_classes[0])]
 
     def state(self) -> tuple[dict, dict]:
+        header, arrays = self._common_state()
         n, m = len(self.support), int(self.n_classes[0])
-        indptr, idx, val = self.support.to_csr()
-        arrays = {"sv_indptr": indptr, "sv_indices": idx, "sv_values": val,
-                  "counters": self.counters.copy(), "rng_state": self.rng_state.copy(),
-                  "scalars": self.scalars.copy(), "scale": self.scale.copy(), "coef": self.coef[:n, :m].copy()}
-        for name, kind in self.slot_arrays.items():
-            if kind == "vector":
-                arrays[name] = self.slot[name][:n].copy()
-            elif kind == "square":
-                arrays[name] = self.slot[name][:n, :n].copy()
-        header = {"algorithm": self.name, "params": dict(self.hyper), "kernel": self.kernel.to_dict(),
-                  "seed": self.seed, "n_features": self.n_features, "n_classes": m,
-                  "counters": {c: int(v) for c, v in zip(COUNTER_NAMES, self.counters)}}
+        header["n_classes"] = m
+        arrays["scale"] = self.scale.copy()
+        arrays["coef"] = self.coef[:n, :m].copy()
         return header, arrays
 
     @classmethod
     def from_state(cls, header: dict, arrays: dict) -> "MulticlassLearner":
         self = cls(Kernel.from_dict(header["kernel"]), seed=header["seed"], **header["params"])
-        self.support = SupportSet.from_csr(arrays["sv_indptr"], arrays["sv_indices"], arrays["sv_values"])
+        self._restore_common(header, arrays)
         n, m = len(self.support), int(header["n_classes"])
-        self.counters[:] = arrays["counters"]
-        self.rng_state[:] = arrays["rng_state"]
-        self.scalars[:] = arrays["scalars"]
         self.scale[:] = arrays["scale"]
         self.n_classes[0] = m
         self.coef = np.zeros((self.support.capacity, max(m, 4)))
         self.coef[:n, :m] = arrays["coef"]
         self.scores = np.zeros(self.coef.shape[1])
-        self.slot = {name: self._new_slot_array(kind, self.support.capacity) for name, kind in self.slot_arrays.items()}
-        for name, kind in self.slot_arrays.items():
-            if kind == "vector":
-                self.slot[name][:n] = arrays[name]
-            elif kind == "square":
-                self.slot[name][:n, :n] = arrays[name]
-        self.n_features = int(header["n_features"])
-        self._ensure_scratch(self.n_features)
         return self
 
     # ---- for subclasses ----------------------------------------------------------------------
