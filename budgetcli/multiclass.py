@@ -156,16 +156,7 @@ class MulticlassLearner:
             coef = np.zeros((capacity, self.coef.shape[1]))
             coef[: self.coef.shape[0]] = self.coef
             self.coef = coef
-        for name, kind in self.slot_arrays.items():
-            old = self.slot[name]
-            if old.shape[0] >= capacity:
-                continue
-            new = self._new_slot_array(kind, capacity)
-            if kind == "square":
-                new[: old.shape[0], : old.shape[1]] = old
-            else:
-                new[: old.shape[0]] = old
-            self.slot[name] = new
+        KernelLearner._resize(self, capacity)  # the per-slot arrays, as for the binary learners
 
 
 # ---- compiled pieces shared by the multiclass loops ----------------------------------------------
