@@ -63,11 +63,7 @@ class BinaryLabels:
             self.positive = v
 
     def spelling(self, v: float, chunk=None) -> str:
-        if v in self.spellings:
-            return self.spellings[v]
-        if chunk is not None and v in chunk.label_spellings:
-            return chunk.label_spellings[v]
-        return format(v, "g")
+        return spelling_of(v, self.spellings, chunk)
 
     def decode(self, scores: np.ndarray) -> list[str]:
         """Labels in the training file's spelling: f > 0 -> the +1 label, f ≤ 0 -> the −1 label."""
@@ -87,6 +83,15 @@ class BinaryLabels:
     @classmethod
     def from_dict(cls, d: dict) -> "BinaryLabels":
         return cls(d["negative"], d["positive"], {float(v): s for v, s in d["spellings"]})
+
+
+def spelling_of(v: float, spellings: dict, chunk=None) -> str:
+    """How label value v is written: as the model first saw it, else as this chunk writes it, else %g."""
+    if v in spellings:
+        return spellings[v]
+    if chunk is not None and v in chunk.label_spellings:
+        return chunk.label_spellings[v]
+    return format(v, "g")
 
 
 def third_label_message(shown: str) -> str:
@@ -120,11 +125,7 @@ class MulticlassLabels:
         return out
 
     def spelling(self, v: float, chunk=None) -> str:
-        if v in self.spellings:
-            return self.spellings[v]
-        if chunk is not None and v in chunk.label_spellings:
-            return chunk.label_spellings[v]
-        return format(v, "g")
+        return spelling_of(v, self.spellings, chunk)
 
     def predict_index(self, scores: np.ndarray) -> np.ndarray:
         """The class with the highest score per row (ties: the class seen first)."""
