@@ -137,7 +137,10 @@ def test_no_nan_or_inf_in_a_saved_model(tmp_path, case, algorithm, kernel_spec):
         # the second-order Perceptron keeps (aI + K)⁻¹ of its support set; a > 0 keeps it well conditioned
         A = loaded.kernel_matrix(*loaded.support.to_csr()) + loaded.hyper["sop_a"] * np.eye(n)
         kept = np.abs(arrays["ainv"] @ A - np.eye(n)).max()
-        direct = np.abs(np.linalg.inv(A) @ A - np.eye(n)).max()
+        try:
+            direct = np.abs(np.linalg.inv(A) @ A - np.eye(n)).max()
+        except np.linalg.LinAlgError:  # singular to working precision (poly kernel on 1e6-scale values)
+            direct = np.inf
         assert kept <= max(1e-6, direct), f"(aI+K)⁻¹(aI+K) − I = {kept:.3g} kept, {direct:.3g} recomputed"
 
 
