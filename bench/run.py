@@ -4,6 +4,7 @@
     python bench/run.py ../shared/datasets/a9a/a9a ../shared/datasets/a9a/a9a.t [--json bench/results.json]
     python bench/run.py --quick ...              # bounded learners at B = 300, RBP reference on 5,000 examples
     python bench/run.py --algorithms rbp,projectron++ ...   # a subset
+    python bench/run.py --targets ...            # only the accuracy targets' rows beside the peers (minutes)
 
 All times are CPU seconds (user + system; the machine is shared, so wall time measures the
 neighbours).  Per run: examples/s end to end (the `budgetlearn train` command in a fresh process, parsing and
@@ -12,6 +13,12 @@ excluded by a warm-up), online mistake rate, support size, peak RSS of the comma
 Peers in the same run: LIBSVM's C-SVC (C = 1, same kernel) and Nystroem(500) + SGDClassifier(hinge)
 by partial_fit in batches of 1,000 (one pass); the reference implementations of tests/reference.py
 against our loop and our command on the same examples.  Ratios are peer ÷ ours.
+
+The accuracy targets also get rows for the batch hypotheses of `budgetlearn online-to-batch` (average;
+projected-average for learners that evict, so the model keeps its budget), timed end to end through
+that command in a fresh process; their test accuracy comes from the saved model (the `eval` command, and
+an in-process test pass — load, parse, score — that the Nystroem + SGD peer's own time matches).  Each
+accuracy target counts the better hypothesis and prints which one it was.
 
 The compute floor of every run (bench/floor.py: kernel multiply-adds and exps plus the algorithm's
 own update work, priced at the throughput of tight compiled loops measured in the same run) gives
