@@ -4,6 +4,7 @@
     python bench/run.py ../shared/datasets/a9a/a9a ../shared/datasets/a9a/a9a.t [--json bench/results.json]
     python bench/run.py --quick ...              # bounded learners at B = 300, RBP reference on 5,000 examples
     python bench/run.py --algorithms rbp,projectron++ ...   # a subset
+    python bench/run.py --targets ...            # only the accuracy targets' rows beside the peers (minutes)
 
 All times are CPU seconds (user + system; the machine is shared, so wall time measures the
 neighbours).  Per run: examples/s end to end (the `budgetlearn train` command in a fresh process, parsing and
@@ -12,6 +13,12 @@ excluded by a warm-up), online mistake rate, support size, peak RSS of the comma
 Peers in the same run: LIBSVM's C-SVC (C = 1, same kernel) and Nystroem(500) + SGDClassifier(hinge)
 by partial_fit in batches of 1,000 (one pass); the reference implementations of tests/reference.py
 against our loop and our command on the same examples.  Ratios are peer ÷ ours.
+
+The accuracy targets also get rows for the batch hypotheses of `budgetlearn online-to-batch` (average;
+projected-average for learners that evict, so the model keeps its budget), timed end to end through
+that command in a fresh process; their test accuracy comes from the saved model (the `eval` command, and
+an in-process test pass — load, parse, score — that the Nystroem + SGD peer's own time matches).  Each
+accuracy target counts the better hypothesis and prints which one it was.
 
 The compute floor of every run (bench/floor.py: kernel multiply-adds and exps plus the algorithm's
 own update work, priced at the throughput of tight compiled loops measured in the same run) gives
@@ -36,9 +43,10 @@ sys.path.insert(0, os.path.dirname(HERE))  # for tests.reference
 sys.path.insert(0, HERE)
 
 import floor  # noqa: E402  (bench/floor.py)
-from budgetcli import registry  # noqa: E402
+from budgetcli import pipeline, registry  # noqa: E402
 from budgetcli.io.libsvm import read_all  # noqa: E402
 from budgetcli.kernels import Kernel  # noqa: E402
+from budgetcli.model import Model  # noqa: E402
 
 GAMMA = 0.04
 BUDGETS = (100, 300, 800)
@@ -55,6 +63,19 @@ def settings(budgets) -> dict:
             "projectron": [{"eta": 0.31623}], "projectron++": [{"eta": 0.31623}],
             "projectron-alma2": [{"eta": 0.005}],
             **{a: [{"budget": b} for b in budgets] for a in BUDGETED}}
+# The issue's two accuracy targets are about hypotheses a user can take away: besides the last online
+# one, the batch hypotheses of `online-to-batch` (average; projected-average for learners that evict, so
+# the model keeps its budget).  η = 0.31623 gives Projectron++ ~800 SVs on a9a, η = ETA_SMALL ~450.
+ETA_SMALL = 0.38
+BATCH_CANDIDATES = (("projectron++", {"eta": 0.31623}), ("projectron++", {"eta": ETA_SMALL}),
+                    ("projectron-alma2", {"eta": 0.005}),
+                    *((a, {"budget": b}) for a in ("rbp", "lbp", "forgetron") for b in (300, 500)))
+
+
+def batch_method(algo) -> str:
+    return "projected-average" if registry.get(algo).evicts else "average"
+
+
 RSS_WRAPPER = ("import resource, sys\nfrom budgetcli.cli import main\n"
                "try:\n    main(sys.argv[1:])\nexcept SystemExit as e:\n    code = e.code\n"
                "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)\n")
@@ -70,15 +91,62 @@ def child_cpu() -> float:
     return r.ru_utime + r.ru_stime
 
 
-def end_to_end(algo, params, train, out):
-    """CPU seconds of the `train` command in a fresh process (start-up, parsing, saving included), its
-    summary and peak RSS in MiB."""
-    cmd = [sys.executable, "-c", RSS_WRAPPER, "train", "-a", algo, "--gamma", str(GAMMA), "-q", "--json",
-           *flags(params), train, "-o", out]
+def cli_run(args):
+    """CPU seconds of `budgetlearn ARGS` in a fresh process (start-up, parsing, saving included), its
+    stdout and its peak RSS in MiB."""
     c0 = child_cpu()
-    p = subprocess.run(cmd, capture_output=True, text=True, check=True)
+    p = subprocess.run([sys.executable, "-c", RSS_WRAPPER, *args], capture_output=True, text=True, check=True)
     seconds = child_cpu() - c0
-    return seconds, json.loads(p.stdout), int(p.stderr.strip().splitlines()[-1]) / 1024  # MiB
+    return seconds, p.stdout, int(p.stderr.strip().splitlines()[-1]) / 1024  # MiB
+
+
+def end_to_end(algo, params, train, out, method=None):
+    """CPU seconds of the `train` command (or `online-to-batch --method METHOD`) in a fresh process, its
+    summary and peak RSS in MiB."""
+    command = ["train"] if method is None else ["online-to-batch", "--method", method]
+    seconds, stdout, rss = cli_run([*command, "-a", algo, "--gamma", str(GAMMA), "-q", "--json", *flags(params),
+                                    train, "-o", out])
+    return seconds, json.loads(stdout), rss
+
+
+def test_pass(model_path, test) -> float:
+    """Test accuracy of a saved binary model: load it, parse the test file, score (what the Nystroem + SGD
+    peer's time includes after training; in process, as the peer is)."""
+    model = Model.load(model_path)
+    right = total = 0
+    for chunk, f in pipeline.scores(model, test):
+        right += int(np.sum(np.where(f > 0, model.labels.positive, model.labels.negative) == chunk.labels))
+        total += len(f)
+    return right / total
+
+
+def batch_row(algo, params, method, train, test, tmp):
+    """The hypothesis `online-to-batch --method METHOD` writes, end to end: the command's CPU seconds
+    (after a warm-up of the same command on 200 lines, so on-disk compile caches are warm, as a user's are),
+    then its test accuracy by the `eval` command in a fresh process and by an in-process test pass."""
+    out = os.path.join(tmp, "batch.model")
+    end_to_end(algo, params, prefix_file(train, 200, os.path.join(tmp, "warm.txt")), out, method)
+    train_s, summary, rss = end_to_end(algo, params, train, out, method)
+    eval_s, stdout, _ = cli_run(["eval", "--json", out, test])
+    acc = json.loads(stdout)["accuracy"]
+    test_pass(out, test)  # compiles the scorer in this process
+    t0 = time.process_time()
+    assert test_pass(out, test) == acc, "eval and the test pass must agree"
+    test_s = time.process_time() - t0
+    return {"algorithm": algo, "params": params, "hypothesis": method, "end_to_end_seconds": train_s,
+            "end_to_end_examples_per_s": summary["examples"] / train_s, "eval_command_seconds": eval_s,
+            "test_pass_seconds": test_s, "train_and_test_seconds": train_s + test_s,
+            "online_mistake_rate": summary["online_mistake_rate"],
+            "online_support_size": summary["online_support_size"], "support_size": summary["support_size"],
+            "peak_rss_mib": rss, "test_accuracy": acc}
+
+
+def prefix_file(src, n, path):
+    """The first n lines of src, written to path."""
+    with open(src, "rb") as f, open(path, "wb") as out:
+        for _ in range(n):
+            out.write(f.readline())
+    return path
 
 
 def loop_only(algo, params, data):
@@ -88,6 +156,29 @@ def loop_only(algo, params, data):
     t0 = time.process_time()
     learner.learn(data, data.labels)
     return time.process_time() - t0, learner
+
+
+NYSTROEM_SGD = """
+import sys
+import numpy as np
+from sklearn.datasets import load_svmlight_file
+from sklearn.kernel_approximation import Nystroem
+from sklearn.linear_model import SGDClassifier
+
+
+def nystroem_sgd(train, test, gamma):
+    X, y = load_svmlight_file(train, n_features=123)
+    Xt, yt = load_svmlight_file(test, n_features=123)
+    ny = Nystroem(gamma=gamma, n_components=500, random_state=0).fit(X[:500])
+    clf = SGDClassifier(loss="hinge", random_state=0)
+    for a in range(0, X.shape[0], 1000):
+        clf.partial_fit(ny.transform(X[a:a + 1000]), y[a:a + 1000], classes=[-1.0, 1.0])
+    return float(np.mean(clf.predict(ny.transform(Xt)) == yt))
+
+
+if __name__ == "__main__":
+    print(nystroem_sgd(sys.argv[1], sys.argv[2], float(sys.argv[3])))
+"""  # load, train, test: the peer's whole pipeline, run in this process and as a script in a fresh one
 
 
 def peers(train, test, our_seconds):
@@ -106,20 +197,17 @@ def peers(train, test, our_seconds):
     except ImportError:
         print("libsvm-official not installed: LIBSVM row skipped", file=sys.stderr)
     try:
-        from sklearn.datasets import load_svmlight_file
-        from sklearn.kernel_approximation import Nystroem
-        from sklearn.linear_model import SGDClassifier
+        pipeline_ = {}
+        exec(NYSTROEM_SGD, pipeline_)  # its imports, outside the timed part
         t0 = time.process_time()  # CPU of all threads (BLAS may use both cores)
-        X, y = load_svmlight_file(train, n_features=123)
-        Xt, yt = load_svmlight_file(test, n_features=123)
-        ny = Nystroem(gamma=GAMMA, n_components=500, random_state=0).fit(X[:500])
-        clf = SGDClassifier(loss="hinge", random_state=0)
-        for a in range(0, X.shape[0], 1000):
-            clf.partial_fit(ny.transform(X[a:a + 1000]), y[a:a + 1000], classes=[-1.0, 1.0])
-        acc = float(np.mean(clf.predict(ny.transform(Xt)) == yt))
+        acc = pipeline_["nystroem_sgd"](train, test, GAMMA)
         s = time.process_time() - t0
-        rows.append({"peer": "Nystroem(500) + SGD hinge, 1 pass", "seconds": s, "test_accuracy": acc,
-                     "support_size": 500, "time_ratio_to_ours": s / our_seconds})
+        # the same as a user's script: a fresh process, interpreter start-up and imports included, as our rows
+        c0 = child_cpu()
+        subprocess.run([sys.executable, "-c", NYSTROEM_SGD, train, test, str(GAMMA)], check=True, capture_output=True)
+        fresh_s = child_cpu() - c0
+        rows.append({"peer": "Nystroem(500) + SGD hinge, 1 pass", "seconds": s, "fresh_process_seconds": fresh_s,
+                     "test_accuracy": acc, "support_size": 500, "time_ratio_to_ours": s / our_seconds})
     except ImportError:
         print("scikit-learn not installed: Nystroem row skipped", file=sys.stderr)
     return rows
@@ -149,12 +237,7 @@ def reference_ratios(data, train_path, n_rbp, tmp):
     t0 = time.process_time()
     ref_tr = reference.budget_perceptron(part.to_dense(123), part.labels, k, 300, "random", seed=0)
     ref_s = time.process_time() - t0
-    path = train_path
-    if n < len(data):
-        path = os.path.join(tmp, "prefix.txt")
-        with open(train_path, "rb") as src, open(path, "wb") as dst:
-            for _ in range(n):
-                dst.write(src.readline())
+    path = prefix_file(train_path, n, os.path.join(tmp, "prefix.txt")) if n < len(data) else train_path
     e2e, summary, _ = end_to_end("rbp", {"budget": 300}, path, os.path.join(tmp, "rbp.model"))
     loop_s, learner = loop_only("rbp", {"budget": 300}, part)
     assert summary["mistakes"] == int(np.sum(ref_tr.mistakes)), "reference and ours disagree"
@@ -171,10 +254,15 @@ def main():
                     help="the bounded learners only, B = 300, and the RBP reference on the first 5,000 examples")
     ap.add_argument("--algorithms", default=None, help="comma-separated subset of the algorithms")
     ap.add_argument("--no-peers", action="store_true", help="skip LIBSVM and Nystroem + SGD")
+    ap.add_argument("--targets", action="store_true",
+                    help="only the accuracy targets: the online-to-batch rows (and Projectron++'s last hypothesis "
+                         "through the same command) beside the peers; no per-algorithm table, no references")
     args = ap.parse_args()
     budgets = (300,) if args.quick else BUDGETS
     table = settings(budgets)
-    if args.algorithms is not None:
+    if args.targets:
+        names = []
+    elif args.algorithms is not None:
         names = args.algorithms.split(",")
     else:  # the unbounded learners grow thousands of support vectors on a9a: the long part of a full run
         names = sorted(a for a in registry.load_all() if not args.quick or a in BOUNDED)
@@ -183,13 +271,14 @@ def main():
     data = read_all(args.train)
     test = read_all(args.test)
     rates = floor.throughput()
-    results = {"machine": machine(), "quick": args.quick, "throughput_start": rates,
-               "ours": [], "peers": [], "reference": []}
+    results = {"machine": machine(), "quick": args.quick, "targets_only": args.targets, "throughput_start": rates,
+               "ours": [], "batch": [], "peers": [], "reference": []}
     print(f"tight compiled loops: {rates['madd_per_s'] / 1e6:.0f} M multiply-adds/s sequential "
           f"({rates['madd_per_s_4_accumulators'] / 1e6:.0f} M with 4 accumulators), "
           f"{rates['exp_per_s'] / 1e6:.0f} M exp/s", flush=True)
-    print(f"{'algorithm':18s} {'setting':11s} {'e2e ex/s':>9s} {'loop ex/s':>10s} {'online err':>10s} "
-          f"{'|S|':>5s} {'RSS MiB':>7s} {'test acc':>8s} {'floor s':>8s} {'loop/floor':>10s}")
+    if names:
+        print(f"{'algorithm':18s} {'setting':11s} {'e2e ex/s':>9s} {'loop ex/s':>10s} {'online err':>10s} "
+              f"{'|S|':>5s} {'RSS MiB':>7s} {'test acc':>8s} {'floor s':>8s} {'loop/floor':>10s}")
     with tempfile.TemporaryDirectory() as tmp:
         for algo in names:
             if registry.get(algo).multiclass:  # a binary benchmark; repro/pegasos_letter.py measures these
@@ -204,10 +293,12 @@ def main():
                 work = floor.replay(algo, params, data, GAMMA)
                 assert work["mistakes"] == summary["mistakes"], "the replay must be the same run"
                 floor_s = floor.floor_seconds(work, rates)
-                row = {"algorithm": algo, "params": params, "end_to_end_examples_per_s": len(data) / e2e,
+                row = {"algorithm": algo, "params": params, "hypothesis": "last",
+                       "end_to_end_examples_per_s": len(data) / e2e,
                        "loop_examples_per_s": len(data) / loop_s, "online_mistake_rate": summary["online_mistake_rate"],
                        "support_size": summary["support_size"], "peak_rss_mib": rss, "test_accuracy": acc,
                        "end_to_end_seconds": e2e, "loop_seconds": loop_s, "test_pass_seconds": test_s,
+                       "train_and_test_seconds": e2e + test_s,
                        "floor_work": work, "floor_seconds": floor_s, "loop_over_floor": loop_s / floor_s,
                        "throughput": rates}
                 results["ours"].append(row)
@@ -216,14 +307,31 @@ def main():
                       f"{row['loop_examples_per_s']:10.0f} {100 * row['online_mistake_rate']:9.2f}% "
                       f"{row['support_size']:5d} {rss:7.0f} {100 * acc:7.2f}% {floor_s:8.3f} "
                       f"{row['loop_over_floor']:10.2f}", flush=True)
-        pp = next((r for r in results["ours"] if r["algorithm"] == "projectron++"), None)
+        chosen = args.algorithms.split(",") if args.algorithms is not None else [a for a, _ in BATCH_CANDIDATES]
+        batch = [(a, p, batch_method(a)) for a, p in BATCH_CANDIDATES if a in chosen]
+        if args.targets:  # the last hypothesis through the same command, for the comparison in one run
+            batch.insert(0, ("projectron++", {"eta": 0.31623}, "last"))
+        if batch:
+            print(f"\n{'algorithm':18s} {'setting':11s} {'hypothesis':17s} {'e2e s':>6s} {'e2e ex/s':>9s} "
+                  f"{'eval s':>6s} {'test s':>6s} {'online err':>10s} {'online |S|':>10s} {'|S|':>5s} {'RSS MiB':>7s} {'test acc':>8s}")
+        for algo, params, method in batch:
+            row = batch_row(algo, params, method, args.train, args.test, tmp)
+            results["batch"].append(row)
+            setting = ",".join(f"{k}={v}" for k, v in params.items())
+            print(f"{algo:18s} {setting:11s} {method:17s} {row['end_to_end_seconds']:6.2f} "
+                  f"{row['end_to_end_examples_per_s']:9.0f} {row['eval_command_seconds']:6.2f} {row['test_pass_seconds']:6.2f} "
+                  f"{100 * row['online_mistake_rate']:9.2f}% {row['online_support_size']:10d} {row['support_size']:5d} "
+                  f"{row['peak_rss_mib']:7.0f} {100 * row['test_accuracy']:7.2f}%", flush=True)
+        pp = next((r for r in results["ours"] + results["batch"] if r["algorithm"] == "projectron++"), None)
         if not args.no_peers:
             results["peers"] = peers(args.train, args.test, pp["end_to_end_seconds"] if pp else float("nan"))
         for p in results["peers"]:
-            print(f"{p['peer']:36s} {p['seconds']:7.2f} s  test acc {100 * p['test_accuracy']:.2f}%  "
+            fresh = f" (a fresh process: {p['fresh_process_seconds']:.2f} s)" if "fresh_process_seconds" in p else ""
+            print(f"{p['peer']:36s} {p['seconds']:7.2f} s{fresh}  test acc {100 * p['test_accuracy']:.2f}%  "
                   f"|S| {p['support_size']}  time ÷ our projectron++ end to end: {p['time_ratio_to_ours']:.1f}×",
                   flush=True)
-        results["reference"] = reference_ratios(data, args.train, 5000 if args.quick else len(data), tmp)
+        if not args.targets:
+            results["reference"] = reference_ratios(data, args.train, 5000 if args.quick else len(data), tmp)
     for r in results["reference"]:
         extra = (f"; our command end to end {r['our_end_to_end_seconds']:.2f} s ({r['end_to_end_speedup']:.1f}×)"
                  if "our_end_to_end_seconds" in r else "")
@@ -268,26 +376,41 @@ def targets(results) -> list[dict]:
                     "figure": f"{rbp['end_to_end_speedup']:.1f}× on {rbp['examples']:,} examples "
                               f"({rbp['reference_seconds']:.1f} s vs {rbp['our_end_to_end_seconds']:.2f} s)"})
     libsvm = next((p for p in results["peers"] if p["peer"].startswith("LIBSVM")), None)
-    pp = next((r for r in ours if r["algorithm"] == "projectron++"), None)
+    # the online rows' last hypotheses and the online-to-batch rows: a target counts the better one
+    hypotheses = ours + results.get("batch", [])
+    pp = [r for r in hypotheses if r["algorithm"] == "projectron++" and r["params"] == {"eta": 0.31623}]
     if libsvm and pp:
-        speed = libsvm["train_seconds"] / pp["end_to_end_seconds"]
-        gap = 100 * (libsvm["test_accuracy"] - pp["test_accuracy"])
+        best = max(pp, key=lambda r: r["test_accuracy"])
+        speed = libsvm["train_seconds"] / best["end_to_end_seconds"]
+        gap = 100 * (libsvm["test_accuracy"] - best["test_accuracy"])
         out.append({"target": "Projectron++ (~800 SVs) ≥ 20× faster than LIBSVM training, accuracy within 2 points",
-                    "met": bool(speed >= 20 and gap <= 2),
-                    "figure": f"{speed:.1f}× ({libsvm['train_seconds']:.1f} s vs {pp['end_to_end_seconds']:.1f} s, "
-                              f"{pp['support_size']} SVs), accuracy {100 * pp['test_accuracy']:.2f}% vs "
-                              f"{100 * libsvm['test_accuracy']:.2f}%"})
+                    "met": bool(speed >= 20 and gap <= 2), "hypothesis": best["hypothesis"],
+                    "figure": f"{best['hypothesis']} hypothesis: {speed:.1f}× ({libsvm['train_seconds']:.1f} s vs "
+                              f"{best['end_to_end_seconds']:.1f} s, {best['support_size']} SVs), accuracy "
+                              f"{100 * best['test_accuracy']:.2f}% vs {100 * libsvm['test_accuracy']:.2f}%"
+                              + "".join(f"; {r['hypothesis']} {100 * r['test_accuracy']:.2f}%" for r in pp
+                                        if r is not best)})
     nys = next((p for p in results["peers"] if p["peer"].startswith("Nystroem")), None)
-    small = [r for r in bounded if r["support_size"] <= 500]
+    small = [r for r in hypotheses if r["algorithm"] in BOUNDED and r["support_size"] <= 500]
     if nys and small:
         best = max(small, key=lambda r: r["test_accuracy"])
-        ours_s = best["end_to_end_seconds"] + best["test_pass_seconds"]
+        fast = min((r for r in small if r["test_accuracy"] >= 0.845), key=lambda r: r["train_and_test_seconds"],
+                   default=best)
+        how = ("online-to-batch command + in-process test pass (eval command: "
+               f"{best['eval_command_seconds']:.2f} s)" if "eval_command_seconds" in best
+               else "train command + in-process test pass")
         out.append({"target": "most accurate bounded learner with ≤ 500 SVs: ≥ 84.5% on the test set in less time "
                               "than Nystroem + SGD",
-                    "met": bool(best["test_accuracy"] >= 0.845 and ours_s < nys["seconds"]),
-                    "figure": f"{best['algorithm']} {best['params']}: {100 * best['test_accuracy']:.2f}% in "
-                              f"{ours_s:.2f} s (train end to end + test pass) vs Nystroem + SGD "
-                              f"{100 * nys['test_accuracy']:.2f}% in {nys['seconds']:.2f} s"})
+                    "met": bool(best["test_accuracy"] >= 0.845 and best["train_and_test_seconds"] < nys["seconds"]),
+                    "hypothesis": best["hypothesis"],
+                    "figure": f"{best['algorithm']} {best['params']} {best['hypothesis']} hypothesis, "
+                              f"{best['support_size']} SVs: {100 * best['test_accuracy']:.2f}% in "
+                              f"{best['train_and_test_seconds']:.2f} s ({how}) vs Nystroem + SGD "
+                              f"{100 * nys['test_accuracy']:.2f}% in {nys['seconds']:.2f} s (load, train, test; in process) / "
+                              f"{nys.get('fresh_process_seconds', float('nan')):.2f} s (as a script in a fresh process)"
+                              + ("" if fast is best else f"; fastest ≥ 84.5%: {fast['algorithm']} {fast['params']} "
+                                 f"{fast['hypothesis']} {100 * fast['test_accuracy']:.2f}% in "
+                                 f"{fast['train_and_test_seconds']:.2f} s")})
     return out
 
 
