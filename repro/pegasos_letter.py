@@ -14,7 +14,7 @@ first permutation only (all four γ) and run the other permutations at that γ (
 every permutation would cost 4× the CPU).  Projectron++ ("mc-projectron++", Orabona et al. §5):
 the paper "set the Projectron++ threshold such that the number of SVs is equal to B ... at the end
 of training"; we bisect η in (0, √2) on the first permutation (--eta-steps halvings, keeping the η
-whose final |S| is closest to B) at the γ chosen for `project` at that B (one γ, not the grid:
+whose final |S| is closest to B; it stops early within 2% of B) at the γ chosen for `project` at that B (one γ, not the grid:
 each bisection step is a full pass), then run every permutation at that η.  |S| of Projectron++
 counts stored (vector, class) pairs; a bpegasos SV holds one vector with a coefficient per class.
 The generated sets use --seed for the training draw and --seed + 1 for the test draw.
@@ -88,7 +88,7 @@ def eta_for_size(gamma: float, train, test, budget: int, steps: int) -> float:
         print(f"    projectron++ γ={gamma:.4g} η={eta:.4f}: |S| = {size}", flush=True)
         best = min(best, (abs(size - budget), eta))
         lo, hi = (eta, hi) if size > budget else (lo, eta)
-        if size == budget:
+        if abs(size - budget) <= 0.02 * budget:  # close enough: the paper matched the sizes, not to the vector
             break
     return best[1]
 
@@ -119,7 +119,7 @@ def main():
     ap.add_argument("--seed", type=int, default=0, help="first permutation of the training stream (and generator seed)")
     ap.add_argument("--permutations", type=int, default=5)
     ap.add_argument("--no-projectron", action="store_true", help="leave out the Projectron++ column")
-    ap.add_argument("--eta-steps", type=int, default=7, help="bisection steps for Projectron++'s η")
+    ap.add_argument("--eta-steps", type=int, default=12, help="bisection steps for Projectron++'s η")
     ap.add_argument("--out", type=Path, default=common.OUT)
     ap.add_argument("--no-plot", action="store_true")
     args = ap.parse_args()
