@@ -231,6 +231,7 @@ def test_pegasos_script_at_smoke_size_reports_the_mean_of_its_permutations(tmp_p
         per = json.loads(r["accuracy_per_permutation"])
         assert len(per) == 2 and float(r["accuracy_mean"]) == pytest.approx(np.mean(per), rel=1e-5)
         assert r["paper_accuracy"] == "" and r["verdict"] == "n/a"  # Table 1 has B = 100 and 500 only
+        assert per[0] == max(json.loads(r["grid_accuracy_first_permutation"]))  # the γ of the best first pass
         if r["algorithm"] == "random":
             # the first permutation's accuracy is the best of its γ grid, and the other one reruns at that γ
             grid = json.loads(r["grid_accuracy_first_permutation"])
