@@ -15,7 +15,8 @@ every permutation would cost 4× the CPU).  Projectron++ ("mc-projectron++", Ora
 the paper "set the Projectron++ threshold such that the number of SVs is equal to B ... at the end
 of training"; for each γ of the grid we bisect η on the first permutation (--eta-steps halvings of
 log(√2 − η), keeping the η whose final |S| is closest to B, stopping within 2% of B), keep the γ
-(and its η) of the best test accuracy, as for bpegasos, and run the other permutations at them.  |S| of Projectron++
+(and its η) of the best test accuracy among those whose |S| came within 5% of B (a large γ may
+not get down to B at any η < √2), and run the other permutations at them.  |S| of Projectron++
 counts stored (vector, class) pairs; a bpegasos SV holds one vector with a coefficient per class.
 The generated sets use --seed for the training draw and --seed + 1 for the test draw.
 
@@ -158,7 +159,10 @@ def main():
                             {"grid_accuracy_first_permutation": json.dumps([r[0] for r in grid])}))
         if not args.no_projectron:  # γ from the grid as for bpegasos, each with its own η for |S| ≈ B
             fits = {g / d: eta_for_size(g / d, streams[0], test, B, args.eta_steps) for g in args.grid}
-            gamma = max(fits, key=lambda g: fits[g][1][0])
+            # only a γ whose |S| reached B (within 5%) is a fair comparison; none: the closest size
+            fair = [g for g in fits if abs(fits[g][1][1] - B) <= 0.05 * B]
+            gamma = (max(fair, key=lambda g: fits[g][1][0]) if fair
+                     else min(fits, key=lambda g: abs(fits[g][1][1] - B)))
             eta = fits[gamma][0]
             results = [fits[gamma][1]] + [one_pass("mc-projectron++", gamma, s, test, p, eta=eta)
                                           for p, s in zip(perms[1:], streams[1:])]
