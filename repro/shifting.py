@@ -179,6 +179,10 @@ def main():
         if k == 0:
             claim("[0 shifts] budget versions err more than PERC at the smallest budget",
                   all(res[lab][args.budgets[0]][0] > perc for lab in ("RBP", "LBP", "FA")))
+        if "LBSOP" in res:  # §5: "LBSOP achieves the lowest mistake rates among all algorithms"
+            others = min(m for lab, by_b in res.items() if lab != "LBSOP" for m, _ in by_b.values())
+            claim(f"[{k} shifts] LBSOP reaches the lowest error of all algorithms (at some budget)",
+                  min(m for m, _ in res["LBSOP"].values()) < others)
         claim(f"[{k} shifts] RBP approaches PERC as B grows (error at the largest B below that at the smallest)",
               res["RBP"][args.budgets[-1]][0] < res["RBP"][args.budgets[0]][0])
     common.write_csv(args.out / "shifting.csv", rows)

@@ -165,3 +165,83 @@ def test_fig7_script_at_smoke_size_writes_consistent_curves_and_summary(tmp_path
     assert float(summary["rbp (B=|S| projectron)"]["support_mean"]) == b
     out = capsys.readouterr().out
     assert "paper 103 ->" in out and "claim: Projectron++ errs less than the Perceptron online" in out
+
+
+def _write_libsvm(path, X, y):
+    with open(path, "w") as f:
+        for xi, yi in zip(X, y):
+            feats = " ".join(f"{j + 1}:{v:.6g}" for j, v in enumerate(xi) if v != 0)
+            f.write(f"{int(yi):+d} {feats}\n")
+
+
+def test_ahpatron_script_at_smoke_size_reports_the_mean_of_its_permutations(tmp_path, monkeypatch, capsys):
+    import csv
+
+    from budgetcli.io.libsvm import concatenate, read_all
+    from repro import ahpatron_a9a
+
+    X, y = random_stream(300, 5, seed=11)
+    X = np.round(X, 6)
+    _write_libsvm(tmp_path / "a", X[:200], y[:200])
+    _write_libsvm(tmp_path / "b", X[200:], y[200:])
+    monkeypatch.setattr("sys.argv", ["ahp", str(tmp_path / "a"), str(tmp_path / "b"), "--permutations", "3",
+                                     "--budget", "12", "--runs", "ahpatron:0.5", "projectron:0.6", "--out", str(tmp_path)])
+    ahpatron_a9a.main()
+    rows = {r["algorithm"]: r for r in csv.DictReader(open(tmp_path / "ahpatron_a9a.csv"))}
+    assert set(rows) == {"ahpatron", "projectron"}
+    for col in ("amr_mean", "amr_std", "support_mean", "paper_amr", "amr_verdict", "support_verdict"):
+        assert col in rows["projectron"]
+    # recomputed here without the script: the concatenation in file order, permutations 0-2
+    data = concatenate([read_all(tmp_path / "a"), read_all(tmp_path / "b")])
+    for algo, params in (("projectron", {"eta": 0.6}), ("ahpatron", {"budget": 12, "epsilon": 0.5})):
+        amr, size = [], []
+        for p in range(3):
+            learner = common.make_learner(algo, Kernel("rbf", 0.125), **params)
+            stream = data.take(np.random.default_rng(p).permutation(300))
+            learner.learn(stream, stream.labels)
+            amr.append(learner.counter("mistakes") / 300)
+            size.append(len(learner.support))
+        assert float(rows[algo]["amr_mean"]) == pytest.approx(np.mean(amr), rel=1e-5)
+        assert float(rows[algo]["amr_std"]) == pytest.approx(np.std(amr), rel=1e-5, abs=1e-9)
+        assert float(rows[algo]["support_mean"]) == pytest.approx(np.mean(size), rel=1e-5)
+    assert max(size) <= 12  # Ahpatron never holds more than B
+    assert float(rows["projectron"]["paper_amr"]) == 0.2113 and rows["projectron"]["paper_support"] == "135"
+    out = capsys.readouterr().out
+    assert "paper 21.13% ± 0.17 ->" in out
+
+
+def test_pegasos_script_at_smoke_size_reports_the_mean_of_its_permutations(tmp_path, monkeypatch):
+    import csv
+    import json
+
+    from budgetcli.labels import MulticlassLabels
+    from repro import pegasos_letter
+
+    monkeypatch.setattr("sys.argv", ["peg", "--generate", "checkerboard", "400", "200", "--permutations", "2",
+                                     "--budgets", "15", "--maintenance", "merge", "random", "--grid", "1", "4",
+                                     "--eta-steps", "3", "--no-plot", "--out", str(tmp_path)])
+    pegasos_letter.main()
+    rows = list(csv.DictReader(open(tmp_path / "pegasos_checkerboard.csv")))
+    assert [r["algorithm"] for r in rows] == ["merge", "random", "projectron++"]
+    from budgetcli.synthetic import checkerboard
+
+    train = common.chunk_from_dense(*checkerboard(400, seed=0))
+    test = common.chunk_from_dense(*checkerboard(200, seed=1))
+    for r in rows:
+        per = json.loads(r["accuracy_per_permutation"])
+        assert len(per) == 2 and float(r["accuracy_mean"]) == pytest.approx(np.mean(per), rel=1e-5)
+        assert r["paper_accuracy"] == "" and r["verdict"] == "n/a"  # Table 1 has B = 100 and 500 only
+        assert per[0] == max(json.loads(r["grid_accuracy_first_permutation"]))  # the γ of the best first pass
+        if r["algorithm"] == "random":
+            # the first permutation's accuracy is the best of its γ grid, and the other one reruns at that γ
+            grid = json.loads(r["grid_accuracy_first_permutation"])
+            assert per[0] == max(grid)
+            labels = MulticlassLabels()
+            s = train.take(common.permutation(400, 1))
+            learner = common.make_learner("bpegasos", Kernel("rbf", float(r["gamma"])), seed=1, lambda_=1e-4, budget=15,
+                                          maintenance="random")
+            learner.learn(s, labels.encode(s))
+            assert per[1] == pytest.approx(pegasos_letter.accuracy(learner, labels, test), abs=1e-12)
+            assert float(r["support_mean"]) == 15
+    assert float(rows[-1]["eta"]) > 0
+    assert pegasos_letter.paper_value("letter", "projectron++", 500) == (76.6, 1.1)
