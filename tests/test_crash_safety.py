@@ -32,8 +32,11 @@ def budgetlearn(*args, slow_save: float = 0.0, **kw) -> subprocess.Popen:
     env.pop(SLOW_SAVE_ENV, None)
     if slow_save:
         env[SLOW_SAVE_ENV] = str(slow_save)
+    # As from a terminal: a test runner started in the background (a CI job, `cmd &`) may pass on
+    # SIGINT ignored, and Python then installs no KeyboardInterrupt handler at all.
     return subprocess.Popen([sys.executable, "-m", "budgetcli.cli", *map(str, args)], cwd=PROJECT_ROOT, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, **kw)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL), **kw)
 
 
 def temp_files(directory: Path, target: Path) -> list[Path]:
