@@ -22,8 +22,8 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-# The Projectron grid grows K⁻¹ to thousands² at η = 0.3, γ = 0.1: its loop streams that matrix from
-# memory, which two workers share.  The RBP grid keeps its support set (B × 14 non-zeros) in cache.
+# The Projectron grid's runs take seconds each; the RBP grid's under one, so there the start-up of the
+# worker processes (imports, numba's cache) weighs on the speed-up.
 GRIDS = {
     "projectron": ["-a", "projectron", "--grid", "eta=0.3,0.5", "--grid", "gamma=0.04,0.1", "--permutations", "2"],
     "rbp": ["-a", "rbp", "--grid", "B=100,300", "--grid", "gamma=0.04,0.1", "--permutations", "2"],
