@@ -51,13 +51,7 @@ def permutation(n: int, p: int) -> np.ndarray:
 
 def chunk_from_dense(X: np.ndarray, y: np.ndarray) -> Chunk:
     """A Chunk of the rows of a dense matrix (zeros are left out, as the reader would)."""
-    X = np.asarray(X, np.float64)
-    rows, cols = np.nonzero(X)
-    indptr = np.zeros(X.shape[0] + 1, np.int64)
-    np.cumsum(np.bincount(rows, minlength=X.shape[0]), out=indptr[1:])
-    return Chunk(indptr=indptr, indices=cols.astype(np.int32), values=X[rows, cols],
-                 labels=np.asarray(y, np.float64), line_numbers=np.arange(1, X.shape[0] + 1, dtype=np.int64),
-                 label_spellings={})
+    return Chunk.from_dense(X, y)
 
 
 @dataclass

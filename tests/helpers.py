@@ -9,13 +9,7 @@ from budgetcli.io.libsvm import Chunk
 
 def chunk_from_dense(X: np.ndarray, y: np.ndarray) -> Chunk:
     """A Chunk holding the non-zeros of X (0-based indices), as the reader would produce."""
-    X = np.asarray(X, np.float64)
-    rows, cols = np.nonzero(X)
-    indptr = np.zeros(X.shape[0] + 1, np.int64)
-    np.cumsum(np.bincount(rows, minlength=X.shape[0]), out=indptr[1:])
-    return Chunk(indptr=indptr, indices=cols.astype(np.int32), values=X[rows, cols],
-                 labels=np.asarray(y, np.float64), line_numbers=np.arange(1, X.shape[0] + 1, dtype=np.int64),
-                 label_spellings={float(v): format(v, "g") for v in np.unique(y)})
+    return Chunk.from_dense(X, y)
 
 
 def random_stream(n: int, d: int, seed: int, sparsity: float = 0.3):

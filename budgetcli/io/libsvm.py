@@ -126,6 +126,19 @@ class Chunk:
         return Chunk(indptr, self.indices[entries], self.values[entries], self.labels[rows],
                      self.line_numbers[rows], spellings)
 
+    @classmethod
+    def from_dense(cls, X, y) -> "Chunk":
+        """A Chunk of the non-zeros of the rows of X (0-based indices), as the reader would make
+        them, lines numbered 1..n and labels spelt %g; for tests, generated streams and small data."""
+        X = np.asarray(X, np.float64)
+        rows, cols = np.nonzero(X)
+        indptr = np.zeros(X.shape[0] + 1, np.int64)
+        np.cumsum(np.bincount(rows, minlength=X.shape[0]), out=indptr[1:])
+        labels = np.asarray(y, np.float64)
+        return cls(indptr=indptr, indices=cols.astype(np.int32), values=X[rows, cols], labels=labels,
+                   line_numbers=np.arange(1, X.shape[0] + 1, dtype=np.int64),
+                   label_spellings={float(v): format(v, "g") for v in np.unique(labels)})
+
     def to_dense(self, n_features: int) -> np.ndarray:
         """Dense (n, n_features) float64 copy; for tests and small data."""
         if self.n_features > n_features:
