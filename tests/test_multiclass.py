@@ -12,7 +12,7 @@ from budgetcli.kernels import Kernel
 from budgetcli.labels import BinaryLabels, MulticlassLabels
 
 from . import reference_multiclass as ref
-from .helpers import chunk_from_dense
+from .helpers import chunk_from_dense, random_stream
 from .reference import make_kernel
 
 KERNELS = [Kernel("rbf", 0.5), Kernel("poly", 0.3, 1.0, 2), Kernel("linear")]
@@ -350,3 +350,13 @@ def test_multiclass_learner_refuses_binary_sign_labels():
     ch = chunk_from_dense(np.ones((2, 1)), np.array([1.0, -1.0]))
     with pytest.raises(ValueError, match="class indices"):
         registry.get("mc-pa")(Kernel("rbf", 1.0)).learn(ch, np.array([1.0, -1.0]))
+
+
+def test_mc_projectron_grows_its_pool_for_two_copies_of_an_example():
+    """A mistake can store x_t for two classes: when the pool had room for one copy but not two, the
+    loop used to return for more room and `learn` found nothing to grow, forever."""
+    X, _ = random_stream(300, 6, seed=9)
+    y = np.digitize(X[:, 0] + X[:, 1], [-0.7, 0.0, 0.7]).astype(np.int64)
+    learner = train_in_chunks(registry.get("mc-projectron++")(Kernel("rbf", 0.3), seed=1), X, y, 50)
+    assert learner.counter("examples") == 300
+    assert len(learner.support) > 200  # the pool grew several times on the way

@@ -76,6 +76,9 @@ class MulticlassProjectronPlusPlus(MulticlassLearner):
         if fullest + 1 > self.kinv.shape[1]:
             self._alloc_classes(self.kinv.shape[0], max(fullest + 1, 2 * self.kinv.shape[1]))
 
+    def _pool_room(self, nnz: int) -> int:
+        return 2 * nnz  # a mistake may store x_t twice, once for each of the two classes it updates
+
     def _learn_range(self, indptr, indices, values, y, start):
         w = self.work
         return mc_projectron_range(self.support.arrays, *self.kernel.args(), self.coef, self.scale, self.n_classes,
