@@ -228,7 +228,7 @@ def import_libsvm(path, algorithm_cls, params: dict, seed: int = 0):
         raise ExportError(f"{os.fspath(path)}: both labels are {first:g}")
     learner = algorithm_cls(m["kernel"], seed=seed, **params)
     n = len(m["coef"])
-    learner.support = SupportSet.from_csr(m["indptr"], m["indices"], m["values"])
+    learner.support = SupportSet.from_csr(m["indptr"], m["indices"], m["values"], dense=True)
     learner._resize(learner.support.capacity)
     learner.slot["alpha"][:n] = m["coef"]
     learner.slot["avg_stamp"][:n] = 1.0  # in the hypothesis from round 1 on, for online-to-batch averages

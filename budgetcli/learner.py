@@ -20,7 +20,7 @@ import numpy as np
 from numba import njit
 
 from . import fewscores
-from .kernels import Kernel, scatter, sparse_sqnorm, unscatter
+from .kernels import Kernel, sparse_sqnorm
 from .params import FLAGS, Param
 from .rng import seed_state
 from .support import COUNT, SupportSet, kernel_row
@@ -70,7 +70,7 @@ class KernelLearner:
         self.kernel = kernel
         self.seed = int(seed)
         self.hyper = self.resolve_params(params)
-        self.support = SupportSet()
+        self.support = SupportSet(dense=True)
         self.counters = np.zeros(len(COUNTER_NAMES), np.int64)
         self.rng_state = seed_state(self.seed)  # for algorithms that draw random numbers in their loop
         self.scalars = np.zeros(self.n_scalars)  # running numbers of an algorithm (e.g. the Forgetron's Q)
@@ -102,6 +102,7 @@ class KernelLearner:
         """One online pass over the chunk's examples in order; y holds the encoded labels."""
         self.n_features = max(self.n_features, chunk.n_features)
         self._ensure_scratch(chunk.n_features)
+        self.support.cover(chunk.n_features)
         start, n = 0, len(chunk)
         # every eviction removes a vector present at the start or added since: at most one per example
         # plus the current support set, a bound the compiled loops rely on (they do not bounds-check)
@@ -185,7 +186,7 @@ class KernelLearner:
 
     def _restore_common(self, header: dict, arrays: dict) -> None:
         """The inverse of `_common_state` on a freshly constructed learner."""
-        self.support = SupportSet.from_csr(arrays["sv_indptr"], arrays["sv_indices"], arrays["sv_values"])
+        self.support = SupportSet.from_csr(arrays["sv_indptr"], arrays["sv_indices"], arrays["sv_values"], dense=True)
         n = len(self.support)
         saved = arrays["counters"]
         if saved.shape[0] > self.counters.shape[0]:
@@ -271,9 +272,7 @@ def score_example(S, code, gamma, coef0, degree, alpha, krow, scratch, idx, val)
     """(f(x), ‖x‖²) for one sparse example, f(x) = Σ_i alpha_i k(x, sv_i); krow is left holding
     k(x, sv_i), which the learners reuse for their updates."""
     sq = sparse_sqnorm(val)
-    scatter(scratch, idx, val)
-    kernel_row(S, code, gamma, coef0, degree, scratch, sq, krow)
-    unscatter(scratch, idx)
+    kernel_row(S, code, gamma, coef0, degree, scratch, idx, val, sq, krow)
     f = 0.0
     for i in range(S.meta[COUNT]):
         f += alpha[i] * krow[i]
@@ -286,9 +285,7 @@ def kernel_matrix(S, code, gamma, coef0, degree, indptr, indices, values, scratc
     for t in range(indptr.shape[0] - 1):
         idx = indices[indptr[t]:indptr[t + 1]]
         val = values[indptr[t]:indptr[t + 1]]
-        scatter(scratch, idx, val)
-        kernel_row(S, code, gamma, coef0, degree, scratch, sparse_sqnorm(val), out[t])
-        unscatter(scratch, idx)
+        kernel_row(S, code, gamma, coef0, degree, scratch, idx, val, sparse_sqnorm(val), out[t])
 
 
 @njit(cache=True)

@@ -31,7 +31,7 @@ from typing import ClassVar
 import numpy as np
 from numba import njit
 
-from .kernels import Kernel, kernel_from_dot, scatter, sparse_sqnorm, unscatter
+from .kernels import Kernel, kernel_from_dot, sparse_sqnorm
 from .learner import COUNTER_NAMES, KernelLearner
 from .params import Param
 from .rng import seed_state
@@ -70,7 +70,7 @@ class MulticlassLearner:
         self.check_kernel(kernel.kind, self.hyper)
         self.kernel = kernel
         self.seed = int(seed)
-        self.support = SupportSet()
+        self.support = SupportSet(dense=True)
         self.counters = np.zeros(len(COUNTER_NAMES), np.int64)
         self.rng_state = seed_state(self.seed)
         self.scalars = np.zeros(self.n_scalars)
@@ -93,6 +93,7 @@ class MulticlassLearner:
         y = y.astype(np.int64)
         self.n_features = max(self.n_features, chunk.n_features)
         self._ensure_scratch(chunk.n_features)
+        self.support.cover(chunk.n_features)
         if len(y):
             self._grow_classes(int(y.max()) + 1)
         start, n = 0, len(chunk)
@@ -165,9 +166,7 @@ class MulticlassLearner:
 def class_scores(S, code, gamma, coef0, degree, coef, scale, m, krow, scratch, idx, val, f):
     """f[i] = f_i(x) for the m classes, leaving krow = k(x, sv_j); returns ‖x‖²."""
     sq = sparse_sqnorm(val)
-    scatter(scratch, idx, val)
-    kernel_row(S, code, gamma, coef0, degree, scratch, sq, krow)
-    unscatter(scratch, idx)
+    kernel_row(S, code, gamma, coef0, degree, scratch, idx, val, sq, krow)
     row_scores(coef, scale, krow, S.meta[COUNT], m, f)
     return sq
 
@@ -201,10 +200,7 @@ def sv_kernel_row(S, p, code, gamma, coef0, degree, scratch, out):
     """out[j] = k(sv_p, sv_j) for every live slot."""
     lo = S.start[p]
     hi = lo + S.length[p]
-    idx = S.pool_idx[lo:hi]
-    scatter(scratch, idx, S.pool_val[lo:hi])
-    kernel_row(S, code, gamma, coef0, degree, scratch, S.sqnorm[p], out)
-    unscatter(scratch, idx)
+    kernel_row(S, code, gamma, coef0, degree, scratch, S.pool_idx[lo:hi], S.pool_val[lo:hi], S.sqnorm[p], out)
 
 
 @njit(cache=True)

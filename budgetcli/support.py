@@ -8,6 +8,14 @@ pool is compacted between chunks once garbage exceeds the live part.  Memory is 
 O(capacity + Σ nnz(SV)), never O(B·d) (DESIGN §3): a 1.35M-dimensional sparse set costs what
 its non-zeros cost.
 
+When the data is narrow enough that d × capacity stays under DENSE_LIMIT entries (16 MiB), the
+set also keeps a feature-major dense copy, `dense[j, i]` = value of feature j in slot i.  A
+kernel row is then one contiguous multiply-add over the slots per non-zero of x (SIMD), instead
+of one gather per non-zero of every support vector: 2.6–3× faster on a9a.  Both ways add the
+products x_j·sv_ij in increasing j, starting from +0.0, so the dot products are bit-identical
+(the terms only one side has are ±0 products, which leave a sum that is never −0 unchanged).
+Columns of slots ≥ count are kept all zero.
+
 The compiled learners receive the arrays as the `SVArrays` named tuple and never allocate:
 before each example they check `sv_fits`, and when it fails they return to Python, which grows
 the arrays (`SupportSet.reserve`) and calls them again.
@@ -20,9 +28,11 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from .kernels import kernel_from_dot
+from .kernels import kernel_from_dot, scatter, unscatter
 
 COUNT, POOL_USED, POOL_GARBAGE = 0, 1, 2
+DENSE_LIMIT = 1 << 21  # most entries (feature × slot) of the dense copy; above it the set stays sparse
+NO_DENSE = np.zeros((0, 0), np.float64)
 
 
 class SVArrays(NamedTuple):
@@ -32,6 +42,7 @@ class SVArrays(NamedTuple):
     sqnorm: np.ndarray  # float64[cap]: ‖sv‖², for the RBF kernel
     pool_idx: np.ndarray  # int32[pool_cap], 0-based feature indices
     pool_val: np.ndarray  # float64[pool_cap]
+    dense: np.ndarray  # float64[d, cap], feature-major copy of the live vectors; (0, 0) when not kept
 
 
 @njit(cache=True)
@@ -45,6 +56,7 @@ def sv_put(S, slot, idx, val, sqnorm):
     """Store a vector in `slot` (slot == count appends; slot < count replaces)."""
     if slot < S.meta[COUNT]:
         S.meta[POOL_GARBAGE] += S.length[slot]
+        dense_column(S, slot, False)
     else:
         S.meta[COUNT] += 1
     p = S.meta[POOL_USED]
@@ -56,6 +68,7 @@ def sv_put(S, slot, idx, val, sqnorm):
     S.length[slot] = n
     S.sqnorm[slot] = sqnorm
     S.meta[POOL_USED] = p + n
+    dense_column(S, slot, True)
 
 
 @njit(cache=True)
@@ -66,28 +79,74 @@ def sv_remove(S, slot):
     can move its own per-slot arrays the same way."""
     last = S.meta[COUNT] - 1
     S.meta[POOL_GARBAGE] += S.length[slot]
+    dense_column(S, slot, False)
+    dense_column(S, last, False)
     S.start[slot] = S.start[last]
     S.length[slot] = S.length[last]
     S.sqnorm[slot] = S.sqnorm[last]
     S.meta[COUNT] = last
+    if slot < last:
+        dense_column(S, slot, True)
     return last
 
 
 @njit(cache=True)
-def kernel_row(S, code, gamma, coef0, degree, scratch, x_sqnorm, out):
-    """out[i] = k(x, sv_i) for every live slot, with x already scattered into `scratch`."""
+def dense_column(S, slot, write):
+    """Copy slot's vector into the dense copy (write) or zero its entries there (before the slot's
+    pool range changes).  Nothing when the set keeps no dense copy."""
+    if S.dense.shape[0] == 0:
+        return
+    p = S.start[slot]
+    for j in range(p, p + S.length[slot]):
+        if S.pool_idx[j] >= S.dense.shape[0]:  # numba does not bounds-check: never write past the copy
+            raise IndexError("a support vector has a feature the dense copy does not cover (missing cover())")
+        S.dense[S.pool_idx[j], slot] = S.pool_val[j] if write else 0.0
+
+
+@njit(cache=True)
+def dense_rebuild(S, old_count):
+    """Rewrite the dense copy after slots were rearranged in place (old_count: live slots before)."""
+    if S.dense.shape[0] == 0:
+        return
+    S.dense[:, :old_count] = 0.0
     for i in range(S.meta[COUNT]):
-        p = S.start[i]
-        dot = 0.0
-        for j in range(p, p + S.length[i]):
-            dot += S.pool_val[j] * scratch[S.pool_idx[j]]
-        out[i] = kernel_from_dot(code, gamma, coef0, degree, dot, x_sqnorm, S.sqnorm[i])
+        dense_column(S, i, True)
+
+
+@njit(cache=True)
+def kernel_row(S, code, gamma, coef0, degree, scratch, idx, val, x_sqnorm, out):
+    """out[i] = k(x, sv_i) for every live slot, x given by its sparse (idx, val).
+
+    `scratch` is a zeroed dense work vector of at least x's dimension (left zeroed); it is only used
+    when the set keeps no dense copy, to scatter x for the gather."""
+    n = S.meta[COUNT]
+    D = S.dense
+    if D.shape[0] > 0:
+        for i in range(n):
+            out[i] = 0.0
+        for j in range(idx.shape[0]):
+            if idx[j] < D.shape[0]:  # features no support vector has add nothing
+                v = val[j]
+                feature = D[idx[j]]
+                for i in range(n):
+                    out[i] += v * feature[i]
+    else:
+        scatter(scratch, idx, val)
+        for i in range(n):
+            p = S.start[i]
+            dot = 0.0
+            for j in range(p, p + S.length[i]):
+                dot += S.pool_val[j] * scratch[S.pool_idx[j]]
+            out[i] = dot
+        unscatter(scratch, idx)
+    for i in range(n):
+        out[i] = kernel_from_dot(code, gamma, coef0, degree, out[i], x_sqnorm, S.sqnorm[i])
 
 
 class SupportSet:
     """Owner of the SVArrays: growth, compaction, and conversion to/from CSR for model files."""
 
-    def __init__(self, capacity: int = 64, pool_capacity: int = 1024):
+    def __init__(self, capacity: int = 64, pool_capacity: int = 1024, dense: bool = False):
         self.arrays = SVArrays(
             meta=np.zeros(3, np.int64),
             start=np.zeros(capacity, np.int64),
@@ -95,7 +154,10 @@ class SupportSet:
             sqnorm=np.zeros(capacity, np.float64),
             pool_idx=np.zeros(pool_capacity, np.int32),
             pool_val=np.zeros(pool_capacity, np.float64),
+            dense=NO_DENSE,
         )
+        self.dense_allowed = dense  # a learner's own set; its loops must call `cover` before storing
+        self.dim = 0  # features the dense copy must cover (see `cover`)
 
     def __len__(self) -> int:
         return int(self.arrays.meta[COUNT])
@@ -131,7 +193,32 @@ class SupportSet:
                 sqnorm=_resized(a.sqnorm, cap),
                 pool_idx=_resized(a.pool_idx, pool_cap),
                 pool_val=_resized(a.pool_val, pool_cap),
+                dense=a.dense,
             )
+            if cap != a.start.shape[0]:
+                self._refit_dense()
+
+    def cover(self, n_features: int) -> None:
+        """Vectors with feature indices below `n_features` may be stored next: widen the dense copy
+        (or give it up when it would pass DENSE_LIMIT).  Call before a learner loop stores them."""
+        if n_features > self.dim:
+            self.dim = n_features
+            self._refit_dense()
+
+    @property
+    def keeps_dense(self) -> bool:
+        return self.arrays.dense.shape[0] > 0
+
+    def _refit_dense(self) -> None:
+        """The dense copy for the current dimension and capacity, rebuilt from the pool, or none."""
+        cap = self.capacity
+        if not self.dense_allowed or self.dim == 0 or self.dim * cap > DENSE_LIMIT:
+            self.arrays = self.arrays._replace(dense=NO_DENSE)
+            return
+        dense = np.zeros((self.dim, cap), np.float64)
+        indptr, idx, val = self.to_csr()
+        dense[idx, np.repeat(np.arange(len(self)), np.diff(indptr))] = val
+        self.arrays = self.arrays._replace(dense=dense)
 
     def compact(self) -> None:
         """Rewrite the pool with the live vectors only, in slot order."""
@@ -160,9 +247,9 @@ class SupportSet:
         return indptr, a.pool_idx[take].copy(), a.pool_val[take].copy()
 
     @classmethod
-    def from_csr(cls, indptr, indices, values) -> "SupportSet":
+    def from_csr(cls, indptr, indices, values, dense: bool = False) -> "SupportSet":
         n = len(indptr) - 1
-        s = cls(capacity=max(n, 64), pool_capacity=max(len(indices), 1024))
+        s = cls(capacity=max(n, 64), pool_capacity=max(len(indices), 1024), dense=dense)
         a = s.arrays
         a.start[:n] = indptr[:-1]
         a.length[:n] = np.diff(indptr)
@@ -171,6 +258,7 @@ class SupportSet:
         rows = np.repeat(np.arange(n), np.diff(indptr))
         a.sqnorm[:n] = np.bincount(rows, weights=np.asarray(values, np.float64) ** 2, minlength=n)
         a.meta[:] = (n, len(indices), 0)
+        s.cover(int(np.max(indices)) + 1 if len(indices) else 0)
         return s
 
 

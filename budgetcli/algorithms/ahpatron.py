@@ -47,7 +47,7 @@ from ..learner import (EXAMPLES, MARGIN_UPDATES, MISTAKES, PROJECTIONS, KernelLe
                        score_example, touch)
 from ..params import BUDGET, Param
 from ..registry import register
-from ..support import COUNT, POOL_GARBAGE, sv_fits, sv_put
+from ..support import COUNT, POOL_GARBAGE, dense_rebuild, sv_fits, sv_put
 
 NORM2 = 0  # ‖f‖², in `scalars`
 CONSTANT, COROLLARY2 = 0, 1
@@ -209,6 +209,7 @@ def halve(S, alpha, avg_sum, avg_stamp, gram, krow, n, eta, target, log, keep_re
         for q in range(m):  # kept[q] ≥ q: columns still to be read are not yet overwritten
             gram[p, q] = gram[i, kept[q]]
     S.meta[COUNT] = m
+    dense_rebuild(S, n)
     return target * target if norm2 > 0.0 else 0.0
 
 

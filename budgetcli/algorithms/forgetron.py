@@ -20,7 +20,6 @@ import math
 
 from numba import njit
 
-from ..kernels import scatter, unscatter
 from ..learner import EXAMPLES, MISTAKES, KernelLearner, new_coefficient, retire, score_example, touch
 from ..params import BUDGET
 from ..registry import register
@@ -93,9 +92,7 @@ def forgetron_range(S, code, gamma, coef0, degree, alpha, avg_sum, avg_stamp, la
         p = S.start[r]
         r_idx = S.pool_idx[p:p + S.length[r]]
         r_val = S.pool_val[p:p + S.length[r]]
-        scatter(scratch, r_idx, r_val)
-        kernel_row(S, code, gamma, coef0, degree, scratch, S.sqnorm[r], krow_old)
-        unscatter(scratch, r_idx)
+        kernel_row(S, code, gamma, coef0, degree, scratch, r_idx, r_val, S.sqnorm[r], krow_old)
         f_r = yt * krow[r]
         for j in range(n):
             f_r += alpha[j] * krow_old[j]

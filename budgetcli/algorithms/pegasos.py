@@ -52,7 +52,7 @@ from ..multiclass import MulticlassLearner, class_scores, move_row, rival, row_s
 from ..params import BUDGET, Param
 from ..registry import register
 from ..rng import randbelow
-from ..support import COUNT, POOL_GARBAGE, POOL_USED, sv_fits, sv_put, sv_remove
+from ..support import COUNT, POOL_GARBAGE, POOL_USED, dense_column, sv_fits, sv_put, sv_remove
 from .projectron import grow_inverse, project
 
 NONE, RANDOM, SMALLEST, PROJECT, MERGE = 0, 1, 2, 3, 4
@@ -185,10 +185,12 @@ def put_merged(S, slot, m, n, h):
         sq += v * v
         k += 1
     S.meta[POOL_GARBAGE] += S.length[slot]
+    dense_column(S, slot, False)
     S.start[slot] = p
     S.length[slot] = k - p
     S.sqnorm[slot] = sq
     S.meta[POOL_USED] = k
+    dense_column(S, slot, True)
 
 
 @njit(cache=True)

@@ -44,7 +44,7 @@ import math
 import numpy as np
 from numba import njit
 
-from ..kernels import scatter, self_kernel, unscatter
+from ..kernels import self_kernel
 from ..learner import (EXAMPLES, MARGIN_UPDATES, MISTAKES, KernelLearner, new_coefficient, retire,
                        score_example)
 from ..params import BETA, BUDGET, COST, Param
@@ -297,9 +297,7 @@ def removal_range(S, code, gamma, coef0, degree, alpha, avg_sum, avg_stamp, labe
         label[n] = yt
         fsv[n] = f + a * kxx
         if mode >= ALL:  # k(x_e, x_t) for the evaluation set: the new support vector's column
-            scatter(scratch, idx, val)
-            kernel_row(E, code, gamma, coef0, degree, scratch, sq, e_krow)
-            unscatter(scratch, idx)
+            kernel_row(E, code, gamma, coef0, degree, scratch, idx, val, sq, e_krow)
             for e in range(m):
                 block[e, n] = e_krow[e]
             shift_eval(e_f, e_flips, block, m, n, a)
