@@ -206,6 +206,9 @@ class KernelLearner:
                 self.slot[name][:n, :n] = arrays[name]
         self.n_features = int(header["n_features"])
         self._ensure_scratch(self.n_features)
+        # every feature seen in training, not only the kept vectors': an averaged model stores evicted
+        # vectors back (Model.averaged), and a resumed run may re-add them
+        self.support.cover(self.n_features)
 
     # ---- for subclasses ----------------------------------------------------------------------
     def _learn_range(self, indptr, indices, values, y, start) -> int:

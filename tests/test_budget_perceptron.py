@@ -96,6 +96,28 @@ def test_exact_average_keeps_evicted_vectors_and_projection_agrees_on_the_kept_o
                                rtol=1e-6, atol=1e-6)
 
 
+def test_exact_average_holds_evicted_vectors_with_features_no_kept_vector_has():
+    """The first examples alone have feature 6; LBP evicts them.  The exact average stores them back
+    beside the kept vectors, so the support set's dense copy must cover every feature seen in training,
+    not only the kept vectors' (it raised IndexError)."""
+    from budgetcli.labels import BinaryLabels
+    from budgetcli.model import Model
+
+    X, y = random_stream(200, 7, 8)
+    X[3:, 6] = 0.0
+    test = chunk_from_dense(*random_stream(40, 7, 9))
+    learner = registry.get("lbp")(Kernel("rbf", 0.5), budget=8)
+    learner.keep_retired = True
+    total = np.zeros(40)
+    for t in range(200):
+        learner.learn(chunk_from_dense(X[t:t + 1], y[t:t + 1]), y[t:t + 1])
+        total += learner.decision_function(test)
+    indptr, idx, val = learner.support.to_csr()
+    assert idx.max() < 6 and learner.n_features == 7  # feature 6 only in evicted vectors
+    exact = Model(learner, BinaryLabels()).averaged()
+    np.testing.assert_allclose(exact.learner.decision_function(test), total / 200, rtol=1e-9, atol=1e-9)
+
+
 def test_exact_average_of_variable_size_cks_keeps_every_removed_vector():
     """The variable-size budget can drop several support vectors after one update: the eviction log
     must hold them all."""
