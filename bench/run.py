@@ -116,12 +116,16 @@ def in_process(args):
     return time.process_time() - t0, out.getvalue()
 
 
+def training_args(algo, params, train, out, method=None):
+    """The arguments of the `train` command (or `online-to-batch --method METHOD`) with a JSON summary."""
+    command = ["train"] if method is None else ["online-to-batch", "--method", method]
+    return [*command, "-a", algo, "--gamma", str(GAMMA), "-q", "--json", *flags(params), train, "-o", out]
+
+
 def end_to_end(algo, params, train, out, method=None):
     """CPU seconds of the `train` command (or `online-to-batch --method METHOD`) in a fresh process, its
     summary and peak RSS in MiB."""
-    command = ["train"] if method is None else ["online-to-batch", "--method", method]
-    seconds, stdout, rss = cli_run([*command, "-a", algo, "--gamma", str(GAMMA), "-q", "--json", *flags(params),
-                                    train, "-o", out])
+    seconds, stdout, rss = cli_run(training_args(algo, params, train, out, method))
     return seconds, json.loads(stdout), rss
 
 
@@ -148,8 +152,7 @@ def batch_row(algo, params, method, train, test, tmp):
     train_s, summary, rss = end_to_end(algo, params, train, out, method)
     eval_s, stdout, _ = cli_run(["eval", "--json", out, test])
     acc = json.loads(stdout)["accuracy"]
-    command = ["online-to-batch", "--method", method]  # as end_to_end runs it
-    args = [*command, "-a", algo, "--gamma", str(GAMMA), "-q", "--json", *flags(params), train, "-o", out]
+    args = training_args(algo, params, train, out, method)  # the command end_to_end ran
     in_process(args)  # loads the compiled code in this process
     train_in_s, stdout = in_process(args)
     assert json.loads(stdout)["mistakes"] == summary["mistakes"], "the in-process run must be the same run"

@@ -100,9 +100,10 @@ class KernelLearner:
     # ---- the contract ----------------------------------------------------------------------
     def learn(self, chunk, y: np.ndarray) -> None:
         """One online pass over the chunk's examples in order; y holds the encoded labels."""
-        self.n_features = max(self.n_features, chunk.n_features)
-        self._ensure_scratch(chunk.n_features)
-        self.support.cover(chunk.n_features)
+        d = chunk.n_features  # a scan of the chunk's indices: once
+        self.n_features = max(self.n_features, d)
+        self._ensure_scratch(d)
+        self.support.cover(d)
         start, n = 0, len(chunk)
         # every eviction removes a vector present at the start or added since: at most one per example
         # plus the current support set, a bound the compiled loops rely on (they do not bounds-check)

@@ -91,9 +91,10 @@ class MulticlassLearner:
             raise ValueError(f"{self.name} learns class indices 0, 1, ... (labels.MulticlassLabels.encode), "
                              f"got labels of dtype {y.dtype} from {y.min()}")
         y = y.astype(np.int64)
-        self.n_features = max(self.n_features, chunk.n_features)
-        self._ensure_scratch(chunk.n_features)
-        self.support.cover(chunk.n_features)
+        d = chunk.n_features  # a scan of the chunk's indices: once
+        self.n_features = max(self.n_features, d)
+        self._ensure_scratch(d)
+        self.support.cover(d)
         if len(y):
             self._grow_classes(int(y.max()) + 1)
         start, n = 0, len(chunk)
