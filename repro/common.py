@@ -162,11 +162,7 @@ def plot_curves(path: Path, curves: dict[str, list[Run]], title: str) -> Path:
     a.set(xlabel="examples", ylabel="average online error", title=title)
     b.set(xlabel="examples", ylabel="support size |S|")
     a.legend(fontsize=8)
-    fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=80)
-    plt.close(fig)
-    return path
+    return save_figure(fig, path)
 
 
 def plot_xy(path: Path, series: dict[str, tuple], xlabel: str, ylabel: str, title: str, logx: bool = False) -> Path:
@@ -179,10 +175,15 @@ def plot_xy(path: Path, series: dict[str, tuple], xlabel: str, ylabel: str, titl
         ax.set_xscale("log")
     ax.set(xlabel=xlabel, ylabel=ylabel, title=title)
     ax.legend(fontsize=8)
+    return save_figure(fig, path)
+
+
+def save_figure(fig, path: Path) -> Path:
+    """Lay out, write (80 dpi, the size docs/repro/ keeps) and close a figure."""
     fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=80)
-    plt.close(fig)
+    pyplot().close(fig)
     return path
 
 

@@ -73,8 +73,7 @@ def main():
                        edgecolor="k", label=f"{label} (DOGMA)")
         ax.set(xlabel="support size", ylabel="AER (%)", title="DOGMA demo, 2-D synthetic, γ=1, η_DOGMA=0.01")
         ax.legend(fontsize=7)
-        fig.tight_layout()
-        fig.savefig(args.out / "dogma_demo.png", dpi=80)
+        common.save_figure(fig, args.out / "dogma_demo.png")
         print("figure:", common.relative(args.out / "dogma_demo.png"))
 
 

@@ -73,6 +73,17 @@ def summary_rows(curves: dict[str, list], paper: dict[str, float]) -> list[dict]
     return rows
 
 
+def write_and_print_sizes(out: Path, figure: str, curves: dict[str, list], rows: list[dict], digits: int) -> None:
+    """FIGURE_summary.csv and FIGURE_curves.csv in `out`, then our support sizes beside the paper's."""
+    common.write_csv(out / f"{figure}_summary.csv", rows)
+    common.write_csv(out / f"{figure}_curves.csv", [r for label, res in curves.items()
+                                                    for r in common.curve_rows(label, res)])
+    for r in rows:
+        if r["paper_support"] != "":
+            print(f"{r['algorithm']}: |S| ours {r['support_mean']:.{digits}f} ± {r['support_std']:.{digits}f}, "
+                  f"paper {r['paper_support']} -> {r['verdict']}")
+
+
 def final(curves, label, key="online_error"):
     return float(np.mean([getattr(r, key)[-1] for r in curves[label]]))
 
@@ -109,13 +120,7 @@ def main():
              ("pa-i (C=1)", "pa-i", {"cost": 1.0})]
     curves = curves_experiment(data, args.gamma, runs, args.permutations, args.step, budget_from=P, test=test)
     rows = summary_rows(curves, {P: 793})
-    common.write_csv(args.out / "fig6_summary.csv", rows)
-    common.write_csv(args.out / "fig6_curves.csv", [r for label, res in curves.items()
-                                                    for r in common.curve_rows(label, res)])
-    for r in rows:
-        if r["paper_support"] != "":
-            print(f"{r['algorithm']}: |S| ours {r['support_mean']:.0f} ± {r['support_std']:.0f}, "
-                  f"paper {r['paper_support']} -> {r['verdict']}")
+    write_and_print_sizes(args.out, "fig6", curves, rows, digits=0)
     pp = "projectron++ (η=√0.1)"
     claim("Projectron++ errs less than the Perceptron online", final(curves, pp) < final(curves, "perceptron"))
     claim("Projectron++ errs less than Projectron", final(curves, pp) < final(curves, P))

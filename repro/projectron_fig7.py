@@ -23,7 +23,7 @@ import numpy as np
 from budgetcli.kernels import Kernel
 from budgetcli.synthetic import projectron_gaussians
 from repro import common
-from repro.projectron_fig6 import claim, curves_experiment, final, summary_rows
+from repro.projectron_fig6 import claim, curves_experiment, final, summary_rows, write_and_print_sizes
 
 ETA = 0.2  # √0.04
 
@@ -48,13 +48,7 @@ def main():
             ("pa-i (C=1)", "pa-i", {"cost": 1.0})]
     curves = curves_experiment(data, args.gamma, runs, args.permutations, args.step, budget_from=P)
     rows = summary_rows(curves, {P: 103})
-    common.write_csv(args.out / "fig7_summary.csv", rows)
-    common.write_csv(args.out / "fig7_curves.csv", [r for label, res in curves.items()
-                                                    for r in common.curve_rows(label, res)])
-    for r in rows:
-        if r["paper_support"] != "":
-            print(f"{r['algorithm']}: |S| ours {r['support_mean']:.1f} ± {r['support_std']:.1f}, "
-                  f"paper {r['paper_support']} -> {r['verdict']}")
+    write_and_print_sizes(args.out, "fig7", curves, rows, digits=1)
     draws = [len(common.online_run(common.make_learner("projectron", Kernel("rbf", args.gamma), eta=ETA),
                                    common.chunk_from_dense(*projectron_gaussians(args.examples, seed=s)),
                                    step=args.examples).learner.support) for s in range(5)]

@@ -73,8 +73,7 @@ def main():
             ax.errorbar(pts[:, 0], pts[:, 1], yerr=pts[:, 2], color=color, marker="s", ms=3, capsize=2, label=algo)
         ax.set(xlabel="support size", ylabel="average online error", title=f"a9a, γ={args.gamma}")
         ax.legend(fontsize=8)
-        fig.tight_layout()
-        fig.savefig(args.out / "fig8.png", dpi=80)
+        common.save_figure(fig, args.out / "fig8.png")
         print("figure:", common.relative(args.out / "fig8.png"))
 
 

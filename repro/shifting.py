@@ -109,10 +109,7 @@ def plot(rows: list[dict], path: Path) -> Path:
         ax.set(title=f"{k} shifts", xlabel="budget B")
     axes[0][0].set_ylabel("online error")
     axes[0][-1].legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(path, dpi=80)
-    plt.close(fig)
-    return path
+    return common.save_figure(fig, path)
 
 
 def main():
