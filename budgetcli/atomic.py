@@ -1,50 +1,220 @@
-"""Output files that appear whole or not at all.
+"""Where outputs go: regular files appear whole or not at all; nothing else is ever replaced.
 
-`atomic_text_output(path)` gives a text file object to write to.  The text goes to a temporary file
-in the target's directory; only when the `with` block ends without an exception is that file
-flushed, fsynced and renamed over the target (`os.replace`, atomic on POSIX).  On any exception —
-a data error half-way through, Ctrl-C, a full disk — the temporary file is removed and an existing
-target keeps its old content, so a cron job never leaves half a predictions file behind.
-`-` means standard output, which is passed through as it is.
+`output_file(path)` gives a file object to write to, and decides by what is at `path`:
+
+- `-`, or a path that is this process's own standard output or error (`/dev/stdout`,
+  `/proc/self/fd/1`, a file the shell redirected stdout to): written through that stream, as `-`.
+- A character or block device, a FIFO or a socket (a listening Unix stream socket is connected to):
+  written directly.  The node is never replaced: `-o /dev/null` stays a device, a FIFO stays a FIFO.
+- A directory: refused (`IsADirectoryError`).
+- A regular file, or no file yet: the output goes to a temporary file in the target's directory;
+  only when the `with` block ends without an exception is it flushed, fsynced and renamed over the
+  target (`os.replace`, atomic on POSIX).  On any exception (a data error half-way through,
+  Ctrl-C, a full disk) the temporary file is removed and an existing target keeps its old content,
+  so a cron job never leaves half a predictions file or a partial model behind.  With
+  `atomic=False` (the learning curve, which `tail -f` follows while it grows) the file is opened
+  and written in place instead.
+- A symbolic link is followed: what it points to is judged by the rules above, and a regular
+  file (or a dangling link's target) is replaced atomically where it lives, so the link stays a
+  link, as `cp` and `sed -i --follow-symlinks` treat it.
+
+New files get the permissions a plain `open()` gives (0666 less the umask), whichever way they
+were written.
 
 SIGTERM during training is turned into the same clean stop as Ctrl-C (`stop_signals_raise_interrupt`).
 `kill -9` cannot be caught: it may leave a `.NAME.*.tmp` file beside the target, never a partial target.
-
-Model files are written the same way by modelfile.save.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
+import io
 import os
 import signal
+import socket
+import stat
 import sys
 import tempfile
-from typing import Iterator, TextIO
+import time
+from typing import IO, Iterator
 
-from .modelfile import _current_umask, _fsync_directory
+# Test hook: seconds to sleep after every write into a temporary file, so that the crash-safety
+# tests (tests/test_crash_safety.py) can kill -9 a process in the middle of a save.  Unset: no effect.
+SLOW_SAVE_ENV = "BUDGETLEARN_TEST_SLOW_SAVE"
+
+
+def current_umask() -> int:
+    # There is no read-only umask query; set and immediately restore it.
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def _fsync_directory(directory: str) -> None:
+    """Make the rename durable; best effort (Windows cannot open directories)."""
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def _standard_stream(st: os.stat_result):
+    """sys.stdout or sys.stderr when `st` is the file behind it (fd 1 or 2), else None."""
+    for fd, stream in ((1, sys.stdout), (2, sys.stderr)):
+        try:
+            own = os.fstat(fd)
+        except OSError:
+            continue
+        if (own.st_dev, own.st_ino) == (st.st_dev, st.st_ino):
+            return stream
+    return None
+
+
+def output_kind(path: str) -> str:
+    """How `output_file` writes `path`: "stdout", "stderr", "direct", "directory" or "replace"."""
+    if path == "-":
+        return "stdout"
+    try:
+        st = os.stat(path)  # follows symbolic links
+    except FileNotFoundError:
+        return "replace"
+    except OSError:
+        return "replace"  # e.g. a parent that is not a directory: opening will say why
+    stream = _standard_stream(st)
+    if stream is not None:
+        return "stdout" if stream is sys.stdout else "stderr"
+    if stat.S_ISDIR(st.st_mode):
+        return "directory"
+    return "replace" if stat.S_ISREG(st.st_mode) else "direct"
+
+
+def writable_problem(path: str) -> str | None:
+    """Why `path` cannot be written, checked before a long run; None when it looks writable."""
+    kind = output_kind(path)
+    if kind == "directory":
+        return "is a directory"
+    if kind == "direct":
+        return None if os.access(path, os.W_OK) else "not writable"
+    if kind == "replace":
+        directory = os.path.dirname(os.path.realpath(path))
+        if not os.access(directory, os.W_OK):
+            return f"directory {directory} is missing or not writable"
+    return None
+
+
+class _SlowWriter:
+    def __init__(self, f, delay: float):
+        self._f, self._delay = f, delay
+
+    def write(self, data):
+        n = self._f.write(data)
+        self._f.flush()
+        time.sleep(self._delay)
+        return n
+
+    def __getattr__(self, name):
+        return getattr(self._f, name)
 
 
 @contextlib.contextmanager
-def atomic_text_output(path: str) -> Iterator[TextIO]:
-    if path == "-":
-        yield sys.stdout
+def output_file(path: str, binary: bool = False, atomic: bool = True) -> Iterator[IO]:
+    """A file object for the output at `path`, written as the module docstring says (text: UTF-8
+    with "\\n" line ends; `binary`: bytes).  Failures raise OSError, with the path as its filename
+    when it concerns the path.  When the block raises, what was buffered is dropped quietly, so the
+    block's own exception is the one that comes out."""
+    path = os.fspath(path)
+    kind = output_kind(path)
+    if kind in ("stdout", "stderr"):
+        stream = sys.stdout if kind == "stdout" else sys.stderr
+        stream.flush()
+        out = stream.buffer if binary else stream
+        yield out
+        out.flush()
         return
-    directory, name = os.path.split(os.path.abspath(path))
+    if kind == "directory":
+        raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), path)
+    if kind == "direct":
+        with _open_direct(path) as raw:
+            yield from _written(raw, binary)
+        return
+    target = os.path.realpath(path)  # a link stays a link: what it points to is replaced
+    if not atomic:
+        with open(target, "wb") as raw:
+            yield from _written(raw, binary)
+        return
+    directory, name = os.path.split(target)
     fd, tmp_path = tempfile.mkstemp(dir=directory, prefix="." + name + ".", suffix=".tmp")
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
-            yield f
-            f.flush()
-            os.fsync(f.fileno())
+        with os.fdopen(fd, "wb") as raw:
+            delay = float(os.environ.get(SLOW_SAVE_ENV) or 0)
+            yield from _written(_SlowWriter(raw, delay) if delay > 0 else raw, binary)
+            os.fsync(raw.fileno())
         # mkstemp creates 0600 files; give the output the permissions a plain open() would.
-        os.chmod(tmp_path, 0o666 & ~_current_umask())
-        os.replace(tmp_path, path)
+        os.chmod(tmp_path, 0o666 & ~current_umask())
+        os.replace(tmp_path, target)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(tmp_path)
         raise
     _fsync_directory(directory)
+
+
+def _written(raw, binary: bool):
+    """Yield `raw` (or a UTF-8 text layer over it) to the caller's block; flush it when the block
+    ends, or close it quietly when the block raises."""
+    f = raw if binary else io.TextIOWrapper(raw, encoding="utf-8", newline="\n")
+    try:
+        yield f
+        f.flush()
+    except BaseException:
+        with contextlib.suppress(OSError, ValueError):
+            f.close()  # also closes raw, after trying (and failing) to write what was buffered
+        raise
+    if not binary:
+        f.detach()  # leave raw to its owner
+
+
+@contextlib.contextmanager
+def _open_direct(path: str) -> Iterator[IO[bytes]]:
+    """A device or FIFO opened for writing (never created: O_CREAT would make a regular file if
+    the node vanished meanwhile), or a Unix socket connected to."""
+    if stat.S_ISSOCK(os.stat(path).st_mode):
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            try:
+                sock.connect(path)
+            except OSError as exc:
+                raise OSError(exc.errno, exc.strerror, path) from None
+            with sock.makefile("wb") as raw:
+                yield raw
+        finally:
+            sock.close()
+        return
+    fd = os.open(path, os.O_WRONLY | getattr(os, "O_CLOEXEC", 0))
+    with _Stream(io.FileIO(fd, "wb")) as raw:
+        yield raw
+
+
+class _Stream(io.BufferedWriter):
+    """A device written as a stream.  /dev/null answers every tell() with 0, which would make the
+    zip writer behind model files seek back over what it wrote; told it cannot seek, it writes
+    what an unseekable pipe gets (sizes after each member)."""
+
+    def seekable(self):
+        return False
+
+    def tell(self):
+        raise io.UnsupportedOperation("a device is written as a stream")
+
+    def seek(self, *args):
+        raise io.UnsupportedOperation("a device is written as a stream")
 
 
 class Terminated(KeyboardInterrupt):

@@ -1,12 +1,16 @@
 """The `budgetlearn` command: parses options, wires the pipeline stages together, prints.
 
-Exit codes: 0 success; 1 bad data, bad model file, or a failed run (one line on stderr naming the
-file and line); 2 bad usage (unknown option, bad parameter value); 130 interrupted (Ctrl-C).
-Results go to stdout, summaries and progress to stderr.
+Exit codes: 0 success; 1 bad data, bad model file, an output that cannot be written (standard
+output included: a full disk, an I/O error) or a failed run (one line on stderr naming the file and
+line); 2 bad usage (unknown option, bad parameter value); 130 interrupted (Ctrl-C), 143 terminated
+(SIGTERM).  A reader of standard output that goes away (`| head -1`) ends the command quietly with
+exit 0, as a pipeline expects.  Results go to stdout, summaries and progress to stderr.
 """
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import json
 import os
 import sys
@@ -15,12 +19,12 @@ import click
 import numpy as np
 
 from . import __version__, metrics, pipeline, registry
-from .atomic import (atomic_text_output, interrupt_exit_code, interrupt_name, stop_signals_deferred,
-                     stop_signals_raise_interrupt)
+from .atomic import (interrupt_exit_code, interrupt_name, output_file, output_kind, stop_signals_deferred,
+                     stop_signals_raise_interrupt, writable_problem)
 from . import predict as predict_
 from . import tune as tune_
 from .io.libsvm import DataError, write_libsvm
-from .curve import LearningCurve
+from .curve import CurveWriteError, LearningCurve
 from .export import IMPORTABLE
 from .model import Model
 from .modelfile import ModelFileError
@@ -32,8 +36,67 @@ AVERAGES = ("average", "projected-average")  # online-to-batch methods that aver
 
 
 def fail(message: str, code: int = 1):
-    click.echo(f"budgetlearn: error: {message}", err=True)
+    # One line, whatever a file name or an exception's text holds; a stderr that cannot take it
+    # leaves the exit code to tell.
+    with contextlib.suppress(OSError):
+        click.echo("budgetlearn: error: " + message.replace("\r", "\\r").replace("\n", "\\n"), err=True)
     sys.exit(code)
+
+
+def _named(path: str) -> str:
+    return "standard output" if path == "-" else path
+
+
+def _write_failed(path: str, what: str | None, exc: OSError):
+    """End the command after writing `what` to `path` failed: quietly (exit 0) when the reader of a
+    pipe went away (`| head`), else one line (exit 1)."""
+    if exc.errno == errno.EPIPE:
+        _drop_stdout()
+        sys.exit(0)
+    fail(f"{_named(path)}: cannot write{' ' + what if what else ''}: {exc.strerror or exc}")
+
+
+def _drop_stdout():
+    """Point fd 1 at /dev/null: what is still buffered for it goes nowhere, so the interpreter's
+    final flush cannot fail a second time and print a traceback."""
+    with contextlib.suppress(OSError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+
+
+def _console(**kwargs):
+    """A rich console on stdout whose closed pipe ends the command as every other write does (rich's
+    own handling exits 1)."""
+    from rich.console import Console
+
+    class StdoutConsole(Console):
+        def on_broken_pipe(self):
+            self.quiet = True
+            raise BrokenPipeError(errno.EPIPE, os.strerror(errno.EPIPE))
+
+    return StdoutConsole(**kwargs)
+
+
+class _Main(click.Group):
+    """The command group; writing to standard output is checked here once for every subcommand,
+    --help and --version: a full disk or an I/O error gives one line and exit 1, a closed pipe a
+    quiet exit 0 (click's own handling would exit 1 on a closed pipe and let other errors end in a
+    traceback)."""
+
+    def make_context(self, *args, **kwargs):  # --help and --version write while parsing
+        try:
+            return super().make_context(*args, **kwargs)
+        except OSError as exc:
+            _write_failed("-", None, exc)
+
+    def invoke(self, ctx):
+        try:
+            result = super().invoke(ctx)
+            sys.stdout.flush()
+            return result
+        except OSError as exc:  # the commands name their own files; what reaches here is a stream
+            _write_failed("-", None, exc)
 
 
 def _param_options(f):
@@ -68,7 +131,7 @@ def _kernel_options(f):
     return f
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=_Main, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="budgetlearn")
 def main():
     """Budgeted online kernel learning: Perceptron, Projectron, Projectron++ and friends on
@@ -172,9 +235,12 @@ def _train(ctx, hypothesis, algorithm, kernel, gamma, sigma, degree, coef0, seed
         output = data + ".model"
     if output == "-":
         raise click.UsageError("a model file cannot be written to stdout; give a path with -o")
-    target_dir = os.path.dirname(os.path.abspath(output))
-    if not os.access(target_dir, os.W_OK):  # fail before a long run, not after it
-        fail(f"{output}: cannot write the model: directory {target_dir} is missing or not writable")
+    if checkpoint_every is not None and output_kind(output) != "replace":
+        raise click.UsageError(f"--checkpoint-every needs a regular file for -o (a checkpoint is rewritten and "
+                               f"resumed from); {output} is not one")
+    problem = writable_problem(output)
+    if problem:  # fail before a long run, not after it
+        fail(f"{output}: cannot write the model: {problem}")
     spec = pipeline.KernelSpec(kernel, gamma, sigma, degree, coef0)
     cls = ALGORITHMS[algorithm]
     try:  # refuse bad parameters and kernels before reading anything
@@ -202,31 +268,31 @@ def _train(ctx, hypothesis, algorithm, kernel, gamma, sigma, degree, coef0, seed
             checkpoints.append(model.learner.counter("examples"))
 
     progress = _Progress(enabled=not quiet and sys.stderr.isatty())
-    curve_file = None
+    held = f" ({output} holds the checkpoint after {{:,}} examples)"
     try:
-        if curve_path is not None:
-            curve_file = open(curve_path, "w")
-        with progress, stop_signals_raise_interrupt():
-            result = pipeline.train(data, algorithm, spec, params, seed=seed, skip_bad_lines=skip_bad_lines,
-                                    on_chunk=progress.update, resume=resume, epochs=epochs, shuffle=shuffle,
-                                    keep_retired=hypothesis in AVERAGES,
-                                    curve=LearningCurve(curve_file, curve_every) if curve_file else None,
-                                    checkpoint_every=checkpoint_every, on_checkpoint=checkpoint)
-            online_size = len(result.model.learner.support)
-            result.model = batch(result.model)
-            result.model.save(output)
-    except DataError as exc:
-        fail(str(exc) + (f" ({output} holds the checkpoint after {checkpoints[-1]:,} examples)" if checkpoints else ""))
+        with contextlib.ExitStack() as outputs:
+            curve = None
+            if curve_path is not None:
+                try:  # written as it grows (`tail -f`), so not through a temporary file
+                    curve_file = outputs.enter_context(output_file(curve_path, atomic=False))
+                except OSError as exc:
+                    raise CurveWriteError(f"{curve_path}: cannot write the curve: {exc.strerror or exc}") from None
+                curve = LearningCurve(curve_file, curve_every, curve_path)
+            with progress, stop_signals_raise_interrupt():
+                result = pipeline.train(data, algorithm, spec, params, seed=seed, skip_bad_lines=skip_bad_lines,
+                                        on_chunk=progress.update, resume=resume, epochs=epochs, shuffle=shuffle,
+                                        keep_retired=hypothesis in AVERAGES, curve=curve,
+                                        checkpoint_every=checkpoint_every, on_checkpoint=checkpoint)
+                online_size = len(result.model.learner.support)
+                result.model = batch(result.model)
+                result.model.save(output)
+    except (DataError, CurveWriteError) as exc:
+        fail(str(exc) + (held.format(checkpoints[-1]) if checkpoints else ""))
     except OSError as exc:
-        if curve_file is None and curve_path is not None:
-            fail(f"{curve_path}: cannot write the curve: {exc.strerror or exc}")
         fail(f"{output}: cannot write the model: {exc.strerror or exc}")
     except KeyboardInterrupt as exc:
         fail(f"{interrupt_name(exc)}; " + (f"{output} holds the checkpoint after {checkpoints[-1]:,} examples"
                                            if checkpoints else "no model written"), interrupt_exit_code(exc))
-    finally:
-        if curve_file is not None:
-            curve_file.close()
 
     summary = _train_summary(result, algorithm, output)
     summary["hypothesis"] = hypothesis
@@ -334,18 +400,12 @@ def predict(model_path, data, output, scores, skip_bad_lines, jobs):
         raise click.UsageError("--jobs must be ≥ 1, or -1 for one per core")
     model = _load(model_path)
     try:
-        with atomic_text_output(output) as out:
+        with output_file(output) as out:
             predict_.write_predictions(model, model_path, data, out, scores, skip_bad_lines, jobs)
-            out.flush()
     except DataError as exc:
         fail(str(exc))
-    except BrokenPipeError:
-        # The reader of our output went away (`| head`): stop quietly, as a pipeline expects.
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        sys.exit(0)
     except OSError as exc:
-        fail(f"{output}: cannot write the predictions: {exc.strerror or exc}")
+        _write_failed(output, "the predictions", exc)
     except KeyboardInterrupt:
         fail("interrupted; no predictions file written" if output != "-" else "interrupted", 130)
 
@@ -407,10 +467,9 @@ def eval_(model_path, data, as_json, skip_bad_lines):
 
 
 def _print_eval(r: dict) -> None:
-    from rich.console import Console
     from rich.table import Table
 
-    console = Console(highlight=False)
+    console = _console(highlight=False)
     if r.get("multiclass"):  # AUC is binary-only
         auc = ""
     elif r["auc"] is None:
@@ -447,20 +506,18 @@ def export(model_path, fmt, output):
 
     Multiclass models, models that saw one label only and non-integer labels are refused:
     LIBSVM's format cannot express them. Nothing is written on failure."""
-    from .export import ExportError, libsvm_text, write_text_atomically
+    from .export import ExportError, libsvm_text
 
     model = _load(model_path)
     try:
         text = libsvm_text(model, model_path)
     except ExportError as exc:
         fail(str(exc))
-    if output == "-":
-        click.echo(text, nl=False)
-        return
     try:
-        write_text_atomically(output, text)
+        with output_file(output) as f:
+            f.write(text)
     except OSError as exc:
-        fail(f"{output}: cannot write: {exc.strerror or exc}")
+        _write_failed(output, "the LIBSVM model", exc)
 
 
 @main.command(name="import")
@@ -521,7 +578,7 @@ def plot(curves, output, labels, title, size):
     except PlotError as exc:
         fail(str(exc))
     except OSError as exc:
-        fail(f"{output}: cannot write: {exc.strerror or exc}")
+        _write_failed(output, "the image", exc)
 
 
 @main.command()
@@ -574,8 +631,9 @@ def tune(algorithm, grids, permutations, seed, test, jobs, backend, scheduler, s
     if sort == "test-accuracy" and not test:
         raise click.UsageError("--sort test-accuracy needs --test")
     for path in (csv_path, save_best):
-        if path is not None and not os.access(os.path.dirname(os.path.abspath(path)), os.W_OK):
-            fail(f"{path}: cannot write: its directory is missing or not writable")
+        problem = path and writable_problem(path)
+        if problem:
+            fail(f"{path}: cannot write: {problem}")
     try:
         grid = tune_.parse_grid(list(grids), algorithm)
         widths = {n for n, v in (("gamma", gamma), ("sigma", sigma)) if v is not None}  # γ and σ: one width
@@ -588,21 +646,27 @@ def tune(algorithm, grids, permutations, seed, test, jobs, backend, scheduler, s
                           settings, permutations, seed)
     except ValueError as exc:
         raise click.UsageError(str(exc))
+    writing = None  # (path, what) of the output being written
     try:
         results = tune_.run_all(runs, jobs, backend, scheduler)
         rows = tune_.table(settings, results, sort)
         if csv_path is not None:
+            writing = (csv_path, "the table")
             tune_.write_csv(csv_path, rows, [n for n, _ in grid])
         if save_best is not None:
             best = tune_.best_run(rows[0], sort)
             run = next(r for r in runs if (r.setting, r.permutation) == (best.setting, best.permutation))
-            tune_.retrain(run, best).save(save_best)
+            model = tune_.retrain(run, best)
+            writing = (save_best, "the model")
+            model.save(save_best)
     except DataError as exc:
         fail(str(exc))
     except RuntimeError as exc:
         fail(str(exc))
     except OSError as exc:
-        fail(f"cannot write: {exc.strerror or exc}")
+        if writing is None:
+            fail(f"{os.fsdecode(exc.filename) if exc.filename else 'tune'}: {exc.strerror or exc}")
+        _write_failed(*writing, exc)
     except KeyboardInterrupt:
         click.echo("budgetlearn: interrupted; nothing written", err=True)
         sys.exit(130)
@@ -616,7 +680,6 @@ def tune(algorithm, grids, permutations, seed, test, jobs, backend, scheduler, s
 
 
 def _print_tune(algorithm, sort, rows) -> None:
-    from rich.console import Console
     from rich.table import Table
 
     table = Table(title=f"{algorithm}, {len(rows[0].runs)} run(s) per setting, sorted by {sort}", title_justify="left")
@@ -624,7 +687,9 @@ def _print_tune(algorithm, sort, rows) -> None:
         table.add_column(col, justify="left" if col == "setting" else "right")
     for cells in tune_.format_table(rows, sort):
         table.add_row(*cells)
-    Console(highlight=False, width=max(100, Console().width)).print(table)
+    console = _console(highlight=False)
+    console.width = max(100, console.width)
+    console.print(table)
 
 
 @main.command()
@@ -656,10 +721,10 @@ def generate(generator, examples, seed, output):
     binary = set(np.unique(y).tolist()) <= {-1.0, 1.0}
     names = ["+1" if v > 0 else "-1" for v in y] if binary else [format(v, "g") for v in y]
     try:
-        with atomic_text_output(output) as out:
+        with output_file(output) as out:
             write_libsvm(out, indptr, indices, X.ravel(), y, label_strings=names)
     except OSError as exc:
-        fail(f"{output}: cannot write: {exc.strerror or exc}")
+        _write_failed(output, "the data", exc)
 
 
 if __name__ == "__main__":  # pragma: no cover

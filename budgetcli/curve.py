@@ -25,23 +25,34 @@ import numpy as np
 COLUMNS = ("t", "mistakes", "online_rate", "support_size", "seconds")
 
 
+class CurveWriteError(Exception):
+    """A row could not be written to the curve file: one line naming the curve, not the model."""
+
+
 class LearningCurve:
-    def __init__(self, file, every: int):
+    def __init__(self, file, every: int, name: str = "the curve file"):
         if every < 1:
             raise ValueError(f"--curve-every must be ≥ 1, got {every}")
         self.file = file
+        self.name = name
         self.every = int(every)
         self.started = time.perf_counter()
         self.last_t = None
-        file.write(",".join(COLUMNS) + "\n")
+        self._write(",".join(COLUMNS) + "\n")
 
     def row(self, learner) -> None:
         t = learner.counter("examples")
         m = learner.counter("mistakes")
-        self.file.write(f"{t},{m},{m / t if t else 0.0:.6g},{len(learner.support)},"
-                        f"{time.perf_counter() - self.started:.4f}\n")
-        self.file.flush()
+        self._write(f"{t},{m},{m / t if t else 0.0:.6g},{len(learner.support)},"
+                    f"{time.perf_counter() - self.started:.4f}\n")
         self.last_t = t
+
+    def _write(self, text: str) -> None:
+        try:
+            self.file.write(text)
+            self.file.flush()
+        except OSError as exc:
+            raise CurveWriteError(f"{self.name}: cannot write the curve: {exc.strerror or exc}") from None
 
     def finish(self, learner) -> None:
         """The last row, unless the run ended on a multiple of k (already written)."""

@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import math
 import os
-import tempfile
 
 import numpy as np
 
@@ -101,29 +100,6 @@ def libsvm_text(model, path="model") -> str:
         feats = " ".join(f"{j + 1}:{float(v)!r}" for j, v in zip(indices[lo:hi].tolist(), values[lo:hi].tolist()))
         lines.append(f"{float(alpha[i])!r} {feats}".rstrip() + " ")  # svm_save_model ends SV lines with a space
     return "\n".join(lines) + "\n"
-
-
-def write_text_atomically(path, text: str) -> None:
-    """Write `text` to `path` through a temp file in the same directory and a rename, so that a
-    failure never leaves a half-written file or touches an existing one."""
-    path = os.fspath(path)
-    directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix="." + os.path.basename(path) + ".", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        mask = os.umask(0)
-        os.umask(mask)
-        os.chmod(tmp, 0o666 & ~mask)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
 
 
 # ---- import ------------------------------------------------------------------------------------

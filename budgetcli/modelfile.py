@@ -14,8 +14,9 @@ arrays is still rejected.
 
 ``load`` returns only the caller's header: the container's own keys (format,
 version, checksum) are stripped. Files are read with ``allow_pickle=False``, so
-loading can never execute code, and are written atomically (temp file in the same
-directory, fsync, ``os.replace``), so a crash never leaves a half-written model.
+loading can never execute code, and are written by ``atomic.output_file``: a regular file is
+replaced atomically (temp file in the same directory, fsync, ``os.replace``), so a crash never
+leaves a half-written model; a device, FIFO or socket is written directly, never replaced.
 
 Uncompressed ``np.savez`` was chosen over ``np.savez_compressed``: on a
 1000x1000 float64 array of Gaussian values (what support vectors and coefficients
@@ -28,11 +29,11 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tempfile
-import time
 import zipfile
 
 import numpy as np
+
+from .atomic import output_file
 
 FORMAT_NAME = "budgetlearn-model"
 FORMAT_VERSION = 1
@@ -116,53 +117,13 @@ def _validated_arrays(arrays: dict) -> dict[str, np.ndarray]:
     return checked
 
 
-# Test hook: seconds to sleep after every write into the temporary file, so that the crash-safety
-# tests (tests/test_crash_safety.py) can kill -9 a process in the middle of a save.  Unset: no effect.
-SLOW_SAVE_ENV = "BUDGETLEARN_TEST_SLOW_SAVE"
-
-
-class _SlowWriter:
-    def __init__(self, f, delay: float):
-        self._f, self._delay = f, delay
-
-    def write(self, data):
-        n = self._f.write(data)
-        self._f.flush()
-        time.sleep(self._delay)
-        return n
-
-    def __getattr__(self, name):
-        return getattr(self._f, name)
-
-
-def _current_umask() -> int:
-    # There is no read-only umask query; set and immediately restore it.
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
-
-
-def _fsync_directory(directory: str) -> None:
-    """Make the rename durable; best effort (Windows cannot open directories)."""
-    try:
-        fd = os.open(directory, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
-
-
 def save(path, header: dict, arrays: dict[str, np.ndarray]) -> None:
     """Atomically write ``header`` and ``arrays`` to ``path`` as a model file.
 
     Raises TypeError for a non-dict header, a header JSON cannot encode, or a
     non-numeric array; ValueError for an empty, NUL-containing or reserved array
     name or a circular header; OSError if the file cannot be written. On failure
-    any existing file at ``path`` is left untouched and no temp file remains.
+    an existing regular file at ``path`` is left untouched and no temp file remains.
     """
     if not isinstance(header, dict):
         raise TypeError(f"header must be a dict, got {type(header).__name__}")
@@ -176,27 +137,9 @@ def save(path, header: dict, arrays: dict[str, np.ndarray]) -> None:
     }
     container_bytes = np.frombuffer(_canonical_json(container), dtype=np.uint8)
 
-    path = os.fspath(path)
-    directory, name = os.path.split(path)
-    directory = directory or os.curdir
-    fd, tmp_path = tempfile.mkstemp(dir=directory, prefix="." + name + ".", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            # A file object, not a name: np.savez would append ".npz" to a name.
-            delay = float(os.environ.get(SLOW_SAVE_ENV) or 0)
-            np.savez(_SlowWriter(f, delay) if delay > 0 else f, **{_HEADER_MEMBER: container_bytes}, **arrays)
-            f.flush()
-            os.fsync(f.fileno())
-        # mkstemp creates 0600 files; give the model the permissions a plain open() would.
-        os.chmod(tmp_path, 0o666 & ~_current_umask())
-        os.replace(tmp_path, path)
-    except BaseException:
-        try:
-            os.unlink(tmp_path)
-        except OSError:
-            pass
-        raise
-    _fsync_directory(directory)
+    # A file object, not a name: np.savez would append ".npz" to a name.
+    with output_file(path, binary=True) as f:
+        np.savez(f, **{_HEADER_MEMBER: container_bytes}, **arrays)
 
 
 def _read_container(path, npz) -> dict:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 
+from .atomic import output_file
 from .curve import read_curve
 
 
@@ -25,6 +26,13 @@ def plot_curves(paths, output, labels=None, title: str | None = None, width: flo
         from matplotlib.figure import Figure
     except ImportError:
         raise PlotError("plotting needs matplotlib: pip install 'budgetlearn[plot]'") from None
+    fig = Figure(figsize=(width, height), dpi=dpi, layout="constrained")
+    FigureCanvasAgg(fig)
+    formats = fig.canvas.get_supported_filetypes()
+    fmt = os.path.splitext(output)[1].lstrip(".").lower()
+    if fmt not in formats:
+        raise PlotError(f"{output}: cannot tell the image format from the extension "
+                        f"{'.' + fmt if fmt else '(none)'}; use one of {', '.join('.' + f for f in sorted(formats))}")
     if labels is not None and len(labels) != len(paths):
         raise PlotError(f"{len(labels)} --label for {len(paths)} curve files")
     curves = []
@@ -35,8 +43,6 @@ def plot_curves(paths, output, labels=None, title: str | None = None, width: flo
             raise PlotError(f"{path}: cannot read: {exc.strerror or exc}") from None
         except ValueError as exc:
             raise PlotError(str(exc)) from None
-    fig = Figure(figsize=(width, height), dpi=dpi, layout="constrained")
-    FigureCanvasAgg(fig)
     err, size = fig.subplots(2, 1, sharex=True)
     for path, label, c in zip(paths, labels or [None] * len(paths), curves):
         name = label or os.path.splitext(os.path.basename(path))[0]
@@ -52,4 +58,5 @@ def plot_curves(paths, output, labels=None, title: str | None = None, width: flo
         err.legend()
     if title:
         fig.suptitle(title)
-    fig.savefig(output, dpi=dpi)
+    with output_file(output, binary=True) as f:  # a file object: savefig would replace a device node
+        fig.savefig(f, format=fmt, dpi=dpi)

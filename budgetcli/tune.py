@@ -31,14 +31,13 @@ from __future__ import annotations
 import csv
 import itertools
 import logging
-import os
-import tempfile
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from . import pipeline, registry
+from .atomic import output_file
 from .io.libsvm import DataError
 from .io.permuted import PermutedExamples
 from .params import FLAGS
@@ -311,23 +310,15 @@ CSV_COLUMNS = ["rank", "setting", "runs", "online_mistake_rate_mean", "online_mi
 
 
 def write_csv(path: str, rows: list[Row], grid_columns: list[str]) -> None:
-    """One line per setting, a column per grid name plus the table's; written to a temporary file
-    beside `path` and renamed over it, so a failure never leaves half a file."""
-    directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".tune-", suffix=".csv", dir=directory)
-    try:
-        with os.fdopen(fd, "w", newline="") as f:
-            w = csv.writer(f)
-            w.writerow(grid_columns + CSV_COLUMNS)
-            for rank, row in enumerate(rows, 1):
-                d = row.to_dict()
-                d["rank"], d["setting"] = rank, _describe(row.setting)
-                w.writerow([row.setting[c] for c in grid_columns] + ["" if d[c] is None else d[c] for c in CSV_COLUMNS])
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    """One line per setting, a column per grid name plus the table's; written as every output is
+    (atomic.output_file), so a failure never leaves half a file."""
+    with output_file(path) as f:
+        w = csv.writer(f)
+        w.writerow(grid_columns + CSV_COLUMNS)
+        for rank, row in enumerate(rows, 1):
+            d = row.to_dict()
+            d["rank"], d["setting"] = rank, _describe(row.setting)
+            w.writerow([row.setting[c] for c in grid_columns] + ["" if d[c] is None else d[c] for c in CSV_COLUMNS])
 
 
 def _describe(setting: dict) -> str:

@@ -18,7 +18,7 @@ from click.testing import CliRunner
 from budgetcli import pipeline, registry
 from budgetcli.cli import main
 from budgetcli.model import Model
-from budgetcli.modelfile import SLOW_SAVE_ENV
+from budgetcli.atomic import SLOW_SAVE_ENV
 
 from .helpers import assert_same_state
 from .test_cli import write_stream
