@@ -14,8 +14,12 @@ import click
 from . import __version__
 from .cli import main as cli_main
 
-EXIT_STATUS = [("0", "success"), ("1", "bad data (FILE:LINE named), bad model file, or a model that could not be written"),
-               ("2", "usage error"), ("130", "interrupted; no model written")]
+EXIT_STATUS = [("0", "success; also when the reader of standard output went away (| head -1): the command stops "
+                     "quietly"),
+               ("1", "bad data (FILE:LINE named), bad model file, or an output that could not be written (a file, a "
+                     "device, or standard output: a full disk, an I/O error); one line on stderr"),
+               ("2", "usage error"), ("130", "interrupted (Ctrl-C); no model written"),
+               ("143", "terminated (SIGTERM); no model written")]
 
 
 def _esc(text: str) -> str:

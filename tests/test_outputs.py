@@ -20,6 +20,7 @@ import stat
 import subprocess
 import sys
 import threading
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -81,25 +82,28 @@ def _exact(raw: bytes, where: Path) -> bytes:
     return raw
 
 
+# name -> (arguments, OUT standing for the output path; file name suffix; canonical form of the bytes
+# written; WHAT the error message says is written)
 WRITERS = {
-    "train -o": (["train", "-a", "perceptron", "-q", "{data}", "-o", "OUT"], "", _model_canon),
-    "online-to-batch -o": (["online-to-batch", "-a", "perceptron", "-q", "{data}", "-o", "OUT"], "", _model_canon),
+    "train -o": (["train", "-a", "perceptron", "-q", "{data}", "-o", "OUT"], "", _model_canon, "the model"),
+    "online-to-batch -o": (["online-to-batch", "-a", "perceptron", "-q", "{data}", "-o", "OUT"], "", _model_canon,
+                           "the model"),
     "train --curve": (["train", "-a", "perceptron", "-q", "--curve-every", "50", "{data}", "-o", "{scratch}/x.model",
-                       "--curve", "OUT"], ".csv", lambda raw, where: _without_columns(raw, "seconds")),
-    "predict -o": (["predict", "{model}", "{data}", "-o", "OUT"], "", _exact),
-    "export -o": (["export", "{model}", "-o", "OUT"], "", _exact),
-    "import -o": (["import", "{libsvm}", "-o", "OUT"], "", _model_canon),
+                       "--curve", "OUT"], ".csv", lambda raw, where: _without_columns(raw, "seconds"), "the curve"),
+    "predict -o": (["predict", "{model}", "{data}", "-o", "OUT"], "", _exact, "the predictions"),
+    "export -o": (["export", "{model}", "-o", "OUT"], "", _exact, "the LIBSVM model"),
+    "import -o": (["import", "{libsvm}", "-o", "OUT"], "", _model_canon, "the model"),
     "tune --csv": (["tune", "-a", "perceptron", "--permutations", "0", "{data}", "--json", "--csv", "OUT"], ".csv",
-                   lambda raw, where: _without_columns(raw, "seconds_mean", "seconds_std")),
+                   lambda raw, where: _without_columns(raw, "seconds_mean", "seconds_std"), "the table"),
     "tune --save-best": (["tune", "-a", "perceptron", "--permutations", "0", "{data}", "--json", "--save-best", "OUT"],
-                         "", _model_canon),
-    "generate -o": (["generate", "projectron-gaussians", "-n", "200", "-o", "OUT"], "", _exact),
-    "plot -o": (["plot", "{curve}", "-o", "OUT"], ".png", _exact),
+                         "", _model_canon, "the model"),
+    "generate -o": (["generate", "projectron-gaussians", "-n", "200", "-o", "OUT"], "", _exact, "the data"),
+    "plot -o": (["plot", "{curve}", "-o", "OUT"], ".png", _exact, "the image"),
 }
 
 
 def _args(writer: str, out: Path, inputs, scratch: Path) -> list[str]:
-    args, _, _ = WRITERS[writer]
+    args = WRITERS[writer][0]
     fill = {k: str(v) for k, v in inputs.items()} | {"scratch": str(scratch)}
     return [str(out) if a == "OUT" else a.format(**fill) for a in args]
 
@@ -117,7 +121,7 @@ def reference(inputs, tmp_path_factory):
     """What each writer puts in a plain new file: the content every other kind of path must receive."""
     d = tmp_path_factory.mktemp("reference")
     out = {}
-    for writer, (_, suffix, canon) in WRITERS.items():
+    for writer, (_, suffix, canon, _) in WRITERS.items():
         path = d / f"out{suffix}"
         r = _invoke(_args(writer, path, inputs, d))
         assert r.exit_code == 0, (writer, r.output)
@@ -132,7 +136,7 @@ class Collector(threading.Thread):
     def __init__(self, path: Path, kind: str):
         super().__init__(daemon=True)
         self.path, self.kind, self.data = path, kind, b""
-        if kind == "socket":
+        if kind == "Unix stream socket":
             self.server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
             self.server.bind(str(path))
             self.server.listen(4)
@@ -141,7 +145,7 @@ class Collector(threading.Thread):
         self.start()
 
     def run(self):
-        if self.kind == "socket":
+        if self.kind == "Unix stream socket":
             conn, _ = self.server.accept()
             with conn:
                 while chunk := conn.recv(1 << 16):
@@ -151,10 +155,10 @@ class Collector(threading.Thread):
                 self.data = f.read()
 
     def finish(self) -> bytes:
-        if self.is_alive() and self.kind == "fifo":  # the command never opened it: let the reader go
+        if self.is_alive() and self.kind == "FIFO":  # the command never opened it: let the reader go
             os.close(os.open(self.path, os.O_WRONLY | os.O_NONBLOCK))
         self.join(timeout=60)
-        if self.kind == "socket":
+        if self.kind == "Unix stream socket":
             self.server.close()
         return self.data
 
@@ -162,36 +166,62 @@ class Collector(threading.Thread):
 def in_place(writer: str, kind: str) -> bool:
     """A replaced file is a new file (0666 less the umask); the curve, written in place as it grows,
     keeps an existing file and its mode, as the shell's `>` does."""
-    return writer == "train --curve" and kind in ("regular file", "symlink to a file")
+    return writer == "train --curve" and kind in ("regular file", "symbolic link to a regular file")
 
 
-KINDS = ["new file", "regular file", "symlink to a file", "dangling symlink", "fifo", "socket", "null device",
-         "full device", "directory"]
+@dataclass(frozen=True)
+class Kind:
+    """What can be at an output path, what becomes of it, and what the command says (OUT: the path,
+    WHAT: what the command writes, e.g. "the model"); the rows of the table in docs/RELIABILITY.md."""
+
+    name: str
+    outcome: str
+    exit: int = 0
+    stderr: str = ""
 
 
-@pytest.mark.parametrize("kind", KINDS)
+KINDS = {k.name: k for k in [
+    Kind("nothing (a new file)", "created whole when the command succeeds; mode 0666 less the umask"),
+    Kind("a regular file", "replaced atomically (temporary file beside it, fsync, rename): old or new content, "
+                           "never a mix; the new file's mode is 0666 less the umask (the curve, written in place "
+                           "so that `tail -f` follows it, keeps the file and its mode)"),
+    Kind("a symbolic link to a regular file", "followed: the file it points to is replaced as above; the link "
+                                              "stays a link"),
+    Kind("a dangling symbolic link", "followed: the file it names is created"),
+    Kind("a FIFO", "written directly (a model as a zip stream); stays a FIFO"),
+    Kind("a Unix stream socket", "connected to and written directly; stays a socket"),
+    Kind("a character device (a null device)", "written directly; stays the device"),
+    Kind("a character device that is full", "nothing replaced; the device stays", 1,
+         "budgetlearn: error: OUT: cannot write WHAT: No space left on device"),
+    Kind("a directory", "refused before anything runs (click's usage error)", 2, "Error: ... 'OUT' is a directory."),
+]}
+
+
+@pytest.mark.parametrize("kind", sorted(KINDS))
 @pytest.mark.parametrize("writer", sorted(WRITERS))
 def test_every_output_of_every_writer(tmp_path, inputs, reference, writer, kind):
-    _, suffix, canon = WRITERS[writer]
+    _, suffix, canon, what = WRITERS[writer]
+    expected = KINDS[kind]
+    kind = kind.split(" (")[0].removeprefix("a ").removeprefix("an ")
     out = tmp_path / f"out{suffix}"
     target = tmp_path / f"target{suffix}"  # what a link points to
     old = b"old content\n"
     collector = None
-    if kind in ("null device", "full device"):
+    if kind.startswith("character device"):
         if not _can_mknod(tmp_path):
             pytest.skip("cannot make device nodes here (not root)")
-        minor = NULL_MINOR if kind == "null device" else FULL_MINOR
+        minor = FULL_MINOR if kind.endswith("full") else NULL_MINOR
         os.mknod(out, 0o666 | stat.S_IFCHR, os.makedev(MEM_MAJOR, minor))
     elif kind == "regular file":
         out.write_bytes(old)
         os.chmod(out, 0o600)
-    elif kind == "symlink to a file":
+    elif kind == "symbolic link to a regular file":
         target.write_bytes(old)
         os.chmod(target, 0o600)
         out.symlink_to(target.name)
-    elif kind == "dangling symlink":
+    elif kind == "dangling symbolic link":
         out.symlink_to(target.name)
-    elif kind in ("fifo", "socket"):
+    elif kind in ("FIFO", "Unix stream socket"):
         collector = Collector(out, kind)
     elif kind == "directory":
         out.mkdir()
@@ -200,16 +230,15 @@ def test_every_output_of_every_writer(tmp_path, inputs, reference, writer, kind)
     r = _invoke(_args(writer, out, inputs, tmp_path))
     received = collector.finish() if collector else None
 
-    if kind == "full device":
-        assert r.exit_code == 1
-        assert r.stderr.count("\n") == 1 and r.stderr.startswith(f"budgetlearn: error: {out}: cannot write")
-        assert r.stderr.rstrip().endswith("No space left on device"), r.stderr
-    elif kind == "directory":  # refused as a usage error by the option's type, before anything runs
-        assert r.exit_code == 2
-        assert f"'{out}' is a directory" in r.stderr
+    assert r.exit_code == expected.exit, r.output
+    message = expected.stderr.replace("OUT", str(out)).replace("WHAT", what)
+    if kind == "directory":  # click's usage error: three lines
+        assert message.split("...")[1].strip() in r.stderr
         assert out.is_dir() and not any(out.iterdir())
+    elif message:
+        assert r.stderr == message + "\n"
     else:
-        assert r.exit_code == 0, r.output
+        assert "error" not in r.stderr, r.stderr  # (tune notes its best model on stderr)
     # nothing but the output itself: no temporary file left beside it, no node replaced
     left = sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("."))
     assert left == [], left
@@ -218,14 +247,14 @@ def test_every_output_of_every_writer(tmp_path, inputs, reference, writer, kind)
         assert stat.S_IFMT(after.st_mode) == stat.S_IFMT(before.st_mode), "the node was replaced"
         if stat.S_ISCHR(before.st_mode):
             assert after.st_rdev == before.st_rdev
-    if kind in ("new file", "regular file"):
+    if kind in ("nothing", "regular file"):
         assert canon(out.read_bytes(), tmp_path) == reference[writer]
         assert stat.S_IMODE(os.stat(out).st_mode) == (0o600 if in_place(writer, kind) else 0o666 & ~UMASK)
-    elif kind in ("symlink to a file", "dangling symlink"):
+    elif kind in ("symbolic link to a regular file", "dangling symbolic link"):
         assert out.is_symlink() and os.readlink(out) == target.name
         assert canon(target.read_bytes(), tmp_path) == reference[writer]
         assert stat.S_IMODE(os.stat(target).st_mode) == (0o600 if in_place(writer, kind) else 0o666 & ~UMASK)
-    elif kind in ("fifo", "socket"):
+    elif kind in ("FIFO", "Unix stream socket"):
         assert canon(received, tmp_path) == reference[writer]
 
 
@@ -294,30 +323,44 @@ def test_standard_output_by_name(tmp_path, inputs, reference, writer, how):
         assert os.readlink(out) == "/proc/self/fd/1"
 
 
-# every subcommand, with what it prints on stdout
+# every subcommand, with what it prints on stdout, and what its error names ("" : the output)
 STDOUT_COMMANDS = {
-    "--help": ["--help"],
-    "--version": ["--version"],
-    "train --help": ["train", "--help"],
-    "train --json": ["train", "-a", "perceptron", "--json", "-q", "{data}", "-o", "{scratch}/x.model"],
-    "online-to-batch --json": ["online-to-batch", "-a", "perceptron", "--json", "-q", "{data}", "-o",
-                               "{scratch}/x.model"],
-    "predict": ["predict", "{model}", "{data}"],
-    "eval": ["eval", "{model}", "{data}"],
-    "eval --json": ["eval", "--json", "{model}", "{data}"],
-    "info": ["info", "{model}"],
-    "info --json": ["info", "--json", "{model}"],
-    "export -o -": ["export", "{model}", "-o", "-"],
-    "algorithms": ["algorithms"],
-    "generate": ["generate", "projectron-gaussians", "-n", "100"],
-    "tune": ["tune", "-a", "perceptron", "--permutations", "0", "{data}"],
-    "tune --json": ["tune", "-a", "perceptron", "--permutations", "0", "--json", "{data}"],
+    "--help": (["--help"], ""),
+    "--version": (["--version"], ""),
+    "train --help": (["train", "--help"], ""),
+    "train --json": (["train", "-a", "perceptron", "--json", "-q", "{data}", "-o", "{scratch}/x.model"], ""),
+    "online-to-batch --json": (["online-to-batch", "-a", "perceptron", "--json", "-q", "{data}", "-o",
+                                "{scratch}/x.model"], ""),
+    "predict": (["predict", "{model}", "{data}"], "the predictions"),
+    "eval": (["eval", "{model}", "{data}"], ""),
+    "eval --json": (["eval", "--json", "{model}", "{data}"], ""),
+    "info": (["info", "{model}"], ""),
+    "info --json": (["info", "--json", "{model}"], ""),
+    "export -o -": (["export", "{model}", "-o", "-"], "the LIBSVM model"),
+    "algorithms": (["algorithms"], ""),
+    "generate": (["generate", "projectron-gaussians", "-n", "100"], "the data"),
+    "tune": (["tune", "-a", "perceptron", "--permutations", "0", "{data}"], ""),
+    "tune --json": (["tune", "-a", "perceptron", "--permutations", "0", "--json", "{data}"], ""),
 }
+
+STDOUT_KINDS = {k.name: k for k in [
+    Kind("a full device", "the command stops", 1,
+         "budgetlearn: error: standard output: cannot write[ WHAT]: No space left on device"),
+    Kind("a pipe whose reader is gone (`| head -1`)", "the command stops quietly, as a pipeline expects"),
+    Kind("an I/O error (a terminal whose other side is gone)", "the command stops", 1,
+         "budgetlearn: error: standard output: cannot write[ WHAT]: Input/output error"),
+]}
 
 
 def _stdout_args(name, inputs, scratch):
     fill = {k: str(v) for k, v in inputs.items()} | {"scratch": str(scratch)}
-    return [a.format(**fill) for a in STDOUT_COMMANDS[name]]
+    return [a.format(**fill) for a in STDOUT_COMMANDS[name][0]]
+
+
+def _expected_stderr(kind: str, name: str) -> bytes:
+    what = STDOUT_COMMANDS[name][1]
+    message = STDOUT_KINDS[kind].stderr.replace("[ WHAT]", f" {what}" if what else "")
+    return (message + "\n").encode() if message else b""
 
 
 @pytest.mark.parametrize("name", sorted(STDOUT_COMMANDS))
@@ -328,31 +371,23 @@ def test_stdout_on_a_full_device(tmp_path, inputs, name):
     os.mknod(full, 0o666 | stat.S_IFCHR, os.makedev(MEM_MAJOR, FULL_MINOR))
     with open(full, "wb") as f:
         p = _run(_stdout_args(name, inputs, tmp_path), f)
-    _assert_one_stdout_error(p, "No space left on device")
-
-
-def _assert_one_stdout_error(p, reason: str):
-    err = p.stderr.decode()
-    assert p.returncode == 1, err
-    assert err.count("\n") == 1, err
-    # "cannot write: …", or "cannot write the predictions: …" where the command names what it writes
-    assert err.startswith("budgetlearn: error: standard output: cannot write") and err.endswith(f": {reason}\n"), err
+    kind = STDOUT_KINDS["a full device"]
+    assert (p.returncode, p.stderr) == (kind.exit, _expected_stderr(kind.name, name))
 
 
 @pytest.mark.parametrize("name", sorted(STDOUT_COMMANDS))
 def test_stdout_on_a_closed_pipe(tmp_path, inputs, name):
-    """`| head -1` whose reader is already gone: the command stops quietly with exit 0."""
     read_end, write_end = os.pipe()
     os.close(read_end)
     try:
         p = _run(_stdout_args(name, inputs, tmp_path), write_end)
     finally:
         os.close(write_end)
-    assert p.returncode == 0, p.stderr
-    assert p.stderr == b""
+    kind = STDOUT_KINDS["a pipe whose reader is gone (`| head -1`)"]
+    assert (p.returncode, p.stderr) == (kind.exit, _expected_stderr(kind.name, name))
 
 
-@pytest.mark.parametrize("name", ["algorithms", "info", "eval --json", "predict"])
+@pytest.mark.parametrize("name", sorted(STDOUT_COMMANDS))
 def test_stdout_io_error(tmp_path, inputs, name):
     """A terminal whose other side is gone answers every write with EIO."""
     controller, terminal = os.openpty()
@@ -361,4 +396,43 @@ def test_stdout_io_error(tmp_path, inputs, name):
         p = _run(_stdout_args(name, inputs, tmp_path), terminal)
     finally:
         os.close(terminal)
-    _assert_one_stdout_error(p, "Input/output error")
+    kind = STDOUT_KINDS["an I/O error (a terminal whose other side is gone)"]
+    assert (p.returncode, p.stderr) == (kind.exit, _expected_stderr(kind.name, name))
+
+
+# ---- the tables of docs/RELIABILITY.md -------------------------------------------------------------
+
+DOC = PROJECT_ROOT / "docs" / "RELIABILITY.md"
+BEGIN, END = "<!-- tables generated from tests/test_outputs.py: begin -->", "<!-- end of the output tables -->"
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|")
+
+
+def render_tables() -> str:
+    rows = ["Every output option: " + ", ".join(f"`{w}`" for w in sorted(WRITERS)) + ".", "",
+            "| what is at the path | what happens | exit | stderr (OUT: the path; WHAT: e.g. `the model`) |",
+            "|---|---|---:|---|"]
+    rows += [f"| {_cell(k.name)} | {_cell(k.outcome)} | {k.exit} | {f'`{_cell(k.stderr)}`' if k.stderr else ''} |"
+             for k in KINDS.values()]
+    rows += ["", "Standard output, for every subcommand (" + ", ".join(f"`{c}`" for c in sorted(STDOUT_COMMANDS))
+             + "), when it is:", "",
+             "| standard output is | what happens | exit | stderr (`[ WHAT]`: what predict, export and generate "
+             "name) |", "|---|---|---:|---|"]
+    rows += [f"| {_cell(k.name)} | {_cell(k.outcome)} | {k.exit} | {f'`{_cell(k.stderr)}`' if k.stderr else ''} |"
+             for k in STDOUT_KINDS.values()]
+    return "\n".join(rows)
+
+
+def test_the_doc_lists_exactly_these_cases():
+    text = DOC.read_text(encoding="utf-8")
+    table = text[text.index(BEGIN) + len(BEGIN):text.index(END)].strip()
+    assert table == render_tables(), "docs/RELIABILITY.md is stale: run python -m tests.test_outputs"
+
+
+if __name__ == "__main__":
+    text = DOC.read_text(encoding="utf-8")
+    start, stop = text.index(BEGIN) + len(BEGIN), text.index(END)
+    DOC.write_text(text[:start] + "\n" + render_tables() + "\n" + text[stop:], encoding="utf-8")
+    print(f"rewrote the tables in {DOC.relative_to(PROJECT_ROOT)}", file=sys.stderr)
