@@ -132,7 +132,12 @@ def test_no_nan_or_inf_in_a_saved_model(tmp_path, case, algorithm, kernel_spec):
             direct = np.abs(np.linalg.inv(K) @ K - np.eye(n)).max()
         except np.linalg.LinAlgError:  # singular to working precision: no recomputed inverse exists
             direct = np.inf
-        assert kept <= max(1e-6, direct), f"K⁻¹K − I = {kept:.3g} kept, {direct:.3g} recomputed, |S| = {n}"
+        # Where the recomputed "inverse" is itself off by more than 0.1 in some entry of K⁻¹K − I, there
+        # is no inverse to recompute, and which of two wrong matrices is less wrong is up to the BLAS's
+        # rounding (562 vs 4e7 with one build, 1.8e4 vs 1.0 with OpenBLAS 0.3.31): then only finiteness,
+        # checked above, is promised.
+        assert kept <= max(1e-6, direct) or direct > 0.1, \
+            f"K⁻¹K − I = {kept:.3g} kept, {direct:.3g} recomputed, |S| = {n}"
     if "ainv" in arrays and n:
         # the second-order Perceptron keeps (aI + K)⁻¹ of its support set; a > 0 keeps it well conditioned
         A = loaded.kernel_matrix(*loaded.support.to_csr()) + loaded.hyper["sop_a"] * np.eye(n)
