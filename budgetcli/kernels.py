@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from numba import njit
+from ._jit import njit
 
 LINEAR, POLY, RBF = 0, 1, 2
 KERNEL_CODES = {"linear": LINEAR, "poly": POLY, "rbf": RBF}

@@ -17,9 +17,9 @@ from __future__ import annotations
 from typing import ClassVar, NamedTuple
 
 import numpy as np
-from numba import njit
 
 from . import fewscores
+from ._jit import njit
 from .kernels import Kernel, sparse_sqnorm
 from .params import FLAGS, Param
 from .rng import seed_state

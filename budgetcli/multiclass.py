@@ -29,8 +29,8 @@ from __future__ import annotations
 from typing import ClassVar
 
 import numpy as np
-from numba import njit
 
+from ._jit import njit
 from .kernels import Kernel, kernel_from_dot, sparse_sqnorm
 from .learner import COUNTER_NAMES, KernelLearner
 from .params import Param

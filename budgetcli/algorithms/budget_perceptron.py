@@ -12,8 +12,7 @@ Fig. 2 asks for B ≥ 2 only for its bound; B = 1 is accepted.
 
 from __future__ import annotations
 
-from numba import njit
-
+from .._jit import njit
 from ..learner import EXAMPLES, MISTAKES, KernelLearner, new_coefficient, retire, score_example
 from ..params import BUDGET
 from ..registry import register

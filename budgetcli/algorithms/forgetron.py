@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import math
 
-from numba import njit
 
+from .._jit import njit
 from ..learner import EXAMPLES, MISTAKES, KernelLearner, new_coefficient, retire, score_example, touch
 from ..params import BUDGET
 from ..registry import register

@@ -18,8 +18,7 @@ doubled steps).
 
 from __future__ import annotations
 
-from numba import njit
-
+from .._jit import njit
 from ..kernels import self_kernel
 from ..learner import EXAMPLES, MARGIN_UPDATES, MISTAKES
 from ..multiclass import MulticlassLearner, class_scores, rival

@@ -26,8 +26,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
 
+from .._jit import njit
 from ..kernels import self_kernel
 from ..learner import EXAMPLES, MARGIN_UPDATES, MISTAKES, PROJECTIONS
 from ..multiclass import MulticlassLearner, class_scores, rival

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import math
 
-from numba import njit
 
+from .._jit import njit
 from ..kernels import self_kernel
 from ..learner import (EXAMPLES, MARGIN_UPDATES, MISTAKES, KernelLearner, new_coefficient,
                        score_example)

@@ -44,8 +44,8 @@ from __future__ import annotations
 
 import math
 
-from numba import njit
 
+from .._jit import njit
 from ..kernels import self_kernel
 from ..learner import EXAMPLES, MARGIN_UPDATES, MISTAKES, PROJECTIONS
 from ..multiclass import MulticlassLearner, class_scores, move_row, rival, row_scores, sv_kernel_row

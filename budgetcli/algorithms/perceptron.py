@@ -7,8 +7,7 @@ as DOGMA and LIBOKL do.  All learners of the package use this rule.
 
 from __future__ import annotations
 
-from numba import njit
-
+from .._jit import njit
 from ..learner import EXAMPLES, MISTAKES, KernelLearner, new_coefficient, score_example
 from ..registry import register
 from ..support import COUNT, sv_fits, sv_put

@@ -28,8 +28,8 @@ from __future__ import annotations
 
 import math
 
-from numba import njit
 
+from .._jit import njit
 from ..kernels import self_kernel
 from ..learner import (EXAMPLES, MARGIN_UPDATES, MISTAKES, PROJECTIONS, KernelLearner, new_coefficient,
                        score_example, touch)

@@ -38,8 +38,8 @@ from __future__ import annotations
 
 import math
 
-from numba import njit
 
+from .._jit import njit
 from ..kernels import self_kernel
 from ..learner import EXAMPLES, MISTAKES, KernelLearner, new_coefficient, retire, score_example, touch
 from ..params import BUDGET, Param

@@ -14,8 +14,7 @@ averaged hypothesis are kept the same way: Σ_t c(t) over the call, and per slot
 
 from __future__ import annotations
 
-from numba import njit
-
+from .._jit import njit
 from ..learner import EXAMPLES, MISTAKES, KernelLearner, score_example
 from ..params import LAMBDA
 from ..registry import register

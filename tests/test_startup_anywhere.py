@@ -1,0 +1,184 @@
+"""Every command starts wherever the package is installed (docs/RELIABILITY.md, "Start-up anywhere").
+
+numba caches compiled code in NUMBA_CACHE_DIR, beside the sources or in ~/.cache; when none of them
+is writable, budgetcli._jit caches it in TMPDIR/budgetlearn-numba-UID (mode 0700), and compiles
+without a cache, after one note, when that directory is not ours alone.  The commands run on a copy
+of the package in a child process.  For any user, root included, numba's three places are made
+unusable by putting them under regular files; the realistic setting, a read-only copy run by uid
+65534 without a writable home, needs root to switch to that uid.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import stat
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+
+PROJECT_ROOT = Path(__file__).resolve().parents[1]
+NOBODY = 65534
+NOTE = ("budgetlearn: note: compiled code is not cached (no writable cache directory of this user's own; "
+        "set NUMBA_CACHE_DIR to one): each run compiles it again\n")
+TRAIN = ["train", "-a", "perceptron", "--kernel", "poly", "-q"]  # poly: predict runs compiled code, not fewscores
+
+
+def run(env: dict, cwd: Path, *args: str, uid: int | None = None) -> subprocess.CompletedProcess:
+    as_user = {} if uid is None else {"user": uid, "group": uid, "extra_groups": []}
+    return subprocess.run([sys.executable, "-m", "budgetcli.cli", *args], env=env, cwd=cwd, capture_output=True,
+                          text=True, **as_user)
+
+
+def run_normally(*args: str) -> subprocess.CompletedProcess:
+    return run(dict(os.environ), PROJECT_ROOT, *args)
+
+
+def cache_files(path: Path) -> dict[Path, int]:
+    return {p: p.stat().st_mtime_ns for p in path.rglob("*") if p.is_file()}
+
+
+class Setting:
+    """A copy of the package (ro/), a TMPDIR like /tmp and a data directory anyone can write, which is
+    the commands' working directory; the child's environment names nothing else."""
+
+    def __init__(self, base: Path, uid: int | None = None):
+        self.base, self.uid = base, uid
+        self.ro, self.tmp, self.data = base / "ro", base / "tmp", base / "data"
+        shutil.copytree(PROJECT_ROOT / "budgetcli", self.ro / "budgetcli",
+                        ignore=shutil.ignore_patterns("__pycache__"))
+        for path, mode in ((self.tmp, 0o1777), (self.data, 0o777)):
+            path.mkdir()
+            path.chmod(mode)  # not mkdir's mode, which the umask cuts
+        self.train = self.data / "small.train"
+        with open(PROJECT_ROOT / "sample_data" / "synthetic.train") as src:
+            self.train.write_text("".join(src.readlines()[:300]))
+        # PYTHONPATH: the copy first; a PYTHONPATH the tests run with (their numba) after it.
+        self.env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "TMPDIR": str(self.tmp),
+                    "PYTHONPATH": os.pathsep.join([str(self.ro), *filter(None, [os.environ.get("PYTHONPATH")])])}
+        self.own_cache = self.tmp / f"budgetlearn-numba-{os.getuid() if uid is None else uid}"
+
+    def run(self, *args: str, **env) -> subprocess.CompletedProcess:
+        return run({**self.env, **env}, self.data, *args, uid=self.uid)
+
+
+@pytest.fixture
+def blocked(tmp_path):
+    """NUMBA_CACHE_DIR, the __pycache__ beside the sources and ~/.cache lie under regular files, in which
+    no one, root included, can make a directory."""
+    s = Setting(tmp_path)
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    for package in (s.ro / "budgetcli", s.ro / "budgetcli" / "algorithms"):
+        (package / "__pycache__").write_text("")
+    s.env.update(HOME=str(blocker), NUMBA_CACHE_DIR=str(blocker / "cache"))
+    return s
+
+
+def test_with_no_writable_numba_cache_place_our_own_is_used(blocked):
+    s = blocked
+    version = s.run("--version")
+    assert (version.returncode, version.stderr) == (0, "")
+    assert version.stdout.startswith("budgetlearn, version ")
+    train = s.run(*TRAIN, str(s.train), "-o", "m.model")
+    assert (train.returncode, train.stderr) == (0, "")
+    first = s.run("predict", "m.model", str(s.train))
+    assert (first.returncode, first.stderr) == (0, "")
+
+    st = s.own_cache.lstat()
+    assert (stat.S_ISDIR(st.st_mode), st.st_uid, stat.S_IMODE(st.st_mode)) == (True, os.getuid(), 0o700)
+    cached = cache_files(s.own_cache)
+    assert any(p.name.startswith("learner.binary_scores") and p.suffix == ".nbi" for p in cached)
+    second = s.run("predict", "m.model", str(s.train))
+    assert (second.returncode, second.stderr, second.stdout) == (0, "", first.stdout)
+    assert cache_files(s.own_cache) == cached  # loaded from the cache, nothing compiled again
+
+    # The same model and predictions as from the project's tree in the normal setting.
+    assert run_normally(*TRAIN, str(s.train), "-o", str(s.base / "normal.model")).returncode == 0
+    assert (s.data / "m.model").read_bytes() == (s.base / "normal.model").read_bytes()
+    assert run_normally("predict", str(s.data / "m.model"), str(s.train)).stdout == first.stdout
+
+
+def test_a_writable_numba_cache_dir_is_used(blocked):
+    s = blocked
+    mine = s.data / "mine"
+    p = s.run(*TRAIN, str(s.train), "-o", "m.model", NUMBA_CACHE_DIR=str(mine))
+    assert (p.returncode, p.stderr) == (0, "")
+    assert any(p.suffix == ".nbi" for p in cache_files(mine))
+    assert not s.own_cache.exists()
+
+
+@pytest.mark.parametrize("kind", ["other owner", "group-writable", "world-writable", "symlink"])
+def test_a_cache_dir_not_ours_alone_is_not_used(blocked, kind):
+    s = blocked
+    if kind == "symlink":  # to a directory of ours: whoever could plant the link could swap its target
+        planted = s.tmp / "target"
+        planted.mkdir(mode=0o700)
+        s.own_cache.symlink_to(planted)
+    else:
+        planted = s.own_cache
+        planted.mkdir()
+        planted.chmod({"other owner": 0o700, "group-writable": 0o770, "world-writable": 0o777}[kind])
+    if kind == "other owner":
+        try:
+            os.chown(planted, os.getuid() ^ 1, -1)
+        except PermissionError:
+            pytest.skip("needs root, to give a directory to another uid")
+    p = s.run("--version")
+    assert (p.returncode, p.stderr) == (0, NOTE)
+    assert p.stdout.startswith("budgetlearn, version ")
+    assert not any(planted.iterdir())
+
+
+def test_without_a_cache_dir_of_our_own_code_is_compiled_each_run_after_one_note(blocked):
+    s = blocked
+    s.own_cache.mkdir()
+    s.own_cache.chmod(0o777)
+    train = s.run(*TRAIN, str(s.train), "-o", "m.model")
+    assert (train.returncode, train.stderr) == (0, NOTE)  # once, for the many functions compiled
+    predict = s.run("predict", "m.model", str(s.train))
+    assert (predict.returncode, predict.stderr) == (0, NOTE)
+    assert predict.stdout == run_normally("predict", str(s.data / "m.model"), str(s.train)).stdout
+    assert not any(s.own_cache.iterdir())
+
+
+@pytest.fixture
+def as_nobody():
+    """A Setting whose commands run as uid 65534, its copy of the package read-only and its home not
+    writable; skips when the tests cannot switch to that uid or it cannot run this interpreter."""
+    if os.geteuid() != 0:
+        pytest.skip(f"needs root, to run the commands as the unprivileged uid {NOBODY}")
+    # Not tmp_path: it lies under a 0700 directory of root's that uid 65534 cannot enter.
+    with tempfile.TemporaryDirectory(prefix="budgetlearn-anywhere-") as base:
+        os.chmod(base, 0o755)
+        s = Setting(Path(base), NOBODY)
+        try:
+            probe = subprocess.run([sys.executable, "-c", "import numba"], env=s.env, cwd=base, capture_output=True,
+                                   text=True, user=NOBODY, group=NOBODY, extra_groups=[])
+        except PermissionError as e:
+            pytest.skip(f"uid {NOBODY} cannot run {sys.executable}: {e}")
+        if probe.returncode != 0:
+            pytest.skip(f"uid {NOBODY} cannot run {sys.executable}: {probe.stderr.strip()[-200:]}")
+        home = s.base / "home"
+        home.mkdir(mode=0o755)
+        s.env["HOME"] = str(home)
+        for path in (s.ro, *s.ro.rglob("*")):
+            path.chmod(path.stat().st_mode & ~0o222)
+        yield s
+
+
+def test_a_read_only_install_runs_for_a_user_without_a_home(as_nobody):
+    s = as_nobody
+    version = s.run("--version")
+    assert (version.returncode, version.stderr) == (0, "")
+    train = s.run(*TRAIN, str(s.train), "-o", "m.model")
+    assert (train.returncode, train.stderr) == (0, "")
+    predict = s.run("predict", "m.model", str(s.train))
+    assert (predict.returncode, predict.stderr) == (0, "")
+    assert predict.stdout == run_normally("predict", str(s.data / "m.model"), str(s.train)).stdout
+    st = s.own_cache.lstat()
+    assert (st.st_uid, stat.S_IMODE(st.st_mode)) == (NOBODY, 0o700)
+    assert any(p.suffix == ".nbi" for p in cache_files(s.own_cache))
