@@ -177,11 +177,9 @@ def _train(ctx, hypothesis, algorithm, kernel, gamma, sigma, degree, coef0, seed
         fail(f"{output}: cannot write the model: directory {target_dir} is missing or not writable")
     spec = pipeline.KernelSpec(kernel, gamma, sigma, degree, coef0)
     cls = ALGORITHMS[algorithm]
-    try:  # refuse bad parameters and kernels before reading anything
-        hyper = cls.resolve_params(resume.learner.hyper if resume else params)
-        spec.resolve(1)
-        if cls.multiclass and not resume:
-            cls.check_kernel(kernel, hyper)
+    try:  # refuse bad parameters and kernels, and settings that learn nothing, before reading anything
+        if not resume:  # a resumed model keeps its own settings, checked when it was made
+            pipeline.check_settings(cls, spec, params)
     except ValueError as exc:
         raise click.UsageError(str(exc))
     if hypothesis in AVERAGES and cls.multiclass:
@@ -255,6 +253,7 @@ def _train_summary(result, algorithm, output) -> dict:
         "skipped_lines": result.n_skipped,
         "seconds": round(result.seconds, 4),
         "model": output,
+        "warnings": result.warnings,
     }
 
 
@@ -276,6 +275,7 @@ def _print_train_summary(s: dict, result) -> None:
                      "--method projected-average stays within the budget")
     if s["skipped_lines"]:
         lines.append(f"skipped         {s['skipped_lines']:,} malformed lines (first: {result.skipped[0]})")
+    lines += [f"warning         {w}" for w in s["warnings"]]
     click.echo("\n".join(lines), err=True)
 
 
@@ -620,11 +620,17 @@ def _print_tune(algorithm, sort, rows) -> None:
     from rich.table import Table
 
     table = Table(title=f"{algorithm}, {len(rows[0].runs)} run(s) per setting, sorted by {sort}", title_justify="left")
-    for col in ("rank", "setting", "online error %", "support size", "test accuracy %", "seconds"):
-        table.add_column(col, justify="left" if col == "setting" else "right")
-    for cells in tune_.format_table(rows, sort):
-        table.add_row(*cells)
-    Console(highlight=False, width=max(100, Console().width)).print(table)
+    for col in ("rank", "setting", "online error %", "support size", "test accuracy %", "seconds", "notes"):
+        table.add_column(col, justify="left" if col in ("setting", "notes") else "right")
+    cells, legend = tune_.format_table(rows, sort)
+    for row in cells:
+        table.add_row(*row)
+    console = Console(highlight=False, width=max(100, Console().width))
+    console.print(table)
+    if any(r.learned_nothing for r in rows):
+        console.print("nothing learned: a run ended with 0 support vectors; such settings rank last")
+    for line in legend:
+        console.print(line, markup=False)
 
 
 @main.command()
