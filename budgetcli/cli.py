@@ -100,7 +100,9 @@ def _train_options(f):
                           "save). Interrupted or killed, the file holds the last complete checkpoint; "
                           "--resume continues from it."),
         click.option("-q", "--quiet", is_flag=True, help="No summary or progress on stderr."),
-        click.option("--json", "as_json", is_flag=True, help="Print the summary as one JSON object on stdout."),
+        click.option("--json", "as_json", is_flag=True,
+                     help="Print the summary as one JSON object on stdout; its \"warnings\" list (empty when none) "
+                          "holds the summary's warning lines."),
         click.option("--curve", "curve_path", type=click.Path(dir_okay=False), default=None, metavar="FILE.csv",
                      help="Log a learning curve to FILE.csv: t, mistakes, online_rate, support_size, seconds, "
                           "every --curve-every examples and at the end (`budgetlearn plot` draws it)."),
@@ -118,7 +120,13 @@ def _train_options(f):
 def train(ctx, **options):
     """Train ALGORITHM online, one pass over DATA, and write the model.
 
-    Nothing is written when training fails: an existing model file stays as it was."""
+    Nothing is written when training fails: an existing model file stays as it was.
+
+    Settings that provably learn nothing are refused before DATA is read (projectron and
+    projectron++ with --eta ≥ 1 and the rbf kernel, mc-projectron++ with --eta ≥ √2, projectron-alma2
+    with --eta ≥ min(C, 1)). The summary warns about a run that ended with no support vector or
+    with one after several mistakes, a default γ that comes from an outlying feature index, and a
+    kernel that is numerically constant or diagonal on a sample of the first 4,096 examples."""
     _train(ctx, "online", **options)
 
 
@@ -560,7 +568,12 @@ def tune(algorithm, grids, permutations, seed, test, jobs, backend, scheduler, s
 
     Options outside --grid fix a parameter for every setting. Each run reads DATA (and --test) from
     its path in the worker, so on a cluster the paths must be readable by every worker. Results
-    are the same whatever --jobs or --backend: only the seconds differ."""
+    are the same whatever --jobs or --backend: only the seconds differ.
+
+    A grid value that provably learns nothing is refused, as train refuses it. The notes column
+    refers to the warnings of a setting's runs, listed under the table (and in --json and --csv);
+    a setting with a run that ended with no support vector is marked "nothing learned" and ranks
+    after every setting that learned something, whatever --sort says."""
     params = {k: v for k, v in params.items() if v is not None}
     if data == "-":
         raise click.UsageError("tune reads DATA once per run: give a file, not '-'")
@@ -625,12 +638,11 @@ def _print_tune(algorithm, sort, rows) -> None:
     cells, legend = tune_.format_table(rows, sort)
     for row in cells:
         table.add_row(*row)
-    console = Console(highlight=False, width=max(100, Console().width))
-    console.print(table)
+    Console(highlight=False, width=max(100, Console().width)).print(table)
     if any(r.learned_nothing for r in rows):
-        console.print("nothing learned: a run ended with 0 support vectors; such settings rank last")
-    for line in legend:
-        console.print(line, markup=False)
+        click.echo("nothing learned: a run ended with 0 support vectors; such settings rank last")
+    for line in legend:  # whole lines, never wrapped
+        click.echo(line)
 
 
 @main.command()
