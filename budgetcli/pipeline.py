@@ -41,15 +41,14 @@ class KernelSpec:
         return Kernel(self.kind, gamma, self.coef0, self.degree)
 
 
-def check_settings(cls, kernel: KernelSpec, params: dict) -> dict:
-    """The algorithm's resolved parameters for a new model; ValueError for a bad parameter or kernel,
-    a kernel the algorithm cannot use, or settings that provably learn nothing.  Reads no data."""
+def check_settings(cls, kernel: KernelSpec, params: dict) -> None:
+    """ValueError for a new model's bad parameter or kernel, a kernel the algorithm cannot use, or
+    settings that provably learn nothing.  Reads no data: call it before reading any."""
     hyper = cls.resolve_params(params)
     kernel.resolve(1)
     if cls.multiclass:
         cls.check_kernel(kernel.kind, hyper)
     cls.refuse_degenerate(kernel.kind, hyper)
-    return hyper
 
 
 @dataclass
@@ -172,10 +171,9 @@ def kernel_warnings(kernel: Kernel, chunk, default_gamma: bool) -> list[str]:
     K = np.zeros((len(rows), len(rows)))
     kernel_matrix(SupportSet.from_csr(sample.indptr, compact, sample.values).arrays, *kernel.args(),
                   sample.indptr, compact, sample.values, np.zeros(len(columns)), K)
-    # pairs of different examples, both with k(x, x) ≠ 0
+    # pairs of different examples, both with k(x, x) ≠ 0; example[r]: the sample row where row r's point first occurs
     first: dict[bytes, int] = {}
-    example = np.array([first.setdefault(sample.row(r)[0].tobytes() + sample.row(r)[1].tobytes(), r)
-                        for r in range(len(rows))])
+    example = np.array([first.setdefault(b"".join(a.tobytes() for a in sample.row(r)), r) for r in range(len(rows))])
     i, j = np.triu_indices(len(rows), 1)
     diag = np.diag(K)
     pairs = (example[i] != example[j]) & (diag[i] * diag[j] != 0)
