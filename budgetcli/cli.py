@@ -163,7 +163,9 @@ def _train_options(f):
                           "save). Interrupted or killed, the file holds the last complete checkpoint; "
                           "--resume continues from it."),
         click.option("-q", "--quiet", is_flag=True, help="No summary or progress on stderr."),
-        click.option("--json", "as_json", is_flag=True, help="Print the summary as one JSON object on stdout."),
+        click.option("--json", "as_json", is_flag=True,
+                     help="Print the summary as one JSON object on stdout; its \"warnings\" list (empty when none) "
+                          "holds the summary's warning lines."),
         click.option("--curve", "curve_path", type=click.Path(dir_okay=False), default=None, metavar="FILE.csv",
                      help="Log a learning curve to FILE.csv: t, mistakes, online_rate, support_size, seconds, "
                           "every --curve-every examples and at the end (`budgetlearn plot` draws it)."),
@@ -181,7 +183,13 @@ def _train_options(f):
 def train(ctx, **options):
     """Train ALGORITHM online, one pass over DATA, and write the model.
 
-    Nothing is written when training fails: an existing model file stays as it was."""
+    Nothing is written when training fails: an existing model file stays as it was.
+
+    Settings that provably learn nothing are refused before DATA is read (projectron and
+    projectron++ with --eta ≥ 1 and the rbf kernel, mc-projectron++ with --eta ≥ √2, projectron-alma2
+    with --eta ≥ min(C, 1)). The summary warns about a run that ended with no support vector or
+    with one after several mistakes, a default γ that comes from an outlying feature index, and a
+    kernel that is numerically constant or diagonal on a sample of the first 4,096 examples."""
     _train(ctx, "online", **options)
 
 
@@ -243,11 +251,9 @@ def _train(ctx, hypothesis, algorithm, kernel, gamma, sigma, degree, coef0, seed
         fail(f"{output}: cannot write the model: {problem}")
     spec = pipeline.KernelSpec(kernel, gamma, sigma, degree, coef0)
     cls = ALGORITHMS[algorithm]
-    try:  # refuse bad parameters and kernels before reading anything
-        hyper = cls.resolve_params(resume.learner.hyper if resume else params)
-        spec.resolve(1)
-        if cls.multiclass and not resume:
-            cls.check_kernel(kernel, hyper)
+    try:  # refuse bad parameters and kernels, and settings that learn nothing, before reading anything
+        if not resume:  # a resumed model keeps its own settings, checked when it was made
+            pipeline.check_settings(cls, spec, params)
     except ValueError as exc:
         raise click.UsageError(str(exc))
     if hypothesis in AVERAGES and cls.multiclass:
@@ -321,6 +327,7 @@ def _train_summary(result, algorithm, output) -> dict:
         "skipped_lines": result.n_skipped,
         "seconds": round(result.seconds, 4),
         "model": output,
+        "warnings": result.warnings,
     }
 
 
@@ -342,6 +349,7 @@ def _print_train_summary(s: dict, result) -> None:
                      "--method projected-average stays within the budget")
     if s["skipped_lines"]:
         lines.append(f"skipped         {s['skipped_lines']:,} malformed lines (first: {result.skipped[0]})")
+    lines += [f"warning         {w}" for w in s["warnings"]]
     click.echo("\n".join(lines), err=True)
 
 
@@ -617,7 +625,12 @@ def tune(algorithm, grids, permutations, seed, test, jobs, backend, scheduler, s
 
     Options outside --grid fix a parameter for every setting. Each run reads DATA (and --test) from
     its path in the worker, so on a cluster the paths must be readable by every worker. Results
-    are the same whatever --jobs or --backend: only the seconds differ."""
+    are the same whatever --jobs or --backend: only the seconds differ.
+
+    A grid value that provably learns nothing is refused, as train refuses it. The notes column
+    refers to the warnings of a setting's runs, listed under the table (and in --json and --csv);
+    a setting with a run that ended with no support vector is marked "nothing learned" and ranks
+    after every setting that learned something, whatever --sort says."""
     params = {k: v for k, v in params.items() if v is not None}
     if data == "-":
         raise click.UsageError("tune reads DATA once per run: give a file, not '-'")
@@ -683,13 +696,18 @@ def _print_tune(algorithm, sort, rows) -> None:
     from rich.table import Table
 
     table = Table(title=f"{algorithm}, {len(rows[0].runs)} run(s) per setting, sorted by {sort}", title_justify="left")
-    for col in ("rank", "setting", "online error %", "support size", "test accuracy %", "seconds"):
-        table.add_column(col, justify="left" if col == "setting" else "right")
-    for cells in tune_.format_table(rows, sort):
-        table.add_row(*cells)
+    for col in ("rank", "setting", "online error %", "support size", "test accuracy %", "seconds", "notes"):
+        table.add_column(col, justify="left" if col in ("setting", "notes") else "right")
+    cells, legend = tune_.format_table(rows, sort)
+    for row in cells:
+        table.add_row(*row)
     console = _console(highlight=False)
     console.width = max(100, console.width)
     console.print(table)
+    if any(r.learned_nothing for r in rows):
+        click.echo("nothing learned: a run ended with 0 support vectors; such settings rank last")
+    for line in legend:  # whole lines, never wrapped
+        click.echo(line)
 
 
 @main.command()

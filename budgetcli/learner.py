@@ -97,6 +97,12 @@ class KernelLearner:
             out[p.name] = v
         return out
 
+    @classmethod
+    def refuse_degenerate(cls, kernel_kind: str, params: dict) -> None:
+        """Raise ValueError when these (resolved) parameters with this kind of kernel provably learn
+        nothing on any data.  Checked for a new model before any data is read (pipeline.check_settings),
+        never when a model is loaded: a saved model keeps loading."""
+
     # ---- the contract ----------------------------------------------------------------------
     def learn(self, chunk, y: np.ndarray) -> None:
         """One online pass over the chunk's examples in order; y holds the encoded labels."""

@@ -53,6 +53,7 @@ class MulticlassLearner:
     slot_arrays: ClassVar[dict[str, str]] = {"krow": "work"}
 
     resolve_params = classmethod(KernelLearner.resolve_params.__func__)
+    refuse_degenerate = classmethod(KernelLearner.refuse_degenerate.__func__)
     counter = KernelLearner.counter
     kernel_matrix = KernelLearner.kernel_matrix
     _ensure_scratch = KernelLearner._ensure_scratch

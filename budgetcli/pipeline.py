@@ -12,7 +12,9 @@ from . import registry
 from .io.libsvm import DataError, LibsvmReader, concatenate
 from .kernels import Kernel, gamma_from_sigma
 from .labels import BinaryLabels, MulticlassLabels
+from .learner import kernel_matrix
 from .model import Model
+from .support import SupportSet
 
 
 @dataclass
@@ -39,6 +41,16 @@ class KernelSpec:
         return Kernel(self.kind, gamma, self.coef0, self.degree)
 
 
+def check_settings(cls, kernel: KernelSpec, params: dict) -> None:
+    """ValueError for a new model's bad parameter or kernel, a kernel the algorithm cannot use, or
+    settings that provably learn nothing.  Reads no data: call it before reading any."""
+    hyper = cls.resolve_params(params)
+    kernel.resolve(1)
+    if cls.multiclass:
+        cls.check_kernel(kernel.kind, hyper)
+    cls.refuse_degenerate(kernel.kind, hyper)
+
+
 @dataclass
 class TrainResult:
     model: Model
@@ -46,6 +58,7 @@ class TrainResult:
     source: str
     n_skipped: int = 0
     skipped: list = field(default_factory=list)
+    warnings: list = field(default_factory=list)  # kernel_warnings of the first block, then support_warnings
 
 
 def epochs_of(data, epochs: int = 1, shuffle: bool = False, seed: int = 0, skip_bad_lines: bool = False,
@@ -93,17 +106,20 @@ def train(data, algorithm: str, kernel: KernelSpec, params: dict, seed: int = 0,
     steps, whatever the chunk size.  For both, a chunk is cut where the count is reached (see
     `_learn_in_pieces`)."""
     cls = registry.get(resume.learner.name if resume else algorithm)
-    hyper = cls.resolve_params(resume.learner.hyper if resume else params)  # refuse bad parameters before reading
-    if cls.multiclass and not resume:
-        cls.check_kernel(kernel.kind, hyper)
+    if not resume:  # refuse bad settings before reading
+        check_settings(cls, kernel, params)
     started = time.perf_counter()
     model = resume
     reader = None
     stops = None  # the Every rules of --curve and --checkpoint-every, set once the model exists
+    warnings = None
     for chunk, reader in epochs_of(data, epochs, shuffle, seed, skip_bad_lines, block_lines):
         if model is None:
             learner = cls(kernel.resolve(chunk.n_features), seed=seed, **params)
             model = Model(learner, MulticlassLabels() if cls.multiclass else BinaryLabels())
+        if warnings is None:
+            default_gamma = not resume and kernel.gamma is None and kernel.sigma is None
+            warnings = kernel_warnings(model.learner.kernel, chunk, default_gamma)
         model.learner.keep_retired = keep_retired
         y = model.labels.encode(chunk, reader.source_name)
         if stops is None:
@@ -122,7 +138,65 @@ def train(data, algorithm: str, kernel: KernelSpec, params: dict, seed: int = 0,
         curve.finish(model.learner)
     # the last reader has read the data once: its count of malformed lines is per pass
     return TrainResult(model, time.perf_counter() - started, source, reader.n_skipped if reader else 0,
-                       list(reader.skipped) if reader else [])
+                       list(reader.skipped) if reader else [], warnings + support_warnings(model.learner))
+
+
+# The warnings below describe a run; none of them changes what is learnt.  Each is one line, the
+# same for every run over the same data and settings (tune lists each distinct one once).
+SAMPLE = 100  # examples of the first block, evenly spaced, on which the kernel is checked
+TINY = 1e-6  # relative size under which a kernel value counts as 0, or a spread of values as none
+OUTLIER = 10  # the default γ = 1/k is suspect when k > OUTLIER × the index that 99% of the values stay under
+
+
+def kernel_warnings(kernel: Kernel, chunk, default_gamma: bool) -> list[str]:
+    """Warnings about the kernel on the first block of data:
+    - default γ from an outlying index: γ was left to its default 1/k (k the block's largest index)
+      and k is more than OUTLIER times the 99th percentile of the indices of the block's values;
+    - numerically constant: on SAMPLE examples, max k(x_i, x_j) − min k(x_i, x_j) ≤ TINY·max |k|;
+    - numerically diagonal: |k(x_i, x_j)| ≤ TINY·√(k(x_i,x_i) k(x_j,x_j)) for every two different
+      examples of the sample (of those with k(x,x) ≠ 0), e.g. rbf on unscaled features."""
+    out = []
+    if default_gamma and kernel.kind != "linear" and len(chunk.indices):
+        index = chunk.indices.astype(np.int64) + 1  # 1-based, as the file writes them
+        k, bulk = int(index.max()), int(np.quantile(index, 0.99, method="inverted_cdf"))
+        if k > OUTLIER * bulk:
+            out.append(f"the default γ = 1/{k} = {kernel.gamma:.3g} comes from feature index {k}, more than "
+                       f"{OUTLIER}× the indices of 99% of the first block's values (≤ {bulk}); give --gamma or --sigma")
+    rows = np.unique(np.linspace(0, len(chunk) - 1, min(len(chunk), SAMPLE)).astype(np.int64))
+    if len(rows) < 2:
+        return out
+    sample = chunk.take(rows)
+    columns, compact = np.unique(sample.indices, return_inverse=True)  # order-preserving: rows stay sorted
+    compact = compact.astype(np.int32)
+    K = np.zeros((len(rows), len(rows)))
+    kernel_matrix(SupportSet.from_csr(sample.indptr, compact, sample.values).arrays, *kernel.args(),
+                  sample.indptr, compact, sample.values, np.zeros(len(columns)), K)
+    # pairs of different examples, both with k(x, x) ≠ 0; example[r]: the sample row where row r's point first occurs
+    first: dict[bytes, int] = {}
+    example = np.array([first.setdefault(b"".join(a.tobytes() for a in sample.row(r)), r) for r in range(len(rows))])
+    i, j = np.triu_indices(len(rows), 1)
+    diag = np.diag(K)
+    pairs = (example[i] != example[j]) & (diag[i] * diag[j] != 0)
+    where = f"{len(rows)} examples of the first block"
+    scaling = "check the feature scaling" if kernel.kind == "linear" else "check --gamma and the feature scaling"
+    if K.max() - K.min() <= TINY * np.abs(K).max():
+        out.append(f"the kernel is numerically constant on {where} (max − min of k(x_i, x_j) ≤ {TINY:g} × max |k|): "
+                   f"it cannot tell examples apart; {scaling}")
+    elif pairs.any() and np.all((np.abs(K[i, j]) <= TINY * np.sqrt(np.abs(diag[i] * diag[j])))[pairs]):
+        out.append(f"the kernel is numerically diagonal on {where} (|k(x_i, x_j)| ≤ {TINY:g} × √(k(x_i, x_i) "
+                   f"k(x_j, x_j)) for all different x_i, x_j): each example looks unrelated to the others; {scaling}")
+    return out
+
+
+def support_warnings(learner) -> list[str]:
+    """Warnings about the support set a run ended with: none (f = 0: the model learned nothing), or
+    one vector after several mistakes when the algorithm's budget (if any) allows more."""
+    t, m, n = learner.counter("examples"), learner.counter("mistakes"), len(learner.support)
+    if n == 0:
+        return [f"0 support vectors after {t:,} examples: the model learned nothing (it scores every example 0)"]
+    if n == 1 and m > 1 and learner.hyper.get("budget", 2) > 1:
+        return [f"1 support vector after {t:,} examples and {m:,} mistakes: the support set stopped growing at one"]
+    return []
 
 
 @dataclass

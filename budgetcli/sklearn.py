@@ -9,7 +9,9 @@ X is a numpy array or a scipy.sparse matrix (kept sparse: the learners store spa
 Algorithm parameters are keyword arguments with their canonical names (`eta`, `budget`, `beta`,
 `lambda_`, `cost`, ... as `budgetlearn algorithms` lists them); get_params / set_params / clone see
 them like the fixed ones.  An unknown algorithm or a parameter the algorithm does not take is a
-ValueError at fit time (scikit-learn validates in fit, not in __init__).
+ValueError at fit time (scikit-learn validates in fit, not in __init__), and so are settings that
+provably learn nothing (e.g. `projectron` with eta ≥ 1 and the rbf kernel), as `budgetlearn train`
+refuses them.
 
 Conventions:
 - `fit` resets the learner and makes `epochs` passes over X in the given order (one pass is the
@@ -38,7 +40,7 @@ from .io.libsvm import Chunk
 from .labels import BinaryLabels
 from .model import Model
 from .params import FLAGS
-from .pipeline import KernelSpec
+from .pipeline import KernelSpec, check_settings
 
 try:  # scikit-learn ≥ 1.6
     from sklearn.utils.validation import validate_data as _validate_data
@@ -156,6 +158,7 @@ class BudgetClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError(f"BudgetClassifier has no parameter {', '.join(unknown)}; the algorithms' parameters "
                              f"are: {', '.join(sorted(FLAGS))}")
         spec = KernelSpec(self.kernel, self.gamma, self.sigma, self.degree, self.coef0)
+        check_settings(cls, spec, self._algorithm_params())  # as `budgetlearn train` does: bad or degenerate settings
         kernel = spec.resolve(X.shape[1])
         self.learner_ = cls(kernel, seed=self.seed, **self._algorithm_params())
         self.classes_ = np.asarray(classes)

@@ -21,6 +21,13 @@ Why the results do not depend on the number of jobs or the backend:
 * Results come back in submission order and are aggregated in grid order; ties in the sort keep
   grid order.  Only the seconds differ between two runs of the table.
 
+Settings that provably learn nothing (Projectron's η ≥ 1 with rbf, ...) are refused before any run,
+as `train` refuses them (pipeline.check_settings).  A setting whose runs ended with no support vector
+learned nothing on this data: it is sorted after every setting that learned something, whatever the
+sort metric (its 0 support vectors would otherwise win `--sort support`, and predicting one class
+everywhere can beat a weak setting's test accuracy).  Each setting carries the distinct warnings of
+its runs (pipeline.kernel_warnings, pipeline.support_warnings), which the table marks.
+
 The best model (`--save-best`) is the run of the top setting that is best by the sort metric (ties:
 the lowest permutation index).  Workers do not ship models back; the main process trains that one
 run again — deterministic, so the same model — and checks its counters against the table.
@@ -30,6 +37,7 @@ from __future__ import annotations
 
 import csv
 import itertools
+import json
 import logging
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
@@ -82,6 +90,7 @@ class RunResult:
     support_size: int
     test_accuracy: float | None
     seconds: float
+    warnings: list = field(default_factory=list)
 
 
 @dataclass
@@ -99,10 +108,22 @@ class Row:
         a = np.array(values, dtype=np.float64)
         return float(a.mean()), float(a.std())
 
+    @property
+    def learned_nothing(self) -> bool:
+        """A run of this setting ended with no support vector (its hypothesis is f = 0)."""
+        return any(r.support_size == 0 for r in self.runs)
+
+    @property
+    def warnings(self) -> list[str]:
+        """The distinct warnings of its runs, in order of first appearance."""
+        return list(dict.fromkeys(w for r in self.runs for w in r.warnings))
+
     def to_dict(self) -> dict:
         out = {"setting": self.setting, "runs": len(self.runs)}
         for key in ("online_mistake_rate", "support_size", "test_accuracy", "seconds"):
             out[f"{key}_mean"], out[f"{key}_std"] = self.stats(key)
+        out["learned_nothing"] = self.learned_nothing
+        out["warnings"] = self.warnings
         out["per_run"] = [vars(r) for r in self.runs]
         return out
 
@@ -164,8 +185,7 @@ def plan(data: str, test: str | None, algorithm: str, kernel: pipeline.KernelSpe
         for name, value in setting.items():
             (k if name in KERNEL_GRID else p)[name] = value
         try:
-            cls.resolve_params(p)
-            pipeline.KernelSpec(**k).resolve(1)
+            pipeline.check_settings(cls, pipeline.KernelSpec(**k), p)
         except ValueError as exc:
             raise ValueError(f"setting {_describe(setting)}: {exc}") from None
         for perm in (range(permutations) if permutations else [-1]):
@@ -200,7 +220,7 @@ def execute(run: Run) -> RunResult:
     t, m = learner.counter("examples"), learner.counter("mistakes")
     acc = test_accuracy(result.model, run.test) if run.test else None
     return RunResult(run.setting, run.permutation, run.seed, t, m, m / t, len(learner.support), acc,
-                     result.seconds)
+                     result.seconds, result.warnings)
 
 
 def test_accuracy(model, test) -> float:
@@ -278,14 +298,16 @@ def run_all(runs: list[Run], jobs: int = 1, backend: str = "loky", scheduler: st
 
 
 def table(settings: list[dict], results: list[RunResult], sort: str) -> list[Row]:
-    """One Row per setting, sorted by `sort` (best first; ties keep grid order)."""
+    """One Row per setting, sorted by `sort` (best first; ties keep grid order), settings that learned
+    nothing last."""
     rows = [Row(i, s) for i, s in enumerate(settings)]
     for r in results:
         rows[r.setting].runs.append(r)
     key, larger_better = SORT_KEYS[sort]
     if rows and rows[0].stats(key)[0] is None:
         raise ValueError(f"--sort {sort} needs --test")
-    return sorted(rows, key=lambda row: -row.stats(key)[0] if larger_better else row.stats(key)[0])
+    return sorted(rows, key=lambda row: (row.learned_nothing,
+                                         -row.stats(key)[0] if larger_better else row.stats(key)[0]))
 
 
 def best_run(row: Row, sort: str) -> RunResult:
@@ -306,18 +328,19 @@ def retrain(run: Run, expected: RunResult):
 
 
 CSV_COLUMNS = ["rank", "setting", "runs", "online_mistake_rate_mean", "online_mistake_rate_std", "support_size_mean",
-               "support_size_std", "test_accuracy_mean", "test_accuracy_std", "seconds_mean", "seconds_std"]
+               "support_size_std", "test_accuracy_mean", "test_accuracy_std", "seconds_mean", "seconds_std",
+               "learned_nothing", "warnings"]
 
 
 def write_csv(path: str, rows: list[Row], grid_columns: list[str]) -> None:
-    """One line per setting, a column per grid name plus the table's; written as every output is
-    (atomic.output_file), so a failure never leaves half a file."""
+    """One line per setting, a column per grid name plus the table's (`warnings`: a JSON list of
+    strings); written as every output is (atomic.output_file), so a failure never leaves half a file."""
     with output_file(path) as f:
         w = csv.writer(f)
         w.writerow(grid_columns + CSV_COLUMNS)
         for rank, row in enumerate(rows, 1):
             d = row.to_dict()
-            d["rank"], d["setting"] = rank, _describe(row.setting)
+            d["rank"], d["setting"], d["warnings"] = rank, _describe(row.setting), json.dumps(row.warnings)
             w.writerow([row.setting[c] for c in grid_columns] + ["" if d[c] is None else d[c] for c in CSV_COLUMNS])
 
 
@@ -326,15 +349,22 @@ def _describe(setting: dict) -> str:
                     for k, v in setting.items()) or "(defaults)"
 
 
-def format_table(rows: list[Row], sort: str) -> list[list[str]]:
-    """The printed table's cells: rank, setting, then mean ± std of each metric."""
-    out = []
+def format_table(rows: list[Row], sort: str) -> tuple[list[list[str]], list[str]]:
+    """The printed table's cells (rank, setting, mean ± std of each metric, notes) and the legend of
+    the notes: a setting that learned nothing is marked "nothing learned", and each distinct warning
+    gets a number [n] that its settings show."""
+    out, legend = [], []
     for rank, row in enumerate(rows, 1):
         err, err_sd = row.stats("online_mistake_rate")
         sv, sv_sd = row.stats("support_size")
         acc, acc_sd = row.stats("test_accuracy")
         secs, _ = row.stats("seconds")
+        notes = ["nothing learned"] if row.learned_nothing else []
+        for w in row.warnings:
+            if w not in legend:
+                legend.append(w)
+            notes.append(f"[{legend.index(w) + 1}]")
         out.append([str(rank), _describe(row.setting), f"{100 * err:.2f} ± {100 * err_sd:.2f}",
                     f"{sv:.1f} ± {sv_sd:.1f}",
-                    "–" if acc is None else f"{100 * acc:.2f} ± {100 * acc_sd:.2f}", f"{secs:.2f}"])
-    return out
+                    "–" if acc is None else f"{100 * acc:.2f} ± {100 * acc_sd:.2f}", f"{secs:.2f}", " ".join(notes)])
+    return out, [f"[{n}] {w}" for n, w in enumerate(legend, 1)]

@@ -12,6 +12,14 @@ the projection error ‖δ_t‖ = ‖f'_t − P_{t−1} f'_t‖ = (η_k/N)‖x̂
 span numerically, as in the Projectron), f_t = P_{t−1} f'_t = (f + η_k y P x̂)/N and no support vector
 is added.  ‖δ_t‖ carries the step η_k = C/√k, so η acts on that scale: once η_k/N falls below η every
 update is projected and the support set stops growing, which is how Theorem 7 bounds it.  Points with k(x, x) = 0 cannot be normalised and are skipped (never an update).
+
+The first support vector follows the same rule (§6 with S_0 = ∅).  While S is empty f = 0, so every
+point with k(x, x) > 0 is an update (its margin 0 is ≤ (1 − α)B/√k), the projection of x̂ onto the
+empty span is 0 and ‖f'‖ = η_k: ‖δ_t‖ = η_k/max(1, η_k) = min(C/√k, 1).  That is largest at the first
+update, min(C, 1), and only shrinks as k grows (a projected update counts in k).  So with
+η ≥ min(C, 1) nothing is ever added and f stays 0 whatever the kernel and the data (x̂ is
+normalised): `refuse_degenerate` refuses it before any data is read.  With η < min(C, 1) the first
+point with k(x, x) > 0 is added.  (Theorem 7's C² + 2(1 − α)BC = 1 makes C ≤ 1, so its η < C.)
 """
 
 from __future__ import annotations
@@ -70,6 +78,15 @@ class ProjectronAlma2(Alma2):
     params = (ALMA_ALPHA, ALMA_B, ALMA_C, ETA)
     slot_arrays = KernelLearner.slot_arrays | {"kinv": "square", "d": "work"}
     projecting = True
+
+    @classmethod
+    def refuse_degenerate(cls, kernel_kind, params):
+        # see the module docstring: the first update's ‖δ‖ is min(C, 1), later ones are smaller
+        bound = min(params["alma_c"], 1.0)
+        if params["eta"] >= bound:
+            raise ValueError(f"{cls.name}: --eta must be < min(C, 1) = {bound} (C: --alma-c), got {params['eta']}: "
+                             "on an empty support set the first update's ‖δ‖ = min(C, 1) ≤ η and later ones are "
+                             "smaller, so no support vector is ever added and the model learns nothing")
 
 
 @njit(cache=True)

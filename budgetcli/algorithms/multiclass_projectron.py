@@ -19,6 +19,11 @@ Choices (mirrored by tests/reference_multiclass.py):
   its class's span (‖δ_c‖ = 0).  When a mistake adds, such a part is projected instead of added
   (adding it would make K_c singular); the other part is added.
 - A support pair belongs to one class; x is stored once per class it joined.
+- The first support pairs follow the same rule: while S_y and S_r are empty both projections are 0,
+  so δ is the whole update and ‖δ‖² = k(x,x) + k(x,x); x joins only when √(2k(x,x)) > η.  Until then
+  every score is 0 and every round with two classes known is a mistake.  With the rbf kernel
+  (k(x,x) = 1) η ≥ √2 adds nothing ever and is refused before any data is read (`refuse_degenerate`);
+  1 ≤ η < √2 still learns, unlike the binary Projectron, because the update has two parts.
 """
 
 from __future__ import annotations
@@ -46,6 +51,14 @@ class MulticlassProjectronPlusPlus(MulticlassLearner):
     paper = "Orabona, Keshet, Caputo, JMLR 2009, §5 and Theorem 6"
     params = (ETA,)
     slot_arrays = {"krow": "work"}
+
+    @classmethod
+    def refuse_degenerate(cls, kernel_kind, params):
+        # see the module docstring: with empty classes ‖δ‖ = √(2k(x,x)), √2 for every x with rbf
+        if kernel_kind == "rbf" and params["eta"] >= math.sqrt(2.0):
+            raise ValueError(f"{cls.name}: --eta must be < √2 = {math.sqrt(2.0)} with the rbf kernel, got "
+                             f"{params['eta']}: on empty support sets ‖δ‖ = √(2k(x,x)) = √2 ≤ η, so no support "
+                             "vector is ever added and the model learns nothing")
 
     def __init__(self, kernel, seed=0, **params):
         super().__init__(kernel, seed, **params)

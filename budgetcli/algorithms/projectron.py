@@ -16,6 +16,13 @@ Choices where the paper leaves room (each is tested against the reference in tes
   τ_t = min(ℓ_t/‖Pk‖², 2(ℓ_t − ‖δ_t‖/η)/‖Pk‖², 1) and ‖Pk‖² = k_tᵀ d*.  With η = 0 only
   exactly-dependent points (‖δ_t‖ = 0) give margin updates.  Margin updates never add a
   support vector.
+- The first support vector follows the paper's rule too (Fig. 2, with the projection of Fig. 4 onto
+  the empty span of S_0 = ∅): that projection is 0, so δ_t = −y_t k(x_t, ·) and ‖δ_t‖ = √k(x_t, x_t),
+  and x_t is added only when √k(x_t, x_t) > η.  Until something is added f = 0, so every round is a
+  mistake (y f = 0) and Projectron++ meets no margin error.  The rbf kernel has k(x, x) = 1 for
+  every x: with η ≥ 1 nothing is ever added, which `refuse_degenerate` refuses before any data is
+  read.  With the poly and linear kernels it depends on the data's norms: a run that ends with no
+  support vector gets a warning (pipeline.support_warnings).
 
 Speed: `project` is compiled with fastmath reassoc/contract only (no assumptions about NaN or inf),
 so the O(|S|²) product d = K⁻¹k and ‖Pk‖² are summed in SIMD order rather than left to right:
@@ -49,6 +56,14 @@ class Projectron(KernelLearner):
     params = (ETA,)
     slot_arrays = KernelLearner.slot_arrays | {"kinv": "square", "d": "work"}
     plusplus = False
+
+    @classmethod
+    def refuse_degenerate(cls, kernel_kind, params):
+        # see the module docstring: with S empty ‖δ_t‖ = √k(x_t, x_t), which rbf makes 1 for every x
+        if kernel_kind == "rbf" and params["eta"] >= 1.0:
+            raise ValueError(f"{cls.name}: --eta must be < 1 with the rbf kernel, got {params['eta']}: on an empty "
+                             "support set ‖δ‖ = √k(x,x) = 1 ≤ η, so no support vector is ever added and the model "
+                             "learns nothing")
 
     def _learn_range(self, indptr, indices, values, y, start):
         s = self.slot
