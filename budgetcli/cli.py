@@ -25,6 +25,7 @@ from . import predict as predict_
 from . import tune as tune_
 from .io.libsvm import DataError, write_libsvm
 from .curve import CurveWriteError, LearningCurve
+from .progress import Progress
 from .export import IMPORTABLE
 from .model import Model
 from .modelfile import ModelFileError
@@ -163,6 +164,11 @@ def _train_options(f):
                           "save). Interrupted or killed, the file holds the last complete checkpoint; "
                           "--resume continues from it."),
         click.option("-q", "--quiet", is_flag=True, help="No summary or progress on stderr."),
+        click.option("--progress/--no-progress", default=None,
+                     help="Vowpal Wabbit's progress table on stderr: a row at 1, 2, 4, 8, ... examples with the "
+                          "online mistake rate so far and since the last row, examples, support vectors, and the "
+                          "share of the input read and the time left when its size is known. Default: on when "
+                          "stderr is a terminal (with a live line below the rows), off otherwise."),
         click.option("--json", "as_json", is_flag=True,
                      help="Print the summary as one JSON object on stdout; its \"warnings\" list (empty when none) "
                           "holds the summary's warning lines."),
@@ -212,12 +218,13 @@ def online_to_batch(ctx, method, **options):
 
 
 def _train(ctx, hypothesis, algorithm, kernel, gamma, sigma, degree, coef0, seed, epochs, shuffle, output,
-           resume_path, skip_bad_lines, checkpoint_every, quiet, as_json, curve_path, curve_every, data, **params):
+           resume_path, skip_bad_lines, checkpoint_every, quiet, progress, as_json, curve_path, curve_every, data,
+           **params):
     params = {k: v for k, v in params.items() if v is not None}
     resume = None
     if resume_path is not None:
         given = [p.opts[-1] for p in ctx.command.params
-                 if p.name not in ("output", "resume_path", "skip_bad_lines", "quiet", "as_json", "data", "method",
+                 if p.name not in ("output", "resume_path", "skip_bad_lines", "quiet", "progress", "as_json", "data", "method",
                                    "epochs", "shuffle", "checkpoint_every", "curve_path", "curve_every")
                  and ctx.get_parameter_source(p.name) is not click.core.ParameterSource.DEFAULT]
         if given:
@@ -273,7 +280,9 @@ def _train(ctx, hypothesis, algorithm, kernel, gamma, sigma, degree, coef0, seed
             batch(model).save(output)
             checkpoints.append(model.learner.counter("examples"))
 
-    progress = _Progress(enabled=not quiet and sys.stderr.isatty())
+    terminal = sys.stderr.isatty()
+    progress = Progress(rows=not quiet and (terminal if progress is None else progress),
+                        live=not quiet and terminal and progress is not False)
     held = f" ({output} holds the checkpoint after {{:,}} examples)"
     try:
         with contextlib.ExitStack() as outputs:
@@ -287,7 +296,7 @@ def _train(ctx, hypothesis, algorithm, kernel, gamma, sigma, degree, coef0, seed
             with progress, stop_signals_raise_interrupt():
                 result = pipeline.train(data, algorithm, spec, params, seed=seed, skip_bad_lines=skip_bad_lines,
                                         on_chunk=progress.update, resume=resume, epochs=epochs, shuffle=shuffle,
-                                        keep_retired=hypothesis in AVERAGES, curve=curve,
+                                        keep_retired=hypothesis in AVERAGES, curve=curve, progress=progress,
                                         checkpoint_every=checkpoint_every, on_checkpoint=checkpoint)
                 online_size = len(result.model.learner.support)
                 result.model = batch(result.model)
@@ -351,34 +360,6 @@ def _print_train_summary(s: dict, result) -> None:
         lines.append(f"skipped         {s['skipped_lines']:,} malformed lines (first: {result.skipped[0]})")
     lines += [f"warning         {w}" for w in s["warnings"]]
     click.echo("\n".join(lines), err=True)
-
-
-class _Progress:
-    """A live line on a terminal's stderr (examples, online mistake rate, |S|); silent otherwise."""
-
-    def __init__(self, enabled: bool):
-        self.enabled = enabled
-        self._live = None
-
-    def __enter__(self):
-        if self.enabled:
-            from rich.console import Console
-            from rich.live import Live
-
-            self._live = Live("", console=Console(stderr=True), transient=True, refresh_per_second=4)
-            self._live.__enter__()
-        return self
-
-    def update(self, model) -> None:
-        if self._live is not None:
-            ln = model.learner
-            t, m = ln.counter("examples"), ln.counter("mistakes")
-            self._live.update(f"{t:,} examples, {100 * m / max(t, 1):.2f}% online mistakes, "
-                              f"{len(ln.support):,} support vectors")
-
-    def __exit__(self, *exc):
-        if self._live is not None:
-            self._live.__exit__(*exc)
 
 
 def _load(model_path) -> Model:

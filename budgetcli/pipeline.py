@@ -62,18 +62,21 @@ class TrainResult:
 
 
 def epochs_of(data, epochs: int = 1, shuffle: bool = False, seed: int = 0, skip_bad_lines: bool = False,
-              block_lines: int = 4096) -> Iterator[tuple[object, LibsvmReader]]:
-    """(chunk, reader) for `epochs` passes over `data`.
+              block_lines: int = 4096) -> Iterator[tuple[object, LibsvmReader, float | None]]:
+    """(chunk, reader, done) for `epochs` passes over `data`; `done` is the share of the whole run's
+    input read once the chunk is through, or None when the input's size is unknown (stdin, a pipe,
+    a compressed file).
 
     Without shuffling a file is streamed again for each pass (memory stays one chunk); stdin,
     which cannot be read twice, and --shuffle keep the data in memory.  With `shuffle`, pass e
     (0-based) is permuted by numpy's generator seeded with (seed, e)."""
     in_memory = shuffle or (epochs > 1 and data == "-")
     if not in_memory:
-        for _ in range(epochs):
+        for e in range(epochs):
             with LibsvmReader(data, block_lines=block_lines, skip_bad_lines=skip_bad_lines) as reader:
                 for chunk in reader:
-                    yield chunk, reader
+                    share = reader.share_read()
+                    yield chunk, reader, None if share is None else (e + share) / epochs
         return
     with LibsvmReader(data, block_lines=block_lines, skip_bad_lines=skip_bad_lines) as reader:
         chunks = list(reader)
@@ -85,13 +88,14 @@ def epochs_of(data, epochs: int = 1, shuffle: bool = False, seed: int = 0, skip_
         if shuffle:
             order = np.random.default_rng((seed, e)).permutation(len(everything))
         for a in range(0, len(order), block_lines):
-            yield everything.take(order[a:a + block_lines]), reader
+            stop = min(a + block_lines, len(order))
+            yield everything.take(order[a:stop]), reader, (e * len(order) + stop) / (epochs * len(order))
 
 
 def train(data, algorithm: str, kernel: KernelSpec, params: dict, seed: int = 0, skip_bad_lines: bool = False,
           block_lines: int = 4096, on_chunk: Callable[[Model], None] | None = None,
           resume: Model | None = None, epochs: int = 1, shuffle: bool = False,
-          keep_retired: bool = False, curve=None, checkpoint_every: int | None = None,
+          keep_retired: bool = False, curve=None, checkpoint_every: int | None = None, progress=None,
           on_checkpoint: Callable[[Model], None] | None = None) -> TrainResult:
     """One online pass over `data` (path, '-' or binary file).  Raises DataError on bad input,
     ValueError on bad parameters; returns the trained model (not saved).
@@ -104,7 +108,8 @@ def train(data, algorithm: str, kernel: KernelSpec, params: dict, seed: int = 0,
     multiple of its k.  With `checkpoint_every` N, `on_checkpoint(model)` is called each time exactly
     k·N examples of this run have been learned, so a checkpoint holds a whole number of N-example
     steps, whatever the chunk size.  For both, a chunk is cut where the count is reached (see
-    `_learn_in_pieces`)."""
+    `_learn_in_pieces`).  `progress` (a progress.Progress) gets a row at 1, 2, 4, ... examples of
+    this run, cut the same way."""
     cls = registry.get(resume.learner.name if resume else algorithm)
     if not resume:  # refuse bad settings before reading
         check_settings(cls, kernel, params)
@@ -113,7 +118,8 @@ def train(data, algorithm: str, kernel: KernelSpec, params: dict, seed: int = 0,
     reader = None
     stops = None  # the Every rules of --curve and --checkpoint-every, set once the model exists
     warnings = None
-    for chunk, reader in epochs_of(data, epochs, shuffle, seed, skip_bad_lines, block_lines):
+    done_before = 0.0  # share of the input read before the current chunk
+    for chunk, reader, done in epochs_of(data, epochs, shuffle, seed, skip_bad_lines, block_lines):
         if model is None:
             learner = cls(kernel.resolve(chunk.n_features), seed=seed, **params)
             model = Model(learner, MulticlassLabels() if cls.multiclass else BinaryLabels())
@@ -128,6 +134,12 @@ def train(data, algorithm: str, kernel: KernelSpec, params: dict, seed: int = 0,
                 stops.append(Every(curve.every, lambda m: curve.row(m.learner)))
             if checkpoint_every:
                 stops.append(Every(checkpoint_every, on_checkpoint, origin=model.learner.counter("examples")))
+            if progress is not None:
+                progress.start(model.learner)
+                stops.append(Doubling(progress.row, origin=model.learner.counter("examples")))
+        if progress is not None:  # the rows' share of the input: interpolated by position in the chunk
+            progress.locate(model.learner.counter("examples"), len(chunk), done_before, done)
+            done_before = done
         _learn_in_pieces(model, chunk, y, stops)
         if on_chunk is not None:
             on_chunk(model)
@@ -207,21 +219,42 @@ class Every:
     action: Callable[[Model], None]
     origin: int = 0
 
+    def next_stop(self, t: int) -> int:
+        return t + self.every - (t - self.origin) % self.every
 
-def _learn_in_pieces(model: Model, chunk, y, stops: list[Every]) -> None:
-    """model.learner.learn(chunk, y), cut where an Every rule fires, running its action there.
+    def due(self, t: int) -> bool:
+        return (t - self.origin) % self.every == 0
+
+
+@dataclass
+class Doubling:
+    """Call `action(model)` each time the model's example count minus `origin` reaches 1, 2, 4, 8, ..."""
+
+    action: Callable[[Model], None]
+    origin: int = 0
+
+    def next_stop(self, t: int) -> int:
+        return self.origin + (1 << (t - self.origin).bit_length())
+
+    def due(self, t: int) -> bool:
+        r = t - self.origin
+        return r > 0 and r & (r - 1) == 0
+
+
+def _learn_in_pieces(model: Model, chunk, y, stops: list) -> None:
+    """model.learner.learn(chunk, y), cut where an Every or Doubling rule fires, running its action there.
 
     A learner's pass over a chunk equals its passes over consecutive pieces (what makes --resume
     exact), so cutting changes nothing in the model."""
     learner, pos, n = model.learner, 0, len(chunk)
     while pos < n:
         t = learner.counter("examples")
-        stop = min([n] + [pos + s.every - (t - s.origin) % s.every for s in stops])
+        stop = min([n] + [pos + s.next_stop(t) - t for s in stops])
         learner.learn(chunk if (pos, stop) == (0, n) else chunk.take(np.arange(pos, stop)), y[pos:stop])
         pos = stop
         t = learner.counter("examples")
         for s in stops:
-            if (t - s.origin) % s.every == 0:
+            if s.due(t):
                 s.action(model)
 
 

@@ -229,6 +229,17 @@ class LibsvmReader:
         if self._owns_file:
             self._file.close()
 
+    def share_read(self) -> float | None:
+        """Share of the input's bytes read so far, or None when its size is unknown (standard
+        input, a pipe, a compressed file, an iterable of lines); for progress reports."""
+        if self._compressed or self._needs_final_newline:
+            return None
+        try:
+            size = os.fstat(self._file.fileno()).st_size
+            return min(1.0, self._file.tell() / size) if size else 1.0
+        except (AttributeError, OSError, ValueError):
+            return None
+
     def __enter__(self):
         return self
 
