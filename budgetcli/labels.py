@@ -12,6 +12,8 @@ its first spelling in the training data (`+1`, `1.0`, `2`, ...).
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .io.libsvm import DataError
@@ -79,6 +81,12 @@ class BinaryLabels:
     def to_dict(self) -> dict:
         return {"kind": "binary", "negative": self.negative, "positive": self.positive,
                 "spellings": [[v, s] for v, s in self.spellings.items()]}
+
+    def check(self, learner_cls, header: dict) -> None:
+        """ValueError when a model file pairs this map with a learner it cannot serve."""
+        if learner_cls.multiclass:
+            raise ValueError(f"labels: a binary label map for the multiclass {learner_cls.name}")
+        _check_values("labels", self.classes)
 
     @classmethod
     def from_dict(cls, d: dict) -> "BinaryLabels":
@@ -148,9 +156,26 @@ class MulticlassLabels:
         return {"kind": "multiclass", "values": list(self.values),
                 "spellings": [[v, s] for v, s in self.spellings.items()]}
 
+    def check(self, learner_cls, header: dict) -> None:
+        """ValueError when a model file pairs this map with a learner it cannot serve: a binary
+        learner, or fewer label values than the learner's classes (predictions name a class)."""
+        if not learner_cls.multiclass:
+            raise ValueError(f"labels: a multiclass label map for the binary {learner_cls.name}")
+        _check_values("labels", self.values)
+        if len(set(self.values)) != len(self.values):
+            raise ValueError("labels: a label value appears twice")
+        if header.get("n_classes", 0) > len(self.values):
+            raise ValueError(f"labels: {len(self.values)} label values for {header['n_classes']} classes")
+
     @classmethod
     def from_dict(cls, d: dict) -> "MulticlassLabels":
         return cls([float(v) for v in d["values"]], {float(v): s for v, s in d["spellings"]})
+
+
+def _check_values(field: str, values) -> None:
+    for v in values:
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+            raise ValueError(f"{field}: label value {v!r} is not a finite number")
 
 
 def labels_from_dict(d: dict):

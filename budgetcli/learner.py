@@ -18,7 +18,7 @@ from typing import ClassVar, NamedTuple
 
 import numpy as np
 
-from . import fewscores
+from . import fewscores, statecheck
 from ._jit import njit
 from .kernels import Kernel, sparse_sqnorm
 from .params import FLAGS, Param
@@ -184,6 +184,27 @@ class KernelLearner:
                   "seed": self.seed, "n_features": self.n_features,
                   "counters": {c: int(v) for c, v in zip(COUNTER_NAMES, self.counters)}}
         return header, arrays
+
+    @classmethod
+    def saved_arrays(cls, header: dict, members: dict) -> dict:
+        """name -> (shape, dtype) of every array `state()` saves, in terms of the sizes a file declares
+        (n: the support size, from sv_indptr's length); None in a shape: any size.  For model files
+        from anybody (statecheck.py); subclasses that save more extend it."""
+        n = statecheck.vector_length(members, "sv_indptr") - 1
+        nnz = statecheck.vector_length(members, "sv_indices")
+        out = {"sv_indptr": ((n + 1,), statecheck.I64), "sv_indices": ((nnz,), statecheck.I32),
+               "sv_values": ((nnz,), statecheck.F64), "counters": ((None,), statecheck.I64),  # older layouts had fewer
+               "rng_state": (seed_state(0).shape, statecheck.U64), "scalars": ((cls.n_scalars,), statecheck.F64)}
+        for name, kind in cls.slot_arrays.items():
+            if kind != "work":
+                out[name] = ((n,) if kind == "vector" else (n, n), statecheck.F64)
+        return out
+
+    @classmethod
+    def check_saved(cls, header: dict, arrays: dict) -> None:
+        """ValueError naming the field when a saved state (header with the model's hypothesis, and
+        arrays) is one the compiled loops must not see: see statecheck.py."""
+        statecheck.check_common(header, arrays, COUNTER_NAMES)
 
     @classmethod
     def from_state(cls, header: dict, arrays: dict) -> "KernelLearner":

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import __version__, modelfile, registry
+from . import __version__, modelfile, registry, statecheck
 from .labels import BinaryLabels, MulticlassLabels, labels_from_dict
 from .modelfile import ModelFileError
 from .support import sv_put
@@ -61,12 +61,19 @@ class Model:
 
     @classmethod
     def load(cls, path) -> "Model":
-        header, arrays = modelfile.load(path)
+        header, arrays = modelfile.load(path, expect=_expected_arrays)
         try:
             learner_cls = registry.get(header["algorithm"])
+            try:
+                learner_cls.check_saved(header, arrays)
+                labels_from_dict(header["labels"]).check(learner_cls, header)
+            except (ValueError, TypeError) as exc:
+                raise ModelFileError(f"{path}: invalid model: {exc}") from None
             learner = learner_cls.from_state(header, arrays)
             labels = labels_from_dict(header["labels"])
             hypothesis = header.get("hypothesis", "online")
+        except ModelFileError:
+            raise
         except KeyError as exc:
             # A header field or array this build's layout needs and the file's layout did not have.
             written_by = header.get("library_version", "an unknown version")
@@ -80,3 +87,19 @@ class Model:
             # a layout it does not know.
             raise ModelFileError(f"{path}: cannot use this model ({type(exc).__name__}: {exc})") from exc
         return cls(learner, labels, hypothesis)
+
+
+def _expected_arrays(header: dict, members: dict) -> None:
+    """modelfile.load's check before any array is read: the arrays are those the model's learner
+    saves, with the shapes and dtypes its sizes give (statecheck.py).  An algorithm this build
+    lacks is left to Model.load's own message."""
+    try:
+        learner_cls = registry.get(header.get("algorithm"))
+        expected = learner_cls.saved_arrays(header, members)
+    except (KeyError, TypeError):  # an algorithm or a header field this build lacks: worded later
+        return
+    except ValueError as exc:
+        if "unknown algorithm" in str(exc):
+            return
+        raise
+    statecheck.check_members(learner_cls.name, expected, members)

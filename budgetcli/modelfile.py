@@ -142,12 +142,9 @@ def save(path, header: dict, arrays: dict[str, np.ndarray]) -> None:
         np.savez(f, **{_HEADER_MEMBER: container_bytes}, **arrays)
 
 
-def _read_container(path, npz) -> dict:
-    """Parse and validate ``__header__``; return the container dict."""
-    if _HEADER_MEMBER not in npz.files:
-        raise _error(path, "not a budgetlearn model file (no __header__)")
-    raw = npz[_HEADER_MEMBER]
-    if not isinstance(raw, np.ndarray) or raw.dtype != np.uint8 or raw.ndim != 1:
+def _read_container(path, raw: np.ndarray) -> dict:
+    """Parse and validate the ``__header__`` array; return the container dict."""
+    if raw.dtype != np.uint8 or raw.ndim != 1:
         raise _error(path, "not a budgetlearn model file (malformed __header__)")
     try:
         container = json.loads(raw.tobytes().decode("utf-8"))
@@ -176,10 +173,32 @@ def _read_container(path, npz) -> dict:
     return container
 
 
-def load(path) -> tuple[dict, dict[str, np.ndarray]]:
+# Bounds on what loading a file may cost, whoever wrote it.  budgetlearn writes every array
+# uncompressed, so its own files inflate to their size on disk; a member may be compressed (another
+# zip tool rewrote the file), but all arrays together may take at most MAX_INFLATION times the file's
+# size plus INFLATION_SLACK in memory, checked from the members' .npy headers before any array is
+# read: a zip bomb is refused having cost a few hundred bytes of reading.
+MAX_INFLATION = 8
+INFLATION_SLACK = 64 << 20
+MAX_HEADER_BYTES = 1 << 20  # the JSON header; a real one is a few kB
+MAX_MEMBERS = 256
+_NPY_MAGIC = b"\x93NUMPY"
+
+
+class Member(tuple):
+    """What a member's .npy header declares: (shape, dtype), before its data is read."""
+
+    shape = property(lambda self: self[0])
+    dtype = property(lambda self: self[1])
+
+
+def load(path, expect=None) -> tuple[dict, dict[str, np.ndarray]]:
     """Read a model file; return ``(header, arrays)`` with only the caller's header keys.
 
-    Every failure is raised as a one-line ModelFileError naming ``path``.
+    ``expect(header, members)``, if given, sees the caller's header and each array's declared
+    ``Member`` (shape, dtype) before any array is read, and raises ValueError naming the field
+    for anything the caller's layout does not allow; it is reported as ``PATH: invalid model:
+    MESSAGE``.  Every failure is raised as a one-line ModelFileError naming ``path``.
     """
     try:
         f = open(path, "rb")
@@ -187,33 +206,100 @@ def load(path) -> tuple[dict, dict[str, np.ndarray]]:
         raise _error(path, f"cannot open: {e.strerror or e}") from None
     with f:
         try:
-            loaded = np.load(f, allow_pickle=False)
-        except EOFError:
-            raise _error(path, "not a budgetlearn model file (empty file)") from None
-        except ValueError:
-            # Neither a zip nor an .npy file (np.load refuses to try pickle).
-            raise _error(path, "not a budgetlearn model file") from None
+            magic = f.read(len(_NPY_MAGIC))
+            f.seek(0)
+            if not magic:
+                raise _error(path, "not a budgetlearn model file (empty file)")
+            if magic == _NPY_MAGIC:
+                raise _error(path, "not a budgetlearn model file (a single .npy array)")
+            if not magic.startswith(b"PK"):  # neither a zip nor an .npy file (a pickle, text, ...)
+                raise _error(path, "not a budgetlearn model file")
+            size = os.fstat(f.fileno()).st_size
+            with zipfile.ZipFile(f) as zf:
+                container, arrays = _read_members(path, zf, size, expect)
+        except ModelFileError:
+            raise
         except _READ_ERRORS as e:
             raise _error(path, f"truncated or corrupt ({_describe(e)})") from None
-        if not isinstance(loaded, np.lib.npyio.NpzFile):
-            raise _error(path, "not a budgetlearn model file (a single .npy array)")
-        with loaded as npz:
-            try:
-                # The header is checked before any other member is read, so a file
-                # from a newer version gets the upgrade message even if it holds
-                # arrays this build cannot parse.
-                container = _read_container(path, npz)
-                arrays = {name: npz[name] for name in npz.files if name != _HEADER_MEMBER}
-            except ModelFileError:
-                raise
-            except _READ_ERRORS as e:
-                raise _error(path, f"truncated or corrupt ({_describe(e)})") from None
-
-    # NpzFile hands back raw bytes for a member that lacks the .npy magic.
-    for name, array in arrays.items():
-        if not isinstance(array, np.ndarray):
-            raise _error(path, f"truncated or corrupt (member {name!r} is not an array)")
     header = container["header"]
     if _checksum(_canonical_json(header), arrays) != container["checksum"]:
         raise _error(path, "truncated or corrupt (checksum mismatch)")
     return header, arrays
+
+
+def _read_members(path, zf: zipfile.ZipFile, file_size: int, expect) -> tuple[dict, dict[str, np.ndarray]]:
+    infos = zf.infolist()
+    if len(infos) > MAX_MEMBERS:
+        raise _error(path, f"not a budgetlearn model file ({len(infos)} members, at most {MAX_MEMBERS})")
+    members: dict[str, zipfile.ZipInfo] = {}
+    for info in infos:
+        name = info.filename[:-4]
+        if not info.filename.endswith(".npy") or name in members:
+            raise _error(path, f"truncated or corrupt (member {info.filename!r} is not an array)")
+        members[name] = info
+    if _HEADER_MEMBER not in members:
+        raise _error(path, "not a budgetlearn model file (no __header__)")
+    # The header is read first, so a file from a newer version gets the upgrade message even if
+    # it holds arrays this build cannot parse.
+    shape, dtype, offset = _member_header(path, zf, _HEADER_MEMBER, members[_HEADER_MEMBER])
+    if len(shape) != 1 or dtype.itemsize * shape[0] > MAX_HEADER_BYTES:
+        raise _error(path, "not a budgetlearn model file (malformed __header__)")
+    container = _read_container(path, _member_data(zf, members.pop(_HEADER_MEMBER), shape, dtype, offset))
+
+    declared = {name: _member_header(path, zf, name, info) for name, info in members.items()}
+    total = sum(_nbytes(shape, dtype) for shape, dtype, _ in declared.values())
+    bound = MAX_INFLATION * file_size + INFLATION_SLACK
+    if total > bound:
+        raise _error(path, f"invalid model: its arrays would take {total:,} bytes, more than the bound of "
+                           f"{MAX_INFLATION} × the file's {file_size:,} bytes + {INFLATION_SLACK >> 20} MiB")
+    if expect is not None:
+        try:
+            expect(container["header"], {name: Member((shape, dtype)) for name, (shape, dtype, _) in declared.items()})
+        except (ValueError, TypeError, KeyError) as exc:
+            raise _error(path, f"invalid model: {exc.args[0] if exc.args else exc}") from None
+    arrays = {name: _member_data(zf, members[name], shape, dtype, offset)
+              for name, (shape, dtype, offset) in declared.items()}
+    return container, arrays
+
+
+def _nbytes(shape, dtype) -> int:
+    n = dtype.itemsize
+    for dim in shape:
+        n *= dim
+    return n
+
+
+def _member_header(path, zf, name, info) -> tuple[tuple, np.dtype, tuple[int, bool]]:
+    """(shape, dtype, offset of the data) from a member's .npy header; refuses anything but a plain
+    numeric array whose data is exactly what the zip entry says it holds."""
+    with zf.open(info) as stream:
+        version = np.lib.format.read_magic(stream)
+        if version == (1, 0):
+            shape, fortran, dtype = np.lib.format.read_array_header_1_0(stream)
+        elif version == (2, 0):
+            shape, fortran, dtype = np.lib.format.read_array_header_2_0(stream)
+        else:
+            raise _error(path, f"truncated or corrupt (member {name!r}: .npy format {version})")
+        offset = stream.tell()
+    if dtype.hasobject or dtype.fields is not None or dtype.kind not in _NUMERIC_KINDS:
+        raise _error(path, f"truncated or corrupt (member {name!r} is not a plain numeric array: {dtype})")
+    if info.file_size != offset + _nbytes(shape, dtype):
+        raise _error(path, f"truncated or corrupt (member {name!r} holds {info.file_size - offset:,} bytes of data, "
+                           f"its shape {shape} needs {_nbytes(shape, dtype):,})")
+    return shape, dtype, (offset, fortran)
+
+
+def _member_data(zf, info, shape, dtype, where) -> np.ndarray:
+    offset, fortran = where
+    flat = np.empty(_nbytes(shape, dtype) // dtype.itemsize, dtype)
+    with zf.open(info) as stream:
+        stream.read(offset)
+        view = memoryview(flat).cast("B") if flat.size else memoryview(b"")
+        got = 0
+        while got < len(view):
+            n = stream.readinto(view[got:])
+            if not n:
+                raise EOFError(f"member {info.filename!r} ends early")
+            got += n
+        stream.read(1)  # at the end of the entry, zipfile checks its CRC
+    return flat.reshape(shape, order="F" if fortran else "C")

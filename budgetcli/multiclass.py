@@ -32,6 +32,7 @@ import numpy as np
 
 from ._jit import njit
 from .kernels import Kernel, kernel_from_dot, sparse_sqnorm
+from . import statecheck
 from .learner import COUNTER_NAMES, KernelLearner
 from .params import Param
 from .rng import seed_state
@@ -60,6 +61,7 @@ class MulticlassLearner:
     _new_slot_array = staticmethod(KernelLearner._new_slot_array)
     _common_state = KernelLearner._common_state
     _restore_common = KernelLearner._restore_common
+    check_saved = classmethod(KernelLearner.check_saved.__func__)
     layout_defaults: ClassVar[dict[str, float]] = {}  # as KernelLearner.layout_defaults
 
     @classmethod
@@ -125,6 +127,14 @@ class MulticlassLearner:
         arrays["scale"] = self.scale.copy()
         arrays["coef"] = self.coef[:n, :m].copy()
         return header, arrays
+
+    @classmethod
+    def saved_arrays(cls, header: dict, members: dict) -> dict:
+        out = KernelLearner.saved_arrays.__func__(cls, header, members)
+        n = out["sv_indptr"][0][0] - 1
+        out["scale"] = ((1,), statecheck.F64)
+        out["coef"] = ((n, statecheck.header_int(header, "n_classes", 0, statecheck.MAX_CLASSES)), statecheck.F64)
+        return out
 
     @classmethod
     def from_state(cls, header: dict, arrays: dict) -> "MulticlassLearner":

@@ -34,7 +34,9 @@ import numpy as np
 
 from .._jit import njit
 from ..kernels import self_kernel
+from .. import statecheck
 from ..learner import EXAMPLES, MARGIN_UPDATES, MISTAKES, PROJECTIONS
+from ..modelfile import Member
 from ..multiclass import MulticlassLearner, class_scores, rival
 from ..params import ETA
 from ..registry import register
@@ -107,6 +109,29 @@ class MulticlassProjectronPlusPlus(MulticlassLearner):
         arrays["class_members"] = self.members[:m, :p].copy()
         arrays["class_kinv"] = self.kinv[:m, :p, :p].copy()
         return header, arrays
+
+    @classmethod
+    def saved_arrays(cls, header, members):
+        out = super().saved_arrays(header, members)
+        m = out["coef"][0][1]
+        p = members["class_members"].shape[1] if len(members.get("class_members", Member(((),))).shape) == 2 else None
+        out["class_counts"] = ((m,), statecheck.I64)
+        out["class_members"] = ((m, p), statecheck.I64)
+        out["class_kinv"] = ((m, p, p), statecheck.F64)
+        return out
+
+    @classmethod
+    def check_saved(cls, header, arrays):
+        super().check_saved(header, arrays)
+        n = len(arrays["sv_indptr"]) - 1
+        counts, members = arrays["class_counts"], arrays["class_members"]
+        for c, k in enumerate(counts.tolist()):
+            if not 0 <= k <= members.shape[1]:
+                raise ValueError(f"class_counts[{c}] = {k} is outside 0..{members.shape[1]}")
+            outside = (members[c, :k] < 0) | (members[c, :k] >= n)
+            if outside.any():
+                j = int(np.flatnonzero(outside)[0])
+                raise ValueError(f"class_members[{c}, {j}] = {members[c, j]} is not a support vector (0..{n - 1})")
 
     @classmethod
     def from_state(cls, header, arrays):

@@ -49,6 +49,7 @@ from .._jit import njit
 from ..kernels import self_kernel
 from ..learner import EXAMPLES, MARGIN_UPDATES, MISTAKES, PROJECTIONS
 from ..multiclass import MulticlassLearner, class_scores, move_row, rival, row_scores, sv_kernel_row
+from .. import statecheck
 from ..params import BUDGET, Param
 from ..registry import register
 from ..rng import randbelow
@@ -112,6 +113,14 @@ class BudgetedPegasos(Pegasos):
         if self.resolve_params(params)["maintenance"] == "project":  # only projection needs K⁻¹ (O(B²))
             self.slot_arrays = Pegasos.slot_arrays | {"kinv": "square", "d": "work"}
         super().__init__(kernel, seed, **params)
+
+    @classmethod
+    def saved_arrays(cls, header, members):
+        out = super().saved_arrays(header, members)
+        if header["params"].get("maintenance") == "project":  # as __init__ gives such a learner
+            n = out["sv_indptr"][0][0] - 1
+            out["kinv"] = ((n, n), statecheck.F64)
+        return out
 
     @classmethod
     def check_kernel(cls, kernel_kind, params):

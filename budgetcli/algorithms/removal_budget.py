@@ -47,6 +47,7 @@ from .._jit import njit
 from ..kernels import self_kernel
 from ..learner import (EXAMPLES, MARGIN_UPDATES, MISTAKES, KernelLearner, new_coefficient, retire,
                        score_example)
+from .. import statecheck
 from ..params import BETA, BUDGET, COST, Param
 from ..registry import register
 from ..rng import randbelow
@@ -145,6 +146,22 @@ class TighterPerceptron(BudgetPerceptron):
             arrays[name] = self.eval[name][:m].copy()
         arrays["eval_block"] = self.eval_block[:m, :n].copy()
         return header, arrays
+
+    @classmethod
+    def saved_arrays(cls, header, members):
+        out = super().saved_arrays(header, members)
+        n = out["sv_indptr"][0][0] - 1
+        m = statecheck.vector_length(members, "eval_indptr") - 1
+        nnz = statecheck.vector_length(members, "eval_indices")
+        out.update({"eval_indptr": ((m + 1,), statecheck.I64), "eval_indices": ((nnz,), statecheck.I32),
+                    "eval_values": ((nnz,), statecheck.F64), "eval_block": ((m, n), statecheck.F64)})
+        out.update({name: ((m,), statecheck.F64) for name in EVAL_ARRAYS[:-1]})
+        return out
+
+    @classmethod
+    def check_saved(cls, header, arrays):
+        super().check_saved(header, arrays)
+        statecheck.check_csr("eval", arrays["eval_indptr"], arrays["eval_indices"], header["n_features"])
 
     @classmethod
     def from_state(cls, header, arrays):

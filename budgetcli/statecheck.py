@@ -1,0 +1,117 @@
+"""Checks of a saved learner state read from a model file that anybody may have written.
+
+The SHA-256 checksum of a model file (modelfile.py) tells a damaged file from a whole one; it is
+not keyed, so whoever edits a file can recompute it.  What a file holds is therefore checked before
+the compiled loops, which do not bounds-check, ever see it:
+
+1. before any array is read (`check_members`): every array a learner saves is named, with its
+   dtype and its shape in terms of the sizes the file declares (the support size n from
+   `sv_indptr`, the classes from the header); nothing else is accepted;
+2. after reading, before the learner is built (`check_state`): indices in range and strictly
+   increasing within each vector, `indptr` starting at 0, never decreasing, ending at the number of
+   entries; every float finite; counters and support size consistent; kernel numbers finite.
+
+Each violation is a ValueError whose message names the field; Model.load reports it as
+`FILE: invalid model: MESSAGE`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .io.libsvm import MAX_INDEX
+
+I64, I32, U64, F64 = (np.dtype(t) for t in (np.int64, np.int32, np.uint64, np.float64))
+MAX_CLASSES = 1 << 16
+
+
+def vector_length(members: dict, name: str) -> int:
+    """The length a file declares for one of its 1-D arrays."""
+    member = members.get(name)
+    if member is None or len(member.shape) != 1:
+        raise ValueError(f"no array {name!r}, or not a vector")
+    return member.shape[0]
+
+
+def header_int(header: dict, name: str, low: int, high: int) -> int:
+    """header[name], an integer in low..high; KeyError when the header has no such field (a file
+    of an older layout: Model.load words that)."""
+    value = header[name]
+    if type(value) is not int or not low <= value <= high:
+        raise ValueError(f"{name} = {value!r} is not an integer in {low}..{high}")
+    return value
+
+
+def check_members(algorithm: str, expected: dict, members: dict) -> None:
+    """Every declared array is one `expected` names (name -> (shape, dtype); None in a shape: any
+    size), with that dtype and shape.  An expected array a file lacks is left to the layout
+    defaults (an older file) or to the learner's own refusal."""
+    for name, member in members.items():
+        if name not in expected:
+            raise ValueError(f"array {name!r} is not part of a {algorithm} model")
+        shape, dtype = expected[name]
+        if member.dtype != dtype or len(member.shape) != len(shape) or \
+                any(want is not None and want != got for want, got in zip(shape, member.shape)):
+            wanted = "×".join("any" if d is None else str(d) for d in shape) or "scalar"
+            raise ValueError(f"array {name!r} is {member.dtype} of shape {member.shape}; a {algorithm} model "
+                             f"with these sizes saves {dtype} of shape {wanted}")
+
+
+def check_csr(prefix: str, indptr: np.ndarray, indices: np.ndarray, n_features: int) -> None:
+    """The sparse vectors `prefix`_indptr / `prefix`_indices: what the kernel loops index with."""
+    if indptr[0] != 0:
+        raise ValueError(f"{prefix}_indptr[0] = {indptr[0]}, must be 0")
+    step = np.diff(indptr)
+    if (step < 0).any():
+        i = int(np.flatnonzero(step < 0)[0]) + 1
+        raise ValueError(f"{prefix}_indptr[{i}] = {indptr[i]} is below {prefix}_indptr[{i - 1}] = {indptr[i - 1]}")
+    if indptr[-1] != len(indices):
+        raise ValueError(f"{prefix}_indptr ends at {indptr[-1]}, not at the {len(indices)} entries of {prefix}_indices")
+    outside = (indices < 0) | (indices >= n_features)
+    if outside.any():
+        i = int(np.flatnonzero(outside)[0])
+        raise ValueError(f"{prefix}_indices[{i}] = {indices[i]} is outside 0..{n_features - 1} "
+                         f"(n_features {n_features})")
+    increasing = np.diff(indices.astype(np.int64)) > 0
+    starts = indptr[1:-1]
+    increasing[starts[(starts > 0) & (starts < len(indices))] - 1] = True  # a vector's first entry
+    if not increasing.all():
+        i = int(np.flatnonzero(~increasing)[0]) + 1
+        raise ValueError(f"{prefix}_indices[{i}] = {indices[i]} does not increase within its vector "
+                         f"(after {indices[i - 1]})")
+
+
+def check_finite(arrays: dict) -> None:
+    for name in sorted(arrays):
+        a = arrays[name]
+        if a.dtype.kind in "fc" and not np.isfinite(a).all():
+            i = int(np.flatnonzero(~np.isfinite(a.ravel()))[0])
+            raise ValueError(f"{name} holds {a.ravel()[i]} (entry {i}): every number must be finite")
+
+
+def check_common(header: dict, arrays: dict, counter_names: tuple) -> None:
+    """What every learner's state must satisfy (learner.KernelLearner._common_state)."""
+    n_features = header_int(header, "n_features", 0, MAX_INDEX)
+    check_csr("sv", arrays["sv_indptr"], arrays["sv_indices"], n_features)
+    check_finite(arrays)
+    # more counters than this build knows: a later layout, refused by the learner in its own words
+    counters = dict(zip(counter_names, arrays["counters"].tolist()))
+    for name, value in counters.items():
+        if value < 0:
+            raise ValueError(f"counter {name} = {value} is negative")
+    for name in ("mistakes", "margin_updates"):
+        if counters.get(name, 0) > counters.get("examples", 0):
+            raise ValueError(f"counter {name} = {counters[name]} exceeds examples = {counters.get('examples', 0)}")
+    kernel = header["kernel"]
+    if not isinstance(kernel, dict):
+        raise ValueError("kernel is not a description of a kernel")
+    for name in ("gamma", "coef0"):
+        if not isinstance(kernel.get(name), (int, float)) or not np.isfinite(kernel[name]):
+            raise ValueError(f"kernel {name} = {kernel.get(name)!r} is not a finite number")
+    if type(kernel.get("degree")) is not int or not 0 <= kernel["degree"] <= 64:
+        raise ValueError(f"kernel degree = {kernel.get('degree')!r} is not an integer in 0..64")
+    budget = header.get("params", {}).get("budget")
+    n = len(arrays["sv_indptr"]) - 1
+    # an averaged hypothesis may keep evicted vectors beyond the budget (Model.averaged)
+    if isinstance(budget, int) and header.get("hypothesis", "online") in ("online", "last") and n > budget:
+        raise ValueError(f"{n} support vectors, more than the budget {budget}")
