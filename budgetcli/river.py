@@ -19,7 +19,7 @@ Conventions:
   adds nothing to any dot product, only its square to ‖x‖² (which the rbf kernel uses), the
   kernel's exact value for it.
 - gamma=None is 1/d, d the number of features of the first learn_one example (of the first
-  learn_many frame): the CLI's default, 1/#features of its first block, for a stream.
+  learn_many frame), as the CLI takes 1/(the largest feature index of its first block).
 - Labels: any hashable values.  Multiclass algorithms number the classes in order of first
   appearance, as `budgetlearn train` does.  Binary algorithms take two labels (a third is a
   ValueError naming the multiclass algorithms): a label first seen alone is the learner's +1 when
@@ -33,13 +33,16 @@ Conventions:
   class with the highest f_i(x) (ties: the class seen first) and `predict_proba_one` the softmax of
   the f_i(x) over the known classes.  Neither is a calibrated probability.  A multiclass model
   that has learnt nothing predicts None ({} as probabilities), River's convention.
-- Online mistakes: the learners count a round as a mistake when y·f(x) ≤ 0 (a multiclass tie too),
-  so a round with f(x) = 0 is a mistake whatever y, which is how learning starts.  River's
-  progressive validation scores `predict_one` instead, which gives the −1 label at f(x) = 0.  The
-  two counts differ only on rounds with an exact zero score (a tie) whose label is the −1 label.
-- `save(path)` writes a budgetlearn model file that the CLI's predict, eval, info, export and
-  `train --resume` read (features are LIBSVM indices 1, 2, ... in the map's order); it also holds
-  the feature map, the labels and the classifier's parameters, which `BudgetClassifier.load` reads.
+- Online mistakes: the learners count a round as a mistake when y·f(x) ≤ 0, or f_y(x) ≤ f_r(x) for
+  some other class r, so a tie is a mistake whatever the label (which is how learning starts).
+  River's progressive validation scores `predict_one` instead.  Binary: the counts differ only on
+  rounds with f(x) = 0 whose label is the −1 label, which River counts right.  Multiclass: on rounds
+  where the true class ties for the top score and was seen before the others tied with it (River
+  right), and on a round that brings a new class while every known class scores below 0 (River
+  wrong: it cannot name a label it has not seen; the learner's new class has f = 0, the highest).
+- `save(path)` writes a budgetlearn model file that the CLI's predict, eval, info and `train
+  --resume` read (features are LIBSVM indices 1, 2, ... in the map's order); it also holds the
+  feature map, the labels and the classifier's parameters, which `BudgetClassifier.load` reads.
 """
 
 from __future__ import annotations

@@ -231,6 +231,14 @@ def test_a_zero_score_predicts_the_negative_label_but_is_a_learner_mistake():
     model.learn_one(x, False)  # predicted right, yet y·f = 0 is a mistake for the learner (its update)
     assert model.learner.counter("mistakes") == 2
 
+    classes = BudgetClassifier("mc-perceptron", kernel="linear")
+    classes.learn_one({"a": 1.0}, "A")  # one class known: no rival, no mistake
+    classes.learn_one({"b": 1.0}, "B")  # f_B = 0 = f_A: a tie, a mistake
+    x = {"c": 1.0}  # orthogonal to both support vectors: f_A = f_B = 0
+    assert classes.predict_one(x) == "A"  # the class seen first
+    classes.learn_one(x, "A")  # predicted right, yet f_A ≤ f_B is a mistake for the learner
+    assert classes.learner.counter("mistakes") == 2
+
 
 def test_bad_values_are_refused_and_change_nothing():
     model = BudgetClassifier("perceptron", gamma=1.0)
@@ -299,6 +307,10 @@ def test_save_load_and_the_cli_read_the_same_model(tmp_path):
     r = run("predict", path, rest)
     assert r.exit_code == 0, r.output
     assert r.stdout.split() == [str(model.predict_one(x)) for x, _ in rows[600:]]
+    r = run("eval", "--json", path, rest)
+    assert r.exit_code == 0, r.output
+    right = sum(model.predict_one(x) == y for x, y in rows[600:])
+    assert json.loads(r.stdout)["accuracy"] == pytest.approx(right / len(rows[600:]), abs=1e-12)
     r = run("train", "--resume", path, rest, "-o", tmp_path / "resumed.model", "-q")
     assert r.exit_code == 0, r.output
     for x, y in rows[600:]:
