@@ -60,7 +60,6 @@ from .estimator import csr_chunk, learner_class, pickled_learner, unpickled_lear
 from .io.libsvm import Chunk
 from .labels import BinaryLabels, MulticlassLabels, third_label_message
 from .model import Model
-from .modelfile import ModelFileError
 from .pipeline import KernelSpec
 
 HEADER_FIELD = "river"  # the model file's header field holding the feature map, labels and parameters
@@ -324,14 +323,13 @@ class BudgetClassifier(base.MiniBatchClassifier):
         header, _ = modelfile.load(path)
         extra = header.get(HEADER_FIELD)
         if not isinstance(extra, dict):
-            raise ModelFileError(f"{os.fsdecode(path)}: not written by budgetcli.river (no feature map); "
-                                 "only BudgetClassifier.save writes one")
-        params = _from_json(extra["params"])
-        self = cls(**params)
-        self.learner = model.learner
-        self.features = {_from_json(name): j for j, name in enumerate(extra["features"])}
-        self.classes = {_from_json(label): code for label, code in extra["classes"]}
-        return self
+            raise modelfile.ModelFileError(f"{os.fsdecode(path)}: not written by budgetcli.river (no feature map); "
+                                           "only BudgetClassifier.save writes one")
+        classifier = cls(**_from_json(extra["params"]))
+        classifier.learner = model.learner
+        classifier.features = {_from_json(name): j for j, name in enumerate(extra["features"])}
+        classifier.classes = {_from_json(label): code for label, code in extra["classes"]}
+        return classifier
 
 
 def _row_chunk(idx: np.ndarray, val: np.ndarray) -> Chunk:
