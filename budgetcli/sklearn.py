@@ -30,13 +30,11 @@ Conventions:
 from __future__ import annotations
 
 import numpy as np
-import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
-from . import registry
-from .io.libsvm import Chunk
+from .estimator import csr_chunk, learner_class, pickled_learner, unpickled_learner
 from .labels import BinaryLabels
 from .model import Model
 from .params import FLAGS
@@ -85,12 +83,11 @@ class BudgetClassifier(ClassifierMixin, BaseEstimator):
         return super().set_params(**params)
 
     def __getstate__(self):
-        """Pickled through the learner's own state (plain arrays and JSON), not its live buffers:
-        the copy owns fresh writable arrays however it is loaded (joblib may memory-map them read-only)."""
+        """Pickled through the learner's own state (estimator.pickled_learner)."""
         state = dict(vars(self))
         learner = state.pop("learner_", None)
         if learner is not None:
-            state["_learner_state"] = (type(learner).name, learner.state())
+            state["_learner_state"] = pickled_learner(learner)
         return state
 
     def __setstate__(self, state):
@@ -98,8 +95,7 @@ class BudgetClassifier(ClassifierMixin, BaseEstimator):
         saved = state.pop("_learner_state", None)
         vars(self).update(state)
         if saved is not None:
-            name, (header, arrays) = saved
-            self.learner_ = registry.get(name).from_state(header, {k: np.array(v) for k, v in arrays.items()})
+            self.learner_ = unpickled_learner(saved)
 
     def __sklearn_is_fitted__(self):
         return hasattr(self, "learner_")
@@ -149,14 +145,10 @@ class BudgetClassifier(ClassifierMixin, BaseEstimator):
         return self
 
     def _start(self, X, classes):
-        cls = registry.get(self.algorithm)
+        cls = learner_class("BudgetClassifier", self.algorithm, self._algorithm_params())
         if cls.multiclass:
             raise ValueError(f"{self.algorithm} is a multiclass learner; BudgetClassifier wraps the binary ones "
-                             "(use the budgetlearn command for multiclass training)")
-        unknown = sorted(set(self._algorithm_params()) - set(FLAGS))
-        if unknown:
-            raise ValueError(f"BudgetClassifier has no parameter {', '.join(unknown)}; the algorithms' parameters "
-                             f"are: {', '.join(sorted(FLAGS))}")
+                             "(use the budgetlearn command or budgetcli.river for multiclass training)")
         spec = KernelSpec(self.kernel, self.gamma, self.sigma, self.degree, self.coef0)
         check_settings(cls, spec, self._algorithm_params())  # as `budgetlearn train` does: bad or degenerate settings
         kernel = spec.resolve(X.shape[1])
@@ -180,7 +172,7 @@ class BudgetClassifier(ClassifierMixin, BaseEstimator):
         y = column_or_1d(y)
         encoded = np.where(y == self.positive_class_, 1.0, -1.0) if self.positive_class_ is not None \
             else np.full(len(y), -1.0)
-        self.learner_.learn(_chunk(X, encoded), encoded)
+        self.learner_.learn(csr_chunk(X, encoded), encoded)
 
     # ---- prediction ------------------------------------------------------------------------
     def _sign(self) -> float:
@@ -191,7 +183,7 @@ class BudgetClassifier(ClassifierMixin, BaseEstimator):
         """Scores whose sign gives the class: > 0 for classes_[1]."""
         check_is_fitted(self)
         X = _validate_data(self, X, reset=False, **_CHECK)
-        return self._sign() * self.learner_.decision_function(_chunk(X, np.zeros(X.shape[0])))
+        return self._sign() * self.learner_.decision_function(csr_chunk(X, np.zeros(X.shape[0])))
 
     def predict(self, X):
         scores = self.decision_function(X)
@@ -211,13 +203,3 @@ class BudgetClassifier(ClassifierMixin, BaseEstimator):
         spell = {v: format(v, "g") for v in (neg, pos) if v is not None}
         return Model(self.learner_, BinaryLabels(neg, pos, spell))
 
-
-def _chunk(X, labels: np.ndarray) -> Chunk:
-    """A CSR Chunk of X (numpy or scipy.sparse), explicit zeros dropped, indices sorted."""
-    X = sp.csr_matrix(X, dtype=np.float64, copy=True)
-    X.sum_duplicates()
-    X.eliminate_zeros()
-    X.sort_indices()
-    n = X.shape[0]
-    return Chunk(X.indptr.astype(np.int64), X.indices.astype(np.int32), X.data, np.asarray(labels, np.float64),
-                 np.arange(1, n + 1, dtype=np.int64), {})

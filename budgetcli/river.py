@@ -1,0 +1,405 @@
+"""A River classifier around the budgetlearn learners (optional: pip install 'budgetlearn[river]').
+
+    from river import evaluate, metrics, preprocessing
+    from budgetcli.river import BudgetClassifier
+    model = preprocessing.StandardScaler() | BudgetClassifier("projectron++", eta=0.1, gamma=0.1)
+    evaluate.progressive_val_score(dataset, model, metrics.Accuracy())
+
+Any algorithm of `budgetlearn algorithms`, binary or multiclass; its parameters are keyword
+arguments with their canonical names (`eta`, `budget`, `lambda_`, ...), checked when the
+classifier is made.  `learn_one` is one round of the online algorithm, exactly as `budgetlearn
+train` runs it; `learn_many` runs the same rounds over a whole DataFrame in one call of the
+compiled loop (same model as `learn_one` row by row, much less overhead per example).
+
+Conventions:
+- Features: any hashable names, given a column of the learner once, in order of first appearance
+  (within a DataFrame: row by row, left to right).  A feature present with the value 0 takes its
+  column too; None and NaN mean "absent"; a non-number or an infinite value is a ValueError.
+  A feature never learnt from has no column: it meets no support vector, so at prediction time it
+  adds nothing to any dot product, only its square to ‖x‖² (which the rbf kernel uses), the
+  kernel's exact value for it.
+- gamma=None is 1/d, d the number of features of the first learn_one example (of the first
+  learn_many frame), as the CLI takes 1/(the largest feature index of its first block).
+- Labels: any hashable values.  Multiclass algorithms number the classes in order of first
+  appearance, as `budgetlearn train` does.  Binary algorithms take two labels (a third is a
+  ValueError naming the multiclass algorithms): a label first seen alone is the learner's +1 when
+  it is a number > 0 (True, 1, +1) and its −1 otherwise (False, 0, −1, a string), as the CLI
+  treats a first block holding one label; the second label is the other side.  Bool labels are
+  both known from the first one on (True is +1), River's binary convention, so `predict_proba_one`
+  answers over {False, True}; a binary model that has learnt nothing answers so too.
+- Predictions: binary `predict_one` is the +1 label when f(x) > 0, else the −1 label (as
+  `budgetlearn predict`); `predict_proba_one` maps the score through the logistic function,
+  P(+1 label) = 1 / (1 + exp(−f(x))), P(−1 label) = 1 − that.  Multiclass `predict_one` is the
+  class with the highest f_i(x) (ties: the class seen first) and `predict_proba_one` the softmax of
+  the f_i(x) over the known classes.  Neither is a calibrated probability.  A multiclass model
+  that has learnt nothing predicts None ({} as probabilities), River's convention.
+- Online mistakes: the learners count a round as a mistake when y·f(x) ≤ 0, or f_y(x) ≤ f_r(x) for
+  some other class r, so a tie is a mistake whatever the label (which is how learning starts).
+  River's progressive validation scores `predict_one` instead.  Binary: the counts differ only on
+  rounds with f(x) = 0 whose label is the −1 label, which River counts right.  Multiclass: on rounds
+  where the true class ties for the top score and was seen before the others tied with it (River
+  right), and on a round that brings a new class while every known class scores below 0 (River
+  wrong: it cannot name a label it has not seen; the learner's new class has f = 0, the highest).
+- `save(path)` writes a budgetlearn model file that the CLI's predict, eval, info and `train
+  --resume` read (features are LIBSVM indices 1, 2, ... in the map's order); it also holds the
+  feature map, the labels and the classifier's parameters, which `BudgetClassifier.load` reads.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import tempfile
+
+import numpy as np
+from river import base
+from scipy.special import expit, softmax
+
+from . import modelfile
+from .estimator import csr_chunk, learner_class, pickled_learner, unpickled_learner
+from .io.libsvm import Chunk
+from .labels import BinaryLabels, MulticlassLabels, third_label_message
+from .model import Model
+from .pipeline import KernelSpec
+
+HEADER_FIELD = "river"  # the model file's header field holding the feature map, labels and parameters
+
+
+class BudgetClassifier(base.MiniBatchClassifier):
+    """Budgeted online kernel classifier for River; `algorithm` is any of `budgetlearn algorithms`.
+
+    Parameters
+    ----------
+    algorithm
+        The algorithm's name, e.g. "projectron++", "rbp", "mc-perceptron".
+    kernel
+        "rbf" exp(−γ‖x−y‖²), "poly" (γ x·y + coef0)^degree or "linear" x·y.
+    gamma
+        γ; None is 1/d with d the number of features of the first example learnt.
+    sigma
+        The rbf width instead of γ: exp(−‖x−y‖²/(2σ²)).
+    degree, coef0
+        Of the poly kernel.
+    seed
+        Seeds the algorithms that draw random numbers (rbp, mrbp, ...); a seeded run is reproducible.
+    params
+        The algorithm's parameters by canonical name: eta, budget, beta, lambda_, cost, ...
+
+    Attributes
+    ----------
+    learner
+        The budgetlearn learner (None until the first example).
+    features
+        Feature name -> learner column (0-based), in order of first appearance.
+    classes
+        Label -> the learner's code for it: ±1.0 for binary algorithms, the class index for multiclass ones.
+
+    """
+
+    def __init__(self, algorithm: str = "perceptron", *, kernel: str = "rbf", gamma: float | None = None,
+                 sigma: float | None = None, degree: int = 3, coef0: float = 0.0, seed: int = 0, **params):
+        self.algorithm = algorithm
+        self.kernel = kernel
+        self.gamma = gamma
+        self.sigma = sigma
+        self.degree = degree
+        self.coef0 = coef0
+        self.seed = seed
+        self.params = params
+        self._cls = learner_class("BudgetClassifier", algorithm, params)
+        kernel_object = self._kernel_spec().resolve(1)  # checks the kernel now; gamma=None is resolved on data
+        if self._cls.multiclass:
+            self._cls.check_kernel(kernel_object.kind, self._cls.resolve_params(params))
+        self.learner = None
+        self.features: dict = {}
+        self.classes: dict = {}
+
+    def _kernel_spec(self) -> KernelSpec:
+        return KernelSpec(self.kernel, self.gamma, self.sigma, self.degree, self.coef0)
+
+    @property
+    def _multiclass(self) -> bool:
+        return bool(self._cls.multiclass)
+
+    @classmethod
+    def _unit_test_params(cls):
+        yield {}
+        yield {"algorithm": "rbp", "budget": 5}
+        yield {"algorithm": "mc-perceptron"}
+
+    # ---- pickling: the learner through its own state --------------------------------------
+    def __getstate__(self):
+        state = dict(vars(self))
+        learner = state.pop("learner")
+        state["learner"] = None if learner is None else pickled_learner(learner)
+        return state
+
+    def __setstate__(self, state):
+        state = dict(state)
+        saved = state.pop("learner")
+        vars(self).update(state)
+        self.learner = None if saved is None else unpickled_learner(saved)
+
+    # ---- learning --------------------------------------------------------------------------
+    def learn_one(self, x: dict, y) -> None:
+        idx, val, new = self._row(x)
+        codes, classes = self._encode([y])
+        self._learn(_row_chunk(idx, val), codes, new, classes)
+
+    def learn_many(self, X, y) -> None:
+        """The rounds of X's rows in order, in one call of the learner's compiled loop: the same
+        model as `learn_one` row by row (rows as dicts of their non-missing values)."""
+        chunk, new = self._frame(X)
+        codes, classes = self._encode(list(y))
+        self._learn(chunk, codes, new, classes)
+
+    def _learn(self, chunk: Chunk, codes: np.ndarray, new: list, classes: dict) -> None:
+        """Learn, after every check has passed: a refused example changes nothing."""
+        n = len(self.features)
+        self.features.update((name, n + k) for k, name in enumerate(new))
+        self.classes = classes
+        if self.learner is None:
+            kernel = self._kernel_spec().resolve(len(self.features))
+            self.learner = self._cls(kernel, seed=self.seed, **self.params)
+        self.learner.learn(chunk, codes)
+
+    def _encode(self, labels: list) -> tuple[np.ndarray, dict]:
+        """The learner's codes of `labels` and the label map with the new ones (self.classes is
+        left unchanged, for _learn to commit)."""
+        classes = dict(self.classes)
+        codes = []
+        for y in labels:
+            code = classes.get(y)
+            if code is None:
+                if _is_bool(y) and not classes and not self._cls.multiclass:
+                    classes = {False: -1.0, True: 1.0}
+                else:
+                    classes[y] = self._new_code(y, classes)
+                code = classes[y]
+            codes.append(code)
+        return np.asarray(codes, np.int64 if self._cls.multiclass else np.float64), classes
+
+    def _new_code(self, y, classes: dict):
+        if self._cls.multiclass:
+            return len(classes)
+        if len(classes) == 2:
+            shown = ", ".join(repr(label) for label in classes)
+            raise ValueError(f"label {y!r}: {third_label_message(shown)}")
+        if classes:
+            (other,) = classes.values()
+            return -other
+        return 1.0 if _is_number(y) and y > 0 else -1.0
+
+    # ---- features --------------------------------------------------------------------------
+    def _row(self, x: dict) -> tuple[np.ndarray, np.ndarray, list]:
+        """(learner columns, values, names of new features) of one example, columns increasing.
+        New features get the next columns, in x's order; only learning keeps them."""
+        n = len(self.features)
+        idx, val, new = [], [], []
+        for name, v in x.items():
+            v = _value(name, v)
+            if v is None:
+                continue
+            j = self.features.get(name)
+            if j is None:
+                j = n + len(new)
+                new.append(name)
+            if v != 0.0:
+                idx.append(j)
+                val.append(v)
+        idx = np.asarray(idx, np.int32)
+        order = np.argsort(idx, kind="stable")
+        return idx[order], np.asarray(val, np.float64)[order], new
+
+    def _frame(self, X) -> tuple[Chunk, list]:
+        """The Chunk of a DataFrame's rows and the names of its new features, numbered as
+        `learn_one` would number them row by row."""
+        names = list(X.columns)
+        if len(set(names)) < len(names):
+            raise ValueError(f"X has duplicate column names: {sorted({repr(c) for c in names if names.count(c) > 1})}")
+        values = _numbers(X)
+        present = ~np.isnan(values)
+        n = len(self.features)
+        columns = np.array([self.features.get(name, -1) for name in names], np.int64)
+        unseen = np.flatnonzero((columns < 0) & present.any(axis=0))
+        if len(unseen):  # by first row, then left to right
+            unseen = unseen[np.lexsort((unseen, present[:, unseen].argmax(axis=0)))]
+        columns[unseen] = n + np.arange(len(unseen))
+        keep = np.flatnonzero(columns >= 0)
+        keep = keep[np.argsort(columns[keep])]
+        dense = np.where(present[:, keep], values[:, keep], 0.0)
+        return csr_chunk(dense, np.zeros(len(X)), columns[keep]), [names[c] for c in unseen]
+
+    # ---- prediction ------------------------------------------------------------------------
+    def _scores(self, chunk: Chunk) -> np.ndarray:
+        """f(x) per row (binary) or the n × m class scores (multiclass); zeros before any learning."""
+        if self.learner is not None:
+            return self.learner.decision_function(chunk)
+        return np.zeros((len(chunk), 0)) if self._cls.multiclass else np.zeros(len(chunk))
+
+    def _probabilities(self, scores: np.ndarray) -> tuple[list, np.ndarray]:
+        """(labels, n × len(labels) probabilities) for the scores of n examples."""
+        if self._cls.multiclass:
+            return list(self.classes), softmax(scores, axis=1) if scores.shape[1] else scores
+        negative, positive = self._binary_labels()
+        if negative == positive:  # one label known: nothing else can be predicted
+            return [negative], np.ones((len(scores), 1))
+        p = expit(scores)
+        return [negative, positive], np.column_stack([1.0 - p, p])
+
+    def _decisions(self, scores: np.ndarray) -> list:
+        if self._cls.multiclass:
+            labels = list(self.classes)
+            # ties: the class seen first (np.argmax), as MulticlassLabels.predict_index
+            return [labels[i] for i in np.argmax(scores, axis=1)] if labels else [None] * len(scores)
+        negative, positive = self._binary_labels()
+        return [positive if f > 0 else negative for f in scores.tolist()]
+
+    def _binary_labels(self) -> tuple:
+        """(−1 label, +1 label); the known one twice while only one is known; (False, True) before any."""
+        if not self.classes:
+            return False, True
+        by_code = {code: label for label, code in self.classes.items()}
+        return by_code.get(-1.0, by_code.get(1.0)), by_code.get(1.0, by_code.get(-1.0))
+
+    def predict_one(self, x: dict):
+        idx, val, _ = self._row(x)
+        return self._decisions(self._scores(_row_chunk(idx, val)))[0]
+
+    def predict_proba_one(self, x: dict) -> dict:
+        idx, val, _ = self._row(x)
+        labels, p = self._probabilities(self._scores(_row_chunk(idx, val)))
+        return dict(zip(labels, p[0].tolist()))
+
+    def predict_many(self, X):
+        import pandas as pd
+
+        chunk, _ = self._frame(X)
+        return pd.Series(self._decisions(self._scores(chunk)), index=X.index)
+
+    def predict_proba_many(self, X):
+        import pandas as pd
+
+        chunk, _ = self._frame(X)
+        labels, p = self._probabilities(self._scores(chunk))
+        return pd.DataFrame(p, index=X.index, columns=labels)
+
+    # ---- model files -----------------------------------------------------------------------
+    def to_model(self) -> Model:
+        """The learner and its label map as a budgetlearn Model, for the CLI.  Label values: the
+        labels themselves when all are numbers (bools are 0 and 1), else the learner's codes;
+        each is spelt as str(label)."""
+        if self.learner is None:
+            raise ValueError("BudgetClassifier has learnt nothing yet: there is no model to save")
+        numeric = all(_is_number(label) for label in self.classes)
+        value = {label: float(label) if numeric else float(code) for label, code in self.classes.items()}
+        spellings = {value[label]: str(label) for label in self.classes}
+        if self._cls.multiclass:
+            return Model(self.learner, MulticlassLabels([value[label] for label in self.classes], spellings))
+        by_code = {code: value[label] for label, code in self.classes.items()}
+        return Model(self.learner, BinaryLabels(by_code.get(-1.0), by_code.get(1.0), spellings))
+
+    def save(self, path) -> None:
+        """Write a budgetlearn model file (atomically, as every model file) holding, in the header
+        field "river", the feature map, the labels and this classifier's parameters.  Feature names
+        and labels must be str, int, float, bool, None or tuples of these."""
+        model = self.to_model()
+        extra = {"params": _json(self._get_params()),
+                 "features": [_json(name) for name in self.features],
+                 "classes": [[_json(label), code] for label, code in self.classes.items()]}
+        # Model.save writes the header the CLI reads; the extra field is added to exactly that
+        with tempfile.TemporaryDirectory() as tmp:
+            plain = os.path.join(tmp, "plain.model")
+            model.save(plain)
+            header, arrays = modelfile.load(plain)
+        header[HEADER_FIELD] = extra
+        modelfile.save(path, header, arrays)
+
+    @classmethod
+    def load(cls, path) -> "BudgetClassifier":
+        """The classifier `save` wrote, ready to go on learning.  A file that is not a model file
+        or has no "river" field is a ModelFileError naming it."""
+        model = Model.load(path)
+        header, _ = modelfile.load(path)
+        extra = header.get(HEADER_FIELD)
+        if not isinstance(extra, dict):
+            raise modelfile.ModelFileError(f"{os.fsdecode(path)}: not written by budgetcli.river (no feature map); "
+                                           "only BudgetClassifier.save writes one")
+        classifier = cls(**_from_json(extra["params"]))
+        classifier.learner = model.learner
+        classifier.features = {_from_json(name): j for j, name in enumerate(extra["features"])}
+        classifier.classes = {_from_json(label): code for label, code in extra["classes"]}
+        return classifier
+
+
+def _row_chunk(idx: np.ndarray, val: np.ndarray) -> Chunk:
+    """A one-example Chunk (built directly: learn_one's overhead is per example)."""
+    return Chunk(np.array([0, len(idx)], np.int64), idx, val, np.zeros(1), np.ones(1, np.int64), {})
+
+
+def _value(name, v) -> float | None:
+    """A feature value as a float; None for an absent one (None, NaN)."""
+    if v is None:
+        return None
+    if isinstance(v, (str, bytes)):
+        raise ValueError(f"feature {name!r} has the value {v!r}, not a number; encode it first "
+                         "(e.g. river.preprocessing.OneHotEncoder)")
+    try:
+        v = float(v)
+    except (TypeError, ValueError):
+        raise ValueError(f"feature {name!r} has the value {v!r}, not a number") from None
+    if math.isnan(v):
+        return None
+    if math.isinf(v):
+        raise ValueError(f"feature {name!r} is {v}; the kernels need finite values")
+    return v
+
+
+def _numbers(X) -> np.ndarray:
+    """A DataFrame's values as float64, missing ones (None, NaN, pd.NA) as NaN; ValueError naming
+    the first column with a non-number or an infinite value."""
+    try:
+        values = X.to_numpy(dtype=np.float64, na_value=np.nan)
+    except (TypeError, ValueError):
+        for name in X.columns:
+            try:
+                X[name].to_numpy(dtype=np.float64, na_value=np.nan)
+            except (TypeError, ValueError):
+                raise ValueError(f"column {name!r} of X holds values that are not numbers; encode them first "
+                                 "(e.g. river.preprocessing.OneHotEncoder)") from None
+        raise
+    infinite = np.isinf(values).any(axis=0)
+    if infinite.any():
+        raise ValueError(f"column {X.columns[np.argmax(infinite)]!r} of X holds an infinite value; "
+                         "the kernels need finite values")
+    return values
+
+
+def _is_bool(v) -> bool:
+    return isinstance(v, (bool, np.bool_))
+
+
+def _is_number(v) -> bool:
+    return _is_bool(v) or (isinstance(v, (int, float, np.integer, np.floating)) and math.isfinite(v))
+
+
+def _json(v):
+    """A feature name, label or parameter as JSON; tuples are tagged so that they come back as tuples."""
+    if isinstance(v, np.generic):
+        v = v.item()
+    if isinstance(v, tuple):
+        return {"tuple": [_json(e) for e in v]}
+    if isinstance(v, dict):
+        return {"dict": [[k, _json(e)] for k, e in v.items()]}
+    if v is None or isinstance(v, (bool, int, float, str)):
+        return v
+    raise ValueError(f"cannot save {v!r} ({type(v).__name__}) in a model file: feature names and labels must be "
+                     "str, int, float, bool, None or tuples of these (pickle saves any)")
+
+
+def _from_json(v):
+    if isinstance(v, dict):
+        if "tuple" in v:
+            return tuple(_from_json(e) for e in v["tuple"])
+        return {k: _from_json(e) for k, e in v["dict"]}
+    return v

@@ -1,0 +1,357 @@
+"""budgetcli.river.BudgetClassifier: River's own estimator checks, and agreement with `budgetlearn train`."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import math
+import pickle
+
+import numpy as np
+import pytest
+
+pytest.importorskip("river")
+pd = pytest.importorskip("pandas")
+from click.testing import CliRunner  # noqa: E402
+from river import checks, datasets, evaluate, metrics, preprocessing  # noqa: E402
+
+from budgetcli.cli import main  # noqa: E402
+from budgetcli.model import Model  # noqa: E402
+from budgetcli.modelfile import ModelFileError  # noqa: E402
+from budgetcli.river import BudgetClassifier  # noqa: E402
+
+from .helpers import assert_same_state  # noqa: E402
+
+CONFIGS = {
+    "perceptron": {},
+    "rbp": {"algorithm": "rbp", "budget": 5, "seed": 3},
+    "projectron++": {"algorithm": "projectron++", "eta": 0.1},
+    "pa-linear": {"algorithm": "pa", "kernel": "linear"},
+    "mc-perceptron": {"algorithm": "mc-perceptron"},
+    "bpegasos": {"algorithm": "bpegasos", "budget": 10, "maintenance": "merge"},
+}
+
+
+def river_checks():
+    """(id, config, check) for every check River's check_estimator runs (river.checks.yield_checks);
+    none is expected to fail."""
+    if importlib.util.find_spec("sklearn") is None:  # river.checks builds some of its data sets with it
+        yield pytest.param(None, None, marks=pytest.mark.skip(reason="river.checks needs scikit-learn"))
+        return
+    for name, config in CONFIGS.items():
+        for i, check in enumerate(checks.yield_checks(BudgetClassifier(**config))):
+            yield pytest.param(config, check, id=f"{name}-{check.__name__}-{i}")
+
+
+@pytest.mark.parametrize("config,check", list(river_checks()))
+def test_river_checks(config, check):
+    check(BudgetClassifier(**config).clone())  # as check_estimator calls them
+
+
+def run(*args):
+    return CliRunner().invoke(main, [str(a) for a in args])
+
+
+def phishing():
+    return list(datasets.Phishing())
+
+
+def write_libsvm(path, rows, columns, label):
+    """The rows as a LIBSVM file: feature `name` is index columns[name] + 1, labels label(y)."""
+    with open(path, "w") as f:
+        for x, y in rows:
+            feats = sorted((columns[k] + 1, float(v)) for k, v in x.items() if v != 0)
+            f.write(f"{label(y)} " + " ".join(f"{j}:{v!r}" for j, v in feats) + "\n")
+
+
+def cli_model(tmp_path, rows, columns, label, *options):
+    data, out = tmp_path / "stream.txt", tmp_path / "cli.model"
+    write_libsvm(data, rows, columns, label)
+    r = run("train", *options, "--json", "-q", data, "-o", out)
+    assert r.exit_code == 0, r.output
+    return json.loads(r.stdout), Model.load(out)
+
+
+def assert_same_learner(a, b):
+    h1, a1 = a.state()
+    h2, a2 = b.state()
+    assert h1 == h2
+    assert_same_state(a1, a2)
+
+
+@pytest.mark.parametrize("algorithm,params,options", [
+    ("perceptron", {}, []),
+    ("rbp", {"budget": 30}, ["-B", "30"]),
+    ("projectron++", {"eta": 0.3}, ["--eta", "0.3"]),
+])
+def test_progressive_validation_makes_the_mistakes_of_budgetlearn_train(tmp_path, algorithm, params, options):
+    rows = phishing()
+    model = BudgetClassifier(algorithm, gamma=0.5, **params)
+    metric = evaluate.progressive_val_score(datasets.Phishing(), model, metrics.Accuracy())
+    cm = metric.cm
+    errors = cm.total_weight - sum(cm[c][c] for c in cm.classes)
+    # the stream in LIBSVM form: columns in order of first appearance (every row has the same 9 keys)
+    columns = {name: j for j, name in enumerate(rows[0][0])}
+    summary, cli = cli_model(tmp_path, rows, columns, lambda y: "+1" if y else "-1",
+                             "-a", algorithm, "--gamma", "0.5", *options)
+    # every round was scored: a fresh binary model predicts False (f = 0), the first label is True, so
+    # round 1 is a mistake for both; with an rbf kernel and a non-empty support set f(x) is never 0,
+    # so no later round is a tie, where the two counts could differ (see the module's docstring)
+    assert rows[0][1] is True
+    assert cm.total_weight == summary["examples"] == 1250
+    assert errors == summary["mistakes"] == model.learner.counter("mistakes")
+    assert model.features == columns
+    assert_same_learner(model.learner, cli.learner)
+
+
+def test_multiclass_learn_one_and_learn_many_are_budgetlearn_train(tmp_path):
+    rows = list(datasets.ImageSegments())
+    names = list(dict.fromkeys(y for _, y in rows))  # classes in order of first appearance
+    columns = {name: j for j, name in enumerate(rows[0][0])}
+    _, cli = cli_model(tmp_path, rows, columns, lambda y: names.index(y) + 1,
+                       "-a", "mrbp", "-B", "40", "--gamma", "0.001", "--seed", "4")
+    one = BudgetClassifier("mrbp", budget=40, gamma=0.001, seed=4)
+    for x, y in rows:
+        one.learn_one(x, y)
+    many = BudgetClassifier("mrbp", budget=40, gamma=0.001, seed=4)
+    X, y = pd.DataFrame([x for x, _ in rows]), pd.Series([y for _, y in rows])
+    for a in range(0, len(rows), 500):
+        many.learn_many(X[a:a + 500], y[a:a + 500])
+    assert one.classes == many.classes == {name: i for i, name in enumerate(names)}
+    assert one.features == many.features == columns
+    assert_same_learner(one.learner, cli.learner)
+    assert_same_learner(many.learner, cli.learner)
+    assert one.predict_many(X[:300]).tolist() == [one.predict_one(x) for x, _ in rows[:300]]
+
+
+def test_learn_many_numbers_features_as_learn_one_does():
+    """Row by row, left to right; NaN and None are absent; a present zero takes its column."""
+    batch = [{"a": 1.0, "b": 0.0}, {"c": 2.0, "a": -1.0}, {"d": np.nan, "e": 0.5, "b": 1.5}, {"d": 3.0, "f": None}]
+    labels = [True, False, True, False]
+    X = pd.DataFrame(batch, columns=["f", "e", "d", "c", "b", "a"])  # columns in another order than the rows'
+    many = BudgetClassifier("perceptron", gamma=0.3)
+    many.learn_many(X, pd.Series(labels))
+    one = BudgetClassifier("perceptron", gamma=0.3)
+    for x, y in zip(X.to_dict("records"), labels):  # rows as dicts in the frame's column order
+        one.learn_one(x, y)
+    # row 0 adds b (present with 0) and a, in the frame's column order; row 1 adds c, row 2 e, row 3 d;
+    # f is never present
+    assert many.features == one.features == {"b": 0, "a": 1, "c": 2, "e": 3, "d": 4}
+    assert_same_learner(many.learner, one.learner)
+    # gamma=None is 1/d with d the features of the first call: 2 for the first row, 5 for the frame
+    first_one, first_many = BudgetClassifier(), BudgetClassifier()
+    first_one.learn_one(batch[0], True)
+    first_many.learn_many(X, pd.Series(labels))
+    assert (first_one.learner.kernel.gamma, first_many.learner.kernel.gamma) == (1 / 2, 1 / 5)
+
+
+def test_predictions_many_are_predictions_one_with_unseen_and_missing_features():
+    rows = phishing()[:200]
+    model = BudgetClassifier("rbp", budget=20, gamma=0.5)
+    for x, y in rows[:150]:
+        model.learn_one(x, y)
+    queries = [dict(x) for x, _ in rows[150:]]
+    for i, q in enumerate(queries):
+        if i % 3 == 0:
+            q["unseen"] = 0.5 * i
+        if i % 4 == 0:
+            q.pop("https")
+    X = pd.DataFrame(queries)
+    assert model.predict_many(X).tolist() == [model.predict_one(q) for q in queries]
+    proba = model.predict_proba_many(X)
+    assert list(proba.columns) == [False, True]
+    for i, q in enumerate(queries):
+        assert proba.iloc[i].to_dict() == model.predict_proba_one(q)
+    assert "unseen" not in model.features
+
+
+def test_an_unseen_feature_adds_only_its_norm():
+    model = BudgetClassifier("perceptron", gamma=0.25)
+    model.learn_one({"a": 1.0, "b": 2.0}, True)  # a mistake (f = 0): f = k(x0, ·) from now on
+    x = {"a": 0.5, "new": 3.0}
+    before = pickle.dumps(model)
+    f = math.exp(-0.25 * ((0.5 - 1.0) ** 2 + 2.0 ** 2 + 3.0 ** 2))
+    assert model.predict_proba_one(x)[True] == pytest.approx(1 / (1 + math.exp(-f)), rel=1e-15)
+    assert pickle.dumps(model) == before  # prediction keeps no new feature
+    linear = BudgetClassifier("perceptron", kernel="linear")
+    linear.learn_one({"a": 1.0, "b": 2.0}, True)
+    assert linear.predict_proba_one({"a": 0.5, "new": 3.0})[True] == pytest.approx(1 / (1 + math.exp(-0.5)), rel=1e-15)
+
+
+def test_binary_labels():
+    model = BudgetClassifier("perceptron", gamma=1.0)
+    assert model.predict_proba_one({"a": 1.0}) == {False: 0.5, True: 0.5}  # nothing learnt: River's bools
+    assert model.predict_one({"a": 1.0}) is False
+    model.learn_one({"a": 1.0}, np.bool_(False))
+    assert model.classes == {False: -1.0, True: 1.0}  # bools: both known at once, True is +1
+    assert set(model.predict_proba_one({"a": 1.0})) == {False, True}
+
+    words = BudgetClassifier("perceptron", gamma=1.0)
+    words.learn_one({"a": 1.0}, "spam")
+    assert words.classes == {"spam": -1.0}  # a first label that is not a number > 0 is −1
+    assert words.predict_proba_one({"a": 1.0}) == {"spam": 1.0}
+    assert words.predict_one({"b": 1.0}) == "spam"
+    words.learn_one({"b": 1.0}, "ham")
+    assert words.classes == {"spam": -1.0, "ham": 1.0}
+    assert list(words.predict_proba_one({"a": 1.0})) == ["spam", "ham"]
+    before = pickle.dumps(words)
+    with pytest.raises(ValueError, match=r"label 'eggs': a third label value in binary training \(labels so far: "
+                                         r"'spam', 'ham'\); this algorithm is binary-only, the multiclass ones are: "
+                                         r".*mc-perceptron"):
+        words.learn_one({"c": 1.0}, "eggs")
+    with pytest.raises(ValueError, match="a third label"):
+        words.learn_many(pd.DataFrame([{"a": 1.0}, {"c": 1.0}]), pd.Series(["ham", "eggs"]))
+    assert pickle.dumps(words) == before  # the refused example changed nothing, nor its feature
+
+    numbers = BudgetClassifier("perceptron", gamma=1.0)
+    numbers.learn_one({"a": 1.0}, 2)
+    numbers.learn_one({"b": 1.0}, 1)
+    assert numbers.classes == {2: 1.0, 1: -1.0}  # the CLI's rule for a first label seen alone: 2 > 0 is +1
+
+
+def test_multiclass_labels_of_any_kind():
+    model = BudgetClassifier("mc-perceptron", gamma=1.0)
+    assert model.predict_one({"a": 1.0}) is None and model.predict_proba_one({"a": 1.0}) == {}
+    stream = [({"a": 1.0}, ("x", 1)), ({"b": 1.0}, 7), ({"c": 1.0}, "z"), ({"a": 1.0, "c": 0.5}, 7)]
+    for x, y in stream:
+        model.learn_one(x, y)
+    assert model.classes == {("x", 1): 0, 7: 1, "z": 2}
+    p = model.predict_proba_one({"c": 1.0})
+    assert list(p) == [("x", 1), 7, "z"] and math.isclose(sum(p.values()), 1.0)
+    scores = model.learner.decision_function(model._frame(pd.DataFrame([{"c": 1.0}]))[0])[0]
+    assert p == pytest.approx(dict(zip(p, np.exp(scores) / np.exp(scores).sum())), rel=1e-12)  # softmax
+    assert model.predict_one({"c": 1.0}) == list(p)[int(np.argmax(scores))]
+
+
+def test_a_zero_score_predicts_the_negative_label_but_is_a_learner_mistake():
+    model = BudgetClassifier("perceptron", kernel="linear")
+    model.learn_one({"a": 1.0}, True)
+    x = {"b": 1.0}  # orthogonal to the support vector: f(x) = 0
+    assert model.predict_one(x) is False and model.predict_proba_one(x) == {False: 0.5, True: 0.5}
+    model.learn_one(x, False)  # predicted right, yet y·f = 0 is a mistake for the learner (its update)
+    assert model.learner.counter("mistakes") == 2
+
+    classes = BudgetClassifier("mc-perceptron", kernel="linear")
+    classes.learn_one({"a": 1.0}, "A")  # one class known: no rival, no mistake
+    classes.learn_one({"b": 1.0}, "B")  # f_B = 0 = f_A: a tie, a mistake
+    x = {"c": 1.0}  # orthogonal to both support vectors: f_A = f_B = 0
+    assert classes.predict_one(x) == "A"  # the class seen first
+    classes.learn_one(x, "A")  # predicted right, yet f_A ≤ f_B is a mistake for the learner
+    assert classes.learner.counter("mistakes") == 2
+
+
+def test_bad_values_are_refused_and_change_nothing():
+    model = BudgetClassifier("perceptron", gamma=1.0)
+    model.learn_one({"a": 1.0}, True)
+    before = pickle.dumps(model)
+    with pytest.raises(ValueError, match="feature 'colour' has the value 'red', not a number; encode it first"):
+        model.learn_one({"b": 1.0, "colour": "red"}, False)
+    with pytest.raises(ValueError, match="feature 'b' is inf; the kernels need finite values"):
+        model.learn_one({"b": math.inf}, False)
+    with pytest.raises(ValueError, match="column 'colour' of X holds values that are not numbers"):
+        model.learn_many(pd.DataFrame({"b": [1.0], "colour": ["red"]}), pd.Series([False]))
+    with pytest.raises(ValueError, match="column 'b' of X holds an infinite value"):
+        model.learn_many(pd.DataFrame({"a": [1.0, 2.0], "b": [1.0, -math.inf]}), pd.Series([False, True]))
+    with pytest.raises(ValueError, match="duplicate column names"):
+        model.learn_many(pd.DataFrame([[1.0, 2.0]], columns=["a", "a"]), pd.Series([False]))
+    assert pickle.dumps(model) == before
+
+
+@pytest.mark.parametrize("args,kwargs,message", [
+    (("svm",), {}, "unknown algorithm 'svm'"),
+    (("perceptron",), {"eta": 0.1}, "perceptron takes no parameter eta"),
+    (("projectron",), {"etta": 0.1}, "BudgetClassifier has no parameter etta"),
+    (("projectron",), {"eta": -1.0}, "--eta must be"),
+    (("perceptron",), {"kernel": "sigmoid"}, "unknown kernel 'sigmoid'"),
+    (("perceptron",), {"gamma": 1.0, "sigma": 1.0}, "give --gamma or --sigma, not both"),
+    (("bpegasos",), {"kernel": "linear"}, "merge"),
+])
+def test_bad_parameters_fail_at_construction(args, kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        BudgetClassifier(*args, **kwargs)
+
+
+def test_pickle_and_clone():
+    rows = phishing()
+    model = BudgetClassifier("projectron++", eta=0.3, gamma=0.5)
+    for x, y in rows[:300]:
+        model.learn_one(x, y)
+    copy = pickle.loads(pickle.dumps(model))
+    for x, y in rows[300:600]:
+        assert copy.predict_proba_one(x) == model.predict_proba_one(x)
+        copy.learn_one(x, y)
+        model.learn_one(x, y)
+    assert_same_learner(copy.learner, model.learner)
+    fresh = model.clone()
+    assert repr(fresh) == repr(model) and fresh.learner is None and fresh.features == {} and fresh.classes == {}
+
+
+def test_save_load_and_the_cli_read_the_same_model(tmp_path):
+    rows = phishing()
+    model = BudgetClassifier("rbp", budget=25, gamma=0.5, seed=2)
+    for x, y in rows[:600]:
+        model.learn_one(x, y)
+    path = tmp_path / "r.model"
+    model.save(path)
+    loaded = BudgetClassifier.load(path)
+    assert repr(loaded) == repr(model)
+    assert loaded.features == model.features and loaded.classes == model.classes
+    assert_same_learner(loaded.learner, model.learner)
+
+    # the CLI reads the file: info, predict (labels spelt as River's), and train --resume goes on exactly
+    r = run("info", "--json", path)
+    assert r.exit_code == 0, r.output
+    assert json.loads(r.stdout)["labels"] == {"kind": "binary", "positive": "True", "negative": "False"}
+    rest = tmp_path / "rest.txt"
+    write_libsvm(rest, rows[600:], model.features, lambda y: int(y))
+    r = run("predict", path, rest)
+    assert r.exit_code == 0, r.output
+    assert r.stdout.split() == [str(model.predict_one(x)) for x, _ in rows[600:]]
+    r = run("eval", "--json", path, rest)
+    assert r.exit_code == 0, r.output
+    right = sum(model.predict_one(x) == y for x, y in rows[600:])
+    assert json.loads(r.stdout)["accuracy"] == pytest.approx(right / len(rows[600:]), abs=1e-12)
+    r = run("train", "--resume", path, rest, "-o", tmp_path / "resumed.model", "-q")
+    assert r.exit_code == 0, r.output
+    for x, y in rows[600:]:
+        loaded.learn_one(x, y)
+    assert_same_learner(loaded.learner, Model.load(tmp_path / "resumed.model").learner)
+
+
+def test_save_keeps_names_and_labels_of_several_types(tmp_path):
+    model = BudgetClassifier("mc-pa", kernel="poly", gamma=0.5, degree=2, coef0=1.0)
+    stream = [({("word", 1): 1.0, 3: 2.0}, 10), ({"x": 1.5, 2.5: 1.0, True: 0.5}, ("t", None)), ({3: 1.0}, "s")]
+    for x, y in stream:
+        model.learn_one(x, y)
+    model.save(tmp_path / "m.model")
+    loaded = BudgetClassifier.load(tmp_path / "m.model")
+    assert list(loaded.features.items()) == list(model.features.items())
+    assert list(loaded.classes.items()) == list(model.classes.items())
+    assert loaded._get_params() == model._get_params()
+    assert [loaded.predict_proba_one(x) for x, _ in stream] == [model.predict_proba_one(x) for x, _ in stream]
+    # not all labels are numbers: the CLI sees class indices, spelt as the labels
+    assert Model.load(tmp_path / "m.model").labels.names == ["10", "('t', None)", "s"]
+
+
+def test_save_refusals(tmp_path):
+    with pytest.raises(ValueError, match="has learnt nothing yet"):
+        BudgetClassifier().save(tmp_path / "a.model")
+    model = BudgetClassifier()
+    model.learn_one({frozenset({"a"}): 1.0}, True)
+    with pytest.raises(ValueError, match=r"cannot save frozenset\(\{'a'\}\) \(frozenset\) in a model file"):
+        model.save(tmp_path / "a.model")
+    assert not (tmp_path / "a.model").exists()
+    plain = tmp_path / "plain.model"
+    model.learn_one({"b": 1.0}, False)
+    model.to_model().save(plain)  # a model file without the River header field
+    with pytest.raises(ModelFileError, match="plain.model: not written by budgetcli.river"):
+        BudgetClassifier.load(plain)
+
+
+def test_in_a_pipeline_with_learn_many():
+    rows = phishing()[:400]
+    X, y = pd.DataFrame([x for x, _ in rows]), pd.Series([y for _, y in rows])
+    model = preprocessing.StandardScaler() | BudgetClassifier("rbp", budget=30, gamma=0.2)
+    model.learn_many(X[:300], y[:300])
+    assert model.predict_many(X[300:]).tolist() == [model.predict_one(x) for x, _ in rows[300:]]
+    assert model["BudgetClassifier"].learner.counter("examples") == 300
