@@ -303,6 +303,10 @@ def _train(ctx, hypothesis, algorithm, kernel, gamma, sigma, degree, coef0, seed
                 result.model.save(output)
     except (DataError, CurveWriteError) as exc:
         fail(str(exc) + (held.format(checkpoints[-1]) if checkpoints else ""))
+    except ArithmeticError as exc:  # a division by 0 in a loop: a resumed state that is finite but inconsistent
+        where = f"{resume_path}: cannot go on from this model: its saved state is inconsistent" if resume else \
+            "training failed"
+        fail(f"{where} ({type(exc).__name__}: {exc})")
     except OSError as exc:
         fail(f"{output}: cannot write the model: {exc.strerror or exc}")
     except KeyboardInterrupt as exc:

@@ -86,7 +86,7 @@ class BinaryLabels:
         """ValueError when a model file pairs this map with a learner it cannot serve."""
         if learner_cls.multiclass:
             raise ValueError(f"labels: a binary label map for the multiclass {learner_cls.name}")
-        _check_values("labels", self.classes)
+        _check_values("labels", self.classes, self.spellings)
 
     @classmethod
     def from_dict(cls, d: dict) -> "BinaryLabels":
@@ -161,7 +161,7 @@ class MulticlassLabels:
         learner, or fewer label values than the learner's classes (predictions name a class)."""
         if not learner_cls.multiclass:
             raise ValueError(f"labels: a multiclass label map for the binary {learner_cls.name}")
-        _check_values("labels", self.values)
+        _check_values("labels", self.values, self.spellings)
         if len(set(self.values)) != len(self.values):
             raise ValueError("labels: a label value appears twice")
         if header.get("n_classes", 0) > len(self.values):
@@ -172,7 +172,10 @@ class MulticlassLabels:
         return cls([float(v) for v in d["values"]], {float(v): s for v, s in d["spellings"]})
 
 
-def _check_values(field: str, values) -> None:
+def _check_values(field: str, values, spellings: dict) -> None:
+    for v, s in spellings.items():
+        if not isinstance(s, str):
+            raise ValueError(f"{field}: the spelling of label {v:g} is {s!r}, not a string")
     for v in values:
         if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
             raise ValueError(f"{field}: label value {v!r} is not a finite number")

@@ -91,7 +91,10 @@ class KernelLearner:
         out = {}
         for p in cls.params:
             v = given.get(p.name)
-            v = p.default if v is None else p.type(v)
+            try:
+                v = p.default if v is None else p.type(v)
+            except (TypeError, ValueError, OverflowError):
+                raise ValueError(f"{cls.name}: {FLAGS[p.name][-1]} must be {p.requirement}, got {v!r}") from None
             if not p.check(v):
                 raise ValueError(f"{cls.name}: {FLAGS[p.name][-1]} must be {p.requirement}, got {v}")
             out[p.name] = v

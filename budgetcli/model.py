@@ -96,7 +96,7 @@ def _expected_arrays(header: dict, members: dict) -> None:
     try:
         learner_cls = registry.get(header.get("algorithm"))
         expected = learner_cls.saved_arrays(header, members)
-    except (KeyError, TypeError):  # an algorithm or a header field this build lacks: worded later
+    except (KeyError, TypeError, AttributeError):  # a header field missing or mistyped: worded by Model.load
         return
     except ValueError as exc:
         if "unknown algorithm" in str(exc):

@@ -264,4 +264,17 @@ def scores(model: Model, data, skip_bad_lines: bool = False, block_lines: int = 
     model, an n × m matrix of class scores for a multiclass one."""
     with LibsvmReader(data, block_lines=block_lines, skip_bad_lines=skip_bad_lines) as reader:
         for chunk in reader:
-            yield chunk, model.learner.decision_function(chunk)
+            yield chunk, chunk_scores(model, chunk, reader.source_name)
+
+
+def chunk_scores(model: Model, chunk, source: str) -> np.ndarray:
+    """The model's scores of a chunk.  A score that is not a finite number (the model's numbers, or
+    this example's, overflow: an edited model, or data far off the scale it was trained on) is a
+    DataError naming the example's line, so that no prediction is ever written from a nan."""
+    f = model.learner.decision_function(chunk)
+    finite = np.isfinite(f) if f.ndim == 1 else np.isfinite(f).all(axis=1)
+    if not finite.all():
+        row = int(np.flatnonzero(~finite)[0])
+        raise DataError(source, int(chunk.line_numbers[row]), None,
+                        "the model's score of this example is not a finite number (its numbers or the model's overflow)")
+    return f

@@ -130,7 +130,7 @@ def predict_range(model_path, path, start: int, end: int, first_line: int, score
     try:
         with LibsvmReader(RangeLines(path, start, end), skip_bad_lines=skip_bad_lines, first_line=first_line) as r:
             for chunk in r:
-                parts.append(prediction_text(model, model.learner.decision_function(chunk), scores))
+                parts.append(prediction_text(model, pipeline.chunk_scores(model, chunk, r.source_name), scores))
     except ValueError as exc:  # DataError
         return "error", exc
     return "ok", "".join(parts)

@@ -89,8 +89,21 @@ def check_finite(arrays: dict) -> None:
             raise ValueError(f"{name} holds {a.ravel()[i]} (entry {i}): every number must be finite")
 
 
+HYPOTHESES = ("online", "last", "average", "projected-average")
+
+
 def check_common(header: dict, arrays: dict, counter_names: tuple) -> None:
     """What every learner's state must satisfy (learner.KernelLearner._common_state)."""
+    for name in ("params", "kernel", "labels", "counters"):
+        if name in header and not isinstance(header[name], dict):
+            raise ValueError(f"{name} = {header[name]!r} is not a JSON object")
+    if type(header["seed"]) is not int:
+        raise ValueError(f"seed = {header['seed']!r} is not an integer")
+    if header.get("hypothesis", "online") not in HYPOTHESES:
+        raise ValueError(f"hypothesis = {header['hypothesis']!r} is none of {', '.join(HYPOTHESES)}")
+    for name, value in header["params"].items():  # what the compiled loops take as int64 or float64
+        if isinstance(value, (int, float)) and not -2**62 < value < 2**62:
+            raise ValueError(f"parameter {name} = {value!r} is out of range")
     n_features = header_int(header, "n_features", 0, MAX_INDEX)
     check_csr("sv", arrays["sv_indptr"], arrays["sv_indices"], n_features)
     check_finite(arrays)
@@ -110,7 +123,7 @@ def check_common(header: dict, arrays: dict, counter_names: tuple) -> None:
             raise ValueError(f"kernel {name} = {kernel.get(name)!r} is not a finite number")
     if type(kernel.get("degree")) is not int or not 0 <= kernel["degree"] <= 64:
         raise ValueError(f"kernel degree = {kernel.get('degree')!r} is not an integer in 0..64")
-    budget = header.get("params", {}).get("budget")
+    budget = header["params"].get("budget")
     n = len(arrays["sv_indptr"]) - 1
     # an averaged hypothesis may keep evicted vectors beyond the budget (Model.averaged)
     if isinstance(budget, int) and header.get("hypothesis", "online") in ("online", "last") and n > budget:

@@ -162,6 +162,9 @@ class TighterPerceptron(BudgetPerceptron):
     def check_saved(cls, header, arrays):
         super().check_saved(header, arrays)
         statecheck.check_csr("eval", arrays["eval_indptr"], arrays["eval_indices"], header["n_features"])
+        examples = int(arrays["counters"][0]) if len(arrays["counters"]) else 0
+        if (arrays["e_since"] > examples).any():  # Fig. 5 divides by the rounds since an entry came
+            raise ValueError(f"e_since holds a round after the {examples} examples seen")
 
     @classmethod
     def from_state(cls, header, arrays):
