@@ -95,6 +95,8 @@ class KernelLearner:
                 v = p.default if v is None else p.type(v)
             except (TypeError, ValueError, OverflowError):
                 raise ValueError(f"{cls.name}: {FLAGS[p.name][-1]} must be {p.requirement}, got {v!r}") from None
+            if p.type is int and not -2**62 < v < 2**62:  # the compiled loops take it as an int64
+                raise ValueError(f"{cls.name}: {FLAGS[p.name][-1]} = {v} is out of range")
             if not p.check(v):
                 raise ValueError(f"{cls.name}: {FLAGS[p.name][-1]} must be {p.requirement}, got {v}")
             out[p.name] = v

@@ -101,9 +101,6 @@ def check_common(header: dict, arrays: dict, counter_names: tuple) -> None:
         raise ValueError(f"seed = {header['seed']!r} is not an integer")
     if header.get("hypothesis", "online") not in HYPOTHESES:
         raise ValueError(f"hypothesis = {header['hypothesis']!r} is none of {', '.join(HYPOTHESES)}")
-    for name, value in header["params"].items():  # what the compiled loops take as int64 or float64
-        if isinstance(value, (int, float)) and not -2**62 < value < 2**62:
-            raise ValueError(f"parameter {name} = {value!r} is out of range")
     n_features = header_int(header, "n_features", 0, MAX_INDEX)
     check_csr("sv", arrays["sv_indptr"], arrays["sv_indices"], n_features)
     check_finite(arrays)
