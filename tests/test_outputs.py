@@ -11,6 +11,7 @@ error on a terminal) run real processes: what happens to fd 1 cannot be seen in 
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
 import json
@@ -155,9 +156,11 @@ class Collector(threading.Thread):
                 self.data = f.read()
 
     def finish(self) -> bytes:
+        self.join(timeout=10)  # the command has closed its end: the reader is taking the last bytes
         if self.is_alive() and self.kind == "FIFO":  # the command never opened it: let the reader go
-            os.close(os.open(self.path, os.O_WRONLY | os.O_NONBLOCK))
-        self.join(timeout=60)
+            with contextlib.suppress(OSError):
+                os.close(os.open(self.path, os.O_WRONLY | os.O_NONBLOCK))
+            self.join(timeout=60)
         if self.kind == "Unix stream socket":
             self.server.close()
         return self.data
