@@ -17,7 +17,6 @@ from __future__ import annotations
 import csv
 import json
 import math
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -32,6 +31,7 @@ from budgetcli.kernels import Kernel
 from budgetcli.labels import BinaryLabels, MulticlassLabels
 from budgetcli.model import Model
 
+from . import doctables
 from .helpers import assert_same_state, chunk_from_dense, random_stream
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
@@ -337,13 +337,8 @@ def render_table() -> str:
 
 
 def test_the_doc_lists_exactly_these_cases():
-    text = DOC.read_text(encoding="utf-8")
-    table = text[text.index(BEGIN) + len(BEGIN):text.index(END)].strip()
-    assert table == render_table(), "docs/RELIABILITY.md is stale: run python -m tests.test_degenerate"
+    doctables.assert_fresh(DOC, BEGIN, END, render_table(), "tests.test_degenerate")
 
 
 if __name__ == "__main__":
-    text = DOC.read_text(encoding="utf-8")
-    start, stop = text.index(BEGIN) + len(BEGIN), text.index(END)
-    DOC.write_text(text[:start] + "\n" + render_table() + "\n" + text[stop:], encoding="utf-8")
-    print(f"rewrote the table in {DOC.relative_to(PROJECT_ROOT)}", file=sys.stderr)
+    doctables.rewrite(DOC, BEGIN, END, render_table())

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import gzip
 import json
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,6 +20,8 @@ from click.testing import CliRunner
 
 from budgetcli.cli import main
 from budgetcli.model import Model
+
+from . import doctables
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 DOC = PROJECT_ROOT / "docs" / "MALFORMED.md"
@@ -188,14 +189,9 @@ def render_table() -> str:
 
 
 def test_the_doc_lists_exactly_these_cases():
-    text = DOC.read_text(encoding="utf-8")
-    table = text[text.index(BEGIN) + len(BEGIN):text.index(END)].strip()
-    assert table == render_table(), "docs/MALFORMED.md is stale: run python -m tests.test_malformed"
+    doctables.assert_fresh(DOC, BEGIN, END, render_table(), "tests.test_malformed")
     assert len(CASES) >= 20
 
 
 if __name__ == "__main__":
-    text = DOC.read_text(encoding="utf-8")
-    start, stop = text.index(BEGIN) + len(BEGIN), text.index(END)
-    DOC.write_text(text[:start] + "\n" + render_table() + "\n" + text[stop:], encoding="utf-8")
-    print(f"rewrote the table in {DOC.relative_to(PROJECT_ROOT)}", file=sys.stderr)
+    doctables.rewrite(DOC, BEGIN, END, render_table())

@@ -31,6 +31,7 @@ from budgetcli.model import Model
 from budgetcli.modelfile import ModelFileError
 from budgetcli.pipeline import chunk_scores
 
+from . import doctables
 from .test_cli import write_stream
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
@@ -355,13 +356,8 @@ def render_table() -> str:
 
 
 def test_the_doc_lists_exactly_these_cases():
-    text = DOC.read_text(encoding="utf-8")
-    table = text[text.index(BEGIN) + len(BEGIN):text.index(END)].strip()
-    assert table == render_table(), "docs/MALFORMED.md is stale: run python -m tests.test_model_untrusted"
+    doctables.assert_fresh(DOC, BEGIN, END, render_table(), "tests.test_model_untrusted")
 
 
 if __name__ == "__main__":
-    text = DOC.read_text(encoding="utf-8")
-    start, stop = text.index(BEGIN) + len(BEGIN), text.index(END)
-    DOC.write_text(text[:start] + "\n" + render_table() + "\n" + text[stop:], encoding="utf-8")
-    print(f"rewrote the table in {DOC.relative_to(PROJECT_ROOT)}", file=sys.stderr)
+    doctables.rewrite(DOC, BEGIN, END, render_table())

@@ -24,13 +24,13 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
-import numpy as np
 import pytest
 from click.testing import CliRunner
 
 from budgetcli import modelfile
 from budgetcli.cli import main
 
+from . import doctables
 from .test_cli import write_stream
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
@@ -366,41 +366,34 @@ def _expected_stderr(kind: str, name: str) -> bytes:
     return (message + "\n").encode() if message else b""
 
 
-@pytest.mark.parametrize("name", sorted(STDOUT_COMMANDS))
-def test_stdout_on_a_full_device(tmp_path, inputs, name):
-    if not _can_mknod(tmp_path):
-        pytest.skip("cannot make device nodes here (not root)")
-    full = tmp_path / "full"
-    os.mknod(full, 0o666 | stat.S_IFCHR, os.makedev(MEM_MAJOR, FULL_MINOR))
-    with open(full, "wb") as f:
-        p = _run(_stdout_args(name, inputs, tmp_path), f)
-    kind = STDOUT_KINDS["a full device"]
-    assert (p.returncode, p.stderr) == (kind.exit, _expected_stderr(kind.name, name))
-
-
-@pytest.mark.parametrize("name", sorted(STDOUT_COMMANDS))
-def test_stdout_on_a_closed_pipe(tmp_path, inputs, name):
-    read_end, write_end = os.pipe()
-    os.close(read_end)
+@contextlib.contextmanager
+def _stdout_that_is(kind: str, tmp_path: Path):
+    """A file descriptor or file for the child's stdout, as STDOUT_KINDS names it."""
+    if kind == "a full device":
+        if not _can_mknod(tmp_path):
+            pytest.skip("cannot make device nodes here (not root)")
+        os.mknod(tmp_path / "full", 0o666 | stat.S_IFCHR, os.makedev(MEM_MAJOR, FULL_MINOR))
+        with open(tmp_path / "full", "wb") as f:
+            yield f
+        return
+    if kind.startswith("a pipe"):
+        read_end, end = os.pipe()
+        os.close(read_end)  # the reader is gone before the first write
+    else:
+        controller, end = os.openpty()
+        os.close(controller)  # a terminal whose other side is gone answers every write with EIO
     try:
-        p = _run(_stdout_args(name, inputs, tmp_path), write_end)
+        yield end
     finally:
-        os.close(write_end)
-    kind = STDOUT_KINDS["a pipe whose reader is gone (`| head -1`)"]
-    assert (p.returncode, p.stderr) == (kind.exit, _expected_stderr(kind.name, name))
+        os.close(end)
 
 
+@pytest.mark.parametrize("kind", list(STDOUT_KINDS))
 @pytest.mark.parametrize("name", sorted(STDOUT_COMMANDS))
-def test_stdout_io_error(tmp_path, inputs, name):
-    """A terminal whose other side is gone answers every write with EIO."""
-    controller, terminal = os.openpty()
-    os.close(controller)
-    try:
-        p = _run(_stdout_args(name, inputs, tmp_path), terminal)
-    finally:
-        os.close(terminal)
-    kind = STDOUT_KINDS["an I/O error (a terminal whose other side is gone)"]
-    assert (p.returncode, p.stderr) == (kind.exit, _expected_stderr(kind.name, name))
+def test_every_subcommand_on_a_stdout_that_fails(tmp_path, inputs, name, kind):
+    with _stdout_that_is(kind, tmp_path) as stdout:
+        p = _run(_stdout_args(name, inputs, tmp_path), stdout)
+    assert (p.returncode, p.stderr) == (STDOUT_KINDS[kind].exit, _expected_stderr(kind, name))
 
 
 # ---- the tables of docs/RELIABILITY.md -------------------------------------------------------------
@@ -429,13 +422,8 @@ def render_tables() -> str:
 
 
 def test_the_doc_lists_exactly_these_cases():
-    text = DOC.read_text(encoding="utf-8")
-    table = text[text.index(BEGIN) + len(BEGIN):text.index(END)].strip()
-    assert table == render_tables(), "docs/RELIABILITY.md is stale: run python -m tests.test_outputs"
+    doctables.assert_fresh(DOC, BEGIN, END, render_tables(), "tests.test_outputs")
 
 
 if __name__ == "__main__":
-    text = DOC.read_text(encoding="utf-8")
-    start, stop = text.index(BEGIN) + len(BEGIN), text.index(END)
-    DOC.write_text(text[:start] + "\n" + render_tables() + "\n" + text[stop:], encoding="utf-8")
-    print(f"rewrote the tables in {DOC.relative_to(PROJECT_ROOT)}", file=sys.stderr)
+    doctables.rewrite(DOC, BEGIN, END, render_tables())
