@@ -40,7 +40,7 @@ def _digit(c) -> bool:
 
 # The number grammar is written out once, inside the token loop: as an inlined helper taking `buf`,
 # numba would count references to the array at each call, which doubled the time per token.
-@njit(cache=True, nogil=True)
+@njit(cache=True)
 def parse_lines(buf, pos, end, lineno, n_rows, max_rows, indptr, labels, line_numbers, label_ptr, label_text,
                 indices, values):
     """Parse the lines of buf[pos:end] into rows n_rows, n_rows + 1, … of the arrays.
