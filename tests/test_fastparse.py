@@ -60,7 +60,10 @@ def parse_one(line: bytes):
     (status, (label token, label, 1-based indices, values))."""
     block = _Block(1)
     block.reserve(len(line), len(line))
-    status, pos, lineno, n = parse_lines(np.frombuffer(line, np.uint8), 0, len(line), 0, 0, 1, *block.arrays())
+    status, pos, lineno, n, n_deferred = parse_lines(np.frombuffer(line, np.uint8), 0, len(line), 0, 0, 1,
+                                                     *block.arrays())
+    for entry, start, stop in block.deferred[:n_deferred].tolist():
+        block.values[entry] = float(line[start:stop])
     if status == PUNT or n == 0:
         return status, None
     assert n == 1 and lineno == 1 and pos == len(line)
@@ -82,7 +85,8 @@ def number(draw) -> str:
     kind = draw(st.integers(0, 39))
     if kind == 0:
         return draw(st.sampled_from(["inf", "nan", "-inf", "Infinity", "1_0", "0x10", "", ".", "e5", "1e", "1e+",
-                                     "1.2.3", "--1", "1,5", "１", "1e400", "1e-400", "0." + "0" * 25 + "1"]))
+                                     "1.2.3", "--1", "1,5", "１", "1e400", "1e-400", "0." + "0" * 25 + "1",
+                                     "0." + "0" * 100 + "1e120", "0." + "0" * 30 + "1e400", "1" * 41]))
     if kind <= 2:
         return sign + repr(draw(st.floats(allow_nan=False, allow_infinity=False)))
     size = 20 if kind <= 5 else 6  # long significands too (beyond 2^53: Python's)
@@ -169,10 +173,21 @@ def test_the_compiled_parser_takes_exact_fast_path_numbers(spelling):
 
 
 @pytest.mark.parametrize("spelling", [
-    "9007199254740993", "12345678901234567", "0.30000000000000004", "1e23", "1e-23", "0.1e24",
-    "0e99", "inf", "nan", "1_0", "0x10", "1e400",
+    "9007199254740993", "12345678901234567", "0.30000000000000004", "-2.2250738585072014e-8", "1e23", "1e-23",
+    "0.1e24", "1e99", "1e-99", "0." + "0" * 30 + "1", "1" * 40,
 ])
-def test_numbers_outside_the_exact_fast_path_go_to_python(spelling):
+def test_values_outside_the_fast_path_are_left_to_float(spelling):
+    status, (token, label, indices, values) = parse_one(f"1 3:{spelling} 4:0.5\n".encode())
+    assert status == FULL and indices == [3, 4]
+    assert [bits(v) for v in values] == [bits(float(spelling)), bits(0.5)]
+    assert parse_one(f"{spelling} 1:1\n".encode())[0] == PUNT  # a label is taken on the fast path only
+
+
+@pytest.mark.parametrize("spelling", [
+    "1e100", "1e-100", "1" * 41, "0." + "0" * 40 + "1", "0." + "0" * 100 + "1e120", "1e400", "inf", "nan", "1_0",
+    "0x10",
+])
+def test_larger_numbers_and_non_decimals_go_to_python(spelling):
     assert parse_one(f"1 1:{spelling}\n".encode())[0] == PUNT
     assert parse_one(f"{spelling} 1:1\n".encode())[0] == PUNT
 
@@ -189,8 +204,9 @@ def test_unusual_and_bad_lines_go_to_python(line):
 def test_crlf_blank_lines_and_a_missing_final_newline_stay_compiled():
     content = b"1 1:1\r\n \t\r\n\n-1 2:0.5\r\r\n+1"
     block = _Block(8)
-    status, pos, lineno, n = parse_lines(np.frombuffer(content, np.uint8), 0, len(content), 0, 0, 8, *block.arrays())
-    assert (status, pos, lineno, n) == (DONE, len(content), 5, 3)
+    status, pos, lineno, n, n_deferred = parse_lines(np.frombuffer(content, np.uint8), 0, len(content), 0, 0, 8,
+                                                     *block.arrays())
+    assert (status, pos, lineno, n, n_deferred) == (DONE, len(content), 5, 3, 0)
     assert block.line_numbers[:3].tolist() == [1, 4, 5]
     assert block.label_text[:block.label_ptr[3]].tobytes() == b"1-1+1"
 

@@ -13,9 +13,14 @@ error, or parses the unusual line) and calls `parse_lines` again after it.  What
   decimal significand w is at most 2⁵³ and whose power of ten q has |q| ≤ 22.  Then w and 10^|q|
   are exact doubles and w·10^q (w / 10^−q) is one correctly rounded IEEE operation, so the result
   is the correctly rounded value of the decimal, which is what Python's float() returns (Clinger's
-  fast path).  Longer significands, larger exponents, inf, nan, '_' go to Python.
+  fast path).
+- a feature value outside that fast path (e.g. the 17 digits ``repr`` writes) but of at most 40
+  characters and an exponent of at most 99 is taken too: its position is listed in `deferred`, and
+  the reader sets it to Python's float() of the token.  Such a number is below 10^139, so it is
+  finite, as `_parse_strict` requires.
 
-Comments, qid, a BOM, other characters and every error go to Python as well.
+Labels outside the fast path, larger numbers, inf, nan, '_', comments, qid, a BOM, other
+characters and every error go to `_parse_strict`.
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ DONE, FULL, ROOM, PUNT = range(4)
 _POW10 = np.array([float(10**k) for k in range(23)])  # exact: 10^22 < 2^53 · 2^22
 _MAX_SIGNIFICAND = 2**53
 _MAX_INDEX = 2**31 - 1
+_MAX_DEFERRED_CHARS, _MAX_DEFERRED_EXPONENT = 40, 99
 _SPACE, _TAB, _NEWLINE, _CR, _COLON = 32, 9, 10, 13, 58
 
 
@@ -42,15 +48,18 @@ def _digit(c) -> bool:
 # numba would count references to the array at each call, which doubled the time per token.
 @njit(cache=True)
 def parse_lines(buf, pos, end, lineno, n_rows, max_rows, indptr, labels, line_numbers, label_ptr, label_text,
-                indices, values):
+                indices, values, deferred):
     """Parse the lines of buf[pos:end] into rows n_rows, n_rows + 1, … of the arrays.
 
     Line `lineno` + 1 starts at `pos`; every line in the range but the last ends with a newline.
     Row r gets its label, its line number, its features in indices (0-based) and values from
     indptr[r] to indptr[r + 1], and its label token in label_text from label_ptr[r] to
-    label_ptr[r + 1].  Returns (status, pos, lineno, n_rows): where it stopped (the start of the
-    line it did not take, for ROOM and PUNT), the number of the last line taken, the rows filled.
+    label_ptr[r + 1].  Each row of deferred[:n_deferred] is (entry, start, end): values[entry] is
+    float(buf[start:end]), left to the caller.  Returns (status, pos, lineno, n_rows, n_deferred):
+    where it stopped (the start of the line it did not take, for ROOM and PUNT), the number of the
+    last line taken, the rows filled, the values deferred.
     """
+    n_deferred = 0
     while pos < end:
         newline = pos
         while newline < end and buf[newline] != _NEWLINE:
@@ -63,6 +72,7 @@ def parse_lines(buf, pos, end, lineno, n_rows, max_rows, indptr, labels, line_nu
         label = 0.0
         entry = indptr[n_rows]
         previous = 0
+        deferred_before = n_deferred  # what a line not taken leaves deferred
         while True:  # the tokens: the label, then index:value
             while i < stop and (buf[i] == _SPACE or buf[i] == _TAB):
                 i += 1
@@ -77,9 +87,10 @@ def parse_lines(buf, pos, end, lineno, n_rows, max_rows, indptr, labels, line_nu
                     i += 1
                 # no digits, 0, out of order or out of range: _parse_strict says which
                 if i == stop or buf[i] != _COLON or index <= previous or index > _MAX_INDEX:
-                    return PUNT, pos, lineno, n_rows
+                    return PUNT, pos, lineno, n_rows, deferred_before
                 i += 1
             # the number: sign, significand w (its digits without the point), power of ten q
+            number_start = i
             negative = i < stop and buf[i] == 45
             if i < stop and (buf[i] == 45 or buf[i] == 43):
                 i += 1
@@ -87,22 +98,21 @@ def parse_lines(buf, pos, end, lineno, n_rows, max_rows, indptr, labels, line_nu
             q = 0
             start = i
             while i < stop and _digit(buf[i]):
-                w = w * 10 + (buf[i] - 48)
-                if w > _MAX_SIGNIFICAND:  # w only grows (and stays far from int64 overflow)
-                    return PUNT, pos, lineno, n_rows
+                if w <= _MAX_SIGNIFICAND:  # beyond, w is not exact anyway (and never overflows)
+                    w = w * 10 + (buf[i] - 48)
                 i += 1
             digits = i - start
             if i < stop and buf[i] == 46:  # '.'
                 i += 1
+                start = i
                 while i < stop and _digit(buf[i]):
-                    w = w * 10 + (buf[i] - 48)
-                    if w > _MAX_SIGNIFICAND:
-                        return PUNT, pos, lineno, n_rows
+                    if w <= _MAX_SIGNIFICAND:
+                        w = w * 10 + (buf[i] - 48)
+                        q -= 1
                     i += 1
-                    q -= 1
-                digits -= q
+                digits += i - start
             if digits == 0:
-                return PUNT, pos, lineno, n_rows
+                return PUNT, pos, lineno, n_rows, deferred_before
             if i < stop and (buf[i] == 101 or buf[i] == 69):  # 'e', 'E'
                 i += 1
                 negative_exponent = i < stop and buf[i] == 45
@@ -111,22 +121,33 @@ def parse_lines(buf, pos, end, lineno, n_rows, max_rows, indptr, labels, line_nu
                 exponent = 0
                 start = i
                 while i < stop and _digit(buf[i]):
-                    if exponent < 1000:  # larger is out of range anyway; no overflow on absurd exponents
-                        exponent = exponent * 10 + (buf[i] - 48)
+                    exponent = exponent * 10 + (buf[i] - 48)
+                    if exponent > _MAX_DEFERRED_EXPONENT:  # out of the fast path, and too large to defer
+                        return PUNT, pos, lineno, n_rows, deferred_before
                     i += 1
                 if i == start:
-                    return PUNT, pos, lineno, n_rows
+                    return PUNT, pos, lineno, n_rows, deferred_before
                 q += -exponent if negative_exponent else exponent
-            if q > 22 or q < -22 or not (i == stop or buf[i] == _SPACE or buf[i] == _TAB):
-                return PUNT, pos, lineno, n_rows
-            value = float(w) * _POW10[q] if q >= 0 else float(w) / _POW10[-q]
-            if negative:
-                value = -value
+            if not (i == stop or buf[i] == _SPACE or buf[i] == _TAB):
+                return PUNT, pos, lineno, n_rows, deferred_before
+            exact = w <= _MAX_SIGNIFICAND and -22 <= q <= 22
+            value = 0.0
+            if exact:
+                value = float(w) * _POW10[q] if q >= 0 else float(w) / _POW10[-q]
+                if negative:
+                    value = -value
+            elif label_start < 0 or i - number_start > _MAX_DEFERRED_CHARS:
+                return PUNT, pos, lineno, n_rows, deferred_before
             if label_start < 0:
                 label_start, label_end, label = token_start, i, value
                 continue
-            if entry == indices.shape[0]:
-                return ROOM, pos, lineno, n_rows
+            if entry == indices.shape[0] or n_deferred == deferred.shape[0]:
+                return ROOM, pos, lineno, n_rows, deferred_before
+            if not exact:
+                deferred[n_deferred, 0] = entry
+                deferred[n_deferred, 1] = number_start
+                deferred[n_deferred, 2] = i
+                n_deferred += 1
             indices[entry] = index - 1
             values[entry] = value
             entry += 1
@@ -136,7 +157,7 @@ def parse_lines(buf, pos, end, lineno, n_rows, max_rows, indptr, labels, line_nu
             continue
         text = label_ptr[n_rows]
         if n_rows == labels.shape[0] or text + label_end - label_start > label_text.shape[0]:
-            return ROOM, pos, lineno, n_rows
+            return ROOM, pos, lineno, n_rows, deferred_before
         for k in range(label_start, label_end):
             label_text[text + k - label_start] = buf[k]
         pos, lineno = min(newline + 1, end), lineno + 1
@@ -146,5 +167,5 @@ def parse_lines(buf, pos, end, lineno, n_rows, max_rows, indptr, labels, line_nu
         indptr[n_rows] = entry
         label_ptr[n_rows] = text + label_end - label_start
         if n_rows == max_rows:
-            return FULL, pos, lineno, n_rows
-    return DONE, pos, lineno, n_rows
+            return FULL, pos, lineno, n_rows, n_deferred
+    return DONE, pos, lineno, n_rows, n_deferred

@@ -181,20 +181,22 @@ class _Block:
         self.label_text = np.empty(4 * rows, dtype=np.uint8)
         self.indices = np.empty(16 * rows, dtype=np.int32)  # 0-based
         self.values = np.empty(16 * rows, dtype=np.float64)
+        self.deferred = np.empty((16 * rows, 3), dtype=np.int64)  # values left to float(), per call
         self.errors: list[DataError] = []  # lines skipped (skip_bad_lines)
 
     def arrays(self) -> tuple:
         return (self.indptr, self.labels, self.line_numbers, self.label_ptr, self.label_text, self.indices,
-                self.values)
+                self.values, self.deferred)
 
     def reserve(self, entries: int, text: int) -> None:
         """Room for one more row of `entries` features and `text` bytes of label."""
         n, e, t = self.n_rows, int(self.indptr[self.n_rows]), int(self.label_ptr[self.n_rows])
         for name, need in (("indptr", n + 2), ("labels", n + 1), ("line_numbers", n + 1), ("label_ptr", n + 2),
-                           ("label_text", t + text), ("indices", e + entries), ("values", e + entries)):
+                           ("label_text", t + text), ("indices", e + entries), ("values", e + entries),
+                           ("deferred", entries)):
             old = getattr(self, name)
             if need > len(old):
-                new = np.empty(max(2 * len(old), need), dtype=old.dtype)
+                new = np.empty((max(2 * len(old), need),) + old.shape[1:], dtype=old.dtype)
                 new[:len(old)] = old
                 setattr(self, name, new)
 
@@ -326,8 +328,11 @@ class LibsvmReader:
         while pos < end:
             status = PUNT
             if compiled:
-                status, pos, self._lineno, block.n_rows = parse_lines(
+                status, pos, self._lineno, block.n_rows, n_deferred = parse_lines(
                     buf, pos, end, self._lineno, block.n_rows, self._block_lines, *block.arrays())
+                if n_deferred:
+                    entries, starts, stops = block.deferred[:n_deferred].T
+                    block.values[entries] = [float(data[a:b]) for a, b in zip(starts.tolist(), stops.tolist())]
             if status in (PUNT, ROOM):
                 newline = data.find(b"\n", pos, end)
                 stop = end if newline < 0 else newline + 1
