@@ -5,8 +5,8 @@ gives is sure to be exactly what `libsvm._parse_strict` gives for it.  At any ot
 and returns that line's position: the reader hands the line to `_parse_strict` (which words the
 error, or parses the unusual line) and calls `parse_lines` again after it.  What it accepts:
 
-- tokens separated by spaces and tabs, up to a ``\\n`` (``\\r`` right before it is stripped, as
-  `_parse_strict` strips it) or the end of the buffer; a line of spaces and tabs only is blank;
+- tokens separated by spaces and tabs, up to a ``\\n`` (``\\r`` right before it are stripped, as
+  `_parse_strict` strips them) or the end of the buffer; a line of spaces and tabs only is blank;
 - the label, a number, then features ``index:value``: the index digits only (leading zeros
   allowed), from 1 to 2³¹ − 1, greater than the one before; the value a number;
 - numbers ``[+-]digits[.digits][(e|E)[+-]digits]`` (one digit run may be empty, not both) whose
@@ -32,7 +32,7 @@ from numba import njit
 #: an array is full (grow it, call again) / at a line for `_parse_strict`.
 DONE, FULL, ROOM, PUNT = range(4)
 
-_POW10 = np.array([float(10**k) for k in range(23)])  # exact: 10^22 < 2^53 · 2^22
+_POW10 = np.array([float(10**k) for k in range(23)])  # exact: 10^k = 5^k · 2^k and 5^22 < 2^53
 _MAX_SIGNIFICAND = 2**53
 _MAX_INDEX = 2**31 - 1
 _MAX_DEFERRED_CHARS, _MAX_DEFERRED_EXPONENT = 40, 99

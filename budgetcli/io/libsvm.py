@@ -291,7 +291,7 @@ class LibsvmReader:
         pieces = self._pieces()
         pending: list[bytes] = []  # what was read after the last newline
         size = 0  # bytes read in all
-        compiled = None  # decided when there is enough to parse: not for a small input
+        compiled = None  # decided at the first parse, reading ahead until _SMALL_INPUT bytes or the end
         failure = None
         while True:
             try:
