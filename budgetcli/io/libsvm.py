@@ -10,10 +10,11 @@ How the reader stays fast without cutting corners on validation:
   is carried over to the next), and the compiled `fastparse.parse_lines` turns
   the lines of a block into the chunk's CSR arrays, checking everything as it
   goes.  It takes only lines it is sure to read exactly as ``_parse_strict``
-  does, down to the last bit of every number.
-* Every other line (comments, qid, BOM, long numbers, garbage ...) goes
-  through ``_parse_strict``, which checks everything token by token and
-  produces the error message; the compiled parser then goes on after it.
+  does, down to the last bit of every number (a feature value beyond its exact
+  arithmetic is set here to Python's ``float()`` of the token).
+* Every other line (comments, qid, BOM, very long or large numbers, garbage
+  ...) goes through ``_parse_strict``, which checks everything token by token
+  and produces the error message; the compiled parser then goes on after it.
 * An input smaller than ``_SMALL_INPUT`` is parsed by ``_parse_strict`` alone:
   the compiled parser's first call in a process would cost more.
 """
@@ -240,7 +241,6 @@ class LibsvmReader:
         self._needs_final_newline = (isinstance(source, str) and source == "-") or _is_stream(self._file)
         self._block_lines = block_lines
         self._skip_bad_lines = skip_bad_lines
-        self._first_line = first_line
         self._lineno = first_line - 1  # the last line read
         self._iterated = False
         self.n_examples = 0
