@@ -1,6 +1,7 @@
 """Scaling and parsing benchmark (issue #7).
 
     python bench/scaling.py ../shared/datasets/a9a/a9a [--lines 5000000] [--json bench/scaling.json]
+    python bench/scaling.py ../shared/datasets/a9a/a9a --parsing-only [--rounds 7] [--baseline CHECKOUT]
 
 1. time vs stream length at fixed B: RBP B = 300 (rbf γ = 0.04), learning loop over a9a repeated
    to 8k .. 128k examples; CPU µs per example should stay flat (linear time).
@@ -8,8 +9,10 @@
 3. peak RSS vs stream length: `budgetlearn train -a rbp -B 100` in a fresh process reading a generated
    stream (`budgetlearn generate projectron-gaussians`, --lines lines, written to a temporary file) from
    stdin, for prefixes of 1%, 10% and 100% of it; peak RSS should not grow.
-4. parsing: the reader's lines/s on a9a (chunks only, as `train` streams them) against `wc -l` and
-   scikit-learn's load_svmlight_file on the same file (which holds the whole file in memory).
+4. parsing: the reader's lines/s on a9a (chunks only, as `train` streams them) against `wc -l`,
+   scikit-learn's load_svmlight_file on the same file (which holds the whole file in memory) and,
+   with --baseline, the reader of another checkout of the project (`git worktree add DIR REV`),
+   in interleaved rounds (medians), with the load average before and after.
 
 All times are CPU seconds (the machine is shared; wall time would measure the neighbours).
 """
@@ -17,6 +20,8 @@ All times are CPU seconds (the machine is shared; wall time would measure the ne
 from __future__ import annotations
 
 import argparse
+import importlib
+import importlib.util
 import json
 import os
 import resource
@@ -97,34 +102,62 @@ def rss_vs_length(lines: int, tmp: str) -> list[dict]:
     return rows
 
 
-def parsing(path: str) -> dict:
+def baseline_reader(checkout: str):
+    """LibsvmReader of another checkout of the project (e.g. `git worktree add /tmp/before REV`), imported under
+    another package name so that both readers can be timed in one process."""
+    init = os.path.join(checkout, "budgetcli", "__init__.py")
+    spec = importlib.util.spec_from_file_location("baseline_budgetcli", init,
+                                                  submodule_search_locations=[os.path.dirname(init)])
+    sys.modules["baseline_budgetcli"] = package = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(package)
+    return importlib.import_module("baseline_budgetcli.io.libsvm").LibsvmReader
+
+
+def parsing(path: str, rounds: int = 7, baseline: str | None = None) -> dict:
+    """Lines/s of the reader (chunks only, as `train` streams them), of scikit-learn's load_svmlight_file (which
+    holds the whole file in memory) and, with `baseline`, of another checkout's reader: CPU seconds, medians of
+    `rounds` interleaved rounds after one warm-up each (file cache, numba's cache); and `wc -l`."""
     c0 = child_cpu()
     n_lines = int(subprocess.run(["wc", "-l", path], capture_output=True, text=True, check=True).stdout.split()[0])
     wc_s = child_cpu() - c0
-    best = np.inf
-    for _ in range(3):  # best of three: the machine is shared
-        t0 = time.process_time()
-        n = 0
-        with LibsvmReader(path) as reader:
-            for chunk in reader:
-                n += len(chunk)
-        best = min(best, time.process_time() - t0)
-    assert n == n_lines
-    out = {"lines": n, "reader_seconds": best, "reader_lines_per_s": n / best, "wc_seconds": wc_s,
-           "wc_lines_per_s": n / max(wc_s, 1e-3)}
+
+    def streamed(reader_class):
+        return lambda: sum(len(chunk) for chunk in reader_class(path))
+
+    contenders = {"reader": streamed(LibsvmReader)}
+    if baseline:
+        contenders["baseline"] = streamed(baseline_reader(baseline))
     try:
         from sklearn.datasets import load_svmlight_file
-        t0 = time.process_time()
-        load_svmlight_file(path)
-        out["sklearn_seconds"] = time.process_time() - t0
-        out["sklearn_lines_per_s"] = n / out["sklearn_seconds"]
+        contenders["sklearn"] = lambda: load_svmlight_file(path)[1].size
     except ImportError:
         print("scikit-learn not installed: load_svmlight_file skipped", file=sys.stderr)
-    print(f"parsing {n:,} lines: reader {out['reader_lines_per_s']:,.0f} lines/s; wc -l "
-          f"{out['wc_lines_per_s']:,.0f} lines/s ({out['wc_lines_per_s'] / out['reader_lines_per_s']:.0f}× ours); "
-          + (f"load_svmlight_file {out['sklearn_lines_per_s']:,.0f} lines/s "
-             f"(ours ÷ theirs {out['reader_lines_per_s'] / out['sklearn_lines_per_s']:.2f})"
-             if "sklearn_seconds" in out else ""), flush=True)
+    for read in contenders.values():
+        assert read() == n_lines
+    load_before = os.getloadavg()
+    seconds = {name: [] for name in contenders}
+    for _ in range(rounds):
+        for name, read in contenders.items():
+            t0 = time.process_time()
+            read()
+            seconds[name].append(time.process_time() - t0)
+    load_after = os.getloadavg()
+    out = {"lines": n_lines, "rounds": rounds, "load_average_before": load_before, "load_average_after": load_after,
+           "wc_seconds": wc_s, "wc_lines_per_s": n_lines / max(wc_s, 1e-3)}
+    for name, times in seconds.items():
+        out[f"{name}_seconds"] = float(np.median(times))
+        out[f"{name}_lines_per_s"] = n_lines / out[f"{name}_seconds"]
+    ours = out["reader_lines_per_s"]
+    print(f"parsing {n_lines:,} lines, medians of {rounds} interleaved rounds (CPU s), load average "
+          f"{load_before[0]:.2f} before, {load_after[0]:.2f} after:", flush=True)
+    print(f"  reader {ours:,.0f} lines/s; wc -l {out['wc_lines_per_s']:,.0f} lines/s "
+          f"({out['wc_lines_per_s'] / ours:.1f}× ours)", flush=True)
+    if "sklearn_seconds" in out:
+        print(f"  load_svmlight_file {out['sklearn_lines_per_s']:,.0f} lines/s "
+              f"(ours ÷ theirs {ours / out['sklearn_lines_per_s']:.2f})", flush=True)
+    if baseline:
+        print(f"  baseline reader ({baseline}) {out['baseline_lines_per_s']:,.0f} lines/s "
+              f"(ours ÷ baseline {ours / out['baseline_lines_per_s']:.2f})", flush=True)
     return out
 
 
@@ -133,12 +166,21 @@ def main():
     ap.add_argument("train", help="a9a (LIBSVM format)")
     ap.add_argument("--lines", type=int, default=5_000_000, help="length of the generated stream for peak RSS")
     ap.add_argument("--json", default=os.path.join(HERE, "scaling.json"))
+    ap.add_argument("--parsing-only", action="store_true", help="only part 4 (the other results in --json are kept)")
+    ap.add_argument("--rounds", type=int, default=7, help="interleaved rounds of the parsing comparison")
+    ap.add_argument("--baseline", metavar="CHECKOUT", help="also time the reader of this checkout of the project")
     args = ap.parse_args()
-    data = read_all(args.train)
-    results = {"parsing": parsing(args.train), "time_vs_length": time_vs_length(data),
-               "time_vs_budget": time_vs_budget(data)}
-    with tempfile.TemporaryDirectory() as tmp:
-        results["rss_vs_length"] = rss_vs_length(args.lines, tmp)
+    results = {}
+    if args.parsing_only and os.path.exists(args.json):
+        with open(args.json) as f:
+            results = json.load(f)
+    results["parsing"] = parsing(args.train, args.rounds, args.baseline)
+    if not args.parsing_only:
+        data = read_all(args.train)
+        results["time_vs_length"] = time_vs_length(data)
+        results["time_vs_budget"] = time_vs_budget(data)
+        with tempfile.TemporaryDirectory() as tmp:
+            results["rss_vs_length"] = rss_vs_length(args.lines, tmp)
     text = json.dumps(results, indent=1, default=lambda o: o.item())
     with open(args.json, "w") as f:
         f.write(text)

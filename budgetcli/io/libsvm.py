@@ -6,18 +6,17 @@ increasing feature indices.  Blank lines and ``#`` comments are skipped,
 
 How the reader stays fast without cutting corners on validation:
 
-* Lines are read as bytes.  A line that matches ``_PLAIN_LINE`` (only digits,
-  signs, dots, exponents, colons, spaces and tabs, in the shape
-  ``label idx:val ...``) takes the *fast path*: one ``replace``/``split`` for
-  the whole line and C-level ``map(int, ...)`` / ``map(float, ...)`` over its
-  tokens.
-* What the fast path cannot see per line (index range, strictly increasing
-  indices, finite numbers) is checked once per block with numpy.
-* Every other line (comments, qid, BOM, garbage ...) and every line that
-  fails a fast-path conversion or a block check goes through
-  ``_parse_strict``, which checks everything token by token and produces the
-  error message.  The fast path only ever accepts lines that the strict
-  parser accepts too, with the same result.
+* The input is read in large blocks of bytes (the partial last line of a block
+  is carried over to the next), and the compiled `fastparse.parse_lines` turns
+  the lines of a block into the chunk's CSR arrays, checking everything as it
+  goes.  It takes only lines it is sure to read exactly as ``_parse_strict``
+  does, down to the last bit of every number (a feature value beyond its exact
+  arithmetic is set here to Python's ``float()`` of the token).
+* Every other line (comments, qid, BOM, very long or large numbers, garbage
+  ...) goes through ``_parse_strict``, which checks everything token by token
+  and produces the error message; the compiled parser then goes on after it.
+* An input smaller than ``_SMALL_INPUT`` is parsed by ``_parse_strict`` alone:
+  the compiled parser's first call in a process would cost more.
 """
 
 from __future__ import annotations
@@ -30,11 +29,12 @@ import os
 import re
 import sys
 import zlib
-from array import array
 from dataclasses import dataclass, field
 from typing import BinaryIO, Iterator
 
 import numpy as np
+
+from .fastparse import PUNT, ROOM, parse_lines
 
 __all__ = [
     "DataError",
@@ -53,13 +53,11 @@ MAX_INDEX = 2**31 - 1
 _TOKEN_DISPLAY_CHARS = 40
 _MAX_KEPT_ERRORS = 10
 _BOM = b"\xef\xbb\xbf"
-
-# Shape of a line the fast path may take.  The character classes of
-# neighbouring parts are disjoint, so a failed match costs linear time even on
-# a line with a million features.
-_PLAIN_LINE = re.compile(
-    rb"[ \t]*[0-9eE+\-.]+(?:[ \t]+[0-9]+:[0-9eE+\-.]+)*[ \t]*\r?\n?"
-)
+_READ_SIZE = 1 << 20
+# Inputs smaller than this are parsed in Python alone (10 ms for 64 KiB of a9a): the first call of a
+# compiled function costs a process about 0.3 s (see fewscores.py), which `predict` on a few lines
+# does not pay otherwise.
+_SMALL_INPUT = 1 << 16
 _TOKEN = re.compile(rb"[^ \t\r\n]+")
 
 _DECOMPRESSORS = {".gz": gzip.open, ".bz2": bz2.open, ".xz": lzma.open}
@@ -172,26 +170,48 @@ def open_binary(source) -> tuple[BinaryIO, str]:
 
 
 class _Block:
-    """Rows accumulated for the next chunk; the buffers are reused from block to block."""
+    """The rows of the next chunk, in the arrays `parse_lines` fills (see there); reused from block to
+    block, grown when a row does not fit."""
 
-    def __init__(self):
-        self.indptr = array("q", [0])
-        # 1-based as in the file, and int64 so out-of-range indices can be caught.
-        self.indices = array("q")
-        self.values = array("d")
-        self.labels = array("d")
-        self.line_numbers = array("q")
-        self.label_tokens: list[bytes] = []
-        self.raw_lines: list[bytes] = []  # to re-parse a row that fails the block checks
+    def __init__(self, rows: int):
+        self.n_rows = 0
+        self.indptr = np.zeros(rows + 1, dtype=np.int64)
+        self.labels = np.empty(rows, dtype=np.float64)
+        self.line_numbers = np.empty(rows, dtype=np.int64)
+        self.label_ptr = np.zeros(rows + 1, dtype=np.int64)
+        self.label_text = np.empty(4 * rows, dtype=np.uint8)
+        self.indices = np.empty(16 * rows, dtype=np.int32)  # 0-based
+        self.values = np.empty(16 * rows, dtype=np.float64)
+        self.deferred = np.empty((16 * rows, 3), dtype=np.int64)  # values left to float(), per call
         self.errors: list[DataError] = []  # lines skipped (skip_bad_lines)
 
-    def clear(self):
-        del self.indptr[1:]
-        for buf in (self.indices, self.values, self.labels, self.line_numbers):
-            del buf[:]
-        self.label_tokens.clear()
-        self.raw_lines.clear()
-        self.errors.clear()
+    def arrays(self) -> tuple:
+        return (self.indptr, self.labels, self.line_numbers, self.label_ptr, self.label_text, self.indices,
+                self.values, self.deferred)
+
+    def reserve(self, entries: int, text: int) -> None:
+        """Room for one more row of `entries` features and `text` bytes of label."""
+        n, e, t = self.n_rows, int(self.indptr[self.n_rows]), int(self.label_ptr[self.n_rows])
+        for name, need in (("indptr", n + 2), ("labels", n + 1), ("line_numbers", n + 1), ("label_ptr", n + 2),
+                           ("label_text", t + text), ("indices", e + entries), ("values", e + entries),
+                           ("deferred", entries)):
+            old = getattr(self, name)
+            if need > len(old):
+                new = np.empty((max(2 * len(old), need),) + old.shape[1:], dtype=old.dtype)
+                new[:len(old)] = old
+                setattr(self, name, new)
+
+    def add(self, lineno: int, label_token: bytes, label: float, indices: list, values: list) -> None:
+        """Append a row that _parse_strict parsed (1-based indices)."""
+        self.reserve(len(indices), len(label_token))
+        n, e, t = self.n_rows, int(self.indptr[self.n_rows]), int(self.label_ptr[self.n_rows])
+        self.indices[e:e + len(indices)] = indices
+        self.indices[e:e + len(indices)] -= 1
+        self.values[e:e + len(values)] = values
+        self.label_text[t:t + len(label_token)] = np.frombuffer(label_token, dtype=np.uint8)
+        self.labels[n], self.line_numbers[n] = label, lineno
+        self.indptr[n + 1], self.label_ptr[n + 1] = e + len(indices), t + len(label_token)
+        self.n_rows = n + 1
 
 
 class LibsvmReader:
@@ -207,6 +227,8 @@ class LibsvmReader:
     A regular file may end without a final newline (editors write such files).
     ``first_line`` is the line number of the source's first line: a reader of a byte range of a
     file (parallel predict) numbers its lines as the whole file does.
+    ``source`` may also be an iterable of lines with a ``name`` (the package's views of a file:
+    a byte range, permuted lines).
     """
 
     def __init__(self, source, block_lines: int = 4096, skip_bad_lines: bool = False, first_line: int = 1):
@@ -219,7 +241,7 @@ class LibsvmReader:
         self._needs_final_newline = (isinstance(source, str) and source == "-") or _is_stream(self._file)
         self._block_lines = block_lines
         self._skip_bad_lines = skip_bad_lines
-        self._first_line = first_line
+        self._lineno = first_line - 1  # the last line read
         self._iterated = False
         self.n_examples = 0
         self.n_skipped = 0
@@ -255,144 +277,141 @@ class LibsvmReader:
         finally:
             self.close()
 
+    def _pieces(self) -> Iterator[bytes]:
+        """The input as pieces of bytes of up to about _READ_SIZE."""
+        # read1: what is there, up to the size (a pipe's lines are parsed as they come), and one
+        # decompression step at a time, so that truncated data is reported after the last whole line
+        read = getattr(self._file, "read1", None) or getattr(self._file, "read", None)
+        if read is not None:
+            while piece := read(_READ_SIZE):
+                yield piece
+            return
+        # An iterable of lines, each with its newline (a file's last line may lack it, and permuted, it is not last).
+        batch, size = [], 0
+        for line in self._file:
+            batch.append(line if line.endswith(b"\n") else line + b"\n")
+            size += len(batch[-1])
+            if size >= _READ_SIZE:
+                yield b"".join(batch)
+                batch, size = [], 0
+        if batch:
+            yield b"".join(batch)
+
     def _chunks(self) -> Iterator[Chunk]:
-        block = _Block()
-        # Local names for everything used per line: this loop is the hot path.
-        plain = _PLAIN_LINE.fullmatch
-        indptr, indices, values = block.indptr, block.indices, block.values
-        labels, line_numbers = block.labels, block.line_numbers
-        label_tokens, raw_lines = block.label_tokens, block.raw_lines
-        block_lines = self._block_lines
-        source = self.source_name
-        lineno = self._first_line - 1
-        # Only reading the file raises the exceptions caught below: the loop
-        # body parses, and its own errors are DataError (a ValueError).
-        try:
-            for lineno, raw in enumerate(self._file, self._first_line):
-                parts = None
-                if plain(raw):
-                    parts = raw.replace(b":", b" ").split()
-                    try:
-                        label = float(parts[0])
-                        indices.extend(map(int, parts[1::2]))
-                        values.extend(map(float, parts[2::2]))
-                    except (ValueError, OverflowError):
-                        # e.g. '1.2.3' or an index beyond int64: undo the
-                        # partial row and let the strict parser explain.
-                        del indices[indptr[-1]:], values[indptr[-1]:]
-                        parts = None
-                    else:
-                        label_token = parts[0]
-                if parts is None:
-                    try:
-                        parsed = _parse_strict(raw, lineno, source)
-                    except DataError as err:
-                        if not self._skip_bad_lines:
-                            self._finish(block)  # an earlier line of the block may be bad too
-                            raise
-                        block.errors.append(err)
-                        continue
-                    if parsed is None:  # blank or comment line
-                        continue
-                    label_token, label, row_indices, row_values = parsed
-                    indices.extend(row_indices)
-                    values.extend(row_values)
-                labels.append(label)
-                indptr.append(len(indices))
-                line_numbers.append(lineno)
-                label_tokens.append(label_token)
-                raw_lines.append(raw)
-                if len(labels) == block_lines:
-                    if raw[-1:] != b"\n" and self._needs_final_newline:
-                        break  # only the last line can lack its newline: it was cut (below)
-                    chunk = self._finish(block)
-                    if chunk is not None:
-                        yield chunk
-        except _READ_ERRORS as exc:
-            self._finish(block)
+        block = _Block(min(self._block_lines, 4096))
+        pieces = self._pieces()
+        pending: list[bytes] = []  # what was read after the last newline
+        size = 0  # bytes read in all
+        compiled = None  # decided at the first parse, reading ahead until _SMALL_INPUT bytes or the end
+        failure = None
+        while True:
+            try:
+                piece = next(pieces, b"")
+            except _READ_ERRORS as exc:
+                piece, failure = b"", exc
+            pending.append(piece)
+            size += len(piece)
+            if piece and (b"\n" not in piece or compiled is None and size < _SMALL_INPUT):
+                continue
+            if compiled is None:
+                compiled = size >= _SMALL_INPUT
+            data = b"".join(pending)
+            end = data.rfind(b"\n") + 1
+            if not piece and failure is None and not self._needs_final_newline:
+                end = len(data)  # a file's last line may lack its newline
+            yield from self._parse(block, data, end, compiled)
+            pending = [data[end:]]
+            if not piece:
+                break
+        if failure is not None:  # after the lines before it, which may hold an earlier error
             what = "truncated or corrupt compressed data" if self._compressed else "read error"
-            raise DataError(source, lineno, None, f"{what} ({exc})") from exc
-        if lineno and raw[-1:] != b"\n" and self._needs_final_newline:
-            self._drop_cut_line(block, lineno, raw)
+            raise DataError(self.source_name, self._lineno, None, f"{what} ({failure})") from failure
+        if pending[0]:
+            self._cut_line(block, pending[0])
         chunk = self._finish(block)
         if chunk is not None:
             yield chunk
 
-    def _drop_cut_line(self, block: _Block, lineno: int, raw: bytes) -> None:
-        """The stream ended inside line `lineno`: take its row out of the block and report it."""
-        if not block.line_numbers or block.line_numbers[-1] != lineno:
-            return  # blank, comment, or already refused by the parser (named by its own error)
-        start = block.indptr[-2]
-        del block.indices[start:], block.values[start:], block.indptr[-1]
-        for buf in (block.labels, block.line_numbers, block.label_tokens, block.raw_lines):
-            buf.pop()
-        try:  # a line that is malformed as well gets its own error, as on the strict path
-            _parse_strict(raw, lineno, self.source_name)
-            tokens = raw.split()
-            error = DataError(self.source_name, lineno, tokens[-1].decode("utf-8", "backslashreplace"),
+    def _parse(self, block: _Block, data: bytes, end: int, compiled: bool) -> Iterator[Chunk]:
+        """Parse the lines of data[:end] into the block, yielding each chunk it completes."""
+        buf = np.frombuffer(data, dtype=np.uint8)
+        pos = 0
+        while pos < end:
+            status = PUNT
+            if compiled:
+                status, pos, self._lineno, block.n_rows, n_deferred = parse_lines(
+                    buf, pos, end, self._lineno, block.n_rows, self._block_lines, *block.arrays())
+                if n_deferred:
+                    entries, starts, stops = block.deferred[:n_deferred].T
+                    block.values[entries] = [float(data[a:b]) for a, b in zip(starts.tolist(), stops.tolist())]
+            if status in (PUNT, ROOM):
+                newline = data.find(b"\n", pos, end)
+                stop = end if newline < 0 else newline + 1
+                if status == ROOM:  # a line has at most one feature per two bytes
+                    block.reserve((stop - pos) // 2 + 1, stop - pos)
+                    continue
+                self._lineno += 1
+                self._parse_line(block, data[pos:stop])
+                pos = stop
+            if block.n_rows == self._block_lines:
+                yield self._finish(block)
+
+    def _parse_line(self, block: _Block, raw: bytes) -> None:
+        """Parse line self._lineno with _parse_strict into the block (an error raises, or is kept with skip_bad_lines)."""
+        try:
+            parsed = _parse_strict(raw, self._lineno, self.source_name)
+        except DataError as err:
+            if not self._skip_bad_lines:
+                raise
+            block.errors.append(err)
+            return
+        if parsed is not None:  # None: blank or comment line
+            block.add(self._lineno, *parsed)
+
+    def _cut_line(self, block: _Block, raw: bytes) -> None:
+        """The stream ended inside its last line, `raw`: report it unless it holds no data."""
+        self._lineno += 1
+        try:  # a line that is malformed as well gets its own error, as any other line
+            if _parse_strict(raw, self._lineno, self.source_name) is None:
+                return
+            error = DataError(self.source_name, self._lineno, raw.split()[-1].decode("utf-8", "backslashreplace"),
                               "input ended in the middle of a line (no newline at the end): its producer may "
                               "have stopped early")
         except DataError as malformed:
             error = malformed
         if not self._skip_bad_lines:
-            self._finish(block)  # an earlier line of the block may be bad too: report that first
             raise error
         block.errors.append(error)
 
     def _finish(self, block: _Block) -> Chunk | None:
-        """Check the block's rows, build a Chunk from the good ones (None if none), clear the block.
-
-        Without skip_bad_lines the first bad row raises its DataError.
-        """
-        indptr = np.array(block.indptr, dtype=np.int64)
-        indices = np.array(block.indices, dtype=np.int64)
-        values = np.array(block.values, dtype=np.float64)
-        labels = np.array(block.labels, dtype=np.float64)
-        line_numbers = np.array(block.line_numbers, dtype=np.int64)
-        label_tokens = list(block.label_tokens)
-        errors = list(block.errors)
-        bad_rows = _bad_rows(indptr, indices, values, labels)
-        if bad_rows.size:
-            row_errors = [
-                self._explain(block.raw_lines[r], int(line_numbers[r])) for r in bad_rows
-            ]
-            if not self._skip_bad_lines:
-                raise row_errors[0]
-            keep = np.ones(len(labels), dtype=bool)
-            keep[bad_rows] = False
-            entry_keep = np.repeat(keep, np.diff(indptr))
-            indices, values = indices[entry_keep], values[entry_keep]
-            indptr = np.concatenate(([0], np.cumsum(np.diff(indptr)[keep])))
-            labels, line_numbers = labels[keep], line_numbers[keep]
-            label_tokens = [tok for tok, k in zip(label_tokens, keep) if k]
-            errors = sorted(errors + row_errors, key=lambda e: e.line)
-        block.clear()
-
-        self.n_skipped += len(errors)
-        self.skipped.extend(errors[: max(0, _MAX_KEPT_ERRORS - len(self.skipped))])
-        if not len(labels):
+        """A Chunk of the block's rows (None if none); count its skipped lines; clear the block."""
+        self.n_skipped += len(block.errors)
+        self.skipped.extend(block.errors[: max(0, _MAX_KEPT_ERRORS - len(self.skipped))])
+        block.errors = []
+        n, block.n_rows = block.n_rows, 0
+        if not n:
             return None
-        spellings: dict = {}
-        for label, token in zip(labels.tolist(), label_tokens):
-            if label not in spellings:
-                spellings[label] = token.decode("ascii")
-        self.n_examples += len(labels)
+        entries = int(block.indptr[n])
+        labels = block.labels[:n].copy()
+        self.n_examples += n
         return Chunk(
-            indptr=indptr,
-            indices=(indices - 1).astype(np.int32),
-            values=values,
+            indptr=block.indptr[:n + 1].copy(),
+            indices=block.indices[:entries].copy(),
+            values=block.values[:entries].copy(),
             labels=labels,
-            line_numbers=line_numbers,
-            label_spellings=spellings,
+            line_numbers=block.line_numbers[:n].copy(),
+            label_spellings={float(labels[r]): block.label_text[block.label_ptr[r]:block.label_ptr[r + 1]]
+                             .tobytes().decode("ascii") for r in _first_rows(labels)},
         )
 
-    def _explain(self, raw: bytes, lineno: int) -> DataError:
-        """The DataError of a line that failed the block checks."""
-        try:
-            _parse_strict(raw, lineno, self.source_name)
-        except DataError as err:
-            return err
-        raise AssertionError(f"line {lineno} failed the block checks but parses strictly")
+
+def _first_rows(labels: np.ndarray) -> list:
+    """The row where each label value comes first, in row order."""
+    order = np.argsort(labels, kind="stable")  # a value's first row first among its rows
+    ordered = labels[order]
+    new = np.ones(len(labels), dtype=bool)
+    new[1:] = ordered[1:] != ordered[:-1]
+    return np.sort(order[new]).tolist()
 
 
 def _is_stream(f) -> bool:
@@ -405,22 +424,6 @@ def _is_stream(f) -> bool:
         return False
     except (OSError, ValueError):
         return True
-
-
-def _bad_rows(indptr, indices, values, labels) -> np.ndarray:
-    """Sorted rows with an index out of range or out of order, or a non-finite number."""
-    bad = (indices < 1) | (indices > MAX_INDEX) | ~np.isfinite(values)
-    not_increasing = np.zeros(len(indices), dtype=bool)
-    not_increasing[1:] = indices[1:] <= indices[:-1]
-    row_starts = indptr[:-1][np.diff(indptr) > 0]
-    not_increasing[row_starts] = False  # a row's first entry has no predecessor
-    bad |= not_increasing
-    # The row holding entry p is the last r with indptr[r] <= p ('right' skips empty rows).
-    rows = np.searchsorted(indptr, np.flatnonzero(bad), side="right") - 1
-    # a row mask rather than np.union1d: np.unique imports numpy.ma (~0.1 s of every command's start-up)
-    bad_row = ~np.isfinite(labels)
-    bad_row[rows] = True
-    return np.flatnonzero(bad_row)
 
 
 def _parse_strict(raw: bytes, lineno: int, source: str):
