@@ -119,3 +119,17 @@ def test_on_by_default_on_a_terminal(tmp_path, data, flag, shown):
     assert ("mistakes  since" in text) == shown
     assert ("        256" in text) == shown
     assert "examples        300" in text  # the summary either way
+
+
+@pytest.mark.parametrize("lines", [300, 3000])  # under and over the size the compiled parser starts at
+def test_share_read_is_the_bytes_behind_each_chunk(tmp_path, lines):
+    from budgetcli.io.libsvm import LibsvmReader
+
+    path = tmp_path / "d.txt"
+    write_stream(path, n=lines)
+    raw = path.read_bytes()
+    ends = [i + 1 for i, b in enumerate(raw) if b == ord("\n")]
+    with LibsvmReader(path, block_lines=128) as reader:
+        for chunk in reader:
+            assert reader.share_read() == ends[reader.n_examples - 1] / len(raw)
+    assert reader.n_examples == lines

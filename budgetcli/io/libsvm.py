@@ -244,6 +244,7 @@ class LibsvmReader:
         self._lineno = first_line - 1  # the last line read
         self._iterated = False
         self.n_examples = 0
+        self._bytes_parsed = 0  # input bytes behind the chunks yielded so far (share_read)
         self.n_skipped = 0
         self.skipped: list[DataError] = []
 
@@ -258,9 +259,9 @@ class LibsvmReader:
             return None
         try:
             size = os.fstat(self._file.fileno()).st_size
-            return min(1.0, self._file.tell() / size) if size else 1.0
         except (AttributeError, OSError, ValueError):
             return None
+        return min(1.0, self._bytes_parsed / size) if size else 1.0
 
     def __enter__(self):
         return self
@@ -319,7 +320,7 @@ class LibsvmReader:
             end = data.rfind(b"\n") + 1
             if not piece and failure is None and not self._needs_final_newline:
                 end = len(data)  # a file's last line may lack its newline
-            yield from self._parse(block, data, end, compiled)
+            yield from self._parse(block, data, end, compiled, size - len(data))
             pending = [data[end:]]
             if not piece:
                 break
@@ -328,12 +329,14 @@ class LibsvmReader:
             raise DataError(self.source_name, self._lineno, None, f"{what} ({failure})") from failure
         if pending[0]:
             self._cut_line(block, pending[0])
+        self._bytes_parsed = size
         chunk = self._finish(block)
         if chunk is not None:
             yield chunk
 
-    def _parse(self, block: _Block, data: bytes, end: int, compiled: bool) -> Iterator[Chunk]:
-        """Parse the lines of data[:end] into the block, yielding each chunk it completes."""
+    def _parse(self, block: _Block, data: bytes, end: int, compiled: bool, offset: int) -> Iterator[Chunk]:
+        """Parse the lines of data[:end] into the block, yielding each chunk it completes (data
+        starts at byte `offset` of the input)."""
         buf = np.frombuffer(data, dtype=np.uint8)
         pos = 0
         while pos < end:
@@ -354,6 +357,7 @@ class LibsvmReader:
                 self._parse_line(block, data[pos:stop])
                 pos = stop
             if block.n_rows == self._block_lines:
+                self._bytes_parsed = offset + pos
                 yield self._finish(block)
 
     def _parse_line(self, block: _Block, raw: bytes) -> None:
