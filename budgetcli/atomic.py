@@ -83,10 +83,8 @@ def output_kind(path: str) -> str:
         return "stdout"
     try:
         st = os.stat(path)  # follows symbolic links
-    except FileNotFoundError:
+    except OSError:  # nothing there yet (or a parent that is no directory: creating the file will say why)
         return "replace"
-    except OSError:
-        return "replace"  # e.g. a parent that is not a directory: opening will say why
     stream = _standard_stream(st)
     if stream is not None:
         return "stdout" if stream is sys.stdout else "stderr"
