@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import math
 
-
 from .._jit import njit
 from ..learner import EXAMPLES, MISTAKES, KernelLearner, new_coefficient, retire, score_example, touch
 from ..params import BUDGET

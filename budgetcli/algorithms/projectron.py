@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import math
 
-
 from .._jit import njit
 from ..kernels import self_kernel
 from ..learner import (EXAMPLES, MARGIN_UPDATES, MISTAKES, PROJECTIONS, KernelLearner, new_coefficient,

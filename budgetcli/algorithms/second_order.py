@@ -38,7 +38,6 @@ from __future__ import annotations
 
 import math
 
-
 from .._jit import njit
 from ..kernels import self_kernel
 from ..learner import EXAMPLES, MISTAKES, KernelLearner, new_coefficient, retire, score_example, touch
