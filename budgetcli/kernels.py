@@ -4,21 +4,31 @@
     poly    k(x, y) = (γ x·y + coef0)^degree
     rbf     k(x, y) = exp(−γ ‖x − y‖²)          (γ = 1 / (2σ²) for papers that write exp(−‖x−y‖²/(2σ²)))
 
-The compiled functions take the kernel as three plain numbers (code, γ, coef0, degree) so that
-every learner's numba loop can call them without objects.  A kernel row k(x, S) is computed by
-scattering x into a dense scratch vector once and dotting each support vector's non-zeros
-against it (DESIGN §3): cost Σ nnz(SV), no allocation per example.
+The compiled functions take the kernel as one `KernelArgs` record (a named tuple of plain numbers,
+which numba passes by value), so every learner's loop can call them without objects.  A kernel row
+k(x, S) is computed by scattering x into a dense scratch vector once and dotting each support
+vector's non-zeros against it: cost Σ nnz(SV), no allocation per example (support.py).
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from ._jit import njit
 
 LINEAR, POLY, RBF = 0, 1, 2
 KERNEL_CODES = {"linear": LINEAR, "poly": POLY, "rbf": RBF}
+
+
+class KernelArgs(NamedTuple):
+    """A kernel as the compiled code takes it."""
+
+    code: int  # LINEAR, POLY or RBF
+    gamma: float
+    coef0: float
+    degree: int
 
 
 @dataclass(frozen=True)
@@ -45,9 +55,9 @@ class Kernel:
         """The width σ with γ = 1/(2σ²), for papers that write the Gaussian kernel with σ."""
         return math.sqrt(1.0 / (2.0 * self.gamma))
 
-    def args(self) -> tuple[int, float, float, int]:
-        """The kernel as the plain numbers the compiled loops take."""
-        return self.code, float(self.gamma), float(self.coef0), int(self.degree)
+    def args(self) -> KernelArgs:
+        """The kernel as the compiled loops take it."""
+        return KernelArgs(self.code, float(self.gamma), float(self.coef0), int(self.degree))
 
     def describe(self) -> str:
         if self.kind == "linear":
@@ -71,26 +81,26 @@ def gamma_from_sigma(sigma: float) -> float:
 
 
 @njit(cache=True, inline="always")
-def kernel_from_dot(code, gamma, coef0, degree, dot, sqnorm_a, sqnorm_b):
+def kernel_from_dot(K, dot, sqnorm_a, sqnorm_b):
     """k(a, b) from a·b and the squared norms (the norms are only used by the RBF kernel)."""
-    if code == RBF:
+    if K.code == RBF:
         # ‖a − b‖² = ‖a‖² + ‖b‖² − 2 a·b can come out a hair below zero for a == b: clamp.
         d2 = sqnorm_a + sqnorm_b - 2.0 * dot
         if d2 < 0.0:
             d2 = 0.0
-        return math.exp(-gamma * d2)
-    if code == POLY:
-        return (gamma * dot + coef0) ** degree
+        return math.exp(-K.gamma * d2)
+    if K.code == POLY:
+        return (K.gamma * dot + K.coef0) ** K.degree
     return dot
 
 
 @njit(cache=True, inline="always")
-def self_kernel(code, gamma, coef0, degree, sqnorm):
+def self_kernel(K, sqnorm):
     """k(x, x)."""
-    if code == RBF:
+    if K.code == RBF:
         return 1.0
-    if code == POLY:
-        return (gamma * sqnorm + coef0) ** degree
+    if K.code == POLY:
+        return (K.gamma * sqnorm + K.coef0) ** K.degree
     return sqnorm
 
 

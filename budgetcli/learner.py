@@ -1,4 +1,4 @@
-"""The learner contract every algorithm follows.
+"""The learner contract every algorithm follows, binary and multiclass (multiclass.py).
 
 A learner owns a kernel, a support set (support.py) and its own per-slot arrays (coefficients,
 Gram inverse, work buffers).  Its public surface is small and the same for every algorithm:
@@ -7,27 +7,44 @@ Gram inverse, work buffers).  Its public surface is small and the same for every
     decision_function(chunk)     f(x) for each example of a chunk
     state() / from_state(...)    everything needed to predict and to resume, as JSON + arrays
 
-The per-example loop of each algorithm is one compiled function over a range of a chunk
-(`_learn_range`).  It never allocates: when the next example might not fit in the current
-arrays it returns the index it stopped at, and `learn` grows the arrays and calls it again.
+An algorithm is its declarations (name, paper, `params`, the per-slot arrays it keeps) plus one
+compiled loop over a range of a chunk, `loop(S, K, rows, start, book, st, h)`:
+
+    S      the support set (support.SVArrays)        K     the kernel (kernels.KernelArgs)
+    rows   the chunk and its labels (`Rows`)         start the first example to learn from
+    book   the bookkeeping every loop shares (`Book`: counters, random state, scalars, scratch)
+    st     the learner's arrays by name (its `slot_arrays` and `_state_arrays()`), a record made
+           from the declarations
+    h      its parameters by name (`params`, str choices as their index, plus `constants`)
+
+The loop never allocates: when the next example might not fit in the current arrays it returns the
+index it stopped at, and `learn` grows the arrays and calls it again.  Records are named tuples,
+which numba passes as one argument; the types of `st` and `h` are made once per field list
+(`record_type`).
 """
 
 from __future__ import annotations
 
-from typing import ClassVar, NamedTuple
+import math
+import re
+from collections import namedtuple
+from typing import Callable, ClassVar, NamedTuple
 
 import numpy as np
 
 from . import fewscores, statecheck
 from ._jit import njit
 from .kernels import Kernel, sparse_sqnorm
-from .params import FLAGS, Param
-from .rng import seed_state
-from .support import COUNT, SupportSet, kernel_row
+from .params import Param
+from .rng import randbelow, seed_state
+from .support import COUNT, SupportSet, kernel_row, sv_fits
 
 # Training counters, kept in one int64 array so the compiled loops can update them.
 EXAMPLES, MISTAKES, MARGIN_UPDATES, PROJECTIONS = range(4)
 COUNTER_NAMES = ("examples", "mistakes", "margin_updates", "projections")
+
+# Eviction policies of the budgeted learners (`victim`), one numbering for every algorithm.
+UNBOUNDED, RANDOM, OLDEST = 0, 1, 2
 
 
 class RetireLog(NamedTuple):
@@ -40,14 +57,61 @@ class RetireLog(NamedTuple):
     count: np.ndarray  # int64[1]
 
 
+class Rows(NamedTuple):
+    """A chunk as the loops take it: CSR rows and their encoded labels (±1.0, or class indices)."""
+
+    indptr: np.ndarray
+    indices: np.ndarray
+    values: np.ndarray
+    y: np.ndarray
+
+
+class Book(NamedTuple):
+    """The bookkeeping every loop shares."""
+
+    counters: np.ndarray  # int64[len(COUNTER_NAMES)]
+    rng_state: np.ndarray  # the model's splitmix64 stream (rng.py)
+    scalars: np.ndarray  # an algorithm's running numbers (`n_scalars`, saved)
+    scratch: np.ndarray  # dense copy of x_t for kernel rows; all zeros between uses
+    log: RetireLog
+    keep_retired: bool
+
+
+def record_type(kind: str, fields: tuple[str, ...]) -> type:
+    """The named tuple type of a loop's `kind` record ("State" or "Hyper") with these fields.
+
+    Kept as a global of this module under a name that spells the fields (`__getattr__` makes it from
+    the name alone), because numba's on-disk cache refers to a record type by module and name: a
+    process may load cached code for record types it has not made yet."""
+    name = kind + "".join(f"_{len(f)}{f}" for f in fields)
+    return globals().get(name) or __getattr__(name)
+
+
+def __getattr__(name: str):
+    """The record type a `record_type` name spells (a module __getattr__, PEP 562)."""
+    kind, fields, rest = name[:5], [], name[5:]
+    while kind in ("State", "Hyper") and (m := re.match(r"_(\d+)", rest)):
+        size, rest = int(m.group(1)), rest[m.end():]
+        fields.append(rest[:size])
+        rest = rest[size:]
+    if kind not in ("State", "Hyper") or rest:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    made = globals()[name] = namedtuple(name, fields, module=__name__)
+    return made
+
+
 class KernelLearner:
-    """Base class of the binary kernel learners; an algorithm fills in the class attributes
-    and `_learn_range`."""
+    """Base class of every learner; an algorithm fills in the class attributes and `loop`.
+
+    This class is the binary contract; multiclass.MulticlassLearner changes what a coefficient is."""
 
     name: ClassVar[str] = ""
     summary: ClassVar[str] = ""
     paper: ClassVar[str] = ""
     params: ClassVar[tuple[Param, ...]] = ()
+    # Fixed values the loop reads from `h` besides the parameters, e.g. which variant of a family runs.
+    constants: ClassVar[dict] = {}
+    loop: ClassVar[Callable] = None  # the compiled loop (module docstring)
     # True when support vectors are discarded.  The exact averaged hypothesis needs the evicted
     # vectors too: with `keep_retired` set, the loop logs each eviction (`retire`) and `learn`
     # copies the evicted vector and its summed coefficient into `retired` before the pool range
@@ -65,11 +129,14 @@ class KernelLearner:
     # missing array is filled with it).  A missing array not listed here makes the file be refused
     # with a version message (Model.load).  Counters added at the end of COUNTER_NAMES start at 0.
     layout_defaults: ClassVar[dict[str, float]] = {}
+    renamed: ClassVar[dict[str, str]] = {}  # parameter name in older model files -> its name today
+    new_slots_per_example: ClassVar[int] = 1  # most support vectors one example may add
 
     def __init__(self, kernel: Kernel, seed: int = 0, **params):
+        self.hyper = self.resolve_params(params)
+        self.check_kernel(kernel.kind, self.hyper)
         self.kernel = kernel
         self.seed = int(seed)
-        self.hyper = self.resolve_params(params)
         self.support = SupportSet(dense=True)
         self.counters = np.zeros(len(COUNTER_NAMES), np.int64)
         self.rng_state = seed_state(self.seed)  # for algorithms that draw random numbers in their loop
@@ -84,23 +151,35 @@ class KernelLearner:
     # ---- parameters -------------------------------------------------------------------------
     @classmethod
     def resolve_params(cls, given: dict) -> dict:
+        """The parameters with defaults filled in and every value checked: ValueError naming the flag."""
         known = {p.name: p for p in cls.params}
-        unknown = set(given) - set(known)
+        unknown = [name for name in given if name not in known]
         if unknown:
-            raise ValueError(f"{cls.name} takes no parameter {', '.join(sorted(unknown))}")
+            from .registry import params  # every algorithm's, to name a known parameter by its flag
+            shown = ", ".join(params()[n].flag if n in params() else repr(n) for n in unknown)
+            raise ValueError(f"{shown} does not apply to {cls.name} "
+                             f"(it takes: {', '.join(p.flag for p in cls.params) or 'no parameters'})")
         out = {}
         for p in cls.params:
             v = given.get(p.name)
+            if v is None:
+                out[p.name] = p.default
+                continue
             try:
-                v = p.default if v is None else p.type(v)
+                v = p.type(v)
             except (TypeError, ValueError, OverflowError):
-                raise ValueError(f"{cls.name}: {FLAGS[p.name][-1]} must be {p.requirement}, got {v!r}") from None
+                raise ValueError(f"{cls.name}: {p.flag} must be {p.requirement}, got {v!r}") from None
             if p.type is int and not -2**62 < v < 2**62:  # the compiled loops take it as an int64
-                raise ValueError(f"{cls.name}: {FLAGS[p.name][-1]} = {v} is out of range")
+                raise ValueError(f"{cls.name}: {p.flag} = {v} is out of range")
             if not p.check(v):
-                raise ValueError(f"{cls.name}: {FLAGS[p.name][-1]} must be {p.requirement}, got {v}")
+                raise ValueError(f"{cls.name}: {p.flag} must be {p.requirement}, got {v}")
             out[p.name] = v
         return out
+
+    @classmethod
+    def check_kernel(cls, kernel_kind: str, params: dict) -> None:
+        """Raise ValueError when the algorithm is not defined for this kind of kernel with these
+        (resolved) parameters: checked whenever a learner is made, a loaded one included."""
 
     @classmethod
     def refuse_degenerate(cls, kernel_kind: str, params: dict) -> None:
@@ -111,6 +190,7 @@ class KernelLearner:
     # ---- the contract ----------------------------------------------------------------------
     def learn(self, chunk, y: np.ndarray) -> None:
         """One online pass over the chunk's examples in order; y holds the encoded labels."""
+        y = self._labels(y)
         d = chunk.n_features  # a scan of the chunk's indices: once
         self.n_features = max(self.n_features, d)
         self._ensure_scratch(d)
@@ -122,14 +202,36 @@ class KernelLearner:
         if self.retire_log.start.shape[0] < need:
             self.retire_log = RetireLog(np.zeros(need, np.int64), np.zeros(need, np.int64), np.zeros(need),
                                         self.retire_log.count)
+        rows = Rows(chunk.indptr, chunk.indices, chunk.values, y)
         while start < n:
-            start = self._learn_range(chunk.indptr, chunk.indices, chunk.values, y, start)
+            start = self._learn_range(rows, start)
             self._collect_retired()  # before `reserve` may compact the pool
             if start < n:  # the next example may not fit: grow and go on
-                nnz = int(chunk.indptr[start + 1] - chunk.indptr[start])
-                self.support.reserve(len(self.support) + 1, nnz)
+                nnz = self._pool_room(int(chunk.indptr[start + 1] - chunk.indptr[start]))
+                self.support.reserve(len(self.support) + self.new_slots_per_example, nnz)
                 self._resize(self.support.capacity)
                 self._reserve_extra(nnz)
+
+    def _learn_range(self, rows: Rows, start: int) -> int:
+        """Run the compiled loop from example `start`; return where it stopped (len = done)."""
+        book = Book(self.counters, self.rng_state, self.scalars, self.scratch, self.retire_log, self.keep_retired)
+        arrays = self._state_arrays()
+        st = record_type("State", tuple(arrays))(**arrays)
+        return type(self).loop(self.support.arrays, self.kernel.args(), rows, start, book, st, self._hyper_record())
+
+    def _hyper_record(self):
+        values = {p.name: p.code(self.hyper[p.name]) for p in self.params} | self.constants
+        # a parameter left at a computed default (None: the loop computes it) reaches the loop as NaN
+        values = {k: math.nan if v is None else v for k, v in values.items()}
+        return record_type("Hyper", tuple(values))(**values)
+
+    def _state_arrays(self) -> dict:
+        """The arrays the loop gets as `st`, by name: the per-slot arrays, and what a subclass adds."""
+        return self.slot
+
+    def _labels(self, y: np.ndarray) -> np.ndarray:
+        """The encoded labels as the loop takes them."""
+        return y
 
     def _collect_retired(self) -> None:
         log = self.retire_log
@@ -142,11 +244,11 @@ class KernelLearner:
     def decision_function(self, chunk) -> np.ndarray:
         self._ensure_scratch(chunk.n_features)
         k = self.kernel.args()
-        if fewscores.handles(k[0], len(chunk), len(self.support)):  # skips numba's ~1 s first-call cost
-            return fewscores.binary_scores(self.support.arrays, k[0], k[1], self.slot["alpha"], chunk.indptr,
+        if fewscores.handles(k.code, len(chunk), len(self.support)):  # skips numba's ~1 s first-call cost
+            return fewscores.binary_scores(self.support.arrays, k.code, k.gamma, self.slot["alpha"], chunk.indptr,
                                            chunk.indices, chunk.values, self.scratch)
         out = np.empty(len(chunk), np.float64)
-        binary_scores(self.support.arrays, *k, self.slot["alpha"], self.slot["krow"],
+        binary_scores(self.support.arrays, k, self.slot["alpha"], self.slot["krow"],
                       chunk.indptr, chunk.indices, chunk.values, self.scratch, out)
         return out
 
@@ -162,19 +264,15 @@ class KernelLearner:
         """K[t, i] = k(x_t, sv_i) for CSR rows x_t against the current support set."""
         self._ensure_scratch(int(indices.max()) + 1 if len(indices) else 0)
         out = np.zeros((len(indptr) - 1, len(self.support)))
-        kernel_matrix(self.support.arrays, *self.kernel.args(), indptr, indices, values, self.scratch, out)
+        kernel_matrix(self.support.arrays, self.kernel.args(), indptr, indices, values, self.scratch, out)
         return out
 
     def counter(self, name: str) -> int:
         return int(self.counters[COUNTER_NAMES.index(name)])
 
     def state(self) -> tuple[dict, dict]:
-        """(JSON header, arrays) holding everything to predict and to resume."""
-        return self._common_state()
-
-    def _common_state(self) -> tuple[dict, dict]:
-        """The header and arrays every learner saves (binary and multiclass): support vectors,
-        counters, random state, scalars and the saved per-slot arrays."""
+        """(JSON header, arrays) holding everything to predict and to resume: support vectors, counters,
+        random state, scalars and the saved per-slot arrays (subclasses add theirs)."""
         n = len(self.support)
         indptr, idx, val = self.support.to_csr()
         arrays = {"sv_indptr": indptr, "sv_indices": idx, "sv_values": val,
@@ -213,12 +311,9 @@ class KernelLearner:
 
     @classmethod
     def from_state(cls, header: dict, arrays: dict) -> "KernelLearner":
-        self = cls(Kernel.from_dict(header["kernel"]), seed=header["seed"], **header["params"])
-        self._restore_common(header, arrays)
-        return self
-
-    def _restore_common(self, header: dict, arrays: dict) -> None:
-        """The inverse of `_common_state` on a freshly constructed learner."""
+        """The inverse of `state` (subclasses restore what they add after calling it)."""
+        params = {cls.renamed.get(k, k): v for k, v in header["params"].items()}
+        self = cls(Kernel.from_dict(header["kernel"]), seed=header["seed"], **params)
         self.support = SupportSet.from_csr(arrays["sv_indptr"], arrays["sv_indices"], arrays["sv_values"], dense=True)
         n = len(self.support)
         saved = arrays["counters"]
@@ -242,11 +337,12 @@ class KernelLearner:
         # every feature seen in training, not only the kept vectors': an averaged model stores evicted
         # vectors back (Model.averaged), and a resumed run may re-add them
         self.support.cover(self.n_features)
+        return self
 
     # ---- for subclasses ----------------------------------------------------------------------
-    def _learn_range(self, indptr, indices, values, y, start) -> int:
-        """Run the compiled loop from example `start`; return where it stopped (len = done)."""
-        raise NotImplementedError
+    def _pool_room(self, nnz: int) -> int:
+        """Pool entries one example of `nnz` non-zeros may need (merging needs more)."""
+        return nnz
 
     def _reserve_extra(self, nnz: int) -> None:
         """Room for one more example of `nnz` non-zeros in stores a learner keeps besides the support set."""
@@ -273,6 +369,40 @@ class KernelLearner:
             self.scratch = np.zeros(max(n_features, 2 * self.scratch.shape[0]), np.float64)
 
 
+# ---- compiled pieces every loop uses -------------------------------------------------------------
+
+@njit(cache=True, inline="always")
+def example(rows, t):
+    """x_t of a chunk as its sparse (indices, values)."""
+    lo, hi = rows.indptr[t], rows.indptr[t + 1]
+    return rows.indices[lo:hi], rows.values[lo:hi]
+
+
+@njit(cache=True, inline="always")
+def nnz(rows, t):
+    return rows.indptr[t + 1] - rows.indptr[t]
+
+
+@njit(cache=True, inline="always")
+def open_round(S, K, rows, t, book, alpha, krow):
+    """The opening of a binary round: x_t, f(x_t), ‖x_t‖² and the round's number t (1-based, across
+    --resume), counted; krow is left holding k(x_t, sv_i).  The caller has checked that x_t fits."""
+    idx, val = example(rows, t)
+    f, sq = score_example(S, K, alpha, krow, book.scratch, idx, val)
+    book.counters[EXAMPLES] += 1
+    return idx, val, f, sq, book.counters[EXAMPLES]
+
+
+@njit(cache=True, inline="always")
+def victim(policy, rng_state, budget, additions):
+    """The slot to evict when the budget is full and the learner has added `additions` support vectors
+    so far: a uniformly random one (the model's splitmix64 stream), or the oldest.  The oldest is
+    slot additions mod B when every newcomer takes the evicted vector's slot."""
+    if policy == RANDOM:
+        return randbelow(rng_state, budget)
+    return additions % budget
+
+
 @njit(cache=True, inline="always")
 def touch(alpha, avg_sum, avg_stamp, i, t):
     """Call before alpha[i] changes in round t (1-based, counters[EXAMPLES] after the increment).
@@ -284,10 +414,11 @@ def touch(alpha, avg_sum, avg_stamp, i, t):
 
 
 @njit(cache=True, inline="always")
-def retire(S, log, keep, alpha, avg_sum, avg_stamp, i, t):
+def retire(S, book, alpha, avg_sum, avg_stamp, i, t):
     """Call before the vector in slot i is evicted in round t: it was in f_stamp .. f_{t−1}."""
-    if keep:
+    if book.keep_retired:
         touch(alpha, avg_sum, avg_stamp, i, t)
+        log = book.log
         k = log.count[0]
         log.start[k] = S.start[i]
         log.length[k] = S.length[i]
@@ -304,11 +435,11 @@ def new_coefficient(alpha, avg_sum, avg_stamp, i, value, t):
 
 
 @njit(cache=True, inline="always")
-def score_example(S, code, gamma, coef0, degree, alpha, krow, scratch, idx, val):
+def score_example(S, K, alpha, krow, scratch, idx, val):
     """(f(x), ‖x‖²) for one sparse example, f(x) = Σ_i alpha_i k(x, sv_i); krow is left holding
     k(x, sv_i), which the learners reuse for their updates."""
     sq = sparse_sqnorm(val)
-    kernel_row(S, code, gamma, coef0, degree, scratch, idx, val, sq, krow)
+    kernel_row(S, K, scratch, idx, val, sq, krow)
     f = 0.0
     for i in range(S.meta[COUNT]):
         f += alpha[i] * krow[i]
@@ -316,18 +447,18 @@ def score_example(S, code, gamma, coef0, degree, alpha, krow, scratch, idx, val)
 
 
 @njit(cache=True)
-def kernel_matrix(S, code, gamma, coef0, degree, indptr, indices, values, scratch, out):
+def kernel_matrix(S, K, indptr, indices, values, scratch, out):
     """out[t, i] = k(x_t, sv_i) for the rows of a CSR block against the live support vectors."""
     for t in range(indptr.shape[0] - 1):
         idx = indices[indptr[t]:indptr[t + 1]]
         val = values[indptr[t]:indptr[t + 1]]
-        kernel_row(S, code, gamma, coef0, degree, scratch, idx, val, sparse_sqnorm(val), out[t])
+        kernel_row(S, K, scratch, idx, val, sparse_sqnorm(val), out[t])
 
 
 @njit(cache=True)
-def binary_scores(S, code, gamma, coef0, degree, alpha, krow, indptr, indices, values, scratch, out):
+def binary_scores(S, K, alpha, krow, indptr, indices, values, scratch, out):
     """out[t] = Σ_i alpha_i k(x_t, sv_i) for every example of a chunk."""
     for t in range(indptr.shape[0] - 1):
         idx = indices[indptr[t]:indptr[t + 1]]
         val = values[indptr[t]:indptr[t + 1]]
-        out[t] = score_example(S, code, gamma, coef0, degree, alpha, krow, scratch, idx, val)[0]
+        out[t] = score_example(S, K, alpha, krow, scratch, idx, val)[0]

@@ -26,93 +26,51 @@ The same surface as the binary contract:
 
 from __future__ import annotations
 
-from typing import ClassVar
-
 import numpy as np
 
 from ._jit import njit
-from .kernels import Kernel, kernel_from_dot, sparse_sqnorm
+from .kernels import sparse_sqnorm
 from . import statecheck
-from .learner import COUNTER_NAMES, KernelLearner
-from .params import Param
-from .rng import seed_state
-from .support import COUNT, SupportSet, kernel_row
+from .learner import EXAMPLES, KernelLearner, example
+from .support import COUNT, kernel_row
 
 
-class MulticlassLearner:
-    """Base class of the multiclass kernel learners; an algorithm fills in the class attributes
-    and `_learn_range`."""
+class MulticlassLearner(KernelLearner):
+    """The learner contract (learner.py) with one coefficient per support vector and class: `coef`
+    (with its lazy `scale`) replaces the binary `alpha`, and the loop's `st` also holds `coef`, `scale`,
+    `n_classes` and `scores` (f_i(x_t) of the current example)."""
 
-    name: ClassVar[str] = ""
-    summary: ClassVar[str] = ""
-    paper: ClassVar[str] = ""
-    params: ClassVar[tuple[Param, ...]] = ()
-    multiclass: ClassVar[bool] = True
-    evicts: ClassVar[bool] = False
-    n_scalars: ClassVar[int] = 0
-    # per-slot arrays besides the coefficient matrix: "vector" / "square" are saved, "work" is not
-    slot_arrays: ClassVar[dict[str, str]] = {"krow": "work"}
+    multiclass = True
+    slot_arrays = {"krow": "work"}  # besides the coefficient matrix
+    new_slots_per_example = 2  # mc-projectron++ may store x_t once for each of two classes
 
-    resolve_params = classmethod(KernelLearner.resolve_params.__func__)
-    refuse_degenerate = classmethod(KernelLearner.refuse_degenerate.__func__)
-    counter = KernelLearner.counter
-    kernel_matrix = KernelLearner.kernel_matrix
-    _ensure_scratch = KernelLearner._ensure_scratch
-    _new_slot_array = staticmethod(KernelLearner._new_slot_array)
-    _common_state = KernelLearner._common_state
-    _restore_common = KernelLearner._restore_common
-    check_saved = classmethod(KernelLearner.check_saved.__func__)
-    layout_defaults: ClassVar[dict[str, float]] = {}  # as KernelLearner.layout_defaults
-
-    @classmethod
-    def check_kernel(cls, kernel_kind: str, params: dict) -> None:
-        """Raise ValueError when the algorithm cannot work with this kernel (before any data is read)."""
-
-    def __init__(self, kernel: Kernel, seed: int = 0, **params):
-        self.hyper = self.resolve_params(params)
-        self.check_kernel(kernel.kind, self.hyper)
-        self.kernel = kernel
-        self.seed = int(seed)
-        self.support = SupportSet(dense=True)
-        self.counters = np.zeros(len(COUNTER_NAMES), np.int64)
-        self.rng_state = seed_state(self.seed)
-        self.scalars = np.zeros(self.n_scalars)
+    def __init__(self, kernel, seed: int = 0, **params):
+        super().__init__(kernel, seed, **params)
+        self.keep_retired = False  # the averaged hypothesis is not offered for multiclass learners
         self.scale = np.ones(1)  # the lazy common factor of all coefficients
         self.n_classes = np.zeros(1, np.int64)  # classes known so far (raised inside the loop)
         self.coef = np.zeros((self.support.capacity, 4))
         self.scores = np.zeros(4)  # work: f_i(x_t) of the current example
-        self.scratch = np.zeros(0, np.float64)
-        self.n_features = 0
-        self.keep_retired = False  # the averaged hypothesis is not offered for multiclass learners
-        self.retired: list = []
-        self.slot = {name: self._new_slot_array(kind, self.support.capacity) for name, kind in self.slot_arrays.items()}
 
-    # ---- the contract ----------------------------------------------------------------------
-    def learn(self, chunk, y: np.ndarray) -> None:
+    def _labels(self, y: np.ndarray) -> np.ndarray:
         y = np.asarray(y)
         if len(y) and (y.dtype.kind not in "iu" or y.min() < 0):
             raise ValueError(f"{self.name} learns class indices 0, 1, ... (labels.MulticlassLabels.encode), "
                              f"got labels of dtype {y.dtype} from {y.min()}")
         y = y.astype(np.int64)
-        d = chunk.n_features  # a scan of the chunk's indices: once
-        self.n_features = max(self.n_features, d)
-        self._ensure_scratch(d)
-        self.support.cover(d)
         if len(y):
             self._grow_classes(int(y.max()) + 1)
-        start, n = 0, len(chunk)
-        while start < n:
-            start = self._learn_range(chunk.indptr, chunk.indices, chunk.values, y, start)
-            if start < n:  # the next example may not fit: grow and go on
-                nnz = self._pool_room(int(chunk.indptr[start + 1] - chunk.indptr[start]))
-                self.support.reserve(len(self.support) + 2, nnz)
-                self._resize(self.support.capacity)
+        return y
+
+    def _state_arrays(self) -> dict:
+        return self.slot | {"coef": self.coef, "scale": self.scale, "n_classes": self.n_classes,
+                            "scores": self.scores}
 
     def decision_function(self, chunk) -> np.ndarray:
         self._ensure_scratch(chunk.n_features)
         m = int(self.n_classes[0])
         out = np.zeros((len(chunk), m), np.float64)
-        multiclass_scores(self.support.arrays, *self.kernel.args(), self.coef, self.scale[0], m, self.slot["krow"],
+        multiclass_scores(self.support.arrays, self.kernel.args(), self.coef, self.scale[0], m, self.slot["krow"],
                           chunk.indptr, chunk.indices, chunk.values, self.scratch, out)
         return out
 
@@ -121,7 +79,7 @@ class MulticlassLearner:
         return self.scale[0] * self.coef[: len(self.support), : int(self.n_classes[0])]
 
     def state(self) -> tuple[dict, dict]:
-        header, arrays = self._common_state()
+        header, arrays = super().state()
         n, m = len(self.support), int(self.n_classes[0])
         header["n_classes"] = m
         arrays["scale"] = self.scale.copy()
@@ -130,7 +88,7 @@ class MulticlassLearner:
 
     @classmethod
     def saved_arrays(cls, header: dict, members: dict) -> dict:
-        out = KernelLearner.saved_arrays.__func__(cls, header, members)
+        out = super().saved_arrays(header, members)
         n = out["sv_indptr"][0][0] - 1
         out["scale"] = ((1,), statecheck.F64)
         out["coef"] = ((n, statecheck.header_int(header, "n_classes", 0, statecheck.MAX_CLASSES)), statecheck.F64)
@@ -138,8 +96,7 @@ class MulticlassLearner:
 
     @classmethod
     def from_state(cls, header: dict, arrays: dict) -> "MulticlassLearner":
-        self = cls(Kernel.from_dict(header["kernel"]), seed=header["seed"], **header["params"])
-        self._restore_common(header, arrays)
+        self = super().from_state(header, arrays)
         n, m = len(self.support), int(header["n_classes"])
         self.scale[:] = arrays["scale"]
         self.n_classes[0] = m
@@ -147,14 +104,6 @@ class MulticlassLearner:
         self.coef[:n, :m] = arrays["coef"]
         self.scores = np.zeros(self.coef.shape[1])
         return self
-
-    # ---- for subclasses ----------------------------------------------------------------------
-    def _learn_range(self, indptr, indices, values, y, start) -> int:
-        raise NotImplementedError
-
-    def _pool_room(self, nnz: int) -> int:
-        """Pool entries one example of `nnz` non-zeros may need (merging needs more)."""
-        return nnz
 
     def _grow_classes(self, m: int) -> None:
         if m > self.coef.shape[1]:
@@ -169,16 +118,30 @@ class MulticlassLearner:
             coef = np.zeros((capacity, self.coef.shape[1]))
             coef[: self.coef.shape[0]] = self.coef
             self.coef = coef
-        KernelLearner._resize(self, capacity)  # the per-slot arrays, as for the binary learners
+        super()._resize(capacity)
 
 
 # ---- compiled pieces shared by the multiclass loops ----------------------------------------------
 
+@njit(cache=True, inline="always")
+def open_class_round(S, K, rows, t, book, st):
+    """The opening of a multiclass round: x_t, its class y_t (a new class joins with a zero prototype),
+    the number m of classes known, st.scores = f_i(x_t), ‖x_t‖² and the round's number, counted."""
+    idx, val = example(rows, t)
+    yt = rows.y[t]
+    if yt + 1 > st.n_classes[0]:
+        st.n_classes[0] = yt + 1
+    m = st.n_classes[0]
+    sq = class_scores(S, K, st.coef, st.scale[0], m, st.krow, book.scratch, idx, val, st.scores)
+    book.counters[EXAMPLES] += 1
+    return idx, val, yt, m, sq, book.counters[EXAMPLES]
+
+
 @njit(cache=True)
-def class_scores(S, code, gamma, coef0, degree, coef, scale, m, krow, scratch, idx, val, f):
+def class_scores(S, K, coef, scale, m, krow, scratch, idx, val, f):
     """f[i] = f_i(x) for the m classes, leaving krow = k(x, sv_j); returns ‖x‖²."""
     sq = sparse_sqnorm(val)
-    kernel_row(S, code, gamma, coef0, degree, scratch, idx, val, sq, krow)
+    kernel_row(S, K, scratch, idx, val, sq, krow)
     row_scores(coef, scale, krow, S.meta[COUNT], m, f)
     return sq
 
@@ -208,26 +171,15 @@ def rival(f, m, y):
 
 
 @njit(cache=True)
-def sv_kernel_row(S, p, code, gamma, coef0, degree, scratch, out):
-    """out[j] = k(sv_p, sv_j) for every live slot."""
-    lo = S.start[p]
-    hi = lo + S.length[p]
-    kernel_row(S, code, gamma, coef0, degree, scratch, S.pool_idx[lo:hi], S.pool_val[lo:hi], S.sqnorm[p], out)
-
-
-@njit(cache=True)
 def move_row(coef, dst, src, m):
     for i in range(m):
         coef[dst, i] = coef[src, i]
 
 
 @njit(cache=True)
-def multiclass_scores(S, code, gamma, coef0, degree, coef, scale, m, krow, indptr, indices, values, scratch, out):
+def multiclass_scores(S, K, coef, scale, m, krow, indptr, indices, values, scratch, out):
     """out[t, i] = f_i(x_t) for every example of a chunk."""
     for t in range(indptr.shape[0] - 1):
         idx = indices[indptr[t]:indptr[t + 1]]
         val = values[indptr[t]:indptr[t + 1]]
-        class_scores(S, code, gamma, coef0, degree, coef, scale, m, krow, scratch, idx, val, out[t])
-
-
-__all__ = ["MulticlassLearner", "class_scores", "rival", "sv_kernel_row", "move_row", "kernel_from_dot"]
+        class_scores(S, K, coef, scale, m, krow, scratch, idx, val, out[t])

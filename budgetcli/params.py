@@ -1,65 +1,76 @@
-"""Algorithm parameters: the one declaration each parameter has, and the one table of CLI flags.
+"""Algorithm parameters: each parameter's one declaration, flag included.
 
 Every algorithm lists its parameters as `Param` objects; the CLI builds its options and --help from
-them and from FLAGS, so a symbol of the papers has the same flag and meaning in every algorithm.
-Parameters shared by several algorithms are declared here once.
+them, so a symbol of the papers has one flag and one meaning in every algorithm that takes it (the
+registry refuses two declarations of one name that differ in anything but the default).  Parameters
+of several algorithms are declared here; an algorithm's own ones in its module.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 from typing import Any, Callable
 
+
 @dataclass(frozen=True)
 class Param:
-    """One algorithm parameter: the single declaration the CLI options and --help come from."""
+    """One algorithm parameter: the single declaration its CLI option, --help, check and the value the
+    compiled loop gets come from."""
 
-    name: str  # canonical name; its CLI flag is FLAGS[name]
+    name: str  # canonical name, the keyword of the Python API
     type: type
-    default: Any
+    default: Any  # None: computed from other parameters (`default_text` says how)
     help: str
     check: Callable[[Any], bool] = lambda v: True
     requirement: str = ""  # what `check` demands, for the error message
-    default_text: str = ""  # --help's wording of a default computed from other parameters (default None)
+    default_text: str = ""  # --help's wording of a computed default
+    flags: tuple[str, ...] = ()  # CLI flags; default: --name with '-' for '_'
+    choices: tuple[str, ...] = ()  # a str parameter's values
+    codes: tuple[int, ...] = ()  # what the compiled loop gets for each choice (default: its index)
+
+    def __post_init__(self):
+        if not self.flags:
+            object.__setattr__(self, "flags", ("--" + self.name.rstrip("_").replace("_", "-"),))
+
+    @property
+    def flag(self) -> str:
+        """The long flag, as messages name the parameter."""
+        return self.flags[-1]
+
+    def but(self, **changes) -> "Param":
+        """The same parameter with another default (an algorithm's own)."""
+        return dataclasses.replace(self, **changes)
+
+    def same_as(self, other: "Param") -> bool:
+        """One parameter, perhaps with another default: what the registry requires of two declarations."""
+        ignore = {"default": None, "default_text": ""}
+        return dataclasses.replace(self, **ignore) == dataclasses.replace(other, **ignore)
+
+    def code(self, value) -> Any:
+        """The value as the compiled loops take it (a choice's code)."""
+        if not self.choices:
+            return value
+        return (self.codes or range(len(self.choices)))[self.choices.index(value)]
 
 
-# canonical parameter name -> CLI flags (papers' symbols, long form)
-FLAGS = {
-    "eta": ("--eta",),
-    "budget": ("-B", "--budget"),
-    "beta": ("--beta",),
-    "lambda_": ("--lambda",),
-    "cost": ("-C", "--cost"),
-    "epsilon": ("--epsilon",),
-    "update": ("--update",),
-    "eval_set": ("--eval-set",),
-    "eval_size": ("--eval-size",),
-    "size": ("--size",),
-    "alma_alpha": ("--alma-alpha",),
-    "alma_b": ("--alma-b",),
-    "alma_c": ("--alma-c",),
-    "sop_a": ("--sop-a",),
-    "radius": ("-U", "--radius"),
-    "step": ("--step",),
-    "step_schedule": ("--step-schedule",),
-    "ahpatron_eta": ("--ahpatron-eta",),
-    "ahpatron_c": ("--ahpatron-c",),
-    "maintenance": ("--maintenance",),
-}
+def choice(name: str, choices: tuple[str, ...], default: str, help: str, codes: tuple[int, ...] = ()) -> Param:
+    """A parameter taking one of `choices` (strings); the loop gets `codes` (default: the index)."""
+    wording = " or ".join(choices) if len(choices) == 2 else "one of " + ", ".join(choices)
+    return Param(name, str, default, help, check=lambda v: v in choices, requirement=wording,
+                 choices=choices, codes=codes)
 
 
 ETA = Param("eta", float, 0.1, "projection threshold on ‖δ‖ (paper §3; DOGMA's η is our η²)",
             check=lambda v: v >= 0 and math.isfinite(v), requirement="a finite number ≥ 0")
 
 BUDGET = Param("budget", int, 100, "support-set budget B (number of support vectors kept)",
-               check=lambda v: v >= 1, requirement="an integer ≥ 1")
+               check=lambda v: v >= 1, requirement="an integer ≥ 1", flags=("-B", "--budget"))
 
 COST = Param("cost", float, 1.0, "C: aggressiveness of PA-I / PA-II (Crammer et al. 2006), box of the No-Bias-SVM update (Weston et al. Fig. 2)",
-             check=lambda v: v > 0 and not math.isnan(v), requirement="a number > 0 (inf allowed)")
+             check=lambda v: v > 0 and not math.isnan(v), requirement="a number > 0 (inf allowed)",
+             flags=("-C", "--cost"))
 
 BETA = Param("beta", float, 0.0, "margin β: update when y f(x) ≤ β (Weston et al. Fig. 1)",
              check=lambda v: math.isfinite(v), requirement="a finite number")
-
-LAMBDA = Param("lambda_", float, 0.1, "decay λ of the Shifting Perceptron, λ_k = λ/(λ+k) (no paper default)",
-               check=lambda v: v >= 0 and math.isfinite(v), requirement="a finite number ≥ 0")

@@ -46,8 +46,7 @@ def check_settings(cls, kernel: KernelSpec, params: dict) -> None:
     settings that provably learn nothing.  Reads no data: call it before reading any."""
     hyper = cls.resolve_params(params)
     kernel.resolve(1)
-    if cls.multiclass:
-        cls.check_kernel(kernel.kind, hyper)
+    cls.check_kernel(kernel.kind, hyper)
     cls.refuse_degenerate(kernel.kind, hyper)
 
 
@@ -181,7 +180,7 @@ def kernel_warnings(kernel: Kernel, chunk, default_gamma: bool) -> list[str]:
     columns, compact = np.unique(sample.indices, return_inverse=True)  # order-preserving: rows stay sorted
     compact = compact.astype(np.int32)
     K = np.zeros((len(rows), len(rows)))
-    kernel_matrix(SupportSet.from_csr(sample.indptr, compact, sample.values).arrays, *kernel.args(),
+    kernel_matrix(SupportSet.from_csr(sample.indptr, compact, sample.values).arrays, kernel.args(),
                   sample.indptr, compact, sample.values, np.zeros(len(columns)), K)
     # pairs of different examples, both with k(x, x) ≠ 0; example[r]: the sample row where row r's point first occurs
     first: dict[bytes, int] = {}

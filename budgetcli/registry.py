@@ -1,16 +1,26 @@
 """Algorithm registry: name -> learner class.  Each module of budgetcli.algorithms registers its
-learners with `@register`; `load_all` imports them all."""
+learners with `@register`; `load_all` imports them all.  PARAMS holds every parameter declaration
+by name (one per name: see params.py)."""
 
 from __future__ import annotations
 
 import importlib
 import pkgutil
 
+from .params import Param
+
 ALGORITHMS: dict[str, type] = {}
+PARAMS: dict[str, Param] = {}
+
 
 def register(cls):
     if cls.name in ALGORITHMS:
         raise RuntimeError(f"algorithm {cls.name!r} registered twice")
+    for p in cls.params:
+        known = PARAMS.setdefault(p.name, p)
+        if not known.same_as(p):
+            raise RuntimeError(f"{cls.name}: parameter {p.name!r} is declared differently by another algorithm; "
+                               "one name, one declaration (a different default is allowed: Param.but)")
     ALGORITHMS[cls.name] = cls
     return cls
 
@@ -30,3 +40,9 @@ def get(name: str):
         return algos[name]
     except KeyError:
         raise ValueError(f"unknown algorithm {name!r}; choose one of: {', '.join(sorted(algos))}") from None
+
+
+def params() -> dict[str, Param]:
+    """Every algorithm parameter, by canonical name."""
+    load_all()
+    return PARAMS

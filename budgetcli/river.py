@@ -108,8 +108,7 @@ class BudgetClassifier(base.MiniBatchClassifier):
         self.params = params
         self._cls = learner_class("BudgetClassifier", algorithm, params)
         kernel_object = self._kernel_spec().resolve(1)  # checks the kernel now; gamma=None is resolved on data
-        if self._cls.multiclass:
-            self._cls.check_kernel(kernel_object.kind, self._cls.resolve_params(params))
+        self._cls.check_kernel(kernel_object.kind, self._cls.resolve_params(params))
         self.learner = None
         self.features: dict = {}
         self.classes: dict = {}

@@ -5,7 +5,7 @@ pool[start[i] : start[i] + length[i]].  Slots 0 .. count−1 are the live suppor
 dense range so that every per-SV array of a learner (coefficients, Gram inverse, ages) can be
 indexed by slot.  Replacing or removing a vector leaves its old pool range as garbage; the
 pool is compacted between chunks once garbage exceeds the live part.  Memory is therefore
-O(capacity + Σ nnz(SV)), never O(B·d) (DESIGN §3): a 1.35M-dimensional sparse set costs what
+O(capacity + Σ nnz(SV)), never O(B·d): a 1.35M-dimensional sparse set costs what
 its non-zeros cost.
 
 When the data is narrow enough that d × capacity stays under DENSE_LIMIT entries (16 MiB), the
@@ -114,7 +114,7 @@ def dense_rebuild(S, old_count):
 
 
 @njit(cache=True)
-def kernel_row(S, code, gamma, coef0, degree, scratch, idx, val, x_sqnorm, out):
+def kernel_row(S, K, scratch, idx, val, x_sqnorm, out):
     """out[i] = k(x, sv_i) for every live slot, x given by its sparse (idx, val).
 
     `scratch` is a zeroed dense work vector of at least x's dimension (left zeroed); it is only used
@@ -140,7 +140,15 @@ def kernel_row(S, code, gamma, coef0, degree, scratch, idx, val, x_sqnorm, out):
             out[i] = dot
         unscatter(scratch, idx)
     for i in range(n):
-        out[i] = kernel_from_dot(code, gamma, coef0, degree, out[i], x_sqnorm, S.sqnorm[i])
+        out[i] = kernel_from_dot(K, out[i], x_sqnorm, S.sqnorm[i])
+
+
+@njit(cache=True)
+def sv_kernel_row(S, K, scratch, p, out):
+    """out[j] = k(sv_p, sv_j) for every live slot."""
+    lo = S.start[p]
+    hi = lo + S.length[p]
+    kernel_row(S, K, scratch, S.pool_idx[lo:hi], S.pool_val[lo:hi], S.sqnorm[p], out)
 
 
 class SupportSet:

@@ -43,92 +43,29 @@ import numpy as np
 
 from .._jit import njit
 from ..kernels import self_kernel
-from ..learner import (EXAMPLES, MARGIN_UPDATES, MISTAKES, PROJECTIONS, KernelLearner, new_coefficient, retire,
-                       score_example, touch)
-from ..params import BUDGET, Param
+from ..learner import (MARGIN_UPDATES, MISTAKES, PROJECTIONS, KernelLearner, new_coefficient, nnz, open_round, retire,
+                       touch)
+from ..params import BUDGET, Param, choice
 from ..registry import register
 from ..support import COUNT, POOL_GARBAGE, dense_rebuild, sv_fits, sv_put
 
 NORM2 = 0  # ‖f‖², in `scalars`
-CONSTANT, COROLLARY2 = 0, 1
-SCHEDULES = {"constant": CONSTANT, "corollary2": COROLLARY2}
+CONSTANT, COROLLARY2 = 0, 1  # the step schedules, in STEP_SCHEDULE's order
 
-
-def _positive_or_none(v):
-    return v is None or (v > 0 and not math.isnan(v))
-
-
-AVP_RADIUS = Param("radius", float, math.inf, "radius U of the ball f is projected onto, ‖f‖ ≤ U (AVP/Ahpatron)",
-                   check=lambda v: v > 0 and not math.isnan(v), requirement="a number > 0 (inf allowed)")
-AHP_RADIUS = Param("radius", float, None, AVP_RADIUS.help, check=lambda v: v is None or (v > 0 and math.isfinite(v)),
-                   requirement="a finite number > 0", default_text="√B/2 (the paper's experiments)")
-AVP_STEP = Param("step", float, 1.0, "step λ of the AVP/Ahpatron update f + λ y k(x, ·)",
-                 check=lambda v: v > 0 and math.isfinite(v), requirement="a finite number > 0")
-AHP_STEP = Param("step", float, None, AVP_STEP.help, check=lambda v: v is None or (v > 0 and math.isfinite(v)),
-                 requirement="a finite number > 0", default_text="U/√(4B) (Theorem 6)")
-STEP_SCHEDULE = Param("step_schedule", str, "constant", "AVP's λ_t: constant (--step) or corollary2 "
-                      "(λ_t = U/√(U² + mistakes so far), Corollary 2; needs a finite -U)",
-                      check=lambda v: v in SCHEDULES, requirement="constant or corollary2")
-AVP_EPSILON = Param("epsilon", float, 0.6, "ε: AVP/Ahpatron update when y f(x) < 1 − ε",
-                    check=lambda v: 0 <= v <= 1, requirement="in [0, 1]")
-AHP_EPSILON = Param("epsilon", float, 0.5, AVP_EPSILON.help, check=AVP_EPSILON.check,
-                    requirement=AVP_EPSILON.requirement)
+RADIUS = Param("radius", float, math.inf, "radius U of the ball f is projected onto, ‖f‖ ≤ U (AVP/Ahpatron)",
+               check=lambda v: v > 0 and not math.isnan(v), requirement="a number > 0 (inf allowed)",
+               flags=("-U", "--radius"))
+STEP = Param("step", float, 1.0, "step λ of the AVP/Ahpatron update f + λ y k(x, ·)",
+             check=lambda v: v > 0 and math.isfinite(v), requirement="a finite number > 0")
+STEP_SCHEDULE = choice("step_schedule", ("constant", "corollary2"), "constant", "AVP's λ_t: constant (--step) or "
+                       "corollary2 (λ_t = U/√(U² + mistakes so far), Corollary 2; needs a finite -U)")
+EPSILON = Param("epsilon", float, 0.6, "ε: AVP/Ahpatron update when y f(x) < 1 − ε",
+                check=lambda v: 0 <= v <= 1, requirement="in [0, 1]")
 AHP_ETA = Param("ahpatron_eta", float, 0.0005, "ridge η of Ahpatron's projection θ = (K2 + ηI)^-1 K21 α (eq. 9)",
                 check=lambda v: v > 0 and math.isfinite(v), requirement="a finite number > 0")
 AHP_C = Param("ahpatron_c", float, None, "Ahpatron rescales f to c·U after a halving, c ∈ (0, 1] (Theorem 4: 0.6)",
-              check=lambda v: v is None or 0 < v <= 1, requirement="in (0, 1]",
+              check=lambda v: 0 < v <= 1, requirement="in (0, 1]",
               default_text="c_t = ‖f_t‖/U (Theorem 6, the paper's experiments)")
-
-
-@register
-class AggressivePerceptron(KernelLearner):
-    name = "avp"
-    summary = "Aggressive Variant of Perceptron: on y f < 1 − ε add λ_t y k(x, ·), project onto ‖f‖ ≤ U; unbounded"
-    paper = "Liao, Li, Liao, Hu, Dang, AAAI 2024, Algorithm 1, Corollaries 1 and 2"
-    params = (AVP_RADIUS, AVP_STEP, STEP_SCHEDULE, AVP_EPSILON)
-    n_scalars = 1
-    halving = False
-
-    @classmethod
-    def resolve_params(cls, given: dict) -> dict:
-        h = super().resolve_params(given)
-        if h.get("step_schedule") == "corollary2" and not math.isfinite(h["radius"]):
-            raise ValueError(f"{cls.name}: --step-schedule corollary2 needs a finite -U/--radius")
-        return h
-
-    def _learn_range(self, indptr, indices, values, y, start):
-        s, h = self.slot, self.hyper
-        gram = s["gram"] if self.halving else np.zeros((0, 0))
-        return aggressive_range(self.support.arrays, *self.kernel.args(), s["alpha"], s["avg_sum"],
-                                s["avg_stamp"], gram, s["krow"], indptr, indices, values, y, start, self.scratch,
-                                self.counters, self.scalars, h["radius"], h["step"],
-                                SCHEDULES[h.get("step_schedule", "constant")], h["epsilon"],
-                                self.halving, h.get("budget", 0), h.get("ahpatron_eta", 0.0),
-                                h.get("ahpatron_c") or 0.0, self.retire_log, self.keep_retired)
-
-
-@register
-class Ahpatron(AggressivePerceptron):
-    name = "ahpatron"
-    summary = "AVP on a budget: when B are stored, keep the half with the largest |α|, project the other " \
-              "half onto it (eq. 9), rescale, then add"
-    paper = "Liao, Li, Liao, Hu, Dang, AAAI 2024, Algorithm 2, eqs. 6–9, Theorems 4 and 6"
-    params = (BUDGET, AHP_RADIUS, AHP_STEP, AHP_EPSILON, AHP_ETA, AHP_C)
-    slot_arrays = KernelLearner.slot_arrays | {"gram": "square"}
-    evicts = True
-    halving = True
-
-    @classmethod
-    def resolve_params(cls, given: dict) -> dict:
-        h = super().resolve_params(given)
-        if h["budget"] < 2:
-            raise ValueError(f"{cls.name}: -B/--budget must be at least 2 (it keeps half), got {h['budget']}")
-        # the model file records the values used, so a resumed run needs no defaults
-        if h["radius"] is None:
-            h["radius"] = math.sqrt(h["budget"]) / 2.0
-        if h["step"] is None:
-            h["step"] = h["radius"] / math.sqrt(4.0 * h["budget"])
-        return h
 
 
 @njit(cache=True)
@@ -158,7 +95,7 @@ def cholesky_solve(M, b):
 
 
 @njit(cache=True)
-def halve(S, alpha, avg_sum, avg_stamp, gram, krow, n, eta, target, log, keep_retired, rnd):
+def halve(S, book, alpha, avg_sum, avg_stamp, gram, krow, n, eta, target, rnd):
     """Keep the ⌊n/2⌋ support vectors with the largest |α| (in slot order, ties to the lower slot),
     fold the removed half into them by eq. (9), rescale to norm `target` (eqs. 7–8).  Returns the new
     ‖f‖²; krow and gram are moved with their slots."""
@@ -197,7 +134,7 @@ def halve(S, alpha, avg_sum, avg_stamp, gram, krow, n, eta, target, log, keep_re
         norm2 += beta[p] * s
     scale = target / math.sqrt(norm2) if norm2 > 0.0 else 0.0
     for r in range(n - m):
-        retire(S, log, keep_retired, alpha, avg_sum, avg_stamp, removed[r], rnd)
+        retire(S, book, alpha, avg_sum, avg_stamp, removed[r], rnd)
         S.meta[POOL_GARBAGE] += S.length[removed[r]]
     for p in range(m):
         touch(alpha, avg_sum, avg_stamp, kept[p], rnd)
@@ -214,51 +151,97 @@ def halve(S, alpha, avg_sum, avg_stamp, gram, krow, n, eta, target, log, keep_re
 
 
 @njit(cache=True)
-def aggressive_range(S, code, gamma, coef0, degree, alpha, avg_sum, avg_stamp, gram, krow, indptr, indices, values,
-                     y, start, scratch, counters, scalars, radius, step, schedule, epsilon, halving, budget, eta, c,
-                     log, keep_retired):
-    n_examples = indptr.shape[0] - 1
-    for t in range(start, n_examples):
-        lo, hi = indptr[t], indptr[t + 1]
-        if not sv_fits(S, hi - lo):
+def aggressive_range(S, K, rows, start, book, st, h):
+    alpha, counters, scalars, radius = st.alpha, book.counters, book.scalars, h.radius
+    for t in range(start, rows.y.shape[0]):
+        if not sv_fits(S, nnz(rows, t)):
             return t
-        idx = indices[lo:hi]
-        val = values[lo:hi]
-        f, sq = score_example(S, code, gamma, coef0, degree, alpha, krow, scratch, idx, val)
+        idx, val, f, sq, rnd = open_round(S, K, rows, t, book, alpha, st.krow)
         n = S.meta[COUNT]
-        counters[EXAMPLES] += 1
-        rnd = counters[EXAMPLES]
-        yt = y[t]
+        yt = rows.y[t]
         margin = yt * f
         if margin <= 0.0:
             counters[MISTAKES] += 1
-        if margin >= 1.0 - epsilon:
+        if margin >= 1.0 - h.epsilon:
             continue
         if margin > 0.0:
             counters[MARGIN_UPDATES] += 1
-        lam = step if schedule == CONSTANT else radius / math.sqrt(radius * radius + counters[MISTAKES])
-        if halving and n >= budget:
-            target = c * radius if c > 0.0 else math.sqrt(scalars[NORM2])  # c_t U; by default ‖f_t‖
-            scalars[NORM2] = halve(S, alpha, avg_sum, avg_stamp, gram, krow, n, eta, target, log, keep_retired, rnd)
+        lam = h.step if h.step_schedule == CONSTANT else radius / math.sqrt(radius * radius + counters[MISTAKES])
+        if h.halving and n >= h.budget:
+            # c_t U; by default (c is NaN) ‖f_t‖
+            target = h.ahpatron_c * radius if h.ahpatron_c > 0.0 else math.sqrt(scalars[NORM2])
+            scalars[NORM2] = halve(S, book, alpha, st.avg_sum, st.avg_stamp, st.gram, st.krow, n, h.ahpatron_eta,
+                                   target, rnd)
             counters[PROJECTIONS] += 1  # a halving is the projection of eq. (6)
             n = S.meta[COUNT]
             f = 0.0  # f̄_t(x_t)
             for i in range(n):
-                f += alpha[i] * krow[i]
-        kxx = self_kernel(code, gamma, coef0, degree, sq)
+                f += alpha[i] * st.krow[i]
+        kxx = self_kernel(K, sq)
         norm2 = scalars[NORM2] + 2.0 * lam * yt * f + lam * lam * kxx
         sv_put(S, n, idx, val, sq)
-        new_coefficient(alpha, avg_sum, avg_stamp, n, lam * yt, rnd)
-        if halving:
+        new_coefficient(alpha, st.avg_sum, st.avg_stamp, n, lam * yt, rnd)
+        if h.halving:
             for j in range(n):
-                gram[n, j] = krow[j]
-                gram[j, n] = krow[j]
-            gram[n, n] = kxx
+                st.gram[n, j] = st.krow[j]
+                st.gram[j, n] = st.krow[j]
+            st.gram[n, n] = kxx
         if norm2 > radius * radius:
             scale = radius / math.sqrt(norm2)
             for i in range(n + 1):
-                touch(alpha, avg_sum, avg_stamp, i, rnd)
+                touch(alpha, st.avg_sum, st.avg_stamp, i, rnd)
                 alpha[i] *= scale
             norm2 = radius * radius
         scalars[NORM2] = max(norm2, 0.0)
-    return n_examples
+    return rows.y.shape[0]
+
+
+@register
+class AggressivePerceptron(KernelLearner):
+    name = "avp"
+    summary = "Aggressive Variant of Perceptron: on y f < 1 − ε add λ_t y k(x, ·), project onto ‖f‖ ≤ U; unbounded"
+    paper = "Liao, Li, Liao, Hu, Dang, AAAI 2024, Algorithm 1, Corollaries 1 and 2"
+    params = (RADIUS, STEP, STEP_SCHEDULE, EPSILON)
+    n_scalars = 1
+    constants = {"halving": False, "budget": 0, "ahpatron_eta": 0.0, "ahpatron_c": 0.0}
+    loop = aggressive_range
+
+    @classmethod
+    def resolve_params(cls, given: dict) -> dict:
+        h = super().resolve_params(given)
+        if h.get("step_schedule") == "corollary2" and not math.isfinite(h["radius"]):
+            raise ValueError(f"{cls.name}: --step-schedule corollary2 needs a finite -U/--radius")
+        return h
+
+    def _state_arrays(self):
+        return self.slot | {"gram": np.zeros((0, 0))}  # kept only for Ahpatron's halving
+
+
+@register
+class Ahpatron(AggressivePerceptron):
+    name = "ahpatron"
+    summary = "AVP on a budget: when B are stored, keep the half with the largest |α|, project the other " \
+              "half onto it (eq. 9), rescale, then add"
+    paper = "Liao, Li, Liao, Hu, Dang, AAAI 2024, Algorithm 2, eqs. 6–9, Theorems 4 and 6"
+    params = (BUDGET, RADIUS.but(default=None, default_text="√B/2 (the paper's experiments)"),
+              STEP.but(default=None, default_text="U/√(4B) (Theorem 6)"), EPSILON.but(default=0.5), AHP_ETA, AHP_C)
+    slot_arrays = KernelLearner.slot_arrays | {"gram": "square"}
+    evicts = True
+    constants = {"halving": True, "step_schedule": CONSTANT}
+
+    @classmethod
+    def resolve_params(cls, given: dict) -> dict:
+        h = super().resolve_params(given)
+        if h["budget"] < 2:
+            raise ValueError(f"{cls.name}: -B/--budget must be at least 2 (it keeps half), got {h['budget']}")
+        if h["radius"] is not None and not math.isfinite(h["radius"]):
+            raise ValueError(f"{cls.name}: --radius must be a finite number > 0, got {h['radius']}")
+        # the model file records the values used, so a resumed run needs no defaults
+        if h["radius"] is None:
+            h["radius"] = math.sqrt(h["budget"]) / 2.0
+        if h["step"] is None:
+            h["step"] = h["radius"] / math.sqrt(4.0 * h["budget"])
+        return h
+
+    def _state_arrays(self):
+        return self.slot

@@ -30,12 +30,12 @@ import numpy as np
 
 from .._jit import njit
 from ..kernels import self_kernel
-from ..learner import (EXAMPLES, MARGIN_UPDATES, MISTAKES, PROJECTIONS, KernelLearner, new_coefficient,
-                       score_example, touch)
+from ..learner import (MARGIN_UPDATES, MISTAKES, PROJECTIONS, KernelLearner, new_coefficient, nnz, open_round,
+                       touch)
 from ..params import ETA, Param
+from ..projection import DEPENDENCE_TOL, grow_inverse, project
 from ..registry import register
 from ..support import COUNT, sv_fits, sv_put
-from .projectron import DEPENDENCE_TOL, grow_inverse, project
 
 ALMA_ALPHA = Param("alma_alpha", float, 0.0, "ALMA₂'s margin fraction α ∈ [0, 1] (Gentile 2001)",
                    check=lambda v: 0 <= v <= 1, requirement="in [0, 1]")
@@ -47,6 +47,55 @@ ALMA_C = Param("alma_c", float, math.sqrt(2) - 1, "ALMA₂'s step scale C > 0 (G
 NORM2, UPDATES_PLUS_ONE = 0, 1  # indices in `scalars`
 
 
+@njit(cache=True)
+def alma_range(S, K, rows, start, book, st, h):
+    alpha, counters, scalars = st.alpha, book.counters, book.scalars
+    for t in range(start, rows.y.shape[0]):
+        if not sv_fits(S, nnz(rows, t)):
+            return t
+        idx, val, f, sq, rnd = open_round(S, K, rows, t, book, alpha, st.krow)
+        n = S.meta[COUNT]
+        yt = rows.y[t]
+        if yt * f <= 0.0:
+            counters[MISTAKES] += 1
+        kxx = self_kernel(K, sq)
+        if kxx <= 0.0:
+            continue
+        norm_x = math.sqrt(kxx)
+        k = scalars[UPDATES_PLUS_ONE]
+        margin = yt * f / norm_x
+        if margin > (1.0 - h.alma_alpha) * h.alma_b / math.sqrt(k):
+            continue
+        if yt * f > 0.0:
+            counters[MARGIN_UPDATES] += 1
+        step = h.alma_c / math.sqrt(k)
+        grown = scalars[NORM2] + 2.0 * step * margin + step * step  # ‖f'‖² before normalising
+        scale = max(1.0, math.sqrt(grown))
+        projected = False
+        if h.projecting:
+            delta2, pk2 = project(st.kinv, st.krow, st.d, n, kxx)
+            dependent = delta2 <= DEPENDENCE_TOL * kxx
+            if dependent or step / scale * math.sqrt(delta2 / kxx) <= h.eta:
+                projected = True
+                for i in range(n):
+                    touch(alpha, st.avg_sum, st.avg_stamp, i, rnd)
+                    alpha[i] += step * yt * st.d[i] / norm_x
+                grown = scalars[NORM2] + 2.0 * step * margin + step * step * pk2 / kxx
+                counters[PROJECTIONS] += 1
+            else:
+                grow_inverse(st.kinv, st.d, n, delta2)
+        if not projected:
+            sv_put(S, n, idx, val, sq)
+            new_coefficient(alpha, st.avg_sum, st.avg_stamp, n, step * yt / norm_x, rnd)
+        if scale > 1.0:
+            for i in range(S.meta[COUNT]):
+                touch(alpha, st.avg_sum, st.avg_stamp, i, rnd)
+                alpha[i] /= scale
+        scalars[NORM2] = grown / (scale * scale)
+        scalars[UPDATES_PLUS_ONE] = k + 1.0
+    return rows.y.shape[0]
+
+
 @register
 class Alma2(KernelLearner):
     name = "alma2"
@@ -54,20 +103,16 @@ class Alma2(KernelLearner):
     paper = "Gentile, JMLR 2001; kernel form as in Orabona, Keshet, Caputo, JMLR 2009, §6"
     params = (ALMA_ALPHA, ALMA_B, ALMA_C)
     n_scalars = 2
-    projecting = False
+    constants = {"projecting": False, "eta": 0.0}
+    loop = alma_range
 
     def __init__(self, *args, **kw):
         super().__init__(*args, **kw)
         self.scalars[UPDATES_PLUS_ONE] = 1.0
 
-    def _learn_range(self, indptr, indices, values, y, start):
-        s, h = self.slot, self.hyper
+    def _state_arrays(self):
         # plain ALMA₂ keeps no Gram inverse: the loop gets empty stand-ins it never touches
-        kinv, d = (s["kinv"], s["d"]) if self.projecting else (np.zeros((0, 0)), np.zeros(0))
-        return alma_range(self.support.arrays, *self.kernel.args(), s["alpha"], s["avg_sum"], s["avg_stamp"],
-                          kinv, s["krow"], d, indptr, indices, values, y, start, self.scratch,
-                          self.counters, self.scalars, h["alma_alpha"], h["alma_b"], h["alma_c"],
-                          h.get("eta", 0.0), self.projecting)
+        return self.slot | {"kinv": np.zeros((0, 0)), "d": np.zeros(0)}
 
 
 @register
@@ -77,7 +122,10 @@ class ProjectronAlma2(Alma2):
     paper = "Orabona, Keshet, Caputo, JMLR 2009, §6, Theorem 7"
     params = (ALMA_ALPHA, ALMA_B, ALMA_C, ETA)
     slot_arrays = KernelLearner.slot_arrays | {"kinv": "square", "d": "work"}
-    projecting = True
+    constants = {"projecting": True}
+
+    def _state_arrays(self):
+        return self.slot
 
     @classmethod
     def refuse_degenerate(cls, kernel_kind, params):
@@ -87,58 +135,3 @@ class ProjectronAlma2(Alma2):
             raise ValueError(f"{cls.name}: --eta must be < min(C, 1) = {bound} (C: --alma-c), got {params['eta']}: "
                              "on an empty support set the first update's ‖δ‖ = min(C, 1) ≤ η and later ones are "
                              "smaller, so no support vector is ever added and the model learns nothing")
-
-
-@njit(cache=True)
-def alma_range(S, code, gamma, coef0, degree, alpha, avg_sum, avg_stamp, kinv, krow, d, indptr, indices, values,
-               y, start, scratch, counters, scalars, a, b, c, eta, projecting):
-    n_examples = indptr.shape[0] - 1
-    for t in range(start, n_examples):
-        lo, hi = indptr[t], indptr[t + 1]
-        if not sv_fits(S, hi - lo):
-            return t
-        idx = indices[lo:hi]
-        val = values[lo:hi]
-        f, sq = score_example(S, code, gamma, coef0, degree, alpha, krow, scratch, idx, val)
-        n = S.meta[COUNT]
-        counters[EXAMPLES] += 1
-        rnd = counters[EXAMPLES]
-        yt = y[t]
-        if yt * f <= 0.0:
-            counters[MISTAKES] += 1
-        kxx = self_kernel(code, gamma, coef0, degree, sq)
-        if kxx <= 0.0:
-            continue
-        norm_x = math.sqrt(kxx)
-        k = scalars[UPDATES_PLUS_ONE]
-        margin = yt * f / norm_x
-        if margin > (1.0 - a) * b / math.sqrt(k):
-            continue
-        if yt * f > 0.0:
-            counters[MARGIN_UPDATES] += 1
-        step = c / math.sqrt(k)
-        grown = scalars[NORM2] + 2.0 * step * margin + step * step  # ‖f'‖² before normalising
-        scale = max(1.0, math.sqrt(grown))
-        projected = False
-        if projecting:
-            delta2, pk2 = project(kinv, krow, d, n, kxx)
-            dependent = delta2 <= DEPENDENCE_TOL * kxx
-            if dependent or step / scale * math.sqrt(delta2 / kxx) <= eta:
-                projected = True
-                for i in range(n):
-                    touch(alpha, avg_sum, avg_stamp, i, rnd)
-                    alpha[i] += step * yt * d[i] / norm_x
-                grown = scalars[NORM2] + 2.0 * step * margin + step * step * pk2 / kxx
-                counters[PROJECTIONS] += 1
-            else:
-                grow_inverse(kinv, d, n, delta2)
-        if not projected:
-            sv_put(S, n, idx, val, sq)
-            new_coefficient(alpha, avg_sum, avg_stamp, n, step * yt / norm_x, rnd)
-        if scale > 1.0:
-            for i in range(S.meta[COUNT]):
-                touch(alpha, avg_sum, avg_stamp, i, rnd)
-                alpha[i] /= scale
-        scalars[NORM2] = grown / (scale * scale)
-        scalars[UPDATES_PLUS_ONE] = k + 1.0
-    return n_examples

@@ -13,69 +13,44 @@ Fig. 2 asks for B ≥ 2 only for its bound; B = 1 is accepted.
 from __future__ import annotations
 
 from .._jit import njit
-from ..learner import EXAMPLES, MISTAKES, KernelLearner, new_coefficient, retire, score_example
+from ..learner import MISTAKES, OLDEST, RANDOM, KernelLearner, new_coefficient, nnz, open_round, retire, victim
 from ..params import BUDGET
 from ..registry import register
-from ..rng import randbelow
 from ..support import COUNT, sv_fits, sv_put
 
 
-RANDOM, OLDEST = 0, 1
-
-
-class _BudgetPerceptron(KernelLearner):
-    params = (BUDGET,)
-    evicts = True
-    policy = RANDOM
-
-    def _learn_range(self, indptr, indices, values, y, start):
-        s = self.slot
-        return budget_perceptron_range(self.support.arrays, *self.kernel.args(), s["alpha"], s["avg_sum"],
-                                       s["avg_stamp"], s["krow"], indptr, indices, values, y, start, self.scratch,
-                                       self.counters, self.rng_state, self.hyper["budget"], self.policy,
-                                       self.retire_log, self.keep_retired)
+@njit(cache=True)
+def budget_perceptron_range(S, K, rows, start, book, st, h):
+    for t in range(start, rows.y.shape[0]):
+        if not sv_fits(S, nnz(rows, t)):
+            return t
+        idx, val, f, sq, rnd = open_round(S, K, rows, t, book, st.alpha, st.krow)
+        n = S.meta[COUNT]
+        if rows.y[t] * f <= 0.0:
+            additions = book.counters[MISTAKES]  # every mistake adds one support vector
+            book.counters[MISTAKES] += 1
+            slot = n if n < h.budget else victim(h.policy, book.rng_state, h.budget, additions)
+            if slot < n:
+                retire(S, book, st.alpha, st.avg_sum, st.avg_stamp, slot, rnd)
+            sv_put(S, slot, idx, val, sq)
+            new_coefficient(st.alpha, st.avg_sum, st.avg_stamp, slot, rows.y[t], rnd)
+    return rows.y.shape[0]
 
 
 @register
-class RandomizedBudgetPerceptron(_BudgetPerceptron):
+class RandomizedBudgetPerceptron(KernelLearner):
     name = "rbp"
     summary = "Randomized Budget Perceptron: on a mistake with a full budget, evict a random support vector"
     paper = "Cavallanti, Cesa-Bianchi, Gentile, Machine Learning 2007, Fig. 2"
-    policy = RANDOM
+    params = (BUDGET,)
+    evicts = True
+    constants = {"policy": RANDOM}
+    loop = budget_perceptron_range
 
 
 @register
-class LeastRecentBudgetPerceptron(_BudgetPerceptron):
+class LeastRecentBudgetPerceptron(RandomizedBudgetPerceptron):
     name = "lbp"
     summary = "Least-recent Budget Perceptron: on a mistake with a full budget, evict the oldest support vector"
     paper = "Cavallanti, Cesa-Bianchi, Gentile, Machine Learning 2007, §4"
-    policy = OLDEST
-
-
-@njit(cache=True)
-def budget_perceptron_range(S, code, gamma, coef0, degree, alpha, avg_sum, avg_stamp, krow, indptr, indices,
-                            values, y, start, scratch, counters, rng_state, budget, policy, log, keep_retired):
-    n_examples = indptr.shape[0] - 1
-    for t in range(start, n_examples):
-        lo, hi = indptr[t], indptr[t + 1]
-        if not sv_fits(S, hi - lo):
-            return t
-        idx = indices[lo:hi]
-        val = values[lo:hi]
-        f, sq = score_example(S, code, gamma, coef0, degree, alpha, krow, scratch, idx, val)
-        n = S.meta[COUNT]
-        counters[EXAMPLES] += 1
-        if y[t] * f <= 0.0:
-            additions = counters[MISTAKES]  # every mistake adds one support vector
-            counters[MISTAKES] += 1
-            if n < budget:
-                slot = n
-            elif policy == RANDOM:
-                slot = randbelow(rng_state, budget)
-            else:
-                slot = additions % budget
-            if slot < n:
-                retire(S, log, keep_retired, alpha, avg_sum, avg_stamp, slot, counters[EXAMPLES])
-            sv_put(S, slot, idx, val, sq)
-            new_coefficient(alpha, avg_sum, avg_stamp, slot, y[t], counters[EXAMPLES])
-    return n_examples
+    constants = {"policy": OLDEST}

@@ -19,31 +19,12 @@ from __future__ import annotations
 import math
 
 from .._jit import njit
-from ..learner import EXAMPLES, MISTAKES, KernelLearner, new_coefficient, retire, score_example, touch
+from ..learner import MISTAKES, KernelLearner, new_coefficient, nnz, open_round, retire, touch
 from ..params import BUDGET
 from ..registry import register
-from ..support import COUNT, kernel_row, sv_fits, sv_put
+from ..support import COUNT, sv_fits, sv_kernel_row, sv_put
 
 Q = 0  # index of the damage in `scalars`
-
-
-@register
-class Forgetron(KernelLearner):
-    name = "forgetron"
-    summary = "self-tuned Forgetron: on a mistake over budget, shrink f by φ_t from the damage bound, " \
-              "then evict the oldest support vector"
-    paper = "Dekel, Shalev-Shwartz, Singer, SIAM J. Comput. 37(5), 2008 (self-tuned); Projectron paper §7"
-    params = (BUDGET,)
-    slot_arrays = KernelLearner.slot_arrays | {"label": "vector", "krow_old": "work"}
-    evicts = True
-    n_scalars = 1
-
-    def _learn_range(self, indptr, indices, values, y, start):
-        s = self.slot
-        return forgetron_range(self.support.arrays, *self.kernel.args(), s["alpha"], s["avg_sum"], s["avg_stamp"],
-                               s["label"], s["krow"], s["krow_old"], indptr, indices, values, y, start,
-                               self.scratch, self.counters, self.scalars, self.hyper["budget"], self.retire_log,
-                               self.keep_retired)
 
 
 @njit(cache=True)
@@ -63,49 +44,53 @@ def shrink_factor(a, b, c):
 
 
 @njit(cache=True)
-def forgetron_range(S, code, gamma, coef0, degree, alpha, avg_sum, avg_stamp, label, krow, krow_old, indptr,
-                    indices, values, y, start, scratch, counters, scalars, budget, log, keep_retired):
-    n_examples = indptr.shape[0] - 1
-    for t in range(start, n_examples):
-        lo, hi = indptr[t], indptr[t + 1]
-        if not sv_fits(S, hi - lo):
+def forgetron_range(S, K, rows, start, book, st, h):
+    alpha, counters, budget = st.alpha, book.counters, h.budget
+    for t in range(start, rows.y.shape[0]):
+        if not sv_fits(S, nnz(rows, t)):
             return t
-        idx = indices[lo:hi]
-        val = values[lo:hi]
-        f, sq = score_example(S, code, gamma, coef0, degree, alpha, krow, scratch, idx, val)
+        idx, val, f, sq, rnd = open_round(S, K, rows, t, book, alpha, st.krow)
         n = S.meta[COUNT]
-        counters[EXAMPLES] += 1
-        rnd = counters[EXAMPLES]
-        yt = y[t]
+        yt = rows.y[t]
         if yt * f > 0.0:
             continue
         additions = counters[MISTAKES]
         counters[MISTAKES] += 1
         if n < budget:
             sv_put(S, n, idx, val, sq)
-            new_coefficient(alpha, avg_sum, avg_stamp, n, yt, rnd)
-            label[n] = yt
+            new_coefficient(alpha, st.avg_sum, st.avg_stamp, n, yt, rnd)
+            st.label[n] = yt
             continue
         r = additions % budget  # the oldest support vector
         # f'(x_r) = f(x_r) + y_t k(x_t, x_r), with f(x_r) from x_r's kernel row
-        p = S.start[r]
-        r_idx = S.pool_idx[p:p + S.length[r]]
-        r_val = S.pool_val[p:p + S.length[r]]
-        kernel_row(S, code, gamma, coef0, degree, scratch, r_idx, r_val, S.sqnorm[r], krow_old)
-        f_r = yt * krow[r]
+        sv_kernel_row(S, K, book.scratch, r, st.krow_old)
+        f_r = yt * st.krow[r]
         for j in range(n):
-            f_r += alpha[j] * krow_old[j]
+            f_r += alpha[j] * st.krow_old[j]
         sigma = abs(alpha[r])
-        mu = label[r] * f_r
+        mu = st.label[r] * f_r
         phi = shrink_factor(sigma * sigma - 2.0 * sigma * mu, 2.0 * sigma,
-                            scalars[Q] - 15.0 / 32.0 * counters[MISTAKES])
+                            book.scalars[Q] - 15.0 / 32.0 * counters[MISTAKES])
         lam = phi * sigma
-        scalars[Q] += lam * lam + 2.0 * lam - 2.0 * lam * phi * mu
+        book.scalars[Q] += lam * lam + 2.0 * lam - 2.0 * lam * phi * mu
         for j in range(n):
-            touch(alpha, avg_sum, avg_stamp, j, rnd)
+            touch(alpha, st.avg_sum, st.avg_stamp, j, rnd)
             alpha[j] *= phi
-        retire(S, log, keep_retired, alpha, avg_sum, avg_stamp, r, rnd)
+        retire(S, book, alpha, st.avg_sum, st.avg_stamp, r, rnd)
         sv_put(S, r, idx, val, sq)
-        new_coefficient(alpha, avg_sum, avg_stamp, r, yt * phi, rnd)
-        label[r] = yt
-    return n_examples
+        new_coefficient(alpha, st.avg_sum, st.avg_stamp, r, yt * phi, rnd)
+        st.label[r] = yt
+    return rows.y.shape[0]
+
+
+@register
+class Forgetron(KernelLearner):
+    name = "forgetron"
+    summary = "self-tuned Forgetron: on a mistake over budget, shrink f by φ_t from the damage bound, " \
+              "then evict the oldest support vector"
+    paper = "Dekel, Shalev-Shwartz, Singer, SIAM J. Comput. 37(5), 2008 (self-tuned); Projectron paper §7"
+    params = (BUDGET,)
+    slot_arrays = KernelLearner.slot_arrays | {"label": "vector", "krow_old": "work"}
+    evicts = True
+    n_scalars = 1
+    loop = forgetron_range

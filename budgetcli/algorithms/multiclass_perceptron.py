@@ -20,93 +20,75 @@ from __future__ import annotations
 
 from .._jit import njit
 from ..kernels import self_kernel
-from ..learner import EXAMPLES, MARGIN_UPDATES, MISTAKES
-from ..multiclass import MulticlassLearner, class_scores, rival
+from ..learner import MARGIN_UPDATES, MISTAKES, RANDOM, UNBOUNDED, nnz, victim
+from ..multiclass import MulticlassLearner, open_class_round, rival
 from ..params import BUDGET
 from ..registry import register
-from ..rng import randbelow
 from ..support import COUNT, sv_fits, sv_put
 
-PERCEPTRON, PA, RBP = 0, 1, 2
-
-
-class _MaxScore(MulticlassLearner):
-    variant = PERCEPTRON
-
-    def _learn_range(self, indptr, indices, values, y, start):
-        return max_score_range(self.support.arrays, *self.kernel.args(), self.coef, self.scale, self.n_classes,
-                               self.scores, self.slot["krow"], indptr, indices, values, y, start, self.scratch,
-                               self.counters, self.rng_state, self.variant, self.hyper.get("budget", 0))
-
-
-@register
-class MulticlassPerceptron(_MaxScore):
-    name = "mc-perceptron"
-    summary = "multiclass kernel Perceptron, max-score update (+x to the true class, −x to the best wrong one)"
-    paper = "Crammer and Singer, JMLR 2003; Projectron paper §7"
-    variant = PERCEPTRON
-
-
-@register
-class MulticlassPassiveAggressive(_MaxScore):
-    name = "mc-pa"
-    summary = "multiclass Passive-Aggressive, max-score update with τ = ℓ/(2k(x,x)); unbounded"
-    paper = "Crammer et al., JMLR 2006, §7 (PA, max-loss multiclass)"
-    variant = PA
-
-
-@register
-class MulticlassRandomBudgetPerceptron(_MaxScore):
-    name = "mrbp"
-    summary = "Multiclass Random Budget Perceptron: mc-perceptron evicting a random SV when B are stored"
-    paper = "Orabona, Keshet, Caputo, JMLR 2009, §7 (MRBP)"
-    params = (BUDGET,)
-    evicts = True
-    variant = RBP
+PERCEPTRON, PA = 0, 1
 
 
 @njit(cache=True)
-def max_score_range(S, code, gamma, coef0, degree, coef, scale, ncls, f, krow, indptr, indices, values, y, start,
-                    scratch, counters, rng_state, variant, budget):
-    n_examples = indptr.shape[0] - 1
-    for t in range(start, n_examples):
-        lo, hi = indptr[t], indptr[t + 1]
-        if not sv_fits(S, hi - lo):
+def max_score_range(S, K, rows, start, book, st, h):
+    coef, f = st.coef, st.scores
+    for t in range(start, rows.y.shape[0]):
+        if not sv_fits(S, nnz(rows, t)):
             return t
-        idx = indices[lo:hi]
-        val = values[lo:hi]
-        yt = y[t]
-        if yt + 1 > ncls[0]:
-            ncls[0] = yt + 1
-        m = ncls[0]
-        sq = class_scores(S, code, gamma, coef0, degree, coef, scale[0], m, krow, scratch, idx, val, f)
-        counters[EXAMPLES] += 1
+        idx, val, yt, m, sq, rnd = open_class_round(S, K, rows, t, book, st)
         r = rival(f, m, yt)
         if r < 0:
             continue
         margin = f[yt] - f[r]
         if margin <= 0.0:
-            counters[MISTAKES] += 1
-        if variant == PA:
+            book.counters[MISTAKES] += 1
+        if h.variant == PA:
             if margin >= 1.0:
                 continue
-            kxx = self_kernel(code, gamma, coef0, degree, sq)
+            kxx = self_kernel(K, sq)
             if kxx <= 0.0:
                 continue
             tau = (1.0 - margin) / (2.0 * kxx)
             if margin > 0.0:
-                counters[MARGIN_UPDATES] += 1
+                book.counters[MARGIN_UPDATES] += 1
         else:
             if margin > 0.0:
                 continue
             tau = 1.0
         n = S.meta[COUNT]
         slot = n
-        if variant == RBP and n >= budget:
-            slot = randbelow(rng_state, budget)
+        if h.policy == RANDOM and n >= h.budget:
+            slot = victim(h.policy, book.rng_state, h.budget, 0)
         sv_put(S, slot, idx, val, sq)
         for i in range(coef.shape[1]):
             coef[slot, i] = 0.0
-        coef[slot, yt] = tau / scale[0]
-        coef[slot, r] = -tau / scale[0]
-    return n_examples
+        coef[slot, yt] = tau / st.scale[0]
+        coef[slot, r] = -tau / st.scale[0]
+    return rows.y.shape[0]
+
+
+@register
+class MulticlassPerceptron(MulticlassLearner):
+    name = "mc-perceptron"
+    summary = "multiclass kernel Perceptron, max-score update (+x to the true class, −x to the best wrong one)"
+    paper = "Crammer and Singer, JMLR 2003; Projectron paper §7"
+    constants = {"variant": PERCEPTRON, "policy": UNBOUNDED, "budget": 0}
+    loop = max_score_range
+
+
+@register
+class MulticlassPassiveAggressive(MulticlassPerceptron):
+    name = "mc-pa"
+    summary = "multiclass Passive-Aggressive, max-score update with τ = ℓ/(2k(x,x)); unbounded"
+    paper = "Crammer et al., JMLR 2006, §7 (PA, max-loss multiclass)"
+    constants = {"variant": PA, "policy": UNBOUNDED, "budget": 0}
+
+
+@register
+class MulticlassRandomBudgetPerceptron(MulticlassPerceptron):
+    name = "mrbp"
+    summary = "Multiclass Random Budget Perceptron: mc-perceptron evicting a random SV when B are stored"
+    paper = "Orabona, Keshet, Caputo, JMLR 2009, §7 (MRBP)"
+    params = (BUDGET,)
+    evicts = True
+    constants = {"variant": PERCEPTRON, "policy": RANDOM}

@@ -35,121 +35,19 @@ import numpy as np
 from .._jit import njit
 from ..kernels import self_kernel
 from .. import statecheck
-from ..learner import EXAMPLES, MARGIN_UPDATES, MISTAKES, PROJECTIONS
+from ..learner import MARGIN_UPDATES, MISTAKES, PROJECTIONS, nnz
 from ..modelfile import Member
-from ..multiclass import MulticlassLearner, class_scores, rival
+from ..multiclass import MulticlassLearner, open_class_round, rival
 from ..params import ETA
+from ..projection import DEPENDENCE_TOL, grow_inverse
 from ..registry import register
 from ..support import COUNT, sv_fits, sv_put
-from .projectron import DEPENDENCE_TOL, grow_inverse
-
-CLASS_ARRAYS = ("kinv", "members")
-
-
-@register
-class MulticlassProjectronPlusPlus(MulticlassLearner):
-    name = "mc-projectron++"
-    summary = "multiclass Projectron++: kernel δ_{yy'}k(x,x'), one Gram inverse per class, projects when ‖δ‖ ≤ η"
-    paper = "Orabona, Keshet, Caputo, JMLR 2009, §5 and Theorem 6"
-    params = (ETA,)
-    slot_arrays = {"krow": "work"}
-
-    @classmethod
-    def refuse_degenerate(cls, kernel_kind, params):
-        # see the module docstring: with empty classes ‖δ‖ = √(2k(x,x)), √2 for every x with rbf
-        if kernel_kind == "rbf" and params["eta"] >= math.sqrt(2.0):
-            raise ValueError(f"{cls.name}: --eta must be < √2 = {math.sqrt(2.0)} with the rbf kernel, got "
-                             f"{params['eta']}: on empty support sets ‖δ‖ = √(2k(x,x)) = √2 ≤ η, so no support "
-                             "vector is ever added and the model learns nothing")
-
-    def __init__(self, kernel, seed=0, **params):
-        super().__init__(kernel, seed, **params)
-        self.counts = np.zeros(self.coef.shape[1], np.int64)  # support pairs per class
-        self._alloc_classes(self.coef.shape[1], 16)
-
-    def _alloc_classes(self, classes: int, per_class: int) -> None:
-        old = getattr(self, "kinv", None)
-        kinv = np.zeros((classes, per_class, per_class))
-        members = np.zeros((classes, per_class), np.int64)
-        if old is not None:
-            c, p = old.shape[0], old.shape[1]
-            kinv[:c, :p, :p] = old
-            members[:c, :p] = self.members
-        counts = np.zeros(classes, np.int64)
-        counts[: len(self.counts)] = self.counts
-        self.kinv, self.members, self.counts = kinv, members, counts
-        self.work = np.zeros((3, per_class))  # class row k_c, d_y, d_r
-
-    def _grow_classes(self, m: int) -> None:
-        super()._grow_classes(m)
-        if self.coef.shape[1] > self.kinv.shape[0]:
-            self._alloc_classes(self.coef.shape[1], self.kinv.shape[1])
-
-    def _resize(self, capacity: int) -> None:
-        super()._resize(capacity)
-        fullest = int(self.counts.max()) if len(self.counts) else 0
-        if fullest + 1 > self.kinv.shape[1]:
-            self._alloc_classes(self.kinv.shape[0], max(fullest + 1, 2 * self.kinv.shape[1]))
-
-    def _pool_room(self, nnz: int) -> int:
-        return 2 * nnz  # a mistake may store x_t twice, once for each of the two classes it updates
-
-    def _learn_range(self, indptr, indices, values, y, start):
-        w = self.work
-        return mc_projectron_range(self.support.arrays, *self.kernel.args(), self.coef, self.scale, self.n_classes,
-                                   self.scores, self.slot["krow"], w[0], w[1], w[2], self.kinv, self.members,
-                                   self.counts, indptr, indices, values, y, start, self.scratch, self.counters,
-                                   self.hyper["eta"])
-
-    def state(self):
-        header, arrays = super().state()
-        m = int(self.n_classes[0])
-        p = int(self.counts[:m].max()) if m else 0
-        arrays["class_counts"] = self.counts[:m].copy()
-        arrays["class_members"] = self.members[:m, :p].copy()
-        arrays["class_kinv"] = self.kinv[:m, :p, :p].copy()
-        return header, arrays
-
-    @classmethod
-    def saved_arrays(cls, header, members):
-        out = super().saved_arrays(header, members)
-        m = out["coef"][0][1]
-        p = members["class_members"].shape[1] if len(members.get("class_members", Member(((),))).shape) == 2 else None
-        out["class_counts"] = ((m,), statecheck.I64)
-        out["class_members"] = ((m, p), statecheck.I64)
-        out["class_kinv"] = ((m, p, p), statecheck.F64)
-        return out
-
-    @classmethod
-    def check_saved(cls, header, arrays):
-        super().check_saved(header, arrays)
-        n = len(arrays["sv_indptr"]) - 1
-        counts, members = arrays["class_counts"], arrays["class_members"]
-        for c, k in enumerate(counts.tolist()):
-            if not 0 <= k <= members.shape[1]:
-                raise ValueError(f"class_counts[{c}] = {k} is outside 0..{members.shape[1]}")
-            outside = (members[c, :k] < 0) | (members[c, :k] >= n)
-            if outside.any():
-                j = int(np.flatnonzero(outside)[0])
-                raise ValueError(f"class_members[{c}, {j}] = {members[c, j]} is not a support vector (0..{n - 1})")
-
-    @classmethod
-    def from_state(cls, header, arrays):
-        self = super().from_state(header, arrays)
-        m, p = arrays["class_members"].shape
-        self.counts = np.zeros(0, np.int64)
-        self.kinv = None
-        self._alloc_classes(self.coef.shape[1], max(p + 1, 16))
-        self.counts[:m] = arrays["class_counts"]
-        self.members[:m, :p] = arrays["class_members"]
-        self.kinv[:m, :p, :p] = arrays["class_kinv"]
-        return self
 
 
 @njit(cache=True)
 def class_projection(kinv, members, n, krow, kc, d, kxx):
     """d = K_c⁻¹ k_c for one class (k_c gathered from the full kernel row); returns (‖δ_c‖², ‖P_c k‖²)."""
-    # Written out rather than calling projectron.project: that one is compiled with fastmath, whose
+    # Written out rather than calling projection.project: that one is compiled with fastmath, whose
     # reassociated sums moved this learner's coefficients by ~1e-7 from the reference on
     # ill-conditioned classes (tests/test_multiclass.py).
     for a in range(n):
@@ -168,33 +66,25 @@ def class_projection(kinv, members, n, krow, kc, d, kxx):
 
 
 @njit(cache=True)
-def mc_projectron_range(S, code, gamma, coef0, degree, coef, scale, ncls, f, krow, kc, dy, dr, kinv, members, counts,
-                        indptr, indices, values, y, start, scratch, counters, eta):
-    n_examples = indptr.shape[0] - 1
-    for t in range(start, n_examples):
-        lo, hi = indptr[t], indptr[t + 1]
-        if not (sv_fits(S, 2 * (hi - lo)) and S.meta[COUNT] + 2 <= S.start.shape[0]):
+def mc_projectron_range(S, K, rows, start, book, st, h):
+    coef, scale, f, krow, kc, dy, dr = st.coef, st.scale, st.scores, st.krow, st.kc, st.dy, st.dr
+    kinv, members, counts, counters, eta = st.kinv, st.members, st.counts, book.counters, h.eta
+    for t in range(start, rows.y.shape[0]):
+        if not (sv_fits(S, 2 * nnz(rows, t)) and S.meta[COUNT] + 2 <= S.start.shape[0]):
             return t
         fullest = 0
-        for c in range(ncls[0]):
+        for c in range(st.n_classes[0]):
             fullest = max(fullest, counts[c])
         if fullest + 1 > members.shape[1]:
             return t
-        idx = indices[lo:hi]
-        val = values[lo:hi]
-        yt = y[t]
-        if yt + 1 > ncls[0]:
-            ncls[0] = yt + 1
-        m = ncls[0]
-        sq = class_scores(S, code, gamma, coef0, degree, coef, scale[0], m, krow, scratch, idx, val, f)
-        counters[EXAMPLES] += 1
+        idx, val, yt, m, sq, rnd = open_class_round(S, K, rows, t, book, st)
         r = rival(f, m, yt)
         if r < 0:
             continue
         margin = f[yt] - f[r]
         if margin >= 1.0:
             continue
-        kxx = self_kernel(code, gamma, coef0, degree, sq)
+        kxx = self_kernel(K, sq)
         ny, nr = counts[yt], counts[r]
         d2y, pky = class_projection(kinv[yt], members[yt], ny, krow, kc, dy, kxx)
         d2r, pkr = class_projection(kinv[r], members[r], nr, krow, kc, dr, kxx)
@@ -240,4 +130,102 @@ def mc_projectron_range(S, code, gamma, coef0, degree, coef, scale, ncls, f, kro
             for a in range(nr):
                 coef[members[r, a], r] -= tau * dr[a] / scale[0]
             counters[MARGIN_UPDATES] += 1
-    return n_examples
+    return rows.y.shape[0]
+
+
+@register
+class MulticlassProjectronPlusPlus(MulticlassLearner):
+    name = "mc-projectron++"
+    summary = "multiclass Projectron++: kernel δ_{yy'}k(x,x'), one Gram inverse per class, projects when ‖δ‖ ≤ η"
+    paper = "Orabona, Keshet, Caputo, JMLR 2009, §5 and Theorem 6"
+    params = (ETA,)
+    loop = mc_projectron_range
+
+    @classmethod
+    def refuse_degenerate(cls, kernel_kind, params):
+        # see the module docstring: with empty classes ‖δ‖ = √(2k(x,x)), √2 for every x with rbf
+        if kernel_kind == "rbf" and params["eta"] >= math.sqrt(2.0):
+            raise ValueError(f"{cls.name}: --eta must be < √2 = {math.sqrt(2.0)} with the rbf kernel, got "
+                             f"{params['eta']}: on empty support sets ‖δ‖ = √(2k(x,x)) = √2 ≤ η, so no support "
+                             "vector is ever added and the model learns nothing")
+
+    def __init__(self, kernel, seed=0, **params):
+        super().__init__(kernel, seed, **params)
+        self.counts = np.zeros(self.coef.shape[1], np.int64)  # support pairs per class
+        self._alloc_classes(self.coef.shape[1], 16)
+
+    def _alloc_classes(self, classes: int, per_class: int) -> None:
+        old = getattr(self, "kinv", None)
+        kinv = np.zeros((classes, per_class, per_class))
+        members = np.zeros((classes, per_class), np.int64)
+        if old is not None:
+            c, p = old.shape[0], old.shape[1]
+            kinv[:c, :p, :p] = old
+            members[:c, :p] = self.members
+        counts = np.zeros(classes, np.int64)
+        counts[: len(self.counts)] = self.counts
+        self.kinv, self.members, self.counts = kinv, members, counts
+        self.work = np.zeros((3, per_class))  # class row k_c, d_y, d_r
+
+    def _grow_classes(self, m: int) -> None:
+        super()._grow_classes(m)
+        if self.coef.shape[1] > self.kinv.shape[0]:
+            self._alloc_classes(self.coef.shape[1], self.kinv.shape[1])
+
+    def _resize(self, capacity: int) -> None:
+        super()._resize(capacity)
+        fullest = int(self.counts.max()) if len(self.counts) else 0
+        if fullest + 1 > self.kinv.shape[1]:
+            self._alloc_classes(self.kinv.shape[0], max(fullest + 1, 2 * self.kinv.shape[1]))
+
+    def _pool_room(self, nnz: int) -> int:
+        return 2 * nnz  # a mistake may store x_t twice, once for each of the two classes it updates
+
+    def _state_arrays(self):
+        w = self.work
+        return super()._state_arrays() | {"kc": w[0], "dy": w[1], "dr": w[2], "kinv": self.kinv,
+                                          "members": self.members, "counts": self.counts}
+
+    def state(self):
+        header, arrays = super().state()
+        m = int(self.n_classes[0])
+        p = int(self.counts[:m].max()) if m else 0
+        arrays["class_counts"] = self.counts[:m].copy()
+        arrays["class_members"] = self.members[:m, :p].copy()
+        arrays["class_kinv"] = self.kinv[:m, :p, :p].copy()
+        return header, arrays
+
+    @classmethod
+    def saved_arrays(cls, header, members):
+        out = super().saved_arrays(header, members)
+        m = out["coef"][0][1]
+        p = members["class_members"].shape[1] if len(members.get("class_members", Member(((),))).shape) == 2 else None
+        out["class_counts"] = ((m,), statecheck.I64)
+        out["class_members"] = ((m, p), statecheck.I64)
+        out["class_kinv"] = ((m, p, p), statecheck.F64)
+        return out
+
+    @classmethod
+    def check_saved(cls, header, arrays):
+        super().check_saved(header, arrays)
+        n = len(arrays["sv_indptr"]) - 1
+        counts, members = arrays["class_counts"], arrays["class_members"]
+        for c, k in enumerate(counts.tolist()):
+            if not 0 <= k <= members.shape[1]:
+                raise ValueError(f"class_counts[{c}] = {k} is outside 0..{members.shape[1]}")
+            outside = (members[c, :k] < 0) | (members[c, :k] >= n)
+            if outside.any():
+                j = int(np.flatnonzero(outside)[0])
+                raise ValueError(f"class_members[{c}, {j}] = {members[c, j]} is not a support vector (0..{n - 1})")
+
+    @classmethod
+    def from_state(cls, header, arrays):
+        self = super().from_state(header, arrays)
+        m, p = arrays["class_members"].shape
+        self.counts = np.zeros(0, np.int64)
+        self.kinv = None
+        self._alloc_classes(self.coef.shape[1], max(p + 1, 16))
+        self.counts[:m] = arrays["class_counts"]
+        self.members[:m, :p] = arrays["class_members"]
+        self.kinv[:m, :p, :p] = arrays["class_kinv"]
+        return self

@@ -46,90 +46,26 @@ import math
 
 from .._jit import njit
 from ..kernels import self_kernel
-from ..learner import EXAMPLES, MARGIN_UPDATES, MISTAKES, PROJECTIONS
-from ..multiclass import MulticlassLearner, class_scores, move_row, rival, row_scores, sv_kernel_row
+from ..learner import MARGIN_UPDATES, MISTAKES, PROJECTIONS, RANDOM, UNBOUNDED, nnz
+from ..multiclass import MulticlassLearner, move_row, open_class_round, rival, row_scores
 from .. import statecheck
-from ..params import BUDGET, Param
+from ..params import BUDGET, Param, choice
+from ..projection import grow_inverse, project, schur_downdate
 from ..registry import register
 from ..rng import randbelow
-from ..support import COUNT, POOL_GARBAGE, POOL_USED, dense_column, sv_fits, sv_put, sv_remove
-from .projectron import grow_inverse, project
+from ..support import COUNT, POOL_GARBAGE, POOL_USED, dense_column, sv_fits, sv_kernel_row, sv_put, sv_remove
 
-NONE, RANDOM, SMALLEST, PROJECT, MERGE = 0, 1, 2, 3, 4
-MAINTENANCE = {"random": RANDOM, "smallest": SMALLEST, "project": PROJECT, "merge": MERGE}
+SMALLEST, PROJECT, MERGE = 3, 4, 5  # budget maintenance besides learner.RANDOM (UNBOUNDED: none)
 GOLDEN = (math.sqrt(5.0) - 1.0) / 2.0
 H_TOL = 1e-8
 SPAN_TOL = 1e-6  # `project`: ‖δ‖² ≤ SPAN_TOL·k(x,x) counts as in the span (see the module doc)
 TIE = 1e-9  # relative: ‖α_j‖² k_jj values this close count as a tie in `smallest`
 
-PEGASOS_LAMBDA = Param("lambda_", float, 1e-4, "λ: regularisation of pegasos/bpegasos (step 1/(λt), ball ‖w‖ ≤ 1/√λ); decay λ/(λ+k) of spa",
-                       check=lambda v: v > 0 and math.isfinite(v), requirement="a finite number > 0")
-MAINTENANCE_PARAM = Param("maintenance", str, "merge",
-                          "bpegasos budget maintenance: random | smallest (§4.1) | project (§4.2) | merge (§4.3, rbf only)",
-                          check=lambda v: v in MAINTENANCE, requirement="one of " + ", ".join(MAINTENANCE))
-
-
-@register
-class Pegasos(MulticlassLearner):
-    name = "pegasos"
-    summary = "multiclass kernel Pegasos (Crammer–Singer loss), unbounded support set"
-    paper = "Wang, Crammer, Vucetic, ICML 2010, §2 (PegasosM)"
-    params = (PEGASOS_LAMBDA,)
-    n_scalars = 1  # ‖w‖²
-    # born: the round each SV was added (ties in `smallest` go to the oldest)
-    slot_arrays = {"krow": "work", "krow2": "work", "krow3": "work", "born": "vector"}
-    mode = NONE
-
-    def _maintenance(self) -> int:
-        return self.mode
-
-    def _learn_range(self, indptr, indices, values, y, start):
-        s = self.slot
-        kinv = s.get("kinv", s["krow"].reshape(-1, 1))
-        d = s.get("d", s["krow"])
-        return pegasos_range(self.support.arrays, *self.kernel.args(), self.coef, self.scale, self.n_classes,
-                             self.scores, s["krow"], s["krow2"], s["krow3"], kinv, d, s["born"], indptr, indices, values, y,
-                             start, self.scratch, self.counters, self.rng_state, self.scalars,
-                             self.hyper["lambda_"], self.hyper.get("budget", 0), self._maintenance())
-
-    def _pool_room(self, nnz: int) -> int:
-        if self._maintenance() != MERGE:
-            return nnz
-        n = len(self.support)
-        longest = max(nnz, int(self.support.arrays.length[:n].max()) if n else 0)
-        return nnz + 2 * longest  # the merged point holds at most the union of two SVs
-
-
-@register
-class BudgetedPegasos(Pegasos):
-    name = "bpegasos"
-    summary = "budgeted multiclass Pegasos: at most B SVs, --maintenance random|smallest|project|merge"
-    paper = "Wang, Crammer, Vucetic, ICML 2010, Algorithm 1 and §4.1–4.3 (BPegasosM)"
-    params = (PEGASOS_LAMBDA, BUDGET, MAINTENANCE_PARAM)
-    evicts = True
-
-    def __init__(self, kernel, seed=0, **params):
-        if self.resolve_params(params)["maintenance"] == "project":  # only projection needs K⁻¹ (O(B²))
-            self.slot_arrays = Pegasos.slot_arrays | {"kinv": "square", "d": "work"}
-        super().__init__(kernel, seed, **params)
-
-    @classmethod
-    def saved_arrays(cls, header, members):
-        out = super().saved_arrays(header, members)
-        if header["params"].get("maintenance") == "project":  # as __init__ gives such a learner
-            n = out["sv_indptr"][0][0] - 1
-            out["kinv"] = ((n, n), statecheck.F64)
-        return out
-
-    @classmethod
-    def check_kernel(cls, kernel_kind, params):
-        if params.get("maintenance") == "merge" and kernel_kind != "rbf":
-            raise ValueError(f"--maintenance merge needs the Gaussian kernel (--kernel rbf), got --kernel {kernel_kind}: "
-                             "the merged point of §4.3 is derived for k(x, x') = exp(−γ‖x − x'‖²); "
-                             "use --maintenance project, smallest or random")
-
-    def _maintenance(self) -> int:
-        return MAINTENANCE[self.hyper["maintenance"]]
+LAMBDA = Param("lambda_", float, 1e-4, "λ: regularisation of pegasos/bpegasos (step 1/(λt), ball ‖w‖ ≤ 1/√λ)",
+               check=lambda v: v > 0 and math.isfinite(v), requirement="a finite number > 0")
+MAINTENANCE = choice("maintenance", ("random", "smallest", "project", "merge"), "merge",
+                     "bpegasos budget maintenance: random | smallest (§4.1) | project (§4.2) | merge (§4.3, rbf only)",
+                     codes=(RANDOM, SMALLEST, PROJECT, MERGE))
 
 
 @njit(cache=True)
@@ -202,7 +138,7 @@ def put_merged(S, slot, m, n, h):
 
 
 @njit(cache=True)
-def smallest_sv(S, code, gamma, coef0, degree, coef, born, n, m):
+def smallest_sv(S, K, coef, born, n, m):
     """p = argmin_j ‖α_j‖² k(x_j, x_j) (stored coefficients: the common scale does not change it).
 
     Pegasos gives every SV the same |coefficient| (1/(λt) times the same shrink and projection
@@ -212,52 +148,43 @@ def smallest_sv(S, code, gamma, coef0, degree, coef, born, n, m):
     oldest SV" (§4.1)."""
     low = math.inf
     for j in range(n):
-        v = sv_weight(S, code, gamma, coef0, degree, coef, j, m)
+        v = sv_weight(S, K, coef, j, m)
         if v < low:
             low = v
     best = -1
     for j in range(n):
-        if sv_weight(S, code, gamma, coef0, degree, coef, j, m) <= low * (1.0 + TIE):
+        if sv_weight(S, K, coef, j, m) <= low * (1.0 + TIE):
             if best < 0 or born[j] < born[best]:
                 best = j
     return best
 
 
 @njit(cache=True)
-def sv_weight(S, code, gamma, coef0, degree, coef, j, m):
+def sv_weight(S, K, coef, j, m):
     s = 0.0
     for i in range(m):
         s += coef[j, i] * coef[j, i]
-    return s * self_kernel(code, gamma, coef0, degree, S.sqnorm[j])
+    return s * self_kernel(K, S.sqnorm[j])
 
 
 @njit(cache=True)
-def pegasos_range(S, code, gamma, coef0, degree, coef, scale_arr, ncls, f, krow, krow2, krow3, kinv, d, born, indptr,
-                  indices, values, y, start, scratch, counters, rng_state, scalars, lam, budget, mode):
-    n_examples = indptr.shape[0] - 1
+def pegasos_range(S, K, rows, start, book, st, h):
+    coef, f, krow, kinv, d, born = st.coef, st.scores, st.krow, st.kinv, st.d, st.born
+    counters, scalars, lam, budget, mode = book.counters, book.scalars, h.lambda_, h.budget, h.maintenance
     cols = coef.shape[1]
-    for t in range(start, n_examples):
-        lo, hi = indptr[t], indptr[t + 1]
-        room = hi - lo
+    for t in range(start, rows.y.shape[0]):
+        room = nnz(rows, t)
         n = S.meta[COUNT]
         if mode == MERGE:
-            longest = hi - lo
+            longest = room
             for j in range(n):
                 if S.length[j] > longest:
                     longest = S.length[j]
             room += 2 * longest
         if not sv_fits(S, room):
             return t
-        idx = indices[lo:hi]
-        val = values[lo:hi]
-        yt = y[t]
-        if yt + 1 > ncls[0]:
-            ncls[0] = yt + 1
-        m = ncls[0]
-        scale = scale_arr[0]
-        sq = class_scores(S, code, gamma, coef0, degree, coef, scale, m, krow, scratch, idx, val, f)
-        counters[EXAMPLES] += 1
-        rnd = counters[EXAMPLES]
+        idx, val, yt, m, sq, rnd = open_class_round(S, K, rows, t, book, st)
+        scale = st.scale[0]
         r = rival(f, m, yt)
         loss = 0.0
         if r >= 0:
@@ -277,7 +204,7 @@ def pegasos_range(S, code, gamma, coef0, degree, coef, scale_arr, ncls, f, krow,
             scalars[0] = 0.0
         if loss > 0.0:
             eta = 1.0 / (lam * rnd)
-            kxx = self_kernel(code, gamma, coef0, degree, sq)
+            kxx = self_kernel(K, sq)
             # ‖w + c φ(x)‖² = ‖w‖² + 2 Σ_i c_i f_i(x) + ‖c‖² k(x,x), with f of the shrunk w
             scalars[0] += 2.0 * eta * shrink * (f[yt] - f[r]) + 2.0 * eta * eta * kxx
             add = True
@@ -301,8 +228,7 @@ def pegasos_range(S, code, gamma, coef0, degree, coef, scale_arr, ncls, f, krow,
                 born[n] = rnd
                 n += 1
             if budget > 0 and n > budget:  # lines 5–7: budget maintenance
-                scalars[0] = maintain(S, code, gamma, coef0, degree, coef, scale, n, m, krow2, krow3, f, kinv,
-                                      born, scratch, rng_state, mode, scalars[0], counters)
+                scalars[0] = maintain(S, K, book, st, scale, n, m, mode, scalars[0])
         # line 8: projection onto ‖w‖ ≤ 1/√λ
         if scalars[0] * lam > 1.0:
             beta = 1.0 / math.sqrt(lam * scalars[0])
@@ -313,20 +239,20 @@ def pegasos_range(S, code, gamma, coef0, degree, coef, scale_arr, ncls, f, krow,
                 for i in range(m):
                     coef[j, i] *= scale
             scale = 1.0
-        scale_arr[0] = scale
-    return n_examples
+        st.scale[0] = scale
+    return rows.y.shape[0]
 
 
 @njit(cache=True)
-def maintain(S, code, gamma, coef0, degree, coef, scale, n, m, krow2, krow3, f, kinv, born, scratch, rng_state,
-             mode, norm2, counters):
-    """Bring n = B+1 support vectors back to B; returns the new ‖w‖².  f is reused as work space
-    (f[0:m] = f(x_p), the caller no longer needs the scores)."""
+def maintain(S, K, book, st, scale, n, m, mode, norm2):
+    """Bring n = B+1 support vectors back to B; returns the new ‖w‖².  st.scores is reused as work
+    space (f[0:m] = f(x_p), the caller no longer needs the scores)."""
+    coef, f, krow2, krow3, kinv, born = st.coef, st.scores, st.krow2, st.krow3, st.kinv, st.born
     if mode == RANDOM:
-        p = randbelow(rng_state, n)
+        p = randbelow(book.rng_state, n)
     else:
-        p = smallest_sv(S, code, gamma, coef0, degree, coef, born, n, m)
-    kpp = self_kernel(code, gamma, coef0, degree, S.sqnorm[p])
+        p = smallest_sv(S, K, coef, born, n, m)
+    kpp = self_kernel(K, S.sqnorm[p])
     app = 0.0  # ‖α_p‖² in stored units
     for i in range(m):
         app += coef[p, i] * coef[p, i]
@@ -338,12 +264,7 @@ def maintain(S, code, gamma, coef0, degree, coef, scale, n, m, krow2, krow3, f, 
                 dj = -kinv[j, p] / c
                 for i in range(m):
                     coef[j, i] += coef[p, i] * dj
-        for j in range(n):  # Schur-complement downdate: the inverse of the Gram matrix without p
-            if j != p:
-                kjp = kinv[j, p] / c
-                for l in range(n):
-                    if l != p:
-                        kinv[j, l] -= kjp * kinv[p, l]
+        schur_downdate(kinv, n, p)  # the inverse of the Gram matrix without p
         norm2 -= scale * scale * app / c  # ‖Δw‖² = ‖α_p‖² (k_pp − k_pᵀK⁻¹k_p), and Δw ⊥ the new w
         last = sv_remove(S, p)
         if p != last:
@@ -354,10 +275,10 @@ def maintain(S, code, gamma, coef0, degree, coef, scale, n, m, krow2, krow3, f, 
             for l in range(n):
                 kinv[l, p] = kinv[l, last]
             kinv[p, p] = kinv[last, last]
-        counters[PROJECTIONS] += 1
+        book.counters[PROJECTIONS] += 1
         return norm2
     # f(x_p) for the ‖w‖² update: ‖w − Δ‖² = ‖w‖² − 2⟨w, Δ⟩ + ‖Δ‖²
-    sv_kernel_row(S, p, code, gamma, coef0, degree, scratch, krow2)
+    sv_kernel_row(S, K, book.scratch, p, krow2)
     if mode != MERGE:
         row_scores(coef, 1.0, krow2, n, m, f)  # f(x_p) in stored units
         wd = 0.0
@@ -388,7 +309,7 @@ def maintain(S, code, gamma, coef0, degree, coef, scale, n, m, krow2, krow3, f, 
     k1 = kpq ** ((1.0 - h) * (1.0 - h))  # k(x_p, z)
     k2 = kpq ** (h * h)  # k(x_q, z)
     # ⟨w, Δ⟩ with Δ = α_p φ(x_p) + α_q φ(x_q) − α_z φ(z), all in stored units
-    sv_kernel_row(S, q, code, gamma, coef0, degree, scratch, krow3)
+    sv_kernel_row(S, K, book.scratch, q, krow3)
     wd = 0.0
     for i in range(m):
         sp = 0.0
@@ -399,7 +320,7 @@ def maintain(S, code, gamma, coef0, degree, coef, scale, n, m, krow2, krow3, f, 
         f[i] = coef[p, i] * k1 + coef[q, i] * k2  # α_z
         wd += coef[p, i] * sp + coef[q, i] * sq_
     put_merged(S, p, p, q, h)
-    sv_kernel_row(S, p, code, gamma, coef0, degree, scratch, krow3)  # k(z, ·), z now in slot p
+    sv_kernel_row(S, K, book.scratch, p, krow3)  # k(z, ·), z now in slot p
     # slot p's old vector is gone from the store, but ⟨w, α_z φ(z)⟩ is over the old w: replace its
     # term k(z, x_p) = k1, coefficient still the old α_p
     krow3[p] = k1
@@ -416,3 +337,58 @@ def maintain(S, code, gamma, coef0, degree, coef, scale, n, m, krow2, krow3, f, 
         move_row(coef, q, last, m)
         born[q] = born[last]
     return norm2
+
+
+@register
+class Pegasos(MulticlassLearner):
+    name = "pegasos"
+    summary = "multiclass kernel Pegasos (Crammer–Singer loss), unbounded support set"
+    paper = "Wang, Crammer, Vucetic, ICML 2010, §2 (PegasosM)"
+    params = (LAMBDA,)
+    n_scalars = 1  # ‖w‖²
+    # born: the round each SV was added (ties in `smallest` go to the oldest)
+    slot_arrays = {"krow": "work", "krow2": "work", "krow3": "work", "born": "vector"}
+    constants = {"budget": 0, "maintenance": UNBOUNDED}
+    loop = pegasos_range
+
+    def _state_arrays(self):
+        # without `project` there is no K⁻¹: the loop gets stand-ins it never touches
+        s = self.slot
+        return super()._state_arrays() | {"kinv": s.get("kinv", s["krow"].reshape(-1, 1)), "d": s.get("d", s["krow"])}
+
+    def _pool_room(self, nnz: int) -> int:
+        if self.hyper.get("maintenance") != "merge":
+            return nnz
+        n = len(self.support)
+        longest = max(nnz, int(self.support.arrays.length[:n].max()) if n else 0)
+        return nnz + 2 * longest  # the merged point holds at most the union of two SVs
+
+
+@register
+class BudgetedPegasos(Pegasos):
+    name = "bpegasos"
+    summary = "budgeted multiclass Pegasos: at most B SVs, --maintenance random|smallest|project|merge"
+    paper = "Wang, Crammer, Vucetic, ICML 2010, Algorithm 1 and §4.1–4.3 (BPegasosM)"
+    params = (LAMBDA, BUDGET, MAINTENANCE)
+    evicts = True
+    constants = {}
+
+    def __init__(self, kernel, seed=0, **params):
+        if self.resolve_params(params)["maintenance"] == "project":  # only projection needs K⁻¹ (O(B²))
+            self.slot_arrays = Pegasos.slot_arrays | {"kinv": "square", "d": "work"}
+        super().__init__(kernel, seed, **params)
+
+    @classmethod
+    def saved_arrays(cls, header, members):
+        out = super().saved_arrays(header, members)
+        if header["params"].get("maintenance") == "project":  # as __init__ gives such a learner
+            n = out["sv_indptr"][0][0] - 1
+            out["kinv"] = ((n, n), statecheck.F64)
+        return out
+
+    @classmethod
+    def check_kernel(cls, kernel_kind, params):
+        if params.get("maintenance") == "merge" and kernel_kind != "rbf":
+            raise ValueError(f"--maintenance merge needs the Gaussian kernel (--kernel rbf), got --kernel {kernel_kind}: "
+                             "the merged point of §4.3 is derived for k(x, x') = exp(−γ‖x − x'‖²); "
+                             "use --maintenance project, smallest or random")

@@ -9,8 +9,7 @@ Choices where the paper leaves room (each is tested against the reference in tes
 - η is compared with the *norm* ‖δ_t‖, as the paper writes (§3.1, Fig. 2).  DOGMA, which ran the
   paper's experiments, compares the squared norm; its η is our η².
 - Numerical dependence: when ‖δ_t‖² ≤ DEPENDENCE_TOL · k(x_t, x_t), x_t is treated as lying in
-  the span (‖δ_t‖ = 0) whatever η, because adding it would make K numerically singular and the
-  1/‖δ_t‖² of Fig. 4 would blow up.  This also covers duplicate points with η = 0.
+  the span (‖δ_t‖ = 0) whatever η (projection.py).  This also covers duplicate points with η = 0.
 - Projectron++ margin errors are 0 < y_t f_{t-1}(x_t) < 1 (§4; Fig. 5 writes ≤ 1, where the
   loss is 0 and τ_t would be 0 anyway).  The update is taken when ℓ_t ≥ ‖δ_t‖/η, with
   τ_t = min(ℓ_t/‖Pk‖², 2(ℓ_t − ‖δ_t‖/η)/‖Pk‖², 1) and ‖Pk‖² = k_tᵀ d*.  With η = 0 only
@@ -24,11 +23,7 @@ Choices where the paper leaves room (each is tested against the reference in tes
   read.  With the poly and linear kernels it depends on the data's norms: a run that ends with no
   support vector gets a warning (pipeline.support_warnings).
 
-Speed: `project` is compiled with fastmath reassoc/contract only (no assumptions about NaN or inf),
-so the O(|S|²) product d = K⁻¹k and ‖Pk‖² are summed in SIMD order rather than left to right:
-about 2.6× faster on a9a (bench/).  Sums differ from sequential ones by rounding only, the order
-is fixed for a given |S| (so resume and chunking stay bit for bit), and the decisions still match
-the reference implementations exactly (tests/test_algorithms.py, tests/test_alma.py).
+The Gram-inverse maths (eqs. 7–8, Fig. 4) is in projection.py.
 """
 
 from __future__ import annotations
@@ -37,14 +32,57 @@ import math
 
 from .._jit import njit
 from ..kernels import self_kernel
-from ..learner import (EXAMPLES, MARGIN_UPDATES, MISTAKES, PROJECTIONS, KernelLearner, new_coefficient,
-                       score_example, touch)
+from ..learner import MARGIN_UPDATES, MISTAKES, PROJECTIONS, KernelLearner, new_coefficient, nnz, open_round, touch
 from ..params import ETA
+from ..projection import DEPENDENCE_TOL, grow_inverse, project
 from ..registry import register
 from ..support import COUNT, sv_fits, sv_put
 
-DEPENDENCE_TOL = 1e-10
 
+@njit(cache=True)
+def projectron_range(S, K, rows, start, book, st, h):
+    alpha, counters = st.alpha, book.counters
+    for t in range(start, rows.y.shape[0]):
+        if not sv_fits(S, nnz(rows, t)):
+            return t
+        idx, val, f, sq, rnd = open_round(S, K, rows, t, book, alpha, st.krow)
+        n = S.meta[COUNT]
+        yt = rows.y[t]
+        margin = yt * f
+        if margin > 0.0 and not (h.plusplus and margin < 1.0):
+            continue
+        kxx = self_kernel(K, sq)
+        delta2, pk2 = project(st.kinv, st.krow, st.d, n, kxx)
+        dependent = delta2 <= DEPENDENCE_TOL * kxx
+        if margin <= 0.0:  # prediction mistake: Fig. 2
+            counters[MISTAKES] += 1
+            if dependent or math.sqrt(delta2) <= h.eta:
+                for i in range(n):
+                    touch(alpha, st.avg_sum, st.avg_stamp, i, rnd)
+                    alpha[i] += yt * st.d[i]
+                counters[PROJECTIONS] += 1
+            else:
+                grow_inverse(st.kinv, st.d, n, delta2)
+                sv_put(S, n, idx, val, sq)
+                new_coefficient(alpha, st.avg_sum, st.avg_stamp, n, yt, rnd)
+        else:  # margin error of Projectron++: Fig. 5
+            if pk2 <= 0.0:
+                continue  # nothing of k(x_t, ·) lies in the span: the projected update is zero
+            loss = 1.0 - margin
+            if dependent:
+                penalty = 0.0
+            elif h.eta > 0.0:
+                penalty = math.sqrt(delta2) / h.eta
+            else:
+                continue  # η = 0 projects only points in the span
+            if loss < penalty:
+                continue
+            tau = min(loss / pk2, 2.0 * (loss - penalty) / pk2, 1.0)
+            for i in range(n):
+                touch(alpha, st.avg_sum, st.avg_stamp, i, rnd)
+                alpha[i] += yt * tau * st.d[i]
+            counters[MARGIN_UPDATES] += 1
+    return rows.y.shape[0]
 
 
 @register
@@ -54,7 +92,8 @@ class Projectron(KernelLearner):
     paper = "Orabona, Keshet, Caputo, JMLR 2009, Figs. 2 and 4"
     params = (ETA,)
     slot_arrays = KernelLearner.slot_arrays | {"kinv": "square", "d": "work"}
-    plusplus = False
+    constants = {"plusplus": False}
+    loop = projectron_range
 
     @classmethod
     def refuse_degenerate(cls, kernel_kind, params):
@@ -64,95 +103,10 @@ class Projectron(KernelLearner):
                              "support set ‖δ‖ = √k(x,x) = 1 ≤ η, so no support vector is ever added and the model "
                              "learns nothing")
 
-    def _learn_range(self, indptr, indices, values, y, start):
-        s = self.slot
-        return projectron_range(self.support.arrays, *self.kernel.args(), s["alpha"], s["avg_sum"], s["avg_stamp"],
-                                s["kinv"], s["krow"], s["d"],
-                                indptr, indices, values, y, start, self.scratch, self.counters,
-                                self.hyper["eta"], self.plusplus)
-
 
 @register
 class ProjectronPlusPlus(Projectron):
     name = "projectron++"
     summary = "Projectron with projected updates on margin errors (0 < y f < 1)"
     paper = "Orabona, Keshet, Caputo, JMLR 2009, Fig. 5 and §4"
-    plusplus = True
-
-
-@njit(cache=True, fastmath={"reassoc", "contract"})
-def project(kinv, krow, d, n, kxx):
-    """d = K⁻¹ k_t (eq. 7); returns (‖δ_t‖², ‖P k‖²) with ‖δ_t‖² = k(x,x) − k_tᵀ d (eq. 8)."""
-    pk2 = 0.0
-    for i in range(n):
-        s = 0.0
-        for j in range(n):
-            s += kinv[i, j] * krow[j]
-        d[i] = s
-        pk2 += krow[i] * s
-    return kxx - pk2, pk2
-
-
-@njit(cache=True)
-def grow_inverse(kinv, d, n, delta2):
-    """Fig. 4: K_t⁻¹ = [K_{t−1}⁻¹ 0; 0 0] + (1/‖δ‖²) [d; −1][dᵀ −1]."""
-    inv = 1.0 / delta2
-    for i in range(n):
-        di = d[i] * inv
-        for j in range(n):
-            kinv[i, j] += di * d[j]
-        kinv[i, n] = -di
-        kinv[n, i] = -di
-    kinv[n, n] = inv
-
-
-@njit(cache=True)
-def projectron_range(S, code, gamma, coef0, degree, alpha, avg_sum, avg_stamp, kinv, krow, d, indptr, indices, values, y, start,
-                     scratch, counters, eta, plusplus):
-    n_examples = indptr.shape[0] - 1
-    for t in range(start, n_examples):
-        lo, hi = indptr[t], indptr[t + 1]
-        if not sv_fits(S, hi - lo):
-            return t
-        idx = indices[lo:hi]
-        val = values[lo:hi]
-        f, sq = score_example(S, code, gamma, coef0, degree, alpha, krow, scratch, idx, val)
-        n = S.meta[COUNT]
-        counters[EXAMPLES] += 1
-        rnd = counters[EXAMPLES]
-        yt = y[t]
-        margin = yt * f
-        if margin > 0.0 and not (plusplus and margin < 1.0):
-            continue
-        kxx = self_kernel(code, gamma, coef0, degree, sq)
-        delta2, pk2 = project(kinv, krow, d, n, kxx)
-        dependent = delta2 <= DEPENDENCE_TOL * kxx
-        if margin <= 0.0:  # prediction mistake: Fig. 2
-            counters[MISTAKES] += 1
-            if dependent or math.sqrt(delta2) <= eta:
-                for i in range(n):
-                    touch(alpha, avg_sum, avg_stamp, i, rnd)
-                    alpha[i] += yt * d[i]
-                counters[PROJECTIONS] += 1
-            else:
-                grow_inverse(kinv, d, n, delta2)
-                sv_put(S, n, idx, val, sq)
-                new_coefficient(alpha, avg_sum, avg_stamp, n, yt, rnd)
-        else:  # margin error of Projectron++: Fig. 5
-            if pk2 <= 0.0:
-                continue  # nothing of k(x_t, ·) lies in the span: the projected update is zero
-            loss = 1.0 - margin
-            if dependent:
-                penalty = 0.0
-            elif eta > 0.0:
-                penalty = math.sqrt(delta2) / eta
-            else:
-                continue  # η = 0 projects only points in the span
-            if loss < penalty:
-                continue
-            tau = min(loss / pk2, 2.0 * (loss - penalty) / pk2, 1.0)
-            for i in range(n):
-                touch(alpha, avg_sum, avg_stamp, i, rnd)
-                alpha[i] += yt * tau * d[i]
-            counters[MARGIN_UPDATES] += 1
-    return n_examples
+    constants = {"plusplus": True}

@@ -45,31 +45,181 @@ import numpy as np
 
 from .._jit import njit
 from ..kernels import self_kernel
-from ..learner import (EXAMPLES, MARGIN_UPDATES, MISTAKES, KernelLearner, new_coefficient, retire,
-                       score_example)
+from ..learner import (MARGIN_UPDATES, MISTAKES, KernelLearner, new_coefficient, nnz, open_round, retire)
 from .. import statecheck
-from ..params import BETA, BUDGET, COST, Param
+from ..params import BETA, BUDGET, COST, Param, choice
 from ..registry import register
 from ..rng import randbelow
 from ..support import COUNT, SupportSet, kernel_row, sv_fits, sv_put, sv_remove
 
-UPDATE_RULES = {"perceptron": 0, "mira": 1, "svm": 2}
-CKS_MARGIN, SUPPORT, ALL, RANDOM, FLIP = range(5)
-EVAL_SETS = {"all": ALL, "support": SUPPORT, "random": RANDOM, "flip": FLIP}
-
-UPDATE = Param("update", str, "perceptron", "update rule of Weston et al. Fig. 2: perceptron, mira or svm",
-               check=lambda v: v in UPDATE_RULES, requirement="one of perceptron, mira, svm")
-SIZE = Param("size", str, "fixed", "CKS budget: fixed (remove one SV when B are stored) or variable "
-             "(also drop every SV still classified with margin ≥ β without itself)",
-             check=lambda v: v in ("fixed", "variable"), requirement="fixed or variable")
-EVAL_SET = Param("eval_set", str, "flip", "evaluation set of the Tighter Budget Perceptron (Weston et al. §3.2): "
-                 "all, support, random or flip", check=lambda v: v in EVAL_SETS,
-                 requirement="one of all, support, random, flip")
+UPDATE = choice("update", ("perceptron", "mira", "svm"), "perceptron",
+                "update rule of Weston et al. Fig. 2: perceptron, mira or svm")
+SIZE = choice("size", ("fixed", "variable"), "fixed", "CKS budget: fixed (remove one SV when B are stored) or "
+              "variable (also drop every SV still classified with margin ≥ β without itself)")
+EVAL_SET = choice("eval_set", ("all", "support", "random", "flip"), "flip",
+                  "evaluation set of the Tighter Budget Perceptron (Weston et al. §3.2): all, support, random or flip")
 EVAL_SIZE = Param("eval_size", int, 100, "size q of the random or flip evaluation set (Weston et al. §3.2)",
                   check=lambda v: v >= 1, requirement="an integer ≥ 1")
 
+PERCEPTRON_RULE, MIRA, SVM = range(3)  # UPDATE's choices
+FIXED, VARIABLE = range(2)  # SIZE's choices
+ALL, SUPPORT, SAMPLE, FLIP = range(4)  # EVAL_SET's choices
+CKS_MARGIN = 4  # budget-perceptron's removal criterion, in place of an evaluation set
+
 # the evaluation-set arrays of tighter-perceptron, per entry (2-D: entry x support slot)
 EVAL_ARRAYS = ("e_label", "e_f", "e_flips", "e_since", "e_krow")
+
+
+@njit(cache=True)
+def remove_slot(S, i, alpha, avg_sum, avg_stamp, label, fsv, gram, krow):
+    """Take support vector i out of f (fsv, and the caller's f via krow) and out of the slot arrays,
+    moving the last slot into i as `sv_remove` does."""
+    n = S.meta[COUNT]
+    for j in range(n):
+        fsv[j] -= alpha[i] * gram[i, j]
+    last = sv_remove(S, i)
+    if i != last:
+        alpha[i], avg_sum[i], avg_stamp[i] = alpha[last], avg_sum[last], avg_stamp[last]
+        label[i], fsv[i], krow[i] = label[last], fsv[last], krow[last]
+        for j in range(n):
+            gram[i, j] = gram[last, j]
+        for j in range(n):
+            gram[j, i] = gram[j, last]
+        gram[i, i] = gram[last, last]
+
+
+@njit(cache=True)
+def shift_eval(e_f, e_flips, block, m, j, coef):
+    """f(x_e) += coef · k(x_e, sv_j) for every evaluation entry, counting sign flips."""
+    for e in range(m):
+        old = e_f[e]
+        new = old + coef * block[e, j]
+        if (old > 0.0) != (new > 0.0):
+            e_flips[e] += 1.0
+        e_f[e] = new
+
+
+@njit(cache=True)
+def eval_put(E, e, idx, val, sq, e_label, e_f, e_flips, e_since, block, krow, n, yt, f, rnd):
+    """Put example x_t (label yt, current score f, kernel row krow against n SVs) in entry e."""
+    sv_put(E, e, idx, val, sq)
+    e_label[e], e_f[e], e_flips[e], e_since[e] = yt, f, 0.0, rnd
+    for j in range(n):
+        block[e, j] = krow[j]
+
+
+@njit(cache=True)
+def eval_remove(E, e, e_label, e_f, e_flips, e_since, block, n):
+    last = sv_remove(E, e)
+    if e != last:
+        e_label[e], e_f[e], e_flips[e], e_since[e] = e_label[last], e_f[last], e_flips[last], e_since[last]
+        for j in range(n):
+            block[e, j] = block[last, j]
+
+
+@njit(cache=True)
+def removal_range(S, K, rows, start, book, st, h):
+    alpha, avg_sum, avg_stamp, label, fsv, gram, krow = st.alpha, st.avg_sum, st.avg_stamp, st.label, st.fsv, st.gram, st.krow
+    E, e_label, e_f, e_flips, e_since, block = st.E, st.e_label, st.e_f, st.e_flips, st.e_since, st.block
+    counters, budget, beta, mode, q = book.counters, h.budget, h.beta, h.eval_set, h.eval_size
+    keeps_eval = mode == ALL or mode == SAMPLE or mode == FLIP
+    for t in range(start, rows.y.shape[0]):
+        if not sv_fits(S, nnz(rows, t)):
+            return t
+        if keeps_eval and not (sv_fits(E, nnz(rows, t)) and E.meta[COUNT] < block.shape[0]):
+            return t
+        idx, val, f, sq, rnd = open_round(S, K, rows, t, book, alpha, krow)
+        n = S.meta[COUNT]
+        yt = rows.y[t]
+        m = E.meta[COUNT]
+        if mode == ALL:  # Fig. 3 sums over k = 1..t
+            eval_put(E, m, idx, val, sq, e_label, e_f, e_flips, e_since, block, krow, n, yt, f, rnd)
+        elif mode == SAMPLE:  # reservoir sampling of the stream (eq. 4)
+            if m < q:
+                eval_put(E, m, idx, val, sq, e_label, e_f, e_flips, e_since, block, krow, n, yt, f, rnd)
+            else:
+                r = randbelow(book.rng_state, rnd)
+                if r < q:
+                    eval_put(E, r, idx, val, sq, e_label, e_f, e_flips, e_since, block, krow, n, yt, f, rnd)
+        if yt * f <= 0.0:
+            counters[MISTAKES] += 1
+        elif yt * f > beta:
+            continue
+        else:
+            counters[MARGIN_UPDATES] += 1
+        if mode == FLIP:  # Fig. 5, dropping the entry that flips least per round (see module doc)
+            if m >= q:
+                drop, lowest = 0, math.inf
+                for e in range(m):
+                    s = e_flips[e] / (rnd - e_since[e])
+                    if s < lowest:
+                        drop, lowest = e, s
+                eval_remove(E, drop, e_label, e_f, e_flips, e_since, block, n)
+            eval_put(E, E.meta[COUNT], idx, val, sq, e_label, e_f, e_flips, e_since, block, krow, n, yt, f, rnd)
+        m = E.meta[COUNT]
+        if n >= budget:  # steps 1a–1c
+            best, best_score = 0, -math.inf
+            for j in range(n):
+                if mode == CKS_MARGIN:  # largest margin after its own removal
+                    score = label[j] * (fsv[j] - alpha[j] * gram[j, j])
+                elif mode == SUPPORT:  # fewest errors on the support set (eq. 3)
+                    errors = 0.0
+                    for k in range(n):
+                        if label[k] * (fsv[k] - alpha[j] * gram[j, k]) <= 0.0:
+                            errors += 1.0
+                    score = -errors
+                else:  # fewest errors on the evaluation set
+                    errors = 0.0
+                    for e in range(m):
+                        if e_label[e] * (e_f[e] - alpha[j] * block[e, j]) <= 0.0:
+                            errors += 1.0
+                    score = -errors
+                if score > best_score:
+                    best, best_score = j, score
+            f -= alpha[best] * krow[best]
+            retire(S, book, alpha, avg_sum, avg_stamp, best, rnd)
+            if keeps_eval:
+                shift_eval(e_f, e_flips, block, m, best, -alpha[best])
+                for e in range(m):
+                    block[e, best] = block[e, n - 1]
+            remove_slot(S, best, alpha, avg_sum, avg_stamp, label, fsv, gram, krow)
+            n -= 1
+        kxx = self_kernel(K, sq)
+        if h.update == PERCEPTRON_RULE:
+            a = 1.0
+        elif kxx <= 0.0:
+            a = 0.0
+        elif h.update == MIRA:
+            a = min(1.0, max(0.0, -yt * f / kxx))
+        else:
+            a = min(h.cost, max(0.0, (1.0 - yt * f) / kxx))
+        a *= yt
+        for j in range(n):  # steps 2–4, keeping f(x_j) and the Gram matrix current
+            fsv[j] += a * krow[j]
+            gram[n, j] = krow[j]
+            gram[j, n] = krow[j]
+        gram[n, n] = kxx
+        sv_put(S, n, idx, val, sq)
+        new_coefficient(alpha, avg_sum, avg_stamp, n, a, rnd)
+        label[n] = yt
+        fsv[n] = f + a * kxx
+        if keeps_eval:  # k(x_e, x_t) for the evaluation set: the new support vector's column
+            kernel_row(E, K, book.scratch, idx, val, sq, st.e_krow)
+            for e in range(m):
+                block[e, n] = st.e_krow[e]
+            shift_eval(e_f, e_flips, block, m, n, a)
+        if h.size == VARIABLE:  # CKS variable size: drop every support vector that is redundant by β
+            while S.meta[COUNT] > 0:
+                best, best_margin = 0, -math.inf
+                for j in range(S.meta[COUNT]):
+                    margin = label[j] * (fsv[j] - alpha[j] * gram[j, j])
+                    if margin > best_margin:
+                        best, best_margin = j, margin
+                if best_margin < beta:
+                    break
+                retire(S, book, alpha, avg_sum, avg_stamp, best, rnd)
+                remove_slot(S, best, alpha, avg_sum, avg_stamp, label, fsv, gram, krow)
+    return rows.y.shape[0]
 
 
 @register
@@ -81,7 +231,8 @@ class BudgetPerceptron(KernelLearner):
     params = (BUDGET, BETA, UPDATE, COST, SIZE)
     slot_arrays = KernelLearner.slot_arrays | {"label": "vector", "fsv": "vector", "gram": "square"}
     evicts = True
-    eval_mode = CKS_MARGIN
+    constants = {"eval_set": CKS_MARGIN, "eval_size": 1}
+    loop = removal_range
 
     def __init__(self, *args, **kw):
         super().__init__(*args, **kw)
@@ -92,15 +243,8 @@ class BudgetPerceptron(KernelLearner):
         self.eval = {name: np.zeros(entries) for name in EVAL_ARRAYS}
         self.eval_block = np.zeros((entries, self.support.capacity))  # k(x_e, sv_j)
 
-    def _learn_range(self, indptr, indices, values, y, start):
-        s, h = self.slot, self.hyper
-        e = self.eval
-        return removal_range(self.support.arrays, *self.kernel.args(), s["alpha"], s["avg_sum"], s["avg_stamp"],
-                             s["label"], s["fsv"], s["gram"], s["krow"], indptr, indices, values, y, start,
-                             self.scratch, self.counters, h["budget"], h["beta"], UPDATE_RULES[h["update"]],
-                             h["cost"], self.retire_log, self.keep_retired, self.eval_mode, h.get("eval_size", 1),
-                             self.rng_state, self.evalset.arrays, e["e_label"], e["e_f"], e["e_flips"],
-                             e["e_since"], e["e_krow"], self.eval_block, h.get("size") == "variable")
+    def _state_arrays(self):
+        return self.slot | self.eval | {"E": self.evalset.arrays, "block": self.eval_block}
 
 
 @register
@@ -110,11 +254,11 @@ class TighterPerceptron(BudgetPerceptron):
               "leaves the fewest errors on an evaluation set"
     paper = "Weston, Bordes, Bottou, AISTATS 2005, Figs. 2, 3, 5 and §3.2"
     params = (BUDGET, BETA, UPDATE, COST, EVAL_SET, EVAL_SIZE)
+    constants = {"size": FIXED}
 
     def __init__(self, *args, **kw):
         super().__init__(*args, **kw)
-        self.eval_mode = EVAL_SETS[self.hyper["eval_set"]]
-        if self.eval_mode in (RANDOM, FLIP):
+        if self.hyper["eval_set"] in ("random", "flip"):
             q = self.hyper["eval_size"]
             self._init_eval(q + 1, 64 * (q + 1))
 
@@ -177,159 +321,3 @@ class TighterPerceptron(BudgetPerceptron):
         self.eval_block = np.zeros((self.evalset.capacity, self.support.capacity))
         self.eval_block[:m, :n] = arrays["eval_block"]
         return self
-
-
-@njit(cache=True)
-def remove_slot(S, i, alpha, avg_sum, avg_stamp, label, fsv, gram, krow):
-    """Take support vector i out of f (fsv, and the caller's f via krow) and out of the slot arrays,
-    moving the last slot into i as `sv_remove` does."""
-    n = S.meta[COUNT]
-    for j in range(n):
-        fsv[j] -= alpha[i] * gram[i, j]
-    last = sv_remove(S, i)
-    if i != last:
-        alpha[i], avg_sum[i], avg_stamp[i] = alpha[last], avg_sum[last], avg_stamp[last]
-        label[i], fsv[i], krow[i] = label[last], fsv[last], krow[last]
-        for j in range(n):
-            gram[i, j] = gram[last, j]
-        for j in range(n):
-            gram[j, i] = gram[j, last]
-        gram[i, i] = gram[last, last]
-
-
-@njit(cache=True)
-def shift_eval(e_f, e_flips, block, m, j, coef):
-    """f(x_e) += coef · k(x_e, sv_j) for every evaluation entry, counting sign flips."""
-    for e in range(m):
-        old = e_f[e]
-        new = old + coef * block[e, j]
-        if (old > 0.0) != (new > 0.0):
-            e_flips[e] += 1.0
-        e_f[e] = new
-
-
-@njit(cache=True)
-def eval_put(E, e, idx, val, sq, e_label, e_f, e_flips, e_since, block, krow, n, yt, f, rnd):
-    """Put example x_t (label yt, current score f, kernel row krow against n SVs) in entry e."""
-    sv_put(E, e, idx, val, sq)
-    e_label[e], e_f[e], e_flips[e], e_since[e] = yt, f, 0.0, rnd
-    for j in range(n):
-        block[e, j] = krow[j]
-
-
-@njit(cache=True)
-def eval_remove(E, e, e_label, e_f, e_flips, e_since, block, n):
-    last = sv_remove(E, e)
-    if e != last:
-        e_label[e], e_f[e], e_flips[e], e_since[e] = e_label[last], e_f[last], e_flips[last], e_since[last]
-        for j in range(n):
-            block[e, j] = block[last, j]
-
-
-@njit(cache=True)
-def removal_range(S, code, gamma, coef0, degree, alpha, avg_sum, avg_stamp, label, fsv, gram, krow, indptr,
-                  indices, values, y, start, scratch, counters, budget, beta, rule, cost, log, keep_retired,
-                  mode, q, rng_state, E, e_label, e_f, e_flips, e_since, e_krow, block, variable):
-    n_examples = indptr.shape[0] - 1
-    for t in range(start, n_examples):
-        lo, hi = indptr[t], indptr[t + 1]
-        if not sv_fits(S, hi - lo):
-            return t
-        if mode >= ALL and not (sv_fits(E, hi - lo) and E.meta[COUNT] < block.shape[0]):
-            return t
-        idx = indices[lo:hi]
-        val = values[lo:hi]
-        f, sq = score_example(S, code, gamma, coef0, degree, alpha, krow, scratch, idx, val)
-        n = S.meta[COUNT]
-        counters[EXAMPLES] += 1
-        rnd = counters[EXAMPLES]
-        yt = y[t]
-        m = E.meta[COUNT]
-        if mode == ALL:  # Fig. 3 sums over k = 1..t
-            eval_put(E, m, idx, val, sq, e_label, e_f, e_flips, e_since, block, krow, n, yt, f, rnd)
-        elif mode == RANDOM:  # reservoir sampling of the stream (eq. 4)
-            if m < q:
-                eval_put(E, m, idx, val, sq, e_label, e_f, e_flips, e_since, block, krow, n, yt, f, rnd)
-            else:
-                r = randbelow(rng_state, rnd)
-                if r < q:
-                    eval_put(E, r, idx, val, sq, e_label, e_f, e_flips, e_since, block, krow, n, yt, f, rnd)
-        if yt * f <= 0.0:
-            counters[MISTAKES] += 1
-        elif yt * f > beta:
-            continue
-        else:
-            counters[MARGIN_UPDATES] += 1
-        if mode == FLIP:  # Fig. 5, dropping the entry that flips least per round (see module doc)
-            if m >= q:
-                drop, lowest = 0, math.inf
-                for e in range(m):
-                    s = e_flips[e] / (rnd - e_since[e])
-                    if s < lowest:
-                        drop, lowest = e, s
-                eval_remove(E, drop, e_label, e_f, e_flips, e_since, block, n)
-            eval_put(E, E.meta[COUNT], idx, val, sq, e_label, e_f, e_flips, e_since, block, krow, n, yt, f, rnd)
-        m = E.meta[COUNT]
-        if n >= budget:  # steps 1a–1c
-            best, best_score = 0, -math.inf
-            for j in range(n):
-                if mode == CKS_MARGIN:  # largest margin after its own removal
-                    score = label[j] * (fsv[j] - alpha[j] * gram[j, j])
-                elif mode == SUPPORT:  # fewest errors on the support set (eq. 3)
-                    errors = 0.0
-                    for k in range(n):
-                        if label[k] * (fsv[k] - alpha[j] * gram[j, k]) <= 0.0:
-                            errors += 1.0
-                    score = -errors
-                else:  # fewest errors on the evaluation set
-                    errors = 0.0
-                    for e in range(m):
-                        if e_label[e] * (e_f[e] - alpha[j] * block[e, j]) <= 0.0:
-                            errors += 1.0
-                    score = -errors
-                if score > best_score:
-                    best, best_score = j, score
-            f -= alpha[best] * krow[best]
-            retire(S, log, keep_retired, alpha, avg_sum, avg_stamp, best, counters[EXAMPLES])
-            if mode >= ALL:
-                shift_eval(e_f, e_flips, block, m, best, -alpha[best])
-                for e in range(m):
-                    block[e, best] = block[e, n - 1]
-            remove_slot(S, best, alpha, avg_sum, avg_stamp, label, fsv, gram, krow)
-            n -= 1
-        kxx = self_kernel(code, gamma, coef0, degree, sq)
-        if rule == 0:
-            a = 1.0
-        elif kxx <= 0.0:
-            a = 0.0
-        elif rule == 1:
-            a = min(1.0, max(0.0, -yt * f / kxx))
-        else:
-            a = min(cost, max(0.0, (1.0 - yt * f) / kxx))
-        a *= yt
-        for j in range(n):  # steps 2–4, keeping f(x_j) and the Gram matrix current
-            fsv[j] += a * krow[j]
-            gram[n, j] = krow[j]
-            gram[j, n] = krow[j]
-        gram[n, n] = kxx
-        sv_put(S, n, idx, val, sq)
-        new_coefficient(alpha, avg_sum, avg_stamp, n, a, counters[EXAMPLES])
-        label[n] = yt
-        fsv[n] = f + a * kxx
-        if mode >= ALL:  # k(x_e, x_t) for the evaluation set: the new support vector's column
-            kernel_row(E, code, gamma, coef0, degree, scratch, idx, val, sq, e_krow)
-            for e in range(m):
-                block[e, n] = e_krow[e]
-            shift_eval(e_f, e_flips, block, m, n, a)
-        if variable:  # CKS variable size: drop every support vector that is redundant by β
-            while S.meta[COUNT] > 0:
-                best, best_margin = 0, -math.inf
-                for j in range(S.meta[COUNT]):
-                    margin = label[j] * (fsv[j] - alpha[j] * gram[j, j])
-                    if margin > best_margin:
-                        best, best_margin = j, margin
-                if best_margin < beta:
-                    break
-                retire(S, log, keep_retired, alpha, avg_sum, avg_stamp, best, counters[EXAMPLES])
-                remove_slot(S, best, alpha, avg_sum, avg_stamp, label, fsv, gram, krow)
-    return n_examples

@@ -40,114 +40,59 @@ import math
 
 from .._jit import njit
 from ..kernels import self_kernel
-from ..learner import EXAMPLES, MISTAKES, KernelLearner, new_coefficient, retire, score_example, touch
+from ..learner import (MISTAKES, OLDEST, RANDOM, UNBOUNDED, KernelLearner, new_coefficient, nnz, open_round, retire,
+                       touch, victim)
 from ..params import BUDGET, Param
+from ..projection import project, schur_downdate
 from ..registry import register
-from ..rng import randbelow
 from ..support import COUNT, sv_fits, sv_put
-from .projectron import project
 
 SOP_A = Param("sop_a", float, 1.0, "a > 0 of the second-order Perceptron, the ridge of (aI + K)^-1 "
               "(Cesa-Bianchi, Conconi, Gentile 2005; a = 1 in the MLJ 2007 experiments)",
               check=lambda v: v > 0 and math.isfinite(v), requirement="a finite number > 0")
-
-UNBOUNDED, RANDOM, OLDEST = 0, 1, 2
-
-
-class _SecondOrder(KernelLearner):
-    slot_arrays = KernelLearner.slot_arrays | {"ainv": "square", "d": "work"}
-    policy = UNBOUNDED
-
-    def _learn_range(self, indptr, indices, values, y, start):
-        s, h = self.slot, self.hyper
-        return sop_range(self.support.arrays, *self.kernel.args(), s["alpha"], s["avg_sum"], s["avg_stamp"],
-                         s["ainv"], s["krow"], s["d"], indptr, indices, values, y, start, self.scratch,
-                         self.counters, self.rng_state, h["sop_a"], h.get("budget", 0), self.policy,
-                         self.retire_log, self.keep_retired)
-
-
-@register
-class SecondOrderPerceptron(_SecondOrder):
-    name = "sop"
-    summary = "kernel second-order Perceptron: predict with (aI + K)^-1 over the mistakes and x_t; unbounded"
-    paper = "Cesa-Bianchi, Conconi, Gentile, SIAM J. Comput. 34(3), 2005"
-    params = (SOP_A,)
-
-
-@register
-class RandomizedBudgetSOP(_SecondOrder):
-    name = "rbsop"
-    summary = "second-order Perceptron on a budget: on a mistake with B stored, evict a random support vector"
-    paper = "Cavallanti, Cesa-Bianchi, Gentile, Machine Learning 2007, §4"
-    params = (SOP_A, BUDGET)
-    evicts = True
-    policy = RANDOM
-
-
-@register
-class LeastRecentBudgetSOP(_SecondOrder):
-    name = "lbsop"
-    summary = "second-order Perceptron on a budget: on a mistake with B stored, evict the oldest support vector"
-    paper = "Cavallanti, Cesa-Bianchi, Gentile, Machine Learning 2007, §4"
-    params = (SOP_A, BUDGET)
-    evicts = True
-    policy = OLDEST
 
 
 @njit(cache=True)
 def evict_from_inverse(ainv, alpha, avg_sum, avg_stamp, n, r, rnd):
     """Take slot r out of A⁻¹ and w = A⁻¹y by the rank-one Schur downdate; row and column r of
     ainv are left zero (so a later d = A⁻¹k has d[r] = 0)."""
-    pi = ainv[r, r]
-    wr = alpha[r] / pi
+    wr = alpha[r] / ainv[r, r]
     for i in range(n):
         if i != r:
             touch(alpha, avg_sum, avg_stamp, i, rnd)
             alpha[i] -= ainv[i, r] * wr
-    for i in range(n):
-        if i == r:
-            continue
-        pir = ainv[i, r] / pi
-        for j in range(n):
-            if j != r:
-                ainv[i, j] -= pir * ainv[r, j]
+    schur_downdate(ainv, n, r)
     for i in range(n):
         ainv[i, r] = 0.0
         ainv[r, i] = 0.0
 
 
 @njit(cache=True)
-def sop_range(S, code, gamma, coef0, degree, alpha, avg_sum, avg_stamp, ainv, krow, d, indptr, indices, values,
-              y, start, scratch, counters, rng_state, a, budget, policy, log, keep_retired):
-    n_examples = indptr.shape[0] - 1
-    for t in range(start, n_examples):
-        lo, hi = indptr[t], indptr[t + 1]
-        if not sv_fits(S, hi - lo):
+def sop_range(S, K, rows, start, book, st, h):
+    alpha, avg_sum, avg_stamp, ainv, d = st.alpha, st.avg_sum, st.avg_stamp, st.ainv, st.d
+    for t in range(start, rows.y.shape[0]):
+        if not sv_fits(S, nnz(rows, t)):
             return t
-        idx = indices[lo:hi]
-        val = values[lo:hi]
-        g, sq = score_example(S, code, gamma, coef0, degree, alpha, krow, scratch, idx, val)
+        idx, val, g, sq, rnd = open_round(S, K, rows, t, book, alpha, st.krow)
         n = S.meta[COUNT]
-        counters[EXAMPLES] += 1
-        rnd = counters[EXAMPLES]
-        yt = y[t]
+        yt = rows.y[t]
         if yt * g > 0.0:
             continue
-        additions = counters[MISTAKES]  # every mistake adds one support vector
-        counters[MISTAKES] += 1
+        additions = book.counters[MISTAKES]  # every mistake adds one support vector
+        book.counters[MISTAKES] += 1
         slot = n
-        if policy != UNBOUNDED and n >= budget:
-            slot = randbelow(rng_state, budget) if policy == RANDOM else additions % budget
-            retire(S, log, keep_retired, alpha, avg_sum, avg_stamp, slot, rnd)
+        if h.policy != UNBOUNDED and n >= h.budget:
+            slot = victim(h.policy, book.rng_state, h.budget, additions)
+            retire(S, book, alpha, avg_sum, avg_stamp, slot, rnd)
             evict_from_inverse(ainv, alpha, avg_sum, avg_stamp, n, slot, rnd)
             g = 0.0  # g(x_t) on the remaining support set
             for i in range(n):
                 if i != slot:
-                    g += alpha[i] * krow[i]
-        kxx = self_kernel(code, gamma, coef0, degree, sq)
+                    g += alpha[i] * st.krow[i]
+        kxx = self_kernel(K, sq)
         # d = A⁻¹k and k(x,x) − kᵀA⁻¹k; row and column `slot` of ainv are zero when it was just evicted
-        rest, _ = project(ainv, krow, d, n, kxx)
-        inv_s = 1.0 / (a + rest)
+        rest, _ = project(ainv, st.krow, d, n, kxx)
+        inv_s = 1.0 / (h.sop_a + rest)
         c = (yt - g) * inv_s
         for i in range(n):
             if i != slot:
@@ -163,4 +108,35 @@ def sop_range(S, code, gamma, coef0, degree, alpha, avg_sum, avg_stamp, ainv, kr
         ainv[slot, slot] = inv_s
         sv_put(S, slot, idx, val, sq)
         new_coefficient(alpha, avg_sum, avg_stamp, slot, c, rnd)
-    return n_examples
+    return rows.y.shape[0]
+
+
+@register
+class SecondOrderPerceptron(KernelLearner):
+    name = "sop"
+    summary = "kernel second-order Perceptron: predict with (aI + K)^-1 over the mistakes and x_t; unbounded"
+    paper = "Cesa-Bianchi, Conconi, Gentile, SIAM J. Comput. 34(3), 2005"
+    params = (SOP_A,)
+    slot_arrays = KernelLearner.slot_arrays | {"ainv": "square", "d": "work"}
+    constants = {"policy": UNBOUNDED, "budget": 0}
+    loop = sop_range
+
+
+@register
+class RandomizedBudgetSOP(SecondOrderPerceptron):
+    name = "rbsop"
+    summary = "second-order Perceptron on a budget: on a mistake with B stored, evict a random support vector"
+    paper = "Cavallanti, Cesa-Bianchi, Gentile, Machine Learning 2007, §4"
+    params = (SOP_A, BUDGET)
+    evicts = True
+    constants = {"policy": RANDOM}
+
+
+@register
+class LeastRecentBudgetSOP(SecondOrderPerceptron):
+    name = "lbsop"
+    summary = "second-order Perceptron on a budget: on a mistake with B stored, evict the oldest support vector"
+    paper = "Cavallanti, Cesa-Bianchi, Gentile, Machine Learning 2007, §4"
+    params = (SOP_A, BUDGET)
+    evicts = True
+    constants = {"policy": OLDEST}

@@ -14,29 +14,18 @@ averaged hypothesis are kept the same way: Σ_t c(t) over the call, and per slot
 
 from __future__ import annotations
 
+import math
+
 from .._jit import njit
-from ..learner import EXAMPLES, MISTAKES, KernelLearner, score_example
-from ..params import LAMBDA
+from ..learner import EXAMPLES, MISTAKES, KernelLearner, nnz, open_round
+from ..params import Param
 from ..registry import register
 from ..support import COUNT, sv_fits, sv_put
 
-
 RESCALE_BELOW = 1e-100
 
-
-@register
-class ShiftingPerceptron(KernelLearner):
-    name = "spa"
-    summary = "Shifting Perceptron: on the k-th mistake scale f by 1 − λ/(λ+k), then add; unbounded"
-    paper = "Cavallanti, Cesa-Bianchi, Gentile, Machine Learning 2007, Fig. 1"
-    params = (LAMBDA,)
-    slot_arrays = KernelLearner.slot_arrays | {"birth": "work"}
-
-    def _learn_range(self, indptr, indices, values, y, start):
-        s = self.slot
-        return spa_range(self.support.arrays, *self.kernel.args(), s["alpha"], s["avg_sum"], s["avg_stamp"],
-                         s["birth"], s["krow"], indptr, indices, values, y, start, self.scratch, self.counters,
-                         self.hyper["lambda_"])
+SPA_LAMBDA = Param("spa_lambda", float, 0.1, "decay λ of the Shifting Perceptron, λ_k = λ/(λ+k) (no paper default)",
+                   check=lambda v: v >= 0 and math.isfinite(v), requirement="a finite number ≥ 0")
 
 
 @njit(cache=True)
@@ -50,9 +39,10 @@ def fold(alpha, avg_sum, avg_stamp, birth, n, c, csum, next_round):
 
 
 @njit(cache=True)
-def spa_range(S, code, gamma, coef0, degree, alpha, avg_sum, avg_stamp, birth, krow, indptr, indices, values, y,
-              start, scratch, counters, lam):
-    n_examples = indptr.shape[0] - 1
+def spa_range(S, K, rows, start, book, st, h):
+    alpha, avg_sum, avg_stamp, birth, counters = st.alpha, st.avg_sum, st.avg_stamp, st.birth, book.counters
+    lam = h.spa_lambda
+    n_examples = rows.y.shape[0]
     # The stretch starts folded: alpha holds true coefficients, whose sums run up to avg_stamp − 1.
     # Bring every slot's sum up to this round so that `fold` only adds the stretch's own rounds.
     for i in range(S.meta[COUNT]):
@@ -63,22 +53,18 @@ def spa_range(S, code, gamma, coef0, degree, alpha, avg_sum, avg_stamp, birth, k
     csum = 0.0  # Σ c over the rounds of the stretch so far
     t = start
     while t < n_examples:
-        lo, hi = indptr[t], indptr[t + 1]
-        if not sv_fits(S, hi - lo):
+        if not sv_fits(S, nnz(rows, t)):
             break
-        idx = indices[lo:hi]
-        val = values[lo:hi]
-        f, sq = score_example(S, code, gamma, coef0, degree, alpha, krow, scratch, idx, val)
+        idx, val, f, sq, rnd = open_round(S, K, rows, t, book, alpha, st.krow)
         f *= c
         n = S.meta[COUNT]
-        counters[EXAMPLES] += 1
-        if y[t] * f <= 0.0:
+        if rows.y[t] * f <= 0.0:
             k = counters[MISTAKES]
             counters[MISTAKES] += 1
             if k >= 1:
                 c *= 1.0 - lam / (lam + k)
             sv_put(S, n, idx, val, sq)
-            alpha[n] = y[t] / c
+            alpha[n] = rows.y[t] / c
             birth[n] = csum  # it is in f from this round on
         csum += c
         if c < RESCALE_BELOW:
@@ -88,3 +74,14 @@ def spa_range(S, code, gamma, coef0, degree, alpha, avg_sum, avg_stamp, birth, k
         t += 1
     fold(alpha, avg_sum, avg_stamp, birth, S.meta[COUNT], c, csum, counters[EXAMPLES] + 1)
     return t
+
+
+@register
+class ShiftingPerceptron(KernelLearner):
+    name = "spa"
+    summary = "Shifting Perceptron: on the k-th mistake scale f by 1 − λ/(λ+k), then add; unbounded"
+    paper = "Cavallanti, Cesa-Bianchi, Gentile, Machine Learning 2007, Fig. 1"
+    params = (SPA_LAMBDA,)
+    slot_arrays = KernelLearner.slot_arrays | {"birth": "work"}
+    renamed = {"lambda_": "spa_lambda"}  # its flag was --lambda, which is Pegasos's λ
+    loop = spa_range

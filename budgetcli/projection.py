@@ -1,0 +1,64 @@
+"""The Gram-inverse maths the projecting and second-order learners share (Projectron paper §3–4).
+
+For a support set with Gram matrix K and kept inverse K⁻¹ (or (aI + K)⁻¹ for SOP):
+- `project`: d = K⁻¹k_t, the coefficients of the projection of k(x_t, ·) onto the span (eq. 7), and
+  ‖δ_t‖² = k(x_t, x_t) − k_tᵀd (eq. 8);
+- `grow_inverse`: the block-inverse update when x_t joins (Fig. 4), O(|S|²);
+- `schur_downdate`: the inverse without one support vector (rank-one Schur complement), O(|S|²).
+Nothing is ever inverted afresh.
+
+`project` is compiled with fastmath reassoc/contract only (no assumptions about NaN or inf), so the
+O(|S|²) product and ‖Pk‖² are summed in SIMD order rather than left to right: about 2.6× faster on
+a9a (bench/).  Sums differ from sequential ones by rounding only, the order is fixed for a given |S|
+(so resume and chunking stay bit for bit), and the decisions still match the reference
+implementations exactly (tests/test_algorithms.py, tests/test_alma.py).
+"""
+
+from __future__ import annotations
+
+from ._jit import njit
+
+# ‖δ_t‖² ≤ DEPENDENCE_TOL · k(x_t, x_t): x_t lies in the span numerically (‖δ_t‖ = 0), whatever η,
+# because adding it would make K numerically singular and the 1/‖δ_t‖² of Fig. 4 would blow up.
+DEPENDENCE_TOL = 1e-10
+
+
+@njit(cache=True, fastmath={"reassoc", "contract"})
+def project(kinv, krow, d, n, kxx):
+    """d = K⁻¹ k_t (eq. 7); returns (‖δ_t‖², ‖P k‖²) with ‖δ_t‖² = k(x,x) − k_tᵀ d (eq. 8)."""
+    pk2 = 0.0
+    for i in range(n):
+        s = 0.0
+        for j in range(n):
+            s += kinv[i, j] * krow[j]
+        d[i] = s
+        pk2 += krow[i] * s
+    return kxx - pk2, pk2
+
+
+@njit(cache=True)
+def grow_inverse(kinv, d, n, delta2):
+    """Fig. 4: K_t⁻¹ = [K_{t−1}⁻¹ 0; 0 0] + (1/‖δ‖²) [d; −1][dᵀ −1]."""
+    inv = 1.0 / delta2
+    for i in range(n):
+        di = d[i] * inv
+        for j in range(n):
+            kinv[i, j] += di * d[j]
+        kinv[i, n] = -di
+        kinv[n, i] = -di
+    kinv[n, n] = inv
+
+
+@njit(cache=True)
+def schur_downdate(kinv, n, r):
+    """The inverse of the Gram matrix without slot r, in place on rows and columns ≠ r of the first n:
+    P − p pᵀ/π with P = K⁻¹ without row and column r, p = its column r, π = K⁻¹[r, r].  Row and
+    column r are left as they were (the caller drops or overwrites them)."""
+    pi = kinv[r, r]
+    for i in range(n):
+        if i == r:
+            continue
+        pir = kinv[i, r] / pi
+        for j in range(n):
+            if j != r:
+                kinv[i, j] -= pir * kinv[r, j]
