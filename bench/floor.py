@@ -117,7 +117,7 @@ def replay(algo: str, params: dict, data: Chunk, gamma: float, seed: int = 0) ->
         nnz = int(sv_nnz[t])
         margin = 0.0
         if algo in ("projectron", "projectron++"):  # which rounds project depends on the margin
-            binary_scores(learner.support.arrays, *kernel.args(), learner.slot["alpha"], learner.slot["krow"],
+            binary_scores(learner.support.arrays, kernel.args(), learner.slot["alpha"], learner.slot["krow"],
                           x.indptr, x.indices, x.values, learner.scratch, f)
             margin = x.labels[0] * f[0]
         before = learner.counters.copy()

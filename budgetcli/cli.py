@@ -24,12 +24,12 @@ from .atomic import (interrupt_exit_code, interrupt_name, output_file, output_ki
 from . import predict as predict_
 from . import tune as tune_
 from .io.libsvm import DataError, write_libsvm
+from .kernels import KERNEL_PARAMS
 from .curve import CurveWriteError, LearningCurve
 from .progress import Progress
 from .export import IMPORTABLE
 from .model import Model
 from .modelfile import ModelFileError
-from .params import FLAGS
 from .synthetic import GENERATORS
 
 ALGORITHMS = registry.load_all()
@@ -101,34 +101,26 @@ class _Main(click.Group):
 
 
 def _param_options(f):
-    """One click option per algorithm parameter name, generated from the algorithms' declarations."""
-    by_name: dict[str, list] = {}
-    for cls in ALGORITHMS.values():
-        for p in cls.params:
-            by_name.setdefault(p.name, []).append((cls.name, p))
-    for name in sorted(by_name, reverse=True):
-        uses = by_name[name]
-        first = uses[0][1]
+    """One click option per algorithm parameter, generated from its one declaration (registry.PARAMS)."""
+    for name in sorted(registry.params(), reverse=True):
+        p = registry.PARAMS[name]
         by_default: dict = {}
-        for algo, p in uses:
-            by_default.setdefault(p.default_text or p.default, []).append(algo)
+        for cls in ALGORITHMS.values():
+            for q in cls.params:
+                if q.name == name:
+                    by_default.setdefault(q.default_text or q.default, []).append(cls.name)
         defaults = "; ".join(f"{d:g} for {', '.join(algos)}" if isinstance(d, float) else f"{d} for {', '.join(algos)}"
                              for d, algos in by_default.items())
-        flags = FLAGS[name]
-        f = click.option(*flags, name, type=first.type, default=None,
-                         help=f"{first.help}. Default: {defaults}.")(f)
+        f = click.option(*p.flags, name, type=p.type, default=None, help=f"{p.help}. Default: {defaults}.")(f)
     return f
 
 
 def _kernel_options(f):
-    f = click.option("--coef0", type=float, default=0.0, show_default=True, help="poly: (γ x·y + coef0)^degree.")(f)
-    f = click.option("--degree", type=int, default=3, show_default=True, help="poly kernel degree.")(f)
-    f = click.option("--sigma", type=float, default=None,
-                     help="rbf width σ as in exp(−‖x−y‖²/(2σ²)); same as --gamma 1/(2σ²).")(f)
-    f = click.option("--gamma", type=float, default=None,
-                     help="γ of rbf exp(−γ‖x−y‖²) and poly; default 1/k, k = largest feature index in the "
-                          "first 4,096 examples (LIBSVM: 1/#features).")(f)
-    f = click.option("--kernel", type=click.Choice(["rbf", "poly", "linear"]), default="rbf", show_default=True)(f)
+    """One click option per kernel parameter, from its one declaration (kernels.KERNEL_PARAMS)."""
+    for p in reversed(KERNEL_PARAMS.values()):
+        default = f"; default {p.default_text}" if p.default_text else ""
+        f = click.option(*p.flags, p.name, type=click.Choice(p.choices) if p.choices else p.type, default=p.default,
+                         show_default=p.default is not None, help=p.help + default + ".")(f)
     return f
 
 
@@ -238,12 +230,6 @@ def _train(ctx, hypothesis, algorithm, kernel, gamma, sigma, degree, coef0, seed
         algorithm = resume.learner.name
     elif algorithm is None:
         raise click.UsageError("give -a/--algorithm (or --resume MODEL)")
-    accepted = {p.name for p in ALGORITHMS[algorithm].params}
-    for name in params:
-        if name not in accepted:
-            flag = FLAGS[name][-1]
-            raise click.UsageError(f"{flag} does not apply to {algorithm} "
-                                   f"(it takes: {', '.join(FLAGS[n][-1] for n in accepted) or 'no parameters'})")
     if output is None:
         if data == "-":
             raise click.UsageError("-o/--output is required when DATA is '-'")
@@ -621,10 +607,6 @@ def tune(algorithm, grids, permutations, seed, test, jobs, backend, scheduler, s
         raise click.UsageError("tune reads DATA once per run: give a file, not '-'")
     if jobs == 0 or jobs < -1:
         raise click.UsageError("--jobs must be ≥ 1, or -1 for one per core")
-    accepted = {p.name for p in ALGORITHMS[algorithm].params}
-    for name in params:
-        if name not in accepted:
-            raise click.UsageError(f"{FLAGS[name][-1]} does not apply to {algorithm}")
     sort = sort or ("test-accuracy" if test else "error")
     if sort == "test-accuracy" and not test:
         raise click.UsageError("--sort test-accuracy needs --test")
@@ -702,7 +684,7 @@ def algorithms():
         cls = ALGORITHMS[name]
         click.echo(f"{name}\n    {cls.summary}\n    paper: {cls.paper}")
         for p in cls.params:
-            click.echo(f"    {'/'.join(FLAGS[p.name])} (default {p.default_text or p.default}): {p.help}")
+            click.echo(f"    {'/'.join(p.flags)} (default {p.default_text or p.default}): {p.help}")
 
 
 @main.command()

@@ -9,17 +9,16 @@ import scipy.sparse as sp
 
 from . import registry
 from .io.libsvm import Chunk
-from .params import FLAGS
 
 
 def learner_class(owner: str, algorithm: str, params: dict) -> type:
     """The learner class of `algorithm`, after checking `params`: an unknown algorithm, a name that
     no algorithm takes, a parameter this one does not take or a bad value is a ValueError."""
     cls = registry.get(algorithm)
-    unknown = sorted(set(params) - set(FLAGS))
+    unknown = sorted(set(params) - set(registry.params()))
     if unknown:
         raise ValueError(f"{owner} has no parameter {', '.join(unknown)}; the algorithms' parameters "
-                         f"are: {', '.join(sorted(FLAGS))}")
+                         f"are: {', '.join(sorted(registry.PARAMS))}")
     cls.resolve_params(params)
     return cls
 

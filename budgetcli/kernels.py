@@ -17,9 +17,22 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from ._jit import njit
+from .params import Param, choice
 
 LINEAR, POLY, RBF = 0, 1, 2
 KERNEL_CODES = {"linear": LINEAR, "poly": POLY, "rbf": RBF}
+
+# The kernel parameters' one declaration: the CLI options, the defaults of pipeline.KernelSpec and the
+# Python APIs, and `tune`'s grid names come from it.  Their values are checked by `Kernel`.
+KERNEL_PARAMS = {p.name: p for p in (
+    choice("kernel", ("rbf", "poly", "linear"), "rbf", "the kernel: rbf exp(−γ‖x−y‖²), poly (γ x·y + coef0)^degree "
+           "or linear x·y"),
+    Param("gamma", float, None, "γ of rbf exp(−γ‖x−y‖²) and poly",
+          default_text="1/k, k = largest feature index in the first 4,096 examples (LIBSVM: 1/#features)"),
+    Param("sigma", float, None, "rbf width σ as in exp(−‖x−y‖²/(2σ²)); same as --gamma 1/(2σ²)"),
+    Param("degree", int, 3, "poly kernel degree"),
+    Param("coef0", float, 0.0, "poly: (γ x·y + coef0)^degree"),
+)}
 
 
 class KernelArgs(NamedTuple):
@@ -33,10 +46,10 @@ class KernelArgs(NamedTuple):
 
 @dataclass(frozen=True)
 class Kernel:
-    kind: str = "rbf"
-    gamma: float = 1.0
-    coef0: float = 0.0
-    degree: int = 3
+    kind: str = KERNEL_PARAMS["kernel"].default
+    gamma: float = 1.0  # resolved: pipeline.KernelSpec computes the default from the data
+    coef0: float = KERNEL_PARAMS["coef0"].default
+    degree: int = KERNEL_PARAMS["degree"].default
 
     def __post_init__(self):
         if self.kind not in KERNEL_CODES:

@@ -37,7 +37,7 @@ from ._jit import njit
 from .kernels import Kernel, sparse_sqnorm
 from .params import Param
 from .rng import randbelow, seed_state
-from .support import COUNT, SupportSet, kernel_row, sv_fits
+from .support import COUNT, SupportSet, kernel_row
 
 # Training counters, kept in one int64 array so the compiled loops can update them.
 EXAMPLES, MISTAKES, MARGIN_UPDATES, PROJECTIONS = range(4)
@@ -214,10 +214,15 @@ class KernelLearner:
 
     def _learn_range(self, rows: Rows, start: int) -> int:
         """Run the compiled loop from example `start`; return where it stopped (len = done)."""
+        S, K, book, st, h = self.loop_args()
+        return type(self).loop(S, K, rows, start, book, st, h)
+
+    def loop_args(self) -> tuple:
+        """(S, K, book, st, h): what the compiled loop and its pieces take besides the rows."""
         book = Book(self.counters, self.rng_state, self.scalars, self.scratch, self.retire_log, self.keep_retired)
         arrays = self._state_arrays()
         st = record_type("State", tuple(arrays))(**arrays)
-        return type(self).loop(self.support.arrays, self.kernel.args(), rows, start, book, st, self._hyper_record())
+        return self.support.arrays, self.kernel.args(), book, st, self._hyper_record()
 
     def _hyper_record(self):
         values = {p.name: p.code(self.hyper[p.name]) for p in self.params} | self.constants

@@ -10,22 +10,21 @@ import numpy as np
 
 from . import registry
 from .io.libsvm import DataError, LibsvmReader, concatenate
-from .kernels import Kernel, gamma_from_sigma
+from .kernels import KERNEL_PARAMS, Kernel, gamma_from_sigma
 from .labels import BinaryLabels, MulticlassLabels
 from .learner import kernel_matrix
 from .model import Model
 from .support import SupportSet
 
-
 @dataclass
 class KernelSpec:
     """The kernel as the user gave it; γ may be left open until the first chunk is read."""
 
-    kind: str = "rbf"
-    gamma: float | None = None
-    sigma: float | None = None
-    degree: int = 3
-    coef0: float = 0.0
+    kind: str = KERNEL_PARAMS["kernel"].default
+    gamma: float | None = KERNEL_PARAMS["gamma"].default
+    sigma: float | None = KERNEL_PARAMS["sigma"].default
+    degree: int = KERNEL_PARAMS["degree"].default
+    coef0: float = KERNEL_PARAMS["coef0"].default
 
     def resolve(self, first_chunk_features: int) -> Kernel:
         """γ from --gamma or --sigma; by default 1/k with k the largest feature index of the first

@@ -96,8 +96,9 @@ class BudgetClassifier(base.MiniBatchClassifier):
 
     """
 
-    def __init__(self, algorithm: str = "perceptron", *, kernel: str = "rbf", gamma: float | None = None,
-                 sigma: float | None = None, degree: int = 3, coef0: float = 0.0, seed: int = 0, **params):
+    def __init__(self, algorithm: str = "perceptron", *, kernel: str = KernelSpec.kind,
+                 gamma: float | None = KernelSpec.gamma, sigma: float | None = KernelSpec.sigma,
+                 degree: int = KernelSpec.degree, coef0: float = KernelSpec.coef0, seed: int = 0, **params):
         self.algorithm = algorithm
         self.kernel = kernel
         self.gamma = gamma

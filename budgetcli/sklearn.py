@@ -34,10 +34,10 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
+from . import registry
 from .estimator import csr_chunk, learner_class, pickled_learner, unpickled_learner
 from .labels import BinaryLabels
 from .model import Model
-from .params import FLAGS
 from .pipeline import KernelSpec, check_settings
 
 try:  # scikit-learn ≥ 1.6
@@ -52,8 +52,8 @@ _CHECK = dict(accept_sparse="csr", dtype=np.float64)
 class BudgetClassifier(ClassifierMixin, BaseEstimator):
     """Budgeted online kernel classifier; `algorithm` is any of `budgetlearn algorithms`."""
 
-    def __init__(self, algorithm="perceptron", *, kernel="rbf", gamma=None, sigma=None, degree=3, coef0=0.0,
-                 seed=0, epochs=1, **params):
+    def __init__(self, algorithm="perceptron", *, kernel=KernelSpec.kind, gamma=KernelSpec.gamma,
+                 sigma=KernelSpec.sigma, degree=KernelSpec.degree, coef0=KernelSpec.coef0, seed=0, epochs=1, **params):
         self.algorithm = algorithm
         self.kernel = kernel
         self.gamma = gamma
@@ -71,7 +71,7 @@ class BudgetClassifier(ClassifierMixin, BaseEstimator):
         (trailing underscore, except the parameter `lambda_`) or private."""
         fixed = self._get_param_names()
         return {k: v for k, v in vars(self).items()
-                if k not in fixed and not k.startswith("_") and (not k.endswith("_") or k in FLAGS)}
+                if k not in fixed and not k.startswith("_") and (not k.endswith("_") or k in registry.params())}
 
     def get_params(self, deep=True):
         return super().get_params(deep) | self._algorithm_params()
@@ -112,7 +112,7 @@ class BudgetClassifier(ClassifierMixin, BaseEstimator):
     # ---- learning --------------------------------------------------------------------------
     def fit(self, X, y):
         """Learn from scratch: `epochs` online passes over (X, y), in order."""
-        for name in [a for a in vars(self) if a.endswith("_") and a not in FLAGS]:
+        for name in [a for a in vars(self) if a.endswith("_") and a not in registry.params()]:
             delattr(self, name)  # forget an earlier fit
         X, y = _validate_data(self, X, y, reset=True, **_CHECK)
         check_classification_targets(y)

@@ -48,7 +48,7 @@ from . import pipeline, registry
 from .atomic import output_file
 from .io.libsvm import DataError
 from .io.permuted import PermutedExamples
-from .params import FLAGS
+from .kernels import KERNEL_PARAMS
 from .predict import splittable
 
 BACKENDS = ("loky", "threading", "dask", "ray")
@@ -62,7 +62,7 @@ SORT_KEYS = {
 }
 
 # kernel settings a grid may vary, with their types; the rest are the algorithms' parameters
-KERNEL_GRID = {"gamma": float, "sigma": float, "degree": int, "coef0": float}
+KERNEL_GRID = {p.name: p.type for p in KERNEL_PARAMS.values() if not p.choices}  # all but --kernel
 
 
 @dataclass(frozen=True)
@@ -133,7 +133,7 @@ def grid_names(algorithm: str) -> dict[str, tuple[str, type]]:
     long flag without dashes and the short flag (`budget`, `B`; `lambda_`, `lambda`; `eval-size`)."""
     names = {k: (k, t) for k, t in KERNEL_GRID.items()}
     for p in registry.get(algorithm).params:
-        for alias in (p.name, p.name.rstrip("_"), p.name.replace("_", "-"), *(f.lstrip("-") for f in FLAGS[p.name])):
+        for alias in (p.name, p.name.rstrip("_"), p.name.replace("_", "-"), *(f.lstrip("-") for f in p.flags)):
             names[alias] = (p.name, p.type)
     return names
 
@@ -179,6 +179,7 @@ def plan(data: str, test: str | None, algorithm: str, kernel: pipeline.KernelSpe
     parameters or kernel the algorithm refuses, before anything is read."""
     runs = []
     cls = registry.get(algorithm)
+    cls.resolve_params(params)  # the fixed ones, named as train names them
     for i, setting in enumerate(settings):
         k = dict(vars(kernel))
         p = dict(params)

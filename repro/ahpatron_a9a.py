@@ -37,7 +37,6 @@ import numpy as np
 from budgetcli.algorithms.ahpatron import halve
 from budgetcli.io.libsvm import concatenate, read_all
 from budgetcli.kernels import Kernel, gamma_from_sigma
-from budgetcli.learner import RetireLog
 from repro import common
 
 BUDGETED = ("rbp", "lbp", "forgetron", "rbsop", "lbsop")  # VALUE is their budget B
@@ -56,7 +55,7 @@ def halving_seconds(learner, repeats: int = 50) -> float:
     alpha[:n] = s["alpha"][:n]
     for i in range(n, B):  # fill up to B with copies of kept rows so the solve has B/2 unknowns
         gram[i, :], gram[:, i], alpha[i] = gram[i - n, :], gram[:, i - n], 0.5 * alpha[i - n]
-    log = RetireLog(np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0), np.zeros(1, np.int64))
+    book = learner.loop_args()[2]  # keep_retired is off: the halving logs nothing
     times = []
     for _ in range(repeats + 1):
         support = type(learner.support).from_csr(*learner.support.to_csr())
@@ -66,7 +65,7 @@ def halving_seconds(learner, repeats: int = 50) -> float:
         S.meta[0] = B
         a, g = alpha.copy(), gram.copy()
         t0 = time.perf_counter()
-        halve(S, a, np.zeros(B), np.zeros(B), g, np.zeros(B), B, learner.hyper["ahpatron_eta"], 1.0, log, False, 1)
+        halve(S, book, a, np.zeros(B), np.zeros(B), g, np.zeros(B), B, learner.hyper["ahpatron_eta"], 1.0, 1)
         times.append(time.perf_counter() - t0)
     return float(np.median(times[1:]))  # the first call may compile
 

@@ -155,7 +155,7 @@ def main():
             else:
                 rows.append({"shifts": k, "algorithm": label, "budget": "", "online_error_mean": "",
                              "online_error_std": "", "note": "not available"})
-        best = min((error("spa", streams, lambda_=lam) + (lam,) for lam in args.lambdas), key=lambda t: t[0])
+        best = min((error("spa", streams, spa_lambda=lam) + (lam,) for lam in args.lambdas), key=lambda t: t[0])
         record("SPA", None, best[0], best[1], note=f"lambda={best[2]:g}")
         print(f"SPA    B=∞     {100 * best[0]:6.2f}% ± {100 * best[1]:.2f}  (best λ = {best[2]:g})", flush=True)
         for label, algo in BUDGETED:

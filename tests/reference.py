@@ -409,3 +409,41 @@ def alma2(X, y, k, alpha=0.0, B=1.0, C=np.sqrt(2) - 1, eta=None) -> Trace:
         updates += 1
     tr.alpha = a
     return tr
+
+
+def stoptron(X, y, k, budget) -> Trace:
+    """The kernel Perceptron that stops adding support vectors once `budget` are stored."""
+    tr = Trace()
+    for t in range(len(y)):
+        f = sum(y[i] * k(X[i], X[t]) for i in tr.support)
+        tr.scores.append(f)
+        tr.mistakes.append(y[t] * f <= 0)
+        tr.margin_updates.append(False)
+        if tr.mistakes[-1] and len(tr.support) < budget:
+            tr.support.append(t)
+    tr.alpha = np.array([y[i] for i in tr.support])
+    return tr
+
+
+# Each algorithm's reference run for tests/test_contract.py: name -> (parameters of the compiled learner,
+# run(X, y, k, seed) with the same settings), or a list of such for variants that take other paths.
+# A new algorithm adds its entry beside its reference.
+REFERENCES = {
+    "perceptron": ({}, lambda X, y, k, seed: perceptron(X, y, k)),
+    "stoptron": ({"budget": 8}, lambda X, y, k, seed: stoptron(X, y, k, 8)),
+    "projectron": ({"eta": 0.3}, lambda X, y, k, seed: projectron(X, y, k, 0.3)),
+    "projectron++": ({"eta": 0.3}, lambda X, y, k, seed: projectron(X, y, k, 0.3, plusplus=True)),
+    "rbp": ({"budget": 8}, lambda X, y, k, seed: budget_perceptron(X, y, k, 8, "random", seed=seed)),
+    "lbp": ({"budget": 8}, lambda X, y, k, seed: budget_perceptron(X, y, k, 8, "oldest", seed=seed)),
+    "forgetron": ({"budget": 8}, lambda X, y, k, seed: forgetron(X, y, k, 8)),
+    "pa": ({}, lambda X, y, k, seed: passive_aggressive(X, y, k, "pa")),
+    "pa-i": ({"cost": 0.3}, lambda X, y, k, seed: passive_aggressive(X, y, k, "pa-i", C=0.3)),
+    "pa-ii": ({"cost": 0.3}, lambda X, y, k, seed: passive_aggressive(X, y, k, "pa-ii", C=0.3)),
+    "spa": ({"spa_lambda": 0.5}, lambda X, y, k, seed: shifting_perceptron(X, y, k, 0.5)),
+    "budget-perceptron": ({"budget": 8, "beta": 1.0, "update": "svm", "cost": 0.7},
+                          lambda X, y, k, seed: cks_budget_perceptron(X, y, k, 8, 1.0, "svm", C=0.7)),
+    "tighter-perceptron": ({"budget": 8, "eval_set": "random", "eval_size": 10},
+                           lambda X, y, k, seed: tighter_budget_perceptron(X, y, k, 8, "random", q=10, seed=seed)),
+    "alma2": ({}, lambda X, y, k, seed: alma2(X, y, k)),
+    "projectron-alma2": ({"eta": 0.05}, lambda X, y, k, seed: alma2(X, y, k, eta=0.05)),
+}

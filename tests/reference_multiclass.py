@@ -273,3 +273,16 @@ def mc_projectron_pp(X, y, k, eta) -> MCTrace:
         tr.coef[j, c] = a
     tr.n_classes = m
     return tr
+
+
+# Each algorithm's reference run for tests/test_contract.py (see tests/reference.py).
+REFERENCES = {
+    "mc-perceptron": ({}, lambda X, y, k, seed: max_score(X, y, k)),
+    "mc-pa": ({}, lambda X, y, k, seed: max_score(X, y, k, "pa")),
+    "mrbp": ({"budget": 8}, lambda X, y, k, seed: max_score(X, y, k, "rbp", 8, seed=seed)),
+    "mc-projectron++": ({"eta": 0.3}, lambda X, y, k, seed: mc_projectron_pp(X, y, k, 0.3)),
+    "pegasos": ({"lambda_": 0.05}, lambda X, y, k, seed: pegasos(X, y, k, 0.05)),
+    "bpegasos": [({"lambda_": 0.05, "budget": 8, "maintenance": m},
+                  lambda X, y, k, seed, m=m: pegasos(X, y, k, 0.05, budget=8, maintenance=m, seed=seed))
+                 for m in ("merge", "project")],
+}

@@ -125,3 +125,14 @@ def aggressive(X, y, k, radius=np.inf, step=1.0, epsilon=0.6, step_schedule="con
     tr.support = slots
     tr.alpha = alpha
     return tr
+
+
+# Each algorithm's reference run for tests/test_contract.py (see tests/reference.py).
+REFERENCES = {
+    "sop": ({"sop_a": 0.7}, lambda X, y, k, seed: sop(X, y, k, 0.7)),
+    "rbsop": ({"sop_a": 0.7, "budget": 8}, lambda X, y, k, seed: sop(X, y, k, 0.7, 8, "random", seed=seed)),
+    "lbsop": ({"sop_a": 0.7, "budget": 8}, lambda X, y, k, seed: sop(X, y, k, 0.7, 8, "oldest", seed=seed)),
+    "avp": ({"radius": 3.0, "epsilon": 0.7}, lambda X, y, k, seed: aggressive(X, y, k, 3.0, 1.0, 0.7)),
+    "ahpatron": ({"budget": 8, "radius": 3.0, "step": 0.5},
+                 lambda X, y, k, seed: aggressive(X, y, k, 3.0, 0.5, 0.5, budget=8)),
+}

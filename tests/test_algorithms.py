@@ -11,11 +11,10 @@ from budgetcli.kernels import Kernel
 from budgetcli.learner import KernelLearner
 
 from . import reference
-from .helpers import assert_same_state, chunk_from_dense, random_stream
+from .helpers import chunk_from_dense, random_stream
 
 KERNELS = [Kernel("rbf", 0.5), Kernel("poly", 0.3, 1.0, 2), Kernel("linear")]
 # the multiclass learners take class indices; their chunking and round-trip tests are in test_multiclass.py
-BINARY = sorted(name for name, cls in registry.load_all().items() if not cls.multiclass)
 
 
 def run_stepwise(learner: KernelLearner, X, y):
@@ -107,41 +106,6 @@ def test_incremental_inverse_matches_direct_inverse_after_500_updates():
     error = np.linalg.norm(learner.slot["kinv"][:n, :n] - direct) / np.linalg.norm(direct)
     # a stable update loses at most a small multiple of cond(K)·ε; 1e-13·cond is ~500 ε·cond
     assert error <= 1e-13 * np.linalg.cond(K)
-
-
-@pytest.mark.parametrize("algorithm", BINARY)
-def test_chunk_boundaries_do_not_change_the_result(algorithm):
-    """One pass in one chunk, in chunks of 7, and one by one: the same decisions and support set bit
-    for bit, coefficients up to rounding (growth of the arrays happens at chunk starts and mid-chunk;
-    neither may change a result)."""
-    X, y = random_stream(300, 6, seed=2)
-    states = []
-    for size in (300, 7, 1):
-        learner = registry.get(algorithm)(Kernel("rbf", 0.3))
-        for a in range(0, 300, size):
-            learner.learn(chunk_from_dense(X[a:a + size], y[a:a + size]), y[a:a + size])
-        states.append(learner.state())
-    for header, arrays in states[1:]:
-        assert header == states[0][0]
-        assert_same_state(states[0][1], arrays)
-
-
-@pytest.mark.parametrize("algorithm", BINARY)
-def test_state_round_trip_continues_identically(algorithm):
-    """Stop half way, rebuild the learner from its saved state, go on: same as one run."""
-    X, y = random_stream(400, 4, seed=4)
-    cls = registry.get(algorithm)
-    one = cls(Kernel("rbf", 0.4))
-    one.learn(chunk_from_dense(X, y), y)
-    first = cls(Kernel("rbf", 0.4))
-    first.learn(chunk_from_dense(X[:200], y[:200]), y[:200])
-    second = cls.from_state(*first.state())
-    second.learn(chunk_from_dense(X[200:], y[200:]), y[200:])
-    h1, a1 = one.state()
-    h2, a2 = second.state()
-    assert h1 == h2
-    for name in a1:
-        np.testing.assert_allclose(a2[name], a1[name], rtol=1e-12, atol=1e-12, err_msg=name)
 
 
 def test_projectron_plus_plus_beats_perceptron_with_fewer_support_vectors():

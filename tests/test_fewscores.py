@@ -13,7 +13,7 @@ from .helpers import chunk_from_dense, random_stream
 def compiled_scores(learner, chunk):
     learner._ensure_scratch(chunk.n_features)
     out = np.empty(len(chunk))
-    binary_scores(learner.support.arrays, *learner.kernel.args(), learner.slot["alpha"], learner.slot["krow"],
+    binary_scores(learner.support.arrays, learner.kernel.args(), learner.slot["alpha"], learner.slot["krow"],
                   chunk.indptr, chunk.indices, chunk.values, learner.scratch, out)
     return out
 

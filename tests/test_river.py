@@ -269,7 +269,7 @@ def test_bad_values_are_refused_and_change_nothing():
 
 @pytest.mark.parametrize("args,kwargs,message", [
     (("svm",), {}, "unknown algorithm 'svm'"),
-    (("perceptron",), {"eta": 0.1}, "perceptron takes no parameter eta"),
+    (("perceptron",), {"eta": 0.1}, "--eta does not apply to perceptron"),
     (("projectron",), {"etta": 0.1}, "BudgetClassifier has no parameter etta"),
     (("projectron",), {"eta": -1.0}, "--eta must be"),
     (("perceptron",), {"kernel": "sigmoid"}, "unknown kernel 'sigmoid'"),

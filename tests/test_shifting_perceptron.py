@@ -19,14 +19,14 @@ from .test_algorithms import KERNELS, assert_matches_reference, ref_kernel, run_
 @pytest.mark.parametrize("lam", [0.05, 1.0, 8.0])
 def test_matches_reference(kernel, lam):
     X, y = random_stream(180, 4, seed=21)
-    learner = registry.get("spa")(kernel, lambda_=lam)
+    learner = registry.get("spa")(kernel, spa_lambda=lam)
     assert_matches_reference(learner, reference.shifting_perceptron(X, y, ref_kernel(kernel), lam), X, y)
 
 
 def test_lambda_zero_is_the_perceptron():
     X, y = random_stream(250, 4, seed=22)
     k = Kernel("rbf", 0.5)
-    s1, m1, _ = run_stepwise(registry.get("spa")(k, lambda_=0.0), X, y)
+    s1, m1, _ = run_stepwise(registry.get("spa")(k, spa_lambda=0.0), X, y)
     s2, m2, _ = run_stepwise(registry.get("perceptron")(k), X, y)
     assert m1 == m2
     np.testing.assert_array_equal(s1, s2)
@@ -37,10 +37,10 @@ def test_strong_decay_in_one_chunk_stays_finite_and_matches_stepwise():
     big chunk gives the same hypothesis as feeding the examples one at a time."""
     X, y = random_stream(600, 4, seed=23)
     k = Kernel("rbf", 0.5)
-    big = registry.get("spa")(k, lambda_=60.0)
+    big = registry.get("spa")(k, spa_lambda=60.0)
     big.learn(chunk_from_dense(X, y), y)
     assert big.counter("mistakes") > 100
-    small = registry.get("spa")(k, lambda_=60.0)
+    small = registry.get("spa")(k, spa_lambda=60.0)
     run_stepwise(small, X, y)
     n = len(big.support)
     assert np.all(np.isfinite(big.slot["alpha"][:n]))
@@ -51,7 +51,7 @@ def test_averaged_spa_equals_brute_force_mean():
     X, y = random_stream(200, 4, seed=24)
     Xt, yt = random_stream(30, 4, seed=25)
     test = chunk_from_dense(Xt, yt)
-    learner = registry.get("spa")(Kernel("rbf", 0.5), lambda_=0.5)
+    learner = registry.get("spa")(Kernel("rbf", 0.5), spa_lambda=0.5)
     total = np.zeros(30)
     for a in range(0, 200, 7):  # chunks of 7: folds at every call, decay within a call
         ch = chunk_from_dense(X[a:a + 7], y[a:a + 7])

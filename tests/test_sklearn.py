@@ -49,7 +49,7 @@ def cli_learner(algorithm, X, y, gamma, **params):
 
 
 @pytest.mark.parametrize("algorithm,params", [("projectron++", {"eta": 0.3}), ("rbp", {"budget": 15}),
-                                              ("forgetron", {"budget": 15}), ("spa", {"lambda_": 0.2})])
+                                              ("forgetron", {"budget": 15}), ("spa", {"spa_lambda": 0.2})])
 def test_fit_is_the_online_learner(algorithm, params):
     X, y = data()
     clf = BudgetClassifier(algorithm, gamma=0.5, **params).fit(X, y)
@@ -125,7 +125,7 @@ def test_keyword_parameters_are_parameters():
 def test_bad_parameters_fail_in_fit_with_a_clear_message():
     X, y = data(50)
     BudgetClassifier("perceptron", eta=0.1)  # construction never fails
-    with pytest.raises(ValueError, match="perceptron takes no parameter eta"):
+    with pytest.raises(ValueError, match="--eta does not apply to perceptron"):
         BudgetClassifier("perceptron", eta=0.1).fit(X, y)
     with pytest.raises(ValueError, match="no parameter etta"):
         BudgetClassifier("projectron", etta=0.1).fit(X, y)

@@ -37,7 +37,7 @@ def test_kernel_row_matches_definition(kernel, dense):
     scratch = np.zeros(11)
     idx, val = sparse(x)  # feature 10 is in no support vector: it must add nothing
     out = np.zeros(20)
-    kernel_row(s.arrays, *kernel.args(), scratch, idx, val, sparse_sqnorm(val), out)
+    kernel_row(s.arrays, kernel.args(), scratch, idx, val, sparse_sqnorm(val), out)
     assert not scratch.any()  # the scratch is left clean for the next example
     k = reference.make_kernel(kernel.kind, kernel.gamma, kernel.coef0, kernel.degree)
     np.testing.assert_allclose(out, [k(np.append(v, [0.0, 0.0]), x) for v in V], rtol=1e-12, atol=1e-12)
@@ -65,7 +65,7 @@ def test_dense_copy_gives_bit_identical_kernel_rows(kernel):
     for t in range(300, len(ch)):
         idx, val = ch.row(t)
         for s, out in zip(sets, rows):
-            kernel_row(s.arrays, *kernel.args(), scratch, idx, val, sparse_sqnorm(val), out)
+            kernel_row(s.arrays, kernel.args(), scratch, idx, val, sparse_sqnorm(val), out)
         assert np.array_equal(rows[0], rows[1]), t
 
 

@@ -147,7 +147,8 @@ def test_sort_by_support_size_and_file_order_runs(files, tmp_path):
 def test_grid_names_follow_the_flags():
     assert tune.parse_grid(["B=10,20", "gamma=0.5"], "rbp") == [("budget", [10, 20]), ("gamma", [0.5])]
     assert tune.parse_grid(["budget=5"], "forgetron") == [("budget", [5])]
-    assert tune.parse_grid(["lambda=0.1,1"], "spa") == [("lambda_", [0.1, 1.0])]
+    assert tune.parse_grid(["lambda=0.1,1"], "pegasos") == [("lambda_", [0.1, 1.0])]
+    assert tune.parse_grid(["spa-lambda=0.1,1"], "spa") == [("spa_lambda", [0.1, 1.0])]
     assert tune.parse_grid(["C=0.5", "update=mira,svm"], "budget-perceptron")[1] == ("update", ["mira", "svm"])
     assert tune.settings_of([("eta", [1, 2]), ("gamma", [3, 4])]) == [
         {"eta": 1, "gamma": 3}, {"eta": 1, "gamma": 4}, {"eta": 2, "gamma": 3}, {"eta": 2, "gamma": 4}]
