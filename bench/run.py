@@ -264,7 +264,7 @@ def reference_ratios(data, train_path, n_rbp, tmp):
     n = min(n_rbp, len(data))
     part = data.take(np.arange(n))
     t0 = time.process_time()
-    ref_tr = reference.budget_perceptron(part.to_dense(123), part.labels, k, 300, "random", seed=0)
+    ref_tr = reference.rbp_lbp(part.to_dense(123), part.labels, k, 300, "random", seed=0)
     ref_s = time.process_time() - t0
     path = prefix_file(train_path, n, os.path.join(tmp, "prefix.txt")) if n < len(data) else train_path
     e2e, summary, _ = end_to_end("rbp", {"budget": 300}, path, os.path.join(tmp, "rbp.model"))

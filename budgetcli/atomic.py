@@ -36,13 +36,7 @@ import socket
 import stat
 import sys
 import tempfile
-import time
 from typing import IO, Iterator
-
-# Test hook: seconds to sleep after every write into a temporary file, so that the crash-safety
-# tests (tests/test_crash_safety.py) can kill -9 a process in the middle of a save.  Unset: no effect.
-SLOW_SAVE_ENV = "BUDGETLEARN_TEST_SLOW_SAVE"
-
 
 def current_umask() -> int:
     # There is no read-only umask query; set and immediately restore it.
@@ -107,20 +101,6 @@ def writable_problem(path: str) -> str | None:
     return None
 
 
-class _SlowWriter:
-    def __init__(self, f, delay: float):
-        self._f, self._delay = f, delay
-
-    def write(self, data):
-        n = self._f.write(data)
-        self._f.flush()
-        time.sleep(self._delay)
-        return n
-
-    def __getattr__(self, name):
-        return getattr(self._f, name)
-
-
 @contextlib.contextmanager
 def output_file(path: str, binary: bool = False, atomic: bool = True) -> Iterator[IO]:
     """A file object for the output at `path`, written as the module docstring says (text: UTF-8
@@ -151,8 +131,7 @@ def output_file(path: str, binary: bool = False, atomic: bool = True) -> Iterato
     fd, tmp_path = tempfile.mkstemp(dir=directory, prefix="." + name + ".", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as raw:
-            delay = float(os.environ.get(SLOW_SAVE_ENV) or 0)
-            yield from _written(_SlowWriter(raw, delay) if delay > 0 else raw, binary)
+            yield from _written(raw, binary)
             os.fsync(raw.fileno())
         # mkstemp creates 0600 files; give the output the permissions a plain open() would.
         os.chmod(tmp_path, 0o666 & ~current_umask())

@@ -179,7 +179,7 @@ def _train_options(f):
 @main.command()
 @_train_options
 def train(ctx, **options):
-    """Train ALGORITHM online, one pass over DATA, and write the model.
+    """Train ALGORITHM online over DATA (one pass, or --epochs passes) and write the model.
 
     Nothing is written when training fails: an existing model file stays as it was.
 
@@ -199,7 +199,7 @@ def train(ctx, **options):
                    "last: f_T.")
 @_train_options
 def online_to_batch(ctx, method, **options):
-    """Train ALGORITHM online, one pass over DATA, and write a batch hypothesis.
+    """Train ALGORITHM online over DATA (one pass, or --epochs passes) and write a batch hypothesis.
 
     The averaged hypothesis (Cesa-Bianchi, Conconi, Gentile 2004) keeps a running sum per
     coefficient during training; for the Perceptron and Projectron family it lives on exactly

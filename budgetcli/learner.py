@@ -109,7 +109,8 @@ class KernelLearner:
     summary: ClassVar[str] = ""
     paper: ClassVar[str] = ""
     params: ClassVar[tuple[Param, ...]] = ()
-    # Fixed values the loop reads from `h` besides the parameters, e.g. which variant of a family runs.
+    # Fixed values the loop reads from `h` besides the parameters, e.g. which variant of a family runs;
+    # a subclass's entries are added to its parent's, and a parameter of the same name takes precedence.
     constants: ClassVar[dict] = {}
     loop: ClassVar[Callable] = None  # the compiled loop (module docstring)
     # True when support vectors are discarded.  The exact averaged hypothesis needs the evicted
@@ -131,6 +132,10 @@ class KernelLearner:
     layout_defaults: ClassVar[dict[str, float]] = {}
     renamed: ClassVar[dict[str, str]] = {}  # parameter name in older model files -> its name today
     new_slots_per_example: ClassVar[int] = 1  # most support vectors one example may add
+
+    def __init_subclass__(cls, **kw):
+        super().__init_subclass__(**kw)
+        cls.constants = {**super(cls, cls).constants, **cls.__dict__.get("constants", {})}
 
     def __init__(self, kernel: Kernel, seed: int = 0, **params):
         self.hyper = self.resolve_params(params)
@@ -225,7 +230,7 @@ class KernelLearner:
         return self.support.arrays, self.kernel.args(), book, st, self._hyper_record()
 
     def _hyper_record(self):
-        values = {p.name: p.code(self.hyper[p.name]) for p in self.params} | self.constants
+        values = self.constants | {p.name: p.code(self.hyper[p.name]) for p in self.params}
         # a parameter left at a computed default (None: the loop computes it) reaches the loop as NaN
         values = {k: math.nan if v is None else v for k, v in values.items()}
         return record_type("Hyper", tuple(values))(**values)
@@ -390,12 +395,13 @@ def nnz(rows, t):
 
 @njit(cache=True, inline="always")
 def open_round(S, K, rows, t, book, alpha, krow):
-    """The opening of a binary round: x_t, f(x_t), ‖x_t‖² and the round's number t (1-based, across
-    --resume), counted; krow is left holding k(x_t, sv_i).  The caller has checked that x_t fits."""
+    """The opening of a binary round, counted: x_t, y_t, f(x_t), ‖x_t‖², the support size and the
+    round's number (1-based, across --resume); krow is left holding k(x_t, sv_i).  The caller has
+    checked that x_t fits."""
     idx, val = example(rows, t)
     f, sq = score_example(S, K, alpha, krow, book.scratch, idx, val)
     book.counters[EXAMPLES] += 1
-    return idx, val, f, sq, book.counters[EXAMPLES]
+    return idx, val, rows.y[t], f, sq, S.meta[COUNT], book.counters[EXAMPLES]
 
 
 @njit(cache=True, inline="always")

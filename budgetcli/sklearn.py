@@ -17,7 +17,8 @@ Conventions:
 - `fit` resets the learner and makes `epochs` passes over X in the given order (one pass is the
   online algorithm; nothing is shuffled, so a seeded run is reproducible).  `partial_fit` makes one
   pass and keeps all state, exactly like `train --resume`.
-- The learners are binary.  `fit` needs exactly two classes.  `partial_fit` accepts classes as they
+- It wraps the binary learners (the multiclass ones are for the CLI and budgetcli.river).  `fit`
+  needs exactly two classes.  `partial_fit` accepts classes as they
   arrive, at most two in all, through `classes=` or from y: a first batch with one class is learnt
   (that class is the learner's −1) and the second class, when it comes, is the learner's +1.
 - scikit-learn's convention for two classes holds: decision_function > 0 means `classes_[1]`
@@ -32,19 +33,13 @@ from __future__ import annotations
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, column_or_1d
+from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
 from . import registry
 from .estimator import csr_chunk, learner_class, pickled_learner, unpickled_learner
 from .labels import BinaryLabels
 from .model import Model
 from .pipeline import KernelSpec, check_settings
-
-try:  # scikit-learn ≥ 1.6
-    from sklearn.utils.validation import validate_data as _validate_data
-except ImportError:  # pragma: no cover - older scikit-learn
-    def _validate_data(estimator, X, y="no_validation", reset=True, **kw):
-        return estimator._validate_data(X, y, reset=reset, **kw)
 
 _CHECK = dict(accept_sparse="csr", dtype=np.float64)
 
@@ -106,20 +101,17 @@ class BudgetClassifier(ClassifierMixin, BaseEstimator):
         tags.classifier_tags.multi_class = False
         return tags
 
-    def _more_tags(self):  # scikit-learn < 1.6
-        return {"binary_only": True}
-
     # ---- learning --------------------------------------------------------------------------
     def fit(self, X, y):
         """Learn from scratch: `epochs` online passes over (X, y), in order."""
         for name in [a for a in vars(self) if a.endswith("_") and a not in registry.params()]:
             delattr(self, name)  # forget an earlier fit
-        X, y = _validate_data(self, X, y, reset=True, **_CHECK)
+        X, y = validate_data(self, X, y, reset=True, **_CHECK)
         check_classification_targets(y)
         classes = np.unique(y)
         if len(classes) > 2:
             raise ValueError(f"Only binary classification is supported. BudgetClassifier got {len(classes)} classes "
-                             f"({classes[:5].tolist()}); the budgetlearn learners are binary")
+                             f"({classes[:5].tolist()}); BudgetClassifier wraps the binary learners")
         if len(classes) < 2:
             raise ValueError(f"BudgetClassifier.fit needs 2 classes in y; got 1 class ({classes.tolist()}) "
                              "(partial_fit accepts one class at a time)")
@@ -131,7 +123,7 @@ class BudgetClassifier(ClassifierMixin, BaseEstimator):
     def partial_fit(self, X, y, classes=None):
         """One online pass over (X, y), continuing from the current state; classes may arrive mid-stream."""
         first = not self.__sklearn_is_fitted__()
-        X, y = _validate_data(self, X, y, reset=first, **_CHECK)
+        X, y = validate_data(self, X, y, reset=first, **_CHECK)
         check_classification_targets(y)
         known = np.unique(np.concatenate([np.asarray(classes).ravel(), y])) if classes is not None else np.unique(y)
         if first:
@@ -182,7 +174,7 @@ class BudgetClassifier(ClassifierMixin, BaseEstimator):
     def decision_function(self, X):
         """Scores whose sign gives the class: > 0 for classes_[1]."""
         check_is_fitted(self)
-        X = _validate_data(self, X, reset=False, **_CHECK)
+        X = validate_data(self, X, reset=False, **_CHECK)
         return self._sign() * self.learner_.decision_function(csr_chunk(X, np.zeros(X.shape[0])))
 
     def predict(self, X):

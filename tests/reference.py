@@ -125,7 +125,7 @@ class SplitMix64:
                 return r % n
 
 
-def budget_perceptron(X, y, k, budget, policy, seed=0) -> Trace:
+def rbp_lbp(X, y, k, budget, policy, seed=0) -> Trace:
     """RBP (shifting/RBP paper Fig. 2: evict a random support when s = B) and LBP (§4: evict the
     oldest).  The support set is kept as a list of slots; the newcomer takes the evicted slot."""
     tr = Trace()
@@ -433,8 +433,8 @@ REFERENCES = {
     "stoptron": ({"budget": 8}, lambda X, y, k, seed: stoptron(X, y, k, 8)),
     "projectron": ({"eta": 0.3}, lambda X, y, k, seed: projectron(X, y, k, 0.3)),
     "projectron++": ({"eta": 0.3}, lambda X, y, k, seed: projectron(X, y, k, 0.3, plusplus=True)),
-    "rbp": ({"budget": 8}, lambda X, y, k, seed: budget_perceptron(X, y, k, 8, "random", seed=seed)),
-    "lbp": ({"budget": 8}, lambda X, y, k, seed: budget_perceptron(X, y, k, 8, "oldest", seed=seed)),
+    "rbp": ({"budget": 8}, lambda X, y, k, seed: rbp_lbp(X, y, k, 8, "random", seed=seed)),
+    "lbp": ({"budget": 8}, lambda X, y, k, seed: rbp_lbp(X, y, k, 8, "oldest", seed=seed)),
     "forgetron": ({"budget": 8}, lambda X, y, k, seed: forgetron(X, y, k, 8)),
     "pa": ({}, lambda X, y, k, seed: passive_aggressive(X, y, k, "pa")),
     "pa-i": ({"cost": 0.3}, lambda X, y, k, seed: passive_aggressive(X, y, k, "pa-i", C=0.3)),

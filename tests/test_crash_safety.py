@@ -3,7 +3,6 @@ two trainings writing the same file.  Real processes, real signals."""
 
 from __future__ import annotations
 
-import os
 import random
 import signal
 import subprocess
@@ -18,7 +17,6 @@ from click.testing import CliRunner
 from budgetcli import pipeline, registry
 from budgetcli.cli import main
 from budgetcli.model import Model
-from budgetcli.atomic import SLOW_SAVE_ENV
 
 from .helpers import assert_same_state
 from .test_cli import write_stream
@@ -27,14 +25,35 @@ PROJECT_ROOT = Path(__file__).resolve().parents[1]
 ALGORITHMS = registry.load_all()
 
 
+# `budgetlearn` with every write of an output file followed by a sleep of argv[1] seconds, so that a
+# test can kill -9 it in the middle of a save.
+SLOW_SAVE = """
+import sys, time
+from budgetcli import atomic
+
+class Slow:
+    def __init__(self, f):
+        self._f = f
+    def write(self, data):
+        n = self._f.write(data)
+        self._f.flush()
+        time.sleep(float(sys.argv[1]))
+        return n
+    def __getattr__(self, name):
+        return getattr(self._f, name)
+
+plain = atomic._written
+atomic._written = lambda raw, binary: plain(Slow(raw), binary)
+from budgetcli.cli import main
+main(sys.argv[2:], prog_name="budgetlearn")
+"""
+
+
 def budgetlearn(*args, slow_save: float = 0.0, **kw) -> subprocess.Popen:
-    env = dict(os.environ)
-    env.pop(SLOW_SAVE_ENV, None)
-    if slow_save:
-        env[SLOW_SAVE_ENV] = str(slow_save)
+    command = ["-c", SLOW_SAVE, str(slow_save)] if slow_save else ["-m", "budgetcli.cli"]
     # As from a terminal: a test runner started in the background (a CI job, `cmd &`) may pass on
     # SIGINT ignored, and Python then installs no KeyboardInterrupt handler at all.
-    return subprocess.Popen([sys.executable, "-m", "budgetcli.cli", *map(str, args)], cwd=PROJECT_ROOT, env=env,
+    return subprocess.Popen([sys.executable, *command, *map(str, args)], cwd=PROJECT_ROOT,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL), **kw)
 

@@ -156,9 +156,7 @@ def aggressive_range(S, K, rows, start, book, st, h):
     for t in range(start, rows.y.shape[0]):
         if not sv_fits(S, nnz(rows, t)):
             return t
-        idx, val, f, sq, rnd = open_round(S, K, rows, t, book, alpha, st.krow)
-        n = S.meta[COUNT]
-        yt = rows.y[t]
+        idx, val, yt, f, sq, n, rnd = open_round(S, K, rows, t, book, alpha, st.krow)
         margin = yt * f
         if margin <= 0.0:
             counters[MISTAKES] += 1

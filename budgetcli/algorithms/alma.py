@@ -53,9 +53,7 @@ def alma_range(S, K, rows, start, book, st, h):
     for t in range(start, rows.y.shape[0]):
         if not sv_fits(S, nnz(rows, t)):
             return t
-        idx, val, f, sq, rnd = open_round(S, K, rows, t, book, alpha, st.krow)
-        n = S.meta[COUNT]
-        yt = rows.y[t]
+        idx, val, yt, f, sq, n, rnd = open_round(S, K, rows, t, book, alpha, st.krow)
         if yt * f <= 0.0:
             counters[MISTAKES] += 1
         kxx = self_kernel(K, sq)

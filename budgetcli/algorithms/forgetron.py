@@ -22,7 +22,7 @@ from .._jit import njit
 from ..learner import MISTAKES, KernelLearner, new_coefficient, nnz, open_round, retire, touch
 from ..params import BUDGET
 from ..registry import register
-from ..support import COUNT, sv_fits, sv_kernel_row, sv_put
+from ..support import sv_fits, sv_kernel_row, sv_put
 
 Q = 0  # index of the damage in `scalars`
 
@@ -49,9 +49,7 @@ def forgetron_range(S, K, rows, start, book, st, h):
     for t in range(start, rows.y.shape[0]):
         if not sv_fits(S, nnz(rows, t)):
             return t
-        idx, val, f, sq, rnd = open_round(S, K, rows, t, book, alpha, st.krow)
-        n = S.meta[COUNT]
-        yt = rows.y[t]
+        idx, val, yt, f, sq, n, rnd = open_round(S, K, rows, t, book, alpha, st.krow)
         if yt * f > 0.0:
             continue
         additions = counters[MISTAKES]

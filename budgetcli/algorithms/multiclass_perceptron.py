@@ -81,7 +81,7 @@ class MulticlassPassiveAggressive(MulticlassPerceptron):
     name = "mc-pa"
     summary = "multiclass Passive-Aggressive, max-score update with τ = ℓ/(2k(x,x)); unbounded"
     paper = "Crammer et al., JMLR 2006, §7 (PA, max-loss multiclass)"
-    constants = {"variant": PA, "policy": UNBOUNDED, "budget": 0}
+    constants = {"variant": PA}
 
 
 @register
@@ -91,4 +91,4 @@ class MulticlassRandomBudgetPerceptron(MulticlassPerceptron):
     paper = "Orabona, Keshet, Caputo, JMLR 2009, §7 (MRBP)"
     params = (BUDGET,)
     evicts = True
-    constants = {"variant": PERCEPTRON, "policy": RANDOM}
+    constants = {"policy": RANDOM}

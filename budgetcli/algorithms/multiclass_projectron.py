@@ -66,16 +66,41 @@ def class_projection(kinv, members, n, krow, kc, d, kxx):
 
 
 @njit(cache=True)
+def fits(S, st, rows, t):
+    """Room for round t: x_t twice in the support set, and one more member in every class."""
+    if not (sv_fits(S, 2 * nnz(rows, t)) and S.meta[COUNT] + 2 <= S.start.shape[0]):
+        return False
+    fullest = 0
+    for c in range(st.n_classes[0]):
+        fullest = max(fullest, st.counts[c])
+    return fullest + 1 <= st.members.shape[1]
+
+
+@njit(cache=True)
+def add_part(S, st, c, sign, d2, d, n, idx, val, sq):
+    """One part (class c, sign ±1) of a mistake's update: x_t joins S_c, or, when the part lies in the
+    span of S_c, it is projected."""
+    coef, scale = st.coef, st.scale[0]
+    if d2 == 0.0:
+        for a in range(n):
+            coef[st.members[c, a], c] += sign * d[a] / scale
+        return
+    j = S.meta[COUNT]
+    grow_inverse(st.kinv[c], d, n, d2)
+    sv_put(S, j, idx, val, sq)
+    for i in range(coef.shape[1]):
+        coef[j, i] = 0.0
+    coef[j, c] = sign / scale
+    st.members[c, n] = j
+    st.counts[c] = n + 1
+
+
+@njit(cache=True)
 def mc_projectron_range(S, K, rows, start, book, st, h):
     coef, scale, f, krow, kc, dy, dr = st.coef, st.scale, st.scores, st.krow, st.kc, st.dy, st.dr
     kinv, members, counts, counters, eta = st.kinv, st.members, st.counts, book.counters, h.eta
     for t in range(start, rows.y.shape[0]):
-        if not (sv_fits(S, 2 * nnz(rows, t)) and S.meta[COUNT] + 2 <= S.start.shape[0]):
-            return t
-        fullest = 0
-        for c in range(st.n_classes[0]):
-            fullest = max(fullest, counts[c])
-        if fullest + 1 > members.shape[1]:
+        if not fits(S, st, rows, t):
             return t
         idx, val, yt, m, sq, rnd = open_class_round(S, K, rows, t, book, st)
         r = rival(f, m, yt)
@@ -98,19 +123,8 @@ def mc_projectron_range(S, K, rows, start, book, st, h):
                     coef[members[r, a], r] -= dr[a] / scale[0]
                 counters[PROJECTIONS] += 1
                 continue
-            for c, sign, d2, d, n in ((yt, 1.0, d2y, dy, ny), (r, -1.0, d2r, dr, nr)):
-                if d2 == 0.0:  # this part lies in its class's span: project it
-                    for a in range(n):
-                        coef[members[c, a], c] += sign * d[a] / scale[0]
-                    continue
-                j = S.meta[COUNT]
-                grow_inverse(kinv[c], d, n, d2)
-                sv_put(S, j, idx, val, sq)
-                for i in range(coef.shape[1]):
-                    coef[j, i] = 0.0
-                coef[j, c] = sign / scale[0]
-                members[c, n] = j
-                counts[c] = n + 1
+            add_part(S, st, yt, 1.0, d2y, dy, ny, idx, val, sq)
+            add_part(S, st, r, -1.0, d2r, dr, nr, idx, val, sq)
         else:  # margin error: Fig. 5 with Theorem 6's τ
             pk2 = pky + pkr
             if pk2 <= 0.0:

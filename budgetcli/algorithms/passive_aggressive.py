@@ -18,7 +18,7 @@ from ..kernels import self_kernel
 from ..learner import MARGIN_UPDATES, MISTAKES, KernelLearner, new_coefficient, nnz, open_round
 from ..params import COST
 from ..registry import register
-from ..support import COUNT, sv_fits, sv_put
+from ..support import sv_fits, sv_put
 
 PA, PA_I, PA_II = 0, 1, 2
 
@@ -28,9 +28,8 @@ def pa_range(S, K, rows, start, book, st, h):
     for t in range(start, rows.y.shape[0]):
         if not sv_fits(S, nnz(rows, t)):
             return t
-        idx, val, f, sq, rnd = open_round(S, K, rows, t, book, st.alpha, st.krow)
-        n = S.meta[COUNT]
-        margin = rows.y[t] * f
+        idx, val, yt, f, sq, n, rnd = open_round(S, K, rows, t, book, st.alpha, st.krow)
+        margin = yt * f
         if margin <= 0.0:
             book.counters[MISTAKES] += 1
         if margin >= 1.0:
@@ -48,7 +47,7 @@ def pa_range(S, K, rows, start, book, st, h):
         if margin > 0.0:
             book.counters[MARGIN_UPDATES] += 1
         sv_put(S, n, idx, val, sq)
-        new_coefficient(st.alpha, st.avg_sum, st.avg_stamp, n, tau * rows.y[t], rnd)
+        new_coefficient(st.alpha, st.avg_sum, st.avg_stamp, n, tau * yt, rnd)
     return rows.y.shape[0]
 
 
@@ -71,9 +70,8 @@ class PassiveAggressiveI(PassiveAggressive):
 
 
 @register
-class PassiveAggressiveII(PassiveAggressive):
+class PassiveAggressiveII(PassiveAggressiveI):
     name = "pa-ii"
     summary = "PA-II: τ = ℓ/(k(x,x) + 1/(2C)); unbounded"
     paper = "Crammer et al., JMLR 2006, Fig. 1 (PA-II)"
-    params = (COST,)
     constants = {"variant": PA_II}

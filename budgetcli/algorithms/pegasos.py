@@ -24,8 +24,11 @@ formula of quantities the round computes anyway), so line 8 never costs a pass o
   golden-section search to a bracket of width 1e−8, and α_z^(i) = α_m^(i) k(x_m, z) + α_n^(i) k(x_n, z).
 
 Choices where the paper leaves room (each mirrored by tests/reference_multiclass.py):
-- "Smallest" ties: Pegasos gives every SV the same |coefficient|, so with the Gaussian kernel all
-  ‖α_j‖² k_jj tie exactly (the paper's remark that optimal removal is then the oldest, §4.1).  Values
+- "Smallest" ties: until the ball projection (line 8) first acts, every SV has the same
+  |coefficient| under `random` or `smallest` maintenance (1/(λt) shrunk by Π_{s>t}(1 − 1/s) is 1/(λT) for
+  all), so with the Gaussian kernel all ‖α_j‖² k_jj tie up to rounding (the paper's remark that
+  optimal removal is then the oldest, §4.1); a projection scales only the SVs present, so later ones
+  carry larger coefficients and a unique minimum.  Values
   within a relative 1e−9 of the minimum count as tied and the oldest SV (round of addition) is
   taken; a merged point keeps the round of the smallest SV it replaces.  Ties in the partner search
   go to the lowest slot; removal moves the last slot into the freed one (the support set's rule).
@@ -141,11 +144,10 @@ def put_merged(S, slot, m, n, h):
 def smallest_sv(S, K, coef, born, n, m):
     """p = argmin_j ‖α_j‖² k(x_j, x_j) (stored coefficients: the common scale does not change it).
 
-    Pegasos gives every SV the same |coefficient| (1/(λt) times the same shrink and projection
-    factors), so with the Gaussian kernel all candidates tie exactly, and only rounding would pick
-    one.  Values within a relative TIE of the minimum count as equal and the oldest of them (first
-    round of addition, then lowest slot) is taken: the paper's "optimal removal always selects the
-    oldest SV" (§4.1)."""
+    Until the ball projection first acts, the candidates tie up to rounding with the Gaussian kernel
+    (module docstring), and only rounding would pick one.  Values within a relative TIE of the
+    minimum count as equal and the oldest of them (first round of addition, then lowest slot) is
+    taken: the paper's "optimal removal always selects the oldest SV" (§4.1)."""
     low = math.inf
     for j in range(n):
         v = sv_weight(S, K, coef, j, m)
@@ -168,20 +170,23 @@ def sv_weight(S, K, coef, j, m):
 
 
 @njit(cache=True)
+def room_needed(S, rows, t, mode):
+    """Pool entries round t may need: x_t, and with `merge` a merged point, at most the union of two SVs."""
+    room = nnz(rows, t)
+    if mode == MERGE:
+        longest = room
+        for j in range(S.meta[COUNT]):
+            if S.length[j] > longest:
+                longest = S.length[j]
+        room += 2 * longest
+    return room
+
+
+@njit(cache=True)
 def pegasos_range(S, K, rows, start, book, st, h):
-    coef, f, krow, kinv, d, born = st.coef, st.scores, st.krow, st.kinv, st.d, st.born
-    counters, scalars, lam, budget, mode = book.counters, book.scalars, h.lambda_, h.budget, h.maintenance
-    cols = coef.shape[1]
+    f, scalars = st.scores, book.scalars
     for t in range(start, rows.y.shape[0]):
-        room = nnz(rows, t)
-        n = S.meta[COUNT]
-        if mode == MERGE:
-            longest = room
-            for j in range(n):
-                if S.length[j] > longest:
-                    longest = S.length[j]
-            room += 2 * longest
-        if not sv_fits(S, room):
+        if not sv_fits(S, room_needed(S, rows, t, h.maintenance)):
             return t
         idx, val, yt, m, sq, rnd = open_class_round(S, K, rows, t, book, st)
         scale = st.scale[0]
@@ -190,9 +195,9 @@ def pegasos_range(S, K, rows, start, book, st, h):
         if r >= 0:
             margin = f[yt] - f[r]
             if margin <= 0.0:
-                counters[MISTAKES] += 1
+                book.counters[MISTAKES] += 1
             elif margin < 1.0:
-                counters[MARGIN_UPDATES] += 1
+                book.counters[MARGIN_UPDATES] += 1
             loss = max(0.0, 1.0 - margin)
         # line 1: w ← (1 − 1/t) w
         shrink = 1.0 - 1.0 / rnd
@@ -203,94 +208,115 @@ def pegasos_range(S, K, rows, start, book, st, h):
             scale = 1.0
             scalars[0] = 0.0
         if loss > 0.0:
-            eta = 1.0 / (lam * rnd)
-            kxx = self_kernel(K, sq)
-            # ‖w + c φ(x)‖² = ‖w‖² + 2 Σ_i c_i f_i(x) + ‖c‖² k(x,x), with f of the shrunk w
-            scalars[0] += 2.0 * eta * shrink * (f[yt] - f[r]) + 2.0 * eta * eta * kxx
-            add = True
-            if mode == PROJECT:
-                delta2, pk2 = project(kinv, krow, d, n, kxx)
-                if delta2 <= SPAN_TOL * kxx:  # x_t (numerically) in the span: project its update at once
-                    for j in range(n):
-                        coef[j, yt] += eta * d[j] / scale
-                        coef[j, r] -= eta * d[j] / scale
-                    scalars[0] -= 2.0 * eta * eta * max(delta2, 0.0)
-                    counters[PROJECTIONS] += 1
-                    add = False
-                else:
-                    grow_inverse(kinv, d, n, delta2)
-            if add:
-                sv_put(S, n, idx, val, sq)
-                for i in range(cols):
-                    coef[n, i] = 0.0
-                coef[n, yt] = eta / scale
-                coef[n, r] = -eta / scale
-                born[n] = rnd
-                n += 1
-            if budget > 0 and n > budget:  # lines 5–7: budget maintenance
-                scalars[0] = maintain(S, K, book, st, scale, n, m, mode, scalars[0])
+            step(S, K, book, st, h, idx, val, sq, yt, r, m, rnd, scale, shrink)
         # line 8: projection onto ‖w‖ ≤ 1/√λ
-        if scalars[0] * lam > 1.0:
-            beta = 1.0 / math.sqrt(lam * scalars[0])
+        if scalars[0] * h.lambda_ > 1.0:
+            beta = 1.0 / math.sqrt(h.lambda_ * scalars[0])
             scale *= beta
             scalars[0] *= beta * beta
         if scale < 1e-150:  # fold the lazy scale in long before it could underflow
             for j in range(S.meta[COUNT]):
                 for i in range(m):
-                    coef[j, i] *= scale
+                    st.coef[j, i] *= scale
             scale = 1.0
         st.scale[0] = scale
     return rows.y.shape[0]
 
 
 @njit(cache=True)
+def step(S, K, book, st, h, idx, val, sq, yt, r, m, rnd, scale, shrink):
+    """Lines 2–7 on a loss: add x_t with ±η_t in classes y_t and r (or, with `project`, project the
+    update when x_t lies in the span), then the budget maintenance; ‖w‖² kept in scalars[0]."""
+    coef, d, n, scalars = st.coef, st.d, S.meta[COUNT], book.scalars
+    eta = 1.0 / (h.lambda_ * rnd)
+    kxx = self_kernel(K, sq)
+    # ‖w + c φ(x)‖² = ‖w‖² + 2 Σ_i c_i f_i(x) + ‖c‖² k(x,x), with f of the shrunk w
+    scalars[0] += 2.0 * eta * shrink * (st.scores[yt] - st.scores[r]) + 2.0 * eta * eta * kxx
+    if h.maintenance == PROJECT:
+        delta2, pk2 = project(st.kinv, st.krow, d, n, kxx)
+        if delta2 <= SPAN_TOL * kxx:  # x_t (numerically) in the span: project its update at once
+            for j in range(n):
+                coef[j, yt] += eta * d[j] / scale
+                coef[j, r] -= eta * d[j] / scale
+            scalars[0] -= 2.0 * eta * eta * max(delta2, 0.0)
+            book.counters[PROJECTIONS] += 1
+            return
+        grow_inverse(st.kinv, d, n, delta2)
+    sv_put(S, n, idx, val, sq)
+    for i in range(coef.shape[1]):
+        coef[n, i] = 0.0
+    coef[n, yt] = eta / scale
+    coef[n, r] = -eta / scale
+    st.born[n] = rnd
+    if h.budget > 0 and n + 1 > h.budget:  # lines 5–7: budget maintenance
+        scalars[0] = maintain(S, K, book, st, scale, n + 1, m, h.maintenance, scalars[0])
+
+
+@njit(cache=True)
 def maintain(S, K, book, st, scale, n, m, mode, norm2):
-    """Bring n = B+1 support vectors back to B; returns the new ‖w‖².  st.scores is reused as work
-    space (f[0:m] = f(x_p), the caller no longer needs the scores)."""
-    coef, f, krow2, krow3, kinv, born = st.coef, st.scores, st.krow2, st.krow3, st.kinv, st.born
+    """Bring n = B+1 support vectors back to B; returns the new ‖w‖²."""
+    coef = st.coef
     if mode == RANDOM:
         p = randbelow(book.rng_state, n)
     else:
-        p = smallest_sv(S, K, coef, born, n, m)
-    kpp = self_kernel(K, S.sqnorm[p])
+        p = smallest_sv(S, K, coef, st.born, n, m)
     app = 0.0  # ‖α_p‖² in stored units
     for i in range(m):
         app += coef[p, i] * coef[p, i]
     if mode == PROJECT:
-        c = kinv[p, p]
-        # α_j += α_p K⁻¹k_p with K⁻¹k_p = −K⁻¹[j, p] / K⁻¹[p, p] (the inverse of the full set)
-        for j in range(n):
-            if j != p:
-                dj = -kinv[j, p] / c
-                for i in range(m):
-                    coef[j, i] += coef[p, i] * dj
-        schur_downdate(kinv, n, p)  # the inverse of the Gram matrix without p
-        norm2 -= scale * scale * app / c  # ‖Δw‖² = ‖α_p‖² (k_pp − k_pᵀK⁻¹k_p), and Δw ⊥ the new w
-        last = sv_remove(S, p)
-        if p != last:
-            move_row(coef, p, last, m)
-            born[p] = born[last]
-            for l in range(n):
-                kinv[p, l] = kinv[last, l]
-            for l in range(n):
-                kinv[l, p] = kinv[l, last]
-            kinv[p, p] = kinv[last, last]
         book.counters[PROJECTIONS] += 1
-        return norm2
+        return project_out(S, st, scale, n, m, p, app, norm2)
     # f(x_p) for the ‖w‖² update: ‖w − Δ‖² = ‖w‖² − 2⟨w, Δ⟩ + ‖Δ‖²
-    sv_kernel_row(S, K, book.scratch, p, krow2)
-    if mode != MERGE:
-        row_scores(coef, 1.0, krow2, n, m, f)  # f(x_p) in stored units
-        wd = 0.0
-        for i in range(m):
-            wd += coef[p, i] * f[i]
-        norm2 += scale * scale * (app * kpp - 2.0 * wd)
-        last = sv_remove(S, p)
-        if p != last:
-            move_row(coef, p, last, m)
-            born[p] = born[last]
-        return norm2
-    # merge: the partner of least degradation
+    sv_kernel_row(S, K, book.scratch, p, st.krow2)
+    if mode == MERGE:
+        return merge(S, K, book, st, scale, n, m, p, app, norm2)
+    f = st.scores  # work space now: f(x_p) in stored units
+    row_scores(coef, 1.0, st.krow2, n, m, f)
+    wd = 0.0
+    for i in range(m):
+        wd += coef[p, i] * f[i]
+    norm2 += scale * scale * (app * self_kernel(K, S.sqnorm[p]) - 2.0 * wd)
+    drop(S, st, p, m)
+    return norm2
+
+
+@njit(cache=True)
+def drop(S, st, p, m):
+    """Remove support vector p, moving the last slot's vector, coefficients and round into it."""
+    last = sv_remove(S, p)
+    if p != last:
+        move_row(st.coef, p, last, m)
+        st.born[p] = st.born[last]
+    return last
+
+
+@njit(cache=True)
+def project_out(S, st, scale, n, m, p, app, norm2):
+    """§4.2: α_j += α_p K⁻¹k_p for the others, then K⁻¹ without p (Schur downdate); the new ‖w‖²."""
+    coef, kinv = st.coef, st.kinv
+    c = kinv[p, p]
+    # α_j += α_p K⁻¹k_p with K⁻¹k_p = −K⁻¹[j, p] / K⁻¹[p, p] (the inverse of the full set)
+    for j in range(n):
+        if j != p:
+            dj = -kinv[j, p] / c
+            for i in range(m):
+                coef[j, i] += coef[p, i] * dj
+    schur_downdate(kinv, n, p)  # the inverse of the Gram matrix without p
+    norm2 -= scale * scale * app / c  # ‖Δw‖² = ‖α_p‖² (k_pp − k_pᵀK⁻¹k_p), and Δw ⊥ the new w
+    last = drop(S, st, p, m)
+    if p != last:
+        for l in range(n):
+            kinv[p, l] = kinv[last, l]
+        for l in range(n):
+            kinv[l, p] = kinv[l, last]
+        kinv[p, p] = kinv[last, last]
+    return norm2
+
+
+@njit(cache=True)
+def merge_partner(st, n, m, p, app):
+    """§4.3: the partner q of least degradation, the degradation and h (krow2 = k(x_p, ·))."""
+    coef, krow2 = st.coef, st.krow2
     best, best_deg, best_h = -1, math.inf, 0.0
     for j in range(n):
         if j == p:
@@ -304,7 +330,14 @@ def maintain(S, K, book, st, scale, n, m, mode, norm2):
         deg = app + sbb + 2.0 * krow2[j] * sab - merge_objective(krow2[j], app, sab, sbb, h)
         if deg < best_deg:
             best, best_deg, best_h = j, deg, h
-    q, h = best, best_h
+    return best, best_deg, best_h
+
+
+@njit(cache=True)
+def merge(S, K, book, st, scale, n, m, p, app, norm2):
+    """§4.3: merge p with its partner into z in slot p; the new ‖w‖².  st.scores is work space."""
+    coef, krow2, krow3, f = st.coef, st.krow2, st.krow3, st.scores
+    q, best_deg, h = merge_partner(st, n, m, p, app)
     kpq = krow2[q]
     k1 = kpq ** ((1.0 - h) * (1.0 - h))  # k(x_p, z)
     k2 = kpq ** (h * h)  # k(x_q, z)
@@ -332,10 +365,7 @@ def maintain(S, K, book, st, scale, n, m, mode, norm2):
     norm2 += scale * scale * (best_deg - 2.0 * wd)
     for i in range(m):
         coef[p, i] = f[i]
-    last = sv_remove(S, q)
-    if q != last:
-        move_row(coef, q, last, m)
-        born[q] = born[last]
+    drop(S, st, q, m)
     return norm2
 
 
@@ -371,7 +401,6 @@ class BudgetedPegasos(Pegasos):
     paper = "Wang, Crammer, Vucetic, ICML 2010, Algorithm 1 and §4.1–4.3 (BPegasosM)"
     params = (LAMBDA, BUDGET, MAINTENANCE)
     evicts = True
-    constants = {}
 
     def __init__(self, kernel, seed=0, **params):
         if self.resolve_params(params)["maintenance"] == "project":  # only projection needs K⁻¹ (O(B²))

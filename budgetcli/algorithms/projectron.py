@@ -36,7 +36,7 @@ from ..learner import MARGIN_UPDATES, MISTAKES, PROJECTIONS, KernelLearner, new_
 from ..params import ETA
 from ..projection import DEPENDENCE_TOL, grow_inverse, project
 from ..registry import register
-from ..support import COUNT, sv_fits, sv_put
+from ..support import sv_fits, sv_put
 
 
 @njit(cache=True)
@@ -45,9 +45,7 @@ def projectron_range(S, K, rows, start, book, st, h):
     for t in range(start, rows.y.shape[0]):
         if not sv_fits(S, nnz(rows, t)):
             return t
-        idx, val, f, sq, rnd = open_round(S, K, rows, t, book, alpha, st.krow)
-        n = S.meta[COUNT]
-        yt = rows.y[t]
+        idx, val, yt, f, sq, n, rnd = open_round(S, K, rows, t, book, alpha, st.krow)
         margin = yt * f
         if margin > 0.0 and not (h.plusplus and margin < 1.0):
             continue

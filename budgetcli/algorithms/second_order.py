@@ -45,7 +45,7 @@ from ..learner import (MISTAKES, OLDEST, RANDOM, UNBOUNDED, KernelLearner, new_c
 from ..params import BUDGET, Param
 from ..projection import project, schur_downdate
 from ..registry import register
-from ..support import COUNT, sv_fits, sv_put
+from ..support import sv_fits, sv_put
 
 SOP_A = Param("sop_a", float, 1.0, "a > 0 of the second-order Perceptron, the ridge of (aI + K)^-1 "
               "(Cesa-Bianchi, Conconi, Gentile 2005; a = 1 in the MLJ 2007 experiments)",
@@ -73,9 +73,7 @@ def sop_range(S, K, rows, start, book, st, h):
     for t in range(start, rows.y.shape[0]):
         if not sv_fits(S, nnz(rows, t)):
             return t
-        idx, val, g, sq, rnd = open_round(S, K, rows, t, book, alpha, st.krow)
-        n = S.meta[COUNT]
-        yt = rows.y[t]
+        idx, val, yt, g, sq, n, rnd = open_round(S, K, rows, t, book, alpha, st.krow)
         if yt * g > 0.0:
             continue
         additions = book.counters[MISTAKES]  # every mistake adds one support vector
@@ -133,10 +131,7 @@ class RandomizedBudgetSOP(SecondOrderPerceptron):
 
 
 @register
-class LeastRecentBudgetSOP(SecondOrderPerceptron):
+class LeastRecentBudgetSOP(RandomizedBudgetSOP):
     name = "lbsop"
     summary = "second-order Perceptron on a budget: on a mistake with B stored, evict the oldest support vector"
-    paper = "Cavallanti, Cesa-Bianchi, Gentile, Machine Learning 2007, §4"
-    params = (SOP_A, BUDGET)
-    evicts = True
     constants = {"policy": OLDEST}

@@ -55,16 +55,15 @@ def spa_range(S, K, rows, start, book, st, h):
     while t < n_examples:
         if not sv_fits(S, nnz(rows, t)):
             break
-        idx, val, f, sq, rnd = open_round(S, K, rows, t, book, alpha, st.krow)
+        idx, val, yt, f, sq, n, rnd = open_round(S, K, rows, t, book, alpha, st.krow)
         f *= c
-        n = S.meta[COUNT]
-        if rows.y[t] * f <= 0.0:
+        if yt * f <= 0.0:
             k = counters[MISTAKES]
             counters[MISTAKES] += 1
             if k >= 1:
                 c *= 1.0 - lam / (lam + k)
             sv_put(S, n, idx, val, sq)
-            alpha[n] = rows.y[t] / c
+            alpha[n] = yt / c
             birth[n] = csum  # it is in f from this round on
         csum += c
         if c < RESCALE_BELOW:

@@ -8,7 +8,7 @@ from .._jit import njit
 from ..learner import MISTAKES, KernelLearner, new_coefficient, nnz, open_round
 from ..params import BUDGET
 from ..registry import register
-from ..support import COUNT, sv_fits, sv_put
+from ..support import sv_fits, sv_put
 
 
 @njit(cache=True)
@@ -16,13 +16,12 @@ def stoptron_range(S, K, rows, start, book, st, h):
     for t in range(start, rows.y.shape[0]):
         if not sv_fits(S, nnz(rows, t)):
             return t
-        idx, val, f, sq, rnd = open_round(S, K, rows, t, book, st.alpha, st.krow)
-        if rows.y[t] * f <= 0.0:
+        idx, val, yt, f, sq, n, rnd = open_round(S, K, rows, t, book, st.alpha, st.krow)
+        if yt * f <= 0.0:
             book.counters[MISTAKES] += 1
-            n = S.meta[COUNT]
             if n < h.budget:
                 sv_put(S, n, idx, val, sq)
-                new_coefficient(st.alpha, st.avg_sum, st.avg_stamp, n, rows.y[t], rnd)
+                new_coefficient(st.alpha, st.avg_sum, st.avg_stamp, n, yt, rnd)
     return rows.y.shape[0]
 
 
