@@ -105,10 +105,10 @@ def _param_options(f):
     for name in sorted(registry.params(), reverse=True):
         p = registry.PARAMS[name]
         by_default: dict = {}
-        for cls in ALGORITHMS.values():
+        for algo, cls in sorted(ALGORITHMS.items()):
             for q in cls.params:
                 if q.name == name:
-                    by_default.setdefault(q.default_text or q.default, []).append(cls.name)
+                    by_default.setdefault(q.default_text or q.default, []).append(algo)
         defaults = "; ".join(f"{d:g} for {', '.join(algos)}" if isinstance(d, float) else f"{d} for {', '.join(algos)}"
                              for d, algos in by_default.items())
         f = click.option(*p.flags, name, type=p.type, default=None, help=f"{p.help}. Default: {defaults}.")(f)
