@@ -209,27 +209,25 @@ def online_to_batch(ctx, method, **options):
     _train(ctx, method, **options)
 
 
-def _train(ctx, hypothesis, algorithm, kernel, gamma, sigma, degree, coef0, seed, epochs, shuffle, output,
-           resume_path, skip_bad_lines, checkpoint_every, quiet, progress, as_json, curve_path, curve_every, data,
-           **params):
-    params = {k: v for k, v in params.items() if v is not None}
-    resume = None
-    if resume_path is not None:
-        given = [p.opts[-1] for p in ctx.command.params
-                 if p.name not in ("output", "resume_path", "skip_bad_lines", "quiet", "progress", "as_json", "data", "method",
-                                   "epochs", "shuffle", "checkpoint_every", "curve_path", "curve_every")
-                 and ctx.get_parameter_source(p.name) is not click.core.ParameterSource.DEFAULT]
-        if given:
-            raise click.UsageError(f"--resume continues the model's own settings; drop {', '.join(given)}")
-        resume = _load(resume_path)
-        if resume.hypothesis not in ("online", "last"):
-            fail(f"{resume_path}: an averaged batch model cannot be resumed; resume the online model")
-        if hypothesis in AVERAGES and resume.learner.evicts:
-            raise click.UsageError(f"{resume_path}: the vectors {resume.learner.name} evicted before this run were "
-                                   "not kept, so its average cannot be completed; use --method last")
-        algorithm = resume.learner.name
-    elif algorithm is None:
-        raise click.UsageError("give -a/--algorithm (or --resume MODEL)")
+def _resumed(ctx, resume_path: str, hypothesis: str) -> Model:
+    """The model `--resume` continues, refused when other settings are given or it cannot go on."""
+    given = [p.opts[-1] for p in ctx.command.params
+             if p.name not in ("output", "resume_path", "skip_bad_lines", "quiet", "progress", "as_json", "data",
+                               "method", "epochs", "shuffle", "checkpoint_every", "curve_path", "curve_every")
+             and ctx.get_parameter_source(p.name) is not click.core.ParameterSource.DEFAULT]
+    if given:
+        raise click.UsageError(f"--resume continues the model's own settings; drop {', '.join(given)}")
+    resume = _load(resume_path)
+    if resume.hypothesis not in ("online", "last"):
+        fail(f"{resume_path}: an averaged batch model cannot be resumed; resume the online model")
+    if hypothesis in AVERAGES and resume.learner.evicts:
+        raise click.UsageError(f"{resume_path}: the vectors {resume.learner.name} evicted before this run were "
+                               "not kept, so its average cannot be completed; use --method last")
+    return resume
+
+
+def _model_output(output: str | None, data: str, checkpoint_every: int | None) -> str:
+    """The model's path (default DATA.model), checked writable before a long run, not after it."""
     if output is None:
         if data == "-":
             raise click.UsageError("-o/--output is required when DATA is '-'")
@@ -240,8 +238,22 @@ def _train(ctx, hypothesis, algorithm, kernel, gamma, sigma, degree, coef0, seed
         raise click.UsageError(f"--checkpoint-every needs a regular file for -o (a checkpoint is rewritten and "
                                f"resumed from); {output} is not one")
     problem = writable_problem(output)
-    if problem:  # fail before a long run, not after it
+    if problem:
         fail(f"{output}: cannot write the model: {problem}")
+    return output
+
+
+def _train(ctx, hypothesis, algorithm, kernel, gamma, sigma, degree, coef0, seed, epochs, shuffle, output,
+           resume_path, skip_bad_lines, checkpoint_every, quiet, progress, as_json, curve_path, curve_every, data,
+           **params):
+    params = {k: v for k, v in params.items() if v is not None}
+    resume = None
+    if resume_path is not None:
+        resume = _resumed(ctx, resume_path, hypothesis)
+        algorithm = resume.learner.name
+    elif algorithm is None:
+        raise click.UsageError("give -a/--algorithm (or --resume MODEL)")
+    output = _model_output(output, data, checkpoint_every)
     spec = pipeline.KernelSpec(kernel, gamma, sigma, degree, coef0)
     cls = ALGORITHMS[algorithm]
     try:  # refuse bad parameters and kernels, and settings that learn nothing, before reading anything
@@ -269,35 +281,16 @@ def _train(ctx, hypothesis, algorithm, kernel, gamma, sigma, degree, coef0, seed
     terminal = sys.stderr.isatty()
     progress = Progress(rows=not quiet and (terminal if progress is None else progress),
                         live=not quiet and terminal and progress is not False)
-    held = f" ({output} holds the checkpoint after {{:,}} examples)"
-    try:
-        with contextlib.ExitStack() as outputs:
-            curve = None
-            if curve_path is not None:
-                try:  # written as it grows (`tail -f`), so not through a temporary file
-                    curve_file = outputs.enter_context(output_file(curve_path, atomic=False))
-                except OSError as exc:
-                    raise CurveWriteError(f"{curve_path}: cannot write the curve: {exc.strerror or exc}") from None
-                curve = LearningCurve(curve_file, curve_every, curve_path)
-            with progress, stop_signals_raise_interrupt():
-                result = pipeline.train(data, algorithm, spec, params, seed=seed, skip_bad_lines=skip_bad_lines,
-                                        on_chunk=progress.update, resume=resume, epochs=epochs, shuffle=shuffle,
-                                        keep_retired=hypothesis in AVERAGES, curve=curve, progress=progress,
-                                        checkpoint_every=checkpoint_every, on_checkpoint=checkpoint)
-                online_size = len(result.model.learner.support)
-                result.model = batch(result.model)
-                result.model.save(output)
-    except (DataError, CurveWriteError) as exc:
-        fail(str(exc) + (held.format(checkpoints[-1]) if checkpoints else ""))
-    except ArithmeticError as exc:  # a division by 0 in a loop: a resumed state that is finite but inconsistent
-        where = f"{resume_path}: cannot go on from this model: its saved state is inconsistent" if resume else \
-            "training failed"
-        fail(f"{where} ({type(exc).__name__}: {exc})")
-    except OSError as exc:
-        fail(f"{output}: cannot write the model: {exc.strerror or exc}")
-    except KeyboardInterrupt as exc:
-        fail(f"{interrupt_name(exc)}; " + (f"{output} holds the checkpoint after {checkpoints[-1]:,} examples"
-                                           if checkpoints else "no model written"), interrupt_exit_code(exc))
+    with _training_failures(output, resume_path, checkpoints), contextlib.ExitStack() as outputs:
+        curve = _open_curve(outputs, curve_path, curve_every)
+        with progress, stop_signals_raise_interrupt():
+            result = pipeline.train(data, algorithm, spec, params, seed=seed, skip_bad_lines=skip_bad_lines,
+                                    on_chunk=progress.update, resume=resume, epochs=epochs, shuffle=shuffle,
+                                    keep_retired=hypothesis in AVERAGES, curve=curve, progress=progress,
+                                    checkpoint_every=checkpoint_every, on_checkpoint=checkpoint)
+            online_size = len(result.model.learner.support)
+            result.model = batch(result.model)
+            result.model.save(output)
 
     summary = _train_summary(result, algorithm, output)
     summary["hypothesis"] = hypothesis
@@ -306,6 +299,36 @@ def _train(ctx, hypothesis, algorithm, kernel, gamma, sigma, degree, coef0, seed
         click.echo(json.dumps(summary))
     if not quiet:
         _print_train_summary(summary, result)
+
+
+@contextlib.contextmanager
+def _training_failures(output: str, resume_path: str | None, checkpoints: list):
+    """One line for each way a training run can fail, saying what `output` holds then."""
+    held = f" ({output} holds the checkpoint after {{:,}} examples)"
+    try:
+        yield
+    except (DataError, CurveWriteError) as exc:
+        fail(str(exc) + (held.format(checkpoints[-1]) if checkpoints else ""))
+    except ArithmeticError as exc:  # a division by 0 in a loop: a resumed state that is finite but inconsistent
+        where = f"{resume_path}: cannot go on from this model: its saved state is inconsistent" if resume_path else \
+            "training failed"
+        fail(f"{where} ({type(exc).__name__}: {exc})")
+    except OSError as exc:
+        fail(f"{output}: cannot write the model: {exc.strerror or exc}")
+    except KeyboardInterrupt as exc:
+        fail(f"{interrupt_name(exc)}; " + (f"{output} holds the checkpoint after {checkpoints[-1]:,} examples"
+                                           if checkpoints else "no model written"), interrupt_exit_code(exc))
+
+
+def _open_curve(outputs: contextlib.ExitStack, curve_path: str | None, every: int) -> LearningCurve | None:
+    """The --curve file, written as it grows (`tail -f`), so not through a temporary file."""
+    if curve_path is None:
+        return None
+    try:
+        curve_file = outputs.enter_context(output_file(curve_path, atomic=False))
+    except OSError as exc:
+        raise CurveWriteError(f"{curve_path}: cannot write the curve: {exc.strerror or exc}") from None
+    return LearningCurve(curve_file, every, curve_path)
 
 
 def _train_summary(result, algorithm, output) -> dict:
@@ -560,6 +583,33 @@ def plot(curves, output, labels, title, size):
         _write_failed(output, "the image", exc)
 
 
+
+def _tune_run(runs, settings, grid, jobs, backend, scheduler, sort, csv_path, save_best, writing: list):
+    """Run the grid; write the table and the best model as asked, appending (path, what) to `writing`
+    before each.  Returns the sorted rows and the best run (None without --save-best)."""
+    results = tune_.run_all(runs, jobs, backend, scheduler)
+    rows = tune_.table(settings, results, sort)
+    if csv_path is not None:
+        writing.append((csv_path, "the table"))
+        tune_.write_csv(csv_path, rows, [n for n, _ in grid])
+    best = None
+    if save_best is not None:
+        best = tune_.best_run(rows[0], sort)
+        run = next(r for r in runs if (r.setting, r.permutation) == (best.setting, best.permutation))
+        model = tune_.retrain(run, best)
+        writing.append((save_best, "the model"))
+        model.save(save_best)
+    return rows, best
+
+
+def _no_grid_contradiction(grid, params: dict, gamma, sigma) -> None:
+    """ValueError when a --grid name is also given a fixed value (γ and σ are one width)."""
+    widths = {n for n, v in (("gamma", gamma), ("sigma", sigma)) if v is not None}
+    for name, _ in grid:
+        if name in params or name in ("gamma", "sigma") and widths:
+            raise ValueError(f"--grid {name} and a fixed {' '.join('--' + w for w in widths) or '--' + name} "
+                             "contradict each other")
+
 @main.command()
 @click.option("-a", "--algorithm", type=click.Choice(sorted(ALGORITHMS)), required=True, metavar="NAME",
               help="Learning algorithm (see `budgetlearn algorithms`).")
@@ -616,37 +666,23 @@ def tune(algorithm, grids, permutations, seed, test, jobs, backend, scheduler, s
             fail(f"{path}: cannot write: {problem}")
     try:
         grid = tune_.parse_grid(list(grids), algorithm)
-        widths = {n for n, v in (("gamma", gamma), ("sigma", sigma)) if v is not None}  # γ and σ: one width
-        for name, _ in grid:
-            if name in params or name in ("gamma", "sigma") and widths:
-                raise ValueError(f"--grid {name} and a fixed {' '.join('--' + w for w in widths) or '--' + name} "
-                                 "contradict each other")
+        _no_grid_contradiction(grid, params, gamma, sigma)
         settings = tune_.settings_of(grid)
         runs = tune_.plan(data, test, algorithm, pipeline.KernelSpec(kernel, gamma, sigma, degree, coef0), params,
                           settings, permutations, seed)
     except ValueError as exc:
         raise click.UsageError(str(exc))
-    writing = None  # (path, what) of the output being written
+    writing = []  # (path, what) of the output being written
     try:
-        results = tune_.run_all(runs, jobs, backend, scheduler)
-        rows = tune_.table(settings, results, sort)
-        if csv_path is not None:
-            writing = (csv_path, "the table")
-            tune_.write_csv(csv_path, rows, [n for n, _ in grid])
-        if save_best is not None:
-            best = tune_.best_run(rows[0], sort)
-            run = next(r for r in runs if (r.setting, r.permutation) == (best.setting, best.permutation))
-            model = tune_.retrain(run, best)
-            writing = (save_best, "the model")
-            model.save(save_best)
+        rows, best = _tune_run(runs, settings, grid, jobs, backend, scheduler, sort, csv_path, save_best, writing)
     except DataError as exc:
         fail(str(exc))
     except RuntimeError as exc:
         fail(str(exc))
     except OSError as exc:
-        if writing is None:
+        if not writing:
             fail(f"{os.fsdecode(exc.filename) if exc.filename else 'tune'}: {exc.strerror or exc}")
-        _write_failed(*writing, exc)
+        _write_failed(*writing[-1], exc)
     except KeyboardInterrupt:
         click.echo("budgetlearn: interrupted; nothing written", err=True)
         sys.exit(130)

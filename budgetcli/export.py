@@ -112,78 +112,90 @@ def read_libsvm_model(path) -> dict:
     """Parse a LIBSVM binary C-SVC model file: {'kernel', 'labels' (first, second), 'rho',
     'coef', 'indptr', 'indices', 'values'}.  Errors are DataErrors naming file and line."""
     source = os.fspath(path)
-    header: dict[str, list[str]] = {}
     try:
         f = open(source)
     except OSError as exc:
         raise DataError(source, 0, None, f"cannot open: {exc.strerror or exc}") from None
     with f:
-        lineno = 0
-        for line in f:
-            lineno += 1
-            words = line.split()
-            if not words:
-                continue
-            if words[0] == "SV":
-                break
-            if words[0] not in _HEADER_KEYS:
-                raise DataError(source, lineno, words[0], "not a LIBSVM model header line")
-            header[words[0]] = words[1:]
-        else:
-            raise DataError(source, lineno, None, "no 'SV' line: not a LIBSVM model file")
-        header_end = lineno
-
-        def need(key):
-            if key not in header or not header[key]:
-                raise DataError(source, header_end, None, f"LIBSVM model without '{key}'")
-            return header[key]
-
-        if need("svm_type")[0] != "c_svc":
-            raise DataError(source, header_end, header["svm_type"][0],
-                            "only C-SVC (svm_type c_svc) models can be imported")
-        if need("nr_class")[0] != "2":
-            raise DataError(source, header_end, header["nr_class"][0],
-                            "only binary models (nr_class 2) can be imported")
-        kind = {v: k for k, v in LIBSVM_KERNEL_NAMES.items()}.get(need("kernel_type")[0])
-        if kind is None:
-            raise DataError(source, header_end, header["kernel_type"][0],
-                            "only linear, polynomial and rbf kernels can be imported")
-        try:
-            kernel = Kernel(kind, float(header.get("gamma", ["1"])[0]), float(header.get("coef0", ["0"])[0]),
-                            int(header.get("degree", ["3"])[0]))
-            labels = [float(v) for v in need("label")[:2]]
-            rho = float(need("rho")[0])
-            total = int(need("total_sv")[0])
-        except ValueError as exc:
-            raise DataError(source, header_end, None, f"bad header value ({exc})") from None
-        if not math.isfinite(rho):
-            raise DataError(source, header_end, str(rho), "rho is not finite")
-        coef, indptr, indices, values = [], [0], [], []
-        for line in f:
-            lineno += 1
-            words = line.split()
-            if not words:
-                continue
-            try:
-                c = float(words[0])
-                pairs = [w.split(":", 1) for w in words[1:]]
-                idx = [int(i) - 1 for i, _ in pairs]
-                val = [float(v) for _, v in pairs]
-            except ValueError:
-                raise DataError(source, lineno, line.strip()[:40], "bad SV line (expected 'coef idx:val ...')") from None
-            if not math.isfinite(c) or any(not math.isfinite(v) for v in val):
-                raise DataError(source, lineno, words[0], "non-finite number")
-            if any(i < 0 for i in idx) or any(b <= a for a, b in zip(idx, idx[1:])):
-                raise DataError(source, lineno, None, "feature indices must be ≥ 1 and increasing")
-            coef.append(c)
-            indices += idx
-            values += val
-            indptr.append(len(indices))
+        header, header_end = _libsvm_header(f, source)
+        kernel, labels, rho, total = _libsvm_header_values(header, source, header_end)
+        coef, indptr, indices, values, lineno = _libsvm_support_vectors(f, source, header_end)
     if len(coef) != total:
         raise DataError(source, lineno, None, f"total_sv {total} but {len(coef)} SV lines")
     return {"kernel": kernel, "labels": labels, "rho": rho, "coef": np.array(coef, np.float64),
             "indptr": np.array(indptr, np.int64), "indices": np.array(indices, np.int32),
             "values": np.array(values, np.float64)}
+
+
+def _libsvm_header(f, source: str) -> tuple[dict[str, list[str]], int]:
+    """The header lines up to 'SV', by key, and the line number of 'SV'."""
+    header: dict[str, list[str]] = {}
+    lineno = 0
+    for line in f:
+        lineno += 1
+        words = line.split()
+        if not words:
+            continue
+        if words[0] == "SV":
+            return header, lineno
+        if words[0] not in _HEADER_KEYS:
+            raise DataError(source, lineno, words[0], "not a LIBSVM model header line")
+        header[words[0]] = words[1:]
+    raise DataError(source, lineno, None, "no 'SV' line: not a LIBSVM model file")
+
+
+def _libsvm_header_values(header: dict, source: str, header_end: int) -> tuple:
+    """(kernel, labels, rho, total_sv) of a binary C-SVC model's header, checked."""
+    def need(key):
+        if key not in header or not header[key]:
+            raise DataError(source, header_end, None, f"LIBSVM model without '{key}'")
+        return header[key]
+
+    if need("svm_type")[0] != "c_svc":
+        raise DataError(source, header_end, header["svm_type"][0], "only C-SVC (svm_type c_svc) models can be imported")
+    if need("nr_class")[0] != "2":
+        raise DataError(source, header_end, header["nr_class"][0], "only binary models (nr_class 2) can be imported")
+    kind = {v: k for k, v in LIBSVM_KERNEL_NAMES.items()}.get(need("kernel_type")[0])
+    if kind is None:
+        raise DataError(source, header_end, header["kernel_type"][0],
+                        "only linear, polynomial and rbf kernels can be imported")
+    try:
+        kernel = Kernel(kind, float(header.get("gamma", ["1"])[0]), float(header.get("coef0", ["0"])[0]),
+                        int(header.get("degree", ["3"])[0]))
+        labels = [float(v) for v in need("label")[:2]]
+        rho = float(need("rho")[0])
+        total = int(need("total_sv")[0])
+    except ValueError as exc:
+        raise DataError(source, header_end, None, f"bad header value ({exc})") from None
+    if not math.isfinite(rho):
+        raise DataError(source, header_end, str(rho), "rho is not finite")
+    return kernel, labels, rho, total
+
+
+def _libsvm_support_vectors(f, source: str, lineno: int) -> tuple:
+    """(coef, indptr, indices, values, last line number) of the 'coef idx:val ...' lines after 'SV'."""
+    coef, indptr, indices, values = [], [0], [], []
+    for line in f:
+        lineno += 1
+        words = line.split()
+        if not words:
+            continue
+        try:
+            c = float(words[0])
+            pairs = [w.split(":", 1) for w in words[1:]]
+            idx = [int(i) - 1 for i, _ in pairs]
+            val = [float(v) for _, v in pairs]
+        except ValueError:
+            raise DataError(source, lineno, line.strip()[:40], "bad SV line (expected 'coef idx:val ...')") from None
+        if not math.isfinite(c) or any(not math.isfinite(v) for v in val):
+            raise DataError(source, lineno, words[0], "non-finite number")
+        if any(i < 0 for i in idx) or any(b <= a for a, b in zip(idx, idx[1:])):
+            raise DataError(source, lineno, None, "feature indices must be ≥ 1 and increasing")
+        coef.append(c)
+        indices += idx
+        values += val
+        indptr.append(len(indices))
+    return coef, indptr, indices, values, lineno
 
 
 def import_libsvm(path, algorithm_cls, params: dict, seed: int = 0):
