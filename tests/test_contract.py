@@ -136,3 +136,16 @@ def test_one_declaration_per_parameter_name():
             assert registry.PARAMS[p.name].same_as(p), (name, p.name)
     flags = [f for p in registry.PARAMS.values() for f in p.flags]
     assert len(flags) == len(set(flags))
+
+
+def test_the_registry_refuses_a_second_declaration_of_a_name_that_differs(monkeypatch):
+    from budgetcli.learner import KernelLearner
+    from budgetcli.params import BUDGET
+
+    monkeypatch.setattr(registry, "ALGORITHMS", dict(registry.ALGORITHMS))  # registered only for this test
+    other_help = type("OtherHelp", (KernelLearner,), {"name": "other-help", "params": (BUDGET.but(help="B"),)})
+    with pytest.raises(RuntimeError, match="'budget' is declared differently"):
+        registry.register(other_help)
+    own_default = type("OwnDefault", (KernelLearner,), {"name": "own-default", "params": (BUDGET.but(default=5),)})
+    registry.register(own_default)  # another default is the algorithm's own: allowed
+    assert own_default(KERNEL).hyper == {"budget": 5}
