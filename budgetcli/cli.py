@@ -147,14 +147,21 @@ def _train_options(f):
         click.option("-o", "--output", type=click.Path(dir_okay=False), default=None,
                      help="Model file to write (default DATA.model; required when DATA is '-')."),
         click.option("--resume", "resume_path", type=click.Path(dir_okay=False), default=None, metavar="MODEL",
-                     help="Continue training MODEL exactly where it stopped (its algorithm, kernel, parameters, "
-                          "labels, counters and random state); -o may name the same file."),
+                     help="Continue training MODEL where it stopped (its algorithm, kernel, parameters, labels, "
+                          "counters and random state): bit for bit when it was saved with --save-resume (or is a "
+                          "checkpoint), else after rebuilding its resume state from the support vectors; -o may "
+                          "name the same file."),
         click.option("--skip-bad-lines", is_flag=True,
                      help="Skip malformed lines (and report how many) instead of failing."),
+        click.option("--save-resume", is_flag=True,
+                     help="Also write the resume state (the Gram inverse or matrix of the Projectron, SOP, CKS "
+                          "and Ahpatron families: |S|² numbers), so that --resume continues bit for bit. "
+                          "Without it the model holds what prediction needs and the small state, and --resume "
+                          "rebuilds the rest from the support vectors (as Vowpal Wabbit's --save_resume)."),
         click.option("--checkpoint-every", type=click.IntRange(min=1), default=None, metavar="N",
                      help="Every N examples, write the model so far to the -o file (atomically, as the final "
-                          "save). Interrupted or killed, the file holds the last complete checkpoint; "
-                          "--resume continues from it."),
+                          "save, and with the resume state). Interrupted or killed, the file holds the last "
+                          "complete checkpoint; --resume continues from it bit for bit."),
         click.option("-q", "--quiet", is_flag=True, help="No summary or progress on stderr."),
         click.option("--progress/--no-progress", default=None,
                      help="Vowpal Wabbit's progress table on stderr: a row at 1, 2, 4, 8, ... examples with the "
@@ -213,11 +220,12 @@ def _resumed(ctx, resume_path: str, hypothesis: str) -> Model:
     """The model `--resume` continues, refused when other settings are given or it cannot go on."""
     given = [p.opts[-1] for p in ctx.command.params
              if p.name not in ("output", "resume_path", "skip_bad_lines", "quiet", "progress", "as_json", "data",
-                               "method", "epochs", "shuffle", "checkpoint_every", "curve_path", "curve_every")
+                               "method", "epochs", "shuffle", "save_resume", "checkpoint_every", "curve_path",
+                               "curve_every")
              and ctx.get_parameter_source(p.name) is not click.core.ParameterSource.DEFAULT]
     if given:
         raise click.UsageError(f"--resume continues the model's own settings; drop {', '.join(given)}")
-    resume = _load(resume_path)
+    resume = _load(resume_path, resume=True)
     if resume.hypothesis not in ("online", "last"):
         fail(f"{resume_path}: an averaged batch model cannot be resumed; resume the online model")
     if hypothesis in AVERAGES and resume.learner.evicts:
@@ -244,8 +252,8 @@ def _model_output(output: str | None, data: str, checkpoint_every: int | None) -
 
 
 def _train(ctx, hypothesis, algorithm, kernel, gamma, sigma, degree, coef0, seed, epochs, shuffle, output,
-           resume_path, skip_bad_lines, checkpoint_every, quiet, progress, as_json, curve_path, curve_every, data,
-           **params):
+           resume_path, skip_bad_lines, save_resume, checkpoint_every, quiet, progress, as_json, curve_path,
+           curve_every, data, **params):
     params = {k: v for k, v in params.items() if v is not None}
     resume = None
     if resume_path is not None:
@@ -275,7 +283,7 @@ def _train(ctx, hypothesis, algorithm, kernel, gamma, sigma, degree, coef0, seed
 
     def checkpoint(model):
         with stop_signals_deferred():
-            batch(model).save(output)
+            batch(model).save(output, resume=hypothesis not in AVERAGES)
             checkpoints.append(model.learner.counter("examples"))
 
     terminal = sys.stderr.isatty()
@@ -290,7 +298,7 @@ def _train(ctx, hypothesis, algorithm, kernel, gamma, sigma, degree, coef0, seed
                                     checkpoint_every=checkpoint_every, on_checkpoint=checkpoint)
             online_size = len(result.model.learner.support)
             result.model = batch(result.model)
-            result.model.save(output)
+            result.model.save(output, resume=save_resume)
 
     summary = _train_summary(result, algorithm, output)
     summary["hypothesis"] = hypothesis
@@ -350,6 +358,7 @@ def _train_summary(result, algorithm, output) -> dict:
         "seconds": round(result.seconds, 4),
         "model": output,
         "warnings": result.warnings,
+        "notes": learner.notes,
     }
 
 
@@ -371,13 +380,14 @@ def _print_train_summary(s: dict, result) -> None:
                      "--method projected-average stays within the budget")
     if s["skipped_lines"]:
         lines.append(f"skipped         {s['skipped_lines']:,} malformed lines (first: {result.skipped[0]})")
+    lines += [f"note            {n}" for n in s["notes"]]
     lines += [f"warning         {w}" for w in s["warnings"]]
     click.echo("\n".join(lines), err=True)
 
 
-def _load(model_path) -> Model:
+def _load(model_path, resume: bool = False) -> Model:
     try:
-        return Model.load(model_path)
+        return Model.load(model_path, resume=resume)
     except ModelFileError as exc:
         fail(str(exc))
 

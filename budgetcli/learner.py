@@ -130,6 +130,11 @@ class KernelLearner:
     # missing array is filled with it).  A missing array not listed here makes the file be refused
     # with a version message (Model.load).  Counters added at the end of COUNTER_NAMES start at 0.
     layout_defaults: ClassVar[dict[str, float]] = {}
+    # The resume state: arrays that grow as |S|² (a kept Gram matrix, inverse or factor) and that a
+    # model file holds only when saved with --save-resume.  name -> rebuild(learner, name), which
+    # makes the array afresh from the support set; a loaded learner without them rebuilds them when
+    # it learns next (`stale`).
+    rebuilt: ClassVar[dict[str, Callable]] = {}
     renamed: ClassVar[dict[str, str]] = {}  # parameter name in older model files -> its name today
     new_slots_per_example: ClassVar[int] = 1  # most support vectors one example may add
 
@@ -152,6 +157,8 @@ class KernelLearner:
         self.retired: list[tuple[np.ndarray, np.ndarray, float]] = []  # (indices, values, Σ_t coefficient)
         self.retire_log = RetireLog(np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0), np.zeros(1, np.int64))
         self.slot = {name: self._new_slot_array(kind, self.support.capacity) for name, kind in self.slot_arrays.items()}
+        self.stale: set[str] = set()  # resume-state arrays to rebuild before learning (`rebuilt`)
+        self.notes: list[str] = []  # what the learner did that a summary should say (a rebuild)
 
     # ---- parameters -------------------------------------------------------------------------
     @classmethod
@@ -195,6 +202,8 @@ class KernelLearner:
     # ---- the contract ----------------------------------------------------------------------
     def learn(self, chunk, y: np.ndarray) -> None:
         """One online pass over the chunk's examples in order; y holds the encoded labels."""
+        if self.stale:
+            self._rebuild()
         y = self._labels(y)
         d = chunk.n_features  # a scan of the chunk's indices: once
         self.n_features = max(self.n_features, d)
@@ -336,7 +345,9 @@ class KernelLearner:
         for name, kind in self.slot_arrays.items():
             if kind == "work":
                 continue
-            if name not in arrays and name in self.layout_defaults:
+            if name not in arrays and name in self.rebuilt:
+                self.stale.add(name)
+            elif name not in arrays and name in self.layout_defaults:
                 self.slot[name][(slice(0, n),) * (2 if kind == "square" else 1)] = self.layout_defaults[name]
             elif kind == "vector":
                 self.slot[name][:n] = arrays[name]
@@ -348,6 +359,20 @@ class KernelLearner:
         # vectors back (Model.averaged), and a resumed run may re-add them
         self.support.cover(self.n_features)
         return self
+
+    @classmethod
+    def resume_arrays(cls, header: dict) -> set[str]:
+        """The arrays of a model file that only resuming needs: its resume state."""
+        return set(cls.rebuilt)
+
+    def _rebuild(self) -> None:
+        """Make the resume state the model file did not hold, from the support set (once, O(|S|³))."""
+        n = len(self.support)
+        for name in sorted(self.stale):
+            self.rebuilt[name](self, name)
+        self.notes.append(f"rebuilt {', '.join(sorted(self.stale))} from the {n:,} support vectors (the model was "
+                          "saved without --save-resume)")
+        self.stale.clear()
 
     # ---- for subclasses ----------------------------------------------------------------------
     def _pool_room(self, nnz: int) -> int:

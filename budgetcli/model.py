@@ -52,16 +52,36 @@ class Model:
                 learner.slot["alpha"][n:n + len(coef)] = coef
         return Model(learner, self.labels, "projected-average" if projected else "average")
 
-    def save(self, path) -> None:
+    def save(self, path, resume: bool = False) -> None:
+        """Write the model file: compact (what prediction needs, and the small state resuming needs),
+        or with `resume` also the resume state (K⁻¹ and other |S|² arrays), for a bit-for-bit resume.
+        Every 1-D array is stored in the narrowest dtype that holds its values exactly."""
         header, arrays = self.learner.state()
+        if not resume:
+            for name in self.learner.resume_arrays(header):
+                arrays.pop(name, None)
         header["labels"] = self.labels.to_dict()
         header["hypothesis"] = self.hypothesis
+        header["resume_state"] = resume
         header["library_version"] = __version__
-        modelfile.save(path, header, arrays)
+        modelfile.save(path, header, {name: narrowest(a) for name, a in arrays.items()})
 
     @classmethod
-    def load(cls, path) -> "Model":
-        header, arrays = modelfile.load(path, expect=_expected_arrays)
+    def load(cls, path, resume: bool = False) -> "Model":
+        """A model from its file; without `resume` its resume state is not read (a learner loaded so
+        rebuilds it before it learns)."""
+        expected: dict = {}
+
+        def expect(header, members):
+            expected.update(_expected_arrays(header, members))
+
+        def skip(header):
+            if resume or not isinstance(header.get("algorithm"), str) or header["algorithm"] not in registry.load_all():
+                return ()
+            return registry.get(header["algorithm"]).resume_arrays(header)
+
+        header, arrays = modelfile.load(path, expect=expect, skip=skip)
+        arrays = {name: a.astype(expected[name][1]) if name in expected else a for name, a in arrays.items()}
         try:
             learner_cls = registry.get(header["algorithm"])
             try:
@@ -89,17 +109,32 @@ class Model:
         return cls(learner, labels, hypothesis)
 
 
-def _expected_arrays(header: dict, members: dict) -> None:
+def _expected_arrays(header: dict, members: dict) -> dict:
     """modelfile.load's check before any array is read: the arrays are those the model's learner
-    saves, with the shapes and dtypes its sizes give (statecheck.py).  An algorithm this build
-    lacks is left to Model.load's own message."""
+    saves, with the shapes and dtypes its sizes give (statecheck.py); returns them, name -> (shape,
+    dtype).  An algorithm this build lacks is left to Model.load's own message."""
     try:
         learner_cls = registry.get(header.get("algorithm"))
         expected = learner_cls.saved_arrays(header, members)
     except (KeyError, TypeError, AttributeError):  # a header field missing or mistyped: worded by Model.load
-        return
+        return {}
     except ValueError as exc:
         if "unknown algorithm" in str(exc):
-            return
+            return {}
         raise
     statecheck.check_members(learner_cls.name, expected, members)
+    return expected
+
+
+def narrowest(a: np.ndarray) -> np.ndarray:
+    """A 1-D array in the narrowest numeric dtype that holds every one of its values bit for bit (a
+    model file's a9a support vectors: uint8 indices and values), else as it is."""
+    if a.ndim != 1 or a.size == 0:
+        return a
+    for dtype in (np.uint8, np.int8, np.uint16, np.int16, np.uint32, np.int32, np.float32):
+        if np.dtype(dtype).itemsize >= a.dtype.itemsize or not statecheck.widens_to(np.dtype(dtype), a.dtype):
+            continue
+        narrow = a.astype(dtype)
+        if narrow.astype(a.dtype).tobytes() == a.tobytes():
+            return narrow
+    return a

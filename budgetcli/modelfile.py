@@ -4,13 +4,15 @@ On disk a model is an uncompressed numpy ``.npz`` archive (written by ``np.savez
 holding the caller's arrays under their own names plus one reserved uint8 array
 ``__header__`` with UTF-8 JSON::
 
-    {"format": "budgetlearn-model", "version": 1,
-     "checksum": "sha256:<hex>", "header": {...caller's header...}}
+    {"format": "budgetlearn-model", "version": 2, "checksum": "sha256:<hex>",
+     "members": {"<array name>": "sha256:<hex>", ...}, "header": {...caller's header...}}
 
-The checksum covers the canonical JSON of the caller's header and then, in sorted
-name order, each array's name, dtype string, shape and C-order bytes (see
-``_checksum``), so a file that unzips cleanly but holds altered, missing or extra
-arrays is still rejected.
+Each array has its own checksum, over its name, dtype string, shape and C-order bytes
+(``_member_checksum``), and ``checksum`` covers the canonical JSON of the caller's header and the
+sorted list of member checksums, so a file that unzips cleanly but holds altered, missing or extra
+arrays is still rejected, and an array the caller does not need (``load(..., skip=...)``) is never
+read.  Version 1 files (one checksum over the header and all arrays in sorted name order) still
+load; their arrays are all read, as that checksum needs them.
 
 ``load`` returns only the caller's header: the container's own keys (format,
 version, checksum) are stripped. Files are read with ``allow_pickle=False``, so
@@ -36,7 +38,7 @@ import numpy as np
 from .atomic import output_file
 
 FORMAT_NAME = "budgetlearn-model"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 _OLDEST_READABLE_VERSION = 1
 
 _HEADER_MEMBER = "__header__"
@@ -84,15 +86,31 @@ def _canonical_json(header: dict) -> bytes:
     return json.dumps(header, sort_keys=True, separators=(",", ":")).encode("utf-8")
 
 
-def _checksum(header_json: bytes, arrays: dict[str, np.ndarray]) -> str:
+def _digest_array(digest, name: str, array: np.ndarray) -> None:
+    # The JSON list is self-delimiting and dtype+shape fix the length of the
+    # raw bytes that follow, so the concatenation is unambiguous.
+    meta = json.dumps([name, array.dtype.str, list(array.shape)], separators=(",", ":"))
+    digest.update(meta.encode("utf-8"))
+    digest.update(np.ascontiguousarray(array).tobytes())
+
+
+def _member_checksum(name: str, array: np.ndarray) -> str:
+    digest = hashlib.sha256()
+    _digest_array(digest, name, array)
+    return "sha256:" + digest.hexdigest()
+
+
+def _checksum(header_json: bytes, members: dict[str, str]) -> str:
+    """Version 2: the header and the member checksums, in sorted name order."""
+    digest = hashlib.sha256(header_json)
+    digest.update(_canonical_json(dict(sorted(members.items()))))
+    return "sha256:" + digest.hexdigest()
+
+
+def _checksum_v1(header_json: bytes, arrays: dict[str, np.ndarray]) -> str:
     digest = hashlib.sha256(header_json)
     for name in sorted(arrays):
-        array = arrays[name]
-        # The JSON list is self-delimiting and dtype+shape fix the length of the
-        # raw bytes that follow, so the concatenation is unambiguous.
-        meta = json.dumps([name, array.dtype.str, list(array.shape)], separators=(",", ":"))
-        digest.update(meta.encode("utf-8"))
-        digest.update(np.ascontiguousarray(array).tobytes())
+        _digest_array(digest, name, arrays[name])
     return "sha256:" + digest.hexdigest()
 
 
@@ -129,10 +147,12 @@ def save(path, header: dict, arrays: dict[str, np.ndarray]) -> None:
         raise TypeError(f"header must be a dict, got {type(header).__name__}")
     arrays = _validated_arrays(arrays)
     header_json = _canonical_json(header)
+    members = {name: _member_checksum(name, array) for name, array in arrays.items()}
     container = {
         "format": FORMAT_NAME,
         "version": FORMAT_VERSION,
-        "checksum": _checksum(header_json, arrays),
+        "checksum": _checksum(header_json, members),
+        "members": members,
         "header": header,
     }
     container_bytes = np.frombuffer(_canonical_json(container), dtype=np.uint8)
@@ -168,7 +188,9 @@ def _read_container(path, raw: np.ndarray) -> dict:
             f"written by format version {version}, which this build cannot read "
             f"(oldest supported is {_OLDEST_READABLE_VERSION})",
         )
-    if not isinstance(container.get("header"), dict) or not isinstance(container.get("checksum"), str):
+    if not isinstance(container.get("header"), dict) or not isinstance(container.get("checksum"), str) or \
+            version >= 2 and not (isinstance(container.get("members"), dict) and
+                                  all(isinstance(v, str) for v in container["members"].values())):
         raise _error(path, "truncated or corrupt (incomplete __header__)")
     return container
 
@@ -192,13 +214,15 @@ class Member(tuple):
     dtype = property(lambda self: self[1])
 
 
-def load(path, expect=None) -> tuple[dict, dict[str, np.ndarray]]:
+def load(path, expect=None, skip=()) -> tuple[dict, dict[str, np.ndarray]]:
     """Read a model file; return ``(header, arrays)`` with only the caller's header keys.
 
     ``expect(header, members)``, if given, sees the caller's header and each array's declared
     ``Member`` (shape, dtype) before any array is read, and raises ValueError naming the field
     for anything the caller's layout does not allow; it is reported as ``PATH: invalid model:
-    MESSAGE``.  Every failure is raised as a one-line ModelFileError naming ``path``.
+    MESSAGE``.  Arrays named in ``skip`` (or in ``skip(header)``) are neither read nor returned (a
+    version 1 file, whose checksum needs every array, reads them and leaves them out).  Every failure is raised as a
+    one-line ModelFileError naming ``path``.
     """
     try:
         f = open(path, "rb")
@@ -216,18 +240,27 @@ def load(path, expect=None) -> tuple[dict, dict[str, np.ndarray]]:
                 raise _error(path, "not a budgetlearn model file")
             size = os.fstat(f.fileno()).st_size
             with zipfile.ZipFile(f) as zf:
-                container, arrays = _read_members(path, zf, size, expect)
+                container, names, arrays = _read_members(path, zf, size, expect, skip)
         except ModelFileError:
             raise
         except _READ_ERRORS as e:
             raise _error(path, f"truncated or corrupt ({_describe(e)})") from None
     header = container["header"]
-    if _checksum(_canonical_json(header), arrays) != container["checksum"]:
+    header_json = _canonical_json(header)
+    if container["version"] == 1:  # every array was read: its checksum covers them all
+        if _checksum_v1(header_json, arrays) != container["checksum"]:
+            raise _error(path, "truncated or corrupt (checksum mismatch)")
+        skip = skip(header) if callable(skip) else skip
+        return header, {name: a for name, a in arrays.items() if name not in skip}
+    members = container["members"]
+    if _checksum(header_json, members) != container["checksum"] or set(members) != names or \
+            any(_member_checksum(name, a) != members[name] for name, a in arrays.items()):
         raise _error(path, "truncated or corrupt (checksum mismatch)")
     return header, arrays
 
 
-def _read_members(path, zf: zipfile.ZipFile, file_size: int, expect) -> tuple[dict, dict[str, np.ndarray]]:
+def _read_members(path, zf: zipfile.ZipFile, file_size: int, expect, skip) -> tuple[dict, set, dict[str, np.ndarray]]:
+    """(container, the names of the arrays the file holds, the arrays not skipped)."""
     infos = zf.infolist()
     if len(infos) > MAX_MEMBERS:
         raise _error(path, f"not a budgetlearn model file ({len(infos)} members, at most {MAX_MEMBERS})")
@@ -257,9 +290,10 @@ def _read_members(path, zf: zipfile.ZipFile, file_size: int, expect) -> tuple[di
             expect(container["header"], {name: Member((shape, dtype)) for name, (shape, dtype, _) in declared.items()})
         except (ValueError, TypeError, KeyError) as exc:
             raise _error(path, f"invalid model: {exc.args[0] if exc.args else exc}") from None
+    skip = () if container["version"] == 1 else skip(container["header"]) if callable(skip) else skip
     arrays = {name: _member_data(zf, members[name], shape, dtype, offset)
-              for name, (shape, dtype, offset) in declared.items()}
-    return container, arrays
+              for name, (shape, dtype, offset) in declared.items() if name not in skip}
+    return container, set(declared), arrays
 
 
 def _nbytes(shape, dtype) -> int:

@@ -62,3 +62,46 @@ def schur_downdate(kinv, n, r):
         for j in range(n):
             if j != r:
                 kinv[i, j] -= pir * kinv[r, j]
+
+
+# ---- rebuilding the resume state from the support set (learner.KernelLearner.rebuilt) -------------
+
+def gram_of_support(learner, name: str) -> None:
+    """slot[name] = K, the Gram matrix of the support set: the same kernel values, bit for bit, as
+    the loops computed when each vector joined (support.kernel_row both ways)."""
+    n = len(learner.support)
+    learner.slot[name][:n, :n] = learner.kernel_matrix(*learner.support.to_csr())
+
+
+def inverse_of_support(learner, name: str) -> None:
+    """slot[name] = K⁻¹ (the Projectron family; bpegasos --maintenance project)."""
+    n = len(learner.support)
+    learner.slot[name][:n, :n] = spd_inverse(learner.kernel_matrix(*learner.support.to_csr()))
+
+
+def ridge_inverse_of_support(ridge_param: str):
+    """rebuild(learner, name) setting slot[name] = (aI + K)⁻¹, a the parameter `ridge_param` (SOP)."""
+    def rebuild(learner, name: str) -> None:
+        n = len(learner.support)
+        K = learner.kernel_matrix(*learner.support.to_csr())
+        K[range(n), range(n)] += learner.hyper[ridge_param]
+        learner.slot[name][:n, :n] = spd_inverse(K)
+    return rebuild
+
+
+def spd_inverse(K):
+    """K⁻¹ of a symmetric positive definite K by one Cholesky factorisation.  The learners only ever
+    add a vector whose projection error is above DEPENDENCE_TOL · k(x, x) (or keep a ridge), so K is
+    positive definite; if rounding makes the factorisation fail, the pseudo-inverse is used."""
+    import numpy as np
+    import scipy.linalg
+
+    n = K.shape[0]
+    if n == 0:
+        return K
+    try:
+        factor = scipy.linalg.cho_factor(K, lower=True, check_finite=False)
+    except np.linalg.LinAlgError:
+        return np.linalg.pinv(K, hermitian=True)
+    inv = scipy.linalg.cho_solve(factor, np.eye(n), check_finite=False)
+    return (inv + inv.T) / 2.0  # exactly symmetric, as the kept inverse is

@@ -301,8 +301,10 @@ class BudgetClassifier(base.MiniBatchClassifier):
 
     def save(self, path) -> None:
         """Write a budgetlearn model file (atomically, as every model file) holding, in the header
-        field "river", the feature map, the labels and this classifier's parameters.  Feature names
-        and labels must be str, int, float, bool, None or tuples of these."""
+        field "river", the feature map, the labels and this classifier's parameters, and the
+        learner's resume state (as `train --save-resume`), so that a loaded classifier learns on
+        exactly as this one would.  Feature names and labels must be str, int, float, bool, None or
+        tuples of these."""
         model = self.to_model()
         extra = {"params": _json(self._get_params()),
                  "features": [_json(name) for name in self.features],
@@ -310,7 +312,7 @@ class BudgetClassifier(base.MiniBatchClassifier):
         # Model.save writes the header the CLI reads; the extra field is added to exactly that
         with tempfile.TemporaryDirectory() as tmp:
             plain = os.path.join(tmp, "plain.model")
-            model.save(plain)
+            model.save(plain, resume=True)
             header, arrays = modelfile.load(plain)
         header[HEADER_FIELD] = extra
         modelfile.save(path, header, arrays)
@@ -319,7 +321,7 @@ class BudgetClassifier(base.MiniBatchClassifier):
     def load(cls, path) -> "BudgetClassifier":
         """The classifier `save` wrote, ready to go on learning.  A file that is not a model file
         or has no "river" field is a ModelFileError naming it."""
-        model = Model.load(path)
+        model = Model.load(path, resume=True)
         header, _ = modelfile.load(path)
         extra = header.get(HEADER_FIELD)
         if not isinstance(extra, dict):

@@ -42,15 +42,23 @@ def header_int(header: dict, name: str, low: int, high: int) -> int:
     return value
 
 
+def widens_to(stored: np.dtype, dtype: np.dtype) -> bool:
+    """A model file may store an array of `dtype` in a narrower numeric dtype that holds only values
+    of `dtype` (Model.save picks the narrowest that keeps every value exactly): uint8 indices, a
+    float64 array of small integers as int8, ..."""
+    return stored.kind in "biuf" and np.can_cast(stored, dtype, "safe")
+
+
 def check_members(algorithm: str, expected: dict, members: dict) -> None:
     """Every declared array is one `expected` names (name -> (shape, dtype); None in a shape: any
-    size), with that dtype and shape.  An expected array a file lacks is left to the layout
-    defaults (an older file) or to the learner's own refusal."""
+    size), with that dtype (or one that `widens_to` it) and shape.  An expected array a file lacks
+    is left to the layout defaults (an older file), to the resume state's rebuild or to the
+    learner's own refusal."""
     for name, member in members.items():
         if name not in expected:
             raise ValueError(f"array {name!r} is not part of a {algorithm} model")
         shape, dtype = expected[name]
-        if member.dtype != dtype or len(member.shape) != len(shape) or \
+        if not widens_to(member.dtype, dtype) or len(member.shape) != len(shape) or \
                 any(want is not None and want != got for want, got in zip(shape, member.shape)):
             wanted = "×".join("any" if d is None else str(d) for d in shape) or "scalar"
             raise ValueError(f"array {name!r} is {member.dtype} of shape {member.shape}; a {algorithm} model "

@@ -285,7 +285,8 @@ def test_predict_in_a_pipe_that_closes_early_exits_quietly(tmp_path):
 
 @pytest.mark.parametrize("algorithm", sorted(registry.load_all()))
 def test_resume_day_by_day_equals_one_run(tmp_path, algorithm):
-    """A cron job that resumes the model on each day's file ends with the model of one run over all days."""
+    """A cron job that resumes the model saved with --save-resume on each day's file ends with the
+    model of one run over all days, bit for bit."""
     full = tmp_path / "all.txt"
     write_stream(full, n=450, seed=3)
     lines = full.read_text().splitlines(keepends=True)
@@ -295,17 +296,18 @@ def test_resume_day_by_day_equals_one_run(tmp_path, algorithm):
         day.write_text("".join(lines[150 * i:150 * (i + 1)]))
         days.append(day)
     one = tmp_path / "one.model"
-    assert run("train", "-a", algorithm, "--gamma", "0.5", "-q", full, "-o", one).exit_code == 0
+    assert run("train", "-a", algorithm, "--gamma", "0.5", "-q", "--save-resume", full, "-o", one).exit_code == 0
     nightly = tmp_path / "nightly.model"
-    assert run("train", "-a", algorithm, "--gamma", "0.5", "-q", days[0], "-o", nightly).exit_code == 0
+    assert run("train", "-a", algorithm, "--gamma", "0.5", "-q", "--save-resume", days[0], "-o", nightly).exit_code == 0
     for day in days[1:]:
-        r = run("train", "--resume", nightly, "--json", "-q", day, "-o", nightly)
+        r = run("train", "--resume", nightly, "--save-resume", "--json", "-q", day, "-o", nightly)
         assert r.exit_code == 0, r.output
+        assert json.loads(r.stdout)["notes"] == []  # nothing was rebuilt
     assert json.loads(r.stdout)["examples"] == 450
     if registry.get(algorithm).evicts:  # the default budget of 100 was exceeded: evictions were resumed too
         assert Model.load(one).learner.counter("mistakes") > 100
-    h1, a1 = Model.load(one).learner.state()
-    h2, a2 = Model.load(nightly).learner.state()
+    h1, a1 = Model.load(one, resume=True).learner.state()
+    h2, a2 = Model.load(nightly, resume=True).learner.state()
     assert h1 == h2
     assert_same_state(a1, a2)
 

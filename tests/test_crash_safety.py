@@ -241,14 +241,17 @@ def test_resume_from_a_checkpoint_ends_with_the_model_of_one_run(tmp_path):
     checkpoint = tmp_path / "ckpt.model"
     head = tmp_path / "head.txt"
     head.write_text("".join(lines[:200]))
-    # what a run over the whole file interrupted after 250 examples leaves: the checkpoint of the first 200
-    train_in_process("train", "-q", "-a", "projectron++", "--checkpoint-every", "200", head, "-o", checkpoint)
+    # what a run over the whole file interrupted after 250 examples leaves: the checkpoint of the first 200,
+    # with its resume state (the final save of this shorter run keeps it too, by --save-resume)
+    train_in_process("train", "-q", "-a", "projectron++", "--checkpoint-every", "200", "--save-resume", head,
+                     "-o", checkpoint)
     assert Model.load(checkpoint).learner.counter("examples") == 200
-    train_in_process("train", "-q", "--resume", checkpoint, tmp_path / "b.txt", "-o", checkpoint)
+    train_in_process("train", "-q", "--resume", checkpoint, "--save-resume", tmp_path / "b.txt", "-o", checkpoint)
     whole = tmp_path / "whole.model"
-    train_in_process("train", "-q", "-a", "projectron++", data, "-o", whole)
-    assert Model.load(whole).learner.state()[0] == Model.load(checkpoint).learner.state()[0]
-    assert_same_state(Model.load(whole).learner.state()[1], Model.load(checkpoint).learner.state()[1])
+    train_in_process("train", "-q", "-a", "projectron++", "--save-resume", data, "-o", whole)
+    whole, resumed = Model.load(whole, resume=True).learner, Model.load(checkpoint, resume=True).learner
+    assert whole.state()[0] == resumed.state()[0]
+    assert_same_state(whole.state()[1], resumed.state()[1])
 
 
 def test_checkpoint_every_must_be_positive(tmp_path):

@@ -360,7 +360,7 @@ def test_version_from_the_future(tmp_path):
     with pytest.raises(ModelFileError) as excinfo:
         load(path)
     assert str(excinfo.value) == (
-        f"{path}: written by format version 7, this build reads versions up to 1; upgrade budgetlearn")
+        f"{path}: written by format version 7, this build reads versions up to 2; upgrade budgetlearn")
 
 
 def test_version_too_old(tmp_path):
@@ -498,4 +498,4 @@ def test_message_stays_one_line_for_odd_names(tmp_path):
 def test_model_file_error_is_a_value_error():
     assert issubclass(ModelFileError, ValueError)
     assert str(ModelFileError("m.model: cannot open: gone")) == "m.model: cannot open: gone"
-    assert modelfile.FORMAT_NAME == "budgetlearn-model" and modelfile.FORMAT_VERSION == 1
+    assert modelfile.FORMAT_NAME == "budgetlearn-model" and modelfile.FORMAT_VERSION == 2

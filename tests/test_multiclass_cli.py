@@ -76,12 +76,13 @@ def test_a_label_first_seen_on_a_later_day_joins_on_resume(tmp_path):
     day1.write_text("".join(lines[:120]))
     day2.write_text("".join(lines[120:]))
     one, nightly = tmp_path / "one.model", tmp_path / "nightly.model"
-    args = ["-a", "bpegasos", "-B", "25", "--maintenance", "project", "--lambda", "0.01", "--gamma", "0.5", "-q"]
+    args = ["-a", "bpegasos", "-B", "25", "--maintenance", "project", "--lambda", "0.01", "--gamma", "0.5", "-q",
+            "--save-resume"]
     assert run("train", *args, full, "-o", one).exit_code == 0
     assert run("train", *args, day1, "-o", nightly).exit_code == 0
     assert Model.load(nightly).labels.names == ["01", "12", "7"]
-    assert run("train", "--resume", nightly, "-q", day2, "-o", nightly).exit_code == 0
-    a, b = Model.load(one), Model.load(nightly)
+    assert run("train", "--resume", nightly, "--save-resume", "-q", day2, "-o", nightly).exit_code == 0
+    a, b = Model.load(one, resume=True), Model.load(nightly, resume=True)
     assert b.labels.names == ["01", "12", "7", "26"]
     assert a.learner.state()[0] == b.learner.state()[0]
     for name, arr in a.learner.state()[1].items():

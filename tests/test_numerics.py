@@ -111,8 +111,8 @@ def test_no_nan_or_inf_in_a_saved_model(tmp_path, case, algorithm, kernel_spec):
     for _ in range(2):  # a second pass exercises a full support set and evictions
         learner.learn(chunk, encoded)
     path = tmp_path / "m.model"
-    Model(learner, labels).save(path)
-    loaded = Model.load(path).learner
+    Model(learner, labels).save(path, resume=True)  # the kept inverse, checked below
+    loaded = Model.load(path, resume=True).learner
     header, arrays = loaded.state()
     for name, array in arrays.items():
         assert np.isfinite(array).all(), f"{name} holds NaN or inf"

@@ -77,9 +77,9 @@ def write_libsvm(path, rows, columns, label):
 def cli_model(tmp_path, rows, columns, label, *options):
     data, out = tmp_path / "stream.txt", tmp_path / "cli.model"
     write_libsvm(data, rows, columns, label)
-    r = run("train", *options, "--json", "-q", data, "-o", out)
+    r = run("train", *options, "--json", "-q", "--save-resume", data, "-o", out)
     assert r.exit_code == 0, r.output
-    return json.loads(r.stdout), Model.load(out)
+    return json.loads(r.stdout), Model.load(out, resume=True)
 
 
 def assert_same_learner(a, b):

@@ -46,6 +46,7 @@ from ..kernels import self_kernel
 from ..learner import (MARGIN_UPDATES, MISTAKES, PROJECTIONS, KernelLearner, new_coefficient, nnz, open_round, retire,
                        touch)
 from ..params import BUDGET, Param, choice
+from ..projection import gram_of_support
 from ..registry import register
 from ..support import COUNT, POOL_GARBAGE, dense_rebuild, sv_fits, sv_put
 
@@ -224,6 +225,7 @@ class Ahpatron(AggressivePerceptron):
     params = (BUDGET, RADIUS.but(default=None, default_text="√B/2 (the paper's experiments)"),
               STEP.but(default=None, default_text="U/√(4B) (Theorem 6)"), EPSILON.but(default=0.5), AHP_ETA, AHP_C)
     slot_arrays = KernelLearner.slot_arrays | {"gram": "square"}
+    rebuilt = {"gram": gram_of_support}
     evicts = True
     constants = {"halving": True, "step_schedule": CONSTANT}
 

@@ -33,7 +33,7 @@ from ..kernels import self_kernel
 from ..learner import (MARGIN_UPDATES, MISTAKES, PROJECTIONS, KernelLearner, new_coefficient, nnz, open_round,
                        touch)
 from ..params import ETA, Param
-from ..projection import DEPENDENCE_TOL, grow_inverse, project
+from ..projection import DEPENDENCE_TOL, grow_inverse, inverse_of_support, project
 from ..registry import register
 from ..support import COUNT, sv_fits, sv_put
 
@@ -120,6 +120,7 @@ class ProjectronAlma2(Alma2):
     paper = "Orabona, Keshet, Caputo, JMLR 2009, §6, Theorem 7"
     params = (ALMA_ALPHA, ALMA_B, ALMA_C, ETA)
     slot_arrays = KernelLearner.slot_arrays | {"kinv": "square", "d": "work"}
+    rebuilt = {"kinv": inverse_of_support}
     constants = {"projecting": True}
 
     def _state_arrays(self):

@@ -48,6 +48,7 @@ from ..kernels import self_kernel
 from ..learner import (MARGIN_UPDATES, MISTAKES, KernelLearner, new_coefficient, nnz, open_round, retire)
 from .. import statecheck
 from ..params import BETA, BUDGET, COST, Param, choice
+from ..projection import gram_of_support
 from ..registry import register
 from ..rng import randbelow
 from ..support import COUNT, SupportSet, kernel_row, sv_fits, sv_put, sv_remove
@@ -261,6 +262,7 @@ class BudgetPerceptron(KernelLearner):
     paper = "Crammer, Kandola, Singer, NIPS 2003; Weston, Bordes, Bottou, AISTATS 2005, Figs. 1, 2"
     params = (BUDGET, BETA, UPDATE, COST, SIZE)
     slot_arrays = KernelLearner.slot_arrays | {"label": "vector", "fsv": "vector", "gram": "square"}
+    rebuilt = {"gram": gram_of_support}
     evicts = True
     constants = {"eval_set": CKS_MARGIN, "eval_size": 1}
     loop = removal_range

@@ -39,7 +39,7 @@ from ..learner import MARGIN_UPDATES, MISTAKES, PROJECTIONS, nnz
 from ..modelfile import Member
 from ..multiclass import MulticlassLearner, open_class_round, rival
 from ..params import ETA
-from ..projection import DEPENDENCE_TOL, grow_inverse
+from ..projection import DEPENDENCE_TOL, grow_inverse, spd_inverse
 from ..registry import register
 from ..support import COUNT, sv_fits, sv_put
 
@@ -154,6 +154,7 @@ class MulticlassProjectronPlusPlus(MulticlassLearner):
     paper = "Orabona, Keshet, Caputo, JMLR 2009, §5 and Theorem 6"
     params = (ETA,)
     loop = mc_projectron_range
+    rebuilt = {"class_kinv": lambda self, name: self._rebuild_class_inverses()}
 
     @classmethod
     def refuse_degenerate(cls, kernel_kind, params):
@@ -241,5 +242,16 @@ class MulticlassProjectronPlusPlus(MulticlassLearner):
         self._alloc_classes(self.coef.shape[1], max(p + 1, 16))
         self.counts[:m] = arrays["class_counts"]
         self.members[:m, :p] = arrays["class_members"]
-        self.kinv[:m, :p, :p] = arrays["class_kinv"]
+        if "class_kinv" in arrays:
+            self.kinv[:m, :p, :p] = arrays["class_kinv"]
+        else:
+            self.stale.add("class_kinv")
         return self
+
+    def _rebuild_class_inverses(self) -> None:
+        """K_c⁻¹ of every class's support set, from the shared support set's Gram matrix."""
+        K = self.kernel_matrix(*self.support.to_csr())
+        for c in range(int(self.n_classes[0])):
+            k = int(self.counts[c])
+            members = self.members[c, :k]
+            self.kinv[c, :k, :k] = spd_inverse(K[np.ix_(members, members)])

@@ -53,7 +53,7 @@ from ..learner import MARGIN_UPDATES, MISTAKES, PROJECTIONS, RANDOM, UNBOUNDED, 
 from ..multiclass import MulticlassLearner, move_row, open_class_round, rival, row_scores
 from .. import statecheck
 from ..params import BUDGET, Param, choice
-from ..projection import grow_inverse, project, schur_downdate
+from ..projection import grow_inverse, inverse_of_support, project, schur_downdate
 from ..registry import register
 from ..rng import randbelow
 from ..support import COUNT, POOL_GARBAGE, POOL_USED, dense_column, sv_fits, sv_kernel_row, sv_put, sv_remove
@@ -401,6 +401,7 @@ class BudgetedPegasos(Pegasos):
     paper = "Wang, Crammer, Vucetic, ICML 2010, Algorithm 1 and §4.1–4.3 (BPegasosM)"
     params = (LAMBDA, BUDGET, MAINTENANCE)
     evicts = True
+    rebuilt = {"kinv": inverse_of_support}  # kept with --maintenance project only
 
     def __init__(self, kernel, seed=0, **params):
         if self.resolve_params(params)["maintenance"] == "project":  # only projection needs K⁻¹ (O(B²))

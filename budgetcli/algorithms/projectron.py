@@ -34,7 +34,7 @@ from .._jit import njit
 from ..kernels import self_kernel
 from ..learner import MARGIN_UPDATES, MISTAKES, PROJECTIONS, KernelLearner, new_coefficient, nnz, open_round, touch
 from ..params import ETA
-from ..projection import DEPENDENCE_TOL, grow_inverse, project
+from ..projection import DEPENDENCE_TOL, grow_inverse, inverse_of_support, project
 from ..registry import register
 from ..support import sv_fits, sv_put
 
@@ -90,6 +90,7 @@ class Projectron(KernelLearner):
     paper = "Orabona, Keshet, Caputo, JMLR 2009, Figs. 2 and 4"
     params = (ETA,)
     slot_arrays = KernelLearner.slot_arrays | {"kinv": "square", "d": "work"}
+    rebuilt = {"kinv": inverse_of_support}
     constants = {"plusplus": False}
     loop = projectron_range
 

@@ -43,7 +43,7 @@ from ..kernels import self_kernel
 from ..learner import (MISTAKES, OLDEST, RANDOM, UNBOUNDED, KernelLearner, new_coefficient, nnz, open_round, retire,
                        touch, victim)
 from ..params import BUDGET, Param
-from ..projection import project, schur_downdate
+from ..projection import project, ridge_inverse_of_support, schur_downdate
 from ..registry import register
 from ..support import sv_fits, sv_put
 
@@ -116,6 +116,7 @@ class SecondOrderPerceptron(KernelLearner):
     paper = "Cesa-Bianchi, Conconi, Gentile, SIAM J. Comput. 34(3), 2005"
     params = (SOP_A,)
     slot_arrays = KernelLearner.slot_arrays | {"ainv": "square", "d": "work"}
+    rebuilt = {"ainv": ridge_inverse_of_support("sop_a")}
     constants = {"policy": UNBOUNDED, "budget": 0}
     loop = sop_range
 
