@@ -9,7 +9,7 @@ directly from the final support set:
     relative  ‖K⁻¹_kept − K⁻¹_direct‖_F / ‖K⁻¹_direct‖_F
     δ² error  max over test points of |‖δ‖²_kept − ‖δ‖²_direct| / k(x,x)   (what the η test sees)
 
-    python bench/kinv_drift.py ../shared/datasets/a9a/a9a --eta 0.1 --gamma 0.04
+    python bench/kinv_drift.py sample_data/a9a --eta 0.1 --gamma 0.04
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from budgetcli import pipeline  # noqa: E402
 from budgetcli.io.libsvm import LibsvmReader  # noqa: E402
+from repro.common import dataset  # noqa: E402
 
 
 def drift(learner, probe) -> dict:
@@ -50,7 +51,7 @@ def drift(learner, probe) -> dict:
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("data")
+    ap.add_argument("data", nargs="?", default=str(dataset("a9a/a9a")))
     ap.add_argument("--algorithm", default="projectron", choices=["projectron", "projectron++"])
     ap.add_argument("--eta", type=float, default=0.1)
     ap.add_argument("--gamma", type=float, default=0.04)

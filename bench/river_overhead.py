@@ -1,6 +1,6 @@
 """Overhead of the River classifier (budgetcli.river) over the learner's own loop, per example.
 
-    python bench/river_overhead.py path/to/a9a [-a rbp] [--params budget=100] [--gamma 0.04]
+    python bench/river_overhead.py sample_data/a9a [-a rbp] [--params budget=100] [--gamma 0.04]
 
 Learns DATA once in each of three ways, with the same algorithm and kernel:
   learner.learn   the compiled loop on the reader's 4,096-line chunks, as `budgetlearn train` runs it

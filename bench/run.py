@@ -1,7 +1,7 @@
 """Benchmark: every registered algorithm on a9a (rbf γ = 0.04) beside LIBSVM and scikit-learn.
 
     pip install libsvm-official scikit-learn          # the peers (optional; rows are skipped without them)
-    python bench/run.py ../shared/datasets/a9a/a9a ../shared/datasets/a9a/a9a.t [--json bench/results.json]
+    python bench/run.py [TRAIN TEST (default sample_data/a9a sample_data/a9a.t)] [--json bench/results.json]
     python bench/run.py --quick ...              # bounded learners at B = 300, RBP reference on 5,000 examples
     python bench/run.py --algorithms rbp,projectron++ ...   # a subset
     python bench/run.py --targets ...            # only the accuracy targets' rows beside the peers (minutes)
@@ -51,6 +51,7 @@ from budgetcli import pipeline, registry  # noqa: E402
 from budgetcli.io.libsvm import read_all  # noqa: E402
 from budgetcli.kernels import Kernel  # noqa: E402
 from budgetcli.model import Model  # noqa: E402
+from repro.common import dataset  # noqa: E402
 
 GAMMA = 0.04
 BUDGETS = (100, 300, 800)
@@ -276,8 +277,8 @@ def reference_ratios(data, train_path, n_rbp, tmp):
     return rows
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("train")
-    ap.add_argument("test")
+    ap.add_argument("train", nargs="?", default=str(dataset("a9a/a9a")))
+    ap.add_argument("test", nargs="?", default=str(dataset("a9a/a9a.t")))
     ap.add_argument("--json", default=os.path.join(HERE, "results.json"))
     ap.add_argument("--quick", action="store_true",
                     help="the bounded learners only, B = 300, and the RBP reference on the first 5,000 examples")

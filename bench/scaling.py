@@ -1,7 +1,7 @@
 """Scaling and parsing benchmark (issue #7).
 
-    python bench/scaling.py ../shared/datasets/a9a/a9a [--lines 5000000] [--json bench/scaling.json]
-    python bench/scaling.py ../shared/datasets/a9a/a9a --parsing-only [--rounds 7] [--baseline CHECKOUT]
+    python bench/scaling.py [TRAIN (default sample_data/a9a)] [--lines 5000000] [--json bench/scaling.json]
+    python bench/scaling.py --parsing-only [--rounds 7] [--baseline CHECKOUT]
 
 1. time vs stream length at fixed B: RBP B = 300 (rbf γ = 0.04), learning loop over a9a repeated
    to 8k .. 128k examples; CPU µs per example should stay flat (linear time).
@@ -39,6 +39,7 @@ sys.path.insert(0, ROOT)
 from budgetcli import registry  # noqa: E402
 from budgetcli.io.libsvm import LibsvmReader, read_all  # noqa: E402
 from budgetcli.kernels import Kernel  # noqa: E402
+from repro.common import dataset  # noqa: E402
 
 GAMMA = 0.04
 RSS_WRAPPER = ("import resource, sys\nfrom budgetcli.cli import main\n"
@@ -163,7 +164,7 @@ def parsing(path: str, rounds: int = 7, baseline: str | None = None) -> dict:
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("train", help="a9a (LIBSVM format)")
+    ap.add_argument("train", nargs="?", default=str(dataset("a9a/a9a")), help="a9a (LIBSVM format)")
     ap.add_argument("--lines", type=int, default=5_000_000, help="length of the generated stream for peak RSS")
     ap.add_argument("--json", default=os.path.join(HERE, "scaling.json"))
     ap.add_argument("--parsing-only", action="store_true", help="only part 4 (the other results in --json are kept)")

@@ -1,7 +1,7 @@
 """Start-up benchmark (issue #7): `budgetlearn --help` and `predict` on a 10-line file, each in a fresh
 process, warm (numba's compile cache already on disk), best of five.
 
-    python bench/startup.py ../shared/datasets/a9a/a9a ../shared/datasets/a9a/a9a.t
+    python bench/startup.py [TRAIN TEST (default sample_data/a9a sample_data/a9a.t)]
 
 Reports CPU seconds (user + system of the process) and wall seconds; on a shared machine the CPU
 figure is the one that does not depend on the neighbours.  The target is under 1 s.
@@ -18,6 +18,9 @@ import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+
+from repro.common import dataset  # noqa: E402
 
 
 def run(args) -> tuple[float, float]:
@@ -31,8 +34,8 @@ def run(args) -> tuple[float, float]:
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("train")
-    ap.add_argument("test")
+    ap.add_argument("train", nargs="?", default=str(dataset("a9a/a9a")))
+    ap.add_argument("test", nargs="?", default=str(dataset("a9a/a9a.t")))
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         model, ten = os.path.join(tmp, "m.model"), os.path.join(tmp, "ten.txt")

@@ -1,6 +1,6 @@
 """Speed-up of `budgetlearn tune` with 2 jobs over 1 job on a small grid (issue #11).
 
-    python bench/tune_speedup.py ../shared/datasets/a9a/a9a [--jobs 2] [--repeat 1] [--grid rbp]
+    python bench/tune_speedup.py [DATA (default sample_data/a9a)] [--jobs 2] [--repeat 1] [--grid rbp]
 
 Runs the same `tune` command (by default Projectron, η ∈ {0.3, 0.5} × γ ∈ {0.04, 0.1}, 2 permutations:
 8 runs; `--grid rbp`: RBP, B ∈ {100, 300} × γ ∈ {0.04, 0.1}) in a fresh process with --jobs 1 and with --jobs N, times each end to end (wall clock, worker
@@ -22,6 +22,10 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from repro.common import dataset  # noqa: E402
+
 # The Projectron grid's runs take seconds each; the RBP grid's under one, so there the start-up of the
 # worker processes (imports, numba's cache) weighs on the speed-up.
 GRIDS = {
@@ -48,7 +52,7 @@ def without_seconds(table: dict) -> dict:
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("data", help="training file, e.g. ../shared/datasets/a9a/a9a")
+    ap.add_argument("data", nargs="?", default=str(dataset("a9a/a9a")), help="training file")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--repeat", type=int, default=1, help="time each setting this many times, keep the fastest")
     ap.add_argument("--grid", choices=sorted(GRIDS), default="projectron", help="which grid to tune")

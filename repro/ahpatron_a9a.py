@@ -4,7 +4,7 @@ average online mistake rate (AMR = mistakes / T) mean ± std, support size, seco
 loop.  Paper: Ahpatron (B = 150) 16.42 ± 0.06%, Projectron++ 16.45 ± 0.07% (|S| = 152), Projectron
 21.13 ± 0.17% (|S| = 135); Table 3: |N_T| = 9234 margin updates for Ahpatron.
 
-    python -m repro.ahpatron_a9a ../shared/datasets/a9a/a9a ../shared/datasets/a9a/a9a.t
+    python -m repro.ahpatron_a9a [FILE ... (default sample_data/a9a sample_data/a9a.t)]
 
 `--runs ALGO[:VALUE]...`: VALUE is η for projectron / projectron++ (our ‖δ‖ ≤ η convention), ε for
 ahpatron (B from --budget, the other parameters the paper's defaults), B for rbp, lbp, forgetron, rbsop
@@ -109,7 +109,8 @@ def summarize(algo: str, params: dict, runs: list[common.Run]) -> dict:
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("data", nargs="+", help="LIBSVM files, concatenated in this order")
+    ap.add_argument("data", nargs="*", default=[common.dataset("a9a/a9a"), common.dataset("a9a/a9a.t")],
+                    help="LIBSVM files, concatenated in this order")
     ap.add_argument("--permutations", type=int, default=10)
     ap.add_argument("--sigma", type=float, default=2.0)
     ap.add_argument("--budget", type=int, default=150)

@@ -13,12 +13,14 @@ Every experiment of the papers is one online pass of a learner over a permutatio
 - `write_csv` and `plot_curves` / `plot_xy` write the table and the figure of an experiment;
   matplotlib is imported only inside the plotting functions (optional extra `repro`).
 
-Data sets are read from `../shared/datasets/` beside the project (`shared_dataset`).
+`dataset` finds a data set: a9a in the project's sample_data/, the others (letter, banana) under the
+directory named by the environment variable BUDGETLEARN_DATASETS.
 """
 
 from __future__ import annotations
 
 import csv
+import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,9 +35,24 @@ PROJECT = Path(__file__).resolve().parents[1]
 OUT = PROJECT / "docs" / "repro"  # default home of the CSVs and PNGs
 
 
-def shared_dataset(relative: str) -> Path:
-    """Path of a data set of the shared collection beside the project (e.g. 'a9a/a9a')."""
-    return PROJECT.parent / "shared" / "datasets" / relative
+SAMPLE_DATA = PROJECT / "sample_data"  # a9a and a9a.t ship with the project
+SHIPPED = {"a9a/a9a": SAMPLE_DATA / "a9a", "a9a/a9a.t": SAMPLE_DATA / "a9a.t"}
+
+
+def dataset(relative: str) -> Path:
+    """Path of a data set named as in LIBSVM's collection, 'NAME/FILE' (e.g. 'banana/banana'): a9a's
+    files from sample_data/, any other under $BUDGETLEARN_DATASETS.  Exits with a message naming the
+    variable when it is not set or the file is not under it."""
+    if relative in SHIPPED:
+        return SHIPPED[relative]
+    root = os.environ.get("BUDGETLEARN_DATASETS")
+    if not root:
+        raise SystemExit(f"{relative} is not in sample_data/: set BUDGETLEARN_DATASETS to the directory "
+                         f"holding {relative}, or give the file's path")
+    path = Path(root) / relative
+    if not path.is_file():
+        raise SystemExit(f"{path}: no such file (BUDGETLEARN_DATASETS is {root})")
+    return path
 
 
 def available(name: str) -> bool:

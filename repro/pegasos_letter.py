@@ -3,7 +3,7 @@ bpegasos with each budget maintenance (merge, project, smallest, random) at B = 
 λ = 1e-4, and the multiclass Projectron++ at the same size; Gaussian kernel with γ from the paper's
 grid {2⁰, 2², 2⁴, 2⁶}/d; test accuracy, mean ± std over permutations of the training stream.
 
-    python -m repro.pegasos_letter ../shared/datasets/letter/letter.scale ../shared/datasets/letter/letter.scale.t
+    python -m repro.pegasos_letter [TRAIN TEST]    # default: letter/letter.scale and .t under $BUDGETLEARN_DATASETS
     python -m repro.pegasos_letter --generate checkerboard 20000 10000
     python -m repro.pegasos_letter --generate waveform 20000 10000
 
@@ -137,10 +137,12 @@ def main():
         test = common.chunk_from_dense(*GENERATORS[gen](n_test, seed=args.seed + 1))
         name = gen
     else:
-        if not (args.train and args.test):
-            ap.error("give TRAIN and TEST files, or --generate")
-        train, test = read_all(args.train), read_all(args.test)
-        name = Path(args.train).name.split(".")[0]
+        if bool(args.train) != bool(args.test):
+            ap.error("give TRAIN and TEST files, or neither for letter, or --generate")
+        paths = ((args.train, args.test) if args.train
+                 else (common.dataset("letter/letter.scale"), common.dataset("letter/letter.scale.t")))
+        train, test = read_all(paths[0]), read_all(paths[1])
+        name = Path(paths[0]).name.split(".")[0]
     d = max(train.n_features, test.n_features)
     perms = list(range(args.seed, args.seed + args.permutations))
     streams = [train.take(common.permutation(len(train), p)) for p in perms]

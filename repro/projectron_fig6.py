@@ -2,7 +2,7 @@
 pass over 5 permutations; average online error and support size vs examples for Perceptron,
 Projectron, Projectron++, RBP and Forgetron (B = Projectron's final size) and PA-I (C = 1).
 
-    python -m repro.projectron_fig6 [../shared/datasets/a9a/a9a] [--test ../shared/datasets/a9a/a9a.t]
+    python -m repro.projectron_fig6 [TRAIN (default sample_data/a9a)] [--test sample_data/a9a.t]
                                     [--norm-convention] [--permutations 5]
 
 η: the paper writes ‖δ‖ ≤ η = 0.1 but ran DOGMA, which compares ‖δ‖² with η, so its runs are our
@@ -96,7 +96,7 @@ def claim(text: str, holds: bool) -> str:
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("train", nargs="?", default=str(common.shared_dataset("a9a/a9a")))
+    ap.add_argument("train", nargs="?", default=str(common.dataset("a9a/a9a")))
     ap.add_argument("--test", help="test file: report the last hypothesis' accuracy on it")
     ap.add_argument("--permutations", type=int, default=5)
     ap.add_argument("--gamma", type=float, default=0.04)

@@ -2,7 +2,7 @@
 pass over 5 permutations; online error vs support size of Projectron++ over a grid of η, against
 RBP and the Forgetron at the matching budget B (the mean final size of Projectron++ at that η).
 
-    python -m repro.projectron_fig8 [../shared/datasets/a9a/a9a] [--dogma-etas 0.05 0.1 0.2 0.4 0.7]
+    python -m repro.projectron_fig8 [TRAIN (default sample_data/a9a)] [--dogma-etas 0.05 0.1 0.2 0.4 0.7]
 
 The grid is given in DOGMA's convention (‖δ‖² ≤ η, which the paper's runs used); we run our
 η = √η_DOGMA.  The paper does not list its grid; ours spans support sizes of a few hundred to
@@ -28,7 +28,7 @@ from repro.projectron_fig6 import claim
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("train", nargs="?", default=str(common.shared_dataset("a9a/a9a")))
+    ap.add_argument("train", nargs="?", default=str(common.dataset("a9a/a9a")))
     ap.add_argument("--permutations", type=int, default=5)
     ap.add_argument("--gamma", type=float, default=0.04)
     ap.add_argument("--dogma-etas", type=float, nargs="+", default=[0.05, 0.1, 0.2, 0.4, 0.7])

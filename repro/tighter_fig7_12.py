@@ -2,7 +2,7 @@
 error vs cache size p of the Perceptron, the CKS Budget Perceptron and the Tighter Budget
 Perceptron after one online pass (β = 0, perceptron update).
 
-    python -m repro.tighter_fig7_12 [../shared/datasets/banana/banana] [--runs 10]
+    python -m repro.tighter_fig7_12 [BANANA (default $BUDGETLEARN_DATASETS/banana/banana)] [--runs 10]
 
 - Fig. 7, noisy 2-D toy (`budgetlearn generate noisy-toy`; §4.1 gives no numbers, our choice is
   documented in budgetcli/synthetic.py): 1,000 training points, linear kernel, tested on 10,000
@@ -68,13 +68,14 @@ def lookup(rows, label, p):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("banana", nargs="?", default=str(common.shared_dataset("banana/banana")))
+    ap.add_argument("banana", nargs="?")
     ap.add_argument("--runs", type=int, default=10)
     ap.add_argument("--sizes", type=int, nargs="+", default=[10, 25, 50, 100, 200])
     ap.add_argument("--toy-sizes", type=int, nargs="+", default=[5, 10, 25, 50, 100])
     ap.add_argument("--out", type=Path, default=common.OUT)
     ap.add_argument("--no-plot", action="store_true")
     args = ap.parse_args()
+    banana = args.banana or common.dataset("banana/banana")  # before the toy runs: a missing setting fails at once
 
     print("== Fig. 7: noisy 2-D toy, linear kernel, 1,000 training points ==")
     bayes = noisy_toy_bayes_error()
@@ -98,7 +99,7 @@ def main():
     claim(f"the Perceptron errs more than Tighter at p = {p_mid}",
           lookup(toy_rows, "perceptron", "") > lookup(toy_rows, "tighter-perceptron", p_mid))
 
-    data = read_all(args.banana)
+    data = read_all(banana)
     gamma = 1 / (2 * 0.7 ** 2)
     all_rows = []
     for noise in (0.0, 0.1):

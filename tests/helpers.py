@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 
 from budgetcli.io.libsvm import Chunk
+
+# Real data that ships with the project (sample_data/README.md): a9a and a9a.t, the synthetic set.
+SAMPLE_DATA = Path(__file__).resolve().parents[1] / "sample_data"
 
 
 def chunk_from_dense(X: np.ndarray, y: np.ndarray) -> Chunk:

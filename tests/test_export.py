@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -19,9 +18,9 @@ from budgetcli.cli import main
 from budgetcli.export import ExportError, libsvm_text, read_libsvm_model
 from budgetcli.model import Model
 
-from .helpers import random_stream
+from .helpers import SAMPLE_DATA, random_stream
 
-DATASETS = Path(__file__).resolve().parents[1].parent / "shared" / "datasets"
+A9A, A9A_T = SAMPLE_DATA / "a9a", SAMPLE_DATA / "a9a.t"
 
 
 def run(*args, input=None):
@@ -139,15 +138,14 @@ def test_refuses_a_label_map_that_is_not_binary(tmp_path):
         libsvm_text(m, "m.model")
 
 
-@pytest.mark.skipif(not (DATASETS / "a9a" / "a9a.t").exists(), reason="shared a9a data set not present")
 def test_a9a_svm_predict_agrees_line_by_line(tmp_path):
     pytest.importorskip("libsvm.svmutil")
     model, exported = tmp_path / "a9a.model", tmp_path / "a9a.libsvm"
-    r = run("train", "-a", "rbp", "-B", "200", "--gamma", "0.04", "-q", DATASETS / "a9a" / "a9a", "-o", model)
+    r = run("train", "-a", "rbp", "-B", "200", "--gamma", "0.04", "-q", A9A, "-o", model)
     assert r.exit_code == 0, r.output
     assert run("export", model, "--format", "libsvm", "-o", exported).exit_code == 0
-    ours, scores = our_predictions(model, DATASETS / "a9a" / "a9a.t")
-    theirs, dec = libsvm_predictions(exported, DATASETS / "a9a" / "a9a.t")
+    ours, scores = our_predictions(model, A9A_T)
+    theirs, dec = libsvm_predictions(exported, A9A_T)
     assert len(ours) == len(theirs) == 16281
     mismatches = [i + 1 for i, (a, b) in enumerate(zip(ours, theirs)) if a != b]
     assert mismatches == []
@@ -168,14 +166,12 @@ def test_svm_predict_binary_agrees(tmp_path):
     ours, _ = our_predictions(model, test)
     assert len(theirs) == 300 and set(ours) == {2.0, 4.0}
     assert ours == theirs
-    if (DATASETS / "a9a" / "a9a.t").exists():  # and line by line on a9a.t
-        a9a = tmp_path / "a9a.model"
-        assert run("train", "-a", "rbp", "-B", "200", "--gamma", "0.04", "-q", DATASETS / "a9a" / "a9a",
-                   "-o", a9a).exit_code == 0
-        assert run("export", a9a, "-o", exported).exit_code == 0
-        subprocess.run(["svm-predict", str(DATASETS / "a9a" / "a9a.t"), str(exported), str(out)], check=True,
-                       capture_output=True, timeout=300)
-        assert [float(v) for v in out.read_text().split()] == our_predictions(a9a, DATASETS / "a9a" / "a9a.t")[0]
+    # and line by line on a9a.t
+    a9a = tmp_path / "a9a.model"
+    assert run("train", "-a", "rbp", "-B", "200", "--gamma", "0.04", "-q", A9A, "-o", a9a).exit_code == 0
+    assert run("export", a9a, "-o", exported).exit_code == 0
+    subprocess.run(["svm-predict", str(A9A_T), str(exported), str(out)], check=True, capture_output=True, timeout=300)
+    assert [float(v) for v in out.read_text().split()] == our_predictions(a9a, A9A_T)[0]
 
 
 # ---- import --------------------------------------------------------------------------------------

@@ -11,7 +11,7 @@ from budgetcli.kernels import Kernel
 from budgetcli.synthetic import (GENERATORS, NOISY_TOY_MARGIN, noisy_toy, noisy_toy_bayes_error, shifting_stream,
                                  shifting_targets)
 from repro import common
-from tests.helpers import chunk_from_dense, random_stream
+from tests.helpers import SAMPLE_DATA, chunk_from_dense, random_stream
 
 
 # ---- generators ------------------------------------------------------------------------------
@@ -119,6 +119,36 @@ def test_verdict_uses_the_spread_or_the_tolerance():
 def test_csv_round_trip(tmp_path):
     path = common.write_csv(tmp_path / "t.csv", [{"a": "x", "b": 0.5}, {"a": "y", "b": 1 / 3}])
     assert path.read_text().splitlines() == ["a,b", "x,0.5", "y,0.333333"]
+
+
+def test_a9a_comes_from_sample_data_whatever_the_setting(tmp_path, monkeypatch):
+    monkeypatch.delenv("BUDGETLEARN_DATASETS", raising=False)
+    assert common.dataset("a9a/a9a") == SAMPLE_DATA / "a9a"
+    monkeypatch.setenv("BUDGETLEARN_DATASETS", str(tmp_path))
+    assert common.dataset("a9a/a9a.t") == SAMPLE_DATA / "a9a.t"
+    assert (SAMPLE_DATA / "a9a").stat().st_size > 2_000_000 and (SAMPLE_DATA / "a9a.t").stat().st_size > 1_000_000
+
+
+def test_other_data_sets_are_found_under_the_setting_or_refused_naming_it(tmp_path, monkeypatch):
+    monkeypatch.delenv("BUDGETLEARN_DATASETS", raising=False)
+    with pytest.raises(SystemExit, match="^banana/banana is not in sample_data/: set BUDGETLEARN_DATASETS to"):
+        common.dataset("banana/banana")
+    monkeypatch.setenv("BUDGETLEARN_DATASETS", str(tmp_path))
+    with pytest.raises(SystemExit, match=f"^{tmp_path}/banana/banana: no such file \\(BUDGETLEARN_DATASETS is"):
+        common.dataset("banana/banana")
+    (tmp_path / "banana").mkdir()
+    (tmp_path / "banana" / "banana").write_text("1 1:0.5 2:0.5\n")
+    assert common.dataset("banana/banana") == tmp_path / "banana" / "banana"
+
+
+def test_tighter_script_without_banana_stops_before_any_run(monkeypatch, capsys):
+    from repro import tighter_fig7_12
+
+    monkeypatch.delenv("BUDGETLEARN_DATASETS", raising=False)
+    monkeypatch.setattr("sys.argv", ["tighter", "--no-plot"])
+    with pytest.raises(SystemExit, match="BUDGETLEARN_DATASETS"):
+        tighter_fig7_12.main()
+    assert capsys.readouterr().out == ""  # the toy runs of Fig. 7 did not start
 
 
 def test_dogma_demo_flips_exactly_one_tenth_of_the_hyperplane_labels():
