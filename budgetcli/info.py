@@ -29,12 +29,21 @@ def describe(model, path) -> dict:
         "kernel": kernel.to_dict() | {"sigma": kernel.sigma if kernel.kind != "linear" else None},
         "labels": label_info,
         "hypothesis": model.hypothesis,
+        "resume_state": _resume_state(model),
         "support_size": len(support),
         "support_nonzeros": support.nnz,
         "n_features": learner.n_features,
         "bytes": os.path.getsize(path),
         "counters": {name: learner.counter(name) for name in COUNTER_NAMES},
     }
+
+
+def _resume_state(model) -> str:
+    if not model.learner.rebuilt:
+        return "none needed"
+    if model.resume_state:
+        return "saved (--resume continues bit for bit)"
+    return "not saved: --resume rebuilds " + ", ".join(sorted(model.learner.rebuilt)) + " from the support vectors"
 
 
 def format_text(d: dict) -> str:
@@ -55,6 +64,7 @@ def format_text(d: dict) -> str:
         ("kernel", kernel),
         ("labels", labels),
         ("hypothesis", d["hypothesis"]),
+        ("resume state", d["resume_state"]),
         ("support vectors", f"{d['support_size']:,} ({d['support_nonzeros']:,} non-zeros, {d['n_features']:,} features)"),
         ("bytes", f"{d['bytes']:,}"),
         ("examples", f"{t:,}"),

@@ -18,6 +18,7 @@ class Model:
     learner: object
     labels: BinaryLabels | MulticlassLabels
     hypothesis: str = "online"  # or "average": the online-to-batch conversion, not resumable
+    resume_state: bool = True  # its file holds the resume state (--save-resume; files of format 1 all do)
 
     def averaged(self, projected: bool = False) -> "Model":
         """The averaged hypothesis (1/T) Σ_t f_t.
@@ -92,6 +93,7 @@ class Model:
             learner = learner_cls.from_state(header, arrays)
             labels = labels_from_dict(header["labels"])
             hypothesis = header.get("hypothesis", "online")
+            resume_state = header.get("resume_state", True) is not False
         except ModelFileError:
             raise
         except KeyError as exc:
@@ -106,7 +108,7 @@ class Model:
             # A checksummed file that this build cannot interpret: an algorithm it lacks, or
             # a layout it does not know.
             raise ModelFileError(f"{path}: cannot use this model ({type(exc).__name__}: {exc})") from exc
-        return cls(learner, labels, hypothesis)
+        return cls(learner, labels, hypothesis, resume_state)
 
 
 def _expected_arrays(header: dict, members: dict) -> dict:
@@ -134,7 +136,8 @@ def narrowest(a: np.ndarray) -> np.ndarray:
     for dtype in (np.uint8, np.int8, np.uint16, np.int16, np.uint32, np.int32, np.float32):
         if np.dtype(dtype).itemsize >= a.dtype.itemsize or not statecheck.widens_to(np.dtype(dtype), a.dtype):
             continue
-        narrow = a.astype(dtype)
+        with np.errstate(invalid="ignore", over="ignore"):  # NaN, inf and large values do not round-trip
+            narrow = a.astype(dtype)
         if narrow.astype(a.dtype).tobytes() == a.tobytes():
             return narrow
     return a
