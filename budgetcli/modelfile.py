@@ -1,6 +1,6 @@
 """The model file container: one versioned, integrity-checked ``.npz`` file.
 
-On disk a model is an uncompressed numpy ``.npz`` archive (written by ``np.savez``)
+On disk a model is a numpy ``.npz`` archive (a zip of ``NAME.npy`` members, as ``np.load`` reads)
 holding the caller's arrays under their own names plus one reserved uint8 array
 ``__header__`` with UTF-8 JSON::
 
@@ -20,18 +20,23 @@ loading can never execute code, and are written by ``atomic.output_file``: a reg
 replaced atomically (temp file in the same directory, fsync, ``os.replace``), so a crash never
 leaves a half-written model; a device, FIFO or socket is written directly, never replaced.
 
-Uncompressed ``np.savez`` was chosen over ``np.savez_compressed``: on a
-1000x1000 float64 array of Gaussian values (what support vectors and coefficients
-look like) compression saved 4% of the size but made saving ~70x slower
-(4 ms vs 275 ms) and loading ~8x slower.
+Members are stored uncompressed, except one that deflate (level 1) at least halves, such as a
+multiclass learner's coefficient matrix (two non-zero classes per support vector): on a 1000x1000
+float64 array of Gaussian values (what support vectors and coefficients look like) compression
+saved 4% of the size but made saving ~70x slower (4 ms vs 275 ms) and loading ~8x slower, so
+compression is tried only where it pays.  A file never inflates to more than MAX_INFLATION / 2
+times its size (+ INFLATION_SLACK), half the bound `load` refuses a zip bomb at, so that every file
+`save` writes loads.
 """
 
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import os
 import zipfile
+import zlib
 
 import numpy as np
 
@@ -53,6 +58,7 @@ _NUMERIC_KINDS = frozenset("biufc")
 # make numpy try to allocate an absurd array.
 _READ_ERRORS = (
     zipfile.BadZipFile,
+    zlib.error,  # a damaged deflated member
     EOFError,
     ValueError,
     OSError,
@@ -157,9 +163,34 @@ def save(path, header: dict, arrays: dict[str, np.ndarray]) -> None:
     }
     container_bytes = np.frombuffer(_canonical_json(container), dtype=np.uint8)
 
-    # A file object, not a name: np.savez would append ".npz" to a name.
     with output_file(path, binary=True) as f:
-        np.savez(f, **{_HEADER_MEMBER: container_bytes}, **arrays)
+        _write_zip(f, {_HEADER_MEMBER: container_bytes, **arrays})
+
+
+_TRY_DEFLATE_BELOW = 32 << 20  # larger members (a kept K⁻¹: dense doubles) are stored as they are
+
+
+def _write_zip(f, arrays: dict[str, np.ndarray]) -> None:
+    """The .npz archive of `arrays` (header member first), each member stored or deflated (module doc)."""
+    members = {}
+    for name, array in arrays.items():
+        buffer = io.BytesIO()
+        np.lib.format.write_array(buffer, array, allow_pickle=False)
+        raw = buffer.getvalue()
+        deflated = len(raw) < _TRY_DEFLATE_BELOW and 2 * len(zlib.compress(raw, 1)) <= len(raw)
+        members[name] = (raw, deflated)
+
+    def stored(m):
+        return sum(len(zlib.compress(raw, 1)) if deflated else len(raw) for raw, deflated in m.values())
+
+    total = sum(len(raw) for raw, _ in members.values())
+    while total > MAX_INFLATION // 2 * stored(members) + INFLATION_SLACK // 2:  # keep clear of load's bound
+        name = max((n for n, (_, d) in members.items() if d), key=lambda n: len(members[n][0]))
+        members[name] = (members[name][0], False)
+    with zipfile.ZipFile(f, "w", allowZip64=True) as zf:
+        for name, (raw, deflated) in members.items():
+            zf.writestr(zipfile.ZipInfo(name + ".npy"), raw,
+                        compress_type=zipfile.ZIP_DEFLATED if deflated else zipfile.ZIP_STORED, compresslevel=1)
 
 
 def _read_container(path, raw: np.ndarray) -> dict:

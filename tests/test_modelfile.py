@@ -204,25 +204,25 @@ def test_no_temp_file_after_success_and_umask_permissions(tmp_path):
         assert stat.S_IMODE(os.stat(tmp_path / "m.model").st_mode) == 0o640
 
 
-def _failing_savez(real_savez):
-    def savez(file, *args, **kwargs):
-        real_savez(file, *args, **kwargs)  # the temp file really holds (partial) data
+def _failing_write(real_write):
+    def write(file, *args, **kwargs):
+        real_write(file, *args, **kwargs)  # the temp file really holds (partial) data
         file.truncate(100)
         raise OSError(28, "No space left on device")
-    return savez
+    return write
 
 
 @pytest.mark.parametrize("break_what", ["savez", "fsync", "replace", "interrupt"])
 def test_failed_save_leaves_old_file_untouched(model_path, monkeypatch, break_what):
     before = model_path.read_bytes()
     if break_what == "savez":
-        monkeypatch.setattr(np, "savez", _failing_savez(np.savez))
+        monkeypatch.setattr(modelfile, "_write_zip", _failing_write(modelfile._write_zip))
     elif break_what == "fsync":
         monkeypatch.setattr(os, "fsync", lambda fd: (_ for _ in ()).throw(OSError(5, "I/O error")))
     elif break_what == "replace":
         monkeypatch.setattr(os, "replace", lambda a, b: (_ for _ in ()).throw(PermissionError(13, "denied")))
     else:
-        monkeypatch.setattr(np, "savez", lambda *a, **k: (_ for _ in ()).throw(KeyboardInterrupt()))
+        monkeypatch.setattr(modelfile, "_write_zip", lambda *a, **k: (_ for _ in ()).throw(KeyboardInterrupt()))
 
     expected = KeyboardInterrupt if break_what == "interrupt" else OSError
     with pytest.raises(expected):

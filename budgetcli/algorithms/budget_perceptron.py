@@ -288,12 +288,18 @@ class TighterPerceptron(BudgetPerceptron):
     paper = "Weston, Bordes, Bottou, AISTATS 2005, Figs. 2, 3, 5 and §3.2"
     params = (BUDGET, BETA, UPDATE, COST, EVAL_SET, EVAL_SIZE)
     constants = {"size": FIXED}
+    # the evaluation set's kernel block is rebuilt as exactly as the Gram matrix (support.kernel_row)
+    rebuilt = BudgetPerceptron.rebuilt | {"eval_block": lambda self, name: self._rebuild_eval_block()}
 
     def __init__(self, *args, **kw):
         super().__init__(*args, **kw)
         if self.hyper["eval_set"] in ("random", "flip"):
             q = self.hyper["eval_size"]
             self._init_eval(q + 1, 64 * (q + 1))
+
+    def _rebuild_eval_block(self) -> None:
+        m = len(self.evalset)
+        self.eval_block[:m, :len(self.support)] = self.kernel_matrix(*self.evalset.to_csr())
 
     def _reserve_extra(self, nnz: int) -> None:
         self.evalset.reserve(len(self.evalset) + 1, nnz)
@@ -352,5 +358,8 @@ class TighterPerceptron(BudgetPerceptron):
         for name in EVAL_ARRAYS[:-1]:
             self.eval[name][:m] = arrays[name]
         self.eval_block = np.zeros((self.evalset.capacity, self.support.capacity))
-        self.eval_block[:m, :n] = arrays["eval_block"]
+        if "eval_block" in arrays:
+            self.eval_block[:m, :n] = arrays["eval_block"]
+        else:
+            self.stale.add("eval_block")
         return self
