@@ -43,6 +43,10 @@ from .support import COUNT, SupportSet, kernel_row
 EXAMPLES, MISTAKES, MARGIN_UPDATES, PROJECTIONS = range(4)
 COUNTER_NAMES = ("examples", "mistakes", "margin_updates", "projections")
 
+# Stand-ins for arrays a variant of a family does not keep (its loop never touches them), shared so
+# that the cached loop arguments stay valid (`loop_args`).
+NO_VECTOR, NO_MATRIX = np.zeros(0), np.zeros((0, 0))
+
 # Eviction policies of the budgeted learners (`victim`), one numbering for every algorithm.
 UNBOUNDED, RANDOM, OLDEST = 0, 1, 2
 
@@ -158,6 +162,7 @@ class KernelLearner:
         self.retire_log = RetireLog(np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0), np.zeros(1, np.int64))
         self.slot = {name: self._new_slot_array(kind, self.support.capacity) for name, kind in self.slot_arrays.items()}
         self.stale: set[str] = set()  # resume-state arrays to rebuild before learning (`rebuilt`)
+        self._records = None  # (key, loop_args()) of the last call
         self.notes: list[str] = []  # what the learner did that a summary should say (a rebuild)
 
     # ---- parameters -------------------------------------------------------------------------
@@ -232,11 +237,19 @@ class KernelLearner:
         return type(self).loop(S, K, rows, start, book, st, h)
 
     def loop_args(self) -> tuple:
-        """(S, K, book, st, h): what the compiled loop and its pieces take besides the rows."""
-        book = Book(self.counters, self.rng_state, self.scalars, self.scratch, self.retire_log, self.keep_retired)
-        arrays = self._state_arrays()
-        st = record_type("State", tuple(arrays))(**arrays)
-        return self.support.arrays, self.kernel.args(), book, st, self._hyper_record()
+        """(S, K, book, st, h): what the compiled loop and its pieces take besides the rows.
+
+        Made again only when an array was replaced (grown, reloaded): a one-example `learn` (River's
+        learn_one) would otherwise spend as long making them as learning.  The cached records keep
+        the arrays they hold alive, so an array of the same id is the same array."""
+        S, arrays = self.support.arrays, self._state_arrays()
+        key = (id(S), id(self.scratch), id(self.retire_log), id(self.counters), id(self.rng_state), id(self.scalars),
+               self.keep_retired, *map(id, arrays.values()))
+        if self._records is None or self._records[0] != key:
+            book = Book(self.counters, self.rng_state, self.scalars, self.scratch, self.retire_log, self.keep_retired)
+            st = record_type("State", tuple(arrays))(**arrays)
+            self._records = (key, (S, self.kernel.args(), book, st, self._hyper_record()))
+        return self._records[1]
 
     def _hyper_record(self):
         values = self.constants | {p.name: p.code(self.hyper[p.name]) for p in self.params}
@@ -406,27 +419,26 @@ class KernelLearner:
 
 # ---- compiled pieces every loop uses -------------------------------------------------------------
 
+# The loops take the records whole, but read the arrays they use out of them once, before their
+# per-example loop, and hand these to the helpers below: an array read out of a record inside the
+# loop costs a reference-count update at every example (~10% of RBP's time on a9a, bench/loops.py).
+
 @njit(cache=True, inline="always")
-def example(rows, t):
+def example(indptr, indices, values, t):
     """x_t of a chunk as its sparse (indices, values)."""
-    lo, hi = rows.indptr[t], rows.indptr[t + 1]
-    return rows.indices[lo:hi], rows.values[lo:hi]
+    lo, hi = indptr[t], indptr[t + 1]
+    return indices[lo:hi], values[lo:hi]
 
 
 @njit(cache=True, inline="always")
-def nnz(rows, t):
-    return rows.indptr[t + 1] - rows.indptr[t]
-
-
-@njit(cache=True, inline="always")
-def open_round(S, K, rows, t, book, alpha, krow):
+def open_round(S, K, indptr, indices, values, y, t, scratch, counters, alpha, krow):
     """The opening of a binary round, counted: x_t, y_t, f(x_t), ‖x_t‖², the support size and the
     round's number (1-based, across --resume); krow is left holding k(x_t, sv_i).  The caller has
-    checked that x_t fits."""
-    idx, val = example(rows, t)
-    f, sq = score_example(S, K, alpha, krow, book.scratch, idx, val)
-    book.counters[EXAMPLES] += 1
-    return idx, val, rows.y[t], f, sq, S.meta[COUNT], book.counters[EXAMPLES]
+    checked that x_t fits (`sv_fits(S, indptr[t + 1] - indptr[t])`)."""
+    idx, val = example(indptr, indices, values, t)
+    f, sq = score_example(S, K, alpha, krow, scratch, idx, val)
+    counters[EXAMPLES] += 1
+    return idx, val, y[t], f, sq, S.meta[COUNT], counters[EXAMPLES]
 
 
 @njit(cache=True, inline="always")

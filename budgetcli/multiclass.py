@@ -124,17 +124,18 @@ class MulticlassLearner(KernelLearner):
 # ---- compiled pieces shared by the multiclass loops ----------------------------------------------
 
 @njit(cache=True, inline="always")
-def open_class_round(S, K, rows, t, book, st):
+def open_class_round(S, K, indptr, indices, values, y, t, scratch, counters, st):
     """The opening of a multiclass round: x_t, its class y_t (a new class joins with a zero prototype),
-    the number m of classes known, st.scores = f_i(x_t), ‖x_t‖² and the round's number, counted."""
-    idx, val = example(rows, t)
-    yt = rows.y[t]
+    the number m of classes known, st.scores = f_i(x_t), ‖x_t‖² and the round's number, counted (the
+    arrays as learner.open_round takes them)."""
+    idx, val = example(indptr, indices, values, t)
+    yt = y[t]
     if yt + 1 > st.n_classes[0]:
         st.n_classes[0] = yt + 1
     m = st.n_classes[0]
-    sq = class_scores(S, K, st.coef, st.scale[0], m, st.krow, book.scratch, idx, val, st.scores)
-    book.counters[EXAMPLES] += 1
-    return idx, val, yt, m, sq, book.counters[EXAMPLES]
+    sq = class_scores(S, K, st.coef, st.scale[0], m, st.krow, scratch, idx, val, st.scores)
+    counters[EXAMPLES] += 1
+    return idx, val, yt, m, sq, counters[EXAMPLES]
 
 
 @njit(cache=True)

@@ -43,8 +43,8 @@ import numpy as np
 
 from .._jit import njit
 from ..kernels import self_kernel
-from ..learner import (MARGIN_UPDATES, MISTAKES, PROJECTIONS, KernelLearner, new_coefficient, nnz, open_round, retire,
-                       touch)
+from ..learner import (MARGIN_UPDATES, MISTAKES, NO_MATRIX, PROJECTIONS, KernelLearner, new_coefficient, open_round,
+                       retire, touch)
 from ..params import BUDGET, Param, choice
 from ..projection import gram_of_support
 from ..registry import register
@@ -153,11 +153,13 @@ def halve(S, book, alpha, avg_sum, avg_stamp, gram, krow, n, eta, target, rnd):
 
 @njit(cache=True)
 def aggressive_range(S, K, rows, start, book, st, h):
-    alpha, counters, scalars, radius = st.alpha, book.counters, book.scalars, h.radius
-    for t in range(start, rows.y.shape[0]):
-        if not sv_fits(S, nnz(rows, t)):
+    indptr, indices, values, y = rows
+    counters, scratch = book.counters, book.scratch
+    alpha, krow, scalars, radius = st.alpha, st.krow, book.scalars, h.radius
+    for t in range(start, y.shape[0]):
+        if not sv_fits(S, indptr[t + 1] - indptr[t]):
             return t
-        idx, val, yt, f, sq, n, rnd = open_round(S, K, rows, t, book, alpha, st.krow)
+        idx, val, yt, f, sq, n, rnd = open_round(S, K, indptr, indices, values, y, t, scratch, counters, alpha, krow)
         margin = yt * f
         if margin <= 0.0:
             counters[MISTAKES] += 1
@@ -192,7 +194,7 @@ def aggressive_range(S, K, rows, start, book, st, h):
                 alpha[i] *= scale
             norm2 = radius * radius
         scalars[NORM2] = max(norm2, 0.0)
-    return rows.y.shape[0]
+    return y.shape[0]
 
 
 @register
@@ -213,7 +215,7 @@ class AggressivePerceptron(KernelLearner):
         return h
 
     def _state_arrays(self):
-        return self.slot | {"gram": np.zeros((0, 0))}  # kept only for Ahpatron's halving
+        return self.slot | {"gram": NO_MATRIX}  # kept only for Ahpatron's halving
 
 
 @register

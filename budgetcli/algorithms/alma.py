@@ -26,12 +26,11 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
 
 from .._jit import njit
 from ..kernels import self_kernel
-from ..learner import (MARGIN_UPDATES, MISTAKES, PROJECTIONS, KernelLearner, new_coefficient, nnz, open_round,
-                       touch)
+from ..learner import (MARGIN_UPDATES, MISTAKES, NO_MATRIX, NO_VECTOR, PROJECTIONS, KernelLearner, new_coefficient,
+                       open_round, touch)
 from ..params import ETA, Param
 from ..projection import DEPENDENCE_TOL, grow_inverse, inverse_of_support, project
 from ..registry import register
@@ -49,11 +48,13 @@ NORM2, UPDATES_PLUS_ONE = 0, 1  # indices in `scalars`
 
 @njit(cache=True)
 def alma_range(S, K, rows, start, book, st, h):
-    alpha, counters, scalars = st.alpha, book.counters, book.scalars
-    for t in range(start, rows.y.shape[0]):
-        if not sv_fits(S, nnz(rows, t)):
+    indptr, indices, values, y = rows
+    counters, scratch = book.counters, book.scratch
+    alpha, krow, scalars = st.alpha, st.krow, book.scalars
+    for t in range(start, y.shape[0]):
+        if not sv_fits(S, indptr[t + 1] - indptr[t]):
             return t
-        idx, val, yt, f, sq, n, rnd = open_round(S, K, rows, t, book, alpha, st.krow)
+        idx, val, yt, f, sq, n, rnd = open_round(S, K, indptr, indices, values, y, t, scratch, counters, alpha, krow)
         if yt * f <= 0.0:
             counters[MISTAKES] += 1
         kxx = self_kernel(K, sq)
@@ -91,7 +92,7 @@ def alma_range(S, K, rows, start, book, st, h):
                 alpha[i] /= scale
         scalars[NORM2] = grown / (scale * scale)
         scalars[UPDATES_PLUS_ONE] = k + 1.0
-    return rows.y.shape[0]
+    return y.shape[0]
 
 
 @register
@@ -110,7 +111,7 @@ class Alma2(KernelLearner):
 
     def _state_arrays(self):
         # plain ALMA₂ keeps no Gram inverse: the loop gets empty stand-ins it never touches
-        return self.slot | {"kinv": np.zeros((0, 0)), "d": np.zeros(0)}
+        return self.slot | {"kinv": NO_MATRIX, "d": NO_VECTOR}
 
 
 @register

@@ -45,7 +45,7 @@ import numpy as np
 
 from .._jit import njit
 from ..kernels import self_kernel
-from ..learner import (MARGIN_UPDATES, MISTAKES, KernelLearner, new_coefficient, nnz, open_round, retire)
+from ..learner import (MARGIN_UPDATES, MISTAKES, KernelLearner, new_coefficient, open_round, retire)
 from .. import statecheck
 from ..params import BETA, BUDGET, COST, Param, choice
 from ..projection import gram_of_support
@@ -203,23 +203,25 @@ def drop_redundant(S, book, st, beta, rnd):
 
 @njit(cache=True)
 def removal_range(S, K, rows, start, book, st, h):
+    indptr, indices, values, y = rows
+    counters, scratch = book.counters, book.scratch
     alpha, fsv, gram, krow, E, block = st.alpha, st.fsv, st.gram, st.krow, st.E, st.block
     mode = h.eval_set
     keeps_eval = mode == ALL or mode == SAMPLE or mode == FLIP
-    for t in range(start, rows.y.shape[0]):
-        if not sv_fits(S, nnz(rows, t)):
+    for t in range(start, y.shape[0]):
+        if not sv_fits(S, indptr[t + 1] - indptr[t]):
             return t
-        if keeps_eval and not (sv_fits(E, nnz(rows, t)) and E.meta[COUNT] < block.shape[0]):
+        if keeps_eval and not (sv_fits(E, indptr[t + 1] - indptr[t]) and E.meta[COUNT] < block.shape[0]):
             return t
-        idx, val, yt, f, sq, n, rnd = open_round(S, K, rows, t, book, alpha, krow)
+        idx, val, yt, f, sq, n, rnd = open_round(S, K, indptr, indices, values, y, t, scratch, counters, alpha, krow)
         if mode == ALL or mode == SAMPLE:
             sample_stream(E, st, book, mode, h.eval_size, idx, val, sq, n, yt, f, rnd)
         if yt * f <= 0.0:
-            book.counters[MISTAKES] += 1
+            counters[MISTAKES] += 1
         elif yt * f > h.beta:
             continue
         else:
-            book.counters[MARGIN_UPDATES] += 1
+            counters[MARGIN_UPDATES] += 1
         if mode == FLIP:
             flip_set(E, st, h.eval_size, idx, val, sq, n, yt, f, rnd)
         m = E.meta[COUNT]
@@ -251,7 +253,7 @@ def removal_range(S, K, rows, start, book, st, h):
             shift_eval(st.e_f, st.e_flips, block, m, n, a)
         if h.size == VARIABLE:
             drop_redundant(S, book, st, h.beta, rnd)
-    return rows.y.shape[0]
+    return y.shape[0]
 
 
 @register

@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 
 from .._jit import njit
-from ..learner import MISTAKES, KernelLearner, new_coefficient, nnz, open_round, retire, touch
+from ..learner import MISTAKES, KernelLearner, new_coefficient, open_round, retire, touch
 from ..params import BUDGET
 from ..registry import register
 from ..support import sv_fits, sv_kernel_row, sv_put
@@ -45,11 +45,13 @@ def shrink_factor(a, b, c):
 
 @njit(cache=True)
 def forgetron_range(S, K, rows, start, book, st, h):
-    alpha, counters, budget = st.alpha, book.counters, h.budget
-    for t in range(start, rows.y.shape[0]):
-        if not sv_fits(S, nnz(rows, t)):
+    indptr, indices, values, y = rows
+    counters, scratch = book.counters, book.scratch
+    alpha, krow, budget = st.alpha, st.krow, h.budget
+    for t in range(start, y.shape[0]):
+        if not sv_fits(S, indptr[t + 1] - indptr[t]):
             return t
-        idx, val, yt, f, sq, n, rnd = open_round(S, K, rows, t, book, alpha, st.krow)
+        idx, val, yt, f, sq, n, rnd = open_round(S, K, indptr, indices, values, y, t, scratch, counters, alpha, krow)
         if yt * f > 0.0:
             continue
         additions = counters[MISTAKES]
@@ -78,7 +80,7 @@ def forgetron_range(S, K, rows, start, book, st, h):
         sv_put(S, r, idx, val, sq)
         new_coefficient(alpha, st.avg_sum, st.avg_stamp, r, yt * phi, rnd)
         st.label[r] = yt
-    return rows.y.shape[0]
+    return y.shape[0]
 
 
 @register

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from .._jit import njit
 from ..kernels import self_kernel
-from ..learner import MARGIN_UPDATES, MISTAKES, RANDOM, UNBOUNDED, nnz, victim
+from ..learner import MARGIN_UPDATES, MISTAKES, RANDOM, UNBOUNDED, victim
 from ..multiclass import MulticlassLearner, open_class_round, rival
 from ..params import BUDGET
 from ..registry import register
@@ -31,17 +31,19 @@ PERCEPTRON, PA = 0, 1
 
 @njit(cache=True)
 def max_score_range(S, K, rows, start, book, st, h):
+    indptr, indices, values, y = rows
+    counters, scratch = book.counters, book.scratch
     coef, f = st.coef, st.scores
-    for t in range(start, rows.y.shape[0]):
-        if not sv_fits(S, nnz(rows, t)):
+    for t in range(start, y.shape[0]):
+        if not sv_fits(S, indptr[t + 1] - indptr[t]):
             return t
-        idx, val, yt, m, sq, rnd = open_class_round(S, K, rows, t, book, st)
+        idx, val, yt, m, sq, rnd = open_class_round(S, K, indptr, indices, values, y, t, scratch, counters, st)
         r = rival(f, m, yt)
         if r < 0:
             continue
         margin = f[yt] - f[r]
         if margin <= 0.0:
-            book.counters[MISTAKES] += 1
+            counters[MISTAKES] += 1
         if h.variant == PA:
             if margin >= 1.0:
                 continue
@@ -50,7 +52,7 @@ def max_score_range(S, K, rows, start, book, st, h):
                 continue
             tau = (1.0 - margin) / (2.0 * kxx)
             if margin > 0.0:
-                book.counters[MARGIN_UPDATES] += 1
+                counters[MARGIN_UPDATES] += 1
         else:
             if margin > 0.0:
                 continue
@@ -64,7 +66,7 @@ def max_score_range(S, K, rows, start, book, st, h):
             coef[slot, i] = 0.0
         coef[slot, yt] = tau / st.scale[0]
         coef[slot, r] = -tau / st.scale[0]
-    return rows.y.shape[0]
+    return y.shape[0]
 
 
 @register

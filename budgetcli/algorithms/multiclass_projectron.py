@@ -35,7 +35,7 @@ import numpy as np
 from .._jit import njit
 from ..kernels import self_kernel
 from .. import statecheck
-from ..learner import MARGIN_UPDATES, MISTAKES, PROJECTIONS, nnz
+from ..learner import MARGIN_UPDATES, MISTAKES, PROJECTIONS
 from ..modelfile import Member
 from ..multiclass import MulticlassLearner, open_class_round, rival
 from ..params import ETA
@@ -66,9 +66,9 @@ def class_projection(kinv, members, n, krow, kc, d, kxx):
 
 
 @njit(cache=True)
-def fits(S, st, rows, t):
+def fits(S, st, indptr, t):
     """Room for round t: x_t twice in the support set, and one more member in every class."""
-    if not (sv_fits(S, 2 * nnz(rows, t)) and S.meta[COUNT] + 2 <= S.start.shape[0]):
+    if not (sv_fits(S, 2 * (indptr[t + 1] - indptr[t])) and S.meta[COUNT] + 2 <= S.start.shape[0]):
         return False
     fullest = 0
     for c in range(st.n_classes[0]):
@@ -97,12 +97,14 @@ def add_part(S, st, c, sign, d2, d, n, idx, val, sq):
 
 @njit(cache=True)
 def mc_projectron_range(S, K, rows, start, book, st, h):
+    indptr, indices, values, y = rows
+    counters, scratch = book.counters, book.scratch
     coef, scale, f, krow, kc, dy, dr = st.coef, st.scale, st.scores, st.krow, st.kc, st.dy, st.dr
-    kinv, members, counts, counters, eta = st.kinv, st.members, st.counts, book.counters, h.eta
-    for t in range(start, rows.y.shape[0]):
-        if not fits(S, st, rows, t):
+    kinv, members, counts, eta = st.kinv, st.members, st.counts, h.eta
+    for t in range(start, y.shape[0]):
+        if not fits(S, st, indptr, t):
             return t
-        idx, val, yt, m, sq, rnd = open_class_round(S, K, rows, t, book, st)
+        idx, val, yt, m, sq, rnd = open_class_round(S, K, indptr, indices, values, y, t, scratch, counters, st)
         r = rival(f, m, yt)
         if r < 0:
             continue
@@ -144,7 +146,7 @@ def mc_projectron_range(S, K, rows, start, book, st, h):
             for a in range(nr):
                 coef[members[r, a], r] -= tau * dr[a] / scale[0]
             counters[MARGIN_UPDATES] += 1
-    return rows.y.shape[0]
+    return y.shape[0]
 
 
 @register

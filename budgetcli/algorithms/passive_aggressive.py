@@ -15,7 +15,7 @@ import math
 
 from .._jit import njit
 from ..kernels import self_kernel
-from ..learner import MARGIN_UPDATES, MISTAKES, KernelLearner, new_coefficient, nnz, open_round
+from ..learner import MARGIN_UPDATES, MISTAKES, KernelLearner, new_coefficient, open_round
 from ..params import COST
 from ..registry import register
 from ..support import sv_fits, sv_put
@@ -25,13 +25,16 @@ PA, PA_I, PA_II = 0, 1, 2
 
 @njit(cache=True)
 def pa_range(S, K, rows, start, book, st, h):
-    for t in range(start, rows.y.shape[0]):
-        if not sv_fits(S, nnz(rows, t)):
+    indptr, indices, values, y = rows
+    counters, scratch = book.counters, book.scratch
+    alpha, krow = st.alpha, st.krow
+    for t in range(start, y.shape[0]):
+        if not sv_fits(S, indptr[t + 1] - indptr[t]):
             return t
-        idx, val, yt, f, sq, n, rnd = open_round(S, K, rows, t, book, st.alpha, st.krow)
+        idx, val, yt, f, sq, n, rnd = open_round(S, K, indptr, indices, values, y, t, scratch, counters, alpha, krow)
         margin = yt * f
         if margin <= 0.0:
-            book.counters[MISTAKES] += 1
+            counters[MISTAKES] += 1
         if margin >= 1.0:
             continue
         kxx = self_kernel(K, sq)
@@ -45,10 +48,10 @@ def pa_range(S, K, rows, start, book, st, h):
         else:
             tau = loss / (kxx + 0.5 / h.cost)
         if margin > 0.0:
-            book.counters[MARGIN_UPDATES] += 1
+            counters[MARGIN_UPDATES] += 1
         sv_put(S, n, idx, val, sq)
-        new_coefficient(st.alpha, st.avg_sum, st.avg_stamp, n, tau * yt, rnd)
-    return rows.y.shape[0]
+        new_coefficient(alpha, st.avg_sum, st.avg_stamp, n, tau * yt, rnd)
+    return y.shape[0]
 
 
 @register

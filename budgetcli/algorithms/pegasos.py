@@ -49,7 +49,7 @@ import math
 
 from .._jit import njit
 from ..kernels import self_kernel
-from ..learner import MARGIN_UPDATES, MISTAKES, PROJECTIONS, RANDOM, UNBOUNDED, nnz
+from ..learner import MARGIN_UPDATES, MISTAKES, NO_MATRIX, PROJECTIONS, RANDOM, UNBOUNDED
 from ..multiclass import MulticlassLearner, move_row, open_class_round, rival, row_scores
 from .. import statecheck
 from ..params import BUDGET, Param, choice
@@ -170,9 +170,9 @@ def sv_weight(S, K, coef, j, m):
 
 
 @njit(cache=True)
-def room_needed(S, rows, t, mode):
+def room_needed(S, indptr, t, mode):
     """Pool entries round t may need: x_t, and with `merge` a merged point, at most the union of two SVs."""
-    room = nnz(rows, t)
+    room = indptr[t + 1] - indptr[t]
     if mode == MERGE:
         longest = room
         for j in range(S.meta[COUNT]):
@@ -184,20 +184,22 @@ def room_needed(S, rows, t, mode):
 
 @njit(cache=True)
 def pegasos_range(S, K, rows, start, book, st, h):
+    indptr, indices, values, y = rows
+    counters, scratch = book.counters, book.scratch
     f, scalars = st.scores, book.scalars
-    for t in range(start, rows.y.shape[0]):
-        if not sv_fits(S, room_needed(S, rows, t, h.maintenance)):
+    for t in range(start, y.shape[0]):
+        if not sv_fits(S, room_needed(S, indptr, t, h.maintenance)):
             return t
-        idx, val, yt, m, sq, rnd = open_class_round(S, K, rows, t, book, st)
+        idx, val, yt, m, sq, rnd = open_class_round(S, K, indptr, indices, values, y, t, scratch, counters, st)
         scale = st.scale[0]
         r = rival(f, m, yt)
         loss = 0.0
         if r >= 0:
             margin = f[yt] - f[r]
             if margin <= 0.0:
-                book.counters[MISTAKES] += 1
+                counters[MISTAKES] += 1
             elif margin < 1.0:
-                book.counters[MARGIN_UPDATES] += 1
+                counters[MARGIN_UPDATES] += 1
             loss = max(0.0, 1.0 - margin)
         # line 1: w ← (1 − 1/t) w
         shrink = 1.0 - 1.0 / rnd
@@ -220,7 +222,7 @@ def pegasos_range(S, K, rows, start, book, st, h):
                     st.coef[j, i] *= scale
             scale = 1.0
         st.scale[0] = scale
-    return rows.y.shape[0]
+    return y.shape[0]
 
 
 @njit(cache=True)
@@ -384,7 +386,7 @@ class Pegasos(MulticlassLearner):
     def _state_arrays(self):
         # without `project` there is no K⁻¹: the loop gets stand-ins it never touches
         s = self.slot
-        return super()._state_arrays() | {"kinv": s.get("kinv", s["krow"].reshape(-1, 1)), "d": s.get("d", s["krow"])}
+        return super()._state_arrays() | {"kinv": s.get("kinv", NO_MATRIX), "d": s.get("d", s["krow"])}
 
     def _pool_room(self, nnz: int) -> int:
         if self.hyper.get("maintenance") != "merge":

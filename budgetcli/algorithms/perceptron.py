@@ -8,22 +8,25 @@ as DOGMA and LIBOKL do.  All learners of the package use this rule.
 from __future__ import annotations
 
 from .._jit import njit
-from ..learner import MISTAKES, KernelLearner, new_coefficient, nnz, open_round
+from ..learner import MISTAKES, KernelLearner, new_coefficient, open_round
 from ..registry import register
 from ..support import sv_fits, sv_put
 
 
 @njit(cache=True)
 def perceptron_range(S, K, rows, start, book, st, h):
-    for t in range(start, rows.y.shape[0]):
-        if not sv_fits(S, nnz(rows, t)):
+    indptr, indices, values, y = rows
+    counters, scratch = book.counters, book.scratch
+    alpha, krow = st.alpha, st.krow
+    for t in range(start, y.shape[0]):
+        if not sv_fits(S, indptr[t + 1] - indptr[t]):
             return t
-        idx, val, yt, f, sq, n, rnd = open_round(S, K, rows, t, book, st.alpha, st.krow)
+        idx, val, yt, f, sq, n, rnd = open_round(S, K, indptr, indices, values, y, t, scratch, counters, alpha, krow)
         if yt * f <= 0.0:
-            book.counters[MISTAKES] += 1
+            counters[MISTAKES] += 1
             sv_put(S, n, idx, val, sq)
-            new_coefficient(st.alpha, st.avg_sum, st.avg_stamp, n, yt, rnd)
-    return rows.y.shape[0]
+            new_coefficient(alpha, st.avg_sum, st.avg_stamp, n, yt, rnd)
+    return y.shape[0]
 
 
 @register

@@ -32,7 +32,7 @@ import math
 
 from .._jit import njit
 from ..kernels import self_kernel
-from ..learner import MARGIN_UPDATES, MISTAKES, PROJECTIONS, KernelLearner, new_coefficient, nnz, open_round, touch
+from ..learner import MARGIN_UPDATES, MISTAKES, PROJECTIONS, KernelLearner, new_coefficient, open_round, touch
 from ..params import ETA
 from ..projection import DEPENDENCE_TOL, grow_inverse, inverse_of_support, project
 from ..registry import register
@@ -41,11 +41,13 @@ from ..support import sv_fits, sv_put
 
 @njit(cache=True)
 def projectron_range(S, K, rows, start, book, st, h):
-    alpha, counters = st.alpha, book.counters
-    for t in range(start, rows.y.shape[0]):
-        if not sv_fits(S, nnz(rows, t)):
+    indptr, indices, values, y = rows
+    counters, scratch = book.counters, book.scratch
+    alpha, krow = st.alpha, st.krow
+    for t in range(start, y.shape[0]):
+        if not sv_fits(S, indptr[t + 1] - indptr[t]):
             return t
-        idx, val, yt, f, sq, n, rnd = open_round(S, K, rows, t, book, alpha, st.krow)
+        idx, val, yt, f, sq, n, rnd = open_round(S, K, indptr, indices, values, y, t, scratch, counters, alpha, krow)
         margin = yt * f
         if margin > 0.0 and not (h.plusplus and margin < 1.0):
             continue
@@ -80,7 +82,7 @@ def projectron_range(S, K, rows, start, book, st, h):
                 touch(alpha, st.avg_sum, st.avg_stamp, i, rnd)
                 alpha[i] += yt * tau * st.d[i]
             counters[MARGIN_UPDATES] += 1
-    return rows.y.shape[0]
+    return y.shape[0]
 
 
 @register

@@ -13,7 +13,7 @@ Fig. 2 asks for B ≥ 2 only for its bound; B = 1 is accepted.
 from __future__ import annotations
 
 from .._jit import njit
-from ..learner import MISTAKES, OLDEST, RANDOM, KernelLearner, new_coefficient, nnz, open_round, retire, victim
+from ..learner import MISTAKES, OLDEST, RANDOM, KernelLearner, new_coefficient, open_round, retire, victim
 from ..params import BUDGET
 from ..registry import register
 from ..support import sv_fits, sv_put
@@ -21,19 +21,22 @@ from ..support import sv_fits, sv_put
 
 @njit(cache=True)
 def budget_perceptron_range(S, K, rows, start, book, st, h):
-    for t in range(start, rows.y.shape[0]):
-        if not sv_fits(S, nnz(rows, t)):
+    indptr, indices, values, y = rows
+    counters, scratch = book.counters, book.scratch
+    alpha, krow = st.alpha, st.krow
+    for t in range(start, y.shape[0]):
+        if not sv_fits(S, indptr[t + 1] - indptr[t]):
             return t
-        idx, val, yt, f, sq, n, rnd = open_round(S, K, rows, t, book, st.alpha, st.krow)
+        idx, val, yt, f, sq, n, rnd = open_round(S, K, indptr, indices, values, y, t, scratch, counters, alpha, krow)
         if yt * f <= 0.0:
-            additions = book.counters[MISTAKES]  # every mistake adds one support vector
-            book.counters[MISTAKES] += 1
+            additions = counters[MISTAKES]  # every mistake adds one support vector
+            counters[MISTAKES] += 1
             slot = n if n < h.budget else victim(h.policy, book.rng_state, h.budget, additions)
             if slot < n:
-                retire(S, book, st.alpha, st.avg_sum, st.avg_stamp, slot, rnd)
+                retire(S, book, alpha, st.avg_sum, st.avg_stamp, slot, rnd)
             sv_put(S, slot, idx, val, sq)
-            new_coefficient(st.alpha, st.avg_sum, st.avg_stamp, slot, yt, rnd)
-    return rows.y.shape[0]
+            new_coefficient(alpha, st.avg_sum, st.avg_stamp, slot, yt, rnd)
+    return y.shape[0]
 
 
 @register

@@ -40,7 +40,7 @@ import math
 
 from .._jit import njit
 from ..kernels import self_kernel
-from ..learner import (MISTAKES, OLDEST, RANDOM, UNBOUNDED, KernelLearner, new_coefficient, nnz, open_round, retire,
+from ..learner import (MISTAKES, OLDEST, RANDOM, UNBOUNDED, KernelLearner, new_coefficient, open_round, retire,
                        touch, victim)
 from ..params import BUDGET, Param
 from ..projection import project, ridge_inverse_of_support, schur_downdate
@@ -69,15 +69,17 @@ def evict_from_inverse(ainv, alpha, avg_sum, avg_stamp, n, r, rnd):
 
 @njit(cache=True)
 def sop_range(S, K, rows, start, book, st, h):
-    alpha, avg_sum, avg_stamp, ainv, d = st.alpha, st.avg_sum, st.avg_stamp, st.ainv, st.d
-    for t in range(start, rows.y.shape[0]):
-        if not sv_fits(S, nnz(rows, t)):
+    indptr, indices, values, y = rows
+    counters, scratch = book.counters, book.scratch
+    alpha, avg_sum, avg_stamp, ainv, d, krow = st.alpha, st.avg_sum, st.avg_stamp, st.ainv, st.d, st.krow
+    for t in range(start, y.shape[0]):
+        if not sv_fits(S, indptr[t + 1] - indptr[t]):
             return t
-        idx, val, yt, g, sq, n, rnd = open_round(S, K, rows, t, book, alpha, st.krow)
+        idx, val, yt, g, sq, n, rnd = open_round(S, K, indptr, indices, values, y, t, scratch, counters, alpha, krow)
         if yt * g > 0.0:
             continue
-        additions = book.counters[MISTAKES]  # every mistake adds one support vector
-        book.counters[MISTAKES] += 1
+        additions = counters[MISTAKES]  # every mistake adds one support vector
+        counters[MISTAKES] += 1
         slot = n
         if h.policy != UNBOUNDED and n >= h.budget:
             slot = victim(h.policy, book.rng_state, h.budget, additions)
@@ -106,7 +108,7 @@ def sop_range(S, K, rows, start, book, st, h):
         ainv[slot, slot] = inv_s
         sv_put(S, slot, idx, val, sq)
         new_coefficient(alpha, avg_sum, avg_stamp, slot, c, rnd)
-    return rows.y.shape[0]
+    return y.shape[0]
 
 
 @register

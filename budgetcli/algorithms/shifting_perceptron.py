@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 
 from .._jit import njit
-from ..learner import EXAMPLES, MISTAKES, KernelLearner, nnz, open_round
+from ..learner import EXAMPLES, MISTAKES, KernelLearner, open_round
 from ..params import Param
 from ..registry import register
 from ..support import COUNT, sv_fits, sv_put
@@ -40,9 +40,11 @@ def fold(alpha, avg_sum, avg_stamp, birth, n, c, csum, next_round):
 
 @njit(cache=True)
 def spa_range(S, K, rows, start, book, st, h):
-    alpha, avg_sum, avg_stamp, birth, counters = st.alpha, st.avg_sum, st.avg_stamp, st.birth, book.counters
+    indptr, indices, values, y = rows
+    counters, scratch = book.counters, book.scratch
+    alpha, avg_sum, avg_stamp, birth, krow = st.alpha, st.avg_sum, st.avg_stamp, st.birth, st.krow
     lam = h.spa_lambda
-    n_examples = rows.y.shape[0]
+    n_examples = y.shape[0]
     # The stretch starts folded: alpha holds true coefficients, whose sums run up to avg_stamp − 1.
     # Bring every slot's sum up to this round so that `fold` only adds the stretch's own rounds.
     for i in range(S.meta[COUNT]):
@@ -53,9 +55,9 @@ def spa_range(S, K, rows, start, book, st, h):
     csum = 0.0  # Σ c over the rounds of the stretch so far
     t = start
     while t < n_examples:
-        if not sv_fits(S, nnz(rows, t)):
+        if not sv_fits(S, indptr[t + 1] - indptr[t]):
             break
-        idx, val, yt, f, sq, n, rnd = open_round(S, K, rows, t, book, alpha, st.krow)
+        idx, val, yt, f, sq, n, rnd = open_round(S, K, indptr, indices, values, y, t, scratch, counters, alpha, krow)
         f *= c
         if yt * f <= 0.0:
             k = counters[MISTAKES]
