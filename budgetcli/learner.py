@@ -424,6 +424,12 @@ class KernelLearner:
 # loop costs a reference-count update at every example (~10% of RBP's time on a9a, bench/loops.py).
 
 @njit(cache=True, inline="always")
+def loop_arrays(rows, book):
+    """What every loop reads out of its records first: indptr, indices, values, y, scratch, counters."""
+    return rows.indptr, rows.indices, rows.values, rows.y, book.scratch, book.counters
+
+
+@njit(cache=True, inline="always")
 def example(indptr, indices, values, t):
     """x_t of a chunk as its sparse (indices, values)."""
     lo, hi = indptr[t], indptr[t + 1]

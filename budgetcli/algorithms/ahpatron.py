@@ -43,8 +43,8 @@ import numpy as np
 
 from .._jit import njit
 from ..kernels import self_kernel
-from ..learner import (MARGIN_UPDATES, MISTAKES, NO_MATRIX, PROJECTIONS, KernelLearner, new_coefficient, open_round,
-                       retire, touch)
+from ..learner import (MARGIN_UPDATES, MISTAKES, NO_MATRIX, PROJECTIONS, KernelLearner, loop_arrays, new_coefficient,
+                       open_round, retire, touch)
 from ..params import BUDGET, Param, choice
 from ..projection import gram_of_support
 from ..registry import register
@@ -153,8 +153,7 @@ def halve(S, book, alpha, avg_sum, avg_stamp, gram, krow, n, eta, target, rnd):
 
 @njit(cache=True)
 def aggressive_range(S, K, rows, start, book, st, h):
-    indptr, indices, values, y = rows
-    counters, scratch = book.counters, book.scratch
+    indptr, indices, values, y, scratch, counters = loop_arrays(rows, book)
     alpha, krow, scalars, radius = st.alpha, st.krow, book.scalars, h.radius
     for t in range(start, y.shape[0]):
         if not sv_fits(S, indptr[t + 1] - indptr[t]):

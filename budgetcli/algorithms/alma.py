@@ -29,8 +29,8 @@ import math
 
 from .._jit import njit
 from ..kernels import self_kernel
-from ..learner import (MARGIN_UPDATES, MISTAKES, NO_MATRIX, NO_VECTOR, PROJECTIONS, KernelLearner, new_coefficient,
-                       open_round, touch)
+from ..learner import (MARGIN_UPDATES, MISTAKES, NO_MATRIX, NO_VECTOR, PROJECTIONS, KernelLearner, loop_arrays,
+                       new_coefficient, open_round, touch)
 from ..params import ETA, Param
 from ..projection import DEPENDENCE_TOL, grow_inverse, inverse_of_support, project
 from ..registry import register
@@ -48,8 +48,7 @@ NORM2, UPDATES_PLUS_ONE = 0, 1  # indices in `scalars`
 
 @njit(cache=True)
 def alma_range(S, K, rows, start, book, st, h):
-    indptr, indices, values, y = rows
-    counters, scratch = book.counters, book.scratch
+    indptr, indices, values, y, scratch, counters = loop_arrays(rows, book)
     alpha, krow, scalars = st.alpha, st.krow, book.scalars
     for t in range(start, y.shape[0]):
         if not sv_fits(S, indptr[t + 1] - indptr[t]):

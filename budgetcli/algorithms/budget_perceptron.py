@@ -45,7 +45,7 @@ import numpy as np
 
 from .._jit import njit
 from ..kernels import self_kernel
-from ..learner import (MARGIN_UPDATES, MISTAKES, KernelLearner, new_coefficient, open_round, retire)
+from ..learner import MARGIN_UPDATES, MISTAKES, KernelLearner, loop_arrays, new_coefficient, open_round, retire
 from .. import statecheck
 from ..params import BETA, BUDGET, COST, Param, choice
 from ..projection import gram_of_support
@@ -203,8 +203,7 @@ def drop_redundant(S, book, st, beta, rnd):
 
 @njit(cache=True)
 def removal_range(S, K, rows, start, book, st, h):
-    indptr, indices, values, y = rows
-    counters, scratch = book.counters, book.scratch
+    indptr, indices, values, y, scratch, counters = loop_arrays(rows, book)
     alpha, fsv, gram, krow, E, block = st.alpha, st.fsv, st.gram, st.krow, st.E, st.block
     mode = h.eval_set
     keeps_eval = mode == ALL or mode == SAMPLE or mode == FLIP

@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 
 from .._jit import njit
-from ..learner import MISTAKES, KernelLearner, new_coefficient, open_round, retire, touch
+from ..learner import MISTAKES, KernelLearner, loop_arrays, new_coefficient, open_round, retire, touch
 from ..params import BUDGET
 from ..registry import register
 from ..support import sv_fits, sv_kernel_row, sv_put
@@ -45,8 +45,7 @@ def shrink_factor(a, b, c):
 
 @njit(cache=True)
 def forgetron_range(S, K, rows, start, book, st, h):
-    indptr, indices, values, y = rows
-    counters, scratch = book.counters, book.scratch
+    indptr, indices, values, y, scratch, counters = loop_arrays(rows, book)
     alpha, krow, budget = st.alpha, st.krow, h.budget
     for t in range(start, y.shape[0]):
         if not sv_fits(S, indptr[t + 1] - indptr[t]):

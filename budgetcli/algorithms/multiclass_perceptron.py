@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from .._jit import njit
 from ..kernels import self_kernel
-from ..learner import MARGIN_UPDATES, MISTAKES, RANDOM, UNBOUNDED, victim
+from ..learner import MARGIN_UPDATES, MISTAKES, RANDOM, UNBOUNDED, loop_arrays, victim
 from ..multiclass import MulticlassLearner, open_class_round, rival
 from ..params import BUDGET
 from ..registry import register
@@ -31,8 +31,7 @@ PERCEPTRON, PA = 0, 1
 
 @njit(cache=True)
 def max_score_range(S, K, rows, start, book, st, h):
-    indptr, indices, values, y = rows
-    counters, scratch = book.counters, book.scratch
+    indptr, indices, values, y, scratch, counters = loop_arrays(rows, book)
     coef, f = st.coef, st.scores
     for t in range(start, y.shape[0]):
         if not sv_fits(S, indptr[t + 1] - indptr[t]):

@@ -35,7 +35,7 @@ import numpy as np
 from .._jit import njit
 from ..kernels import self_kernel
 from .. import statecheck
-from ..learner import MARGIN_UPDATES, MISTAKES, PROJECTIONS
+from ..learner import MARGIN_UPDATES, MISTAKES, PROJECTIONS, loop_arrays
 from ..modelfile import Member
 from ..multiclass import MulticlassLearner, open_class_round, rival
 from ..params import ETA
@@ -97,8 +97,7 @@ def add_part(S, st, c, sign, d2, d, n, idx, val, sq):
 
 @njit(cache=True)
 def mc_projectron_range(S, K, rows, start, book, st, h):
-    indptr, indices, values, y = rows
-    counters, scratch = book.counters, book.scratch
+    indptr, indices, values, y, scratch, counters = loop_arrays(rows, book)
     coef, scale, f, krow, kc, dy, dr = st.coef, st.scale, st.scores, st.krow, st.kc, st.dy, st.dr
     kinv, members, counts, eta = st.kinv, st.members, st.counts, h.eta
     for t in range(start, y.shape[0]):

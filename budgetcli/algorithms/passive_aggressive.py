@@ -15,7 +15,7 @@ import math
 
 from .._jit import njit
 from ..kernels import self_kernel
-from ..learner import MARGIN_UPDATES, MISTAKES, KernelLearner, new_coefficient, open_round
+from ..learner import MARGIN_UPDATES, MISTAKES, KernelLearner, loop_arrays, new_coefficient, open_round
 from ..params import COST
 from ..registry import register
 from ..support import sv_fits, sv_put
@@ -25,8 +25,7 @@ PA, PA_I, PA_II = 0, 1, 2
 
 @njit(cache=True)
 def pa_range(S, K, rows, start, book, st, h):
-    indptr, indices, values, y = rows
-    counters, scratch = book.counters, book.scratch
+    indptr, indices, values, y, scratch, counters = loop_arrays(rows, book)
     alpha, krow = st.alpha, st.krow
     for t in range(start, y.shape[0]):
         if not sv_fits(S, indptr[t + 1] - indptr[t]):

@@ -49,7 +49,7 @@ import math
 
 from .._jit import njit
 from ..kernels import self_kernel
-from ..learner import MARGIN_UPDATES, MISTAKES, NO_MATRIX, PROJECTIONS, RANDOM, UNBOUNDED
+from ..learner import MARGIN_UPDATES, MISTAKES, NO_MATRIX, PROJECTIONS, RANDOM, UNBOUNDED, loop_arrays
 from ..multiclass import MulticlassLearner, move_row, open_class_round, rival, row_scores
 from .. import statecheck
 from ..params import BUDGET, Param, choice
@@ -184,8 +184,7 @@ def room_needed(S, indptr, t, mode):
 
 @njit(cache=True)
 def pegasos_range(S, K, rows, start, book, st, h):
-    indptr, indices, values, y = rows
-    counters, scratch = book.counters, book.scratch
+    indptr, indices, values, y, scratch, counters = loop_arrays(rows, book)
     f, scalars = st.scores, book.scalars
     for t in range(start, y.shape[0]):
         if not sv_fits(S, room_needed(S, indptr, t, h.maintenance)):

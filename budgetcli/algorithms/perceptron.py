@@ -8,15 +8,14 @@ as DOGMA and LIBOKL do.  All learners of the package use this rule.
 from __future__ import annotations
 
 from .._jit import njit
-from ..learner import MISTAKES, KernelLearner, new_coefficient, open_round
+from ..learner import MISTAKES, KernelLearner, loop_arrays, new_coefficient, open_round
 from ..registry import register
 from ..support import sv_fits, sv_put
 
 
 @njit(cache=True)
 def perceptron_range(S, K, rows, start, book, st, h):
-    indptr, indices, values, y = rows
-    counters, scratch = book.counters, book.scratch
+    indptr, indices, values, y, scratch, counters = loop_arrays(rows, book)
     alpha, krow = st.alpha, st.krow
     for t in range(start, y.shape[0]):
         if not sv_fits(S, indptr[t + 1] - indptr[t]):

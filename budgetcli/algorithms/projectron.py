@@ -32,7 +32,8 @@ import math
 
 from .._jit import njit
 from ..kernels import self_kernel
-from ..learner import MARGIN_UPDATES, MISTAKES, PROJECTIONS, KernelLearner, new_coefficient, open_round, touch
+from ..learner import (MARGIN_UPDATES, MISTAKES, PROJECTIONS, KernelLearner, loop_arrays, new_coefficient, open_round,
+                       touch)
 from ..params import ETA
 from ..projection import DEPENDENCE_TOL, grow_inverse, inverse_of_support, project
 from ..registry import register
@@ -41,8 +42,7 @@ from ..support import sv_fits, sv_put
 
 @njit(cache=True)
 def projectron_range(S, K, rows, start, book, st, h):
-    indptr, indices, values, y = rows
-    counters, scratch = book.counters, book.scratch
+    indptr, indices, values, y, scratch, counters = loop_arrays(rows, book)
     alpha, krow = st.alpha, st.krow
     for t in range(start, y.shape[0]):
         if not sv_fits(S, indptr[t + 1] - indptr[t]):

@@ -13,7 +13,7 @@ Fig. 2 asks for B ≥ 2 only for its bound; B = 1 is accepted.
 from __future__ import annotations
 
 from .._jit import njit
-from ..learner import MISTAKES, OLDEST, RANDOM, KernelLearner, new_coefficient, open_round, retire, victim
+from ..learner import MISTAKES, OLDEST, RANDOM, KernelLearner, loop_arrays, new_coefficient, open_round, retire, victim
 from ..params import BUDGET
 from ..registry import register
 from ..support import sv_fits, sv_put
@@ -21,8 +21,7 @@ from ..support import sv_fits, sv_put
 
 @njit(cache=True)
 def budget_perceptron_range(S, K, rows, start, book, st, h):
-    indptr, indices, values, y = rows
-    counters, scratch = book.counters, book.scratch
+    indptr, indices, values, y, scratch, counters = loop_arrays(rows, book)
     alpha, krow = st.alpha, st.krow
     for t in range(start, y.shape[0]):
         if not sv_fits(S, indptr[t + 1] - indptr[t]):

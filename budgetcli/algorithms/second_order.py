@@ -40,8 +40,8 @@ import math
 
 from .._jit import njit
 from ..kernels import self_kernel
-from ..learner import (MISTAKES, OLDEST, RANDOM, UNBOUNDED, KernelLearner, new_coefficient, open_round, retire,
-                       touch, victim)
+from ..learner import (MISTAKES, OLDEST, RANDOM, UNBOUNDED, KernelLearner, loop_arrays, new_coefficient, open_round,
+                       retire, touch, victim)
 from ..params import BUDGET, Param
 from ..projection import project, ridge_inverse_of_support, schur_downdate
 from ..registry import register
@@ -69,8 +69,7 @@ def evict_from_inverse(ainv, alpha, avg_sum, avg_stamp, n, r, rnd):
 
 @njit(cache=True)
 def sop_range(S, K, rows, start, book, st, h):
-    indptr, indices, values, y = rows
-    counters, scratch = book.counters, book.scratch
+    indptr, indices, values, y, scratch, counters = loop_arrays(rows, book)
     alpha, avg_sum, avg_stamp, ainv, d, krow = st.alpha, st.avg_sum, st.avg_stamp, st.ainv, st.d, st.krow
     for t in range(start, y.shape[0]):
         if not sv_fits(S, indptr[t + 1] - indptr[t]):

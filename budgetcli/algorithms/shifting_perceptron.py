@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 
 from .._jit import njit
-from ..learner import EXAMPLES, MISTAKES, KernelLearner, open_round
+from ..learner import EXAMPLES, MISTAKES, KernelLearner, loop_arrays, open_round
 from ..params import Param
 from ..registry import register
 from ..support import COUNT, sv_fits, sv_put
@@ -40,8 +40,7 @@ def fold(alpha, avg_sum, avg_stamp, birth, n, c, csum, next_round):
 
 @njit(cache=True)
 def spa_range(S, K, rows, start, book, st, h):
-    indptr, indices, values, y = rows
-    counters, scratch = book.counters, book.scratch
+    indptr, indices, values, y, scratch, counters = loop_arrays(rows, book)
     alpha, avg_sum, avg_stamp, birth, krow = st.alpha, st.avg_sum, st.avg_stamp, st.birth, st.krow
     lam = h.spa_lambda
     n_examples = y.shape[0]

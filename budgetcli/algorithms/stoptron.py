@@ -5,7 +5,7 @@ which it stops learning.  A mistake with a full budget is counted and changes no
 from __future__ import annotations
 
 from .._jit import njit
-from ..learner import MISTAKES, KernelLearner, new_coefficient, open_round
+from ..learner import MISTAKES, KernelLearner, loop_arrays, new_coefficient, open_round
 from ..params import BUDGET
 from ..registry import register
 from ..support import sv_fits, sv_put
@@ -13,8 +13,7 @@ from ..support import sv_fits, sv_put
 
 @njit(cache=True)
 def stoptron_range(S, K, rows, start, book, st, h):
-    indptr, indices, values, y = rows
-    counters, scratch = book.counters, book.scratch
+    indptr, indices, values, y, scratch, counters = loop_arrays(rows, book)
     alpha, krow = st.alpha, st.krow
     for t in range(start, y.shape[0]):
         if not sv_fits(S, indptr[t + 1] - indptr[t]):
