@@ -601,7 +601,7 @@ def _tune_run(runs, settings, grid, jobs, backend, scheduler, sort, csv_path, sa
     rows = tune_.table(settings, results, sort)
     if csv_path is not None:
         writing.append((csv_path, "the table"))
-        tune_.write_csv(csv_path, rows, [n for n, _ in grid])
+        tune_.write_csv(csv_path, rows, [n for n, _ in grid], runs[0].epochs)
     best = None
     if save_best is not None:
         best = tune_.best_run(rows[0], sort)
@@ -630,6 +630,9 @@ def _no_grid_contradiction(grid, params: dict, gamma, sigma) -> None:
               help="Runs per setting, each over a seeded permutation of DATA (run p: seed --seed + p, as "
                    "`train --shuffle --seed`); 0: one run over DATA in its own order.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of run 0; run p uses --seed + p.")
+@click.option("--epochs", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Passes over DATA per run, as `train --epochs` (a permuted run: each pass its own "
+                   "permutation, as `train --shuffle`, with DATA in memory).")
 @click.option("--test", type=click.Path(dir_okay=False), default=None, help="Test file: accuracy of every run.")
 @click.option("-j", "--jobs", type=int, default=1, show_default=True,
               help="Runs at once (-1: one per core). With dask, the cluster's workers decide.")
@@ -649,8 +652,8 @@ def _no_grid_contradiction(grid, params: dict, gamma, sigma) -> None:
 @_kernel_options
 @_param_options
 @click.argument("data")
-def tune(algorithm, grids, permutations, seed, test, jobs, backend, scheduler, sort, as_json, csv_path, save_best,
-         kernel, gamma, sigma, degree, coef0, data, **params):
+def tune(algorithm, grids, permutations, seed, epochs, test, jobs, backend, scheduler, sort, as_json, csv_path,
+         save_best, kernel, gamma, sigma, degree, coef0, data, **params):
     """Train every (setting, permutation) pair of a parameter grid in parallel and print mean ± std
     of the online mistake rate, support size, test accuracy and seconds per setting.
 
@@ -679,7 +682,7 @@ def tune(algorithm, grids, permutations, seed, test, jobs, backend, scheduler, s
         _no_grid_contradiction(grid, params, gamma, sigma)
         settings = tune_.settings_of(grid)
         runs = tune_.plan(data, test, algorithm, pipeline.KernelSpec(kernel, gamma, sigma, degree, coef0), params,
-                          settings, permutations, seed)
+                          settings, permutations, seed, epochs)
     except ValueError as exc:
         raise click.UsageError(str(exc))
     writing = []  # (path, what) of the output being written
@@ -698,17 +701,19 @@ def tune(algorithm, grids, permutations, seed, test, jobs, backend, scheduler, s
         sys.exit(130)
     if as_json:
         click.echo(json.dumps({"algorithm": algorithm, "sort": sort, "permutations": permutations, "seed": seed,
+                               "epochs": epochs,
                                "rows": [r.to_dict() for r in rows]}))
     else:
-        _print_tune(algorithm, sort, rows)
+        _print_tune(algorithm, sort, rows, epochs)
     if save_best is not None:
         click.echo(f"best model: {save_best} ({tune_._describe(rows[0].setting)}, seed {best.seed})", err=True)
 
 
-def _print_tune(algorithm, sort, rows) -> None:
+def _print_tune(algorithm, sort, rows, epochs) -> None:
     from rich.table import Table
 
-    table = Table(title=f"{algorithm}, {len(rows[0].runs)} run(s) per setting, sorted by {sort}", title_justify="left")
+    table = Table(title=f"{algorithm}, {len(rows[0].runs)} run(s) per setting of {epochs} pass(es), sorted by {sort}",
+                  title_justify="left")
     for col in ("rank", "setting", "online error %", "support size", "test accuracy %", "seconds", "notes"):
         table.add_column(col, justify="left" if col in ("setting", "notes") else "right")
     cells, legend = tune_.format_table(rows, sort)

@@ -12,12 +12,15 @@ Why the results do not depend on the number of jobs or the backend:
   with numpy's `default_rng((s, 0))` and seeds the algorithm's own random choices with s, so the
   run is exactly `budgetlearn train --shuffle --seed s ...` (tested).  Every setting sees the same
   permutations and the same random draws (common random numbers): the table compares settings,
-  not luck.  `--permutations 0` makes one run per setting over the file in its own order.
+  not luck.  `--permutations 0` makes one run per setting over the file in its own order.  With
+  `--epochs N` a run makes N passes, exactly `train --epochs N` (pass e permuted by
+  `default_rng((s, e))`, as `train --shuffle` does).
 * Each worker reads the data from its path (the path, not arrays, goes through the scheduler), so
   DATA and --test must be readable at the same path on every worker of a cluster.  A worker holds
   one model and one chunk: a permuted run reads the file once to note where each example starts
   (8 bytes a line, 16 more per example while reading) and then reads the examples in permuted order by seeking (io/permuted.py);
-  only a compressed DATA, which cannot be seeked, is permuted in memory as `train --shuffle` does.
+  only a compressed DATA, which cannot be seeked, and a permuted run of several passes are permuted
+  in memory as `train --shuffle` does.
 * Results come back in submission order and are aggregated in grid order; ties in the sort keep
   grid order.  Only the seconds differ between two runs of the table.
 
@@ -77,6 +80,7 @@ class Run:
     kernel: dict  # KernelSpec fields
     params: dict
     seed: int
+    epochs: int  # passes over the data
 
 
 @dataclass
@@ -174,7 +178,7 @@ def settings_of(grid: list[tuple[str, list]]) -> list[dict]:
 
 
 def plan(data: str, test: str | None, algorithm: str, kernel: pipeline.KernelSpec, params: dict,
-         settings: list[dict], permutations: int, seed: int) -> list[Run]:
+         settings: list[dict], permutations: int, seed: int, epochs: int) -> list[Run]:
     """Every (setting, permutation) run, setting-major.  Raises ValueError for a setting whose
     parameters or kernel the algorithm refuses, before anything is read."""
     runs = []
@@ -190,21 +194,21 @@ def plan(data: str, test: str | None, algorithm: str, kernel: pipeline.KernelSpe
         except ValueError as exc:
             raise ValueError(f"setting {_describe(setting)}: {exc}") from None
         for perm in (range(permutations) if permutations else [-1]):
-            runs.append(Run(i, perm, data, test, algorithm, k, p, seed + max(perm, 0)))
+            runs.append(Run(i, perm, data, test, algorithm, k, p, seed + max(perm, 0), epochs))
     return runs
 
 
 def train_run(run: Run) -> pipeline.TrainResult:
     """Train one run (in a worker, or again in the main process for --save-best).
 
-    A permuted run over a plain file reads its examples in the permuted order by seeking
+    A permuted run of one pass over a plain file reads its examples in the permuted order by seeking
     (io/permuted.py), so the worker holds one model and one chunk, not the data; the model is the
     one `pipeline.train(..., shuffle=True)` makes from the data in memory, which compressed files
-    still use."""
+    and runs of several passes (each pass its own permutation) still use."""
     kernel = pipeline.KernelSpec(**run.kernel)
-    if run.permutation < 0 or not splittable(run.data):
+    if run.permutation < 0 or run.epochs > 1 or not splittable(run.data):
         return pipeline.train(run.data, run.algorithm, kernel, run.params, seed=run.seed,
-                              shuffle=run.permutation >= 0, epochs=1)
+                              shuffle=run.permutation >= 0, epochs=run.epochs)
     examples = PermutedExamples(run.data, run.seed)
     problem = examples.label_problem()
     if problem is not None and not registry.get(run.algorithm).multiclass:
@@ -328,20 +332,22 @@ def retrain(run: Run, expected: RunResult):
     return model
 
 
-CSV_COLUMNS = ["rank", "setting", "runs", "online_mistake_rate_mean", "online_mistake_rate_std", "support_size_mean",
-               "support_size_std", "test_accuracy_mean", "test_accuracy_std", "seconds_mean", "seconds_std",
-               "learned_nothing", "warnings"]
+CSV_COLUMNS = ["rank", "setting", "runs", "epochs", "online_mistake_rate_mean", "online_mistake_rate_std",
+               "support_size_mean", "support_size_std", "test_accuracy_mean", "test_accuracy_std", "seconds_mean",
+               "seconds_std", "learned_nothing", "warnings"]
 
 
-def write_csv(path: str, rows: list[Row], grid_columns: list[str]) -> None:
-    """One line per setting, a column per grid name plus the table's (`warnings`: a JSON list of
-    strings); written as every output is (atomic.output_file), so a failure never leaves half a file."""
+def write_csv(path: str, rows: list[Row], grid_columns: list[str], epochs: int) -> None:
+    """One line per setting, a column per grid name plus the table's (`epochs`: passes per run;
+    `warnings`: a JSON list of strings); written as every output is (atomic.output_file), so a
+    failure never leaves half a file."""
     with output_file(path) as f:
         w = csv.writer(f)
         w.writerow(grid_columns + CSV_COLUMNS)
         for rank, row in enumerate(rows, 1):
             d = row.to_dict()
-            d["rank"], d["setting"], d["warnings"] = rank, _describe(row.setting), json.dumps(row.warnings)
+            d["rank"], d["setting"], d["epochs"], d["warnings"] = (rank, _describe(row.setting), epochs,
+                                                                   json.dumps(row.warnings))
             w.writerow([row.setting[c] for c in grid_columns] + ["" if d[c] is None else d[c] for c in CSV_COLUMNS])
 
 

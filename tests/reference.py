@@ -53,9 +53,12 @@ def perceptron(X, y, k) -> Trace:
     return tr
 
 
-def projectron(X, y, k, eta, plusplus=False) -> Trace:
+def projectron(X, y, k, eta, plusplus=False, margin_step="fig5") -> Trace:
     """Figs. 2 and 4 (Projectron) and Fig. 5 with the τ rule of §4 (Projectron++), with the
-    projection P k(x_t, ·) = Σ d_j k(x_j, ·), d = K⁻¹ k_t, computed by a direct solve (eq. 7)."""
+    projection P k(x_t, ·) = Σ d_j k(x_j, ·), d = K⁻¹ k_t, computed by a direct solve (eq. 7).
+
+    margin_step="projectron": Projectron++ as the Ahpatron paper's code runs it, every y f < 1 gets
+    Fig. 2's step (project when ‖δ‖ ≤ η, else add x_t with coefficient y_t)."""
     tr = Trace()
     alpha = np.zeros(0)
     for t in range(len(y)):
@@ -78,7 +81,8 @@ def projectron(X, y, k, eta, plusplus=False) -> Trace:
         pk2 = float(kt @ d)  # ‖P k(x_t, ·)‖²
         delta2 = kxx - pk2  # ‖δ_t‖², eq. 8
         delta = 0.0 if delta2 <= DEPENDENCE_TOL * kxx else np.sqrt(delta2)
-        if mistake:
+        if mistake or margin_step == "projectron":
+            tr.margin_updates[-1] = not mistake
             if delta <= eta:
                 alpha = alpha + y[t] * d  # f'' = f + y P k (eq. 9)
             else:
@@ -432,7 +436,9 @@ REFERENCES = {
     "perceptron": ({}, lambda X, y, k, seed: perceptron(X, y, k)),
     "stoptron": ({"budget": 8}, lambda X, y, k, seed: stoptron(X, y, k, 8)),
     "projectron": ({"eta": 0.3}, lambda X, y, k, seed: projectron(X, y, k, 0.3)),
-    "projectron++": ({"eta": 0.3}, lambda X, y, k, seed: projectron(X, y, k, 0.3, plusplus=True)),
+    "projectron++": [({"eta": 0.3, "margin_step": m},
+                      lambda X, y, k, seed, m=m: projectron(X, y, k, 0.3, plusplus=True, margin_step=m))
+                     for m in ("fig5", "projectron")],
     "rbp": ({"budget": 8}, lambda X, y, k, seed: rbp_lbp(X, y, k, 8, "random", seed=seed)),
     "lbp": ({"budget": 8}, lambda X, y, k, seed: rbp_lbp(X, y, k, 8, "oldest", seed=seed)),
     "forgetron": ({"budget": 8}, lambda X, y, k, seed: forgetron(X, y, k, 8)),

@@ -47,7 +47,7 @@ def test_train_writes_model_and_summary(data, tmp_path):
     assert r.exit_code == 0, r.output
     model = Model.load(out)
     assert model.learner.counter("examples") == 300
-    assert model.learner.hyper == {"eta": 0.1}
+    assert model.learner.hyper == {"eta": 0.1, "margin_step": "fig5"}
     for word in ("examples", "mistakes", "margin updates", "support vectors", "seconds"):
         assert word in r.stderr
     assert r.stdout == ""

@@ -244,7 +244,7 @@ def test_info_reports_what_the_model_holds(tmp_path):
     r = run("info", "--json", model)
     assert r.exit_code == 0, r.output
     d = json.loads(r.stdout)
-    assert d["algorithm"] == "projectron++" and d["params"] == {"eta": 0.3}
+    assert d["algorithm"] == "projectron++" and d["params"] == {"eta": 0.3, "margin_step": "fig5"}
     assert d["kernel"]["kind"] == "poly" and d["kernel"]["degree"] == 2 and d["kernel"]["gamma"] == 0.3
     assert d["labels"] == {"kind": "binary", "positive": "4", "negative": "2"}
     assert d["support_size"] == summary["support_size"]
@@ -253,7 +253,8 @@ def test_info_reports_what_the_model_holds(tmp_path):
                              "margin_updates": summary["margin_updates"], "projections": summary["projections"]}
     assert d["hypothesis"] == "online"
     text = run("info", model).stdout
-    assert "projectron++ (eta=0.3)" in text and f"{summary['support_size']:,}" in text and "4 (score > 0)" in text
+    assert "projectron++ (eta=0.3, margin_step=fig5)" in text and f"{summary['support_size']:,}" in text
+    assert "4 (score > 0)" in text
 
 
 def test_info_of_a_bad_file_is_a_one_line_error(tmp_path):

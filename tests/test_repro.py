@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 
 import numpy as np
@@ -215,15 +216,18 @@ def test_ahpatron_script_at_smoke_size_reports_the_mean_of_its_permutations(tmp_
     _write_libsvm(tmp_path / "a", X[:200], y[:200])
     _write_libsvm(tmp_path / "b", X[200:], y[200:])
     monkeypatch.setattr("sys.argv", ["ahp", str(tmp_path / "a"), str(tmp_path / "b"), "--permutations", "3",
-                                     "--budget", "12", "--runs", "ahpatron:0.5", "projectron:0.6", "--out", str(tmp_path)])
+                                     "--budget", "12", "--runs", "ahpatron:0.5", "projectron:0.6",
+                                     "projectron++:0.6:margin_step=projectron", "--out", str(tmp_path)])
     ahpatron_a9a.main()
     rows = {r["algorithm"]: r for r in csv.DictReader(open(tmp_path / "ahpatron_a9a.csv"))}
-    assert set(rows) == {"ahpatron", "projectron"}
+    assert set(rows) == {"ahpatron", "projectron", "projectron++"}
     for col in ("amr_mean", "amr_std", "support_mean", "paper_amr", "amr_verdict", "support_verdict"):
         assert col in rows["projectron"]
     # recomputed here without the script: the concatenation in file order, permutations 0-2
     data = concatenate([read_all(tmp_path / "a"), read_all(tmp_path / "b")])
-    for algo, params in (("projectron", {"eta": 0.6}), ("ahpatron", {"budget": 12, "epsilon": 0.5})):
+    for algo, params in (("projectron", {"eta": 0.6}), ("projectron++", {"eta": 0.6, "margin_step": "projectron"}),
+                         ("ahpatron", {"budget": 12, "epsilon": 0.5})):
+        assert json.loads(rows[algo]["params"]) == params
         amr, size = [], []
         for p in range(3):
             learner = common.make_learner(algo, Kernel("rbf", 0.125), **params)

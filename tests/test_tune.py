@@ -150,6 +150,8 @@ def test_grid_names_follow_the_flags():
     assert tune.parse_grid(["lambda=0.1,1"], "pegasos") == [("lambda_", [0.1, 1.0])]
     assert tune.parse_grid(["spa-lambda=0.1,1"], "spa") == [("spa_lambda", [0.1, 1.0])]
     assert tune.parse_grid(["C=0.5", "update=mira,svm"], "budget-perceptron")[1] == ("update", ["mira", "svm"])
+    for name in ("margin-step", "margin_step"):
+        assert tune.parse_grid([f"{name}=fig5,projectron"], "projectron++") == [("margin_step", ["fig5", "projectron"])]
     assert tune.settings_of([("eta", [1, 2]), ("gamma", [3, 4])]) == [
         {"eta": 1, "gamma": 3}, {"eta": 1, "gamma": 4}, {"eta": 2, "gamma": 3}, {"eta": 2, "gamma": 4}]
     for bad, why in ((["B=10"], "no parameter 'B'"), (["eta"], "NAME=V1"), (["eta=0.1,x"], "not a valid float"),
@@ -160,6 +162,7 @@ def test_grid_names_follow_the_flags():
 
 @pytest.mark.parametrize("args, message", [
     (["--grid", "B=10"], "no parameter 'B'"),
+    (["--grid", "margin-step=fig5"], "no parameter 'margin-step'"),  # projectron++'s, not projectron's
     (["--grid", "eta=-1"], "--eta must be"),
     (["--grid", "eta=0.1", "--eta", "0.2"], "contradict"),
     (["--grid", "sigma=1", "--gamma", "0.2"], "contradict"),
@@ -171,6 +174,54 @@ def test_bad_usage_exits_2_before_any_run(files, args, message, tmp_path):
     assert r.exit_code == 2, r.output
     assert message in r.output
     assert not (tmp_path / "t.csv").exists()
+
+
+def test_a_bad_choice_in_the_grid_is_refused_naming_its_flag(files):
+    r = run("tune", "-a", "projectron++", "--grid", "margin-step=fig5,fig6", files / "train.txt")
+    assert r.exit_code == 2
+    assert "setting margin_step=fig6: projectron++: --margin-step must be fig5 or projectron, got fig6" in r.output
+
+
+def test_epochs_make_each_run_train_epochs(files, tmp_path):
+    """`tune --epochs 2`: run p is `train --epochs 2 --shuffle --seed p` (each pass its own permutation),
+    a file-order run is `train --epochs 2`; the JSON, the CSV and the title say 2 passes; the best model
+    is train's bit for bit."""
+    fixed = ["--eta", 0.5, "--gamma", 0.5]
+    grid = ["--grid", "margin-step=fig5,projectron", *fixed]
+
+    def train(rule, *extra, out=tmp_path / "m.model"):
+        t = run("train", "-a", "projectron++", "--margin-step", rule, *fixed, *extra, "--json", "-q",
+                files / "train.txt", "-o", out)
+        assert t.exit_code == 0, t.output
+        return json.loads(t.stdout)
+
+    r = run("tune", "-a", "projectron++", *grid, "--permutations", 2, "--epochs", 2, "--json", "--csv",
+            tmp_path / "t.csv", "--save-best", tmp_path / "best.model", files / "train.txt")
+    assert r.exit_code == 0, r.output
+    table = json.loads(r.stdout)
+    assert table["epochs"] == 2
+    with open(tmp_path / "t.csv") as f:
+        assert {line["epochs"] for line in csv.DictReader(f)} == {"2"}
+    for row in table["rows"]:
+        rule = row["setting"]["margin_step"]
+        for p in row["per_run"]:
+            two = train(rule, "--shuffle", "--seed", p["seed"], "--epochs", 2)
+            assert (p["examples"], p["mistakes"], p["support_size"]) == (400, two["mistakes"], two["support_size"])
+            assert p["mistakes"] > train(rule, "--shuffle", "--seed", p["seed"])["mistakes"]  # the second pass counted
+    top = table["rows"][0]
+    best = min(top["per_run"], key=lambda x: (x["online_mistake_rate"], x["permutation"]))
+    train(top["setting"]["margin_step"], "--shuffle", "--seed", best["seed"], "--epochs", 2, out=tmp_path / "ref.model")
+    got, want = Model.load(tmp_path / "best.model").learner.state(), Model.load(tmp_path / "ref.model").learner.state()
+    assert got[0] == want[0]
+    assert_same_state(got[1], want[1])
+    # file order
+    r = run("tune", "-a", "projectron++", *grid, "--permutations", 0, "--epochs", 2, files / "train.txt")
+    assert r.exit_code == 0 and "1 run(s) per setting of 2 pass(es)" in r.stdout
+    r = run("tune", "-a", "projectron++", *grid, "--permutations", 0, "--epochs", 2, "--json", files / "train.txt")
+    for row in json.loads(r.stdout)["rows"]:
+        (only,) = row["per_run"]
+        two = train(row["setting"]["margin_step"], "--epochs", 2)
+        assert (only["examples"], only["mistakes"], only["support_size"]) == (400, two["mistakes"], two["support_size"])
 
 
 def test_bad_data_in_a_worker_names_the_line_and_writes_nothing(files, tmp_path):

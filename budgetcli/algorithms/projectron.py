@@ -13,8 +13,16 @@ Choices where the paper leaves room (each is tested against the reference in tes
 - Projectron++ margin errors are 0 < y_t f_{t-1}(x_t) < 1 (§4; Fig. 5 writes ≤ 1, where the
   loss is 0 and τ_t would be 0 anyway).  The update is taken when ℓ_t ≥ ‖δ_t‖/η, with
   τ_t = min(ℓ_t/‖Pk‖², 2(ℓ_t − ‖δ_t‖/η)/‖Pk‖², 1) and ‖Pk‖² = k_tᵀ d*.  With η = 0 only
-  exactly-dependent points (‖δ_t‖ = 0) give margin updates.  Margin updates never add a
-  support vector.
+  exactly-dependent points (‖δ_t‖ = 0) give margin updates.  Fig. 5's margin updates never add
+  a support vector.
+- `--margin-step projectron` answers a margin error 0 < y_t f_{t-1}(x_t) < 1 with the Projectron's
+  own step instead: α += y_t d* when ‖δ_t‖ ≤ η, else x_t joins with coefficient y_t (growing K⁻¹).
+  That is the rule the Ahpatron paper (Liao et al., AAAI 2024) ran as "Projectron++": its released
+  code (alg4ml/Ahpatron, Projectron++.R) updates on every y f < 1 with that step, and its Table 2 is
+  that rule's.  Mistakes, counters and the numerical dependence stay as above (that code predicts +1
+  on f = 0 and tests |1 − k_tᵀd*| < 1e-10 for rbf; we keep y f ≤ 0 and DEPENDENCE_TOL): a margin
+  error counts as a margin update whichever the step, and `projections` counts the mistakes answered
+  by a projection, so |S| − (mistakes − projections) margin errors added a support vector.
 - The first support vector follows the paper's rule too (Fig. 2, with the projection of Fig. 4 onto
   the empty span of S_0 = ∅): that projection is 0, so δ_t = −y_t k(x_t, ·) and ‖δ_t‖ = √k(x_t, x_t),
   and x_t is added only when √k(x_t, x_t) > η.  Until something is added f = 0, so every round is a
@@ -34,10 +42,17 @@ from .._jit import njit
 from ..kernels import self_kernel
 from ..learner import (MARGIN_UPDATES, MISTAKES, PROJECTIONS, KernelLearner, loop_arrays, new_coefficient, open_round,
                        touch)
-from ..params import ETA
+from ..params import ETA, choice
 from ..projection import DEPENDENCE_TOL, grow_inverse, inverse_of_support, project
 from ..registry import register
 from ..support import sv_fits, sv_put
+
+NO_MARGIN, FIG5, PROJECTRON_STEP = 0, 1, 2  # what a margin error gets: nothing (Projectron), or MARGIN_STEP's
+
+MARGIN_STEP = choice("margin_step", ("fig5", "projectron"), "fig5",
+                     "Projectron++'s update on a margin error 0 < y f < 1: fig5 (a τ-scaled projection, never adds; "
+                     "Orabona et al. Fig. 5) or projectron (the Projectron's step: project if ‖δ‖ ≤ η, else add x; "
+                     "the Ahpatron paper's code)", codes=(FIG5, PROJECTRON_STEP))
 
 
 @njit(cache=True)
@@ -49,18 +64,22 @@ def projectron_range(S, K, rows, start, book, st, h):
             return t
         idx, val, yt, f, sq, n, rnd = open_round(S, K, indptr, indices, values, y, t, scratch, counters, alpha, krow)
         margin = yt * f
-        if margin > 0.0 and not (h.plusplus and margin < 1.0):
+        if margin > 0.0 and not (h.margin_step != NO_MARGIN and margin < 1.0):
             continue
         kxx = self_kernel(K, sq)
         delta2, pk2 = project(st.kinv, st.krow, st.d, n, kxx)
         dependent = delta2 <= DEPENDENCE_TOL * kxx
-        if margin <= 0.0:  # prediction mistake: Fig. 2
-            counters[MISTAKES] += 1
+        if margin <= 0.0 or h.margin_step == PROJECTRON_STEP:  # Fig. 2's step
+            if margin <= 0.0:
+                counters[MISTAKES] += 1
+            else:
+                counters[MARGIN_UPDATES] += 1
             if dependent or math.sqrt(delta2) <= h.eta:
                 for i in range(n):
                     touch(alpha, st.avg_sum, st.avg_stamp, i, rnd)
                     alpha[i] += yt * st.d[i]
-                counters[PROJECTIONS] += 1
+                if margin <= 0.0:
+                    counters[PROJECTIONS] += 1
             else:
                 grow_inverse(st.kinv, st.d, n, delta2)
                 sv_put(S, n, idx, val, sq)
@@ -93,7 +112,7 @@ class Projectron(KernelLearner):
     params = (ETA,)
     slot_arrays = KernelLearner.slot_arrays | {"kinv": "square", "d": "work"}
     rebuilt = {"kinv": inverse_of_support}
-    constants = {"plusplus": False}
+    constants = {"margin_step": NO_MARGIN}
     loop = projectron_range
 
     @classmethod
@@ -108,6 +127,8 @@ class Projectron(KernelLearner):
 @register
 class ProjectronPlusPlus(Projectron):
     name = "projectron++"
-    summary = "Projectron with projected updates on margin errors (0 < y f < 1)"
-    paper = "Orabona, Keshet, Caputo, JMLR 2009, Fig. 5 and §4"
-    constants = {"plusplus": True}
+    summary = ("Projectron that also updates on margin errors 0 < y f < 1: Fig. 5's projected τ step, or "
+               "--margin-step projectron")
+    paper = ("Orabona, Keshet, Caputo, JMLR 2009, Fig. 5 and §4; --margin-step projectron: Liao et al., AAAI 2024, "
+             "its released code")
+    params = (ETA, MARGIN_STEP)
