@@ -304,7 +304,8 @@ class KernelLearner:
 
     def state(self) -> tuple[dict, dict]:
         """(JSON header, arrays) holding everything to predict and to resume: support vectors, counters,
-        random state, scalars and the saved per-slot arrays (subclasses add theirs)."""
+        random state, scalars and the saved per-slot arrays (subclasses add theirs).  A resume-state
+        array still to be rebuilt (`stale`) is left out, as the file it was loaded from left it out."""
         n = len(self.support)
         indptr, idx, val = self.support.to_csr()
         arrays = {"sv_indptr": indptr, "sv_indices": idx, "sv_values": val,
@@ -313,7 +314,7 @@ class KernelLearner:
         for name, kind in self.slot_arrays.items():
             if kind == "vector":
                 arrays[name] = self.slot[name][:n].copy()
-            elif kind == "square":
+            elif kind == "square" and name not in self.stale:
                 arrays[name] = self.slot[name][:n, :n].copy()
         header = {"algorithm": self.name, "params": dict(self.hyper), "kernel": self.kernel.to_dict(),
                   "seed": self.seed, "n_features": self.n_features,

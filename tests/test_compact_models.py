@@ -194,3 +194,15 @@ def test_narrowest_keeps_every_bit(values, dtype):
     narrow = narrowest(a)
     assert narrow.dtype == dtype
     assert narrow.astype(np.float64).tobytes() == a.tobytes()
+
+
+def test_a_learner_waiting_for_its_rebuild_saves_no_stale_state(tmp_path, days):
+    """Loaded without its resume state, a learner's state() leaves that state out (never zeros in
+    its place), so a copy of it rebuilds it too."""
+    path = tmp_path / "m.model"
+    assert run("train", "-q", "-a", "projectron", "--save-resume", days / "all.txt", "-o", path).exit_code == 0
+    waiting = Model.load(path).learner
+    header, arrays = waiting.state()
+    assert "kinv" not in arrays
+    copy = registry.get("projectron").from_state(header, arrays)
+    assert copy.stale == {"kinv"}

@@ -328,7 +328,8 @@ class TighterPerceptron(BudgetPerceptron):
         arrays["eval_indptr"], arrays["eval_indices"], arrays["eval_values"] = self.evalset.to_csr()
         for name in EVAL_ARRAYS[:-1]:
             arrays[name] = self.eval[name][:m].copy()
-        arrays["eval_block"] = self.eval_block[:m, :n].copy()
+        if "eval_block" not in self.stale:
+            arrays["eval_block"] = self.eval_block[:m, :n].copy()
         return header, arrays
 
     @classmethod

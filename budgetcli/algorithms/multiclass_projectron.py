@@ -208,7 +208,8 @@ class MulticlassProjectronPlusPlus(MulticlassLearner):
         p = int(self.counts[:m].max()) if m else 0
         arrays["class_counts"] = self.counts[:m].copy()
         arrays["class_members"] = self.members[:m, :p].copy()
-        arrays["class_kinv"] = self.kinv[:m, :p, :p].copy()
+        if "class_kinv" not in self.stale:
+            arrays["class_kinv"] = self.kinv[:m, :p, :p].copy()
         return header, arrays
 
     @classmethod
