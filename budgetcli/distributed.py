@@ -17,12 +17,14 @@ perceptron", NAACL 2010, §3 iterative parameter mixing) with the kernel expansi
   same way.  Counters are the sums of the shards': the last mixed model's plus every shard's count
   since it.
 - Budget compression: a learner with a `budget` parameter gets back to B support vectors by keeping
-  the B with the largest |α| (ties to the earlier one) and projecting the others onto them, the
-  least-squares solve in the RKHS (`projection.onto_kept`: the Projectron's projection, Orabona,
-  Keshet, Caputo, JMLR 2009, eq. 7, and Ahpatron's halving, Liao et al., AAAI 2024, eq. 9, without
-  its ridge η).  The same one rule for every mixable learner: it is the budget-B function closest to
-  the mix (on the kept vectors), and the model compression of Kamp, Bothe, Boley, Mock (ECML PKDD
-  2016) for kernel models.
+  the B with the largest |α| (ties to the earlier one) and projecting the others onto them by a
+  ridge least-squares solve in the RKHS (`projection.onto_kept`): Ahpatron's halving projection
+  θ = (K₂ + ηI)⁻¹K₂₁α₁ (Liao et al., AAAI 2024, eq. 9) with its default η = 0.0005 (times the mean
+  k(x, x)), the Projectron's projection (Orabona, Keshet, Caputo, JMLR 2009, eq. 7) made well-posed.
+  One rule for every mixable learner.  Without the ridge (η at round-off level) the kept vectors of
+  a mix are nearly dependent and the solve gives coefficients in the thousands, after which a
+  Perceptron step no longer moves f: rbp -B 50 on 3 shards of 1,000 projectron-gaussians examples
+  reached 50% accuracy, 85% with η (the one-process run: 85%; removal of the smallest |α|: 71%).
 - The resume state (Gram matrices, inverses: `rebuilt`) is not mixed: a mixed model leaves it stale
   and a shard rebuilds it from the support set before it learns again, as for a compact model file.
   Scalars are made afresh by the learner's `after_mix`.
@@ -53,6 +55,7 @@ from .pipeline import TrainResult, check_settings, kernel_warnings, support_warn
 from .projection import onto_kept
 
 BACKENDS = ("serial", "dask")
+MIX_RIDGE = 0.0005  # η of the compression's projection, times the mean k(x, x) (Ahpatron's default)
 
 
 def shard_sources(inputs) -> list[str]:
@@ -205,7 +208,7 @@ def compress(learner, budget: int):
     for name in learner.resume_arrays(header):
         arrays.pop(name, None)
     small = type(learner).from_state(header, arrays)
-    moved = onto_kept(small, rows(drop), np.stack([alpha[drop], average[drop]]))
+    moved = onto_kept(small, rows(drop), np.stack([alpha[drop], average[drop]]), ridge=MIX_RIDGE)
     small.slot["alpha"][:budget] += moved[0]
     small.slot["avg_sum"][:budget] += moved[1] * T
     return small
