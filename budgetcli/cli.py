@@ -183,9 +183,17 @@ def _train_options(f):
     return f
 
 
+class _MoreData(click.Argument):
+    """train's further inputs (shards), left out of the usage line, which stays `DATA` as scripts
+    matching it expect; the command's help names them."""
+
+    def get_usage_pieces(self, ctx):
+        return []
+
+
 @main.command()
 @_train_options
-@click.argument("more_data", nargs=-1, metavar="[DATA]...")
+@click.argument("more_data", nargs=-1, cls=_MoreData)
 @click.option("--backend", type=click.Choice(distributed.BACKENDS), default=None,
               help="Train one model over several inputs (shards: paths, globs, fsspec URLs) by iterative parameter "
                    "mixing: serial (in this process) or dask (one actor per shard). Default: serial when several "
@@ -198,7 +206,7 @@ def _train_options(f):
 def train(ctx, more_data, backend, jobs, scheduler, sync_every, **options):
     """Train ALGORITHM online over DATA (one pass, or --epochs passes) and write the model.
 
-    With several inputs or --backend, each input (a path, a glob, an fsspec URL) is a shard with
+    With several inputs (DATA DATA...) or --backend, each input (a path, a glob, an fsspec URL) is a shard with
     its own learner, and the models are mixed every --sync-every examples per shard into one
     (budgetcli/distributed.py); the algorithms that cannot be mixed are refused.
 
