@@ -18,7 +18,7 @@ import sys
 import click
 import numpy as np
 
-from . import __version__, metrics, pipeline, registry
+from . import __version__, distributed, metrics, pipeline, registry
 from .atomic import (interrupt_exit_code, interrupt_name, output_file, output_kind, stop_signals_deferred,
                      stop_signals_raise_interrupt, writable_problem)
 from . import predict as predict_
@@ -183,10 +183,32 @@ def _train_options(f):
     return f
 
 
+class _MoreData(click.Argument):
+    """train's further inputs (shards), left out of the usage line, which stays `DATA` as scripts
+    matching it expect; the command's help names them."""
+
+    def get_usage_pieces(self, ctx):
+        return []
+
+
 @main.command()
 @_train_options
-def train(ctx, **options):
+@click.argument("more_data", nargs=-1, cls=_MoreData)
+@click.option("--backend", type=click.Choice(distributed.BACKENDS), default=None,
+              help="Train one model over several inputs (shards: paths, globs, fsspec URLs) by iterative parameter "
+                   "mixing: serial (in this process) or dask (one actor per shard). Default: serial when several "
+                   "inputs are given.")
+@click.option("-j", "--jobs", type=click.IntRange(min=1), default=1, show_default=True,
+              help="--backend dask: worker processes of the local cluster started for the run.")
+@click.option("--scheduler", default=None, metavar="ADDRESS", help="--backend dask: the scheduler of a running cluster.")
+@click.option("--sync-every", type=click.IntRange(min=1), default=10_000, show_default=True, metavar="N",
+              help="Examples each shard learns between two synchronisations.")
+def train(ctx, more_data, backend, jobs, scheduler, sync_every, **options):
     """Train ALGORITHM online over DATA (one pass, or --epochs passes) and write the model.
+
+    With several inputs (DATA DATA...) or --backend, each input (a path, a glob, an fsspec URL) is a shard with
+    its own learner, and the models are mixed every --sync-every examples per shard into one
+    (budgetcli/distributed.py); the algorithms that cannot be mixed are refused.
 
     Nothing is written when training fails: an existing model file stays as it was.
 
@@ -195,7 +217,11 @@ def train(ctx, **options):
     with --eta ≥ min(C, 1)). The summary warns about a run that ended with no support vector or
     with one after several mistakes, a default γ that comes from an outlying feature index, and a
     kernel that is numerically constant or diagonal on a sample of the first 4,096 examples."""
-    _train(ctx, "online", **options)
+    sharded = None
+    if more_data or backend:
+        sharded = {"inputs": (options["data"],) + more_data, "backend": backend or "serial", "jobs": jobs,
+                   "scheduler": scheduler, "sync_every": sync_every}
+    _train(ctx, "online", sharded=sharded, **options)
 
 
 @main.command(name="online-to-batch")
@@ -253,8 +279,16 @@ def _model_output(output: str | None, data: str, checkpoint_every: int | None) -
 
 def _train(ctx, hypothesis, algorithm, kernel, gamma, sigma, degree, coef0, seed, epochs, shuffle, output,
            resume_path, skip_bad_lines, save_resume, checkpoint_every, quiet, progress, as_json, curve_path,
-           curve_every, data, **params):
+           curve_every, data, sharded=None, **params):
     params = {k: v for k, v in params.items() if v is not None}
+    if sharded:
+        given = [flag for flag, value in (("--resume", resume_path), ("--epochs", epochs > 1), ("--shuffle", shuffle),
+                                          ("--checkpoint-every", checkpoint_every), ("--curve", curve_path))
+                 if value]
+        if given:
+            raise click.UsageError(f"{', '.join(given)} is not available for a sharded run (several inputs or --backend)")
+        if output is None:
+            raise click.UsageError("a sharded run (several inputs or --backend) needs -o/--output")
     resume = None
     if resume_path is not None:
         resume = _resumed(ctx, resume_path, hypothesis)
@@ -292,10 +326,13 @@ def _train(ctx, hypothesis, algorithm, kernel, gamma, sigma, degree, coef0, seed
     with _training_failures(output, resume_path, checkpoints), contextlib.ExitStack() as outputs:
         curve = _open_curve(outputs, curve_path, curve_every)
         with progress, stop_signals_raise_interrupt():
-            result = pipeline.train(data, algorithm, spec, params, seed=seed, skip_bad_lines=skip_bad_lines,
-                                    on_chunk=progress.update, resume=resume, epochs=epochs, shuffle=shuffle,
-                                    keep_retired=hypothesis in AVERAGES, curve=curve, progress=progress,
-                                    checkpoint_every=checkpoint_every, on_checkpoint=checkpoint)
+            if sharded:
+                result = _train_sharded(algorithm, spec, params, seed, skip_bad_lines, **sharded)
+            else:
+                result = pipeline.train(data, algorithm, spec, params, seed=seed, skip_bad_lines=skip_bad_lines,
+                                        on_chunk=progress.update, resume=resume, epochs=epochs, shuffle=shuffle,
+                                        keep_retired=hypothesis in AVERAGES, curve=curve, progress=progress,
+                                        checkpoint_every=checkpoint_every, on_checkpoint=checkpoint)
             online_size = len(result.model.learner.support)
             result.model = batch(result.model)
             result.model.save(output, resume=save_resume)
@@ -307,6 +344,19 @@ def _train(ctx, hypothesis, algorithm, kernel, gamma, sigma, degree, coef0, seed
         click.echo(json.dumps(summary))
     if not quiet:
         _print_train_summary(summary, result)
+
+
+def _train_sharded(algorithm, spec, params, seed, skip_bad_lines, **sharded):
+    """distributed.train, its refusals as one line: settings (exit 2), a cluster (exit 1)."""
+    try:
+        return distributed.train(algorithm=algorithm, kernel=spec, params=params, seed=seed,
+                                 skip_bad_lines=skip_bad_lines, **sharded)
+    except DataError:
+        raise
+    except ValueError as exc:
+        fail(str(exc), 2)
+    except RuntimeError as exc:
+        fail(str(exc))
 
 
 @contextlib.contextmanager

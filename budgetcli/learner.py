@@ -140,6 +140,11 @@ class KernelLearner:
     # it learns next (`stale`).
     rebuilt: ClassVar[dict[str, Callable]] = {}
     renamed: ClassVar[dict[str, str]] = {}  # parameter name in older model files -> its name today
+    # Iterative parameter mixing (distributed.py) averages models as kernel expansions: the hypothesis
+    # f = Σ α_i k(sv_i, ·) with per-slot state only alpha, the averaged-hypothesis sums and `rebuilt`
+    # arrays, and `scalars` that `after_mix` makes afresh.  A learner that is not such an expansion says
+    # here why its models cannot be averaged (the one line a sharded run is refused with).
+    unmixable: ClassVar[str] = ""
     new_slots_per_example: ClassVar[int] = 1  # most support vectors one example may add
 
     def __init_subclass__(cls, **kw):
@@ -387,6 +392,10 @@ class KernelLearner:
         self.notes.append(f"rebuilt {', '.join(sorted(self.stale))} from the {n:,} support vectors (the model was "
                           "saved without --save-resume)")
         self.stale.clear()
+
+    def after_mix(self) -> None:
+        """Set `scalars` for a model that model mixing just made (distributed.mix): nothing to set
+        unless the algorithm keeps running numbers."""
 
     # ---- for subclasses ----------------------------------------------------------------------
     def _pool_room(self, nnz: int) -> int:

@@ -10,6 +10,7 @@ import numpy as np
 from . import __version__, modelfile, registry, statecheck
 from .labels import BinaryLabels, MulticlassLabels, labels_from_dict
 from .modelfile import ModelFileError
+from .projection import onto_kept
 from .support import sv_put
 
 
@@ -39,11 +40,7 @@ class Model:
             values = np.concatenate([v for _, v, _ in online.retired])
             coef = np.array([c for _, _, c in online.retired]) / T
             if projected:
-                gram = learner.kernel_matrix(*learner.support.to_csr())
-                cross = learner.kernel_matrix(indptr, indices, values)  # retired × kept
-                # a ridge at round-off level keeps the solve defined for near-dependent kept vectors
-                ridge = 1e-10 * max(float(np.trace(gram)) / max(n, 1), 1e-300)
-                learner.slot["alpha"][:n] += np.linalg.solve(gram + ridge * np.eye(n), cross.T @ coef)
+                learner.slot["alpha"][:n] += onto_kept(learner, (indptr, indices, values), coef)
             else:
                 learner.support.reserve(n + len(coef), len(indices))
                 learner._resize(learner.support.capacity)

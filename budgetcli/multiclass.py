@@ -43,6 +43,7 @@ class MulticlassLearner(KernelLearner):
     multiclass = True
     slot_arrays = {"krow": "work"}  # besides the coefficient matrix
     new_slots_per_example = 2  # mc-projectron++ may store x_t once for each of two classes
+    unmixable = "model mixing handles binary learners only so far (a coefficient matrix is not averaged yet)"
 
     def __init__(self, kernel, seed: int = 0, **params):
         super().__init__(kernel, seed, **params)

@@ -89,6 +89,21 @@ def ridge_inverse_of_support(ridge_param: str):
     return rebuild
 
 
+def onto_kept(learner, removed, coef, ridge=1e-10):
+    """β with Σ_i β_i k(sv_i, ·) the RKHS-closest combination of the learner's support vectors to
+    Σ_r coef[..., r] k(x_r, ·), x_r the CSR rows `removed` (indptr, indices, values): the least-squares
+    solve β = (K + ρI)⁻¹ K_{S,removed} coef (the Projectron's projection, eq. 7, for many vectors at
+    once), ρ = `ridge` times the mean k(sv, sv); coef may be a matrix of such vectors (one per row)."""
+    import numpy as np
+
+    n = len(learner.support)
+    gram = learner.kernel_matrix(*learner.support.to_csr())
+    cross = learner.kernel_matrix(*removed)  # removed × kept
+    # the default ridge, at round-off level, keeps the solve defined for near-dependent kept vectors
+    ridge = ridge * max(float(np.trace(gram)) / max(n, 1), 1e-300)
+    return np.linalg.solve(gram + ridge * np.eye(n), cross.T @ np.asarray(coef).T).T
+
+
 def spd_inverse(K):
     """K⁻¹ of a symmetric positive definite K by one Cholesky factorisation.  The learners only ever
     add a vector whose projection error is above DEPENDENCE_TOL · k(x, x) (or keep a ridge), so K is

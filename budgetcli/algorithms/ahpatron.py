@@ -216,6 +216,11 @@ class AggressivePerceptron(KernelLearner):
     def _state_arrays(self):
         return self.slot | {"gram": NO_MATRIX}  # kept only for Ahpatron's halving
 
+    def after_mix(self) -> None:
+        n = len(self.support)
+        alpha = self.slot["alpha"][:n]
+        self.scalars[NORM2] = max(float(alpha @ self.kernel_matrix(*self.support.to_csr()) @ alpha), 0.0)
+
 
 @register
 class Ahpatron(AggressivePerceptron):

@@ -102,6 +102,7 @@ class Alma2(KernelLearner):
     params = (ALMA_ALPHA, ALMA_B, ALMA_C)
     n_scalars = 2
     constants = {"projecting": False, "eta": 0.0}
+    unmixable = "its normalised hypothesis and step follow one learner's own count of updates"
     loop = alma_range
 
     def __init__(self, *args, **kw):

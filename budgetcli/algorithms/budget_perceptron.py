@@ -266,6 +266,7 @@ class BudgetPerceptron(KernelLearner):
     rebuilt = {"gram": gram_of_support}
     evicts = True
     constants = {"eval_set": CKS_MARGIN, "eval_size": 1}
+    unmixable = "it keeps each support vector's label and cached score, which an average does not define"
     loop = removal_range
 
     def __init__(self, *args, **kw):

@@ -92,4 +92,5 @@ class Forgetron(KernelLearner):
     slot_arrays = KernelLearner.slot_arrays | {"label": "vector", "krow_old": "work"}
     evicts = True
     n_scalars = 1
+    unmixable = "its shrinking bounds one learner's own damage Q by its own mistakes"
     loop = forgetron_range

@@ -119,6 +119,9 @@ class SecondOrderPerceptron(KernelLearner):
     slot_arrays = KernelLearner.slot_arrays | {"ainv": "square", "d": "work"}
     rebuilt = {"ainv": ridge_inverse_of_support("sop_a")}
     constants = {"policy": UNBOUNDED, "budget": 0}
+    # g = Σ w_i k is additive, but w = (aI + K)⁻¹y is tied to the labels of its own support set: the
+    # average of two is no second-order model of the union, and the updates assume it is
+    unmixable = "its coefficients (aI + K)⁻¹y belong to its own support set's labels; an average is no such model"
     loop = sop_range
 
 

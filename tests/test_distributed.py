@@ -1,0 +1,178 @@
+"""Training one model over shards (budgetcli/distributed.py): the mix, the compression, the same model
+file on every backend, the algorithms that cannot be mixed, URLs, bad data in a shard."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from budgetcli import distributed, registry
+from budgetcli.cli import main
+from budgetcli.kernels import Kernel
+from budgetcli.model import Model
+from budgetcli.pipeline import KernelSpec
+
+from .helpers import random_stream
+
+
+def run(*args):
+    return CliRunner().invoke(main, [str(a) for a in args])
+
+
+def lines(n, seed):
+    X, y = random_stream(n, 4, seed)
+    return "".join(("+1" if lab > 0 else "-1") + "".join(f" {j + 1}:{float(v)!r}" for j, v in enumerate(row) if v)
+                   + "\n" for row, lab in zip(X, y))
+
+
+@pytest.fixture(scope="module")
+def shards(tmp_path_factory):
+    d = tmp_path_factory.mktemp("shards")
+    for w in range(3):
+        (d / f"part-{w}.svm").write_text(lines(300 + 50 * w, w))
+    return d
+
+
+def report(svs, alpha, learned, counters):
+    """A shard's report as Shard.step makes it, for a perceptron with a linear kernel."""
+    learner = registry.get("perceptron")(Kernel("linear", 1.0, 0.0, 1))
+    header, arrays = learner.state()
+    indptr = np.cumsum([0] + [len(s) for s in svs])
+    arrays.update(sv_indptr=indptr, sv_indices=np.array([j for s in svs for j, _ in s], np.int32),
+                  sv_values=np.array([v for s in svs for _, v in s]), alpha=np.array(alpha, float),
+                  counters=np.array(counters, np.int64))
+    return {"header": header | {"n_features": 2}, "arrays": arrays, "average": np.array(alpha, float) / 2,
+            "learned": learned}
+
+
+def test_mix_is_the_union_weighted_by_the_shards_shares():
+    x1, x2, x3 = [(0, 1.0)], [(1, 2.0)], [(0, 1.0), (1, 1.0)]
+    a = report([x1, x2], [1.0, -1.0], 1, [1, 1, 0, 0])
+    b = report([x2, x3], [0.5, 2.0], 3, [3, 2, 0, 0])  # x2 is in both: one vector in the mix
+    header, arrays = distributed.mix([a, b], np.zeros(4, np.int64))
+    assert arrays["sv_indptr"].tolist() == [0, 1, 2, 4]
+    assert arrays["sv_indices"].tolist() == [0, 1, 0, 1]
+    assert arrays["sv_values"].tolist() == [1.0, 2.0, 1.0, 1.0]
+    assert arrays["alpha"].tolist() == [0.25, 0.25 * -1.0 + 0.75 * 0.5, 0.75 * 2.0]
+    assert arrays["counters"].tolist() == [4, 3, 0, 0] and header["counters"]["examples"] == 4
+    # the mixed averaged hypothesis, as averaged_alpha reads it: the shares' mix of the shards' averages
+    learner = registry.get("perceptron").from_state(header, arrays)
+    assert learner.averaged_alpha().tolist() == [0.125, (0.25 * -1.0 + 0.75 * 0.5) / 2, 0.75]
+    # counters since the last mix are added to it, not the shards' totals
+    _, again = distributed.mix([a, b], np.array([1, 1, 0, 0], np.int64))
+    assert again["counters"].tolist() == [3, 2, 0, 0]
+
+
+def test_compression_keeps_the_largest_and_projects_the_rest():
+    X = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0], [2.0, 0.5]])
+    alpha = np.array([3.0, -0.1, 2.0, -0.5])
+    svs = [[(j, v) for j, v in enumerate(row) if v] for row in X]
+    header, arrays = distributed.mix([report(svs, alpha, 1, [1, 0, 0, 0])], np.zeros(4, np.int64))
+    learner = distributed.compress(registry.get("perceptron").from_state(header, arrays), 2)
+    assert len(learner.support) == 2
+    assert learner.support.to_csr()[1].tolist() == [0, 0, 1]  # rows 0 and 2 kept, in their order
+    keep, drop = [0, 2], [1, 3]
+    G = X[keep] @ X[keep].T  # the linear kernel
+    ridge = distributed.MIX_RIDGE * np.trace(G) / 2
+    expected = alpha[keep] + np.linalg.solve(G + ridge * np.eye(2), X[keep] @ X[drop].T @ alpha[drop])
+    np.testing.assert_allclose(learner.slot["alpha"][:2], expected, rtol=1e-12)
+
+
+@pytest.mark.parametrize("name", sorted(registry.load_all()))
+def test_a_mixable_learner_has_only_state_the_mix_makes(name):
+    """What `mix` does not average must be resume state (rebuilt) or scalars after_mix sets."""
+    cls = registry.get(name)
+    if cls.unmixable:
+        return
+    saved = {n for n, kind in cls.slot_arrays.items() if kind != "work"}
+    assert saved - set(cls.rebuilt) == {"alpha", "avg_sum", "avg_stamp"}
+    assert cls.n_scalars == 0 or cls.after_mix is not registry.get("perceptron").after_mix
+
+
+def test_refused_algorithm_is_one_line(shards, tmp_path):
+    out = tmp_path / "m.model"
+    r = run("train", "-a", "sop", shards / "part-0.svm", shards / "part-1.svm", "-o", out)
+    assert r.exit_code == 2
+    assert r.output.splitlines() == ["budgetlearn: error: sop cannot be trained on shards: its coefficients "
+                                     "(aI + K)⁻¹y belong to its own support set's labels; an average is no such model"]
+    assert not out.exists()
+
+
+def test_serial_and_dask_write_the_same_model_file(shards, tmp_path):
+    pytest.importorskip("distributed")
+    args = ["train", "-a", "rbp", "-B", "20", "--gamma", "0.5", "--sync-every", "100", "-q", str(shards / "part-*.svm"),
+            "--backend"]
+    assert run(*args, "serial", "-o", tmp_path / "serial.model").exit_code == 0
+    r = run(*args, "dask", "--jobs", "2", "-o", tmp_path / "dask.model")
+    assert r.exit_code == 0, r.output
+    assert (tmp_path / "serial.model").read_bytes() == (tmp_path / "dask.model").read_bytes()
+    model = Model.load(tmp_path / "serial.model")
+    assert len(model.learner.support) == 20  # the budget, after the last compression
+    assert model.learner.counter("examples") == 300 + 350 + 400
+
+
+def test_budget_and_counters_after_each_synchronisation(shards):
+    seen = []
+    real = distributed.compress
+
+    def watched(learner, budget):
+        out = real(learner, budget)
+        seen.append((len(learner.support), len(out.support), out.counter("examples")))
+        return out
+
+    distributed.compress = watched
+    try:
+        distributed.train([str(shards / "part-*.svm")], "stoptron", KernelSpec("rbf", 0.5), {"budget": 15},
+                          sync_every=100)
+    finally:
+        distributed.compress = real
+    # 100 examples per shard per round; the fourth round: 0, 50 and 100 (shards of 300, 350, 400 examples)
+    assert [t for _, _, t in seen] == [300, 600, 900, 1050]
+    assert all(after == min(before, 15) for before, after, _ in seen)
+    assert any(before > 15 for before, _, _ in seen)  # the union did pass the budget
+
+
+def test_memory_urls_give_the_model_of_the_files(shards, tmp_path):
+    fsspec = pytest.importorskip("fsspec")
+    for w in range(3):
+        with fsspec.open(f"memory://budgetlearn-test/part-{w}.svm", "w") as f:
+            f.write((shards / f"part-{w}.svm").read_text())
+    spec = KernelSpec("rbf", 0.5)
+    from_urls = distributed.train(["memory://budgetlearn-test/part-*.svm"], "projectron++", spec, {}, sync_every=64)
+    from_files = distributed.train([str(shards / f"part-{w}.svm") for w in range(3)], "projectron++", spec, {},
+                                   sync_every=64)
+    from_urls.model.save(tmp_path / "a.model")
+    from_files.model.save(tmp_path / "b.model")
+    assert (tmp_path / "a.model").read_bytes() == (tmp_path / "b.model").read_bytes()
+    assert from_urls.source == ("3 shards: memory:///budgetlearn-test/part-0.svm … "
+                                "memory:///budgetlearn-test/part-2.svm")
+
+
+@pytest.mark.parametrize("backend", ["serial", "dask"])
+def test_bad_line_in_a_shard_names_it_and_writes_nothing(shards, tmp_path, backend):
+    if backend == "dask":
+        pytest.importorskip("distributed")
+    bad = tmp_path / "bad.svm"
+    bad.write_text(lines(20, 5) + "+1 1:0.5 2:oops\n")
+    out = tmp_path / "m.model"
+    out.write_bytes(b"kept")
+    r = run("train", "-a", "perceptron", shards / "part-0.svm", bad, "-o", out, "--sync-every", "10",
+            "--backend", backend, "--jobs", "2")
+    assert r.exit_code == 1
+    assert r.output.splitlines() == [f"budgetlearn: error: {bad}:21: feature value is not a number (token '2:oops')"]
+    assert out.read_bytes() == b"kept"
+
+
+def test_one_shard_learns_what_one_process_learns(shards, tmp_path):
+    """Mixing one shard is the identity: --backend serial on one input gives the one-process hypothesis."""
+    common = ["train", "-a", "perceptron", "--gamma", "0.5", "-q", shards / "part-0.svm"]
+    assert run(*common, "-o", tmp_path / "one.model").exit_code == 0
+    assert run(*common, "--backend", "serial", "--sync-every", "7", "-o", tmp_path / "sharded.model").exit_code == 0
+    one, sharded = Model.load(tmp_path / "one.model").learner, Model.load(tmp_path / "sharded.model").learner
+    for a, b in zip(one.support.to_csr(), sharded.support.to_csr()):
+        assert a.tolist() == b.tolist()
+    n = len(one.support)
+    assert one.slot["alpha"][:n].tolist() == sharded.slot["alpha"][:n].tolist()
+    assert one.counters.tolist() == sharded.counters.tolist()
+    np.testing.assert_allclose(sharded.averaged_alpha(), one.averaged_alpha(), rtol=1e-12)
