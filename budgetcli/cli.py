@@ -260,6 +260,25 @@ def _resumed(ctx, resume_path: str, hypothesis: str) -> Model:
     return resume
 
 
+def _check_sharded(resume_path, epochs, shuffle, checkpoint_every, curve_path, output) -> None:
+    """Usage errors for what a sharded run (several inputs or --backend) does not offer yet."""
+    given = [flag for flag, value in (("--resume", resume_path), ("--epochs", epochs > 1), ("--shuffle", shuffle),
+                                      ("--checkpoint-every", checkpoint_every), ("--curve", curve_path)) if value]
+    if given:
+        raise click.UsageError(f"{', '.join(given)} is not available for a sharded run (several inputs or --backend)")
+    if output is None:
+        raise click.UsageError("a sharded run (several inputs or --backend) needs -o/--output")
+
+
+def _check_combination(ctx, hypothesis: str, cls, curve_path) -> None:
+    """Usage errors for options that do not go together."""
+    if hypothesis in AVERAGES and cls.multiclass:
+        raise click.UsageError(f"{cls.name} is a multiclass learner: online-to-batch averaging is not available "
+                               "for it; use --method last")
+    if curve_path is None and ctx.get_parameter_source("curve_every") is not click.core.ParameterSource.DEFAULT:
+        raise click.UsageError("--curve-every needs --curve FILE.csv")
+
+
 def _model_output(output: str | None, data: str, checkpoint_every: int | None) -> str:
     """The model's path (default DATA.model), checked writable before a long run, not after it."""
     if output is None:
@@ -282,13 +301,7 @@ def _train(ctx, hypothesis, algorithm, kernel, gamma, sigma, degree, coef0, seed
            curve_every, data, sharded=None, **params):
     params = {k: v for k, v in params.items() if v is not None}
     if sharded:
-        given = [flag for flag, value in (("--resume", resume_path), ("--epochs", epochs > 1), ("--shuffle", shuffle),
-                                          ("--checkpoint-every", checkpoint_every), ("--curve", curve_path))
-                 if value]
-        if given:
-            raise click.UsageError(f"{', '.join(given)} is not available for a sharded run (several inputs or --backend)")
-        if output is None:
-            raise click.UsageError("a sharded run (several inputs or --backend) needs -o/--output")
+        _check_sharded(resume_path, epochs, shuffle, checkpoint_every, curve_path, output)
     resume = None
     if resume_path is not None:
         resume = _resumed(ctx, resume_path, hypothesis)
@@ -303,12 +316,7 @@ def _train(ctx, hypothesis, algorithm, kernel, gamma, sigma, degree, coef0, seed
             pipeline.check_settings(cls, spec, params)
     except ValueError as exc:
         raise click.UsageError(str(exc))
-    if hypothesis in AVERAGES and cls.multiclass:
-        raise click.UsageError(f"{algorithm} is a multiclass learner: online-to-batch averaging is not available "
-                               "for it; use --method last")
-
-    if curve_path is None and ctx.get_parameter_source("curve_every") is not click.core.ParameterSource.DEFAULT:
-        raise click.UsageError("--curve-every needs --curve FILE.csv")
+    _check_combination(ctx, hypothesis, cls, curve_path)
 
     def batch(model):  # what this command writes: the online model or its batch hypothesis
         return model.averaged(projected=hypothesis == "projected-average") if hypothesis in AVERAGES else model
