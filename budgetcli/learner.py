@@ -304,6 +304,10 @@ class KernelLearner:
         kernel_matrix(self.support.arrays, self.kernel.args(), indptr, indices, values, self.scratch, out)
         return out
 
+    def gram(self) -> np.ndarray:
+        """K, the Gram matrix of the support set (the loops' own kernel arithmetic)."""
+        return self.kernel_matrix(*self.support.to_csr())
+
     def counter(self, name: str) -> int:
         return int(self.counters[COUNTER_NAMES.index(name)])
 

@@ -172,23 +172,21 @@ _TRY_DEFLATE_BELOW = 32 << 20  # larger members (a kept K⁻¹: dense doubles) a
 
 def _write_zip(f, arrays: dict[str, np.ndarray]) -> None:
     """The .npz archive of `arrays` (header member first), each member stored or deflated (module doc)."""
-    members = {}
+    members = {}  # name -> (.npy bytes, deflated size or None to store)
     for name, array in arrays.items():
         buffer = io.BytesIO()
         np.lib.format.write_array(buffer, array, allow_pickle=False)
         raw = buffer.getvalue()
-        deflated = len(raw) < _TRY_DEFLATE_BELOW and 2 * len(zlib.compress(raw, 1)) <= len(raw)
-        members[name] = (raw, deflated)
-
-    def stored(m):
-        return sum(len(zlib.compress(raw, 1)) if deflated else len(raw) for raw, deflated in m.values())
-
+        size = len(zlib.compress(raw, 1)) if len(raw) < _TRY_DEFLATE_BELOW else len(raw)
+        members[name] = (raw, size if 2 * size <= len(raw) else None)
     total = sum(len(raw) for raw, _ in members.values())
-    while total > MAX_INFLATION // 2 * stored(members) + INFLATION_SLACK // 2:  # keep clear of load's bound
-        name = max((n for n, (_, d) in members.items() if d), key=lambda n: len(members[n][0]))
-        members[name] = (members[name][0], False)
+    while total > MAX_INFLATION // 2 * sum(len(raw) if size is None else size for raw, size in members.values()) \
+            + INFLATION_SLACK // 2:  # keep clear of load's bound: store the largest deflated member as it is
+        name = max((n for n, (_, size) in members.items() if size is not None), key=lambda n: len(members[n][0]))
+        members[name] = (members[name][0], None)
     with zipfile.ZipFile(f, "w", allowZip64=True) as zf:
-        for name, (raw, deflated) in members.items():
+        for name, (raw, size) in members.items():
+            deflated = size is not None
             zf.writestr(zipfile.ZipInfo(name + ".npy"), raw,
                         compress_type=zipfile.ZIP_DEFLATED if deflated else zipfile.ZIP_STORED, compresslevel=1)
 

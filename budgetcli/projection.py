@@ -16,6 +16,8 @@ implementations exactly (tests/test_algorithms.py, tests/test_alma.py).
 
 from __future__ import annotations
 
+import numpy as np
+
 from ._jit import njit
 
 # ‖δ_t‖² ≤ DEPENDENCE_TOL · k(x_t, x_t): x_t lies in the span numerically (‖δ_t‖ = 0), whatever η,
@@ -70,20 +72,20 @@ def gram_of_support(learner, name: str) -> None:
     """slot[name] = K, the Gram matrix of the support set: the same kernel values, bit for bit, as
     the loops computed when each vector joined (support.kernel_row both ways)."""
     n = len(learner.support)
-    learner.slot[name][:n, :n] = learner.kernel_matrix(*learner.support.to_csr())
+    learner.slot[name][:n, :n] = learner.gram()
 
 
 def inverse_of_support(learner, name: str) -> None:
     """slot[name] = K⁻¹ (the Projectron family; bpegasos --maintenance project)."""
     n = len(learner.support)
-    learner.slot[name][:n, :n] = spd_inverse(learner.kernel_matrix(*learner.support.to_csr()))
+    learner.slot[name][:n, :n] = spd_inverse(learner.gram())
 
 
 def ridge_inverse_of_support(ridge_param: str):
     """rebuild(learner, name) setting slot[name] = (aI + K)⁻¹, a the parameter `ridge_param` (SOP)."""
     def rebuild(learner, name: str) -> None:
         n = len(learner.support)
-        K = learner.kernel_matrix(*learner.support.to_csr())
+        K = learner.gram()
         K[range(n), range(n)] += learner.hyper[ridge_param]
         learner.slot[name][:n, :n] = spd_inverse(K)
     return rebuild
@@ -94,10 +96,8 @@ def onto_kept(learner, removed, coef, ridge=1e-10):
     Σ_r coef[..., r] k(x_r, ·), x_r the CSR rows `removed` (indptr, indices, values): the least-squares
     solve β = (K + ρI)⁻¹ K_{S,removed} coef (the Projectron's projection, eq. 7, for many vectors at
     once), ρ = `ridge` times the mean k(sv, sv); coef may be a matrix of such vectors (one per row)."""
-    import numpy as np
-
     n = len(learner.support)
-    gram = learner.kernel_matrix(*learner.support.to_csr())
+    gram = learner.gram()
     cross = learner.kernel_matrix(*removed)  # removed × kept
     # the default ridge, at round-off level, keeps the solve defined for near-dependent kept vectors
     ridge = ridge * max(float(np.trace(gram)) / max(n, 1), 1e-300)
@@ -108,8 +108,7 @@ def spd_inverse(K):
     """K⁻¹ of a symmetric positive definite K by one Cholesky factorisation.  The learners only ever
     add a vector whose projection error is above DEPENDENCE_TOL · k(x, x) (or keep a ridge), so K is
     positive definite; if rounding makes the factorisation fail, the pseudo-inverse is used."""
-    import numpy as np
-    import scipy.linalg
+    import scipy.linalg  # here: most commands never rebuild, and scipy.linalg is slow to import
 
     n = K.shape[0]
     if n == 0:

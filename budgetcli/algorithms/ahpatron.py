@@ -219,7 +219,7 @@ class AggressivePerceptron(KernelLearner):
     def after_mix(self) -> None:
         n = len(self.support)
         alpha = self.slot["alpha"][:n]
-        self.scalars[NORM2] = max(float(alpha @ self.kernel_matrix(*self.support.to_csr()) @ alpha), 0.0)
+        self.scalars[NORM2] = max(float(alpha @ self.gram() @ alpha), 0.0)
 
 
 @register

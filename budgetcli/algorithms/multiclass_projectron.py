@@ -252,7 +252,7 @@ class MulticlassProjectronPlusPlus(MulticlassLearner):
 
     def _rebuild_class_inverses(self) -> None:
         """K_c⁻¹ of every class's support set, from the shared support set's Gram matrix."""
-        K = self.kernel_matrix(*self.support.to_csr())
+        K = self.gram()
         for c in range(int(self.n_classes[0])):
             k = int(self.counts[c])
             members = self.members[c, :k]
