@@ -45,6 +45,18 @@ def _cached(func, options, cache_dir: str):
         numba.config.CACHE_DIR = saved
 
 
+def record(cls: type) -> type:
+    """Class decorator: tell numba that this named tuple class is typed as the tuple it is.
+
+    numba types an argument by `functools.singledispatch` on its class; a class met for the first time
+    is resolved by walking the registered types with `issubclass`, whose checks against numba's
+    abstract base classes cost 2 to 50 ms in a process (more the more modules are loaded), once per
+    record class.  Registering the class directly skips that walk on the first call of every loop."""
+    from numba.core.typing.typeof import typeof_impl
+    typeof_impl.register(cls, typeof_impl.dispatch(tuple))
+    return cls
+
+
 @functools.cache
 def _own_cache_dir() -> str | None:
     """TMPDIR/budgetlearn-numba-UID, made if missing; None if there is none that is ours alone."""

@@ -16,7 +16,7 @@ import math
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from ._jit import njit
+from ._jit import njit, record
 from .params import Param, choice
 
 LINEAR, POLY, RBF = 0, 1, 2
@@ -35,6 +35,7 @@ KERNEL_PARAMS = {p.name: p for p in (
 )}
 
 
+@record
 class KernelArgs(NamedTuple):
     """A kernel as the compiled code takes it."""
 

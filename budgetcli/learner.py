@@ -33,7 +33,7 @@ from typing import Callable, ClassVar, NamedTuple
 import numpy as np
 
 from . import fewscores, statecheck
-from ._jit import njit
+from ._jit import njit, record
 from .kernels import Kernel, sparse_sqnorm
 from .params import Param
 from .rng import randbelow, seed_state
@@ -51,6 +51,7 @@ NO_VECTOR, NO_MATRIX = np.zeros(0), np.zeros((0, 0))
 UNBOUNDED, RANDOM, OLDEST = 0, 1, 2
 
 
+@record
 class RetireLog(NamedTuple):
     """Evictions of one call of a learner loop: pool range of the evicted vector and the sum of its
     coefficient over the rounds it was in the hypothesis."""
@@ -61,6 +62,7 @@ class RetireLog(NamedTuple):
     count: np.ndarray  # int64[1]
 
 
+@record
 class Rows(NamedTuple):
     """A chunk as the loops take it: CSR rows and their encoded labels (±1.0, or class indices)."""
 
@@ -70,6 +72,7 @@ class Rows(NamedTuple):
     y: np.ndarray
 
 
+@record
 class Book(NamedTuple):
     """The bookkeeping every loop shares."""
 
@@ -100,7 +103,7 @@ def __getattr__(name: str):
         rest = rest[size:]
     if kind not in ("State", "Hyper") or rest:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    made = globals()[name] = namedtuple(name, fields, module=__name__)
+    made = globals()[name] = record(namedtuple(name, fields, module=__name__))
     return made
 
 

@@ -27,7 +27,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._jit import njit
+from ._jit import njit, record
 from .kernels import kernel_from_dot, scatter, unscatter
 
 COUNT, POOL_USED, POOL_GARBAGE = 0, 1, 2
@@ -35,6 +35,7 @@ DENSE_LIMIT = 1 << 21  # most entries (feature × slot) of the dense copy; above
 NO_DENSE = np.zeros((0, 0), np.float64)
 
 
+@record
 class SVArrays(NamedTuple):
     meta: np.ndarray  # int64[3]: live count, pool entries used, pool entries that are garbage
     start: np.ndarray  # int64[cap]
