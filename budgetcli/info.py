@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 
 from .learner import COUNTER_NAMES
+from .model import HYPOTHESES
 
 
 def describe(model, path) -> dict:
@@ -63,7 +64,7 @@ def format_text(d: dict) -> str:
         ("algorithm", d["algorithm"] + (f" ({params})" if params else "")),
         ("kernel", kernel),
         ("labels", labels),
-        ("hypothesis", d["hypothesis"]),
+        ("hypothesis", f"{d['hypothesis']}: predicts with {HYPOTHESES[d['hypothesis']]}"),
         ("resume state", d["resume_state"]),
         ("support vectors", f"{d['support_size']:,} ({d['support_nonzeros']:,} non-zeros, {d['n_features']:,} features)"),
         ("bytes", f"{d['bytes']:,}"),

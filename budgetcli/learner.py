@@ -36,6 +36,7 @@ from . import fewscores, statecheck
 from ._jit import njit, record
 from .kernels import Kernel, sparse_sqnorm
 from .params import Param
+from .projection import onto_kept
 from .rng import randbelow, seed_state
 from .support import COUNT, SupportSet, kernel_row
 
@@ -299,6 +300,25 @@ class KernelLearner:
         T = self.counter("examples")
         s = self.slot
         return (s["avg_sum"][:n] + s["alpha"][:n] * (T + 1 - s["avg_stamp"][:n])) / max(T, 1)
+
+    def fold_retired(self) -> None:
+        """Fold the part of the running average that evicted vectors hold into the kept ones, and
+        forget the evicted vectors (`train --average`).
+
+        Each evicted vector's summed coefficient is projected onto the span of the current support
+        set (`projection.onto_kept`, as `Model.averaged(projected=True)` does) and added to the kept
+        vectors' sums: the average stays within the budget and its sums travel with the slots, so a
+        resumed run continues it, and a kept vector evicted later takes its share along."""
+        if not self.retired:
+            return
+        n = len(self.support)
+        indptr = np.cumsum([0] + [len(i) for i, _, _ in self.retired])
+        indices = np.concatenate([i for i, _, _ in self.retired]).astype(np.int32)
+        values = np.concatenate([v for _, v, _ in self.retired])
+        sums = np.array([c for _, _, c in self.retired])
+        if n:  # with no vector kept, the evicted ones' part has nowhere to go: the average is f = 0
+            self.slot["avg_sum"][:n] += onto_kept(self, (indptr, indices, values), sums)
+        self.retired.clear()
 
     def kernel_matrix(self, indptr, indices, values) -> np.ndarray:
         """K[t, i] = k(x_t, sv_i) for CSR rows x_t against the current support set."""

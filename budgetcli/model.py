@@ -14,11 +14,23 @@ from .projection import onto_kept
 from .support import sv_put
 
 
+# what a model predicts with, by its `hypothesis` (said by the train summary and `info`)
+HYPOTHESES = {"online": "the last hypothesis f_T (resumable; train --average keeps the average)",
+              "running-average": "the averaged hypothesis (1/T) Σ f_t (resumable)",
+              "average": "the averaged hypothesis (1/T) Σ f_t (a batch model)",
+              "projected-average": "the averaged hypothesis, evicted vectors projected (a batch model)",
+              "last": "the last hypothesis f_T (a batch model)"}
+
+
 @dataclass
 class Model:
     learner: object
     labels: BinaryLabels | MulticlassLabels
-    hypothesis: str = "online"  # or "average": the online-to-batch conversion, not resumable
+    # "online": predicts with the last hypothesis f_T and resumes; "running-average" (train --average):
+    # holds the same online state, resumes it, and predicts with the average (1/T) Σ_t f_t of its
+    # running sums (`for_prediction`); "average", "projected-average", "last": online-to-batch's
+    # batch models, not resumable
+    hypothesis: str = "online"
     resume_state: bool = True  # its file holds the resume state (--save-resume; files of format 1 all do)
 
     def averaged(self, projected: bool = False) -> "Model":
@@ -84,6 +96,8 @@ class Model:
             learner_cls = registry.get(header["algorithm"])
             try:
                 learner_cls.check_saved(header, arrays)
+                if header.get("hypothesis") == "running-average" and learner_cls.multiclass:
+                    raise ValueError("hypothesis = 'running-average' is not kept by multiclass learners")
                 labels_from_dict(header["labels"]).check(learner_cls, header)
             except (ValueError, TypeError) as exc:
                 raise ModelFileError(f"{path}: invalid model: {exc}") from None
@@ -105,7 +119,17 @@ class Model:
             # A checksummed file that this build cannot interpret: an algorithm it lacks, or
             # a layout it does not know.
             raise ModelFileError(f"{path}: cannot use this model ({type(exc).__name__}: {exc})") from exc
-        return cls(learner, labels, hypothesis, resume_state)
+        model = cls(learner, labels, hypothesis, resume_state)
+        return model if resume else model.for_prediction()
+
+    def for_prediction(self) -> "Model":
+        """This model with the coefficients prediction uses: a running-average model's averaged ones
+        (its evicted vectors' part was folded in when it was saved), else this model itself."""
+        if self.hypothesis != "running-average":
+            return self
+        n = len(self.learner.support)
+        self.learner.slot["alpha"][:n] = self.learner.averaged_alpha()
+        return self
 
 
 def _expected_arrays(header: dict, members: dict) -> dict:

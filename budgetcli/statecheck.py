@@ -97,7 +97,7 @@ def check_finite(arrays: dict) -> None:
             raise ValueError(f"{name} holds {a.ravel()[i]} (entry {i}): every number must be finite")
 
 
-HYPOTHESES = ("online", "last", "average", "projected-average")
+HYPOTHESES = ("online", "running-average", "last", "average", "projected-average")  # model.HYPOTHESES
 
 
 def check_common(header: dict, arrays: dict, counter_names: tuple) -> None:
@@ -131,5 +131,5 @@ def check_common(header: dict, arrays: dict, counter_names: tuple) -> None:
     budget = header["params"].get("budget")
     n = len(arrays["sv_indptr"]) - 1
     # an averaged hypothesis may keep evicted vectors beyond the budget (Model.averaged)
-    if isinstance(budget, int) and header.get("hypothesis", "online") in ("online", "last") and n > budget:
+    if isinstance(budget, int) and header.get("hypothesis", "online") in ("online", "running-average", "last") and n > budget:
         raise ValueError(f"{n} support vectors, more than the budget {budget}")
