@@ -7,6 +7,13 @@ this user's own under the temporary directory, `budgetlearn-numba-UID`, created 
 used only if it is a directory (not a symlink) owned by us that neither group nor others may write:
 whoever can write a cache makes us run their code.  Otherwise, or without a temporary directory, the
 code is compiled anew in each process, after one note on stderr.
+
+numba itself (~0.2 s and ~40 MB of LLVM) is imported only when compiled code first runs: `njit` returns
+a `Lazy` stand-in, and the first call of any stand-in makes every function decorated so far numba's
+(`compile_all`), puts the compiled functions in place of the stand-ins in the modules that hold them
+(compiled code calls other compiled functions through its module's globals), and registers the record
+types (`record`).  So `--version`, `info` and a `predict` that scores a few lines with numpy
+(fewscores.py) never load numba.
 """
 
 from __future__ import annotations
@@ -17,25 +24,82 @@ import stat
 import sys
 import tempfile
 
-import numba
+_lazy: list["Lazy"] = []  # every stand-in made, compiled or not
+_records: list[type] = []  # record types made before numba was loaded
+_loaded = False  # compile_all has run
+
+
+class Lazy:
+    """A function decorated with `njit`, before numba is loaded; calling it (or asking for one of numba's
+    attributes, such as `py_func`) loads numba and compiles every decorated function (`compile_all`)."""
+
+    def __init__(self, func, options: dict):
+        self.func, self.options, self.compiled = func, options, None
+        functools.update_wrapper(self, func)
+
+    def __call__(self, *args, **kwargs):
+        compile_all()
+        return self.compiled(*args, **kwargs)
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        compile_all()
+        return getattr(self.compiled, name)
 
 
 def njit(**options):
-    """numba.njit(**options), falling back as the module's docstring says when cache=True."""
+    """numba.njit(**options) as the module's docstring says: lazily, and with a cache that works anywhere."""
     def decorate(func):
-        if options.get("cache"):
-            compiled = _cached(func, options, numba.config.CACHE_DIR)  # where numba chooses
-            if compiled is None and (own := _own_cache_dir()) is not None:
-                compiled = _cached(func, options, own)
-            if compiled is not None:
-                return compiled
-            _note_uncached()
-        return numba.njit(**{**options, "cache": False})(func)
+        if _loaded:
+            return _compile(func, options)
+        stand_in = Lazy(func, options)
+        _lazy.append(stand_in)
+        return stand_in
     return decorate
+
+
+def compile_all() -> None:
+    """Load numba, decorate every function `njit` has seen, and put each in place of its stand-in in
+    every loaded module of this package (and any other module that imported one by name)."""
+    global _loaded
+    if _loaded:
+        return
+    _loaded = True
+    for stand_in in _lazy:
+        stand_in.compiled = _compile(stand_in.func, stand_in.options)
+    for cls in _records:
+        _register(cls)
+    for module in list(sys.modules.values()):
+        names = getattr(module, "__dict__", None)
+        if not isinstance(names, dict):
+            continue
+        for name, value in list(names.items()):
+            if type(value) is Lazy:
+                names[name] = value.compiled
+            elif isinstance(value, type) and value.__module__ == module.__name__:  # e.g. a learner's `loop`
+                for attr, member in list(vars(value).items()):
+                    if type(member) is Lazy:
+                        setattr(value, attr, member.compiled)
+
+
+def _compile(func, options):
+    import numba
+
+    if options.get("cache"):
+        compiled = _cached(func, options, numba.config.CACHE_DIR)  # where numba chooses
+        if compiled is None and (own := _own_cache_dir()) is not None:
+            compiled = _cached(func, options, own)
+        if compiled is not None:
+            return compiled
+        _note_uncached()
+    return numba.njit(**{**options, "cache": False})(func)
 
 
 def _cached(func, options, cache_dir: str):
     """numba.njit(**options)(func) with NUMBA_CACHE_DIR = cache_dir, or None if numba finds no writable place."""
+    import numba
+
     saved, numba.config.CACHE_DIR = numba.config.CACHE_DIR, cache_dir  # numba reads it here, at decoration
     try:
         return numba.njit(**options)(func)
@@ -52,9 +116,16 @@ def record(cls: type) -> type:
     is resolved by walking the registered types with `issubclass`, whose checks against numba's
     abstract base classes cost 2 to 50 ms in a process (more the more modules are loaded), once per
     record class.  Registering the class directly skips that walk on the first call of every loop."""
+    if _loaded:
+        _register(cls)
+    else:
+        _records.append(cls)
+    return cls
+
+
+def _register(cls: type) -> None:
     from numba.core.typing.typeof import typeof_impl
     typeof_impl.register(cls, typeof_impl.dispatch(tuple))
-    return cls
 
 
 @functools.cache

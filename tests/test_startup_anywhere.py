@@ -127,9 +127,8 @@ def test_a_cache_dir_not_ours_alone_is_not_used(blocked, kind):
             os.chown(planted, os.getuid() ^ 1, -1)
         except PermissionError:
             pytest.skip("needs root, to give a directory to another uid")
-    p = s.run("--version")
+    p = s.run(*TRAIN, str(s.train), "-o", "m.model")  # runs compiled code
     assert (p.returncode, p.stderr) == (0, NOTE)
-    assert p.stdout.startswith("budgetlearn, version ")
     assert not any(planted.iterdir())
 
 
@@ -182,3 +181,24 @@ def test_a_read_only_install_runs_for_a_user_without_a_home(as_nobody):
     st = s.own_cache.lstat()
     assert (st.st_uid, stat.S_IMODE(st.st_mode)) == (NOBODY, 0o700)
     assert any(p.suffix == ".nbi" for p in cache_files(s.own_cache))
+
+
+def test_commands_that_run_no_compiled_code_do_not_load_numba(tmp_path):
+    """numba is imported at the first call of compiled code (`_jit.Lazy`): not by --version, info, or a
+    predict of a few lines with the rbf kernel (numpy's fewscores.py); a train does load it."""
+    data = tmp_path / "small.train"
+    with open(PROJECT_ROOT / "sample_data" / "synthetic.train") as src:
+        data.write_text("".join(src.readlines()[:40]))
+    model = tmp_path / "m.model"
+    child = ("import sys\nfrom budgetcli.cli import main\ntry:\n    main(sys.argv[1:])\nexcept SystemExit as e:\n"
+             "    assert not e.code, e.code\nprint('numba' in sys.modules, file=sys.stderr)\n")
+
+    def loads_numba(*args):
+        p = subprocess.run([sys.executable, "-c", child, *args], cwd=PROJECT_ROOT, capture_output=True, text=True)
+        assert p.returncode == 0, p.stderr
+        return p.stderr.strip().splitlines()[-1] == "True"
+
+    assert loads_numba("train", "-a", "perceptron", "--gamma", "1", "-q", str(data), "-o", str(model))
+    assert not loads_numba("--version")
+    assert not loads_numba("info", str(model))
+    assert not loads_numba("predict", str(model), str(data))
