@@ -18,7 +18,8 @@ import sys
 import click
 import numpy as np
 
-from . import __version__, distributed, metrics, pipeline, registry
+from . import distributed, metrics, pipeline, registry
+from .entry import _write_failed, fail, main
 from .atomic import (interrupt_exit_code, interrupt_name, output_file, output_kind, stop_signals_deferred,
                      stop_signals_raise_interrupt, writable_problem)
 from . import predict as predict_
@@ -36,36 +37,6 @@ ALGORITHMS = registry.load_all()
 AVERAGES = ("average", "projected-average")  # online-to-batch methods that average f_1 .. f_T
 
 
-def fail(message: str, code: int = 1):
-    # One line, whatever a file name or an exception's text holds; a stderr that cannot take it
-    # leaves the exit code to tell.
-    with contextlib.suppress(OSError):
-        click.echo("budgetlearn: error: " + message.replace("\r", "\\r").replace("\n", "\\n"), err=True)
-    sys.exit(code)
-
-
-def _named(path: str) -> str:
-    return "standard output" if path == "-" else path
-
-
-def _write_failed(path: str, what: str | None, exc: OSError):
-    """End the command after writing `what` to `path` failed: quietly (exit 0) when the reader of a
-    pipe went away (`| head`), else one line (exit 1)."""
-    if exc.errno == errno.EPIPE:
-        _drop_stdout()
-        sys.exit(0)
-    fail(f"{_named(path)}: cannot write{' ' + what if what else ''}: {exc.strerror or exc}")
-
-
-def _drop_stdout():
-    """Point fd 1 at /dev/null: what is still buffered for it goes nowhere, so the interpreter's
-    final flush cannot fail a second time and print a traceback."""
-    with contextlib.suppress(OSError):
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        os.close(devnull)
-
-
 def _console(**kwargs):
     """A rich console on stdout whose closed pipe ends the command as every other write does (rich's
     own handling exits 1)."""
@@ -77,27 +48,6 @@ def _console(**kwargs):
             raise BrokenPipeError(errno.EPIPE, os.strerror(errno.EPIPE))
 
     return StdoutConsole(**kwargs)
-
-
-class _Main(click.Group):
-    """The command group; writing to standard output is checked here once for every subcommand,
-    --help and --version: a full disk or an I/O error gives one line and exit 1, a closed pipe a
-    quiet exit 0 (click's own handling would exit 1 on a closed pipe and let other errors end in a
-    traceback)."""
-
-    def make_context(self, *args, **kwargs):  # --help and --version write while parsing
-        try:
-            return super().make_context(*args, **kwargs)
-        except OSError as exc:
-            _write_failed("-", None, exc)
-
-    def invoke(self, ctx):
-        try:
-            result = super().invoke(ctx)
-            sys.stdout.flush()
-            return result
-        except OSError as exc:  # the commands name their own files; what reaches here is a stream
-            _write_failed("-", None, exc)
 
 
 def _param_options(f):
@@ -124,11 +74,6 @@ def _kernel_options(f):
     return f
 
 
-@click.group(cls=_Main, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, prog_name="budgetlearn")
-def main():
-    """Budgeted online kernel learning: Perceptron, Projectron, Projectron++ and friends on
-    LIBSVM-format data (files, '-' for stdin, .gz/.bz2/.xz)."""
 
 
 def _train_options(f):

@@ -185,18 +185,24 @@ def test_a_read_only_install_runs_for_a_user_without_a_home(as_nobody):
 
 def test_commands_that_run_no_compiled_code_do_not_load_numba(tmp_path):
     """numba is imported at the first call of compiled code (`_jit.Lazy`): not by --version, info, or a
-    predict of a few lines with the rbf kernel (numpy's fewscores.py); a train does load it."""
+    predict of a few lines with the rbf kernel (numpy's fewscores.py); a train does load it.  The
+    installed script's group (entry.py) loads the subcommands, numpy among them, only when one is named."""
     data = tmp_path / "small.train"
     with open(PROJECT_ROOT / "sample_data" / "synthetic.train") as src:
         data.write_text("".join(src.readlines()[:40]))
     model = tmp_path / "m.model"
-    child = ("import sys\nfrom budgetcli.cli import main\ntry:\n    main(sys.argv[1:])\nexcept SystemExit as e:\n"
-             "    assert not e.code, e.code\nprint('numba' in sys.modules, file=sys.stderr)\n")
+    child = ("import sys\nfrom budgetcli.entry import main\ntry:\n    main(sys.argv[1:])\nexcept SystemExit as e:\n"
+             "    assert not e.code, e.code\nprint('numba' in sys.modules, 'numpy' in sys.modules, file=sys.stderr)\n")
 
-    def loads_numba(*args):
+    def loaded(*args):
         p = subprocess.run([sys.executable, "-c", child, *args], cwd=PROJECT_ROOT, capture_output=True, text=True)
         assert p.returncode == 0, p.stderr
-        return p.stderr.strip().splitlines()[-1] == "True"
+        return p.stderr.strip().splitlines()[-1]
+
+    def loads_numba(*args):
+        return loaded(*args).split()[0] == "True"
+
+    assert loaded("--version") == "False False"
 
     assert loads_numba("train", "-a", "perceptron", "--gamma", "1", "-q", str(data), "-o", str(model))
     assert not loads_numba("--version")

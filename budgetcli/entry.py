@@ -1,0 +1,88 @@
+"""The `budgetlearn` command group, light enough that `budgetlearn --version` loads nothing else.
+
+The subcommands live in cli.py, which imports every algorithm (their options are generated from the
+registry) and numpy: the group imports it when a subcommand is named or listed, not before.  The
+helpers every command uses to end on a failed write are here because the group uses them too.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import importlib
+import os
+import sys
+
+import click
+
+from . import __version__
+
+
+def fail(message: str, code: int = 1):
+    # One line, whatever a file name or an exception's text holds; a stderr that cannot take it
+    # leaves the exit code to tell.
+    with contextlib.suppress(OSError):
+        click.echo("budgetlearn: error: " + message.replace("\r", "\\r").replace("\n", "\\n"), err=True)
+    sys.exit(code)
+
+
+def _named(path: str) -> str:
+    return "standard output" if path == "-" else path
+
+
+def _write_failed(path: str, what: str | None, exc: OSError):
+    """End the command after writing `what` to `path` failed: quietly (exit 0) when the reader of a
+    pipe went away (`| head`), else one line (exit 1)."""
+    if exc.errno == errno.EPIPE:
+        _drop_stdout()
+        sys.exit(0)
+    fail(f"{_named(path)}: cannot write{' ' + what if what else ''}: {exc.strerror or exc}")
+
+
+def _drop_stdout():
+    """Point fd 1 at /dev/null: what is still buffered for it goes nowhere, so the interpreter's
+    final flush cannot fail a second time and print a traceback."""
+    with contextlib.suppress(OSError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+
+
+class _Main(click.Group):
+    """The command group; writing to standard output is checked here once for every subcommand,
+    --help and --version: a full disk or an I/O error gives one line and exit 1, a closed pipe a
+    quiet exit 0 (click's own handling would exit 1 on a closed pipe and let other errors end in a
+    traceback)."""
+
+    def get_command(self, ctx, name):
+        self._load_commands()
+        return super().get_command(ctx, name)
+
+    def list_commands(self, ctx):
+        self._load_commands()
+        return super().list_commands(ctx)
+
+    def _load_commands(self):
+        if not self.commands:  # cli.py adds them to this group (also when it runs as __main__)
+            importlib.import_module(".cli", __package__)
+
+    def make_context(self, *args, **kwargs):  # --help and --version write while parsing
+        try:
+            return super().make_context(*args, **kwargs)
+        except OSError as exc:
+            _write_failed("-", None, exc)
+
+    def invoke(self, ctx):
+        try:
+            result = super().invoke(ctx)
+            sys.stdout.flush()
+            return result
+        except OSError as exc:  # the commands name their own files; what reaches here is a stream
+            _write_failed("-", None, exc)
+
+
+@click.group(cls=_Main, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="budgetlearn")
+def main():
+    """Budgeted online kernel learning: Perceptron, Projectron, Projectron++ and friends on
+    LIBSVM-format data (files, '-' for stdin, .gz/.bz2/.xz)."""
