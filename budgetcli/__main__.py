@@ -1,0 +1,5 @@
+"""`python -m budgetcli`: the `budgetlearn` command, as the installed script runs it."""
+
+from budgetcli.entry import main
+
+main(prog_name="budgetlearn")
