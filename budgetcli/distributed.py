@@ -48,7 +48,7 @@ import numpy as np
 from . import registry
 from .io.libsvm import DataError, LibsvmReader
 from .kernels import Kernel
-from .labels import BinaryLabels, labels_from_dict
+from .labels import BinaryLabels, labels_from_dict, third_label_message
 from .learner import COUNTER_NAMES, EXAMPLES
 from .model import Model
 from .pipeline import TrainResult, check_settings, kernel_warnings, support_warnings
@@ -215,20 +215,28 @@ def compress(learner, budget: int):
 
 
 def merged_labels(reports: list[dict], sources: list[str]) -> dict:
-    """The one label map of the shards' maps (to_dict form).  A shard whose map contradicts the
-    earlier shards' (one-label first blocks that fixed the signs differently) is a DataError."""
-    signs: dict = {}  # label value -> ±1
+    """The one label map of the shards' maps (to_dict form).  A third label value over all shards, or a
+    shard whose map contradicts the earlier shards' (one-label first blocks that fixed the signs
+    differently), is a DataError naming the shard."""
+    maps = [labels_from_dict(r["labels"]) for r in reports]
     spellings: dict = {}
-    for r, source in zip(reports, sources):
-        labels = labels_from_dict(r["labels"])
-        for v, sign in ((labels.negative, -1), (labels.positive, 1)):
-            if v is None:
-                continue
-            if signs.setdefault(v, sign) != sign or sum(s == sign for s in signs.values()) > 1:
-                raise DataError(source, 0, None, "its label map contradicts the earlier shards' (a shard's first "
-                                "block held one label value): give every shard's first block both labels")
+    for labels in maps:
         for v, spelling in labels.spellings.items():
             spellings.setdefault(v, spelling)
+    seen: list = []  # label values in shard order
+    for labels, source in zip(maps, sources):
+        for v in (labels.negative, labels.positive):
+            if v is not None and v not in seen:
+                if len(seen) == 2:
+                    shown = ", ".join(spellings.get(k, f"{k:g}") for k in seen)
+                    raise DataError(source, 0, spellings.get(v, f"{v:g}"), third_label_message(shown))
+                seen.append(v)
+    signs: dict = {}  # label value -> ±1
+    for labels, source in zip(maps, sources):
+        for v, sign in ((labels.negative, -1), (labels.positive, 1)):
+            if v is not None and (signs.setdefault(v, sign) != sign or sum(s == sign for s in signs.values()) > 1):
+                raise DataError(source, 0, None, "its label map contradicts the earlier shards' (a shard's first "
+                                "block held one label value): give every shard's first block both labels")
     by_sign = {s: v for v, s in signs.items()}
     return BinaryLabels(by_sign.get(-1), by_sign.get(1), spellings).to_dict()
 

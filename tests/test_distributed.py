@@ -176,3 +176,48 @@ def test_one_shard_learns_what_one_process_learns(shards, tmp_path):
     assert one.slot["alpha"][:n].tolist() == sharded.slot["alpha"][:n].tolist()
     assert one.counters.tolist() == sharded.counters.tolist()
     np.testing.assert_allclose(sharded.averaged_alpha(), one.averaged_alpha(), rtol=1e-12)
+
+
+def test_a_third_label_over_the_shards_names_the_shard_that_brings_it(shards, tmp_path):
+    third = tmp_path / "third.svm"
+    third.write_text(lines(40, 6).replace("-1 ", "2 "))  # labels +1 and 2: with the others', three values
+    out = tmp_path / "m.model"
+    r = run("train", "-a", "rbp", "-B", "5", shards / "part-0.svm", third, "-o", out)
+    assert r.exit_code == 1
+    assert r.output.startswith(f"budgetlearn: error: {third}: a third label value in binary training "
+                               "(labels so far: -1, +1)")
+    assert r.output.rstrip().endswith("(token '2')") and len(r.output.splitlines()) == 1
+    assert not out.exists()
+
+
+def test_shards_whose_one_label_first_blocks_fix_the_signs_differently_are_refused(tmp_path):
+    """Labels 1 and 2: a shard whose first block holds both maps 1 to −1; one whose first block holds only
+    1 maps it to +1 (labels.BinaryLabels).  The shards cannot be mixed, and the message says why."""
+    both, ones_first = tmp_path / "a.svm", tmp_path / "b.svm"
+    body = lines(40, 7).replace("-1 ", "1 ").replace("+1 ", "2 ")
+    both.write_text(body)
+    ones = [line for line in body.splitlines(True) if line.startswith("1 ")]
+    twos = [line for line in body.splitlines(True) if line.startswith("2 ")]
+    ones_first.write_text("".join(ones * (4096 // len(ones) + 1) + twos))  # the first block: 4,096 lines of 1
+    r = run("train", "-a", "perceptron", both, ones_first, "-o", tmp_path / "m.model")
+    assert r.exit_code == 1
+    assert r.output.splitlines() == [f"budgetlearn: error: {ones_first}: its label map contradicts the earlier "
+                                     "shards' (a shard's first block held one label value): give every shard's "
+                                     "first block both labels"]
+    assert not (tmp_path / "m.model").exists()
+
+
+def test_a_scheduler_that_cannot_be_reached_is_one_line_not_a_hang(shards, tmp_path):
+    pytest.importorskip("distributed")
+    import socket
+
+    with socket.socket() as s:  # a port nobody listens on: bound, never listening
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+        out = tmp_path / "m.model"
+        r = run("train", "-a", "perceptron", shards / "part-0.svm", "--backend", "dask", "--scheduler",
+                f"tcp://127.0.0.1:{port}", "-o", out)
+    assert r.exit_code == 1
+    assert len(r.output.splitlines()) == 1
+    assert r.output.startswith(f"budgetlearn: error: cannot reach the dask scheduler at tcp://127.0.0.1:{port}: ")
+    assert not out.exists()
