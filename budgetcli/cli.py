@@ -153,7 +153,7 @@ class _MoreData(click.Argument):
                    "SGDClassifier(average=True)), usually far better on held-out data than the last one, and "
                    "still resumes the online learner. Learners that evict support vectors keep the evicted ones "
                    "until the model is written, then project their part onto the kept ones (the model stays "
-                   "within the budget). Binary learners; a resumed running-average model stays one.")
+                   "within the budget). A resumed running-average model stays one.")
 def train(ctx, more_data, backend, jobs, scheduler, sync_every, average, **options):
     """Train ALGORITHM online over DATA (one pass, or --epochs passes) and write the model.
 
@@ -205,11 +205,12 @@ def _resumed(ctx, resume_path: str, hypothesis: str) -> Model:
     resume = _load(resume_path, resume=True)
     if resume.hypothesis not in ("online", "running-average", "last"):
         fail(f"{resume_path}: an averaged batch model cannot be resumed; resume the online model")
-    if hypothesis in AVERAGES + ("running-average",) and resume.hypothesis != "running-average" \
-            and resume.learner.evicts:
-        raise click.UsageError(f"{resume_path}: the vectors {resume.learner.name} evicted before this run were "
-                               "not kept, so its average cannot be completed; "
-                               + ("use --method last" if hypothesis in AVERAGES else "resume without --average"))
+    if hypothesis in AVERAGES + ("running-average",) and resume.hypothesis != "running-average":
+        if resume.learner.evicts or not resume.learner.average_kept:
+            lost = (f"the vectors {resume.learner.name} evicted before this run were not kept" if resume.learner.evicts
+                    else "its file does not hold the running sums (a model trained without --average)")
+            raise click.UsageError(f"{resume_path}: {lost}, so its average cannot be completed; "
+                                   + ("use --method last" if hypothesis in AVERAGES else "resume without --average"))
     return resume
 
 
@@ -225,12 +226,6 @@ def _check_sharded(resume_path, epochs, shuffle, checkpoint_every, curve_path, o
 
 def _check_combination(ctx, hypothesis: str, cls, curve_path, sharded) -> None:
     """Usage errors for options that do not go together."""
-    if hypothesis in AVERAGES and cls.multiclass:
-        raise click.UsageError(f"{cls.name} is a multiclass learner: online-to-batch averaging is not available "
-                               "for it; use --method last")
-    if hypothesis == "running-average" and cls.multiclass:
-        raise click.UsageError(f"--average: {cls.name} is a multiclass learner, whose averaged hypothesis is not "
-                               "kept yet; train without --average")
     if hypothesis == "running-average" and sharded and cls.evicts:
         raise click.UsageError(f"--average: a sharded run does not keep the vectors {cls.name} evicts, which its "
                                "average needs; train without --average, or in one process")

@@ -150,6 +150,10 @@ class KernelLearner:
     # here why its models cannot be averaged (the one line a sharded run is refused with).
     unmixable: ClassVar[str] = ""
     new_slots_per_example: ClassVar[int] = 1  # most support vectors one example may add
+    # Arrays only the averaged hypothesis needs, saved only by a model that predicts with it
+    # (model.Model.save); a learner loaded without them cannot continue its average.
+    average_arrays: ClassVar[tuple[str, ...]] = ()
+    average_kept: bool = True
 
     def __init_subclass__(cls, **kw):
         super().__init_subclass__(**kw)
@@ -226,9 +230,10 @@ class KernelLearner:
         start, n = 0, len(chunk)
         # every eviction removes a vector present at the start or added since: at most one per example
         # plus the current support set, a bound the compiled loops rely on (they do not bounds-check)
-        need = n + len(self.support) if self.evicts and self.keep_retired else 0
-        if self.retire_log.start.shape[0] < need:
-            self.retire_log = RetireLog(np.zeros(need, np.int64), np.zeros(need, np.int64), np.zeros(need),
+        need = self.new_slots_per_example * n + len(self.support) if self.evicts and self.keep_retired else 0
+        sums = self._new_retire_log_sums(need)
+        if self.retire_log.start.shape[0] < need or self.retire_log.coef_sum.shape[1:] != sums.shape[1:]:
+            self.retire_log = RetireLog(np.zeros(need, np.int64), np.zeros(need, np.int64), sums,
                                         self.retire_log.count)
         rows = Rows(chunk.indptr, chunk.indices, chunk.values, y)
         while start < n:
@@ -274,12 +279,18 @@ class KernelLearner:
         """The encoded labels as the loop takes them."""
         return y
 
+    def _new_retire_log_sums(self, rows: int) -> np.ndarray:
+        """The retire log's summed coefficients: one number per evicted vector."""
+        return np.zeros(rows)
+
     def _collect_retired(self) -> None:
         log = self.retire_log
         a = self.support.arrays
         for k in range(int(log.count[0])):
             lo, hi = log.start[k], log.start[k] + log.length[k]
-            self.retired.append((a.pool_idx[lo:hi].copy(), a.pool_val[lo:hi].copy(), float(log.coef_sum[k])))
+            total = log.coef_sum[k]
+            self.retired.append((a.pool_idx[lo:hi].copy(), a.pool_val[lo:hi].copy(),
+                                 float(total) if total.ndim == 0 else total.copy()))
         log.count[0] = 0
 
     def decision_function(self, chunk) -> np.ndarray:
@@ -301,6 +312,27 @@ class KernelLearner:
         s = self.slot
         return (s["avg_sum"][:n] + s["alpha"][:n] * (T + 1 - s["avg_stamp"][:n])) / max(T, 1)
 
+    def averaged_coefficients(self) -> np.ndarray:
+        """The averaged hypothesis's coefficients on the current support set (multiclass: n × m)."""
+        return self.averaged_alpha()
+
+    def set_coefficients(self, coef: np.ndarray) -> None:
+        """Make `coef` the hypothesis's coefficients (of the first len(coef) slots): a batch or
+        prediction model's."""
+        self.slot["alpha"][: len(coef)] = coef
+
+    def retired_rows(self) -> tuple:
+        """The evicted vectors kept in `retired`, as CSR rows (indptr, indices, values)."""
+        indptr = np.cumsum([0] + [len(i) for i, _, _ in self.retired])
+        indices = np.concatenate([i for i, _, _ in self.retired]).astype(np.int32)
+        values = np.concatenate([v for _, v, _ in self.retired])
+        return indptr, indices, values
+
+    def retired_sums(self) -> np.ndarray:
+        """Σ_t coefficient of each evicted vector over the rounds it was in the hypothesis (multiclass:
+        classes × vectors, as `projection.onto_kept` takes them)."""
+        return np.array([c for _, _, c in self.retired])
+
     def fold_retired(self) -> None:
         """Fold the part of the running average that evicted vectors hold into the kept ones, and
         forget the evicted vectors (`train --average`).
@@ -311,14 +343,13 @@ class KernelLearner:
         resumed run continues it, and a kept vector evicted later takes its share along."""
         if not self.retired:
             return
-        n = len(self.support)
-        indptr = np.cumsum([0] + [len(i) for i, _, _ in self.retired])
-        indices = np.concatenate([i for i, _, _ in self.retired]).astype(np.int32)
-        values = np.concatenate([v for _, v, _ in self.retired])
-        sums = np.array([c for _, _, c in self.retired])
-        if n:  # with no vector kept, the evicted ones' part has nowhere to go: the average is f = 0
-            self.slot["avg_sum"][:n] += onto_kept(self, (indptr, indices, values), sums)
+        if len(self.support):  # with no vector kept, the evicted ones' part has nowhere to go: f = 0
+            self._fold(onto_kept(self, self.retired_rows(), self.retired_sums()))
         self.retired.clear()
+
+    def _fold(self, projected: np.ndarray) -> None:
+        """Add the evicted vectors' sums, projected onto the kept vectors, to the running average."""
+        self.slot["avg_sum"][: len(self.support)] += projected
 
     def kernel_matrix(self, indptr, indices, values) -> np.ndarray:
         """K[t, i] = k(x_t, sv_i) for CSR rows x_t against the current support set."""

@@ -45,21 +45,20 @@ class Model:
         learner = type(online).from_state(*online.state())
         n = len(learner.support)
         T = max(online.counter("examples"), 1)
-        learner.slot["alpha"][:n] = online.averaged_alpha()
+        coef = online.averaged_coefficients()
         if online.retired:
-            indptr = np.cumsum([0] + [len(i) for i, _, _ in online.retired])
-            indices = np.concatenate([i for i, _, _ in online.retired]).astype(np.int32)
-            values = np.concatenate([v for _, v, _ in online.retired])
-            coef = np.array([c for _, _, c in online.retired]) / T
+            rows, sums = online.retired_rows(), online.retired_sums() / T
             if projected:
-                learner.slot["alpha"][:n] += onto_kept(learner, (indptr, indices, values), coef)
+                coef = coef + onto_kept(learner, rows, sums).T
             else:
-                learner.support.reserve(n + len(coef), len(indices))
+                indptr, indices, values = rows
+                learner.support.reserve(n + len(indptr) - 1, len(indices))
                 learner._resize(learner.support.capacity)
-                for j in range(len(coef)):
+                for j in range(len(indptr) - 1):
                     idx, val = indices[indptr[j]:indptr[j + 1]], values[indptr[j]:indptr[j + 1]]
                     sv_put(learner.support.arrays, n + j, idx, val, float(val @ val))
-                learner.slot["alpha"][n:n + len(coef)] = coef
+                coef = np.concatenate([coef, sums.T])
+        learner.set_coefficients(coef)
         return Model(learner, self.labels, "projected-average" if projected else "average")
 
     def save(self, path, resume: bool = False) -> None:
@@ -70,6 +69,9 @@ class Model:
         if not resume:
             for name in self.learner.resume_arrays(header):
                 arrays.pop(name, None)
+        if self.hypothesis != "running-average":  # what only the average needs; a plain model stays compact
+            for name in self.learner.average_arrays:
+                arrays.pop(name)
         header["labels"] = self.labels.to_dict()
         header["hypothesis"] = self.hypothesis
         header["resume_state"] = resume
@@ -96,8 +98,9 @@ class Model:
             learner_cls = registry.get(header["algorithm"])
             try:
                 learner_cls.check_saved(header, arrays)
-                if header.get("hypothesis") == "running-average" and learner_cls.multiclass:
-                    raise ValueError("hypothesis = 'running-average' is not kept by multiclass learners")
+                if header.get("hypothesis") == "running-average" and \
+                        not set(learner_cls.average_arrays) <= set(arrays):
+                    raise ValueError(f"hypothesis = 'running-average' without {', '.join(learner_cls.average_arrays)}")
                 labels_from_dict(header["labels"]).check(learner_cls, header)
             except (ValueError, TypeError) as exc:
                 raise ModelFileError(f"{path}: invalid model: {exc}") from None
@@ -125,10 +128,8 @@ class Model:
     def for_prediction(self) -> "Model":
         """This model with the coefficients prediction uses: a running-average model's averaged ones
         (its evicted vectors' part was folded in when it was saved), else this model itself."""
-        if self.hypothesis != "running-average":
-            return self
-        n = len(self.learner.support)
-        self.learner.slot["alpha"][:n] = self.learner.averaged_alpha()
+        if self.hypothesis == "running-average":
+            self.learner.set_coefficients(self.learner.averaged_coefficients())
         return self
 
 

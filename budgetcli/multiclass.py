@@ -18,6 +18,18 @@ mistake nor an update.
 A round is a mistake when f_y(x) ≤ max_{r≠y} f_r(x) (a tie is a mistake, as y f ≤ 0 is in the
 binary learners).
 
+The averaged hypothesis (1/T) Σ_t f_t (train --average, online-to-batch) is kept under the lazy scale
+by running quantities: C = avg_scalars[C_SUM] = C_{t−1} = Σ_{s<t} scale_s during round t (raised as
+each round opens), and avg_offset U, to which every change δ of a stored coefficient in round t adds
+δ·C_{t−1} (`change`, `set_row`).  Then Σ_t scale_t coef_t = avg_base + C_T coef_T − U (C_T = C + scale
+after the last round), whatever the order of changes and scalings; a vector leaving in round t takes
+its share avg_base + C_{t−1} coef − U of its row along (`retire_row`, logged when `keep_retired` is on).
+O(1) per changed coefficient, never a pass over past hypotheses, as the binary learners' `touch`.
+When the scale has fallen 1,000-fold since avg_scalars[REF_SCALE], the stored coefficients have grown
+as much, and C coef − U would cancel to noise (Pegasos' ball projection shrinks w by orders of
+magnitude in a few rounds): `settle_average` then adds C coef − U to avg_base and starts C and U
+again from 0, an O(nm) pass no more often than the scale falls 1,000-fold.
+
 The same surface as the binary contract:
     learn(chunk, y)              y: int64 class indices
     decision_function(chunk)     the n × m score matrix
@@ -34,6 +46,9 @@ from . import statecheck
 from .learner import EXAMPLES, KernelLearner, example
 from .support import COUNT, kernel_row
 
+C_SUM, REF_SCALE = 0, 1  # in avg_scalars (module docstring)
+SETTLE = 1e-3  # the scale's fall since REF_SCALE that makes `settle_average` run
+
 
 class MulticlassLearner(KernelLearner):
     """The learner contract (learner.py) with one coefficient per support vector and class: `coef`
@@ -45,13 +60,20 @@ class MulticlassLearner(KernelLearner):
     new_slots_per_example = 2  # mc-projectron++ may store x_t once for each of two classes
     unmixable = "model mixing handles binary learners only so far (a coefficient matrix is not averaged yet)"
 
+    # saved only in a model that predicts with its average (model.Model.save): they double the size of
+    # the coefficients, and a plain model stays compact
+    average_arrays = ("avg_base", "avg_offset", "avg_scalars")
+
     def __init__(self, kernel, seed: int = 0, **params):
         super().__init__(kernel, seed, **params)
-        self.keep_retired = False  # the averaged hypothesis is not offered for multiclass learners
         self.scale = np.ones(1)  # the lazy common factor of all coefficients
         self.n_classes = np.zeros(1, np.int64)  # classes known so far (raised inside the loop)
         self.coef = np.zeros((self.support.capacity, 4))
+        self.avg_base = np.zeros_like(self.coef)  # the running average (module docstring)
+        self.avg_offset = np.zeros_like(self.coef)
+        self.avg_scalars = np.array([0.0, 1.0])  # C_SUM, REF_SCALE
         self.scores = np.zeros(4)  # work: f_i(x_t) of the current example
+        self.retire_log = self.retire_log._replace(coef_sum=self._new_retire_log_sums(0))
 
     def _labels(self, y: np.ndarray) -> np.ndarray:
         y = np.asarray(y)
@@ -65,7 +87,11 @@ class MulticlassLearner(KernelLearner):
 
     def _state_arrays(self) -> dict:
         return self.slot | {"coef": self.coef, "scale": self.scale, "n_classes": self.n_classes,
-                            "scores": self.scores}
+                            "scores": self.scores, "avg_base": self.avg_base, "avg_offset": self.avg_offset,
+                            "avg_scalars": self.avg_scalars}
+
+    def _new_retire_log_sums(self, rows: int) -> np.ndarray:
+        return np.zeros((rows, self.coef.shape[1]))  # a leaving vector's share, per class
 
     def decision_function(self, chunk) -> np.ndarray:
         self._ensure_scratch(chunk.n_features)
@@ -79,12 +105,40 @@ class MulticlassLearner(KernelLearner):
         """The true coefficient matrix (n SVs × m classes), scale folded in."""
         return self.scale[0] * self.coef[: len(self.support), : int(self.n_classes[0])]
 
+    def averaged_coefficients(self) -> np.ndarray:
+        """The averaged hypothesis (1/T) Σ_t f_t on the current support set (n × m, true units): the
+        module docstring's (avg_base + C_T coef − U) / T, with the part of evicted vectors folded in (`fold_retired`)."""
+        n, m = len(self.support), int(self.n_classes[0])
+        T = self.counter("examples")
+        if T == 0:
+            return np.zeros((n, m))
+        c_total = self.avg_scalars[C_SUM] + self.scale[0]
+        return (self.avg_base[:n, :m] + c_total * self.coef[:n, :m] - self.avg_offset[:n, :m]) / T
+
+    def set_coefficients(self, coef: np.ndarray) -> None:
+        """Make the n × m true coefficients the hypothesis (scale 1), for a batch or prediction model."""
+        n, m = coef.shape
+        self.scale[0] = 1.0
+        self.coef[:n, :m] = coef
+        self.coef[:n, m:] = 0.0
+
+    def _fold(self, projected: np.ndarray) -> None:
+        n, m = len(self.support), int(self.n_classes[0])
+        self.avg_base[:n, :m] += projected.T
+
+    def retired_sums(self) -> np.ndarray:
+        m = int(self.n_classes[0])
+        return np.array([c[:m] for _, _, c in self.retired]).reshape(-1, m).T  # classes × retired vectors
+
     def state(self) -> tuple[dict, dict]:
         header, arrays = super().state()
         n, m = len(self.support), int(self.n_classes[0])
         header["n_classes"] = m
         arrays["scale"] = self.scale.copy()
         arrays["coef"] = self.coef[:n, :m].copy()
+        arrays["avg_base"] = self.avg_base[:n, :m].copy()
+        arrays["avg_offset"] = self.avg_offset[:n, :m].copy()
+        arrays["avg_scalars"] = self.avg_scalars.copy()
         return header, arrays
 
     @classmethod
@@ -93,6 +147,8 @@ class MulticlassLearner(KernelLearner):
         n = out["sv_indptr"][0][0] - 1
         out["scale"] = ((1,), statecheck.F64)
         out["coef"] = ((n, statecheck.header_int(header, "n_classes", 0, statecheck.MAX_CLASSES)), statecheck.F64)
+        out["avg_base"] = out["avg_offset"] = out["coef"]
+        out["avg_scalars"] = ((2,), statecheck.F64)
         return out
 
     @classmethod
@@ -103,23 +159,34 @@ class MulticlassLearner(KernelLearner):
         self.n_classes[0] = m
         self.coef = np.zeros((self.support.capacity, max(m, 4)))
         self.coef[:n, :m] = arrays["coef"]
+        self.avg_base, self.avg_offset = np.zeros_like(self.coef), np.zeros_like(self.coef)
+        if all(name in arrays for name in self.average_arrays):
+            self.avg_base[:n, :m] = arrays["avg_base"]
+            self.avg_offset[:n, :m] = arrays["avg_offset"]
+            self.avg_scalars[:] = arrays["avg_scalars"]
+        else:  # a plain model's file (Model.save) or an older one: no running average to continue
+            self.average_kept = False
         self.scores = np.zeros(self.coef.shape[1])
         return self
 
     def _grow_classes(self, m: int) -> None:
         if m > self.coef.shape[1]:
             cols = max(m, 2 * self.coef.shape[1])
-            coef = np.zeros((self.coef.shape[0], cols))
-            coef[:, : self.coef.shape[1]] = self.coef
-            self.coef = coef
+            self.coef, self.avg_base, self.avg_offset = (_grown(a, a.shape[0], cols)
+                                                         for a in (self.coef, self.avg_base, self.avg_offset))
             self.scores = np.zeros(cols)
 
     def _resize(self, capacity: int) -> None:
         if self.coef.shape[0] < capacity:
-            coef = np.zeros((capacity, self.coef.shape[1]))
-            coef[: self.coef.shape[0]] = self.coef
-            self.coef = coef
+            self.coef, self.avg_base, self.avg_offset = (_grown(a, capacity, a.shape[1])
+                                                         for a in (self.coef, self.avg_base, self.avg_offset))
         super()._resize(capacity)
+
+
+def _grown(a: np.ndarray, rows: int, cols: int) -> np.ndarray:
+    out = np.zeros((rows, cols))
+    out[: a.shape[0], : a.shape[1]] = a
+    return out
 
 
 # ---- compiled pieces shared by the multiclass loops ----------------------------------------------
@@ -136,7 +203,60 @@ def open_class_round(S, K, indptr, indices, values, y, t, scratch, counters, st)
     m = st.n_classes[0]
     sq = class_scores(S, K, st.coef, st.scale[0], m, st.krow, scratch, idx, val, st.scores)
     counters[EXAMPLES] += 1
+    if counters[EXAMPLES] > 1:
+        st.avg_scalars[C_SUM] += st.scale[0]  # C_{t−1}: the scale of f_{t−1} joins the sum
     return idx, val, yt, m, sq, counters[EXAMPLES]
+
+
+@njit(cache=True, inline="always")
+def change(st, j, i, delta):
+    """coef[j, i] += delta (stored units) in the current round, for the running average too."""
+    st.coef[j, i] += delta
+    st.avg_offset[j, i] += delta * st.avg_scalars[C_SUM]
+
+
+@njit(cache=True, inline="always")
+def set_row(st, j, i, value, r, other):
+    """A new vector in slot j: stored coefficient `value` in class i, `other` in class r (r < 0: none),
+    0 in the others."""
+    coef, offset, c = st.coef, st.avg_offset, st.avg_scalars[C_SUM]
+    for k in range(coef.shape[1]):
+        coef[j, k] = 0.0
+        offset[j, k] = 0.0
+        st.avg_base[j, k] = 0.0
+    coef[j, i] = value
+    offset[j, i] = value * c
+    if r >= 0:
+        coef[j, r] = other
+        offset[j, r] = other * c
+
+
+@njit(cache=True)
+def retire_row(S, book, st, j, m):
+    """Call before the vector in slot j leaves in the current round: with `keep_retired`, log it and
+    its share of Σ_t scale_t coef_t (module docstring)."""
+    if book.keep_retired:
+        log, c = book.log, st.avg_scalars[C_SUM]
+        k = log.count[0]
+        log.start[k] = S.start[j]
+        log.length[k] = S.length[j]
+        for i in range(m):
+            log.coef_sum[k, i] = st.avg_base[j, i] + c * st.coef[j, i] - st.avg_offset[j, i]
+        log.count[0] = k + 1
+
+
+@njit(cache=True)
+def settle_average(S, st, m, scale):
+    """Move C coef − U into avg_base and start C and U again from 0, the scale `scale` their new
+    reference (module docstring): call at the end of a round, before the stored coefficients change
+    other than by `change`."""
+    c = st.avg_scalars[C_SUM]
+    for j in range(S.meta[COUNT]):
+        for i in range(m):
+            st.avg_base[j, i] += c * st.coef[j, i] - st.avg_offset[j, i]
+            st.avg_offset[j, i] = 0.0
+    st.avg_scalars[C_SUM] = 0.0
+    st.avg_scalars[REF_SCALE] = scale
 
 
 @njit(cache=True)
@@ -173,9 +293,12 @@ def rival(f, m, y):
 
 
 @njit(cache=True)
-def move_row(coef, dst, src, m):
+def move_row(st, dst, src, m):
+    """Slot src's coefficients (and running-average offsets) into slot dst."""
     for i in range(m):
-        coef[dst, i] = coef[src, i]
+        st.coef[dst, i] = st.coef[src, i]
+        st.avg_base[dst, i] = st.avg_base[src, i]
+        st.avg_offset[dst, i] = st.avg_offset[src, i]
 
 
 @njit(cache=True)

@@ -108,14 +108,6 @@ def test_merge_with_a_poly_kernel_is_a_usage_error(mc, tmp_path):
                "-o", model).exit_code == 0
 
 
-def test_multiclass_online_to_batch_average_is_refused_but_last_works(mc, tmp_path):
-    train, _ = mc
-    model = tmp_path / "m.model"
-    r = run("online-to-batch", "-a", "mc-pa", train, "-o", model)
-    assert r.exit_code == 2 and "--method last" in r.output and not model.exists()
-    assert run("online-to-batch", "--method", "last", "-a", "mc-pa", "-q", train, "-o", model).exit_code == 0
-
-
 def test_binary_data_through_a_multiclass_learner_predicts_its_spelling(tmp_path):
     path = tmp_path / "b.txt"
     rng = np.random.default_rng(0)

@@ -21,7 +21,7 @@ from __future__ import annotations
 from .._jit import njit
 from ..kernels import self_kernel
 from ..learner import MARGIN_UPDATES, MISTAKES, RANDOM, UNBOUNDED, loop_arrays, victim
-from ..multiclass import MulticlassLearner, open_class_round, rival
+from ..multiclass import MulticlassLearner, open_class_round, retire_row, rival, set_row
 from ..params import BUDGET
 from ..registry import register
 from ..support import COUNT, sv_fits, sv_put
@@ -32,7 +32,7 @@ PERCEPTRON, PA = 0, 1
 @njit(cache=True)
 def max_score_range(S, K, rows, start, book, st, h):
     indptr, indices, values, y, scratch, counters = loop_arrays(rows, book)
-    coef, f = st.coef, st.scores
+    f = st.scores
     for t in range(start, y.shape[0]):
         if not sv_fits(S, indptr[t + 1] - indptr[t]):
             return t
@@ -60,11 +60,9 @@ def max_score_range(S, K, rows, start, book, st, h):
         slot = n
         if h.policy == RANDOM and n >= h.budget:
             slot = victim(h.policy, book.rng_state, h.budget, 0)
+            retire_row(S, book, st, slot, m)
         sv_put(S, slot, idx, val, sq)
-        for i in range(coef.shape[1]):
-            coef[slot, i] = 0.0
-        coef[slot, yt] = tau / st.scale[0]
-        coef[slot, r] = -tau / st.scale[0]
+        set_row(st, slot, yt, tau / st.scale[0], r, -tau / st.scale[0])
     return y.shape[0]
 
 

@@ -37,7 +37,7 @@ from ..kernels import self_kernel
 from .. import statecheck
 from ..learner import MARGIN_UPDATES, MISTAKES, PROJECTIONS, loop_arrays
 from ..modelfile import Member
-from ..multiclass import MulticlassLearner, open_class_round, rival
+from ..multiclass import MulticlassLearner, change, open_class_round, rival, set_row
 from ..params import ETA
 from ..projection import DEPENDENCE_TOL, grow_inverse, spd_inverse
 from ..registry import register
@@ -80,17 +80,15 @@ def fits(S, st, indptr, t):
 def add_part(S, st, c, sign, d2, d, n, idx, val, sq):
     """One part (class c, sign ±1) of a mistake's update: x_t joins S_c, or, when the part lies in the
     span of S_c, it is projected."""
-    coef, scale = st.coef, st.scale[0]
+    scale = st.scale[0]
     if d2 == 0.0:
         for a in range(n):
-            coef[st.members[c, a], c] += sign * d[a] / scale
+            change(st, st.members[c, a], c, sign * d[a] / scale)
         return
     j = S.meta[COUNT]
     grow_inverse(st.kinv[c], d, n, d2)
     sv_put(S, j, idx, val, sq)
-    for i in range(coef.shape[1]):
-        coef[j, i] = 0.0
-    coef[j, c] = sign / scale
+    set_row(st, j, c, sign / scale, -1, 0.0)
     st.members[c, n] = j
     st.counts[c] = n + 1
 
@@ -98,7 +96,7 @@ def add_part(S, st, c, sign, d2, d, n, idx, val, sq):
 @njit(cache=True)
 def mc_projectron_range(S, K, rows, start, book, st, h):
     indptr, indices, values, y, scratch, counters = loop_arrays(rows, book)
-    coef, scale, f, krow, kc, dy, dr = st.coef, st.scale, st.scores, st.krow, st.kc, st.dy, st.dr
+    scale, f, krow, kc, dy, dr = st.scale, st.scores, st.krow, st.kc, st.dy, st.dr
     kinv, members, counts, eta = st.kinv, st.members, st.counts, h.eta
     for t in range(start, y.shape[0]):
         if not fits(S, st, indptr, t):
@@ -119,9 +117,9 @@ def mc_projectron_range(S, K, rows, start, book, st, h):
             counters[MISTAKES] += 1
             if delta <= eta:
                 for a in range(ny):
-                    coef[members[yt, a], yt] += dy[a] / scale[0]
+                    change(st, members[yt, a], yt, dy[a] / scale[0])
                 for a in range(nr):
-                    coef[members[r, a], r] -= dr[a] / scale[0]
+                    change(st, members[r, a], r, -(dr[a] / scale[0]))
                 counters[PROJECTIONS] += 1
                 continue
             add_part(S, st, yt, 1.0, d2y, dy, ny, idx, val, sq)
@@ -141,9 +139,9 @@ def mc_projectron_range(S, K, rows, start, book, st, h):
                 continue
             tau = min(loss / pk2, 2.0 * (loss - penalty) / pk2, 1.0)
             for a in range(ny):
-                coef[members[yt, a], yt] += tau * dy[a] / scale[0]
+                change(st, members[yt, a], yt, tau * dy[a] / scale[0])
             for a in range(nr):
-                coef[members[r, a], r] -= tau * dr[a] / scale[0]
+                change(st, members[r, a], r, -(tau * dr[a] / scale[0]))
             counters[MARGIN_UPDATES] += 1
     return y.shape[0]
 

@@ -50,7 +50,8 @@ import math
 from .._jit import njit
 from ..kernels import self_kernel
 from ..learner import MARGIN_UPDATES, MISTAKES, NO_MATRIX, PROJECTIONS, RANDOM, UNBOUNDED, loop_arrays
-from ..multiclass import MulticlassLearner, move_row, open_class_round, rival, row_scores
+from ..multiclass import (C_SUM, REF_SCALE, SETTLE, MulticlassLearner, change, move_row, open_class_round, retire_row,
+                          rival, row_scores, set_row, settle_average)
 from .. import statecheck
 from ..params import BUDGET, Param, choice
 from ..projection import grow_inverse, inverse_of_support, project, schur_downdate
@@ -215,11 +216,14 @@ def pegasos_range(S, K, rows, start, book, st, h):
             beta = 1.0 / math.sqrt(h.lambda_ * scalars[0])
             scale *= beta
             scalars[0] *= beta * beta
+        if scale < st.avg_scalars[REF_SCALE] * SETTLE or scale < 1e-150:
+            settle_average(S, st, m, scale)  # before the fold below changes the stored coefficients
         if scale < 1e-150:  # fold the lazy scale in long before it could underflow
             for j in range(S.meta[COUNT]):
                 for i in range(m):
                     st.coef[j, i] *= scale
             scale = 1.0
+            st.avg_scalars[REF_SCALE] = 1.0
         st.scale[0] = scale
     return y.shape[0]
 
@@ -228,7 +232,7 @@ def pegasos_range(S, K, rows, start, book, st, h):
 def step(S, K, book, st, h, idx, val, sq, yt, r, m, rnd, scale, shrink):
     """Lines 2–7 on a loss: add x_t with ±η_t in classes y_t and r (or, with `project`, project the
     update when x_t lies in the span), then the budget maintenance; ‖w‖² kept in scalars[0]."""
-    coef, d, n, scalars = st.coef, st.d, S.meta[COUNT], book.scalars
+    d, n, scalars = st.d, S.meta[COUNT], book.scalars
     eta = 1.0 / (h.lambda_ * rnd)
     kxx = self_kernel(K, sq)
     # ‖w + c φ(x)‖² = ‖w‖² + 2 Σ_i c_i f_i(x) + ‖c‖² k(x,x), with f of the shrunk w
@@ -237,17 +241,14 @@ def step(S, K, book, st, h, idx, val, sq, yt, r, m, rnd, scale, shrink):
         delta2, pk2 = project(st.kinv, st.krow, d, n, kxx)
         if delta2 <= SPAN_TOL * kxx:  # x_t (numerically) in the span: project its update at once
             for j in range(n):
-                coef[j, yt] += eta * d[j] / scale
-                coef[j, r] -= eta * d[j] / scale
+                change(st, j, yt, eta * d[j] / scale)
+                change(st, j, r, -(eta * d[j] / scale))
             scalars[0] -= 2.0 * eta * eta * max(delta2, 0.0)
             book.counters[PROJECTIONS] += 1
             return
         grow_inverse(st.kinv, d, n, delta2)
     sv_put(S, n, idx, val, sq)
-    for i in range(coef.shape[1]):
-        coef[n, i] = 0.0
-    coef[n, yt] = eta / scale
-    coef[n, r] = -eta / scale
+    set_row(st, n, yt, eta / scale, r, -eta / scale)
     st.born[n] = rnd
     if h.budget > 0 and n + 1 > h.budget:  # lines 5–7: budget maintenance
         scalars[0] = maintain(S, K, book, st, scale, n + 1, m, h.maintenance, scalars[0])
@@ -266,7 +267,7 @@ def maintain(S, K, book, st, scale, n, m, mode, norm2):
         app += coef[p, i] * coef[p, i]
     if mode == PROJECT:
         book.counters[PROJECTIONS] += 1
-        return project_out(S, st, scale, n, m, p, app, norm2)
+        return project_out(S, book, st, scale, n, m, p, app, norm2)
     # f(x_p) for the ‖w‖² update: ‖w − Δ‖² = ‖w‖² − 2⟨w, Δ⟩ + ‖Δ‖²
     sv_kernel_row(S, K, book.scratch, p, st.krow2)
     if mode == MERGE:
@@ -277,6 +278,7 @@ def maintain(S, K, book, st, scale, n, m, mode, norm2):
     for i in range(m):
         wd += coef[p, i] * f[i]
     norm2 += scale * scale * (app * self_kernel(K, S.sqnorm[p]) - 2.0 * wd)
+    retire_row(S, book, st, p, m)
     drop(S, st, p, m)
     return norm2
 
@@ -286,13 +288,13 @@ def drop(S, st, p, m):
     """Remove support vector p, moving the last slot's vector, coefficients and round into it."""
     last = sv_remove(S, p)
     if p != last:
-        move_row(st.coef, p, last, m)
+        move_row(st, p, last, m)
         st.born[p] = st.born[last]
     return last
 
 
 @njit(cache=True)
-def project_out(S, st, scale, n, m, p, app, norm2):
+def project_out(S, book, st, scale, n, m, p, app, norm2):
     """§4.2: α_j += α_p K⁻¹k_p for the others, then K⁻¹ without p (Schur downdate); the new ‖w‖²."""
     coef, kinv = st.coef, st.kinv
     c = kinv[p, p]
@@ -301,7 +303,8 @@ def project_out(S, st, scale, n, m, p, app, norm2):
         if j != p:
             dj = -kinv[j, p] / c
             for i in range(m):
-                coef[j, i] += coef[p, i] * dj
+                change(st, j, i, coef[p, i] * dj)
+    retire_row(S, book, st, p, m)
     schur_downdate(kinv, n, p)  # the inverse of the Gram matrix without p
     norm2 -= scale * scale * app / c  # ‖Δw‖² = ‖α_p‖² (k_pp − k_pᵀK⁻¹k_p), and Δw ⊥ the new w
     last = drop(S, st, p, m)
@@ -353,6 +356,8 @@ def merge(S, K, book, st, scale, n, m, p, app, norm2):
             sq_ += coef[j, i] * krow3[j]
         f[i] = coef[p, i] * k1 + coef[q, i] * k2  # α_z
         wd += coef[p, i] * sp + coef[q, i] * sq_
+    retire_row(S, book, st, p, m)  # both leave; z is a new vector in slot p
+    retire_row(S, book, st, q, m)
     put_merged(S, p, p, q, h)
     sv_kernel_row(S, K, book.scratch, p, krow3)  # k(z, ·), z now in slot p
     # slot p's old vector is gone from the store, but ⟨w, α_z φ(z)⟩ is over the old w: replace its
@@ -366,6 +371,8 @@ def merge(S, K, book, st, scale, n, m, p, app, norm2):
     norm2 += scale * scale * (best_deg - 2.0 * wd)
     for i in range(m):
         coef[p, i] = f[i]
+        st.avg_base[p, i] = 0.0
+        st.avg_offset[p, i] = f[i] * st.avg_scalars[C_SUM]
     drop(S, st, q, m)
     return norm2
 
