@@ -123,7 +123,14 @@ class Model:
             # a layout it does not know.
             raise ModelFileError(f"{path}: cannot use this model ({type(exc).__name__}: {exc})") from exc
         model = cls(learner, labels, hypothesis, resume_state)
-        return model if resume else model.for_prediction()
+        if resume:
+            return model
+        with np.errstate(over="ignore", invalid="ignore"):
+            model.for_prediction()
+        coef = learner.coefficients() if learner.multiclass else learner.slot["alpha"][: len(learner.support)]
+        if not np.isfinite(coef).all():  # running sums of a file from anybody
+            raise ModelFileError(f"{path}: invalid model: its averaged coefficients are not finite")
+        return model
 
     def for_prediction(self) -> "Model":
         """This model with the coefficients prediction uses: a running-average model's averaged ones

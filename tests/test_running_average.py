@@ -203,3 +203,17 @@ def test_a_plain_multiclass_model_stays_compact_and_cannot_start_an_average(tmp_
     modelfile.save(plain, header, arrays)
     r = run("predict", plain, data)
     assert r.exit_code == 1 and "without avg_base, avg_offset, avg_scalars" in r.output
+
+
+def test_running_sums_that_overflow_the_average_are_refused(days, tmp_path):
+    whole, _, _ = days
+    model = tmp_path / "avg.model"
+    assert run("train", "-a", "perceptron", *RBF, "--average", whole, "-o", model).exit_code == 0
+    header, arrays = modelfile.load(model)
+    arrays["avg_sum"] = np.full(len(arrays["avg_sum"]), 1.7e308)
+    arrays["alpha"] = np.full(len(arrays["alpha"]), 1.7e308)
+    modelfile.save(model, header, arrays)
+    r = run("predict", model, whole)
+    assert r.exit_code == 1
+    assert r.output.splitlines() == [f"budgetlearn: error: {model}: invalid model: its averaged coefficients are "
+                                     "not finite"]
