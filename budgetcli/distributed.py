@@ -29,6 +29,10 @@ perceptron", NAACL 2010, §3 iterative parameter mixing) with the kernel expansi
   and a shard rebuilds it from the support set before it learns again, as for a compact model file.
   Scalars are made afresh by the learner's `after_mix`.
 - The mixed model is sent back to every shard, which keeps its own random stream and reading position.
+- A shard whose worker is lost (its process killed, its machine gone) is started again on a live
+  worker from what the driver holds: the last mixed model, the shard's random stream as its last
+  report left it, and its reading position (the examples it had learned, skipped again on reading).
+  It then learns its round again, so the model is the one a run without the fault writes (`ShardPool`).
 
 So the model depends only on the data, the shard order, the seed and `sync_every`: the serial backend
 (every shard in this process, one after the other) and the dask backend (one dask actor per shard)
@@ -55,6 +59,7 @@ from .pipeline import TrainResult, check_settings, kernel_warnings, support_warn
 from .projection import onto_kept
 
 BACKENDS = ("serial", "dask")
+RESTARTS = 3  # a shard's worker lost this many times in a row ends the run
 MIX_RIDGE = 0.0005  # η of the compression's projection, times the mean k(x, x) (Ahpatron's default)
 
 
@@ -132,6 +137,21 @@ class Shard:
             arrays.pop(name, None)
         return {"header": header, "arrays": arrays, "average": learner.averaged_alpha(), "learned": learned,
                 "labels": self.model.labels.to_dict(), "skipped": (self.reader.n_skipped, self.reader.skipped[:1])}
+
+    def resume_at(self, position: int, common: tuple | None, rng_state) -> None:
+        """Take up a lost shard's work: skip the `position` examples it had learned, adopt the last mixed
+        model `common` (header, arrays, labels; None before the first mix), and its random stream."""
+        skipped = 0
+        while skipped < position:
+            chunk = next(self.chunks)
+            if len(chunk) > position - skipped:
+                self.pending = chunk.take(np.arange(position - skipped, len(chunk)))
+                chunk = chunk.take(np.arange(position - skipped))
+            skipped += len(chunk)
+        if common is not None:
+            self.adopt(*common)
+        if rng_state is not None:
+            self.model.learner.rng_state[:] = rng_state
 
     def adopt(self, header: dict, arrays: dict, labels: dict) -> None:
         """Go on from the mixed model, with this shard's own random stream."""
@@ -263,12 +283,12 @@ def train(inputs, algorithm: str, kernel, params: dict, seed: int = 0, skip_bad_
     warnings = kernel_warnings(resolved, first, kernel.gamma is None and kernel.sigma is None) if first else []
     args = (algorithm, resolved.to_dict(), params, seed, skip_bad_lines, block_lines)
     with cluster(backend, jobs, scheduler) as client:
-        shards = _start(client, [(source, w) + args for w, source in enumerate(sources)])
+        shards = ShardPool(client, [(source, w) + args for w, source in enumerate(sources)])
         try:
             counters = np.zeros(len(COUNTER_NAMES), np.int64)
             rounds = 0
             while True:
-                reports = _each(client, shards, "step", sync_every)
+                reports = shards.step(sync_every)
                 if not any(r["learned"] for r in reports):
                     break
                 learner = cls.from_state(*mix(reports, counters))
@@ -283,36 +303,96 @@ def train(inputs, algorithm: str, kernel, params: dict, seed: int = 0, skip_bad_
                 header, arrays = learner.state()
                 for name in learner.resume_arrays(header):  # each shard rebuilds it: not sent
                     arrays.pop(name, None)
-                _each(client, shards, "adopt", header, arrays, labels)
+                shards.adopt(header, arrays, labels)
         finally:
-            with contextlib.suppress(Exception):  # a failed shard's reader is gone with it
-                _each(client, shards, "close")
+            shards.close()
     if not rounds:
         raise DataError(sources[0], 0, None, "no examples to train on")
     if learner.stale:  # the model file may be asked to hold the resume state
         learner._rebuild()
     learner.notes = [f"mixed {len(sources)} shards every {sync_every:,} examples per shard: {rounds:,} "
                      "synchronisations"]
+    if shards.restarts:
+        learner.notes.append(f"restarted a shard {shards.restarts} time(s) after its worker was lost, from the "
+                             "last mixed model and its reading position")
     skipped = [e for r in reports for e in r["skipped"][1]]
     source = sources[0] if len(sources) == 1 else f"{len(sources)} shards: {sources[0]} … {sources[-1]}"
     return TrainResult(Model(learner, labels_from_dict(labels)), time.perf_counter() - started, source,
                        sum(r["skipped"][0] for r in reports), skipped, warnings + support_warnings(learner))
 
 
-def _start(client, shard_args: list[tuple]) -> list:
-    """The shards: objects of this process, or dask actors spread over the workers in turn."""
-    if client is None:
-        return [Shard(*a) for a in shard_args]
-    workers = sorted(client.scheduler_info()["workers"])
-    futures = [client.submit(Shard, *a, actor=True, workers=[workers[w % len(workers)]], pure=False)
-               for w, a in enumerate(shard_args)]
-    return [f.result() for f in futures]
+class ShardPool:
+    """The shards of a run: `Shard`s of this process (client None), or dask actors spread over the
+    workers in turn.  The pool remembers what restarting a shard needs (module docstring): the last
+    mixed model and, per shard, its reading position and random stream after its last round."""
 
+    def __init__(self, client, shard_args: list[tuple]):
+        self.client, self.args = client, shard_args
+        self.where = [None] * len(shard_args)  # each actor's worker
+        self.position = [0] * len(shard_args)  # examples each shard has learned
+        self.rng = [None] * len(shard_args)  # each shard's random stream after its last round
+        self.common = None  # (header, arrays, labels) of the last mix
+        self.restarts = 0
+        futures = [self._submit(w) for w in range(len(shard_args))]
+        self.shards = [f if client is None else f.result() for f in futures]
 
-def _each(client, shards: list, method: str, *args) -> list:
-    """shard.method(*args) on every shard, all at once on a cluster; the results in shard order."""
-    results = [getattr(s, method)(*args) for s in shards]
-    return results if client is None else [r.result() for r in results]
+    def _submit(self, w: int):
+        if self.client is None:
+            return Shard(*self.args[w])
+        workers = sorted(self.client.scheduler_info()["workers"])
+        self.where[w] = workers[w % len(workers)]
+        return self.client.submit(Shard, *self.args[w], actor=True, workers=[self.where[w]], pure=False)
+
+    def step(self, n: int) -> list[dict]:
+        """Every shard's next n examples, all at once on a cluster; the reports in shard order."""
+        calls = [s.step(n) for s in self.shards]
+        reports = [self._outcome(w, c, "step", n) for w, c in enumerate(calls)]
+        for w, r in enumerate(reports):
+            self.position[w] += r["learned"]
+            self.rng[w] = r["arrays"]["rng_state"].copy()
+        return reports
+
+    def adopt(self, header: dict, arrays: dict, labels: dict) -> None:
+        self.common = (header, arrays, labels)
+        calls = [s.adopt(header, arrays, labels) for s in self.shards]
+        for w, c in enumerate(calls):
+            self._outcome(w, c, None)  # a shard started again has adopted it already
+
+    def _outcome(self, w: int, call, method: str | None, *args):
+        """The result of shard w's call; when its worker was lost, the shard is started again on a live
+        worker where it was, and `method` (if any) called again."""
+        for attempt in range(RESTARTS + 1):
+            try:
+                return call if self.client is None else call.result()
+            except DataError:
+                raise
+            except Exception:
+                if self.client is None or not self._lost(w):
+                    raise
+                if attempt == RESTARTS:
+                    raise RuntimeError(f"{self.args[w][0]}: the worker of this shard was lost {RESTARTS + 1} times "
+                                       "in a row; the run stops") from None
+            self.restarts += 1
+            self.shards[w] = self._submit(w).result()
+            self.shards[w].resume_at(self.position[w], self.common, self.rng[w]).result()
+            if method is None:
+                return None
+            call = getattr(self.shards[w], method)(*args)
+
+    def _lost(self, w: int, wait: float = 10.0) -> bool:
+        """True when shard w's worker has left the cluster (waiting up to `wait` s for the scheduler to
+        notice a dead process)."""
+        deadline = time.monotonic() + wait
+        while self.where[w] in self.client.scheduler_info()["workers"]:
+            if time.monotonic() > deadline:
+                return False
+            time.sleep(0.1)
+        return True
+
+    def close(self) -> None:
+        for s in self.shards:
+            with contextlib.suppress(Exception):  # a failed shard's reader is gone with it
+                s.close() if self.client is None else s.close().result()
 
 
 @contextlib.contextmanager

@@ -221,3 +221,44 @@ def test_a_scheduler_that_cannot_be_reached_is_one_line_not_a_hang(shards, tmp_p
     assert len(r.output.splitlines()) == 1
     assert r.output.startswith(f"budgetlearn: error: cannot reach the dask scheduler at tcp://127.0.0.1:{port}: ")
     assert not out.exists()
+
+
+def test_a_lost_worker_s_shard_is_started_again_and_the_model_is_the_fault_free_one(tmp_path):
+    """A worker process of a LocalCluster is killed mid-run (SIGKILL, as a machine that goes away): its
+    shards start again on a live worker from the last mixed model and their reading positions."""
+    dd = pytest.importorskip("distributed")
+    import logging
+    import os
+    import signal
+    import threading
+    import time
+
+    for w in range(3):
+        (tmp_path / f"part-{w}.svm").write_text(lines(3000, 10 + w))
+    common = ["train", "-a", "rbp", "-B", "40", "--gamma", "0.5", str(tmp_path / "part-*.svm"), "--sync-every", "30"]
+    assert run(*common, "--backend", "serial", "-o", tmp_path / "serial.model").exit_code == 0
+    with dd.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+                         silence_logs=logging.ERROR) as cluster, dd.Client(cluster) as client:
+        killed = []
+
+        def kill_a_worker_once_the_shards_run():
+            deadline = time.monotonic() + 60
+            while time.monotonic() < deadline:
+                actors = client.run_on_scheduler(lambda dask_scheduler: sum(
+                    1 for ts in dask_scheduler.tasks.values() if ts.actor and ts.state == "memory"))
+                if actors == 3:
+                    time.sleep(0.5)  # a few synchronisations in
+                    pid, = client.run(os.getpid, workers=[sorted(client.scheduler_info()["workers"])[0]]).values()
+                    os.kill(pid, signal.SIGKILL)
+                    killed.append(pid)
+                    return
+                time.sleep(0.05)
+
+        killer = threading.Thread(target=kill_a_worker_once_the_shards_run)
+        killer.start()
+        r = run(*common, "--backend", "dask", "--scheduler", cluster.scheduler_address, "-o", tmp_path / "dask.model")
+        killer.join()
+    assert killed, "no worker was killed"
+    assert r.exit_code == 0, r.output
+    assert "after its worker was lost" in r.output  # the kill came mid-run
+    assert (tmp_path / "dask.model").read_bytes() == (tmp_path / "serial.model").read_bytes()
