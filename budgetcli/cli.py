@@ -147,7 +147,7 @@ class _MoreData(click.Argument):
               help="--backend dask: worker processes of the local cluster started for the run.")
 @click.option("--scheduler", default=None, metavar="ADDRESS", help="--backend dask: the scheduler of a running cluster.")
 @click.option("--sync-every", type=click.IntRange(min=1), default=10_000, show_default=True, metavar="N",
-              help="Examples each shard learns between two synchronisations.")
+              help="Examples each shard learns between two synchronisations (a resumed checkpoint: its own).")
 @click.option("--average", is_flag=True,
               help="The model predicts with the averaged hypothesis (1/T) Σ f_t (as scikit-learn's "
                    "SGDClassifier(average=True)), usually far better on held-out data than the last one, and "
@@ -170,8 +170,9 @@ def train(ctx, more_data, backend, jobs, scheduler, sync_every, average, **optio
     kernel that is numerically constant or diagonal on a sample of the first 4,096 examples."""
     sharded = None
     if more_data or backend:
+        given = ctx.get_parameter_source("sync_every") is not click.core.ParameterSource.DEFAULT
         sharded = {"inputs": (options["data"],) + more_data, "backend": backend or "serial", "jobs": jobs,
-                   "scheduler": scheduler, "sync_every": sync_every}
+                   "scheduler": scheduler, "sync_every": sync_every if given else None}
     _train(ctx, "running-average" if average else "online", sharded=sharded, **options)
 
 
@@ -197,7 +198,8 @@ def _resumed(ctx, resume_path: str, hypothesis: str) -> Model:
     """The model `--resume` continues, refused when other settings are given or it cannot go on."""
     given = [p.opts[-1] for p in ctx.command.params
              if p.name not in ("output", "resume_path", "skip_bad_lines", "quiet", "progress", "as_json", "data",
-                               "method", "average", "epochs", "shuffle", "save_resume", "checkpoint_every", "curve_path",
+                               "method", "average", "epochs", "shuffle", "save_resume", "backend", "jobs",
+                               "scheduler", "sync_every", "more_data", "checkpoint_every", "curve_path",
                                "curve_every")
              and ctx.get_parameter_source(p.name) is not click.core.ParameterSource.DEFAULT]
     if given:
@@ -214,10 +216,10 @@ def _resumed(ctx, resume_path: str, hypothesis: str) -> Model:
     return resume
 
 
-def _check_sharded(resume_path, epochs, shuffle, checkpoint_every, curve_path, output) -> None:
+def _check_sharded(epochs, shuffle, curve_path, output) -> None:
     """Usage errors for what a sharded run (several inputs or --backend) does not offer yet."""
-    given = [flag for flag, value in (("--resume", resume_path), ("--epochs", epochs > 1), ("--shuffle", shuffle),
-                                      ("--checkpoint-every", checkpoint_every), ("--curve", curve_path)) if value]
+    given = [flag for flag, value in (("--epochs", epochs > 1), ("--shuffle", shuffle), ("--curve", curve_path))
+             if value]
     if given:
         raise click.UsageError(f"{', '.join(given)} is not available for a sharded run (several inputs or --backend)")
     if output is None:
@@ -255,7 +257,7 @@ def _train(ctx, hypothesis, algorithm, kernel, gamma, sigma, degree, coef0, seed
            curve_every, data, sharded=None, **params):
     params = {k: v for k, v in params.items() if v is not None}
     if sharded:
-        _check_sharded(resume_path, epochs, shuffle, checkpoint_every, curve_path, output)
+        _check_sharded(epochs, shuffle, curve_path, output)
     resume = None
     if resume_path is not None:
         resume = _resumed(ctx, resume_path, hypothesis)
@@ -296,7 +298,8 @@ def _train(ctx, hypothesis, algorithm, kernel, gamma, sigma, degree, coef0, seed
         curve = _open_curve(outputs, curve_path, curve_every)
         with progress, stop_signals_raise_interrupt():
             if sharded:
-                result = _train_sharded(algorithm, spec, params, seed, skip_bad_lines, **sharded)
+                result = _train_sharded(algorithm, spec, params, seed, skip_bad_lines, resume=resume,
+                                        checkpoint_every=checkpoint_every, on_checkpoint=checkpoint, **sharded)
             else:
                 result = pipeline.train(data, algorithm, spec, params, seed=seed, skip_bad_lines=skip_bad_lines,
                                         on_chunk=progress.update, resume=resume, epochs=epochs, shuffle=shuffle,

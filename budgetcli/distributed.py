@@ -33,6 +33,9 @@ perceptron", NAACL 2010, §3 iterative parameter mixing) with the kernel expansi
   worker from what the driver holds: the last mixed model, the shard's random stream as its last
   report left it, and its reading position (the examples it had learned, skipped again on reading).
   It then learns its round again, so the model is the one a run without the fault writes (`ShardPool`).
+- A checkpoint (`on_checkpoint`) is the mixed model with what continuing needs (`Model.sharding`: the
+  shards, `sync_every`, each shard's reading position and random stream); resuming it over the same
+  shards starts each where it was, so the run ends with the model of one never interrupted.
 
 So the model depends only on the data, the shard order, the seed and `sync_every`: the serial backend
 (every shard in this process, one after the other) and the dask backend (one dask actor per shard)
@@ -143,7 +146,10 @@ class Shard:
         model `common` (header, arrays, labels; None before the first mix), and its random stream."""
         skipped = 0
         while skipped < position:
-            chunk = next(self.chunks)
+            chunk = next(self.chunks, None)
+            if chunk is None:
+                raise DataError(self.reader.source_name, 0, None, f"holds fewer than the {position:,} examples the "
+                                "checkpoint had read from it: not the input the checkpoint was made from")
             if len(chunk) > position - skipped:
                 self.pending = chunk.take(np.arange(position - skipped, len(chunk)))
                 chunk = chunk.take(np.arange(position - skipped))
@@ -263,30 +269,63 @@ def merged_labels(reports: list[dict], sources: list[str]) -> dict:
 
 def train(inputs, algorithm: str, kernel, params: dict, seed: int = 0, skip_bad_lines: bool = False,
           block_lines: int = 4096, backend: str = "serial", jobs: int = 1, scheduler: str | None = None,
-          sync_every: int = 10_000):
+          sync_every: int | None = None, resume: Model | None = None, checkpoint_every: int | None = None,
+          on_checkpoint=None):
     """One model learnt over the shards the inputs name (module docstring); a pipeline.TrainResult.
     ValueError for settings refused before any data is read (an algorithm that cannot be mixed
     among them), DataError for bad data in any shard (nothing is returned), RuntimeError for a
-    cluster that cannot be used."""
+    cluster that cannot be used.
 
-    cls = registry.get(algorithm)
+    `resume`: go on from this model.  A checkpoint of a sharded run over the same shards (its
+    `sharding`) continues where it was taken, each shard at its reading position with its random
+    stream, so the run ends with the model of a run never interrupted; any other model starts every
+    shard at its beginning from the model.  `on_checkpoint(model)` is called at the first
+    synchronisation after every `checkpoint_every` examples (all shards together) with the mixed
+    model and its `sharding`."""
+    sources = shard_sources(inputs)
+    carried = resume.sharding if resume is not None and resume.sharding else None
+    if carried is not None and carried["sources"] != sources:
+        carried = None  # other shards: a new run from the model
+    if sync_every is None:
+        sync_every = carried["sync_every"] if carried else 10_000
+    elif carried and sync_every != carried["sync_every"]:
+        raise ValueError(f"--sync-every {sync_every:,}: the checkpoint was taken with --sync-every "
+                         f"{carried['sync_every']:,}; give the same, or none")
+    cls = registry.get(algorithm if resume is None else resume.learner.name)
     if cls.unmixable:
-        raise ValueError(f"{algorithm} cannot be trained on shards: {cls.unmixable}")
+        raise ValueError(f"{cls.name} cannot be trained on shards: {cls.unmixable}")
     if backend not in BACKENDS:
         raise ValueError(f"unknown backend {backend!r} (known: {', '.join(BACKENDS)})")
-    check_settings(cls, kernel, params)
-    sources = shard_sources(inputs)
     started = time.perf_counter()
-    with open_shard(sources[0], block_lines, skip_bad_lines) as reader:
-        first = next(iter(reader), None)
-    resolved = kernel.resolve(first.n_features if first is not None else 1)
-    warnings = kernel_warnings(resolved, first, kernel.gamma is None and kernel.sigma is None) if first else []
-    args = (algorithm, resolved.to_dict(), params, seed, skip_bad_lines, block_lines)
+    warnings = []
+    if resume is None:
+        check_settings(cls, kernel, params)
+        with open_shard(sources[0], block_lines, skip_bad_lines) as reader:
+            first = next(iter(reader), None)
+        resolved = kernel.resolve(first.n_features if first is not None else 1)
+        warnings = kernel_warnings(resolved, first, kernel.gamma is None and kernel.sigma is None) if first else []
+        params = cls.resolve_params(params)
+    else:
+        resolved, params, seed = resume.learner.kernel, dict(resume.learner.hyper), resume.learner.seed
+    args = (cls.name, resolved.to_dict(), params, seed, skip_bad_lines, block_lines)
+    learner, labels, rounds = None, None, 0
+    counters = np.zeros(len(COUNTER_NAMES), np.int64)
+    start = None
+    if resume is not None:
+        learner, labels = resume.learner, resume.labels.to_dict()
+        counters = learner.counters.copy()
+        header, arrays = learner.state()
+        for name in learner.resume_arrays(header):
+            arrays.pop(name, None)
+        positions = carried["positions"] if carried else [0] * len(sources)
+        streams = [np.array(r, np.uint64) for r in carried["streams"]] if carried else [
+            np.random.SeedSequence((seed, w, int(counters[EXAMPLES]))).generate_state(1, np.uint64)
+            for w in range(len(sources))]
+        start = ((header, arrays, labels), positions, streams)
+    last_checkpoint = int(counters[EXAMPLES])
     with cluster(backend, jobs, scheduler) as client:
-        shards = ShardPool(client, [(source, w) + args for w, source in enumerate(sources)])
+        shards = ShardPool(client, [(source, w) + args for w, source in enumerate(sources)], start)
         try:
-            counters = np.zeros(len(COUNTER_NAMES), np.int64)
-            rounds = 0
             while True:
                 reports = shards.step(sync_every)
                 if not any(r["learned"] for r in reports):
@@ -304,21 +343,25 @@ def train(inputs, algorithm: str, kernel, params: dict, seed: int = 0, skip_bad_
                 for name in learner.resume_arrays(header):  # each shard rebuilds it: not sent
                     arrays.pop(name, None)
                 shards.adopt(header, arrays, labels)
+                if checkpoint_every and counters[EXAMPLES] - last_checkpoint >= checkpoint_every:
+                    last_checkpoint = int(counters[EXAMPLES])
+                    on_checkpoint(Model(learner, labels_from_dict(labels), sharding=shards.sharding(sync_every)))
         finally:
             shards.close()
-    if not rounds:
+    if learner is None:
         raise DataError(sources[0], 0, None, "no examples to train on")
     if learner.stale:  # the model file may be asked to hold the resume state
         learner._rebuild()
     learner.notes = [f"mixed {len(sources)} shards every {sync_every:,} examples per shard: {rounds:,} "
-                     "synchronisations"]
+                     "synchronisations" + (" after the checkpoint" if carried else "")]
     if shards.restarts:
         learner.notes.append(f"restarted a shard {shards.restarts} time(s) after its worker was lost, from the "
                              "last mixed model and its reading position")
     skipped = [e for r in reports for e in r["skipped"][1]]
     source = sources[0] if len(sources) == 1 else f"{len(sources)} shards: {sources[0]} … {sources[-1]}"
-    return TrainResult(Model(learner, labels_from_dict(labels)), time.perf_counter() - started, source,
-                       sum(r["skipped"][0] for r in reports), skipped, warnings + support_warnings(learner))
+    return TrainResult(Model(learner, labels_from_dict(labels), sharding=shards.sharding(sync_every)),
+                       time.perf_counter() - started, source, sum(r["skipped"][0] for r in reports), skipped,
+                       warnings + support_warnings(learner))
 
 
 class ShardPool:
@@ -326,7 +369,9 @@ class ShardPool:
     workers in turn.  The pool remembers what restarting a shard needs (module docstring): the last
     mixed model and, per shard, its reading position and random stream after its last round."""
 
-    def __init__(self, client, shard_args: list[tuple]):
+    def __init__(self, client, shard_args: list[tuple], start: tuple | None = None):
+        """`start`: (the model to go on from as (header, arrays, labels), each shard's reading position,
+        each shard's random stream), or None for fresh shards."""
         self.client, self.args = client, shard_args
         self.where = [None] * len(shard_args)  # each actor's worker
         self.position = [0] * len(shard_args)  # examples each shard has learned
@@ -335,6 +380,16 @@ class ShardPool:
         self.restarts = 0
         futures = [self._submit(w) for w in range(len(shard_args))]
         self.shards = [f if client is None else f.result() for f in futures]
+        if start is not None:
+            self.common, self.position, self.rng = start[0], list(start[1]), list(start[2])
+            calls = [s.resume_at(p, self.common, r) for s, p, r in zip(self.shards, self.position, self.rng)]
+            for w, c in enumerate(calls):
+                self._outcome(w, c, None)
+
+    def sharding(self, sync_every: int) -> dict:
+        """What a checkpoint holds to continue this run (Model.sharding)."""
+        return {"sources": [a[0] for a in self.args], "sync_every": sync_every, "positions": list(self.position),
+                "streams": [[int(v) for v in r] if r is not None else None for r in self.rng]}
 
     def _submit(self, w: int):
         if self.client is None:
@@ -363,6 +418,12 @@ class ShardPool:
         worker where it was, and `method` (if any) called again."""
         for attempt in range(RESTARTS + 1):
             try:
+                if attempt:  # start the shard again, from the last mix, its stream and its position
+                    self.shards[w] = self._submit(w).result()
+                    self.shards[w].resume_at(self.position[w], self.common, self.rng[w]).result()
+                    if method is None:
+                        return None
+                    call = getattr(self.shards[w], method)(*args)
                 return call if self.client is None else call.result()
             except DataError:
                 raise
@@ -373,11 +434,6 @@ class ShardPool:
                     raise RuntimeError(f"{self.args[w][0]}: the worker of this shard was lost {RESTARTS + 1} times "
                                        "in a row; the run stops") from None
             self.restarts += 1
-            self.shards[w] = self._submit(w).result()
-            self.shards[w].resume_at(self.position[w], self.common, self.rng[w]).result()
-            if method is None:
-                return None
-            call = getattr(self.shards[w], method)(*args)
 
     def _lost(self, w: int, wait: float = 10.0) -> bool:
         """True when shard w's worker has left the cluster (waiting up to `wait` s for the scheduler to

@@ -32,6 +32,9 @@ class Model:
     # batch models, not resumable
     hypothesis: str = "online"
     resume_state: bool = True  # its file holds the resume state (--save-resume; files of format 1 all do)
+    # a sharded run's checkpoint: its shards, --sync-every, and each shard's reading position and random
+    # stream (distributed.ShardPool.sharding), for `train --resume` to go on where it stopped
+    sharding: dict | None = None
 
     def averaged(self, projected: bool = False) -> "Model":
         """The averaged hypothesis (1/T) Σ_t f_t.
@@ -75,6 +78,8 @@ class Model:
         header["labels"] = self.labels.to_dict()
         header["hypothesis"] = self.hypothesis
         header["resume_state"] = resume
+        if self.sharding is not None:
+            header["sharding"] = self.sharding
         header["library_version"] = __version__
         modelfile.save(path, header, {name: narrowest(a) for name, a in arrays.items()})
 
@@ -108,6 +113,12 @@ class Model:
             labels = labels_from_dict(header["labels"])
             hypothesis = header.get("hypothesis", "online")
             resume_state = header.get("resume_state", True) is not False
+            sharding = header.get("sharding")
+            if sharding is not None:
+                try:
+                    statecheck.check_sharding(sharding)
+                except ValueError as exc:
+                    raise ModelFileError(f"{path}: invalid model: {exc}") from None
         except ModelFileError:
             raise
         except KeyError as exc:
@@ -122,7 +133,7 @@ class Model:
             # A checksummed file that this build cannot interpret: an algorithm it lacks, or
             # a layout it does not know.
             raise ModelFileError(f"{path}: cannot use this model ({type(exc).__name__}: {exc})") from exc
-        model = cls(learner, labels, hypothesis, resume_state)
+        model = cls(learner, labels, hypothesis, resume_state, sharding)
         if resume:
             return model
         with np.errstate(over="ignore", invalid="ignore"):

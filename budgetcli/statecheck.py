@@ -20,6 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from .io.libsvm import MAX_INDEX
+from .rng import seed_state
 
 I64, I32, U64, F64 = (np.dtype(t) for t in (np.int64, np.int32, np.uint64, np.float64))
 MAX_CLASSES = 1 << 16
@@ -133,3 +134,23 @@ def check_common(header: dict, arrays: dict, counter_names: tuple) -> None:
     # an averaged hypothesis may keep evicted vectors beyond the budget (Model.averaged)
     if isinstance(budget, int) and header.get("hypothesis", "online") in ("online", "running-average", "last") and n > budget:
         raise ValueError(f"{n} support vectors, more than the budget {budget}")
+
+
+def check_sharding(sharding) -> None:
+    """A sharded run's checkpoint (model.Model.sharding): shards, --sync-every, positions, streams."""
+    if not isinstance(sharding, dict) or set(sharding) != {"sources", "sync_every", "positions", "streams"}:
+        raise ValueError("sharding is not a sharded run's checkpoint")
+    k = len(sharding["sources"]) if isinstance(sharding["sources"], list) else -1
+    if k < 1 or not all(isinstance(x, str) for x in sharding["sources"]):
+        raise ValueError("sharding sources is not a list of inputs")
+    if type(sharding["sync_every"]) is not int or not 1 <= sharding["sync_every"] < 2**62:
+        raise ValueError(f"sharding sync_every = {sharding['sync_every']!r} is not a positive integer")
+    positions, streams = sharding["positions"], sharding["streams"]
+    if not isinstance(positions, list) or len(positions) != k or \
+            not all(type(p) is int and 0 <= p < 2**62 for p in positions):
+        raise ValueError("sharding positions are not one count of examples per shard")
+    width = len(seed_state(0))
+    if not isinstance(streams, list) or len(streams) != k or not all(
+            isinstance(r, list) and len(r) == width and all(type(v) is int and 0 <= v < 2**64 for v in r)
+            for r in streams):
+        raise ValueError("sharding streams are not one random state per shard")

@@ -142,6 +142,8 @@ def test_memory_urls_give_the_model_of_the_files(shards, tmp_path):
     from_urls = distributed.train(["memory://budgetlearn-test/part-*.svm"], "projectron++", spec, {}, sync_every=64)
     from_files = distributed.train([str(shards / f"part-{w}.svm") for w in range(3)], "projectron++", spec, {},
                                    sync_every=64)
+    assert from_urls.model.sharding["sources"] == [f"memory:///budgetlearn-test/part-{w}.svm" for w in range(3)]
+    from_urls.model.sharding = from_files.model.sharding = None  # each names its own inputs; the rest is equal
     from_urls.model.save(tmp_path / "a.model")
     from_files.model.save(tmp_path / "b.model")
     assert (tmp_path / "a.model").read_bytes() == (tmp_path / "b.model").read_bytes()
@@ -262,3 +264,54 @@ def test_a_lost_worker_s_shard_is_started_again_and_the_model_is_the_fault_free_
     assert r.exit_code == 0, r.output
     assert "after its worker was lost" in r.output  # the kill came mid-run
     assert (tmp_path / "dask.model").read_bytes() == (tmp_path / "serial.model").read_bytes()
+
+
+def test_an_interrupted_sharded_run_resumes_from_its_checkpoint_to_the_uninterrupted_model(shards, tmp_path):
+    from budgetcli.io.libsvm import DataError  # noqa: F401  (the module the run reads with)
+
+    whole, ck = tmp_path / "whole.model", tmp_path / "ck.model"
+    common = ["-a", "rbp", "-B", "12", "--gamma", "0.5", "--sync-every", "40"]
+    glob = str(shards / "part-*.svm")
+    r = run("train", *common, glob, "--backend", "serial", "--checkpoint-every", "150", "-o", whole)
+    assert r.exit_code == 0, r.output
+    plain = tmp_path / "plain.model"
+    assert run("train", *common, glob, "--backend", "serial", "-o", plain).exit_code == 0
+    assert whole.read_bytes() == plain.read_bytes()  # checkpoints change nothing
+
+    def stop_after_the_first(model):  # as a run killed right after its first checkpoint
+        model.save(ck, resume=True)
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        distributed.train([glob], "rbp", KernelSpec("rbf", 0.5), {"budget": 12}, sync_every=40,
+                          checkpoint_every=150, on_checkpoint=stop_after_the_first)
+    taken = Model.load(ck, resume=True)
+    assert 0 < sum(taken.sharding["positions"]) < 300 + 350 + 400  # mid-run
+    r = run("train", "--resume", ck, glob, "--backend", "serial", "-o", ck)
+    assert r.exit_code == 0, r.output
+    assert "after the checkpoint" in r.output
+    assert ck.read_bytes() == whole.read_bytes()
+    r = run("train", "--resume", ck, glob, "--backend", "serial", "--sync-every", "50", "-o", tmp_path / "x.model")
+    assert r.exit_code == 2 and "the checkpoint was taken with --sync-every 40" in r.output
+
+
+def test_a_checkpoint_s_sharding_from_anybody_is_checked(shards, tmp_path):
+    from budgetcli import modelfile
+
+    model = tmp_path / "m.model"
+    assert run("train", "-a", "perceptron", str(shards / "part-*.svm"), "--backend", "serial", "-o", model).exit_code == 0
+    header, arrays = modelfile.load(model)
+    for bad in ({"sources": []}, dict(header["sharding"], positions=[-1, 0, 0]),
+                dict(header["sharding"], streams=[[2**64], [0], [0]])):
+        modelfile.save(model, dict(header, sharding=bad), arrays)
+        r = run("predict", model, shards / "part-0.svm")
+        assert r.exit_code == 1 and "invalid model: sharding" in r.output, r.output
+
+
+def test_a_sharded_model_resumed_on_one_input_forgets_the_shards_positions(shards, tmp_path):
+    model, day2 = tmp_path / "m.model", tmp_path / "day2.svm"
+    day2.write_text(lines(50, 9))
+    assert run("train", "-a", "perceptron", str(shards / "part-*.svm"), "--backend", "serial", "-o", model).exit_code == 0
+    assert Model.load(model).sharding is not None
+    assert run("train", "--resume", model, day2, "-o", model).exit_code == 0
+    assert Model.load(model).sharding is None
