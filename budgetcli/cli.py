@@ -264,6 +264,8 @@ def _train(ctx, hypothesis, algorithm, kernel, gamma, sigma, degree, coef0, seed
         algorithm = resume.learner.name
         if resume.hypothesis == "running-average" and hypothesis == "online":
             hypothesis = "running-average"  # the model's own setting, as its kernel and parameters are
+        if not sharded:
+            resume.sharding = None  # a sharded run's reading positions do not hold for one input
     elif algorithm is None:
         raise click.UsageError("give -a/--algorithm (or --resume MODEL)")
     output = _model_output(output, data, checkpoint_every)
@@ -276,19 +278,11 @@ def _train(ctx, hypothesis, algorithm, kernel, gamma, sigma, degree, coef0, seed
         raise click.UsageError(str(exc))
     _check_combination(ctx, hypothesis, cls, curve_path, sharded)
 
-    def batch(model):  # what this command writes: the online model, with its running average, or a batch one
-        if hypothesis in AVERAGES:
-            return model.averaged(projected=hypothesis == "projected-average")
-        if hypothesis == "running-average":
-            model.learner.fold_retired()
-            model.hypothesis = hypothesis
-        return model
-
     checkpoints = []  # the model's example count (resumed ones included) at each checkpoint written
 
     def checkpoint(model):
         with stop_signals_deferred():
-            batch(model).save(output, resume=hypothesis not in AVERAGES)
+            _written(model, hypothesis).save(output, resume=hypothesis not in AVERAGES)
             checkpoints.append(model.learner.counter("examples"))
 
     terminal = sys.stderr.isatty()
@@ -306,7 +300,7 @@ def _train(ctx, hypothesis, algorithm, kernel, gamma, sigma, degree, coef0, seed
                                         keep_retired=hypothesis in AVERAGES + ("running-average",), curve=curve, progress=progress,
                                         checkpoint_every=checkpoint_every, on_checkpoint=checkpoint)
             online_size = len(result.model.learner.support)
-            result.model = batch(result.model)
+            result.model = _written(result.model, hypothesis)
             result.model.save(output, resume=save_resume)
 
     summary = _train_summary(result, algorithm, output)
@@ -316,6 +310,16 @@ def _train(ctx, hypothesis, algorithm, kernel, gamma, sigma, degree, coef0, seed
         click.echo(json.dumps(summary))
     if not quiet:
         _print_train_summary(summary, result)
+
+
+def _written(model: Model, hypothesis: str) -> Model:
+    """What `train` and `online-to-batch` write: the online model, with its running average, or a batch one."""
+    if hypothesis in AVERAGES:
+        return model.averaged(projected=hypothesis == "projected-average")
+    if hypothesis == "running-average":
+        model.learner.fold_retired()
+        model.hypothesis = hypothesis
+    return model
 
 
 def _train_sharded(algorithm, spec, params, seed, skip_bad_lines, **sharded):

@@ -272,9 +272,8 @@ def train(inputs, algorithm: str, kernel, params: dict, seed: int = 0, skip_bad_
           sync_every: int | None = None, resume: Model | None = None, checkpoint_every: int | None = None,
           on_checkpoint=None):
     """One model learnt over the shards the inputs name (module docstring); a pipeline.TrainResult.
-    ValueError for settings refused before any data is read (an algorithm that cannot be mixed
-    among them), DataError for bad data in any shard (nothing is returned), RuntimeError for a
-    cluster that cannot be used.
+    ValueError for settings refused before any data is read (an algorithm that cannot be mixed among
+    them), DataError for bad data in any shard (nothing is returned), RuntimeError for a cluster.
 
     `resume`: go on from this model.  A checkpoint of a sharded run over the same shards (its
     `sharding`) continues where it was taken, each shard at its reading position with its random
@@ -297,7 +296,6 @@ def train(inputs, algorithm: str, kernel, params: dict, seed: int = 0, skip_bad_
     if backend not in BACKENDS:
         raise ValueError(f"unknown backend {backend!r} (known: {', '.join(BACKENDS)})")
     started = time.perf_counter()
-    warnings = []
     if resume is None:
         check_settings(cls, kernel, params)
         with open_shard(sources[0], block_lines, skip_bad_lines) as reader:
@@ -306,50 +304,16 @@ def train(inputs, algorithm: str, kernel, params: dict, seed: int = 0, skip_bad_
         warnings = kernel_warnings(resolved, first, kernel.gamma is None and kernel.sigma is None) if first else []
         params = cls.resolve_params(params)
     else:
-        resolved, params, seed = resume.learner.kernel, dict(resume.learner.hyper), resume.learner.seed
-    args = (cls.name, resolved.to_dict(), params, seed, skip_bad_lines, block_lines)
-    learner, labels, rounds = None, None, 0
-    counters = np.zeros(len(COUNTER_NAMES), np.int64)
-    start = None
-    if resume is not None:
-        learner, labels = resume.learner, resume.labels.to_dict()
-        counters = learner.counters.copy()
-        header, arrays = learner.state()
-        for name in learner.resume_arrays(header):
-            arrays.pop(name, None)
-        positions = carried["positions"] if carried else [0] * len(sources)
-        streams = [np.array(r, np.uint64) for r in carried["streams"]] if carried else [
-            np.random.SeedSequence((seed, w, int(counters[EXAMPLES]))).generate_state(1, np.uint64)
-            for w in range(len(sources))]
-        start = ((header, arrays, labels), positions, streams)
-    last_checkpoint = int(counters[EXAMPLES])
+        resolved, params, seed, warnings = resume.learner.kernel, dict(resume.learner.hyper), resume.learner.seed, []
+    shard_args = [(source, w, cls.name, resolved.to_dict(), params, seed, skip_bad_lines, block_lines)
+                  for w, source in enumerate(sources)]
     with cluster(backend, jobs, scheduler) as client:
-        shards = ShardPool(client, [(source, w) + args for w, source in enumerate(sources)], start)
+        shards = ShardPool(client, shard_args, _start_from(resume, carried, seed, len(sources)))
         try:
-            while True:
-                reports = shards.step(sync_every)
-                if not any(r["learned"] for r in reports):
-                    break
-                learner = cls.from_state(*mix(reports, counters))
-                if "budget" in learner.hyper:
-                    learner = compress(learner, learner.hyper["budget"])
-                learner.after_mix()
-                labels = merged_labels(reports, sources)
-                counters = learner.counters.copy()
-                rounds += 1
-                if all(r["learned"] < sync_every for r in reports):  # every shard is through
-                    break
-                header, arrays = learner.state()
-                for name in learner.resume_arrays(header):  # each shard rebuilds it: not sent
-                    arrays.pop(name, None)
-                shards.adopt(header, arrays, labels)
-                if checkpoint_every and counters[EXAMPLES] - last_checkpoint >= checkpoint_every:
-                    last_checkpoint = int(counters[EXAMPLES])
-                    on_checkpoint(Model(learner, labels_from_dict(labels), sharding=shards.sharding(sync_every)))
+            learner, labels, reports, rounds = _rounds(cls, shards, sources, sync_every, resume, checkpoint_every,
+                                                       on_checkpoint)
         finally:
             shards.close()
-    if learner is None:
-        raise DataError(sources[0], 0, None, "no examples to train on")
     if learner.stale:  # the model file may be asked to hold the resume state
         learner._rebuild()
     learner.notes = [f"mixed {len(sources)} shards every {sync_every:,} examples per shard: {rounds:,} "
@@ -362,6 +326,54 @@ def train(inputs, algorithm: str, kernel, params: dict, seed: int = 0, skip_bad_
     return TrainResult(Model(learner, labels_from_dict(labels), sharding=shards.sharding(sync_every)),
                        time.perf_counter() - started, source, sum(r["skipped"][0] for r in reports), skipped,
                        warnings + support_warnings(learner))
+
+
+def _start_from(resume: Model | None, carried: dict | None, seed: int, k: int) -> tuple | None:
+    """ShardPool's `start` for a resumed run: the model as the shards adopt it, and each shard's reading
+    position and random stream (a checkpoint's own; else 0, and a stream seeded by (seed, shard, T))."""
+    if resume is None:
+        return None
+    learner = resume.learner
+    header, arrays = learner.state()
+    for name in learner.resume_arrays(header):
+        arrays.pop(name, None)
+    if carried:
+        return (header, arrays, resume.labels.to_dict()), carried["positions"], [
+            np.array(r, np.uint64) for r in carried["streams"]]
+    T = learner.counter("examples")
+    return (header, arrays, resume.labels.to_dict()), [0] * k, [
+        np.random.SeedSequence((seed, w, T)).generate_state(1, np.uint64) for w in range(k)]
+
+
+def _rounds(cls, shards, sources, sync_every, resume, checkpoint_every, on_checkpoint) -> tuple:
+    """Learn, mix and send back until every shard is through: (learner, labels, last reports, rounds)."""
+    learner = resume.learner if resume is not None else None
+    labels = resume.labels.to_dict() if resume is not None else None
+    counters = learner.counters.copy() if learner is not None else np.zeros(len(COUNTER_NAMES), np.int64)
+    last_checkpoint, rounds = int(counters[EXAMPLES]), 0
+    while True:
+        reports = shards.step(sync_every)
+        if not any(r["learned"] for r in reports):
+            break
+        learner = cls.from_state(*mix(reports, counters))
+        if "budget" in learner.hyper:
+            learner = compress(learner, learner.hyper["budget"])
+        learner.after_mix()
+        labels = merged_labels(reports, sources)
+        counters = learner.counters.copy()
+        rounds += 1
+        if all(r["learned"] < sync_every for r in reports):  # every shard is through
+            break
+        header, arrays = learner.state()
+        for name in learner.resume_arrays(header):  # each shard rebuilds it: not sent
+            arrays.pop(name, None)
+        shards.adopt(header, arrays, labels)
+        if checkpoint_every and counters[EXAMPLES] - last_checkpoint >= checkpoint_every:
+            last_checkpoint = int(counters[EXAMPLES])
+            on_checkpoint(Model(learner, labels_from_dict(labels), sharding=shards.sharding(sync_every)))
+    if learner is None:
+        raise DataError(sources[0], 0, None, "no examples to train on")
+    return learner, labels, reports, rounds
 
 
 class ShardPool:

@@ -113,8 +113,6 @@ def train(data, algorithm: str, kernel: KernelSpec, params: dict, seed: int = 0,
         check_settings(cls, kernel, params)
     started = time.perf_counter()
     model = resume
-    if model is not None:
-        model.sharding = None  # a sharded run's positions do not hold for a run of one input
     reader = None
     stops = None  # the Every rules of --curve and --checkpoint-every, set once the model exists
     warnings = None
