@@ -318,6 +318,8 @@ def train(inputs, algorithm: str, kernel, params: dict, seed: int = 0, skip_bad_
         learner._rebuild()
     learner.notes = [f"mixed {len(sources)} shards every {sync_every:,} examples per shard: {rounds:,} "
                      "synchronisations" + (" after the checkpoint" if carried else "")]
+    learner.notes.append(f"sent {shards.bytes_out / 1e6:,.1f} MB of arrays to the shards and received "
+                         f"{shards.bytes_in / 1e6:,.1f} MB from them")
     if shards.restarts:
         learner.notes.append(f"restarted a shard {shards.restarts} time(s) after its worker was lost, from the "
                              "last mixed model and its reading position")
@@ -325,7 +327,8 @@ def train(inputs, algorithm: str, kernel, params: dict, seed: int = 0, skip_bad_
     source = sources[0] if len(sources) == 1 else f"{len(sources)} shards: {sources[0]} … {sources[-1]}"
     return TrainResult(Model(learner, labels_from_dict(labels), sharding=shards.sharding(sync_every)),
                        time.perf_counter() - started, source, sum(r["skipped"][0] for r in reports), skipped,
-                       warnings + support_warnings(learner))
+                       warnings + support_warnings(learner),
+                       {"synchronisations": rounds, "bytes_out": shards.bytes_out, "bytes_in": shards.bytes_in})
 
 
 def _start_from(resume: Model | None, carried: dict | None, seed: int, k: int) -> tuple | None:
@@ -390,6 +393,7 @@ class ShardPool:
         self.rng = [None] * len(shard_args)  # each shard's random stream after its last round
         self.common = None  # (header, arrays, labels) of the last mix
         self.restarts = 0
+        self.bytes_in = self.bytes_out = 0  # the arrays' bytes the shards sent, and were sent
         futures = [self._submit(w) for w in range(len(shard_args))]
         self.shards = [f if client is None else f.result() for f in futures]
         if start is not None:
@@ -417,10 +421,12 @@ class ShardPool:
         for w, r in enumerate(reports):
             self.position[w] += r["learned"]
             self.rng[w] = r["arrays"]["rng_state"].copy()
+            self.bytes_in += sum(a.nbytes for a in r["arrays"].values()) + r["average"].nbytes
         return reports
 
     def adopt(self, header: dict, arrays: dict, labels: dict) -> None:
         self.common = (header, arrays, labels)
+        self.bytes_out += len(self.shards) * sum(a.nbytes for a in arrays.values())
         calls = [s.adopt(header, arrays, labels) for s in self.shards]
         for w, c in enumerate(calls):
             self._outcome(w, c, None)  # a shard started again has adopted it already

@@ -57,6 +57,7 @@ class TrainResult:
     n_skipped: int = 0
     skipped: list = field(default_factory=list)
     warnings: list = field(default_factory=list)  # kernel_warnings of the first block, then support_warnings
+    traffic: dict = field(default_factory=dict)  # a sharded run's: synchronisations, bytes_out, bytes_in
 
 
 def epochs_of(data, epochs: int = 1, shuffle: bool = False, seed: int = 0, skip_bad_lines: bool = False,

@@ -1,0 +1,113 @@
+"""Sharded training against one process (issue #20, "what to measure" 1 and 2, in the serial simulation).
+
+    python bench/shards.py TRAIN TEST [--shards 1,2,4,8] [--sync-every 1000,5000] [--algorithms rbp,projectron++]
+           [--json FILE]
+
+TRAIN is cut into k contiguous parts of equal line counts (the shards, written to a temporary
+directory), and `budgetcli.distributed.train` learns one model over them with --backend serial: the
+same protocol as on a cluster, whose model files are byte-identical (tests/test_distributed.py), so
+accuracy and communication do not depend on the backend.  Per algorithm, k and sync interval the
+table gives the test accuracy on TEST of the last hypothesis and of the averaged one (not for learners
+that evict, whose shards do not keep the evicted vectors the average needs; one process: projected),
+the number of synchronisations, the bytes of arrays the shards sent and were sent, the support size,
+and the CPU seconds of the run.  The one-process `train` on TRAIN comes first, as the reference: the
+goal is to stay within 1 point of its test accuracy for k ≤ 8.  Settings: rbf γ = 0.04, seed 0,
+rbp B = 300, projectron++ η = 0.5.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+
+import numpy as np  # noqa: E402
+
+from budgetcli import distributed, pipeline  # noqa: E402
+from budgetcli.io.libsvm import read_all  # noqa: E402
+
+SETTINGS = {"rbp": {"budget": 300}, "projectron++": {"eta": 0.5}, "forgetron": {"budget": 300},
+            "pa": {}, "perceptron": {}}
+KERNEL = pipeline.KernelSpec("rbf", 0.04)
+
+
+def accuracy(model, test) -> float:
+    scores = model.learner.decision_function(test)
+    predicted = np.where(scores > 0, model.labels.positive, model.labels.negative)
+    return float(np.mean(predicted == test.labels))
+
+
+def averaged(model):
+    model.learner.fold_retired()
+    return model.averaged()
+
+
+def split(train: str, k: int, where: str) -> list[str]:
+    with open(train, "rb") as f:
+        lines = f.readlines()
+    size = -(-len(lines) // k)
+    paths = []
+    for w in range(k):
+        path = os.path.join(where, f"shard-{k}-{w:03d}.svm")
+        with open(path, "wb") as out:
+            out.writelines(lines[w * size:(w + 1) * size])
+        paths.append(path)
+    return paths
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("train")
+    ap.add_argument("test")
+    ap.add_argument("--shards", default="1,2,4,8")
+    ap.add_argument("--sync-every", default="1000,5000")
+    ap.add_argument("--algorithms", default="rbp,projectron++")
+    ap.add_argument("--json")
+    args = ap.parse_args()
+    test = read_all(args.test)
+    rows = []
+    print(f"{'algorithm':14s} {'k':>3s} {'sync':>6s} {'acc last':>9s} {'acc avg':>8s} {'syncs':>6s} "
+          f"{'MB out':>7s} {'MB in':>7s} {'|S|':>5s} {'CPU s':>6s}")
+    with tempfile.TemporaryDirectory() as tmp:
+        for name in args.algorithms.split(","):
+            params = SETTINGS[name]
+            t0 = time.process_time()
+            one = pipeline.train(args.train, name, KERNEL, params, keep_retired=True)
+            cpu = time.process_time() - t0
+            last = accuracy(one.model, test)
+            avg = accuracy(averaged(one.model), test)
+            print(f"{name:14s} {'one process':>10s} {100 * last:8.2f}% {100 * avg:7.2f}% {'':6s} {'':7s} {'':7s} "
+                  f"{len(one.model.learner.support):5d} {cpu:6.2f}", flush=True)
+            rows.append({"algorithm": name, "k": 0, "accuracy_last": last, "accuracy_average": avg, "cpu": cpu})
+            for k in map(int, args.shards.split(",")):
+                paths = split(args.train, k, tmp)
+                for sync in map(int, args.sync_every.split(",")):
+                    t0 = time.process_time()
+                    result = distributed.train(paths, name, KERNEL, params, sync_every=sync)
+                    cpu = time.process_time() - t0
+                    learner = result.model.learner
+                    syncs = result.traffic["synchronisations"]
+                    mb = [result.traffic["bytes_out"] / 1e6, result.traffic["bytes_in"] / 1e6]
+                    last = accuracy(result.model, test)
+                    # the shards do not keep the vectors an evicting learner discards: no average to measure
+                    avg = None if learner.evicts else accuracy(result.model.averaged(), test)
+                    shown = "     —  " if avg is None else f"{100 * avg:7.2f}%"
+                    print(f"{name:14s} {k:3d} {sync:6d} {100 * last:8.2f}% {shown} {syncs:6d} {mb[0]:7.1f} "
+                          f"{mb[1]:7.1f} {len(learner.support):5d} {cpu:6.2f}", flush=True)
+                    rows.append({"algorithm": name, "k": k, "sync_every": sync, "accuracy_last": last,
+                                 "accuracy_average": avg, "synchronisations": syncs, "mb_out": mb[0],
+                                 "mb_in": mb[1], "support": len(learner.support), "cpu": cpu})
+    print("load average (1, 5, 15 min): " + " ".join(f"{x:.2f}" for x in os.getloadavg()))
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(rows, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
