@@ -398,7 +398,8 @@ class ShardPool:
         self.shards = [f if client is None else f.result() for f in futures]
         if start is not None:
             self.common, self.position, self.rng = start[0], list(start[1]), list(start[2])
-            calls = [s.resume_at(p, self.common, r) for s, p, r in zip(self.shards, self.position, self.rng)]
+            calls = [self._begin(w, "resume_at", self.position[w], self.common, self.rng[w])
+                     for w in range(len(self.shards))]
             for w, c in enumerate(calls):
                 self._outcome(w, c, None)
 
@@ -416,7 +417,7 @@ class ShardPool:
 
     def step(self, n: int) -> list[dict]:
         """Every shard's next n examples, all at once on a cluster; the reports in shard order."""
-        calls = [s.step(n) for s in self.shards]
+        calls = [self._begin(w, "step", n) for w in range(len(self.shards))]
         reports = [self._outcome(w, c, "step", n) for w, c in enumerate(calls)]
         for w, r in enumerate(reports):
             self.position[w] += r["learned"]
@@ -427,9 +428,17 @@ class ShardPool:
     def adopt(self, header: dict, arrays: dict, labels: dict) -> None:
         self.common = (header, arrays, labels)
         self.bytes_out += len(self.shards) * sum(a.nbytes for a in arrays.values())
-        calls = [s.adopt(header, arrays, labels) for s in self.shards]
+        calls = [self._begin(w, "adopt", header, arrays, labels) for w in range(len(self.shards))]
         for w, c in enumerate(calls):
             self._outcome(w, c, None)  # a shard started again has adopted it already
+
+    def _begin(self, w: int, method: str, *args):
+        """shard w's method(*args): its result (this process), a future (dask), or the exception calling it
+        raised (an actor whose worker is known to be lost refuses the call at once); see `_outcome`."""
+        try:
+            return getattr(self.shards[w], method)(*args)
+        except Exception as exc:
+            return exc
 
     def _outcome(self, w: int, call, method: str | None, *args):
         """The result of shard w's call; when its worker was lost, the shard is started again on a live
@@ -442,6 +451,8 @@ class ShardPool:
                     if method is None:
                         return None
                     call = getattr(self.shards[w], method)(*args)
+                if isinstance(call, Exception):
+                    raise call
                 return call if self.client is None else call.result()
             except DataError:
                 raise
