@@ -406,7 +406,7 @@ class ShardPool:
     def sharding(self, sync_every: int) -> dict:
         """What a checkpoint holds to continue this run (Model.sharding)."""
         return {"sources": [a[0] for a in self.args], "sync_every": sync_every, "positions": list(self.position),
-                "streams": [[int(v) for v in r] if r is not None else None for r in self.rng]}
+                "streams": [[int(v) for v in r] for r in self.rng]}
 
     def _submit(self, w: int):
         if self.client is None:

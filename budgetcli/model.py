@@ -28,7 +28,7 @@ class Model:
     labels: BinaryLabels | MulticlassLabels
     # "online": predicts with the last hypothesis f_T and resumes; "running-average" (train --average):
     # holds the same online state, resumes it, and predicts with the average (1/T) Σ_t f_t of its
-    # running sums (`for_prediction`); "average", "projected-average", "last": online-to-batch's
+    # running sums (`load`); "average", "projected-average", "last": online-to-batch's
     # batch models, not resumable
     hypothesis: str = "online"
     resume_state: bool = True  # its file holds the resume state (--save-resume; files of format 1 all do)
@@ -134,21 +134,16 @@ class Model:
             # a layout it does not know.
             raise ModelFileError(f"{path}: cannot use this model ({type(exc).__name__}: {exc})") from exc
         model = cls(learner, labels, hypothesis, resume_state, sharding)
-        if resume:
+        if resume or hypothesis != "running-average":
             return model
+        # to predict, a running-average model's averaged coefficients (its evicted vectors' part was
+        # folded in when it was saved) take the online ones' place
         with np.errstate(over="ignore", invalid="ignore"):
-            model.for_prediction()
-        coef = learner.coefficients() if learner.multiclass else learner.slot["alpha"][: len(learner.support)]
+            coef = learner.averaged_coefficients()
         if not np.isfinite(coef).all():  # running sums of a file from anybody
             raise ModelFileError(f"{path}: invalid model: its averaged coefficients are not finite")
+        learner.set_coefficients(coef)
         return model
-
-    def for_prediction(self) -> "Model":
-        """This model with the coefficients prediction uses: a running-average model's averaged ones
-        (its evicted vectors' part was folded in when it was saved), else this model itself."""
-        if self.hypothesis == "running-average":
-            self.learner.set_coefficients(self.learner.averaged_coefficients())
-        return self
 
 
 def _expected_arrays(header: dict, members: dict) -> dict:
