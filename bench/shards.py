@@ -1,7 +1,7 @@
 """Sharded training against one process (issue #20, "what to measure" 1 and 2, in the serial simulation).
 
     python bench/shards.py TRAIN TEST [--shards 1,2,4,8] [--sync-every 1000,5000] [--algorithms rbp,projectron++]
-           [--json FILE]
+           [--divergence 10,30] [--seeds 0,1,2] [--json FILE]
 
 TRAIN is cut into k contiguous parts of equal line counts (the shards, written to a temporary
 directory), and `budgetcli.distributed.train` learns one model over them with --backend serial: the
@@ -13,6 +13,12 @@ the number of synchronisations, the bytes of arrays the shards sent and were sen
 and the CPU seconds of the run.  The one-process `train` on TRAIN comes first, as the reference: the
 goal is to stay within 1 point of its test accuracy for k ≤ 8.  Settings: rbf γ = 0.04, seed 0,
 rbp B = 300, projectron++ η = 0.5.
+
+With --divergence, every static row (the models mixed every --sync-every examples per shard) gets one
+row per Δ of dynamic averaging beside it (each shard checks ‖f − r‖² ≤ Δ every --sync-every examples,
+and the shards synchronise only when one has drifted further): the goal is ≥ 10× fewer bytes than the
+static row at its accuracy within 0.5 point.  --seeds repeats everything per seed (rbp's evictions,
+and so its accuracy, vary with the seed).
 """
 
 from __future__ import annotations
@@ -61,48 +67,64 @@ def split(train: str, k: int, where: str) -> list[str]:
     return paths
 
 
+def sharded_row(paths, name, params, sync, divergence, seed, test) -> dict:
+    """One sharded run (static averaging for divergence None, else dynamic) and its figures."""
+    t0 = time.process_time()
+    result = distributed.train(paths, name, KERNEL, params, seed=seed, sync_every=sync, divergence=divergence)
+    cpu = time.process_time() - t0
+    learner = result.model.learner
+    # the shards do not keep the vectors an evicting learner discards: no average to measure
+    avg = None if learner.evicts else accuracy(result.model.averaged(), test)
+    return {"algorithm": name, "k": len(paths), "sync_every": sync, "divergence": divergence, "seed": seed,
+            "accuracy_last": accuracy(result.model, test), "accuracy_average": avg,
+            "synchronisations": result.traffic["synchronisations"], "mb_out": result.traffic["bytes_out"] / 1e6,
+            "mb_in": result.traffic["bytes_in"] / 1e6, "support": len(learner.support), "cpu": cpu}
+
+
+def show(row) -> None:
+    avg = "     —  " if row["accuracy_average"] is None else f"{100 * row['accuracy_average']:7.2f}%"
+    mode = "static" if row["divergence"] is None else f"Δ={row['divergence']:g}"
+    print(f"{row['algorithm']:14s} {row['seed']:4d} {row['k']:3d} {row['sync_every']:6d} {mode:>8s} "
+          f"{100 * row['accuracy_last']:8.2f}% {avg} {row['synchronisations']:6d} {row['mb_out']:7.2f} "
+          f"{row['mb_in']:7.2f} {row['support']:5d} {row['cpu']:6.2f}", flush=True)
+
+
+def one_process(train, name, params, seed, test) -> dict:
+    t0 = time.process_time()
+    one = pipeline.train(train, name, KERNEL, params, seed=seed, keep_retired=True)
+    cpu = time.process_time() - t0
+    last, avg = accuracy(one.model, test), accuracy(averaged(one.model), test)
+    print(f"{name:14s} {seed:4d} {'one process':>19s} {100 * last:8.2f}% {100 * avg:7.2f}% {'':6s} {'':7s} {'':7s} "
+          f"{len(one.model.learner.support):5d} {cpu:6.2f}", flush=True)
+    return {"algorithm": name, "k": 0, "seed": seed, "accuracy_last": last, "accuracy_average": avg, "cpu": cpu}
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("train")
     ap.add_argument("test")
     ap.add_argument("--shards", default="1,2,4,8")
     ap.add_argument("--sync-every", default="1000,5000")
+    ap.add_argument("--divergence", default="", help="Δ values of dynamic averaging, run beside the static rows")
+    ap.add_argument("--seeds", default="0")
     ap.add_argument("--algorithms", default="rbp,projectron++")
     ap.add_argument("--json")
     args = ap.parse_args()
     test = read_all(args.test)
+    modes = [None] + [float(d) for d in args.divergence.split(",") if d]
     rows = []
-    print(f"{'algorithm':14s} {'k':>3s} {'sync':>6s} {'acc last':>9s} {'acc avg':>8s} {'syncs':>6s} "
-          f"{'MB out':>7s} {'MB in':>7s} {'|S|':>5s} {'CPU s':>6s}")
+    print(f"{'algorithm':14s} {'seed':>4s} {'k':>3s} {'sync':>6s} {'mode':>8s} {'acc last':>9s} {'acc avg':>8s} "
+          f"{'syncs':>6s} {'MB out':>7s} {'MB in':>7s} {'|S|':>5s} {'CPU s':>6s}")
     with tempfile.TemporaryDirectory() as tmp:
         for name in args.algorithms.split(","):
-            params = SETTINGS[name]
-            t0 = time.process_time()
-            one = pipeline.train(args.train, name, KERNEL, params, keep_retired=True)
-            cpu = time.process_time() - t0
-            last = accuracy(one.model, test)
-            avg = accuracy(averaged(one.model), test)
-            print(f"{name:14s} {'one process':>10s} {100 * last:8.2f}% {100 * avg:7.2f}% {'':6s} {'':7s} {'':7s} "
-                  f"{len(one.model.learner.support):5d} {cpu:6.2f}", flush=True)
-            rows.append({"algorithm": name, "k": 0, "accuracy_last": last, "accuracy_average": avg, "cpu": cpu})
-            for k in map(int, args.shards.split(",")):
-                paths = split(args.train, k, tmp)
-                for sync in map(int, args.sync_every.split(",")):
-                    t0 = time.process_time()
-                    result = distributed.train(paths, name, KERNEL, params, sync_every=sync)
-                    cpu = time.process_time() - t0
-                    learner = result.model.learner
-                    syncs = result.traffic["synchronisations"]
-                    mb = [result.traffic["bytes_out"] / 1e6, result.traffic["bytes_in"] / 1e6]
-                    last = accuracy(result.model, test)
-                    # the shards do not keep the vectors an evicting learner discards: no average to measure
-                    avg = None if learner.evicts else accuracy(result.model.averaged(), test)
-                    shown = "     —  " if avg is None else f"{100 * avg:7.2f}%"
-                    print(f"{name:14s} {k:3d} {sync:6d} {100 * last:8.2f}% {shown} {syncs:6d} {mb[0]:7.1f} "
-                          f"{mb[1]:7.1f} {len(learner.support):5d} {cpu:6.2f}", flush=True)
-                    rows.append({"algorithm": name, "k": k, "sync_every": sync, "accuracy_last": last,
-                                 "accuracy_average": avg, "synchronisations": syncs, "mb_out": mb[0],
-                                 "mb_in": mb[1], "support": len(learner.support), "cpu": cpu})
+            for seed in map(int, args.seeds.split(",")):
+                rows.append(one_process(args.train, name, SETTINGS[name], seed, test))
+                for k in map(int, args.shards.split(",")):
+                    paths = split(args.train, k, tmp)
+                    for sync in map(int, args.sync_every.split(",")):
+                        for divergence in modes:
+                            rows.append(sharded_row(paths, name, SETTINGS[name], sync, divergence, seed, test))
+                            show(rows[-1])
     print("load average (1, 5, 15 min): " + " ".join(f"{x:.2f}" for x in os.getloadavg()))
     if args.json:
         with open(args.json, "w") as f:

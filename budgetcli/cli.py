@@ -147,14 +147,22 @@ class _MoreData(click.Argument):
               help="--backend dask: worker processes of the local cluster started for the run.")
 @click.option("--scheduler", default=None, metavar="ADDRESS", help="--backend dask: the scheduler of a running cluster.")
 @click.option("--sync-every", type=click.IntRange(min=1), default=10_000, show_default=True, metavar="N",
-              help="Examples each shard learns between two synchronisations (a resumed checkpoint: its own).")
+              help="Examples each shard learns between two synchronisations, or between two checks of "
+                   "--sync dynamic (a resumed checkpoint: its own).")
+@click.option("--sync", type=click.Choice(["static", "dynamic"]), default=None,
+              help="static: mix the shards' models every --sync-every examples per shard; dynamic: only when a "
+                   "shard's model has drifted more than --divergence from the last mixed one (dynamic averaging; "
+                   "far fewer bytes sent). Default: static (a resumed checkpoint: its own).")
+@click.option("--divergence", type=float, default=None, metavar="DELTA",
+              help="--sync dynamic: the drift ‖f − r‖² (squared RKHS distance of a shard's model f from the last "
+                   "mixed model r) that makes the shards synchronise.")
 @click.option("--average", is_flag=True,
               help="The model predicts with the averaged hypothesis (1/T) Σ f_t (as scikit-learn's "
                    "SGDClassifier(average=True)), usually far better on held-out data than the last one, and "
                    "still resumes the online learner. Learners that evict support vectors keep the evicted ones "
                    "until the model is written, then project their part onto the kept ones (the model stays "
                    "within the budget). A resumed running-average model stays one.")
-def train(ctx, more_data, backend, jobs, scheduler, sync_every, average, **options):
+def train(ctx, more_data, backend, jobs, scheduler, sync_every, sync, divergence, average, **options):
     """Train ALGORITHM online over DATA (one pass, or --epochs passes) and write the model.
 
     With several inputs (DATA DATA...) or --backend, each input (a path, a glob, an fsspec URL) is a shard with
@@ -172,7 +180,10 @@ def train(ctx, more_data, backend, jobs, scheduler, sync_every, average, **optio
     if more_data or backend:
         given = ctx.get_parameter_source("sync_every") is not click.core.ParameterSource.DEFAULT
         sharded = {"inputs": (options["data"],) + more_data, "backend": backend or "serial", "jobs": jobs,
-                   "scheduler": scheduler, "sync_every": sync_every if given else None}
+                   "scheduler": scheduler, "sync_every": sync_every if given else None, "sync": sync,
+                   "divergence": divergence}
+    elif sync or divergence is not None:
+        raise click.UsageError("--sync and --divergence are for a sharded run (several inputs or --backend)")
     _train(ctx, "running-average" if average else "online", sharded=sharded, **options)
 
 
@@ -199,8 +210,8 @@ def _resumed(ctx, resume_path: str, hypothesis: str) -> Model:
     given = [p.opts[-1] for p in ctx.command.params
              if p.name not in ("output", "resume_path", "skip_bad_lines", "quiet", "progress", "as_json", "data",
                                "method", "average", "epochs", "shuffle", "save_resume", "backend", "jobs",
-                               "scheduler", "sync_every", "more_data", "checkpoint_every", "curve_path",
-                               "curve_every")
+                               "scheduler", "sync_every", "sync", "divergence", "more_data", "checkpoint_every",
+                               "curve_path", "curve_every")
              and ctx.get_parameter_source(p.name) is not click.core.ParameterSource.DEFAULT]
     if given:
         raise click.UsageError(f"--resume continues the model's own settings; drop {', '.join(given)}")

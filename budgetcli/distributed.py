@@ -29,6 +29,15 @@ perceptron", NAACL 2010, §3 iterative parameter mixing) with the kernel expansi
   and a shard rebuilds it from the support set before it learns again, as for a compact model file.
   Scalars are made afresh by the learner's `after_mix`.
 - The mixed model is sent back to every shard, which keeps its own random stream and reading position.
+- Dynamic averaging (Kamp, Boley, Keren, Schuster, Sharfman, "Communication-efficient distributed
+  online prediction by dynamic model synchronization", ECML PKDD 2014; with kernels: Kamp, Bothe,
+  Boley, Mock, ECML PKDD 2016): every `sync_every` examples each shard sends only its drift
+  ‖f_w − r‖² from the last mixed model r (`Shard.divergence`, by kernel sums over both support sets),
+  and the shards are mixed as above only when one exceeds Δ (`divergence`); the end of the stream
+  mixes always.  Kamp et al. first try to resolve a violation by averaging a growing subset of the
+  shards (their "balancing"); here a violation mixes every shard: more bytes per violation than
+  balancing, never a different kind of model, and the figures of bench/shards.py count what this
+  protocol sends.  r = 0 before the first mix.
 - A shard whose worker is lost (its process killed, its machine gone) is started again on a live
   worker from what the driver holds: the last mixed model, the shard's random stream as its last
   report left it, and its reading position (the examples it had learned, skipped again on reading).
@@ -37,7 +46,7 @@ perceptron", NAACL 2010, §3 iterative parameter mixing) with the kernel expansi
   shards, `sync_every`, each shard's reading position and random stream); resuming it over the same
   shards starts each where it was, so the run ends with the model of one never interrupted.
 
-So the model depends only on the data, the shard order, the seed and `sync_every`: the serial backend
+So the model depends only on the data, the shard order, the seed, `sync_every` and Δ: the serial backend
 (every shard in this process, one after the other) and the dask backend (one dask actor per shard)
 give byte-identical model files.  Which learners can be mixed is declared by each algorithm
 (`KernelLearner.unmixable`).
@@ -110,7 +119,7 @@ class Shard:
     """One shard's learner and reading position (a dask actor on a cluster)."""
 
     def __init__(self, source: str, index: int, algorithm: str, kernel: dict, params: dict, seed: int,
-                 skip_bad_lines: bool, block_lines: int):
+                 skip_bad_lines: bool, block_lines: int, dynamic: bool = False):
         cls = registry.get(algorithm)
         self.model = Model(cls(Kernel.from_dict(kernel), seed=seed, **params), BinaryLabels())
         # every shard its own stream: the same draws on every shard would evict alike
@@ -118,9 +127,13 @@ class Shard:
         self.reader = open_shard(source, block_lines, skip_bad_lines)
         self.chunks = iter(self.reader)
         self.pending = None  # the rest of a block cut at a synchronisation
+        self.learned = 0  # examples learned since the last report
+        self.dynamic = dynamic  # measure `divergence` after every step (dynamic averaging)
+        self.reference = _reference(None)  # the last mixed model, for `divergence`: f = 0 at the start
 
     def step(self, n: int) -> dict:
-        """Learn the shard's next n examples (fewer at its end); return what mixing needs."""
+        """Learn the shard's next n examples (fewer at its end): how many it learned and, under dynamic
+        averaging, its model's `divergence` from the last mixed model."""
         learned = 0
         while learned < n:
             if self.pending is None:
@@ -133,11 +146,31 @@ class Shard:
             y = self.model.labels.encode(chunk, self.reader.source_name)
             self.model.learner.learn(chunk, y)
             learned += len(chunk)
+        self.learned += learned
+        return {"learned": learned, "divergence": self.divergence() if self.dynamic else None}
+
+    def divergence(self) -> float:
+        """‖f − r‖², f this shard's model, r the last mixed model, in the RKHS: αᵀKα − 2 βᵀK_rf α + βᵀK_rβ
+        (Kamp et al. 2014: the local condition ‖f − r‖² ≤ Δ of dynamic averaging)."""
+        learner = self.model.learner
+        n = len(learner.support)
+        rows, beta, rr = self.reference
+        if n == 0:
+            return rr
+        alpha = learner.slot["alpha"][:n]
+        ff = alpha @ learner.gram() @ alpha
+        fr = beta @ learner.kernel_matrix(*rows) @ alpha if len(beta) else 0.0
+        return max(float(ff - 2.0 * fr + rr), 0.0)  # rounding may leave a tiny negative
+
+    def report(self) -> dict:
+        """What mixing needs: the model, its averaged coefficients and the examples learned since the last
+        report (the shard's weight in the mix)."""
         learner = self.model.learner
         learner.notes.clear()  # a rebuild after each mix is the protocol, not news
         header, arrays = learner.state()
         for name in learner.resume_arrays(header):  # rebuilt where needed, never sent
             arrays.pop(name, None)
+        learned, self.learned = self.learned, 0
         return {"header": header, "arrays": arrays, "average": learner.averaged_alpha(), "learned": learned,
                 "labels": self.model.labels.to_dict(), "skipped": (self.reader.n_skipped, self.reader.skipped[:1])}
 
@@ -165,9 +198,20 @@ class Shard:
         learner = registry.get(header["algorithm"]).from_state(header, arrays)
         learner.rng_state[:] = own
         self.model = Model(learner, labels_from_dict(labels))
+        if self.dynamic:
+            self.reference = _reference(learner)
 
     def close(self) -> None:
         self.reader.close()
+
+
+def _reference(learner) -> tuple:
+    """A mixed model as `Shard.divergence` measures from it: its support vectors (CSR), coefficients β
+    and ‖r‖² = βᵀKβ; the zero function for None."""
+    if learner is None or not len(learner.support):
+        return (np.zeros(1, np.int64), np.zeros(0, np.int32), np.zeros(0)), np.zeros(0), 0.0
+    beta = learner.slot["alpha"][:len(learner.support)].copy()
+    return learner.support.to_csr(), beta, float(beta @ learner.gram() @ beta)
 
 
 def mix(reports: list[dict], base_counters: np.ndarray) -> tuple[dict, dict]:
@@ -269,8 +313,8 @@ def merged_labels(reports: list[dict], sources: list[str]) -> dict:
 
 def train(inputs, algorithm: str, kernel, params: dict, seed: int = 0, skip_bad_lines: bool = False,
           block_lines: int = 4096, backend: str = "serial", jobs: int = 1, scheduler: str | None = None,
-          sync_every: int | None = None, resume: Model | None = None, checkpoint_every: int | None = None,
-          on_checkpoint=None):
+          sync_every: int | None = None, sync: str | None = None, divergence: float | None = None,
+          resume: Model | None = None, checkpoint_every: int | None = None, on_checkpoint=None):
     """One model learnt over the shards the inputs name (module docstring); a pipeline.TrainResult.
     ValueError for settings refused before any data is read (an algorithm that cannot be mixed among
     them), DataError for bad data in any shard (nothing is returned), RuntimeError for a cluster.
@@ -280,16 +324,16 @@ def train(inputs, algorithm: str, kernel, params: dict, seed: int = 0, skip_bad_
     stream, so the run ends with the model of a run never interrupted; any other model starts every
     shard at its beginning from the model.  `on_checkpoint(model)` is called at the first
     synchronisation after every `checkpoint_every` examples (all shards together) with the mixed
-    model and its `sharding`."""
+    model and its `sharding`.
+
+    `sync`: "static" (mix every `sync_every` examples per shard) or "dynamic" (check every `sync_every`,
+    mix when a shard's `divergence` exceeds Δ = `divergence`); None: a resumed checkpoint's, else
+    dynamic when `divergence` is given, else static."""
     sources = shard_sources(inputs)
     carried = resume.sharding if resume is not None and resume.sharding else None
     if carried is not None and carried["sources"] != sources:
         carried = None  # other shards: a new run from the model
-    if sync_every is None:
-        sync_every = carried["sync_every"] if carried else 10_000
-    elif carried and sync_every != carried["sync_every"]:
-        raise ValueError(f"--sync-every {sync_every:,}: the checkpoint was taken with --sync-every "
-                         f"{carried['sync_every']:,}; give the same, or none")
+    sync_every, divergence = sync_settings(sync_every, sync, divergence, carried)
     cls = registry.get(algorithm if resume is None else resume.learner.name)
     if cls.unmixable:
         raise ValueError(f"{cls.name} cannot be trained on shards: {cls.unmixable}")
@@ -305,19 +349,21 @@ def train(inputs, algorithm: str, kernel, params: dict, seed: int = 0, skip_bad_
         params = cls.resolve_params(params)
     else:
         resolved, params, seed, warnings = resume.learner.kernel, dict(resume.learner.hyper), resume.learner.seed, []
-    shard_args = [(source, w, cls.name, resolved.to_dict(), params, seed, skip_bad_lines, block_lines)
-                  for w, source in enumerate(sources)]
+    shard_args = [(source, w, cls.name, resolved.to_dict(), params, seed, skip_bad_lines, block_lines,
+                   divergence is not None) for w, source in enumerate(sources)]
     with cluster(backend, jobs, scheduler) as client:
         shards = ShardPool(client, shard_args, _start_from(resume, carried, seed, len(sources)))
         try:
-            learner, labels, reports, rounds = _rounds(cls, shards, sources, sync_every, resume, checkpoint_every,
-                                                       on_checkpoint)
+            learner, labels, reports, rounds, checks = _rounds(cls, shards, sources, (sync_every, divergence),
+                                                               resume, checkpoint_every, on_checkpoint)
         finally:
             shards.close()
     if learner.stale:  # the model file may be asked to hold the resume state
         learner._rebuild()
-    learner.notes = [f"mixed {len(sources)} shards every {sync_every:,} examples per shard: {rounds:,} "
-                     "synchronisations" + (" after the checkpoint" if carried else "")]
+    every = f"every {sync_every:,} examples per shard" if divergence is None else \
+        f"when one had drifted more than {divergence:g} (checked every {sync_every:,} examples per shard, {checks:,} times)"
+    learner.notes = [f"mixed {len(sources)} shards {every}: {rounds:,} synchronisations"
+                     + (" after the checkpoint" if carried else "")]
     learner.notes.append(f"sent {shards.bytes_out / 1e6:,.1f} MB of arrays to the shards and received "
                          f"{shards.bytes_in / 1e6:,.1f} MB from them")
     if shards.restarts:
@@ -325,10 +371,36 @@ def train(inputs, algorithm: str, kernel, params: dict, seed: int = 0, skip_bad_
                              "last mixed model and its reading position")
     skipped = [e for r in reports for e in r["skipped"][1]]
     source = sources[0] if len(sources) == 1 else f"{len(sources)} shards: {sources[0]} … {sources[-1]}"
-    return TrainResult(Model(learner, labels_from_dict(labels), sharding=shards.sharding(sync_every)),
+    return TrainResult(Model(learner, labels_from_dict(labels), sharding=shards.sharding(sync_every, divergence)),
                        time.perf_counter() - started, source, sum(r["skipped"][0] for r in reports), skipped,
                        warnings + support_warnings(learner),
-                       {"synchronisations": rounds, "bytes_out": shards.bytes_out, "bytes_in": shards.bytes_in})
+                       {"synchronisations": rounds, "checks": checks, "bytes_out": shards.bytes_out,
+                        "bytes_in": shards.bytes_in})
+
+
+def sync_settings(sync_every: int | None, sync: str | None, divergence: float | None,
+                  carried: dict | None) -> tuple[int, float | None]:
+    """(sync_every, Δ or None for static averaging) from the options and a checkpoint's `sharding`
+    (`train`); ValueError for a combination refused, or one the checkpoint was not taken with."""
+    if sync not in (None, "static", "dynamic"):
+        raise ValueError(f"unknown synchronisation {sync!r} (known: static, dynamic)")
+    if sync == "static" and divergence is not None:
+        raise ValueError("--divergence is for --sync dynamic")
+    if divergence is not None and not (np.isfinite(divergence) and divergence > 0):
+        raise ValueError(f"--divergence {divergence!r}: give a positive number (a squared distance in the RKHS)")
+    if sync == "dynamic" and divergence is None:
+        raise ValueError("--sync dynamic needs --divergence Δ")
+    if sync is None and divergence is None and carried:
+        divergence = carried.get("divergence")
+    if carried and divergence != carried.get("divergence"):
+        taken = f"--sync dynamic --divergence {carried['divergence']:g}" if "divergence" in carried else "--sync static"
+        raise ValueError(f"the checkpoint was taken with {taken}; give the same, or none")
+    if sync_every is None:
+        sync_every = carried["sync_every"] if carried else 10_000
+    elif carried and sync_every != carried["sync_every"]:
+        raise ValueError(f"--sync-every {sync_every:,}: the checkpoint was taken with --sync-every "
+                         f"{carried['sync_every']:,}; give the same, or none")
+    return sync_every, divergence
 
 
 def _start_from(resume: Model | None, carried: dict | None, seed: int, k: int) -> tuple | None:
@@ -348,14 +420,22 @@ def _start_from(resume: Model | None, carried: dict | None, seed: int, k: int) -
         np.random.SeedSequence((seed, w, T)).generate_state(1, np.uint64) for w in range(k)]
 
 
-def _rounds(cls, shards, sources, sync_every, resume, checkpoint_every, on_checkpoint) -> tuple:
-    """Learn, mix and send back until every shard is through: (learner, labels, last reports, rounds)."""
+def _rounds(cls, shards, sources, sync, resume, checkpoint_every, on_checkpoint) -> tuple:
+    """Learn, mix and send back until every shard is through: (learner, labels, last reports,
+    synchronisations, checks).  `sync` = (sync_every, divergence): every shard learns sync_every examples,
+    then all are mixed (static), or only when one has drifted more than divergence (dynamic)."""
+    sync_every, divergence = sync
     learner = resume.learner if resume is not None else None
     labels = resume.labels.to_dict() if resume is not None else None
     counters = learner.counters.copy() if learner is not None else np.zeros(len(COUNTER_NAMES), np.int64)
-    last_checkpoint, rounds = int(counters[EXAMPLES]), 0
+    last_checkpoint, rounds, checks = int(counters[EXAMPLES]), 0, 0
     while True:
-        reports = shards.step(sync_every)
+        steps = shards.step(sync_every)
+        checks += 1
+        through = all(c["learned"] < sync_every for c in steps)  # every shard is at its end
+        if divergence is not None and not through and all(c["divergence"] <= divergence for c in steps):
+            continue  # every shard within Δ of the last mixed model: no synchronisation
+        reports = shards.collect()
         if not any(r["learned"] for r in reports):
             break
         learner = cls.from_state(*mix(reports, counters))
@@ -365,7 +445,7 @@ def _rounds(cls, shards, sources, sync_every, resume, checkpoint_every, on_check
         labels = merged_labels(reports, sources)
         counters = learner.counters.copy()
         rounds += 1
-        if all(r["learned"] < sync_every for r in reports):  # every shard is through
+        if through:
             break
         header, arrays = learner.state()
         for name in learner.resume_arrays(header):  # each shard rebuilds it: not sent
@@ -373,10 +453,10 @@ def _rounds(cls, shards, sources, sync_every, resume, checkpoint_every, on_check
         shards.adopt(header, arrays, labels)
         if checkpoint_every and counters[EXAMPLES] - last_checkpoint >= checkpoint_every:
             last_checkpoint = int(counters[EXAMPLES])
-            on_checkpoint(Model(learner, labels_from_dict(labels), sharding=shards.sharding(sync_every)))
+            on_checkpoint(Model(learner, labels_from_dict(labels), sharding=shards.sharding(*sync)))
     if learner is None:
         raise DataError(sources[0], 0, None, "no examples to train on")
-    return learner, labels, reports, rounds
+    return learner, labels, reports, rounds, checks
 
 
 class ShardPool:
@@ -389,8 +469,9 @@ class ShardPool:
         each shard's random stream), or None for fresh shards."""
         self.client, self.args = client, shard_args
         self.where = [None] * len(shard_args)  # each actor's worker
-        self.position = [0] * len(shard_args)  # examples each shard has learned
-        self.rng = [None] * len(shard_args)  # each shard's random stream after its last round
+        self.position = [0] * len(shard_args)  # examples each shard had learned at its last report
+        self.rng = [None] * len(shard_args)  # each shard's random stream at its last report
+        self.since = [[] for _ in shard_args]  # each shard's steps since its last report, to replay
         self.common = None  # (header, arrays, labels) of the last mix
         self.restarts = 0
         self.bytes_in = self.bytes_out = 0  # the arrays' bytes the shards sent, and were sent
@@ -403,10 +484,14 @@ class ShardPool:
             for w, c in enumerate(calls):
                 self._outcome(w, c, None)
 
-    def sharding(self, sync_every: int) -> dict:
-        """What a checkpoint holds to continue this run (Model.sharding)."""
-        return {"sources": [a[0] for a in self.args], "sync_every": sync_every, "positions": list(self.position),
-                "streams": [[int(v) for v in r] for r in self.rng]}
+    def sharding(self, sync_every: int, divergence: float | None) -> dict:
+        """What a checkpoint holds to continue this run (Model.sharding); `divergence` only under dynamic
+        averaging, so that a static run's checkpoint reads as before."""
+        out = {"sources": [a[0] for a in self.args], "sync_every": sync_every, "positions": list(self.position),
+               "streams": [[int(v) for v in r] for r in self.rng]}
+        if divergence is not None:
+            out["divergence"] = divergence
+        return out
 
     def _submit(self, w: int):
         if self.client is None:
@@ -416,12 +501,22 @@ class ShardPool:
         return self.client.submit(Shard, *self.args[w], actor=True, workers=[self.where[w]], pure=False)
 
     def step(self, n: int) -> list[dict]:
-        """Every shard's next n examples, all at once on a cluster; the reports in shard order."""
+        """Every shard's next n examples, all at once on a cluster: what each learned (and its divergence)."""
         calls = [self._begin(w, "step", n) for w in range(len(self.shards))]
-        reports = [self._outcome(w, c, "step", n) for w, c in enumerate(calls)]
+        checks = [self._outcome(w, c, "step", n) for w, c in enumerate(calls)]
+        for w, c in enumerate(checks):
+            self.since[w].append(n)
+            self.bytes_in += 8 if c["divergence"] is not None else 0  # one float
+        return checks
+
+    def collect(self) -> list[dict]:
+        """Every shard's report (`Shard.report`), in shard order."""
+        calls = [self._begin(w, "report") for w in range(len(self.shards))]
+        reports = [self._outcome(w, c, "report") for w, c in enumerate(calls)]
         for w, r in enumerate(reports):
             self.position[w] += r["learned"]
             self.rng[w] = r["arrays"]["rng_state"].copy()
+            self.since[w] = []
             self.bytes_in += sum(a.nbytes for a in r["arrays"].values()) + r["average"].nbytes
         return reports
 
@@ -445,9 +540,11 @@ class ShardPool:
         worker where it was, and `method` (if any) called again."""
         for attempt in range(RESTARTS + 1):
             try:
-                if attempt:  # start the shard again, from the last mix, its stream and its position
-                    self.shards[w] = self._submit(w).result()
+                if attempt:  # start the shard again, from the last mix, its stream and its position,
+                    self.shards[w] = self._submit(w).result()  # and learn its steps since then again
                     self.shards[w].resume_at(self.position[w], self.common, self.rng[w]).result()
+                    for n in self.since[w]:
+                        self.shards[w].step(n).result()
                     if method is None:
                         return None
                     call = getattr(self.shards[w], method)(*args)

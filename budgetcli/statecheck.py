@@ -138,8 +138,12 @@ def check_common(header: dict, arrays: dict, counter_names: tuple) -> None:
 
 def check_sharding(sharding) -> None:
     """A sharded run's checkpoint (model.Model.sharding): shards, --sync-every, positions, streams."""
-    if not isinstance(sharding, dict) or set(sharding) != {"sources", "sync_every", "positions", "streams"}:
+    keys = {"sources", "sync_every", "positions", "streams"}
+    if not isinstance(sharding, dict) or set(sharding) - {"divergence"} != keys:
         raise ValueError("sharding is not a sharded run's checkpoint")
+    divergence = sharding.get("divergence", 1.0)  # present under dynamic averaging only
+    if type(divergence) not in (int, float) or not 0 < divergence < float("inf"):
+        raise ValueError(f"sharding divergence = {divergence!r} is not a positive number")
     k = len(sharding["sources"]) if isinstance(sharding["sources"], list) else -1
     if k < 1 or not all(isinstance(x, str) for x in sharding["sources"]):
         raise ValueError("sharding sources is not a list of inputs")

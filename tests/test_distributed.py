@@ -99,10 +99,11 @@ def test_refused_algorithm_is_one_line(shards, tmp_path):
     assert not out.exists()
 
 
-def test_serial_and_dask_write_the_same_model_file(shards, tmp_path):
+@pytest.mark.parametrize("sync", [[], ["--sync", "dynamic", "--divergence", "2"]], ids=["static", "dynamic"])
+def test_serial_and_dask_write_the_same_model_file(shards, tmp_path, sync):
     pytest.importorskip("distributed")
     args = ["train", "-a", "rbp", "-B", "20", "--gamma", "0.5", "--sync-every", "100", "-q", str(shards / "part-*.svm"),
-            "--backend"]
+            *sync, "--backend"]
     assert run(*args, "serial", "-o", tmp_path / "serial.model").exit_code == 0
     r = run(*args, "dask", "--jobs", "2", "-o", tmp_path / "dask.model")
     assert r.exit_code == 0, r.output
@@ -225,9 +226,11 @@ def test_a_scheduler_that_cannot_be_reached_is_one_line_not_a_hang(shards, tmp_p
     assert not out.exists()
 
 
-def test_a_lost_worker_s_shard_is_started_again_and_the_model_is_the_fault_free_one(tmp_path):
+@pytest.mark.parametrize("sync", [[], ["--sync", "dynamic", "--divergence", "20"]], ids=["static", "dynamic"])
+def test_a_lost_worker_s_shard_is_started_again_and_the_model_is_the_fault_free_one(tmp_path, sync):
     """A worker process of a LocalCluster is killed mid-run (SIGKILL, as a machine that goes away): its
-    shards start again on a live worker from the last mixed model and their reading positions."""
+    shards start again on a live worker from the last mixed model and their reading positions, and learn
+    again the steps since it (under dynamic averaging, Δ = 20 here mixes at 42 of 101 checks)."""
     dd = pytest.importorskip("distributed")
     import logging
     import os
@@ -237,7 +240,7 @@ def test_a_lost_worker_s_shard_is_started_again_and_the_model_is_the_fault_free_
 
     for w in range(3):
         (tmp_path / f"part-{w}.svm").write_text(lines(3000, 10 + w))
-    common = ["train", "-a", "rbp", "-B", "40", "--gamma", "0.5", str(tmp_path / "part-*.svm"), "--sync-every", "30"]
+    common = ["train", "-a", "rbp", "-B", "40", "--gamma", "0.5", str(tmp_path / "part-*.svm"), "--sync-every", "30", *sync]
     assert run(*common, "--backend", "serial", "-o", tmp_path / "serial.model").exit_code == 0
     with dd.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
                          silence_logs=logging.ERROR) as cluster, dd.Client(cluster) as client:
@@ -302,7 +305,8 @@ def test_a_checkpoint_s_sharding_from_anybody_is_checked(shards, tmp_path):
     assert run("train", "-a", "perceptron", str(shards / "part-*.svm"), "--backend", "serial", "-o", model).exit_code == 0
     header, arrays = modelfile.load(model)
     for bad in ({"sources": []}, dict(header["sharding"], positions=[-1, 0, 0]),
-                dict(header["sharding"], streams=[[2**64], [0], [0]])):
+                dict(header["sharding"], streams=[[2**64], [0], [0]]), dict(header["sharding"], divergence=-1.0),
+                dict(header["sharding"], divergence="1")):
         modelfile.save(model, dict(header, sharding=bad), arrays)
         r = run("predict", model, shards / "part-0.svm")
         assert r.exit_code == 1 and "invalid model: sharding" in r.output, r.output
@@ -315,3 +319,100 @@ def test_a_sharded_model_resumed_on_one_input_forgets_the_shards_positions(shard
     assert Model.load(model).sharding is not None
     assert run("train", "--resume", model, day2, "-o", model).exit_code == 0
     assert Model.load(model).sharding is None
+
+
+def dense_rows(csr, d):
+    indptr, indices, values = csr
+    X = np.zeros((len(indptr) - 1, d))
+    for i in range(len(indptr) - 1):
+        X[i, indices[indptr[i]:indptr[i + 1]]] = values[indptr[i]:indptr[i + 1]]
+    return X
+
+
+def rkhs_sqdist(Xf, alpha, Xr, beta, gamma):
+    """‖Σ α_i k(x_i, ·) − Σ β_j k(z_j, ·)‖² for the rbf kernel, from the dense rows."""
+    X, c = np.vstack([Xf, Xr]), np.concatenate([alpha, -beta])
+    K = np.exp(-gamma * ((X[:, None, :] - X[None, :, :]) ** 2).sum(-1))
+    return c @ K @ c
+
+
+def test_a_shard_s_divergence_is_its_rkhs_distance_from_the_last_mixed_model(shards):
+    shard = distributed.Shard(str(shards / "part-0.svm"), 0, "perceptron", Kernel("rbf", 0.5).to_dict(), {}, 0,
+                              False, 4096, True)
+
+    def model():
+        learner = shard.model.learner
+        n = len(learner.support)
+        return dense_rows(learner.support.to_csr(), 5), learner.slot["alpha"][:n].copy()
+
+    first = shard.step(60)["divergence"]
+    X, alpha = model()
+    assert len(alpha) > 5
+    assert first == pytest.approx(rkhs_sqdist(X, alpha, X[:0], alpha[:0], 0.5), rel=1e-9)  # from f = 0
+    r = shard.report()
+    shard.adopt(r["header"], r["arrays"], r["labels"])
+    assert shard.divergence() <= 1e-9 * first  # the model it adopted is the reference
+    Xr, beta = model()
+    later = shard.step(60)["divergence"]
+    X, alpha = model()
+    assert later > 0.1 and later == pytest.approx(rkhs_sqdist(X, alpha, Xr, beta, 0.5), rel=1e-9)
+
+
+def test_dynamic_averaging_mixes_when_a_shard_drifts_past_delta(shards):
+    """Δ below any drift mixes at every check, as static averaging does (the same model); Δ above every
+    drift only at the end; one between, at some checks."""
+    def trained(divergence):
+        return distributed.train([str(shards / "part-*.svm")], "rbp", KernelSpec("rbf", 0.5), {"budget": 20},
+                                 sync_every=40, divergence=divergence)
+
+    static, tiny, huge, some = trained(None), trained(1e-9), trained(1e9), trained(8.0)
+    # the largest shard holds 400 examples: 10 steps of 40, and an 11th that finds every shard at its end
+    assert static.traffic["synchronisations"] == 10 and static.traffic["checks"] == 11
+    assert tiny.traffic["synchronisations"] == 10
+    for name, value in static.model.learner.state()[1].items():
+        np.testing.assert_array_equal(tiny.model.learner.state()[1][name], value, err_msg=name)
+    assert huge.traffic["synchronisations"] == 1 and huge.traffic["checks"] == 11
+    assert 1 < some.traffic["synchronisations"] < 10
+    assert some.traffic["bytes_in"] < static.traffic["bytes_in"]
+    assert static.model.sharding.keys() == {"sources", "sync_every", "positions", "streams"}
+    assert some.model.sharding["divergence"] == 8.0
+
+
+def test_a_dynamic_run_resumes_from_its_checkpoint_to_the_uninterrupted_model(shards, tmp_path):
+    whole, ck = tmp_path / "whole.model", tmp_path / "ck.model"
+    common = ["-a", "rbp", "-B", "12", "--gamma", "0.5", "--sync-every", "20", "--sync", "dynamic", "--divergence", "4",
+              "--backend", "serial"]
+    glob = str(shards / "part-*.svm")
+    assert run("train", *common, glob, "-o", whole).exit_code == 0
+
+    def stop_after_the_first(model):
+        model.save(ck, resume=True)
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        distributed.train([glob], "rbp", KernelSpec("rbf", 0.5), {"budget": 12}, sync_every=20, divergence=4.0,
+                          checkpoint_every=150, on_checkpoint=stop_after_the_first)
+    assert Model.load(ck, resume=True).sharding["divergence"] == 4.0
+    r = run("train", "--resume", ck, glob, "--backend", "serial", "-o", tmp_path / "x.model", "--sync", "static")
+    assert r.exit_code == 2 and "the checkpoint was taken with --sync dynamic --divergence 4" in r.output
+    r = run("train", "--resume", ck, glob, "--backend", "serial", "-o", ck)  # its own protocol
+    assert r.exit_code == 0, r.output
+    assert ck.read_bytes() == whole.read_bytes()
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--sync", "dynamic"], "--sync dynamic needs --divergence Δ"),
+    (["--sync", "static", "--divergence", "1"], "--divergence is for --sync dynamic"),
+    (["--divergence", "0"], "--divergence 0.0: give a positive number"),
+])
+def test_dynamic_averaging_settings_are_checked_before_reading(shards, tmp_path, args, message):
+    r = run("train", "-a", "rbp", "-B", "10", str(shards / "part-*.svm"), "--backend", "serial", *args,
+            "-o", tmp_path / "m.model")
+    assert r.exit_code == 2 and message in r.output, r.output
+    assert not (tmp_path / "m.model").exists()
+
+
+def test_sync_options_without_shards_are_a_usage_error(shards, tmp_path):
+    r = run("train", "-a", "rbp", "-B", "10", shards / "part-0.svm", "--sync", "dynamic", "--divergence", "1",
+            "-o", tmp_path / "m.model")
+    assert r.exit_code == 2 and "--sync and --divergence are for a sharded run" in r.output
