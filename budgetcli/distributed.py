@@ -150,8 +150,8 @@ class Shard:
         return {"learned": learned, "divergence": self.divergence() if self.dynamic else None}
 
     def divergence(self) -> float:
-        """‖f − r‖², f this shard's model, r the last mixed model, in the RKHS: αᵀKα − 2 βᵀK_rf α + βᵀK_rβ
-        (Kamp et al. 2014: the local condition ‖f − r‖² ≤ Δ of dynamic averaging)."""
+        """‖f − r‖², f this shard's model, r the last mixed model, in the RKHS:
+        αᵀKα − 2 βᵀK_rf α + βᵀK_rβ (Kamp et al. 2014: the local condition ‖f − r‖² ≤ Δ)."""
         learner = self.model.learner
         n = len(learner.support)
         rows, beta, rr = self.reference
@@ -360,8 +360,9 @@ def train(inputs, algorithm: str, kernel, params: dict, seed: int = 0, skip_bad_
             shards.close()
     if learner.stale:  # the model file may be asked to hold the resume state
         learner._rebuild()
-    every = f"every {sync_every:,} examples per shard" if divergence is None else \
-        f"when one had drifted more than {divergence:g} (checked every {sync_every:,} examples per shard, {checks:,} times)"
+    every = f"every {sync_every:,} examples per shard" if divergence is None else (
+        f"when one had drifted more than {divergence:g} (checked every {sync_every:,} examples per shard, "
+        f"{checks:,} times)")
     learner.notes = [f"mixed {len(sources)} shards {every}: {rounds:,} synchronisations"
                      + (" after the checkpoint" if carried else "")]
     learner.notes.append(f"sent {shards.bytes_out / 1e6:,.1f} MB of arrays to the shards and received "
