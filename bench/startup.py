@@ -5,7 +5,7 @@ what the installed `budgetlearn` script runs.
     python bench/startup.py [TRAIN TEST (default sample_data/a9a sample_data/a9a.t)] [--runs 7]
 
 Per command: the minimum and median wall time, the median CPU time (user + system) and the peak RSS of
-the process (its own, from wait4), and the target: `--version` ≤ 0.15 s; `predict` of 10 lines ≤ 0.3 s
+the process (its own: GNU time's, see bench/peers.py's measure), and the target: `--version` ≤ 0.15 s; `predict` of 10 lines ≤ 0.3 s
 and ≤ 80 MB; `train` on 1,000 lines ≤ 0.6 s.  The commands run interleaved, round after round, and the
 load average is printed before and after: the machines are shared.
 
@@ -27,7 +27,9 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
+sys.path.insert(0, os.path.join(ROOT, "bench"))
 
+from peers import measure  # noqa: E402  (bench/peers.py: wall, CPU and the child's own peak RSS)
 from repro.common import dataset  # noqa: E402
 
 BREAKDOWN = r"""
@@ -49,15 +51,9 @@ print(t1 - t0, t2 - t1, t3 - t2, t4 - t3)
 
 
 def run(args: list[str]) -> tuple[float, float, float]:
-    """(wall s, CPU s, peak RSS MB) of one `python -m budgetcli ARGS` process."""
-    t0 = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, "-m", "budgetcli", *args], cwd=ROOT, stdout=subprocess.DEVNULL)
-    _, status, usage = os.wait4(proc.pid, 0)
-    wall = time.perf_counter() - t0
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    if proc.returncode:
-        sys.exit(f"startup.py: budgetlearn {' '.join(args)} exited with {proc.returncode}")
-    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
+    """(wall s, CPU s, peak RSS MB) of one `python -m budgetcli ARGS` process (peers.measure)."""
+    p = measure([sys.executable, "-m", "budgetcli", *args], ROOT)
+    return p.wall, p.cpu, p.rss
 
 
 def main():
