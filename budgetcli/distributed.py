@@ -593,6 +593,11 @@ def cluster(backend: str, jobs: int, scheduler: str | None):
         raise RuntimeError("--backend dask needs dask.distributed: pip install 'budgetlearn[dask]'") from None
     with contextlib.ExitStack() as stack:
         if scheduler is None:
+            import dask
+
+            # dask's statistical profiler samples every worker thread each 10 ms; with the learning loop
+            # on the worker's one thread that cost 10–15% of its speed (bench/shards_speed.py)
+            stack.enter_context(dask.config.set({"distributed.worker.profile.enabled": False}))
             local = stack.enter_context(LocalCluster(n_workers=max(jobs, 1), threads_per_worker=1, processes=True,
                                                      dashboard_address=None, silence_logs=logging.ERROR))
             client = stack.enter_context(Client(local))
