@@ -1,9 +1,9 @@
 """How far the Projectron's incrementally grown Gram inverse K⁻¹ drifts from a direct inverse.
 
-The Projectron family never inverts K afresh: K⁻¹ grows by the block-inverse update of the paper's
-Fig. 4, one rank-one term per added support vector, so round-off accumulates over a pass.  This
-script trains on DATA (one pass, file order), then compares the kept K⁻¹ with the inverse computed
-directly from the final support set:
+The Projectron family never inverts K afresh: it keeps the inverse Cholesky factor W = L⁻¹ of K
+(K⁻¹ = WᵀW; before, K⁻¹ itself), grown by one row per added support vector (the paper's Fig. 4 for
+the factor), so round-off accumulates over a pass.  This script trains on DATA (one pass, file
+order), then compares the kept WᵀW with the inverse computed directly from the final support set:
 
     residual  max |K⁻¹_kept K − I|                  (how far from being an inverse at all)
     relative  ‖K⁻¹_kept − K⁻¹_direct‖_F / ‖K⁻¹_direct‖_F
@@ -32,7 +32,8 @@ from repro.common import dataset  # noqa: E402
 def drift(learner, probe) -> dict:
     n = len(learner.support)
     K = learner.kernel_matrix(*learner.support.to_csr())
-    kept = learner.slot["kinv"][:n, :n]
+    W = learner.slot["kinv_factor"][:n, :n]  # the kept inverse Cholesky factor W = L⁻¹
+    kept = W.T @ W
     direct = np.linalg.inv(K)
     krows = learner.kernel_matrix(probe.indptr, probe.indices, probe.values)  # probes × SVs
     d_kept = np.einsum("ij,jk,ik->i", krows, kept, krows)

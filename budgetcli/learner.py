@@ -144,6 +144,9 @@ class KernelLearner:
     # it learns next (`stale`).
     rebuilt: ClassVar[dict[str, Callable]] = {}
     renamed: ClassVar[dict[str, str]] = {}  # parameter name in older model files -> its name today
+    # Resume-state arrays of older model files that a later layout replaced (name -> kind): accepted
+    # when a file holds them, never read (the `rebuilt` arrays that replace them are made afresh).
+    superseded: ClassVar[dict[str, str]] = {}
     # Iterative parameter mixing (distributed.py) averages models as kernel expansions: the hypothesis
     # f = Σ α_i k(sv_i, ·) with per-slot state only alpha, the averaged-hypothesis sums and `rebuilt`
     # arrays, and `scalars` that `after_mix` makes afresh.  A learner that is not such an expansion says
@@ -394,7 +397,7 @@ class KernelLearner:
         out = {"sv_indptr": ((n + 1,), statecheck.I64), "sv_indices": ((nnz,), statecheck.I32),
                "sv_values": ((nnz,), statecheck.F64), "counters": ((None,), statecheck.I64),  # older layouts had fewer
                "rng_state": (seed_state(0).shape, statecheck.U64), "scalars": ((cls.n_scalars,), statecheck.F64)}
-        for name, kind in cls.slot_arrays.items():
+        for name, kind in (cls.slot_arrays | cls.superseded).items():
             if kind != "work":
                 out[name] = ((n,) if kind == "vector" else (n, n), statecheck.F64)
         return out

@@ -4,7 +4,10 @@ For a support set with Gram matrix K and kept inverse K⁻¹ (or (aI + K)⁻¹ f
 - `project`: d = K⁻¹k_t, the coefficients of the projection of k(x_t, ·) onto the span (eq. 7), and
   ‖δ_t‖² = k(x_t, x_t) − k_tᵀd (eq. 8);
 - `grow_inverse`: the block-inverse update when x_t joins (Fig. 4), O(|S|²);
-- `schur_downdate`: the inverse without one support vector (rank-one Schur complement), O(|S|²).
+- `schur_downdate`: the inverse without one support vector (rank-one Schur complement), O(|S|²);
+- `factor_project`, `factor_solve`, `factor_grow`: the same with the inverse Cholesky factor W = L⁻¹
+  kept instead of K⁻¹ (the Projectron and Projectron++): ‖δ_t‖² needs only z = Wk_t (half of
+  `project`'s product), d = Wᵀz only when α changes, and a joining vector adds one row, O(|S|).
 Nothing is ever inverted afresh.
 
 `project` is compiled with fastmath reassoc/contract only (no assumptions about NaN or inf), so the
@@ -36,6 +39,43 @@ def project(kinv, krow, d, n, kxx):
         d[i] = s
         pk2 += krow[i] * s
     return kxx - pk2, pk2
+
+
+@njit(cache=True, fastmath={"reassoc", "contract"})
+def factor_project(w, krow, z, n, kxx):
+    """z = W k_t for the kept factor W = L⁻¹ of K = LLᵀ (lower triangular, so K⁻¹ = WᵀW); returns
+    (‖δ_t‖², ‖P k‖²) with ‖P k‖² = k_tᵀK⁻¹k_t = ‖z‖² (eq. 8): half the product `project` does, and d
+    only when an update needs it (`factor_solve`)."""
+    pk2 = 0.0
+    for i in range(n):
+        s = 0.0
+        for j in range(i + 1):
+            s += w[i, j] * krow[j]
+        z[i] = s
+        pk2 += s * s
+    return kxx - pk2, pk2
+
+
+@njit(cache=True)
+def factor_solve(w, z, d, n):
+    """d = Wᵀz = K⁻¹k_t (eq. 7) from `factor_project`'s z: the other half of the product."""
+    for j in range(n):
+        d[j] = 0.0
+    for i in range(n):
+        zi = z[i]
+        for j in range(i + 1):
+            d[j] += w[i, j] * zi
+
+
+@njit(cache=True)
+def factor_grow(w, d, n, delta2):
+    """x_t joins (Fig. 4 for the factor): K's Cholesky factor gains the row [zᵀ λ], λ = ‖δ_t‖, so
+    W = L⁻¹ gains the row [−dᵀ/λ 1/λ] (d = Wᵀz = K⁻¹k_t): O(|S|), where growing K⁻¹ is O(|S|²)."""
+    inv = 1.0 / np.sqrt(delta2)
+    for j in range(n):
+        w[n, j] = -d[j] * inv
+        w[j, n] = 0.0
+    w[n, n] = inv
 
 
 @njit(cache=True)
@@ -81,6 +121,13 @@ def inverse_of_support(learner, name: str) -> None:
     learner.slot[name][:n, :n] = spd_inverse(learner.gram())
 
 
+def factor_of_support(learner, name: str) -> None:
+    """slot[name] = W = L⁻¹, K = LLᵀ the Cholesky factorisation of the support set's Gram matrix
+    (Projectron, Projectron++)."""
+    n = len(learner.support)
+    learner.slot[name][:n, :n] = inverse_cholesky(learner.gram())
+
+
 def ridge_inverse_of_support(ridge_param: str):
     """rebuild(learner, name) setting slot[name] = (aI + K)⁻¹, a the parameter `ridge_param` (SOP)."""
     def rebuild(learner, name: str) -> None:
@@ -119,3 +166,19 @@ def spd_inverse(K):
         return np.linalg.pinv(K, hermitian=True)
     inv = scipy.linalg.cho_solve(factor, np.eye(n), check_finite=False)
     return (inv + inv.T) / 2.0  # exactly symmetric, as the kept inverse is
+
+
+def inverse_cholesky(K):
+    """W = L⁻¹ (lower triangular) for K = LLᵀ, so that K⁻¹ = WᵀW.  If rounding makes the
+    factorisation fail (K numerically singular), the factor of K + ε·mean(diag K)·I, ε = 1e-12."""
+    import scipy.linalg  # here: most commands never rebuild, and scipy.linalg is slow to import
+
+    n = K.shape[0]
+    if n == 0:
+        return K
+    try:
+        L = scipy.linalg.cholesky(K, lower=True, check_finite=False)
+    except np.linalg.LinAlgError:
+        L = scipy.linalg.cholesky(K + 1e-12 * max(float(np.trace(K)) / n, 1e-300) * np.eye(n), lower=True,
+                                  check_finite=False)
+    return scipy.linalg.solve_triangular(L, np.eye(n), lower=True, check_finite=False)

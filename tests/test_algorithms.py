@@ -111,7 +111,9 @@ def test_incremental_inverse_matches_direct_inverse_after_500_updates():
     S = support_dense(learner, 8)
     K = np.exp(-k.gamma * ((S[:, None, :] - S[None, :, :]) ** 2).sum(-1))
     direct = np.linalg.inv(K)
-    error = np.linalg.norm(learner.slot["kinv"][:n, :n] - direct) / np.linalg.norm(direct)
+    W = learner.slot["kinv_factor"][:n, :n]  # the kept inverse Cholesky factor: K⁻¹ = WᵀW
+    assert not np.triu(W, 1).any()
+    error = np.linalg.norm(W.T @ W - direct) / np.linalg.norm(direct)
     # a stable update loses at most a small multiple of cond(K)·ε; 1e-13·cond is ~500 ε·cond
     assert error <= 1e-13 * np.linalg.cond(K)
 

@@ -87,8 +87,8 @@ def test_a_rebuilt_gram_matrix_resumes_bit_for_bit(tmp_path, days, name):
 
 @pytest.mark.parametrize("name", ["projectron++", "projectron-alma2", "sop", "rbsop", "mc-projectron++", "bpegasos"])
 def test_a_rebuilt_inverse_is_an_inverse_of_the_support_sets_gram_matrix(tmp_path, days, name):
-    """K⁻¹ (SOP: (aI + K)⁻¹; mc-projectron++: one K_c⁻¹ per class) made afresh from the support set by
-    one Cholesky factorisation: accurate to rounding (|A K − I| ≤ 1e-13 cond(K), as the kept one is
+    """K⁻¹ (SOP: (aI + K)⁻¹; mc-projectron++: one K_c⁻¹ per class; projectron++: the inverse Cholesky
+    factor W, K⁻¹ = WᵀW) made afresh from the support set by one Cholesky factorisation: accurate to rounding (|A K − I| ≤ 1e-13 cond(K), as the kept one is
     in tests/test_algorithms.py), and the kept one it replaces is an inverse of the same matrix."""
     data = days / ("multi.txt" if registry.get(name).multiclass else "all.txt")
     path = tmp_path / "m.model"
@@ -111,7 +111,11 @@ def test_a_rebuilt_inverse_is_an_inverse_of_the_support_sets_gram_matrix(tmp_pat
     else:
         (array,) = kept.resume_arrays({})
         n = len(K)
-        pairs = [(K, rebuilt.slot[array][:n, :n], kept.slot[array][:n, :n])]
+        new, old = rebuilt.slot[array][:n, :n], kept.slot[array][:n, :n]
+        if array == "kinv_factor":  # projectron++ keeps W = L⁻¹, lower triangular: K⁻¹ = WᵀW
+            assert not np.triu(new, 1).any() and not np.triu(old, 1).any()
+            new, old = new.T @ new, old.T @ old
+        pairs = [(K, new, old)]
     assert sum(len(Kc) for Kc, _, _ in pairs) >= 10
     for Kc, new, old in pairs:
         identity = np.eye(len(Kc))
@@ -124,7 +128,7 @@ def test_the_summary_says_once_that_the_state_was_rebuilt(tmp_path, days):
     assert run("train", "-q", "-a", "projectron", "--gamma", "0.5", days / "day1.txt", "-o", model).exit_code == 0
     r = run("train", "--resume", model, days / "day2.txt", "--epochs", "2", "-o", tmp_path / "next.model")
     assert r.exit_code == 0, r.output
-    assert r.stderr.count("rebuilt kinv from the") == 1
+    assert r.stderr.count("rebuilt kinv_factor from the") == 1
     r = run("train", "--resume", tmp_path / "next.model", "--save-resume", days / "day2.txt", "-o", model)
     assert "rebuilt" in r.stderr  # next.model was compact too
     r = run("train", "--resume", model, days / "day2.txt", "-o", tmp_path / "third.model")
@@ -149,7 +153,7 @@ def test_prediction_never_reads_the_resume_state(tmp_path, days):
     assert run("train", "-q", "-a", "projectron++", "--gamma", "0.5", "--save-resume", days / "all.txt",
                "-o", path).exit_code == 0
     before = run("predict", "--scores", path, days / "day2.txt").stdout
-    corrupt_member(path, "kinv")
+    corrupt_member(path, "kinv_factor")
     for command in (["predict", "--scores", path, days / "day2.txt"], ["eval", path, days / "day2.txt"],
                     ["info", path], ["export", path, "--format", "libsvm", "-o", tmp_path / "x.libsvm"]):
         r = run(*command)
@@ -163,7 +167,7 @@ def test_a_member_the_checksum_names_must_be_there(tmp_path, days):
     path = tmp_path / "m.model"
     assert run("train", "-q", "-a", "projectron", "--save-resume", days / "all.txt", "-o", path).exit_code == 0
     with zipfile.ZipFile(path) as z:
-        contents = {info.filename: z.read(info) for info in z.infolist() if info.filename != "kinv.npy"}
+        contents = {info.filename: z.read(info) for info in z.infolist() if info.filename != "kinv_factor.npy"}
     with zipfile.ZipFile(path, "w") as z:
         for name, payload in contents.items():
             z.writestr(name, payload)
@@ -203,6 +207,6 @@ def test_a_learner_waiting_for_its_rebuild_saves_no_stale_state(tmp_path, days):
     assert run("train", "-q", "-a", "projectron", "--save-resume", days / "all.txt", "-o", path).exit_code == 0
     waiting = Model.load(path).learner
     header, arrays = waiting.state()
-    assert "kinv" not in arrays
+    assert "kinv_factor" not in arrays
     copy = registry.get("projectron").from_state(header, arrays)
-    assert copy.stale == {"kinv"}
+    assert copy.stale == {"kinv_factor"}

@@ -128,3 +128,22 @@ def write_golden(names) -> None:
 
 if __name__ == "__main__":
     write_golden(sorted(ALGORITHMS))
+
+
+def test_a_projectron_file_holding_k_inverse_loads_and_rebuilds_the_factor_that_replaced_it():
+    """Files written before the Projectron kept the inverse Cholesky factor hold K⁻¹ as `kinv`: it is
+    accepted, never read, and the factor is made afresh from the support set when the model learns."""
+    header, arrays = modelfile.load(GOLDEN / "projectron++.model")
+    assert "kinv" in arrays and "kinv_factor" not in arrays
+    model = Model.load(GOLDEN / "projectron++.model", resume=True)
+    learner = model.learner
+    assert learner.stale == {"kinv_factor"}
+    X, y = random_stream(30, 4, 13)
+    more = chunk_from_dense(X, y)
+    learner.learn(more, model.labels.encode(more, "resume"))
+    assert not learner.stale
+    n = len(learner.support)
+    W = learner.slot["kinv_factor"][:n, :n]
+    K = learner.gram()
+    assert np.abs(W.T @ W @ K - np.eye(n)).max() < 1e-8
+    assert "kinv" not in learner.state()[1]  # the file it writes has the new layout

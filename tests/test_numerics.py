@@ -121,13 +121,16 @@ def test_no_nan_or_inf_in_a_saved_model(tmp_path, case, algorithm, kernel_spec):
         assert np.isfinite(learner.averaged_alpha()).all()
     assert loaded.counter("examples") == 2 * len(y)
     n = len(loaded.support)
-    if "kinv" in arrays and n:
+    kept_inverse = arrays.get("kinv")
+    if "kinv_factor" in arrays:  # the Projectron keeps W = L⁻¹ instead: K⁻¹ = WᵀW
+        kept_inverse = arrays["kinv_factor"].T @ arrays["kinv_factor"]
+    if kept_inverse is not None and n:
         # The kept inverse (grown by Fig. 4, never recomputed) must be as good an inverse as recomputing
         # it directly would give: then recomputation would not help.  On sane data both are ~1e-10;
         # a poly kernel on 1e6-scale values makes K singular in floating point (cond ~1e18, |S| above
         # the dimension of the cubic feature space), where no inverse is accurate but all stays finite.
         K = loaded.kernel_matrix(*loaded.support.to_csr())
-        kept = np.abs(arrays["kinv"] @ K - np.eye(n)).max()
+        kept = np.abs(kept_inverse @ K - np.eye(n)).max()
         try:
             direct = np.abs(np.linalg.inv(K) @ K - np.eye(n)).max()
         except np.linalg.LinAlgError:  # singular to working precision: no recomputed inverse exists

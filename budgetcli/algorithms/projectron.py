@@ -2,8 +2,13 @@
 
 On a mistake the Perceptron update y_t k(x_t, ·) is projected onto the span of the current
 support set when the projection error ‖δ_t‖ is at most η; otherwise x_t joins the support set.
-The Gram inverse K⁻¹ of the support set is kept by the block-inverse update of Fig. 4, so a round
-costs O(|S|²) and nothing is ever inverted afresh.
+What is kept of the support set's Gram matrix K is the inverse of its Cholesky factor, W = L⁻¹ with
+K = LLᵀ (so K⁻¹ = WᵀW), grown by one row when x_t joins (Fig. 4's block update, for the factor), so
+a round costs O(|S|²) and nothing is ever inverted afresh.  ‖δ_t‖² = k(x_t, x_t) − ‖Wk_t‖² needs
+half the product of d = K⁻¹k_t, which is made (d = Wᵀ(Wk_t)) only when α changes: a margin error
+that does not update costs half of what it did with K⁻¹ kept, and a joining vector O(|S|) instead
+of O(|S|²).  Model files written before the factor hold K⁻¹ (`kinv`); they load, and W is rebuilt
+from the support set when the model learns again.
 
 Choices where the paper leaves room (each is tested against the reference in tests/):
 - η is compared with the *norm* ‖δ_t‖, as the paper writes (§3.1, Fig. 2).  DOGMA, which ran the
@@ -43,7 +48,7 @@ from ..kernels import self_kernel
 from ..learner import (MARGIN_UPDATES, MISTAKES, PROJECTIONS, KernelLearner, loop_arrays, new_coefficient, open_round,
                        touch)
 from ..params import ETA, choice
-from ..projection import DEPENDENCE_TOL, grow_inverse, inverse_of_support, project
+from ..projection import DEPENDENCE_TOL, factor_grow, factor_of_support, factor_project, factor_solve
 from ..registry import register
 from ..support import sv_fits, sv_put
 
@@ -58,7 +63,7 @@ MARGIN_STEP = choice("margin_step", ("fig5", "projectron"), "fig5",
 @njit(cache=True)
 def projectron_range(S, K, rows, start, book, st, h):
     indptr, indices, values, y, scratch, counters = loop_arrays(rows, book)
-    alpha, krow = st.alpha, st.krow
+    alpha, krow, w, z, d = st.alpha, st.krow, st.kinv_factor, st.z, st.d
     for t in range(start, y.shape[0]):
         if not sv_fits(S, indptr[t + 1] - indptr[t]):
             return t
@@ -67,21 +72,22 @@ def projectron_range(S, K, rows, start, book, st, h):
         if margin > 0.0 and not (h.margin_step != NO_MARGIN and margin < 1.0):
             continue
         kxx = self_kernel(K, sq)
-        delta2, pk2 = project(st.kinv, st.krow, st.d, n, kxx)
+        delta2, pk2 = factor_project(w, krow, z, n, kxx)
         dependent = delta2 <= DEPENDENCE_TOL * kxx
         if margin <= 0.0 or h.margin_step == PROJECTRON_STEP:  # Fig. 2's step
             if margin <= 0.0:
                 counters[MISTAKES] += 1
             else:
                 counters[MARGIN_UPDATES] += 1
+            factor_solve(w, z, d, n)  # d = K⁻¹k_t: projected or added, it is needed
             if dependent or math.sqrt(delta2) <= h.eta:
                 for i in range(n):
                     touch(alpha, st.avg_sum, st.avg_stamp, i, rnd)
-                    alpha[i] += yt * st.d[i]
+                    alpha[i] += yt * d[i]
                 if margin <= 0.0:
                     counters[PROJECTIONS] += 1
             else:
-                grow_inverse(st.kinv, st.d, n, delta2)
+                factor_grow(w, d, n, delta2)
                 sv_put(S, n, idx, val, sq)
                 new_coefficient(alpha, st.avg_sum, st.avg_stamp, n, yt, rnd)
         else:  # margin error of Projectron++: Fig. 5
@@ -97,9 +103,10 @@ def projectron_range(S, K, rows, start, book, st, h):
             if loss < penalty:
                 continue
             tau = min(loss / pk2, 2.0 * (loss - penalty) / pk2, 1.0)
+            factor_solve(w, z, d, n)
             for i in range(n):
                 touch(alpha, st.avg_sum, st.avg_stamp, i, rnd)
-                alpha[i] += yt * tau * st.d[i]
+                alpha[i] += yt * tau * d[i]
             counters[MARGIN_UPDATES] += 1
     return y.shape[0]
 
@@ -110,8 +117,9 @@ class Projectron(KernelLearner):
     summary = "Perceptron that projects instead of adding when ‖δ‖ ≤ η; bounded support set"
     paper = "Orabona, Keshet, Caputo, JMLR 2009, Figs. 2 and 4"
     params = (ETA,)
-    slot_arrays = KernelLearner.slot_arrays | {"kinv": "square", "d": "work"}
-    rebuilt = {"kinv": inverse_of_support}
+    slot_arrays = KernelLearner.slot_arrays | {"kinv_factor": "square", "z": "work", "d": "work"}
+    rebuilt = {"kinv_factor": factor_of_support}
+    superseded = {"kinv": "square"}  # K⁻¹, the resume state of model files before the factor
     constants = {"margin_step": NO_MARGIN}
     loop = projectron_range
 
