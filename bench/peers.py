@@ -82,14 +82,14 @@ TIME: str | None = None  # GNU time's path, "" when it is not installed; looked 
 
 # An earlier run's figures, printed when a peer's binary is not given: wall seconds of budgetlearn and of
 # the peer and their ratio (a9a×16: the ratio only).
-FALLBACK = {  # (budgetlearn s, peer s, ratio): `--long --runs 3` on a9a, 2026-11-24, load average 1.3–3.0
-    "RBP B=300": (0.85, 0.58, 1.48), "Forgetron B=300": (0.87, 0.72, 1.21),
-    "Projectron++ ~300 SVs": (0.96, 1.38, 0.69),
-    "RBP B=300, a9a×16": (2.27, 9.31, 0.24), "Forgetron B=300, a9a×16": (2.62, 11.68, 0.22),
-    "Projectron++ ~300 SVs, a9a×16": (5.34, 15.36, 0.35),
+FALLBACK = {  # (budgetlearn s, peer s, ratio): `--long --runs 3` on a9a, 2026-11-24, load average 1.0–1.4
+    "RBP B=300": (0.73, 0.59, 1.24), "Forgetron B=300": (0.75, 0.71, 1.06),
+    "Projectron++ ~300 SVs": (0.86, 1.37, 0.63),
+    "RBP B=300, a9a×16": (2.13, 9.29, 0.23), "Forgetron B=300, a9a×16": (2.50, 11.45, 0.22),
+    "Projectron++ ~300 SVs, a9a×16": (4.98, 15.01, 0.33),
     # BSGD: the train processes (the target's measure)
-    "BSGD B=100 removal": (0.94, 1.39, 0.68), "BSGD B=500 removal": (1.00, 6.25, 0.16),
-    "BSGD B=100 merge": (1.96, 13.79, 0.14),
+    "BSGD B=100 removal": (0.81, 1.36, 0.60), "BSGD B=500 removal": (0.92, 6.13, 0.15),
+    "BSGD B=100 merge": (1.71, 13.60, 0.13),
 }
 FALLBACK_RSS = {"KOL": "4.2–4.9 MB", "BudgetedSVM": "7.3–7.6 MB", "budgetlearn": "165–179 MB"}
 
