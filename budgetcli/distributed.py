@@ -16,8 +16,14 @@ perceptron", NAACL 2010, §3 iterative parameter mixing) with the kernel expansi
   synchronisation is) become one, their coefficients added.  The averaged hypothesis is mixed the
   same way.  Counters are the sums of the shards': the last mixed model's plus every shard's count
   since it.
+- Multiclass learners mix the same way, a coefficient row per vector and a column per class: the
+  merged label map lists every shard's classes in the order the shards met them (shard 0's first),
+  and each shard's columns are put in that order before the weighted sum (`mix`, `merged_labels`).
+  Their lazy scale is folded in (the mix has scale 1), and the running sums of the average restart
+  at T times the mixed average.  mc-projectron++ (per-class subsets of the support set, each with
+  its own inverse) cannot be mixed.
 - Budget compression: a learner with a `budget` parameter gets back to B support vectors by keeping
-  the B with the largest |α| (ties to the earlier one) and projecting the others onto them by a
+  the B with the largest |α| (multiclass: the largest row norm; ties to the earlier one) and projecting the others onto them by a
   ridge least-squares solve in the RKHS (`projection.onto_kept`): Ahpatron's halving projection
   θ = (K₂ + ηI)⁻¹K₂₁α₁ (Liao et al., AAAI 2024, eq. 9) with its default η = 0.0005 (times the mean
   k(x, x)), the Projectron's projection (Orabona, Keshet, Caputo, JMLR 2009, eq. 7) made well-posed.
@@ -64,7 +70,7 @@ import numpy as np
 from . import registry
 from .io.libsvm import DataError, LibsvmReader
 from .kernels import Kernel
-from .labels import BinaryLabels, labels_from_dict, third_label_message
+from .labels import BinaryLabels, MulticlassLabels, labels_from_dict, third_label_message
 from .learner import COUNTER_NAMES, EXAMPLES
 from .model import Model
 from .pipeline import TrainResult, check_settings, kernel_warnings, support_warnings
@@ -121,7 +127,8 @@ class Shard:
     def __init__(self, source: str, index: int, algorithm: str, kernel: dict, params: dict, seed: int,
                  skip_bad_lines: bool, block_lines: int, dynamic: bool = False):
         cls = registry.get(algorithm)
-        self.model = Model(cls(Kernel.from_dict(kernel), seed=seed, **params), BinaryLabels())
+        self.model = Model(cls(Kernel.from_dict(kernel), seed=seed, **params),
+                           MulticlassLabels() if cls.multiclass else BinaryLabels())
         # every shard its own stream: the same draws on every shard would evict alike
         self.model.learner.rng_state[:] = np.random.SeedSequence((seed, index)).generate_state(1, np.uint64)
         self.reader = open_shard(source, block_lines, skip_bad_lines)
@@ -157,9 +164,12 @@ class Shard:
         rows, beta, rr = self.reference
         if n == 0:
             return rr
-        alpha = learner.slot["alpha"][:n]
-        ff = alpha @ learner.gram() @ alpha
-        fr = beta @ learner.kernel_matrix(*rows) @ alpha if len(beta) else 0.0
+        alpha = online_rows(learner)  # n × classes (a binary learner: one column)
+        ff = np.sum(alpha * (learner.gram() @ alpha))
+        fr = 0.0
+        if len(beta):  # classes seen since the mix have a zero prototype in r
+            beta = np.pad(beta, ((0, 0), (0, alpha.shape[1] - beta.shape[1])))
+            fr = np.sum(beta * (learner.kernel_matrix(*rows) @ alpha))
         return max(float(ff - 2.0 * fr + rr), 0.0)  # rounding may leave a tiny negative
 
     def report(self) -> dict:
@@ -171,7 +181,8 @@ class Shard:
         for name in learner.resume_arrays(header):  # rebuilt where needed, never sent
             arrays.pop(name, None)
         learned, self.learned = self.learned, 0
-        return {"header": header, "arrays": arrays, "average": learner.averaged_alpha(), "learned": learned,
+        average = learner.averaged_coefficients() if learner.multiclass else learner.averaged_alpha()
+        return {"header": header, "arrays": arrays, "average": average, "learned": learned,
                 "labels": self.model.labels.to_dict(), "skipped": (self.reader.n_skipped, self.reader.skipped[:1])}
 
     def resume_at(self, position: int, common: tuple | None, rng_state) -> None:
@@ -209,22 +220,62 @@ def _reference(learner) -> tuple:
     """A mixed model as `Shard.divergence` measures from it: its support vectors (CSR), coefficients β
     and ‖r‖² = βᵀKβ; the zero function for None."""
     if learner is None or not len(learner.support):
-        return (np.zeros(1, np.int64), np.zeros(0, np.int32), np.zeros(0)), np.zeros(0), 0.0
-    beta = learner.slot["alpha"][:len(learner.support)].copy()
-    return learner.support.to_csr(), beta, float(beta @ learner.gram() @ beta)
+        return (np.zeros(1, np.int64), np.zeros(0, np.int32), np.zeros(0)), np.zeros((0, 1)), 0.0
+    beta = online_rows(learner).copy()
+    return learner.support.to_csr(), beta, float(np.sum(beta * (learner.gram() @ beta)))
 
 
-def mix(reports: list[dict], base_counters: np.ndarray) -> tuple[dict, dict]:
+def online_rows(learner) -> np.ndarray:
+    """The hypothesis' coefficients, a row per support vector and a column per class (true units;
+    a binary learner's α as one column)."""
+    if learner.multiclass:
+        return learner.coefficients()
+    return learner.slot["alpha"][:len(learner.support), None]
+
+
+def report_rows(report: dict, columns: list[int] | None) -> tuple[np.ndarray, np.ndarray]:
+    """A report's online and averaged coefficients as n × classes matrices; a multiclass shard's
+    class j goes to column columns[j] of the merged label map."""
+    a = report["arrays"]
+    if columns is None:
+        return a["alpha"][:, None], report["average"][:, None]
+    out = np.zeros((2, len(a["coef"]), max(columns, default=-1) + 1))
+    out[0][:, columns] = a["coef"] * a["scale"][0]
+    out[1][:, columns] = report["average"]
+    return out[0], out[1]
+
+
+def with_rows(cls, arrays: dict, online: np.ndarray, average: np.ndarray, T: int) -> dict:
+    """`arrays` with the coefficients of the mix: online and averaged, n × classes in true units (the
+    averaged hypothesis as the running sums that divide by T to give it, restarted at T)."""
+    n = len(online)
+    if not cls.multiclass:
+        return dict(arrays, alpha=online[:, 0].copy(), avg_sum=average[:, 0] * max(T, 1),
+                    avg_stamp=np.full(n, T + 1.0))
+    # Σ_{s≤T} f_s = avg_base + (C + scale) coef − U (multiclass.py): C = 0, scale 1 and U = coef make it T·average
+    return dict(arrays, coef=online.copy(), scale=np.ones(1), avg_base=average * T,
+                avg_offset=online.copy(), avg_scalars=np.array([0.0, 1.0]))
+
+
+def mix(reports: list[dict], base_counters: np.ndarray, labels: dict | None = None) -> tuple[dict, dict]:
     """The mixed model (header, arrays) of the shards' reports: f = Σ_w (n_w/n) f_w over the union of
-    their support sets (identical vectors merged), counters base + Σ_w (counters_w − base)."""
+    their support sets (identical vectors merged), counters base + Σ_w (counters_w − base).  For a
+    multiclass learner `labels` is the merged label map (`merged_labels`): each shard's classes are
+    put in its order.  Other per-slot arrays (Pegasos' `born`) are each vector's first occurrence's."""
+    cls = registry.get(reports[0]["header"]["algorithm"])
     live = [r for r in reports if r["learned"]]
     total = sum(r["learned"] for r in live)
+    merged = labels_from_dict(labels).values if cls.multiclass else None
+    others = [name for name, kind in cls.slot_arrays.items()
+              if kind == "vector" and name not in ("alpha", "avg_sum", "avg_stamp")]
     slots: dict[tuple[bytes, bytes], int] = {}
-    rows: list[tuple[np.ndarray, np.ndarray]] = []
-    alpha, average = [], []
+    rows, online, average, first = [], [], [], {name: [] for name in others}
     for r in live:
         share = r["learned"] / total
         a = r["arrays"]
+        columns = None if merged is None else [merged.index(v) for v in labels_from_dict(r["labels"]).values]
+        coef, avg = report_rows(r, columns)
+        width = 1 if merged is None else len(merged)
         indptr = a["sv_indptr"]
         for i in range(len(indptr) - 1):
             idx, val = a["sv_indices"][indptr[i]:indptr[i + 1]], a["sv_values"][indptr[i]:indptr[i + 1]]
@@ -232,37 +283,40 @@ def mix(reports: list[dict], base_counters: np.ndarray) -> tuple[dict, dict]:
             if key not in slots:
                 slots[key] = len(rows)
                 rows.append((idx, val))
-                alpha.append(0.0)
-                average.append(0.0)
-            alpha[slots[key]] += share * a["alpha"][i]
-            average[slots[key]] += share * r["average"][i]
+                online.append(np.zeros(width))
+                average.append(np.zeros(width))
+                for name in others:
+                    first[name].append(a[name][i])
+            online[slots[key]][:coef.shape[1]] += share * coef[i]
+            average[slots[key]][:avg.shape[1]] += share * avg[i]
     counters = base_counters + sum(r["arrays"]["counters"] - base_counters for r in reports)
     T = int(counters[EXAMPLES])
     header = dict(reports[0]["header"], n_features=max(r["header"]["n_features"] for r in reports),
                   counters={c: int(v) for c, v in zip(COUNTER_NAMES, counters)})
+    if merged is not None:
+        header["n_classes"] = len(merged)
     lengths = [len(idx) for idx, _ in rows]
+    width = 1 if merged is None else len(merged)
     arrays = dict(reports[0]["arrays"],  # rng_state: shard 0's
                   sv_indptr=np.concatenate([[0], np.cumsum(lengths, dtype=np.int64)]).astype(np.int64),
                   sv_indices=np.concatenate([idx for idx, _ in rows] or [np.zeros(0, np.int32)]).astype(np.int32),
                   sv_values=np.concatenate([val for _, val in rows] or [np.zeros(0)]).astype(np.float64),
                   counters=counters, scalars=np.zeros_like(reports[0]["arrays"]["scalars"]),  # after_mix's
-                  alpha=np.array(alpha, np.float64),
-                  # the averaged hypothesis Σ_w (n_w/n) f̄_w, as sums that `averaged_alpha` divides by T
-                  avg_sum=np.array(average, np.float64) * max(T, 1),
-                  avg_stamp=np.full(len(rows), T + 1.0))
-    return header, arrays
+                  **{name: np.array(first[name], np.float64) for name in others})
+    return header, with_rows(cls, arrays, np.array(online).reshape(-1, width), np.array(average).reshape(-1, width), T)
 
 
 def compress(learner, budget: int):
-    """The learner back at `budget` support vectors: the largest |α| kept (ties to the earlier slot),
-    the rest projected onto them (`onto_kept`), for the online and the averaged coefficients alike."""
+    """The learner back at `budget` support vectors: the largest coefficients kept (|α|, or the norm of
+    a multiclass row; ties to the earlier slot), the rest projected onto them (`onto_kept`), for the
+    online and the averaged coefficients alike."""
     n = len(learner.support)
     if n <= budget:
         return learner
-    alpha = learner.slot["alpha"][:n].copy()
-    average = learner.averaged_alpha()
+    online = online_rows(learner).copy()
+    average = learner.averaged_coefficients() if learner.multiclass else learner.averaged_alpha()[:, None]
     T = max(learner.counter("examples"), 1)
-    keep = np.sort(np.argsort(-np.abs(alpha), kind="stable")[:budget])
+    keep = np.sort(np.argsort(-np.linalg.norm(online, axis=1), kind="stable")[:budget])
     drop = np.setdiff1d(np.arange(n), keep)
     indptr, idx, val = learner.support.to_csr()
 
@@ -273,22 +327,32 @@ def compress(learner, budget: int):
 
     header, arrays = learner.state()
     kept = rows(keep)
-    arrays.update(sv_indptr=kept[0], sv_indices=kept[1], sv_values=kept[2], alpha=alpha[keep],
-                  avg_sum=average[keep] * T, avg_stamp=np.full(budget, T + 1.0))
+    arrays.update(sv_indptr=kept[0], sv_indices=kept[1], sv_values=kept[2],
+                  **{name: arrays[name][keep] for name, kind in learner.slot_arrays.items()
+                     if kind == "vector" and name not in ("alpha", "avg_sum", "avg_stamp")})
     for name in learner.resume_arrays(header):
         arrays.pop(name, None)
-    small = type(learner).from_state(header, arrays)
-    moved = onto_kept(small, rows(drop), np.stack([alpha[drop], average[drop]]), ridge=MIX_RIDGE)
-    small.slot["alpha"][:budget] += moved[0]
-    small.slot["avg_sum"][:budget] += moved[1] * T
-    return small
+    cls, width = type(learner), online.shape[1]
+    small = cls.from_state(header, with_rows(cls, arrays, online[keep], average[keep], T))
+    moved = onto_kept(small, rows(drop), np.vstack([online[drop].T, average[drop].T]), ridge=MIX_RIDGE)
+    # moved: (2 · classes) × budget, the online coefficients' part, then the average's
+    return cls.from_state(header, with_rows(cls, arrays, online[keep] + moved[:width].T,
+                                            average[keep] + moved[width:].T, T))
 
 
 def merged_labels(reports: list[dict], sources: list[str]) -> dict:
     """The one label map of the shards' maps (to_dict form).  A third label value over all shards, or a
     shard whose map contradicts the earlier shards' (one-label first blocks that fixed the signs
-    differently), is a DataError naming the shard."""
+    differently), is a DataError naming the shard.  Multiclass: every shard's classes, in the order the
+    shards met them, shard after shard."""
     maps = [labels_from_dict(r["labels"]) for r in reports]
+    if isinstance(maps[0], MulticlassLabels):
+        values, spellings = [], {}
+        for labels in maps:
+            values += [v for v in labels.values if v not in values]
+            for v, spelling in labels.spellings.items():
+                spellings.setdefault(v, spelling)
+        return MulticlassLabels(values, spellings).to_dict()
     spellings: dict = {}
     for labels in maps:
         for v, spelling in labels.spellings.items():
@@ -439,11 +503,11 @@ def _rounds(cls, shards, sources, sync, resume, checkpoint_every, on_checkpoint)
         reports = shards.collect()
         if not any(r["learned"] for r in reports):
             break
-        learner = cls.from_state(*mix(reports, counters))
+        labels = merged_labels(reports, sources)
+        learner = cls.from_state(*mix(reports, counters, labels))
         if "budget" in learner.hyper:
             learner = compress(learner, learner.hyper["budget"])
         learner.after_mix()
-        labels = merged_labels(reports, sources)
         counters = learner.counters.copy()
         rounds += 1
         if through:

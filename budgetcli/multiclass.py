@@ -58,7 +58,6 @@ class MulticlassLearner(KernelLearner):
     multiclass = True
     slot_arrays = {"krow": "work"}  # besides the coefficient matrix
     new_slots_per_example = 2  # mc-projectron++ may store x_t once for each of two classes
-    unmixable = "model mixing handles binary learners only so far (a coefficient matrix is not averaged yet)"
 
     # saved only in a model that predicts with its average (model.Model.save): they double the size of
     # the coefficients, and a plain model stays compact

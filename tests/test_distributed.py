@@ -9,6 +9,7 @@ from click.testing import CliRunner
 
 from budgetcli import distributed, registry
 from budgetcli.cli import main
+from budgetcli.io.libsvm import read_all
 from budgetcli.kernels import Kernel
 from budgetcli.model import Model
 from budgetcli.pipeline import KernelSpec
@@ -85,8 +86,11 @@ def test_a_mixable_learner_has_only_state_the_mix_makes(name):
     cls = registry.get(name)
     if cls.unmixable:
         return
-    saved = {n for n, kind in cls.slot_arrays.items() if kind != "work"}
-    assert saved - set(cls.rebuilt) == {"alpha", "avg_sum", "avg_stamp"}
+    saved = {n for n, kind in cls.slot_arrays.items() if kind != "work"} - set(cls.rebuilt)
+    if cls.multiclass:  # the coefficient matrix and its sums are the multiclass contract's own arrays
+        assert saved <= {"born"}  # a per-slot number the mix takes from the vector's first occurrence
+    else:
+        assert saved == {"alpha", "avg_sum", "avg_stamp"}
     assert cls.n_scalars == 0 or cls.after_mix is not registry.get("perceptron").after_mix
 
 
@@ -416,3 +420,89 @@ def test_sync_options_without_shards_are_a_usage_error(shards, tmp_path):
     r = run("train", "-a", "rbp", "-B", "10", shards / "part-0.svm", "--sync", "dynamic", "--divergence", "1",
             "-o", tmp_path / "m.model")
     assert r.exit_code == 2 and "--sync and --divergence are for a sharded run" in r.output
+
+
+# ---- multiclass learners ------------------------------------------------------------------------
+
+def class_lines(n, seed):
+    """Four classes (labels 1..4, first met in an order that depends on the seed) of a random stream."""
+    X, _ = random_stream(n, 4, seed)
+    labels = 1 + (X[:, 0] > 0) + 2 * (X[:, 1] > 0)
+    return "".join(f"{int(lab)}" + "".join(f" {j + 1}:{float(v)!r}" for j, v in enumerate(row) if v) + "\n"
+                   for row, lab in zip(X, labels))
+
+
+@pytest.fixture(scope="module")
+def class_shards(tmp_path_factory):
+    d = tmp_path_factory.mktemp("class_shards")
+    for w in range(3):
+        (d / f"part-{w}.svm").write_text(class_lines(250 + 40 * w, 20 + w))
+    return d
+
+
+def class_report(svs, values, coef, scale, average, learned):
+    """A multiclass shard's report as Shard.report makes it (mc-perceptron, linear kernel)."""
+    learner = registry.get("mc-perceptron")(Kernel("linear", 1.0, 0.0, 1))
+    header, arrays = learner.state()
+    indptr = np.cumsum([0] + [len(s) for s in svs])
+    n, m = np.shape(coef)
+    arrays.update(sv_indptr=indptr, sv_indices=np.array([j for s in svs for j, _ in s], np.int32),
+                  sv_values=np.array([v for s in svs for _, v in s]), coef=np.array(coef, float),
+                  scale=np.array([scale]), avg_base=np.zeros((n, m)), avg_offset=np.zeros((n, m)),
+                  counters=np.array([learned, 1, 0, 0], np.int64))
+    return {"header": header | {"n_features": 2, "n_classes": m}, "arrays": arrays, "learned": learned,
+            "average": np.array(average, float), "labels": {"kind": "multiclass", "values": values, "spellings": []}}
+
+
+def test_a_multiclass_mix_puts_every_shard_s_classes_in_the_merged_order():
+    x1, x2, x3 = [(0, 1.0)], [(1, 2.0)], [(0, 1.0), (1, 1.0)]
+    a = class_report([x1, x2], [1.0, 2.0], [[1.0, -1.0], [0.0, 2.0]], 0.5, [[0.2, 0.0], [0.0, 0.4]], 1)
+    b = class_report([x2, x3], [2.0, 3.0], [[4.0, 0.0], [1.0, 1.0]], 1.0, [[1.0, 0.0], [0.0, 2.0]], 3)
+    labels = distributed.merged_labels([a, b], ["a", "b"])
+    assert labels["values"] == [1.0, 2.0, 3.0]
+    header, arrays = distributed.mix([a, b], np.zeros(4, np.int64), labels)
+    assert header["n_classes"] == 3 and arrays["sv_indptr"].tolist() == [0, 1, 2, 4]
+    # a's classes (1, 2) are columns 0 and 1, b's (2, 3) columns 1 and 2; shares 1/4 and 3/4; a's scale 0.5
+    expected = [[0.25 * 0.5, -0.25 * 0.5, 0.0],
+                [0.0, 0.25 * 0.5 * 2.0 + 0.75 * 4.0, 0.0],
+                [0.0, 0.75 * 1.0, 0.75 * 1.0]]
+    np.testing.assert_allclose(arrays["coef"], expected, rtol=1e-15)
+    assert arrays["scale"].tolist() == [1.0]
+    learner = registry.get("mc-perceptron").from_state(header, arrays)
+    np.testing.assert_allclose(learner.coefficients(), expected, rtol=1e-15)
+    np.testing.assert_allclose(learner.averaged_coefficients(),
+                               [[0.05, 0.0, 0.0], [0.0, 0.25 * 0.4 + 0.75 * 1.0, 0.0], [0.0, 0.0, 1.5]], rtol=1e-12)
+
+
+@pytest.mark.parametrize("name", ["mc-pa", "pegasos"])
+def test_one_multiclass_shard_learns_what_one_process_learns(class_shards, tmp_path, name):
+    """Mixing one shard is the identity, for the last hypothesis and for the running average (the mix
+    restarts its sums at T·average, and they go on)."""
+    common = ["train", "-a", name, "--gamma", "0.5", "--average", "-q", class_shards / "part-0.svm"]
+    assert run(*common, "-o", tmp_path / "one.model").exit_code == 0
+    assert run(*common, "--backend", "serial", "--sync-every", "60", "-o", tmp_path / "sharded.model").exit_code == 0
+    chunk = read_all(class_shards / "part-1.svm")
+    for resume in (True, False):  # the online learner, then the averaged hypothesis the model predicts with
+        one, sharded = (Model.load(tmp_path / f, resume=resume).learner for f in ("one.model", "sharded.model"))
+        assert one.counters.tolist() == sharded.counters.tolist()  # the same decisions
+        np.testing.assert_allclose(sharded.decision_function(chunk), one.decision_function(chunk),
+                                   rtol=1e-9, atol=1e-12)
+
+
+def test_multiclass_shards_on_serial_and_dask_write_the_same_model_file(class_shards, tmp_path):
+    pytest.importorskip("distributed")
+    args = ["train", "-a", "bpegasos", "-B", "30", "--maintenance", "merge", "--gamma", "0.5", "--sync-every", "50",
+            "-q", str(class_shards / "part-*.svm"), "--backend"]
+    assert run(*args, "serial", "-o", tmp_path / "serial.model").exit_code == 0
+    r = run(*args, "dask", "--jobs", "2", "-o", tmp_path / "dask.model")
+    assert r.exit_code == 0, r.output
+    assert (tmp_path / "serial.model").read_bytes() == (tmp_path / "dask.model").read_bytes()
+    model = Model.load(tmp_path / "serial.model")
+    assert len(model.learner.support) == 30 and model.learner.counter("examples") == 250 + 290 + 330
+    assert sorted(model.labels.values) == [1.0, 2.0, 3.0, 4.0]
+
+
+def test_mc_projectron_plus_plus_is_refused_in_one_line(class_shards, tmp_path):
+    r = run("train", "-a", "mc-projectron++", class_shards / "part-0.svm", class_shards / "part-1.svm",
+            "-o", tmp_path / "m.model")
+    assert r.exit_code == 2 and r.output.startswith("budgetlearn: error: mc-projectron++ cannot be trained on shards: ")

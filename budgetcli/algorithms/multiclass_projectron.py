@@ -149,6 +149,8 @@ def mc_projectron_range(S, K, rows, start, book, st, h):
 @register
 class MulticlassProjectronPlusPlus(MulticlassLearner):
     name = "mc-projectron++"
+    unmixable = ("each class keeps its own subset of the support vectors with its Gram inverse, made by one "
+                 "learner's own updates; an average of models has no such subsets")
     summary = "multiclass Projectron++: kernel δ_{yy'}k(x,x'), one Gram inverse per class, projects when ‖δ‖ ≤ η"
     paper = "Orabona, Keshet, Caputo, JMLR 2009, §5 and Theorem 6"
     params = (ETA,)

@@ -47,6 +47,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from .._jit import njit
 from ..kernels import self_kernel
 from ..learner import MARGIN_UPDATES, MISTAKES, NO_MATRIX, PROJECTIONS, RANDOM, UNBOUNDED, loop_arrays
@@ -393,6 +395,11 @@ class Pegasos(MulticlassLearner):
         # without `project` there is no K⁻¹: the loop gets stand-ins it never touches
         s = self.slot
         return super()._state_arrays() | {"kinv": s.get("kinv", NO_MATRIX), "d": s.get("d", s["krow"])}
+
+    def after_mix(self) -> None:
+        """‖w‖² of the mixed model, Σ_i c_iᵀ K c_i over the classes' coefficient columns."""
+        coef = self.coefficients()
+        self.scalars[0] = max(float(np.sum(coef * (self.gram() @ coef))), 0.0)
 
     def _pool_room(self, nnz: int) -> int:
         if self.hyper.get("maintenance") != "merge":
