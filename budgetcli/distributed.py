@@ -13,9 +13,12 @@ perceptron", NAACL 2010, §3 iterative parameter mixing) with the kernel expansi
   weights of McDonald et al.'s mixing proportional to the data each worker saw).  For kernel
   expansions this is the union of the support sets with coefficients weighted by the shares;
   identical support vectors (the same indices and values, as every vector broadcast at an earlier
-  synchronisation is) become one, their coefficients added.  The averaged hypothesis is mixed the
-  same way.  Counters are the sums of the shards': the last mixed model's plus every shard's count
-  since it.
+  synchronisation is) become one, their coefficients added.  Counters are the sums of the shards':
+  the last mixed model's plus every shard's count since it.  The averaged hypothesis is the average,
+  over every example any shard learned, of the hypothesis that shard then had: its running sum is
+  the last mix's plus what every shard added to it since (`mix`; tested against the protocol
+  simulated with weight vectors).  Learners that evict keep no sums for what they evicted: theirs
+  is the shares' mix of the shards' averages (and `train --average` refuses them).
 - Multiclass learners mix the same way, a coefficient row per vector and a column per class: the
   merged label map lists every shard's classes in the order the shards met them (shard 0's first),
   and each shard's columns are put in that order before the weighted sum (`mix`, `merged_labels`).
@@ -257,53 +260,79 @@ def with_rows(cls, arrays: dict, online: np.ndarray, average: np.ndarray, T: int
                 avg_offset=online.copy(), avg_scalars=np.array([0.0, 1.0]))
 
 
-def mix(reports: list[dict], base_counters: np.ndarray, labels: dict | None = None) -> tuple[dict, dict]:
+def mix(reports: list[dict], base_counters: np.ndarray, labels: dict | None = None,
+        base: dict | None = None) -> tuple[dict, dict]:
     """The mixed model (header, arrays) of the shards' reports: f = Σ_w (n_w/n) f_w over the union of
-    their support sets (identical vectors merged), counters base + Σ_w (counters_w − base).  For a
-    multiclass learner `labels` is the merged label map (`merged_labels`): each shard's classes are
-    put in its order.  Other per-slot arrays (Pegasos' `born`) are each vector's first occurrence's."""
+    their support sets (identical vectors merged), counters base + Σ_w (counters_w − base).
+
+    The averaged hypothesis is the average over every example of every shard: its running sum is the
+    last mix's sum (`base`, a report of the last mixed model; None before the first) plus what each
+    shard added to it since, Σ_w sum_w − (k − 1)·sum_base, each shard's sum its average times its
+    count.  A learner that evicts keeps no sums for the vectors it evicted, so there the average is
+    the shares' mix of the shards' averages instead.  For a multiclass learner `labels` is the merged
+    label map (`merged_labels`): each shard's classes are put in its order.  Other per-slot arrays
+    (Pegasos' `born`) are each vector's first occurrence's."""
     cls = registry.get(reports[0]["header"]["algorithm"])
-    live = [r for r in reports if r["learned"]]
-    total = sum(r["learned"] for r in live)
     merged = labels_from_dict(labels).values if cls.multiclass else None
-    others = [name for name, kind in cls.slot_arrays.items()
-              if kind == "vector" and name not in ("alpha", "avg_sum", "avg_stamp")]
-    slots: dict[tuple[bytes, bytes], int] = {}
-    rows, online, average, first = [], [], [], {name: [] for name in others}
-    for r in live:
-        share = r["learned"] / total
-        a = r["arrays"]
-        columns = None if merged is None else [merged.index(v) for v in labels_from_dict(r["labels"]).values]
-        coef, avg = report_rows(r, columns)
-        width = 1 if merged is None else len(merged)
-        indptr = a["sv_indptr"]
-        for i in range(len(indptr) - 1):
-            idx, val = a["sv_indices"][indptr[i]:indptr[i + 1]], a["sv_values"][indptr[i]:indptr[i + 1]]
-            key = (idx.tobytes(), val.tobytes())
-            if key not in slots:
-                slots[key] = len(rows)
-                rows.append((idx, val))
-                online.append(np.zeros(width))
-                average.append(np.zeros(width))
-                for name in others:
-                    first[name].append(a[name][i])
-            online[slots[key]][:coef.shape[1]] += share * coef[i]
-            average[slots[key]][:avg.shape[1]] += share * avg[i]
     counters = base_counters + sum(r["arrays"]["counters"] - base_counters for r in reports)
     T = int(counters[EXAMPLES])
+    total = sum(r["learned"] for r in reports)
+    union = _Union(1 if merged is None else len(merged),
+                   [name for name, kind in cls.slot_arrays.items()
+                    if kind == "vector" and name not in ("alpha", "avg_sum", "avg_stamp")])
+    for r in reports:
+        share = r["learned"] / total
+        union.add(r, merged, share, share * T if cls.evicts else int(r["arrays"]["counters"][EXAMPLES]))
+    if base is not None and not cls.evicts:
+        union.add(base, merged, 0.0, -(len(reports) - 1) * int(base["arrays"]["counters"][EXAMPLES]))
     header = dict(reports[0]["header"], n_features=max(r["header"]["n_features"] for r in reports),
                   counters={c: int(v) for c, v in zip(COUNTER_NAMES, counters)})
     if merged is not None:
         header["n_classes"] = len(merged)
-    lengths = [len(idx) for idx, _ in rows]
-    width = 1 if merged is None else len(merged)
+    lengths = [len(idx) for idx, _ in union.rows]
     arrays = dict(reports[0]["arrays"],  # rng_state: shard 0's
                   sv_indptr=np.concatenate([[0], np.cumsum(lengths, dtype=np.int64)]).astype(np.int64),
-                  sv_indices=np.concatenate([idx for idx, _ in rows] or [np.zeros(0, np.int32)]).astype(np.int32),
-                  sv_values=np.concatenate([val for _, val in rows] or [np.zeros(0)]).astype(np.float64),
+                  sv_indices=np.concatenate([i for i, _ in union.rows] or [np.zeros(0, np.int32)]).astype(np.int32),
+                  sv_values=np.concatenate([v for _, v in union.rows] or [np.zeros(0)]).astype(np.float64),
                   counters=counters, scalars=np.zeros_like(reports[0]["arrays"]["scalars"]),  # after_mix's
-                  **{name: np.array(first[name], np.float64) for name in others})
-    return header, with_rows(cls, arrays, np.array(online).reshape(-1, width), np.array(average).reshape(-1, width), T)
+                  **{name: np.array(values, np.float64) for name, values in union.first.items()})
+    online, sums = (np.array(x).reshape(-1, union.width) for x in (union.online, union.sums))
+    return header, with_rows(cls, arrays, online, sums / max(T, 1), T)
+
+
+class _Union:
+    """The union of expansions' support vectors (identical ones merged, in order of first sight), with a
+    weighted sum of their online coefficients and one of their running sums."""
+
+    def __init__(self, width: int, others: list[str]):
+        self.width, self.slots, self.rows, self.online, self.sums = width, {}, [], [], []
+        self.first = {name: [] for name in others}
+
+    def add(self, report: dict, merged: list | None, weight: float, count: float) -> None:
+        """online += weight · the report's coefficients, sums += count · its averaged ones."""
+        columns = None if merged is None else [merged.index(v) for v in labels_from_dict(report["labels"]).values]
+        coef, avg = report_rows(report, columns)
+        a = report["arrays"]
+        indptr = a["sv_indptr"]
+        for i in range(len(indptr) - 1):
+            idx, val = a["sv_indices"][indptr[i]:indptr[i + 1]], a["sv_values"][indptr[i]:indptr[i + 1]]
+            key = (idx.tobytes(), val.tobytes())
+            if key not in self.slots:
+                self.slots[key] = len(self.rows)
+                self.rows.append((idx, val))
+                self.online.append(np.zeros(self.width))
+                self.sums.append(np.zeros(self.width))
+                for name, values in self.first.items():
+                    values.append(a[name][i])
+            self.online[self.slots[key]][:coef.shape[1]] += weight * coef[i]
+            self.sums[self.slots[key]][:avg.shape[1]] += count * avg[i]
+
+
+def report_of(learner, labels: dict) -> dict:
+    """A mixed model as a shard's report (`mix`'s `base`)."""
+    header, arrays = learner.state()
+    average = learner.averaged_coefficients() if learner.multiclass else learner.averaged_alpha()
+    return {"header": header, "arrays": arrays, "average": average, "learned": 0, "labels": labels}
 
 
 def compress(learner, budget: int):
@@ -503,8 +532,9 @@ def _rounds(cls, shards, sources, sync, resume, checkpoint_every, on_checkpoint)
         reports = shards.collect()
         if not any(r["learned"] for r in reports):
             break
+        base = report_of(learner, labels) if learner is not None else None
         labels = merged_labels(reports, sources)
-        learner = cls.from_state(*mix(reports, counters, labels))
+        learner = cls.from_state(*mix(reports, counters, labels, base))
         if "budget" in learner.hyper:
             learner = compress(learner, learner.hyper["budget"])
         learner.after_mix()

@@ -506,3 +506,36 @@ def test_mc_projectron_plus_plus_is_refused_in_one_line(class_shards, tmp_path):
     r = run("train", "-a", "mc-projectron++", class_shards / "part-0.svm", class_shards / "part-1.svm",
             "-o", tmp_path / "m.model")
     assert r.exit_code == 2 and r.output.startswith("budgetlearn: error: mc-projectron++ cannot be trained on shards: ")
+
+
+def test_the_sharded_average_is_the_average_over_every_example_of_every_shard(tmp_path):
+    """A linear-kernel perceptron is a weight vector: the protocol simulated in numpy (each shard
+    learns its next examples, the weights mixed by the shares, every example's hypothesis summed)
+    gives the averaged hypothesis the sharded run must have, over three synchronisations."""
+    data = [random_stream(n, 4, 30 + w) for w, n in enumerate((120, 80))]
+    for w, (X, y) in enumerate(data):
+        (tmp_path / f"s{w}.svm").write_text("".join(
+            ("+1" if lab > 0 else "-1") + "".join(f" {j + 1}:{float(v)!r}" for j, v in enumerate(row) if v) + "\n"
+            for row, lab in zip(X, y)))
+    r = run("train", "-a", "perceptron", "--kernel", "linear", "--average", "--sync-every", "50", "-q",
+            tmp_path / "s0.svm", tmp_path / "s1.svm", "-o", tmp_path / "m.model")
+    assert r.exit_code == 0, r.output
+    common, total, position = np.zeros(4), np.zeros(4), [0, 0]
+    while any(p < len(y) for p, (_, y) in zip(position, data)):
+        weights, learned = [], []
+        for w, (X, y) in enumerate(data):
+            v = common.copy()
+            for t in range(position[w], min(position[w] + 50, len(y))):
+                if y[t] * (v @ X[t]) <= 0:
+                    v = v + y[t] * X[t]
+                total += v  # the hypothesis after this example
+            learned.append(min(50, len(y) - position[w]))
+            position[w] += learned[-1]
+            weights.append(v)
+        common = sum(n * v for n, v in zip(learned, weights)) / sum(learned)
+    model = Model.load(tmp_path / "m.model")  # a running-average model predicts with its average
+    chunk = read_all(tmp_path / "s0.svm")
+    np.testing.assert_allclose(model.learner.decision_function(chunk), data[0][0] @ (total / 200), rtol=1e-9,
+                               atol=1e-12)
+    last = Model.load(tmp_path / "m.model", resume=True).learner
+    np.testing.assert_allclose(last.decision_function(chunk), data[0][0] @ common, rtol=1e-9, atol=1e-12)
