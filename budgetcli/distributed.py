@@ -453,16 +453,7 @@ def train(inputs, algorithm: str, kernel, params: dict, seed: int = 0, skip_bad_
             shards.close()
     if learner.stale:  # the model file may be asked to hold the resume state
         learner._rebuild()
-    every = f"every {sync_every:,} examples per shard" if divergence is None else (
-        f"when one had drifted more than {divergence:g} (checked every {sync_every:,} examples per shard, "
-        f"{checks:,} times)")
-    learner.notes = [f"mixed {len(sources)} shards {every}: {rounds:,} synchronisations"
-                     + (" after the checkpoint" if carried else "")]
-    learner.notes.append(f"sent {shards.bytes_out / 1e6:,.1f} MB of arrays to the shards and received "
-                         f"{shards.bytes_in / 1e6:,.1f} MB from them")
-    if shards.restarts:
-        learner.notes.append(f"restarted a shard {shards.restarts} time(s) after its worker was lost, from the "
-                             "last mixed model and its reading position")
+    learner.notes = _notes(len(sources), (sync_every, divergence), rounds, checks, shards, carried)
     skipped = [e for r in reports for e in r["skipped"][1]]
     source = sources[0] if len(sources) == 1 else f"{len(sources)} shards: {sources[0]} … {sources[-1]}"
     return TrainResult(Model(learner, labels_from_dict(labels), sharding=shards.sharding(sync_every, divergence)),
@@ -470,6 +461,21 @@ def train(inputs, algorithm: str, kernel, params: dict, seed: int = 0, skip_bad_
                        warnings + support_warnings(learner),
                        {"synchronisations": rounds, "checks": checks, "bytes_out": shards.bytes_out,
                         "bytes_in": shards.bytes_in})
+
+
+def _notes(k: int, sync: tuple, rounds: int, checks: int, shards, carried) -> list[str]:
+    """What a sharded run's summary says of the protocol: synchronisations, traffic, restarts."""
+    sync_every, divergence = sync
+    every = f"every {sync_every:,} examples per shard" if divergence is None else (
+        f"when one had drifted more than {divergence:g} (checked every {sync_every:,} examples per shard, "
+        f"{checks:,} times)")
+    notes = [f"mixed {k} shards {every}: {rounds:,} synchronisations" + (" after the checkpoint" if carried else ""),
+             f"sent {shards.bytes_out / 1e6:,.1f} MB of arrays to the shards and received "
+             f"{shards.bytes_in / 1e6:,.1f} MB from them"]
+    if shards.restarts:
+        notes.append(f"restarted a shard {shards.restarts} time(s) after its worker was lost, from the last mixed "
+                     "model and its reading position")
+    return notes
 
 
 def sync_settings(sync_every: int | None, sync: str | None, divergence: float | None,
