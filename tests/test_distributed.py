@@ -539,3 +539,29 @@ def test_the_sharded_average_is_the_average_over_every_example_of_every_shard(tm
                                atol=1e-12)
     last = Model.load(tmp_path / "m.model", resume=True).learner
     np.testing.assert_allclose(last.decision_function(chunk), data[0][0] @ common, rtol=1e-9, atol=1e-12)
+
+
+def test_budgeted_pegasos_comes_back_to_its_budget_by_its_own_merging(class_shards):
+    """bpegasos' union of the shards' support sets is brought back to B by its own maintenance: with
+    --maintenance merge the compressed set holds merged points that none of the shards had."""
+    seen = []
+    real = distributed.compress
+
+    def watched(learner, budget):
+        indptr, idx, val = learner.support.to_csr()
+        union = {(idx[a:b].tobytes(), val[a:b].tobytes()) for a, b in zip(indptr[:-1], indptr[1:])}
+        out = real(learner, budget)
+        indptr, idx, val = out.support.to_csr()
+        kept = {(idx[a:b].tobytes(), val[a:b].tobytes()) for a, b in zip(indptr[:-1], indptr[1:])}
+        seen.append((len(union), len(kept), len(kept - union)))
+        return out
+
+    distributed.compress = watched
+    try:
+        distributed.train([str(class_shards / "part-*.svm")], "bpegasos", KernelSpec("rbf", 0.5),
+                          {"budget": 20, "maintenance": "merge"}, sync_every=50)
+    finally:
+        distributed.compress = real
+    assert any(union > 20 for union, _, _ in seen)  # the union did pass the budget
+    assert all(kept == min(union, 20) for union, kept, _ in seen)
+    assert any(new > 0 for union, _, new in seen if union > 20)  # merged points, not a subset

@@ -423,6 +423,20 @@ class BudgetedPegasos(Pegasos):
             self.slot_arrays = Pegasos.slot_arrays | {"kinv": "square", "d": "work"}
         super().__init__(kernel, seed, **params)
 
+    def compress_to(self, budget: int) -> "BudgetedPegasos":
+        """Back to `budget` support vectors by this learner's own maintenance (random or smallest removal,
+        projection, merging: §4.1–4.3), one vector at a time, as after the budget is passed in training;
+        model mixing's compression (distributed.compress) for this learner."""
+        if self.stale:
+            self._rebuild()
+        while len(self.support) > budget:
+            self.support.reserve(len(self.support) + 1, self._pool_room(0))  # merging stores a new point
+            self._resize(self.support.capacity)
+            S, K, book, st, h = self.loop_args()
+            self.scalars[0] = maintain(S, K, book, st, self.scale[0], len(self.support), int(self.n_classes[0]),
+                                       h.maintenance, self.scalars[0])
+        return self
+
     @classmethod
     def saved_arrays(cls, header, members):
         out = super().saved_arrays(header, members)
