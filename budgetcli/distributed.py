@@ -284,6 +284,8 @@ def mix(reports: list[dict], base_counters: np.ndarray, labels: dict | None = No
                    [name for name, kind in cls.slot_arrays.items()
                     if kind == "vector" and name not in ("alpha", "avg_sum", "avg_stamp")])
     for r in reports:
+        if cls.evicts and not r["learned"]:
+            continue  # it adds nothing, and the vectors it kept may be ones the others evicted
         share = r["learned"] / total
         union.add(r, merged, share, share * T if cls.evicts else int(r["arrays"]["counters"][EXAMPLES]))
     if base is not None and not cls.evicts:
