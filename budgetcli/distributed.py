@@ -26,17 +26,18 @@ perceptron", NAACL 2010, §3 iterative parameter mixing) with the kernel expansi
   at T times the mixed average.  mc-projectron++ (per-class subsets of the support set, each with
   its own inverse) cannot be mixed.
 - Budget compression: a learner with a `budget` parameter gets back to B support vectors by keeping
-  the B with the largest |α| (multiclass: the largest row norm; ties to the earlier one) and projecting the others onto them by a
-  ridge least-squares solve in the RKHS (`projection.onto_kept`): Ahpatron's halving projection
-  θ = (K₂ + ηI)⁻¹K₂₁α₁ (Liao et al., AAAI 2024, eq. 9) with its default η = 0.0005 (times the mean
-  k(x, x)), the Projectron's projection (Orabona, Keshet, Caputo, JMLR 2009, eq. 7) made well-posed.
-  One rule for every mixable learner but budgeted Pegasos, which brings the union back to B by its own
-  maintenance, one vector at a time (merging, removal or projection: Wang, Crammer, Vucetic, ICML
-  2010, §4; `BudgetedPegasos.compress_to`): the projection onto the B largest rows lost 16 points on
-  letter at B = 100 with merging (60.3% against 75.7% for one process, 3 shards).  Without the ridge (η at round-off level) the kept vectors of
-  a mix are nearly dependent and the solve gives coefficients in the thousands, after which a
-  Perceptron step no longer moves f: rbp -B 50 on 3 shards of 1,000 projectron-gaussians examples
-  reached 50% accuracy, 85% with η (the one-process run: 85%; removal of the smallest |α|: 71%).
+  the B with the largest |α| (multiclass: the largest row norm; ties to the earlier one) and
+  projecting the others onto them by a ridge least-squares solve in the RKHS (`projection.onto_kept`):
+  Ahpatron's halving projection θ = (K₂ + ηI)⁻¹K₂₁α₁ (Liao et al., AAAI 2024, eq. 9) with its default
+  η = 0.0005 (times the mean k(x, x)), the Projectron's projection (Orabona, Keshet, Caputo, JMLR 2009,
+  eq. 7) made well-posed.  Without the ridge (η at round-off level) the kept vectors of a mix are
+  nearly dependent and the solve gives coefficients in the thousands, after which a Perceptron step
+  no longer moves f: rbp -B 50 on 3 shards of 1,000 projectron-gaussians examples reached 50%
+  accuracy, 85% with η (the one-process run: 85%; removal of the smallest |α|: 71%).  One rule for
+  every mixable learner but budgeted Pegasos, which brings the union back to B by its own maintenance,
+  one vector at a time (merging, removal or projection: Wang, Crammer, Vucetic, ICML 2010, §4;
+  `BudgetedPegasos.compress_to`): the projection onto the B largest rows lost 16 points on letter at
+  B = 100 with merging (60.3% against 75.7% for one process, 3 shards).
 - The resume state (Gram matrices, inverses: `rebuilt`) is not mixed: a mixed model leaves it stale
   and a shard rebuilds it from the support set before it learns again, as for a compact model file.
   Scalars are made afresh by the learner's `after_mix`.
@@ -187,8 +188,7 @@ class Shard:
         for name in learner.resume_arrays(header):  # rebuilt where needed, never sent
             arrays.pop(name, None)
         learned, self.learned = self.learned, 0
-        average = learner.averaged_coefficients() if learner.multiclass else learner.averaged_alpha()
-        return {"header": header, "arrays": arrays, "average": average, "learned": learned,
+        return {"header": header, "arrays": arrays, "average": averaged_rows(learner), "learned": learned,
                 "labels": self.model.labels.to_dict(), "skipped": (self.reader.n_skipped, self.reader.skipped[:1])}
 
     def resume_at(self, position: int, common: tuple | None, rng_state) -> None:
@@ -258,7 +258,7 @@ def with_rows(cls, arrays: dict, online: np.ndarray, average: np.ndarray, T: int
     if not cls.multiclass:
         return dict(arrays, alpha=online[:, 0].copy(), avg_sum=average[:, 0] * max(T, 1),
                     avg_stamp=np.full(n, T + 1.0))
-    # Σ_{s≤T} f_s = avg_base + (C + scale) coef − U (multiclass.py): C = 0, scale 1 and U = coef make it T·average
+    # Σ_{s≤T} f_s = avg_base + (C + scale) coef − U (multiclass.py): C = 0, scale 1, U = coef make it T·average
     return dict(arrays, coef=online.copy(), scale=np.ones(1), avg_base=average * T,
                 avg_offset=online.copy(), avg_scalars=np.array([0.0, 1.0]))
 
@@ -336,8 +336,12 @@ class _Union:
 def report_of(learner, labels: dict) -> dict:
     """A mixed model as a shard's report (`mix`'s `base`)."""
     header, arrays = learner.state()
-    average = learner.averaged_coefficients() if learner.multiclass else learner.averaged_alpha()
-    return {"header": header, "arrays": arrays, "average": average, "learned": 0, "labels": labels}
+    return {"header": header, "arrays": arrays, "average": averaged_rows(learner), "learned": 0, "labels": labels}
+
+
+def averaged_rows(learner) -> np.ndarray:
+    """The averaged hypothesis' coefficients as a report holds them: n (binary) or n × classes."""
+    return learner.averaged_coefficients() if learner.multiclass else learner.averaged_alpha()
 
 
 def compress(learner, budget: int):
@@ -350,7 +354,7 @@ def compress(learner, budget: int):
     if hasattr(learner, "compress_to"):  # a learner with a maintenance of its own (bpegasos) uses it
         return learner.compress_to(budget)
     online = online_rows(learner).copy()
-    average = learner.averaged_coefficients() if learner.multiclass else learner.averaged_alpha()[:, None]
+    average = averaged_rows(learner).reshape(len(online), -1)
     T = max(learner.counter("examples"), 1)
     keep = np.sort(np.argsort(-np.linalg.norm(online, axis=1), kind="stable")[:budget])
     drop = np.setdiff1d(np.arange(n), keep)
