@@ -565,3 +565,31 @@ def test_budgeted_pegasos_comes_back_to_its_budget_by_its_own_merging(class_shar
     assert any(union > 20 for union, _, _ in seen)  # the union did pass the budget
     assert all(kept == min(union, 20) for union, kept, _ in seen)
     assert any(new > 0 for union, _, new in seen if union > 20)  # merged points, not a subset
+
+
+def test_a_multiclass_shard_s_divergence_counts_every_class_a_new_one_included(tmp_path):
+    """‖f − r‖² summed over the classes' prototypes, with a class first met after the mix having a zero
+    prototype in r."""
+    X, _ = random_stream(120, 4, 40)
+    labels = np.where(np.arange(120) < 80, 1 + (X[:, 0] > 0), 3)  # class 3 first appears at line 81
+    (tmp_path / "s.svm").write_text("".join(f"{int(lab)}" + "".join(f" {j + 1}:{float(v)!r}" for j, v in
+                                                                     enumerate(row) if v) + "\n"
+                                            for row, lab in zip(X, labels)))
+    shard = distributed.Shard(str(tmp_path / "s.svm"), 0, "mc-perceptron", Kernel("rbf", 0.5).to_dict(), {}, 0,
+                              False, 4096, True)
+
+    def model():
+        learner = shard.model.learner
+        return dense_rows(learner.support.to_csr(), 5), learner.coefficients().copy()
+
+    shard.step(60)
+    r = shard.report()
+    shard.adopt(r["header"], r["arrays"], r["labels"])
+    Xr, Cr = model()
+    assert Cr.shape[1] == 2
+    drift = shard.step(60)["divergence"]
+    Xf, Cf = model()
+    assert Cf.shape[1] == 3  # the new class
+    Cr = np.pad(Cr, ((0, 0), (0, 1)))
+    expected = sum(rkhs_sqdist(Xf, Cf[:, c], Xr, Cr[:, c], 0.5) for c in range(3))
+    assert drift > 0.1 and drift == pytest.approx(expected, rel=1e-9)
