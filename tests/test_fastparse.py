@@ -286,3 +286,21 @@ def test_a_small_input_is_not_parsed_by_the_compiled_parser(tmp_path):
     path.write_bytes(b"1 1:0.5 2:1\n" * (libsvm._SMALL_INPUT // 12 + 1))
     with python_only(), pytest.raises(AssertionError, match="compiled parser was called"):
         libsvm.read_all(path)
+
+
+@pytest.mark.parametrize("block_lines", [4097, 8193, 20_000])
+def test_blocks_larger_than_the_first_arrays_are_read_whole(block_lines):
+    """A block of more rows than the reader's first arrays (4,096) grows them as it fills: every row
+    array grows with the others, and the compiled parser checks each (it does not bounds-check; a
+    row array left behind by the others was once written past its end)."""
+    rng = np.random.default_rng(3)
+    content = b"".join(b"%+d 1:%d 3:%.3f 7:%d\n" % (1 - 2 * (i % 2), i, rng.random(), i % 5 + 1)
+                       for i in range(25_000))
+    with compiled_only():
+        compiled = outcome(io.BytesIO(content), block_lines=block_lines)
+    with mock.patch.object(libsvm, "_SMALL_INPUT", 1 << 40), python_only():  # the strict parser throughout
+        python = outcome(io.BytesIO(content), block_lines=block_lines)
+    assert compiled == python
+    chunks = compiled[0]
+    assert [len(c[4]) for c in chunks] == [min(block_lines, 25_000 - a) for a in range(0, 25_000, block_lines)]
+    assert [n for c in chunks for n in c[4]] == list(range(1, 25_001))

@@ -61,6 +61,8 @@ def parse_lines(buf, pos, end, lineno, n_rows, max_rows, indptr, labels, line_nu
     last line taken, the rows filled, the values deferred.
     """
     n_deferred = 0
+    # rows the arrays hold (numba does not bounds-check: each row array is checked, whatever grew it)
+    row_room = min(labels.shape[0], line_numbers.shape[0], indptr.shape[0] - 1, label_ptr.shape[0] - 1)
     while pos < end:
         newline = pos
         while newline < end and buf[newline] != _NEWLINE:
@@ -157,7 +159,7 @@ def parse_lines(buf, pos, end, lineno, n_rows, max_rows, indptr, labels, line_nu
             pos, lineno = min(newline + 1, end), lineno + 1
             continue
         text = label_ptr[n_rows]
-        if n_rows == labels.shape[0] or text + label_end - label_start > label_text.shape[0]:
+        if n_rows >= row_room or text + label_end - label_start > label_text.shape[0]:
             return ROOM, pos, lineno, n_rows, deferred_before
         for k in range(label_start, label_end):
             label_text[text + k - label_start] = buf[k]

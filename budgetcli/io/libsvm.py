@@ -190,9 +190,11 @@ class _Block:
                 self.values, self.deferred)
 
     def reserve(self, entries: int, text: int) -> None:
-        """Room for one more row of `entries` features and `text` bytes of label."""
+        """Room for one more row of `entries` features and `text` bytes of label.  The row arrays grow
+        together: parse_lines fills as many rows as every one of them holds."""
         n, e, t = self.n_rows, int(self.indptr[self.n_rows]), int(self.label_ptr[self.n_rows])
-        for name, need in (("indptr", n + 2), ("labels", n + 1), ("line_numbers", n + 1), ("label_ptr", n + 2),
+        rows = max(2 * len(self.labels), n + 1) if n + 1 > len(self.labels) else len(self.labels)
+        for name, need in (("indptr", rows + 1), ("labels", rows), ("line_numbers", rows), ("label_ptr", rows + 1),
                            ("label_text", t + text), ("indices", e + entries), ("values", e + entries),
                            ("deferred", entries)):
             old = getattr(self, name)
