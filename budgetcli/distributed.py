@@ -40,7 +40,8 @@ perceptron", NAACL 2010, §3 iterative parameter mixing) with the kernel expansi
   B = 100 with merging (60.3% against 75.7% for one process, 3 shards).
 - The resume state (Gram matrices, inverses: `rebuilt`) is not mixed: a mixed model leaves it stale
   and a shard rebuilds it from the support set before it learns again, as for a compact model file.
-  Scalars are made afresh by the learner's `after_mix`.
+  Scalars are made afresh by the learner's `mix_scalars` (from the shards') or `after_mix` (from the
+  mixed model).
 - The mixed model is sent back to every shard, which keeps its own random stream and reading position.
 - Dynamic averaging (Kamp, Boley, Keren, Schuster, Sharfman, "Communication-efficient distributed
   online prediction by dynamic model synchronization", ECML PKDD 2014; with kernels: Kamp, Bothe,
@@ -295,11 +296,13 @@ def mix(reports: list[dict], base_counters: np.ndarray, labels: dict | None = No
     if merged is not None:
         header["n_classes"] = len(merged)
     lengths = [len(idx) for idx, _ in union.rows]
+    learned = [r["arrays"] for r in reports if r["learned"]]
     arrays = dict(reports[0]["arrays"],  # rng_state: shard 0's
                   sv_indptr=np.concatenate([[0], np.cumsum(lengths, dtype=np.int64)]).astype(np.int64),
                   sv_indices=np.concatenate([i for i, _ in union.rows] or [np.zeros(0, np.int32)]).astype(np.int32),
                   sv_values=np.concatenate([v for _, v in union.rows] or [np.zeros(0)]).astype(np.float64),
-                  counters=counters, scalars=np.zeros_like(reports[0]["arrays"]["scalars"]),  # after_mix's
+                  counters=counters, scalars=cls.mix_scalars([a["scalars"] for a in learned],
+                                                             [a["counters"] for a in learned], counters),
                   **{name: np.array(values, np.float64) for name, values in union.first.items()})
     online, sums = (np.array(x).reshape(-1, union.width) for x in (union.online, union.sums))
     return header, with_rows(cls, arrays, online, sums / max(T, 1), T)

@@ -149,7 +149,8 @@ class KernelLearner:
     superseded: ClassVar[dict[str, str]] = {}
     # Iterative parameter mixing (distributed.py) averages models as kernel expansions: the hypothesis
     # f = Σ α_i k(sv_i, ·) with per-slot state only alpha, the averaged-hypothesis sums and `rebuilt`
-    # arrays, and `scalars` that `after_mix` makes afresh.  A learner that is not such an expansion says
+    # arrays (other per-slot numbers are each vector's first occurrence's), and `scalars` that
+    # `mix_scalars` or `after_mix` makes afresh.  A learner that is not such an expansion says
     # here why its models cannot be averaged (the one line a sharded run is refused with).
     unmixable: ClassVar[str] = ""
     new_slots_per_example: ClassVar[int] = 1  # most support vectors one example may add
@@ -453,6 +454,14 @@ class KernelLearner:
         self.notes.append(f"rebuilt {', '.join(sorted(self.stale))} from the {n:,} support vectors (the model was "
                           "saved without --save-resume)")
         self.stale.clear()
+
+    @classmethod
+    def mix_scalars(cls, shard_scalars: list[np.ndarray], shard_counters: list[np.ndarray],
+                    counters: np.ndarray) -> np.ndarray:
+        """The mixed model's `scalars` from the shards' (those that learned since the last mix) and the
+        mixed counters (distributed.mix): zeros, for `after_mix` to set from the mixed model, unless the
+        algorithm's running numbers come from the shards' own (the Forgetron's damage)."""
+        return np.zeros(cls.n_scalars)
 
     def after_mix(self) -> None:
         """Set `scalars` for a model that model mixing just made (distributed.mix): nothing to set

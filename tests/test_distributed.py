@@ -11,6 +11,7 @@ from budgetcli import distributed, registry
 from budgetcli.cli import main
 from budgetcli.io.libsvm import read_all
 from budgetcli.kernels import Kernel
+from budgetcli.learner import MISTAKES
 from budgetcli.model import Model
 from budgetcli.pipeline import KernelSpec
 
@@ -87,11 +88,13 @@ def test_a_mixable_learner_has_only_state_the_mix_makes(name):
     if cls.unmixable:
         return
     saved = {n for n, kind in cls.slot_arrays.items() if kind != "work"} - set(cls.rebuilt)
+    first_occurrence = {"born", "label"}  # per-slot numbers the mix takes from the vector's first occurrence
     if cls.multiclass:  # the coefficient matrix and its sums are the multiclass contract's own arrays
-        assert saved <= {"born"}  # a per-slot number the mix takes from the vector's first occurrence
+        assert saved <= first_occurrence
     else:
-        assert saved == {"alpha", "avg_sum", "avg_stamp"}
-    assert cls.n_scalars == 0 or cls.after_mix is not registry.get("perceptron").after_mix
+        assert {"alpha", "avg_sum", "avg_stamp"} <= saved <= {"alpha", "avg_sum", "avg_stamp"} | first_occurrence
+    plain = registry.get("perceptron")
+    assert cls.n_scalars == 0 or cls.after_mix is not plain.after_mix or cls.mix_scalars != plain.mix_scalars
 
 
 def test_refused_algorithm_is_one_line(shards, tmp_path):
@@ -171,9 +174,11 @@ def test_bad_line_in_a_shard_names_it_and_writes_nothing(shards, tmp_path, backe
     assert out.read_bytes() == b"kept"
 
 
-def test_one_shard_learns_what_one_process_learns(shards, tmp_path):
-    """Mixing one shard is the identity: --backend serial on one input gives the one-process hypothesis."""
-    common = ["train", "-a", "perceptron", "--gamma", "0.5", "-q", shards / "part-0.svm"]
+@pytest.mark.parametrize("algorithm", [["perceptron"], ["forgetron", "-B", "10"]], ids=lambda a: a[0])
+def test_one_shard_learns_what_one_process_learns(shards, tmp_path, algorithm):
+    """Mixing one shard is the identity: --backend serial on one input gives the one-process hypothesis
+    (the Forgetron's damage Q included)."""
+    common = ["train", "-a", *algorithm, "--gamma", "0.5", "-q", shards / "part-0.svm"]
     assert run(*common, "-o", tmp_path / "one.model").exit_code == 0
     assert run(*common, "--backend", "serial", "--sync-every", "7", "-o", tmp_path / "sharded.model").exit_code == 0
     one, sharded = Model.load(tmp_path / "one.model").learner, Model.load(tmp_path / "sharded.model").learner
@@ -182,7 +187,42 @@ def test_one_shard_learns_what_one_process_learns(shards, tmp_path):
     n = len(one.support)
     assert one.slot["alpha"][:n].tolist() == sharded.slot["alpha"][:n].tolist()
     assert one.counters.tolist() == sharded.counters.tolist()
+    assert one.scalars.tolist() == sharded.scalars.tolist()
     np.testing.assert_allclose(sharded.averaged_alpha(), one.averaged_alpha(), rtol=1e-12)
+
+
+def test_the_forgetron_s_mixed_damage_is_the_shards_pooled_damage_per_mistake():
+    """Q = (Σ Q_w)·M / Σ M_w keeps Q ≤ (15/32)M; adding what each shard's Q grew by since the mix would not."""
+    forgetron = registry.get("forgetron")
+    base_q, base_m = 4.0, 10  # the last mix: slack 15/32·10 − 4 = 0.6875
+    shard_m = [12, 12]  # each shard made 2 mistakes since and spent all its slack: Q_w = 15/32·12
+    shard_q = [15 / 32 * 12] * 2
+    counters = np.zeros(4, np.int64)
+    counters[MISTAKES] = base_m + sum(m - base_m for m in shard_m)  # 14, as mix adds counters up
+    rows = [np.eye(4, dtype=np.int64)[MISTAKES] * m for m in shard_m]
+    q = forgetron.mix_scalars([np.array([x]) for x in shard_q], rows, counters)
+    assert q.tolist() == [(shard_q[0] + shard_q[1]) * 14 / 24]  # 6.5625 = 15/32 · 14
+    assert q[0] <= 15 / 32 * 14 < base_q + sum(x - base_q for x in shard_q)  # the summed growth: 7.25
+    assert forgetron.mix_scalars([np.array([2.5])], [rows[0]], rows[0]).tolist() == [2.5]  # one shard: its own
+
+
+def test_sharded_forgetrons_shrink_within_the_damage_bound_after_every_mix(shards, monkeypatch):
+    forgetron = registry.get("forgetron")
+    seen = []
+    real = forgetron.mix_scalars.__func__
+
+    def watched(cls, shard_scalars, shard_counters, counters):
+        q = real(cls, shard_scalars, shard_counters, counters)
+        seen.append((q[0], int(counters[MISTAKES]), [float(s[0]) for s in shard_scalars]))
+        return q
+
+    monkeypatch.setattr(forgetron, "mix_scalars", classmethod(watched))
+    learner = distributed.train([str(shards / "part-*.svm")], "forgetron", KernelSpec("rbf", 0.5),
+                                {"budget": 10}, sync_every=100).model.learner
+    assert len(seen) == 4 and len(learner.support) == 10
+    assert all(0.0 < q <= 15 / 32 * m for q, m, _ in seen)
+    # the shards shrank after the first mix: their damage grew past the mixed one
+    assert any(max(shard) > seen[0][0] for _, _, shard in seen[1:])
 
 
 def test_a_third_label_over_the_shards_names_the_shard_that_brings_it(shards, tmp_path):

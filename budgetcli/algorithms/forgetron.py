@@ -12,11 +12,24 @@ the whole hypothesis by φ_t and then remove the oldest support vector r:
 below (15/32)M by construction), so φ_t is found in closed form (`shrink_factor`).  DOGMA, which ran
 the Projectron paper's experiments, solves the same quadratic.  The newcomer takes the evicted
 slot, so the oldest support vector is always slot (#additions mod B), as in `lbp`.
+
+Sharded training (distributed.py) mixes Forgetrons; the paper has one learner, so two choices are ours:
+
+- The mixed damage is the shards' pooled damage per mistake times the mixed mistake count:
+  Q = (Σ_w Q_w)·M / Σ_w M_w over the shards that learned since the last mix.  Each shard keeps
+  Q_w ≤ (15/32)M_w, so the mix does too, and the quadratic of the next shrink still has c < 0.  Adding
+  up what each shard's Q grew by since the last mix (as the counters are) does not: shards that each
+  spent their slack since the mix would leave Q above (15/32)M, where no φ ∈ (0, 1] is feasible.  One
+  shard keeps its own Q exactly (M / M_1 = 1).
+- Eviction goes on round the slots from M mod B, as lbp's: the mixed support set (a union brought back
+  to B by the compression) carries no ages.
 """
 
 from __future__ import annotations
 
 import math
+
+import numpy as np
 
 from .._jit import njit
 from ..learner import MISTAKES, KernelLearner, loop_arrays, new_coefficient, open_round, retire, touch
@@ -92,5 +105,11 @@ class Forgetron(KernelLearner):
     slot_arrays = KernelLearner.slot_arrays | {"label": "vector", "krow_old": "work"}
     evicts = True
     n_scalars = 1
-    unmixable = "its shrinking bounds one learner's own damage Q by its own mistakes"
     loop = forgetron_range
+
+    @classmethod
+    def mix_scalars(cls, shard_scalars, shard_counters, counters):
+        """Q = (Σ_w Q_w)·M / Σ_w M_w: the shards' pooled damage per mistake (the module's docstring)."""
+        mistakes = sum(float(c[MISTAKES]) for c in shard_counters)
+        damage = sum(float(s[Q]) for s in shard_scalars)
+        return np.array([damage * (float(counters[MISTAKES]) / mistakes) if mistakes else 0.0])
