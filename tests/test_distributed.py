@@ -633,3 +633,18 @@ def test_a_multiclass_shard_s_divergence_counts_every_class_a_new_one_included(t
     Cr = np.pad(Cr, ((0, 0), (0, 1)))
     expected = sum(rkhs_sqdist(Xf, Cf[:, c], Xr, Cr[:, c], 0.5) for c in range(3))
     assert drift > 0.1 and drift == pytest.approx(expected, rel=1e-9)
+
+
+def test_sharded_forgetrons_learn_data_whose_identical_examples_have_opposite_labels(tmp_path):
+    """A mix merges identical vectors, so one added with +1 and one with −1 may cancel to α = 0; the
+    Forgetron then evicts it without shrinking (σ = 0), where its quadratic has no positive root."""
+    rng = np.random.default_rng(0)
+    points = ["1:1 3:1", "2:1 3:1", "1:1 4:1", "2:1 4:1"]
+    for w in range(2):
+        (tmp_path / f"part-{w}.svm").write_text("".join(f"{rng.choice(['+1', '-1'])} {rng.choice(points)}\n"
+                                                        for _ in range(200)))
+    r = run("train", "-a", "forgetron", "-B", "3", "--gamma", "0.5", "--sync-every", "5", "-q",
+            tmp_path / "part-*.svm", "--backend", "serial", "-o", tmp_path / "m.model")
+    assert r.exit_code == 0, r.output
+    model = Model.load(tmp_path / "m.model").learner
+    assert len(model.support) <= 3 and model.counter("examples") == 400

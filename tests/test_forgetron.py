@@ -50,3 +50,9 @@ def test_shrink_factor_is_the_largest_feasible(seed):
         assert a * phi * phi + b * phi + c <= 1e-9
         grid = np.linspace(phi, 1, 200)[1:]  # nothing larger is feasible, unless phi is 1 already
         assert phi == 1 or np.all(a * grid * grid + b * grid + c > -1e-9)
+
+
+def test_shrink_factor_of_a_vector_with_coefficient_zero_is_one():
+    """σ = 0 (a = b = 0): only a mix over shards makes it, merging identical vectors of opposite labels;
+    evicting it does no damage, so no shrinking."""
+    assert shrink_factor(0.0, 0.0, -0.5) == 1.0

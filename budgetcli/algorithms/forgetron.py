@@ -42,9 +42,11 @@ Q = 0  # index of the damage in `scalars`
 
 @njit(cache=True)
 def shrink_factor(a, b, c):
-    """The largest φ ∈ (0, 1] with aφ² + bφ + c ≤ 0, for b > 0 and c < 0 (so small φ are feasible)."""
+    """The largest φ ∈ (0, 1] with aφ² + bφ + c ≤ 0, for b ≥ 0 and c < 0 (so small φ are feasible).
+    b = 0 is σ = 0, hence a = 0: an evicted vector whose coefficient is 0, which only a mix over shards
+    makes (identical vectors of opposite labels merged); every φ is feasible."""
     if a == 0.0:
-        return min(1.0, -c / b)
+        return 1.0 if b == 0.0 else min(1.0, -c / b)
     d = b * b - 4.0 * a * c
     if a > 0.0:  # feasible between the roots; the upper root is positive since c < 0
         return min(1.0, (-b + math.sqrt(d)) / (2.0 * a))
