@@ -1,5 +1,5 @@
 """`python -m budgetcli`: the `budgetlearn` command, as the installed script runs it."""
 
-from budgetcli.entry import main
+from budgetcli.entry import run
 
-main(prog_name="budgetlearn")
+run()

@@ -208,3 +208,19 @@ def test_commands_that_run_no_compiled_code_do_not_load_numba(tmp_path):
     assert not loads_numba("--version")
     assert not loads_numba("info", str(model))
     assert not loads_numba("predict", str(model), str(data))
+
+
+@pytest.mark.parametrize("given, threads", [({}, 1), ({"OPENBLAS_NUM_THREADS": "2"}, 2)], ids=["unset", "user's"])
+def test_the_script_runs_blas_on_one_thread_unless_the_user_says_otherwise(given, threads):
+    """entry.run: numpy's BLAS on one thread (its idle threads spin, and a sharded run's arithmetic must not
+    depend on where it runs); a thread count the user set is kept."""
+    pytest.importorskip("threadpoolctl")
+    if (os.cpu_count() or 1) < 2 and threads > 1:
+        pytest.skip("one core: BLAS runs one thread whatever is asked")
+    child = ("from budgetcli import entry\nentry.main = lambda **kw: None\nentry.run()\nimport numpy, threadpoolctl\n"
+             "print(max(i['num_threads'] for i in threadpoolctl.threadpool_info() if i['user_api'] == 'blas'))\n")
+    env = {k: v for k, v in os.environ.items() if k not in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")}
+    p = subprocess.run([sys.executable, "-c", child], cwd=PROJECT_ROOT, capture_output=True, text=True,
+                       env=env | given)
+    assert p.returncode == 0, p.stderr
+    assert int(p.stdout) == threads
