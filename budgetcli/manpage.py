@@ -23,6 +23,12 @@ EXIT_STATUS = [("0", "success; also when the reader of standard output went away
                      "device, or standard output: a full disk, an I/O error); one line on stderr"),
                ("2", "usage error"), ("130", "interrupted (Ctrl-C); no model written"),
                ("143", "terminated (SIGTERM); no model written")]
+ENVIRONMENT = [("NUMBA_CACHE_DIR", "where compiled code is cached; by default numba's choice, else a directory of "
+                                   "this user's own under the temporary directory (budgetlearn-numba-UID)"),
+               ("OMP_NUM_THREADS, OPENBLAS_NUM_THREADS, MKL_NUM_THREADS",
+                "numpy's BLAS threads; budgetlearn sets each to 1 when unset (its loops are single-threaded, idle "
+                "BLAS threads spin, and a sharded run must compute alike in the driver and on dask's workers, "
+                "which run BLAS on one thread)")]
 
 
 def _esc(text: str) -> str:
@@ -72,6 +78,9 @@ def main_page() -> str:
     lines += [".SH EXIT STATUS"]
     for code, meaning in EXIT_STATUS:
         lines += [".TP", f".B {code}", _esc(meaning)]
+    lines += [".SH ENVIRONMENT"]
+    for name, meaning in ENVIRONMENT:
+        lines += [".TP", f".B {_esc(name)}", _esc(meaning)]
     return "\n".join(lines) + "\n"
 
 
