@@ -8,7 +8,8 @@ used only if it is a directory (not a symlink) owned by us that neither group no
 whoever can write a cache makes us run their code.  Otherwise, or without a temporary directory, the
 code is compiled anew in each process, after one note on stderr.
 
-numba itself (~0.2 s and ~40 MB of LLVM) is imported only when compiled code first runs: `njit` returns
+numba itself (~0.2 s and ~40 MB of LLVM) is imported only when compiled code first runs (and without
+the scipy.linalg import its start-up check of BLAS costs: `_defer_blas_check`): `njit` returns
 a `Lazy` stand-in, and the first call of any stand-in makes every function decorated so far numba's
 (`compile_all`), puts the compiled functions in place of the stand-ins in the modules that hold them
 (compiled code calls other compiled functions through its module's globals), and registers the record
@@ -66,6 +67,7 @@ def compile_all() -> None:
     if _loaded:
         return
     _loaded = True
+    _defer_blas_check()
     for stand_in in _lazy:
         stand_in.compiled = _compile(stand_in.func, stand_in.options)
     for cls in _records:
@@ -81,6 +83,34 @@ def compile_all() -> None:
                 for attr, member in list(vars(value).items()):
                     if type(member) is Lazy:
                         setattr(value, attr, member.compiled)
+
+
+def _defer_blas_check() -> None:
+    """Skip numba's eager check that scipy's BLAS imports, which costs every process that runs compiled
+    code 65–90 ms (importing scipy.linalg; `python -X importtime`).
+
+    numba's CPU target, set up at the first compiled call, imports numba.np.arraymath, whose import
+    runs `ensure_blas()` at once to set a flag only one of its helpers reads.  No compiled function here
+    calls BLAS, and a function that does still gets numba's own check when it is compiled (np.dot and
+    np.linalg call `ensure_blas` then).  So `ensure_blas` refuses while arraymath is first imported, and
+    is put back at once.  A numba laid out otherwise, or one whose arraymath is loaded already: nothing
+    is skipped."""
+    if "numba.np.arraymath" in sys.modules:
+        return
+    try:
+        import numba.np.linalg as linalg
+        check = linalg.ensure_blas
+    except (ImportError, AttributeError):
+        return
+
+    def deferred():
+        raise ImportError("numba's BLAS check is deferred to the compilation of code that uses BLAS")
+
+    linalg.ensure_blas = deferred
+    try:
+        import numba.np.arraymath  # noqa: F401
+    finally:
+        linalg.ensure_blas = check
 
 
 def _compile(func, options):

@@ -192,7 +192,8 @@ def test_commands_that_run_no_compiled_code_do_not_load_numba(tmp_path):
         data.write_text("".join(src.readlines()[:40]))
     model = tmp_path / "m.model"
     child = ("import sys\nfrom budgetcli.entry import main\ntry:\n    main(sys.argv[1:])\nexcept SystemExit as e:\n"
-             "    assert not e.code, e.code\nprint('numba' in sys.modules, 'numpy' in sys.modules, file=sys.stderr)\n")
+             "    assert not e.code, e.code\nprint('numba' in sys.modules, 'numpy' in sys.modules, "
+             "'scipy.linalg' in sys.modules, file=sys.stderr)\n")
 
     def loaded(*args):
         p = subprocess.run([sys.executable, "-c", child, *args], cwd=PROJECT_ROOT, capture_output=True, text=True)
@@ -202,9 +203,10 @@ def test_commands_that_run_no_compiled_code_do_not_load_numba(tmp_path):
     def loads_numba(*args):
         return loaded(*args).split()[0] == "True"
 
-    assert loaded("--version") == "False False"
+    assert loaded("--version") == "False False False"
 
-    assert loads_numba("train", "-a", "perceptron", "--gamma", "1", "-q", str(data), "-o", str(model))
+    # compiled code ran, without numba's eager check that scipy's BLAS imports (_jit._defer_blas_check)
+    assert loaded("train", "-a", "perceptron", "--gamma", "1", "-q", str(data), "-o", str(model)) == "True True False"
     assert not loads_numba("--version")
     assert not loads_numba("info", str(model))
     assert not loads_numba("predict", str(model), str(data))
@@ -224,3 +226,16 @@ def test_the_script_runs_blas_on_one_thread_unless_the_user_says_otherwise(given
                        env=env | given)
     assert p.returncode == 0, p.stderr
     assert int(p.stdout) == threads
+
+
+def test_numba_s_blas_check_is_deferred_not_lost(tmp_path):
+    """After the package's compiled code has run, a numba function that calls BLAS still compiles and
+    computes (numba checks scipy's BLAS when it compiles np.dot)."""
+    child = ("import numpy as np, numba, sys\nfrom budgetcli import _jit\n_jit.compile_all()\n"
+             "assert 'scipy.linalg' not in sys.modules\n"
+             "dot = numba.njit(lambda a, b: np.dot(a, b))\n"
+             "print(dot(np.arange(3.0), np.array([1.0, 2.0, 4.0])))\n")
+    p = subprocess.run([sys.executable, "-c", child], cwd=PROJECT_ROOT, capture_output=True, text=True,
+                       env=os.environ | {"NUMBA_CACHE_DIR": str(tmp_path)})
+    assert p.returncode == 0, p.stderr
+    assert float(p.stdout) == 10.0
