@@ -71,6 +71,7 @@ from __future__ import annotations
 import contextlib
 import glob as glob_
 import logging
+import sys
 import time
 
 import numpy as np
@@ -710,8 +711,15 @@ def cluster(backend: str, jobs: int, scheduler: str | None):
             import dask
 
             # dask's statistical profiler samples every worker thread each 10 ms; with the learning loop
-            # on the worker's one thread that cost 10–15% of its speed (bench/shards_speed.py)
-            stack.enter_context(dask.config.set({"distributed.worker.profile.enabled": False}))
+            # on the worker's one thread that cost 10–15% of its speed (bench/shards_speed.py).  On Linux
+            # the workers are forked, not spawned: they start with this process's imports and its loaded
+            # compiled code instead of importing dask, numpy and numba and loading the code again, 1.5 s
+            # of a 7.7 s run on two cores (the same file, 3.3 M lines).  Its threads at that moment
+            # (dask's event loop; the main one waits) hold no lock a child needs: logging and the import
+            # lock are reset across a fork.
+            stack.enter_context(dask.config.set({
+                "distributed.worker.profile.enabled": False,
+                "distributed.worker.multiprocessing-method": "fork" if sys.platform == "linux" else "spawn"}))
             local = stack.enter_context(LocalCluster(n_workers=max(jobs, 1), threads_per_worker=1, processes=True,
                                                      dashboard_address=None, silence_logs=logging.ERROR))
             client = stack.enter_context(Client(local))
