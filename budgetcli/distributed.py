@@ -713,10 +713,10 @@ def cluster(backend: str, jobs: int, scheduler: str | None):
             # dask's statistical profiler samples every worker thread each 10 ms; with the learning loop
             # on the worker's one thread that cost 10–15% of its speed (bench/shards_speed.py).  On Linux
             # the workers are forked, not spawned: they start with this process's imports and its loaded
-            # compiled code instead of importing dask, numpy and numba and loading the code again, 1.5 s
-            # of a 7.7 s run on two cores (the same file, 3.3 M lines).  Its threads at that moment
-            # (dask's event loop; the main one waits) hold no lock a child needs: logging and the import
-            # lock are reset across a fork.
+            # compiled code instead of importing dask, numpy and numba and loading the code again (1.5 s
+            # of a 7.7 s run on two cores, a9a × 100 in two files).  The nannies fork from dask's event
+            # loop thread while the main thread waits for the cluster; this process runs no other
+            # threads then (BLAS on one thread: entry.run), and no OpenMP, which a fork would break.
             stack.enter_context(dask.config.set({
                 "distributed.worker.profile.enabled": False,
                 "distributed.worker.multiprocessing-method": "fork" if sys.platform == "linux" else "spawn"}))
