@@ -715,8 +715,9 @@ def cluster(backend: str, jobs: int, scheduler: str | None):
             # the workers are forked, not spawned: they start with this process's imports and its loaded
             # compiled code instead of importing dask, numpy and numba and loading the code again (1.5 s
             # of a 7.7 s run on two cores, a9a × 100 in two files).  The nannies fork from dask's event
-            # loop thread while the main thread waits for the cluster; this process runs no other
-            # threads then (BLAS on one thread: entry.run), and no OpenMP, which a fork would break.
+            # loop thread while the main thread waits for the cluster; the script runs BLAS on one
+            # thread (entry.run; OpenBLAS also stops its threads at a fork), and nothing here runs
+            # OpenMP, which a fork would break.
             stack.enter_context(dask.config.set({
                 "distributed.worker.profile.enabled": False,
                 "distributed.worker.multiprocessing-method": "fork" if sys.platform == "linux" else "spawn"}))
