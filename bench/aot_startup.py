@@ -32,7 +32,7 @@ import tempfile
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "bench"))
 
-from peers import measure  # noqa: E402  (bench/peers.py: wall, CPU and the child's own peak RSS)
+from peers import interleaved  # noqa: E402  (bench/peers.py: wall, CPU and the child's own peak RSS)
 
 ARGS = ["train", "-a", "rbp", "-B", "300", "--gamma", "0.01"]
 
@@ -107,12 +107,7 @@ def main():
             cmds[f"jit, {tag}"] = [sys.executable, "-m", "budgetcli", *ARGS, data, "-o", os.path.join(tmp, f"jit{i}")]
             cmds[f"aot, {tag}"] = [sys.executable, "-c", RUN_AOT, tmp, *ARGS, data, "-o", os.path.join(tmp, f"aot{i}")]
         print("load average before: " + " ".join(f"{x:.2f}" for x in os.getloadavg()))
-        runs = {k: [] for k in cmds}
-        for r in range(args.runs + 1):
-            for k, cmd in cmds.items():
-                p = measure(cmd, ROOT)
-                if r:  # round 0 fills numba's cache and the file cache
-                    runs[k].append((p.wall, p.cpu, p.rss))
+        runs = {k: [(p.wall, p.cpu, p.rss) for p in ps] for k, ps in interleaved(cmds, args.runs, ROOT).items()}
         print("load average after:  " + " ".join(f"{x:.2f}" for x in os.getloadavg()))
         same = [open(os.path.join(tmp, f"jit{i}"), "rb").read() == open(os.path.join(tmp, f"aot{i}"), "rb").read()
                 for i in (0, 1)]

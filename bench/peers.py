@@ -176,6 +176,18 @@ def measure(argv: list[str], cwd: str) -> Proc:
         return Proc(wall, usage.ru_utime + usage.ru_stime, rss_kib / 1024, out.read().decode())
 
 
+def interleaved(cmds: dict[str, list[str]], runs: int, cwd: str) -> dict[str, list[Proc]]:
+    """Each command of `cmds` measured `runs` times, round after round (so a change in the machine's load
+    touches every command alike), after one uncounted round that fills the caches."""
+    out = {k: [] for k in cmds}
+    for r in range(runs + 1):
+        for k, cmd in cmds.items():
+            p = measure(cmd, cwd)
+            if r:
+                out[k].append(p)
+    return out
+
+
 def budgetlearn(*args) -> Proc:
     # `python -m budgetcli` is what the installed script runs; cwd = the checkout, so its code is measured
     return measure([sys.executable, "-m", "budgetcli", *map(str, args)], ROOT)

@@ -23,7 +23,7 @@ ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 
 from loops import fmt_load  # noqa: E402
-from peers import measure  # noqa: E402
+from peers import interleaved  # noqa: E402
 from run import GAMMA, NYSTROEM_SGD  # noqa: E402
 
 OURS = {"lbp": ["-B", "300"], "rbp": ["-B", "300"], "forgetron": ["-B", "300"]}
@@ -43,12 +43,7 @@ def main():
                                  "--method", "projected-average", "-q", args.train, "-o", model]
         cmds[f"{name} eval"] = [py, "-m", "budgetcli", "eval", model, args.test]
     print("load average before: " + fmt_load(os.getloadavg()))
-    runs = {k: [] for k in cmds}
-    for r in range(args.runs + 1):
-        for k, cmd in cmds.items():
-            p = measure(cmd, ROOT)
-            if r:
-                runs[k].append(p)
+    runs = interleaved(cmds, args.runs, ROOT)
     print("load average after:  " + fmt_load(os.getloadavg()))
     for k, ps in runs.items():
         print(f"{k:18s} wall {statistics.median(p.wall for p in ps):6.3f} s  CPU {statistics.median(p.cpu for p in ps):6.3f} s"
