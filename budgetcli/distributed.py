@@ -639,6 +639,16 @@ class ShardPool:
     def adopt(self, header: dict, arrays: dict, labels: dict) -> None:
         self.common = (header, arrays, labels)
         self.bytes_out += len(self.shards) * sum(a.nbytes for a in arrays.values())
+        if self.client is None and len(self.shards) > 1:
+            # One process simulates the cluster: every shard would rebuild the same state that is not sent
+            # (Projectron++'s factor of the union, O(n³)) from the same arrays.  Shard 0 rebuilds it and the
+            # others start from its result, which is what each of them would compute (the model files stay
+            # those of a cluster, tests/test_distributed.py); traffic is counted as sent.
+            self.shards[0].adopt(header, arrays, labels)
+            first = self.shards[0].model.learner
+            if first.stale:
+                first._rebuild()
+            header, arrays = first.state()
         calls = [self._begin(w, "adopt", header, arrays, labels) for w in range(len(self.shards))]
         for w, c in enumerate(calls):
             self._outcome(w, c, None)  # a shard started again has adopted it already

@@ -120,6 +120,27 @@ def test_serial_and_dask_write_the_same_model_file(shards, tmp_path, sync):
     assert model.learner.counter("examples") == 300 + 350 + 400
 
 
+def test_serial_shards_share_one_rebuild_per_mix_and_write_dask_s_model_file(shards, tmp_path, monkeypatch):
+    """Projectron++'s factor is not sent: each dask worker rebuilds it from the mixed support set, and the
+    serial backend rebuilds it once for all its shards (distributed.ShardPool.adopt)."""
+    pytest.importorskip("distributed")
+    args = ["train", "-a", "projectron++", "--eta", "0.5", "--gamma", "0.5", "--sync-every", "60", "-q",
+            str(shards / "part-*.svm"), "--backend"]
+    r = run(*args, "dask", "--jobs", "2", "-o", tmp_path / "dask.model")
+    assert r.exit_code == 0, r.output
+    assert run(*args, "serial", "-o", tmp_path / "serial.model").exit_code == 0
+    assert (tmp_path / "serial.model").read_bytes() == (tmp_path / "dask.model").read_bytes()
+    cls = registry.get("projectron++")
+    rebuilds = []
+    monkeypatch.setattr(cls, "rebuilt", {name: (lambda f: lambda self, n: rebuilds.append(n) or f(self, n))(f)
+                                         for name, f in cls.rebuilt.items()})
+    result = distributed.train(sorted(str(p) for p in shards.glob("part-*.svm")), "projectron++",
+                               KernelSpec("rbf", 0.5), {"eta": 0.5}, sync_every=60)
+    mixes = result.traffic["synchronisations"]
+    # one per mix sent back to the three shards (none after the last), and the model file's own: not 3 per mix
+    assert mixes >= 5 and len(rebuilds) == mixes
+
+
 def test_budget_and_counters_after_each_synchronisation(shards):
     seen = []
     real = distributed.compress
