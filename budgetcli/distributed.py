@@ -23,8 +23,10 @@ perceptron", NAACL 2010, §3 iterative parameter mixing) with the kernel expansi
   merged label map lists every shard's classes in the order the shards met them (shard 0's first),
   and each shard's columns are put in that order before the weighted sum (`mix`, `merged_labels`).
   Their lazy scale is folded in (the mix has scale 1), and the running sums of the average restart
-  at T times the mixed average.  mc-projectron++ (per-class subsets of the support set, each with
-  its own inverse) cannot be mixed.
+  at T times the mixed average.  mc-projectron++ keeps a support set per class (a mistake stores x
+  once in class y and once in the rival's, §5 of the Projectron paper), so a vector is merged only
+  with the same vector of the same class (`KernelLearner.row_classes`); each class's members are the
+  union's vectors of that class and its inverse is rebuilt (`with_row_classes`).
 - Budget compression: a learner with a `budget` parameter gets back to B support vectors by keeping
   the B with the largest |α| (multiclass: the largest row norm; ties to the earlier one) and
   projecting the others onto them by a ridge least-squares solve in the RKHS (`projection.onto_kept`):
@@ -40,6 +42,7 @@ perceptron", NAACL 2010, §3 iterative parameter mixing) with the kernel expansi
   B = 100 with merging (60.3% against 75.7% for one process, 3 shards).
 - The resume state (Gram matrices, inverses: `rebuilt`) is not mixed: a mixed model leaves it stale
   and a shard rebuilds it from the support set before it learns again, as for a compact model file.
+  (The serial backend rebuilds it once for all its shards, which would each compute the same.)
   Scalars are made afresh by the learner's `mix_scalars` (from the shards') or `after_mix` (from the
   mixed model).
 - The mixed model is sent back to every shard, which keeps its own random stream and reading position.
@@ -275,8 +278,9 @@ def mix(reports: list[dict], base_counters: np.ndarray, labels: dict | None = No
     shard added to it since, Σ_w sum_w − (k − 1)·sum_base, each shard's sum its average times its
     count.  A learner that evicts keeps no sums for the vectors it evicted, so there the average is
     the shares' mix of the shards' averages instead.  For a multiclass learner `labels` is the merged
-    label map (`merged_labels`): each shard's classes are put in its order.  Other per-slot arrays
-    (Pegasos' `born`) are each vector's first occurrence's."""
+    label map (`merged_labels`): each shard's classes are put in its order; a vector that serves one class
+    only (`row_classes`: mc-projectron++) is merged only with the same vector of that class.  Other
+    per-slot arrays (Pegasos' `born`) are each vector's first occurrence's."""
     cls = registry.get(reports[0]["header"]["algorithm"])
     merged = labels_from_dict(labels).values if cls.multiclass else None
     counters = base_counters + sum(r["arrays"]["counters"] - base_counters for r in reports)
@@ -289,9 +293,11 @@ def mix(reports: list[dict], base_counters: np.ndarray, labels: dict | None = No
         if cls.evicts and not r["learned"]:
             continue  # it adds nothing, and the vectors it kept may be ones the others evicted
         share = r["learned"] / total
-        union.add(r, merged, share, share * T if cls.evicts else int(r["arrays"]["counters"][EXAMPLES]))
+        union.add(r, merged, share, share * T if cls.evicts else int(r["arrays"]["counters"][EXAMPLES]),
+                  cls.row_classes(r["arrays"]))
     if base is not None and not cls.evicts:
-        union.add(base, merged, 0.0, -(len(reports) - 1) * int(base["arrays"]["counters"][EXAMPLES]))
+        union.add(base, merged, 0.0, -(len(reports) - 1) * int(base["arrays"]["counters"][EXAMPLES]),
+                  cls.row_classes(base["arrays"]))
     header = dict(reports[0]["header"], n_features=max(r["header"]["n_features"] for r in reports),
                   counters={c: int(v) for c, v in zip(COUNTER_NAMES, counters)})
     if merged is not None:
@@ -306,6 +312,8 @@ def mix(reports: list[dict], base_counters: np.ndarray, labels: dict | None = No
                                                              [a["counters"] for a in learned], counters),
                   **{name: np.array(values, np.float64) for name, values in union.first.items()})
     online, sums = (np.array(x).reshape(-1, union.width) for x in (union.online, union.sums))
+    if cls.row_classes(reports[0]["arrays"]) is not None:
+        arrays = cls.with_row_classes(arrays, np.array(union.classes, np.int64).reshape(-1), union.width)
     return header, with_rows(cls, arrays, online, sums / max(T, 1), T)
 
 
@@ -316,19 +324,23 @@ class _Union:
     def __init__(self, width: int, others: list[str]):
         self.width, self.slots, self.rows, self.online, self.sums = width, {}, [], [], []
         self.first = {name: [] for name in others}
+        self.classes = []  # each row's class (merged columns) for a learner whose rows serve one class
 
-    def add(self, report: dict, merged: list | None, weight: float, count: float) -> None:
-        """online += weight · the report's coefficients, sums += count · its averaged ones."""
+    def add(self, report: dict, merged: list | None, weight: float, count: float, row_classes=None) -> None:
+        """online += weight · the report's coefficients, sums += count · its averaged ones; with
+        `row_classes` (KernelLearner.row_classes) a vector is merged only with one of its own class."""
         columns = None if merged is None else [merged.index(v) for v in labels_from_dict(report["labels"]).values]
         coef, avg = report_rows(report, columns)
         a = report["arrays"]
         indptr = a["sv_indptr"]
         for i in range(len(indptr) - 1):
             idx, val = a["sv_indices"][indptr[i]:indptr[i + 1]], a["sv_values"][indptr[i]:indptr[i + 1]]
-            key = (idx.tobytes(), val.tobytes())
+            owner = -1 if row_classes is None else columns[row_classes[i]]
+            key = (idx.tobytes(), val.tobytes(), owner)
             if key not in self.slots:
                 self.slots[key] = len(self.rows)
                 self.rows.append((idx, val))
+                self.classes.append(owner)
                 self.online.append(np.zeros(self.width))
                 self.sums.append(np.zeros(self.width))
                 for name, values in self.first.items():

@@ -467,6 +467,20 @@ class KernelLearner:
         """Set `scalars` for a model that model mixing just made (distributed.mix): nothing to set
         unless the algorithm keeps running numbers."""
 
+    @classmethod
+    def row_classes(cls, arrays: dict) -> np.ndarray | None:
+        """The class each support vector serves, in the saved arrays' class numbering, for a multiclass
+        learner whose vectors each belong to one class (mc-projectron++'s per-class support sets); None:
+        every vector serves every class.  A mix merges identical vectors only within one class then, and
+        `with_row_classes` gives the union's vectors their classes."""
+        return None
+
+    @classmethod
+    def with_row_classes(cls, arrays: dict, classes: np.ndarray, n_classes: int) -> dict:
+        """A mixed model's arrays (distributed.mix) with the per-class structure of its vectors' `classes`
+        (`row_classes`; columns of the `n_classes` merged classes)."""
+        return arrays
+
     # ---- for subclasses ----------------------------------------------------------------------
     def _pool_room(self, nnz: int) -> int:
         """Pool entries one example of `nnz` non-zeros may need (merging needs more)."""

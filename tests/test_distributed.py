@@ -535,7 +535,7 @@ def test_a_multiclass_mix_puts_every_shard_s_classes_in_the_merged_order():
                                [[0.05, 0.0, 0.0], [0.0, 0.25 * 0.4 + 0.75 * 1.0, 0.0], [0.0, 0.0, 1.5]], rtol=1e-12)
 
 
-@pytest.mark.parametrize("name", ["mc-pa", "pegasos"])
+@pytest.mark.parametrize("name", ["mc-pa", "pegasos", "mc-projectron++"])
 def test_one_multiclass_shard_learns_what_one_process_learns(class_shards, tmp_path, name):
     """Mixing one shard is the identity, for the last hypothesis and for the running average (the mix
     restarts its sums at T·average, and they go on)."""
@@ -563,10 +563,47 @@ def test_multiclass_shards_on_serial_and_dask_write_the_same_model_file(class_sh
     assert sorted(model.labels.values) == [1.0, 2.0, 3.0, 4.0]
 
 
-def test_mc_projectron_plus_plus_is_refused_in_one_line(class_shards, tmp_path):
-    r = run("train", "-a", "mc-projectron++", class_shards / "part-0.svm", class_shards / "part-1.svm",
-            "-o", tmp_path / "m.model")
-    assert r.exit_code == 2 and r.output.startswith("budgetlearn: error: mc-projectron++ cannot be trained on shards: ")
+def test_mc_projectron_plus_plus_mixes_each_class_s_support_set_apart(class_shards):
+    """A support pair serves one class (mc-projectron++'s per-class sets, §5): the mix merges a vector
+    only with the same vector of the same class, each class's members are the union's pairs of that
+    class, and each class's Gram inverse is rebuilt from them."""
+    cls = registry.get("mc-projectron++")
+    kernel = Kernel("rbf", 0.5, 0.0, 1).to_dict()
+    shards = [distributed.Shard(str(class_shards / f"part-{w}.svm"), w, cls.name, kernel, {"eta": 0.5}, 0, False, 4096)
+              for w in range(2)]
+    for shard in shards:
+        shard.step(10 ** 6)
+    reports = [shard.report() for shard in shards]
+    labels = distributed.merged_labels(reports, ["a", "b"])
+    pairs = []  # (vector, class value) of every shard's support pairs, in order of first sight
+    for r in reports:
+        a, values = r["arrays"], r["labels"]["values"]
+        for c, k in enumerate(a["class_counts"].tolist()):
+            for j in a["class_members"][c, :k]:
+                lo, hi = a["sv_indptr"][j], a["sv_indptr"][j + 1]
+                pair = (a["sv_indices"][lo:hi].tobytes(), a["sv_values"][lo:hi].tobytes(), values[c])
+                pairs += [pair] if pair not in pairs else []
+    header, arrays = distributed.mix(reports, np.zeros_like(reports[0]["arrays"]["counters"]), labels, None)
+    learner = cls.from_state(header, arrays)
+    n, m = len(learner.support), int(learner.n_classes[0])
+    assert n == len(pairs) and "class_kinv" in learner.stale
+    vectors = [(arrays["sv_indices"][lo:hi].tobytes(), arrays["sv_values"][lo:hi].tobytes())
+               for lo, hi in zip(arrays["sv_indptr"][:-1], arrays["sv_indptr"][1:])]
+    assert len(set(vectors)) < n  # some x joined two classes (a mistake adds it to y and to the rival)
+    coef = learner.coefficients()
+    for c in range(m):
+        members = learner.members[c, :learner.counts[c]]
+        mine = np.zeros(n, bool)
+        mine[members] = True
+        assert np.all(coef[~mine, c] == 0.0) and np.all(np.delete(coef[members], c, axis=1) == 0.0)
+        assert sorted((vectors[j], labels["values"][c]) for j in members) == \
+            sorted(((i, v), value) for i, v, value in pairs if value == labels["values"][c])
+    learner._rebuild()
+    K = learner.gram()
+    for c in range(m):
+        members = learner.members[c, :learner.counts[c]]
+        np.testing.assert_allclose(learner.kinv[c, :len(members), :len(members)] @ K[np.ix_(members, members)],
+                                   np.eye(len(members)), atol=1e-6)
 
 
 def test_the_sharded_average_is_the_average_over_every_example_of_every_shard(tmp_path):
@@ -600,6 +637,48 @@ def test_the_sharded_average_is_the_average_over_every_example_of_every_shard(tm
                                atol=1e-12)
     last = Model.load(tmp_path / "m.model", resume=True).learner
     np.testing.assert_allclose(last.decision_function(chunk), data[0][0] @ common, rtol=1e-9, atol=1e-12)
+
+
+def test_the_sharded_multiclass_average_is_the_average_over_every_example_of_every_shard(tmp_path):
+    """The multiclass protocol simulated in numpy (a linear-kernel mc-perceptron is one weight vector per
+    class; a class joins with a zero prototype; the rival is the best other known class, ties to the
+    first): the sharded run's averaged and last hypotheses are the simulation's."""
+    data = []
+    for w, n in enumerate((120, 80)):
+        X, _ = random_stream(n, 4, 30 + w)
+        y = np.minimum((X[:, 0] > 0) + 2 * (X[:, 1] > 0.3), 2)
+        y[:3] = [0, 1, 2]  # every shard meets the classes in one order: its class numbers are the merged ones
+        data.append((X, y))
+        (tmp_path / f"s{w}.svm").write_text("".join(
+            f"{lab + 1}" + "".join(f" {j + 1}:{float(v)!r}" for j, v in enumerate(row) if v) + "\n"
+            for row, lab in zip(X, y)))
+    r = run("train", "-a", "mc-perceptron", "--kernel", "linear", "--average", "--sync-every", "50", "-q",
+            tmp_path / "s0.svm", tmp_path / "s1.svm", "-o", tmp_path / "m.model")
+    assert r.exit_code == 0, r.output
+    common, total, position, known = np.zeros((3, 4)), np.zeros((3, 4)), [0, 0], [0, 0]
+    while any(p < len(y) for p, (_, y) in zip(position, data)):
+        weights, learned = [], []
+        for w, (X, y) in enumerate(data):
+            V = common.copy()
+            for t in range(position[w], min(position[w] + 50, len(y))):
+                known[w] = max(known[w], y[t] + 1)
+                f = V @ X[t]
+                others = [i for i in range(known[w]) if i != y[t]]
+                rival = min(others, key=lambda i: (-f[i], i)) if others else None
+                if rival is not None and f[y[t]] <= f[rival]:
+                    V[y[t]] += X[t]
+                    V[rival] -= X[t]
+                total += V  # the hypothesis after this example
+            learned.append(min(50, len(y) - position[w]))
+            position[w] += learned[-1]
+            weights.append(V)
+        common = sum(n * v for n, v in zip(learned, weights)) / sum(learned)
+        known = [3, 3]  # the mixed model knows every shard's classes
+    chunk = read_all(tmp_path / "s0.svm")
+    averaged = Model.load(tmp_path / "m.model").learner
+    np.testing.assert_allclose(averaged.decision_function(chunk), data[0][0] @ (total / 200).T, rtol=1e-9, atol=1e-12)
+    last = Model.load(tmp_path / "m.model", resume=True).learner
+    np.testing.assert_allclose(last.decision_function(chunk), data[0][0] @ common.T, rtol=1e-9, atol=1e-12)
 
 
 def test_budgeted_pegasos_comes_back_to_its_budget_by_its_own_merging(class_shards):

@@ -149,8 +149,6 @@ def mc_projectron_range(S, K, rows, start, book, st, h):
 @register
 class MulticlassProjectronPlusPlus(MulticlassLearner):
     name = "mc-projectron++"
-    unmixable = ("each class keeps its own subset of the support vectors with its Gram inverse, made by one "
-                 "learner's own updates; an average of models has no such subsets")
     summary = "multiclass Projectron++: kernel δ_{yy'}k(x,x'), one Gram inverse per class, projects when ‖δ‖ ≤ η"
     paper = "Orabona, Keshet, Caputo, JMLR 2009, §5 and Theorem 6"
     params = (ETA,)
@@ -249,6 +247,25 @@ class MulticlassProjectronPlusPlus(MulticlassLearner):
         else:
             self.stale.add("class_kinv")
         return self
+
+    @classmethod
+    def row_classes(cls, arrays):
+        """Each support pair's class, from the per-class member lists (a pair serves one class)."""
+        owner = np.full(len(arrays["sv_indptr"]) - 1, -1, np.int64)
+        for c, k in enumerate(arrays["class_counts"].tolist()):
+            owner[arrays["class_members"][c, :k]] = c
+        return owner
+
+    @classmethod
+    def with_row_classes(cls, arrays, classes, n_classes):
+        """A mix's per-class support sets: class c's members are the union's pairs of class c, in slot
+        order (a pair's class is its shard's); each class's Gram inverse is rebuilt from them (left out)."""
+        counts = np.bincount(classes, minlength=n_classes)
+        members = np.zeros((len(counts), int(counts.max(initial=0))), np.int64)
+        for c in range(len(counts)):
+            members[c, :counts[c]] = np.flatnonzero(classes == c)
+        out = {k: v for k, v in arrays.items() if k != "class_kinv"}
+        return out | {"class_counts": counts.astype(np.int64), "class_members": members}
 
     def _rebuild_class_inverses(self) -> None:
         """K_c⁻¹ of every class's support set, from the shared support set's Gram matrix."""
