@@ -3,6 +3,9 @@ file on every backend, the algorithms that cannot be mixed, URLs, bad data in a 
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import numpy as np
 import pytest
 from click.testing import CliRunner
@@ -95,6 +98,13 @@ def test_a_mixable_learner_has_only_state_the_mix_makes(name):
         assert {"alpha", "avg_sum", "avg_stamp"} <= saved <= {"alpha", "avg_sum", "avg_stamp"} | first_occurrence
     plain = registry.get("perceptron")
     assert cls.n_scalars == 0 or cls.after_mix is not plain.after_mix or cls.mix_scalars != plain.mix_scalars
+
+
+def test_the_readme_names_exactly_the_algorithms_that_can_be_mixed():
+    text = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    part = text[text.index("- Additive learners are mixed:"):text.index("the others are refused")]
+    named = {name for name in registry.load_all() if re.search(rf"(?<![\w+-]){re.escape(name)}(?![\w+-])", part)}
+    assert named == {name for name in registry.load_all() if not registry.get(name).unmixable}
 
 
 def test_refused_algorithm_is_one_line(shards, tmp_path):
