@@ -1,7 +1,7 @@
 """Sharded training against one process (issue #20, "what to measure" 1 and 2, in the serial simulation).
 
     python bench/shards.py TRAIN TEST [--shards 1,2,4,8] [--sync-every 1000,5000] [--algorithms rbp,projectron++]
-           [--divergence 10,30] [--seeds 0,1,2] [--json FILE]
+           [--divergence 10,30] [--seeds 0,1,2] [--orders 5] [--json FILE]
 
 TRAIN is cut into k contiguous parts of equal line counts (the shards, written to a temporary
 directory), and `budgetcli.distributed.train` learns one model over them with --backend serial: the
@@ -19,7 +19,8 @@ With --divergence, every static row (the models mixed every --sync-every example
 row per Δ of dynamic averaging beside it (each shard checks ‖f − r‖² ≤ Δ every --sync-every examples,
 and the shards synchronise only when one has drifted further): the goal is ≥ 10× fewer bytes than the
 static row at its accuracy within 0.5 point.  --seeds repeats everything per seed (rbp's evictions,
-and so its accuracy, vary with the seed).
+and so its accuracy, vary with the seed), --orders per order of the training lines (the file's, then
+random permutations); with either, the means over them end the table.
 """
 
 from __future__ import annotations
@@ -59,6 +60,19 @@ def averaged(model):
     return model.averaged()
 
 
+def ordered(train: str, order: int, where: str) -> str:
+    """TRAIN for order 0, else a copy of it with its lines in a random order (numpy's generator seeded
+    with `order`): one data order is one draw, and a comparison within a point needs several."""
+    if order == 0:
+        return train
+    with open(train, "rb") as f:
+        lines = f.readlines()
+    path = os.path.join(where, f"order-{order}.svm")
+    with open(path, "wb") as out:
+        out.writelines(lines[i] for i in np.random.default_rng(order).permutation(len(lines)))
+    return path
+
+
 def split(train: str, k: int, where: str) -> list[str]:
     with open(train, "rb") as f:
         lines = f.readlines()
@@ -72,7 +86,7 @@ def split(train: str, k: int, where: str) -> list[str]:
     return paths
 
 
-def sharded_row(paths, name, params, sync, divergence, seed, test) -> dict:
+def sharded_row(paths, name, params, sync, divergence, seed, order, test) -> dict:
     """One sharded run (static averaging for divergence None, else dynamic) and its figures."""
     t0 = time.process_time()
     result = distributed.train(paths, name, KERNEL, params, seed=seed, sync_every=sync, divergence=divergence)
@@ -81,6 +95,7 @@ def sharded_row(paths, name, params, sync, divergence, seed, test) -> dict:
     # the shards do not keep the vectors an evicting learner discards: no average to measure
     avg = None if learner.evicts else accuracy(result.model.averaged(), test)
     return {"algorithm": name, "k": len(paths), "sync_every": sync, "divergence": divergence, "seed": seed,
+            "order": order,
             "accuracy_last": accuracy(result.model, test), "accuracy_average": avg,
             "synchronisations": result.traffic["synchronisations"], "mb_out": result.traffic["bytes_out"] / 1e6,
             "mb_in": result.traffic["bytes_in"] / 1e6, "support": len(learner.support), "cpu": cpu}
@@ -89,19 +104,39 @@ def sharded_row(paths, name, params, sync, divergence, seed, test) -> dict:
 def show(row) -> None:
     avg = "     —  " if row["accuracy_average"] is None else f"{100 * row['accuracy_average']:7.2f}%"
     mode = "static" if row["divergence"] is None else f"Δ={row['divergence']:g}"
-    print(f"{row['algorithm']:14s} {row['seed']:4d} {row['k']:3d} {row['sync_every']:6d} {mode:>8s} "
+    print(f"{row['algorithm']:14s} {row['seed']:4d} {row['order']:5d} {row['k']:3d} {row['sync_every']:6d} {mode:>8s} "
           f"{100 * row['accuracy_last']:8.2f}% {avg} {row['synchronisations']:6d} {row['mb_out']:7.2f} "
           f"{row['mb_in']:7.2f} {row['support']:5d} {row['cpu']:6.2f}", flush=True)
 
 
-def one_process(train, name, params, seed, test) -> dict:
+def one_process(train, name, params, seed, order, test) -> dict:
     t0 = time.process_time()
     one = pipeline.train(train, name, KERNEL, params, seed=seed, keep_retired=True)
     cpu = time.process_time() - t0
     last, avg = accuracy(one.model, test), accuracy(averaged(one.model), test)
-    print(f"{name:14s} {seed:4d} {'one process':>19s} {100 * last:8.2f}% {100 * avg:7.2f}% {'':6s} {'':7s} {'':7s} "
-          f"{len(one.model.learner.support):5d} {cpu:6.2f}", flush=True)
-    return {"algorithm": name, "k": 0, "seed": seed, "accuracy_last": last, "accuracy_average": avg, "cpu": cpu}
+    print(f"{name:14s} {seed:4d} {order:5d} {'one process':>19s} {100 * last:8.2f}% {100 * avg:7.2f}% {'':6s} "
+          f"{'':7s} {'':7s} {len(one.model.learner.support):5d} {cpu:6.2f}", flush=True)
+    return {"algorithm": name, "k": 0, "seed": seed, "order": order, "accuracy_last": last, "accuracy_average": avg,
+            "cpu": cpu}
+
+
+def means(rows) -> None:
+    """Over the seeds and orders: each setting's mean test accuracy, last hypothesis (and averaged),
+    beside the one-process mean, and its mean bytes."""
+    print("\nmeans over seeds and orders (accuracy last / averaged, and the difference from one process):")
+    groups: dict = {}
+    for row in rows:
+        groups.setdefault((row["algorithm"], row["k"], row.get("sync_every"), row.get("divergence")), []).append(row)
+    for (name, k, sync, divergence), group in groups.items():
+        one = groups[(name, 0, None, None)]
+        parts = []
+        for key in ("accuracy_last", "accuracy_average"):
+            if group[0][key] is not None:
+                mean = 100 * np.mean([r[key] for r in group])
+                parts.append(f"{mean:6.2f}% ({mean - 100 * np.mean([r[key] for r in one]):+.2f})")
+        where = "one process" if k == 0 else f"k={k} sync {sync}" + ("" if divergence is None else f" Δ={divergence:g}")
+        traffic = "" if k == 0 else f"  {np.mean([r['mb_out'] + r['mb_in'] for r in group]):.2f} MB"
+        print(f"{name:14s} {where:28s} {' / '.join(parts)}{traffic}  ({len(group)} runs)")
 
 
 def main():
@@ -112,6 +147,7 @@ def main():
     ap.add_argument("--sync-every", default="1000,5000")
     ap.add_argument("--divergence", default="", help="Δ values of dynamic averaging, run beside the static rows")
     ap.add_argument("--seeds", default="0")
+    ap.add_argument("--orders", type=int, default=1, help="data orders: the file's, then random ones (seeds 1, 2, ...)")
     ap.add_argument("--algorithms", default="rbp,projectron++")
     ap.add_argument("--gamma", type=float, default=0.04, help="rbf γ (letter: 0.5)")
     ap.add_argument("--json")
@@ -121,18 +157,23 @@ def main():
     test = read_all(args.test)
     modes = [None] + [float(d) for d in args.divergence.split(",") if d]
     rows = []
-    print(f"{'algorithm':14s} {'seed':>4s} {'k':>3s} {'sync':>6s} {'mode':>8s} {'acc last':>9s} {'acc avg':>8s} "
-          f"{'syncs':>6s} {'MB out':>7s} {'MB in':>7s} {'|S|':>5s} {'CPU s':>6s}")
+    print(f"{'algorithm':14s} {'seed':>4s} {'order':>5s} {'k':>3s} {'sync':>6s} {'mode':>8s} {'acc last':>9s} "
+          f"{'acc avg':>8s} {'syncs':>6s} {'MB out':>7s} {'MB in':>7s} {'|S|':>5s} {'CPU s':>6s}")
     with tempfile.TemporaryDirectory() as tmp:
-        for name in args.algorithms.split(","):
-            for seed in map(int, args.seeds.split(",")):
-                rows.append(one_process(args.train, name, SETTINGS[name], seed, test))
-                for k in map(int, args.shards.split(",")):
-                    paths = split(args.train, k, tmp)
-                    for sync in map(int, args.sync_every.split(",")):
-                        for divergence in modes:
-                            rows.append(sharded_row(paths, name, SETTINGS[name], sync, divergence, seed, test))
-                            show(rows[-1])
+        for order in range(args.orders):
+            train = ordered(args.train, order, tmp)
+            for name in args.algorithms.split(","):
+                for seed in map(int, args.seeds.split(",")):
+                    rows.append(one_process(train, name, SETTINGS[name], seed, order, test))
+                    for k in map(int, args.shards.split(",")):
+                        paths = split(train, k, tmp)
+                        for sync in map(int, args.sync_every.split(",")):
+                            for divergence in modes:
+                                rows.append(sharded_row(paths, name, SETTINGS[name], sync, divergence, seed, order,
+                                                        test))
+                                show(rows[-1])
+    if len(rows) > len({(r["algorithm"], r["k"], r.get("sync_every"), r.get("divergence")) for r in rows}):
+        means(rows)
     print("load average (1, 5, 15 min): " + " ".join(f"{x:.2f}" for x in os.getloadavg()))
     if args.json:
         with open(args.json, "w") as f:
