@@ -12,8 +12,8 @@ that evict, whose shards do not keep the evicted vectors the average needs; one 
 the number of synchronisations, the bytes of arrays the shards sent and were sent, the support size,
 and the CPU seconds of the run.  The one-process `train` on TRAIN comes first, as the reference: the
 goal is to stay within 1 point of its test accuracy for k ≤ 8.  Settings: rbf γ = 0.04 (--gamma),
-seed 0, rbp and mrbp B = 300, projectron++ and mc-projectron++ η = 0.5, bpegasos B = 100 with merging (multiclass: letter.scale
-with --gamma 0.5).
+seed 0, rbp, mrbp, forgetron and budget-perceptron B = 300, projectron++ and mc-projectron++ η = 0.5,
+bpegasos B = 100 with merging (multiclass: letter.scale with --gamma 0.5).
 
 With --divergence, every static row (the models mixed every --sync-every examples per shard) gets one
 row per Δ of dynamic averaging beside it (each shard checks ‖f − r‖² ≤ Δ every --sync-every examples,
@@ -41,6 +41,7 @@ from budgetcli import distributed, pipeline  # noqa: E402
 from budgetcli.io.libsvm import read_all  # noqa: E402
 
 SETTINGS = {"rbp": {"budget": 300}, "projectron++": {"eta": 0.5}, "forgetron": {"budget": 300},
+            "budget-perceptron": {"budget": 300},
             "pa": {}, "perceptron": {}, "bpegasos": {"budget": 100, "maintenance": "merge"}, "pegasos": {},
             "mc-pa": {}, "mc-perceptron": {}, "mrbp": {"budget": 300}, "mc-projectron++": {"eta": 0.5}}
 KERNEL = pipeline.KernelSpec("rbf", 0.04)  # --gamma sets it

@@ -153,6 +153,7 @@ class KernelLearner:
     # `mix_scalars` or `after_mix` makes afresh.  A learner that is not such an expansion says
     # here why its models cannot be averaged (the one line a sharded run is refused with).
     unmixable: ClassVar[str] = ""
+    remade_after_mix: ClassVar[tuple[str, ...]] = ()  # per-slot arrays `after_mix` makes from the mixed model
     new_slots_per_example: ClassVar[int] = 1  # most support vectors one example may add
     # Arrays only the averaged hypothesis needs, saved only by a model that predicts with it
     # (model.Model.save); a learner loaded without them cannot continue its average.
@@ -464,8 +465,8 @@ class KernelLearner:
         return np.zeros(cls.n_scalars)
 
     def after_mix(self) -> None:
-        """Set `scalars` for a model that model mixing just made (distributed.mix): nothing to set
-        unless the algorithm keeps running numbers."""
+        """Set `scalars` (and the per-slot arrays named in `remade_after_mix`) for a model that model
+        mixing just made (distributed.mix): nothing to set unless the algorithm keeps running numbers."""
 
     @classmethod
     def row_classes(cls, arrays: dict) -> np.ndarray | None:

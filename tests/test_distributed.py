@@ -90,7 +90,7 @@ def test_a_mixable_learner_has_only_state_the_mix_makes(name):
     cls = registry.get(name)
     if cls.unmixable:
         return
-    saved = {n for n, kind in cls.slot_arrays.items() if kind != "work"} - set(cls.rebuilt)
+    saved = {n for n, kind in cls.slot_arrays.items() if kind != "work"} - set(cls.rebuilt) - set(cls.remade_after_mix)
     first_occurrence = {"born", "label"}  # per-slot numbers the mix takes from the vector's first occurrence
     if cls.multiclass:  # the coefficient matrix and its sums are the multiclass contract's own arrays
         assert saved <= first_occurrence
@@ -98,6 +98,7 @@ def test_a_mixable_learner_has_only_state_the_mix_makes(name):
         assert {"alpha", "avg_sum", "avg_stamp"} <= saved <= {"alpha", "avg_sum", "avg_stamp"} | first_occurrence
     plain = registry.get("perceptron")
     assert cls.n_scalars == 0 or cls.after_mix is not plain.after_mix or cls.mix_scalars != plain.mix_scalars
+    assert not cls.remade_after_mix or cls.after_mix is not plain.after_mix
 
 
 def test_the_readme_names_exactly_the_algorithms_that_can_be_mixed():
@@ -220,6 +221,35 @@ def test_one_shard_learns_what_one_process_learns(shards, tmp_path, algorithm):
     assert one.counters.tolist() == sharded.counters.tolist()
     assert one.scalars.tolist() == sharded.scalars.tolist()
     np.testing.assert_allclose(sharded.averaged_alpha(), one.averaged_alpha(), rtol=1e-12)
+
+
+def test_the_budget_perceptron_s_cached_scores_are_the_mixed_model_s(shards, monkeypatch):
+    """CKS removes by the margins of cached scores f(x_j): every shard starts each round with the mixed
+    model's, Kα (numpy's rbf here), not the scores its vectors had in the shard they came from."""
+    def rbf(learner):
+        indptr, idx, val = learner.support.to_csr()
+        X = np.zeros((len(indptr) - 1, learner.n_features))
+        for i in range(len(indptr) - 1):
+            X[i, idx[indptr[i]:indptr[i + 1]]] = val[indptr[i]:indptr[i + 1]]
+        return np.exp(-0.5 * np.sum((X[:, None, :] - X[None, :, :]) ** 2, axis=2))
+
+    checked = []
+    real = distributed.Shard.step
+
+    def step(self, n):
+        learner = self.model.learner
+        if len(learner.support):
+            size = len(learner.support)
+            np.testing.assert_allclose(learner.slot["fsv"][:size], rbf(learner) @ learner.slot["alpha"][:size],
+                                       rtol=1e-9, atol=1e-9)
+            checked.append(size)
+        return real(self, n)
+
+    monkeypatch.setattr(distributed.Shard, "step", step)
+    result = distributed.train(sorted(str(p) for p in shards.glob("part-*.svm")), "budget-perceptron",
+                               KernelSpec("rbf", 0.5), {"budget": 20}, sync_every=60)
+    assert len(checked) >= 12 and set(checked) == {20}  # every shard after every mix, at the budget
+    assert len(result.model.learner.support) == 20
 
 
 def test_the_forgetron_s_mixed_damage_is_the_shards_pooled_damage_per_mistake():

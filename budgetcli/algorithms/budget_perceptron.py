@@ -266,7 +266,7 @@ class BudgetPerceptron(KernelLearner):
     rebuilt = {"gram": gram_of_support}
     evicts = True
     constants = {"eval_set": CKS_MARGIN, "eval_size": 1}
-    unmixable = "it keeps each support vector's label and cached score, which an average does not define"
+    remade_after_mix = ("fsv",)
     loop = removal_range
 
     def __init__(self, *args, **kw):
@@ -281,6 +281,12 @@ class BudgetPerceptron(KernelLearner):
     def _state_arrays(self):
         return self.slot | self.eval | {"E": self.evalset.arrays, "block": self.eval_block}
 
+    def after_mix(self) -> None:
+        """The cached scores f(x_j) of a mixed model, Kα (a mix keeps each vector's first label: the label
+        of the example that first brought it, as the contract keeps every per-slot number)."""
+        n = len(self.support)
+        self.slot["fsv"][:n] = self.gram() @ self.slot["alpha"][:n]
+
 
 @register
 class TighterPerceptron(BudgetPerceptron):
@@ -290,6 +296,7 @@ class TighterPerceptron(BudgetPerceptron):
     paper = "Weston, Bordes, Bottou, AISTATS 2005, Figs. 2, 3, 5 and §3.2"
     params = (BUDGET, BETA, UPDATE, COST, EVAL_SET, EVAL_SIZE)
     constants = {"size": FIXED}
+    unmixable = "its evaluation set is drawn from one learner's own stream; an average of models has none"
     # the evaluation set's kernel block is rebuilt as exactly as the Gram matrix (support.kernel_row)
     rebuilt = BudgetPerceptron.rebuilt | {"eval_block": lambda self, name: self._rebuild_eval_block()}
 
