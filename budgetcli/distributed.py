@@ -39,7 +39,9 @@ perceptron", NAACL 2010, §3 iterative parameter mixing) with the kernel expansi
   every mixable learner but budgeted Pegasos, which brings the union back to B by its own maintenance,
   one vector at a time (merging, removal or projection: Wang, Crammer, Vucetic, ICML 2010, §4;
   `BudgetedPegasos.compress_to`): the projection onto the B largest rows lost 16 points on letter at
-  B = 100 with merging (60.3% against 75.7% for one process, 3 shards).
+  B = 100 with merging (60.3% against 75.7% for one process, 3 shards).  The Projectron and
+  Projectron++ have no budget: their union is brought back by their own rule (`compress_to_span`),
+  each vector kept only when it lies farther than η from the span of the ones kept before it.
 - The resume state (Gram matrices, inverses: `rebuilt`) is not mixed: a mixed model leaves it stale
   and a shard rebuilds it from the support set before it learns again, as for a compact model file.
   (The serial backend rebuilds it once for all its shards, which would each compute the same.)
@@ -74,6 +76,7 @@ from __future__ import annotations
 import contextlib
 import glob as glob_
 import logging
+import math
 import sys
 import time
 
@@ -86,7 +89,7 @@ from .labels import BinaryLabels, MulticlassLabels, labels_from_dict, third_labe
 from .learner import COUNTER_NAMES, EXAMPLES
 from .model import Model
 from .pipeline import TrainResult, check_settings, kernel_warnings, support_warnings
-from .projection import onto_kept
+from .projection import DEPENDENCE_TOL, onto_kept
 
 BACKENDS = ("serial", "dask")
 RESTARTS = 3  # a shard's worker lost this many times in a row ends the run
@@ -369,10 +372,58 @@ def compress(learner, budget: int):
         return learner
     if hasattr(learner, "compress_to"):  # a learner with a maintenance of its own (bpegasos) uses it
         return learner.compress_to(budget)
+    keep = np.sort(np.argsort(-np.linalg.norm(online_rows(learner), axis=1), kind="stable")[:budget])
+    return project_rest(learner, keep, MIX_RIDGE)
+
+
+def compress_to_span(learner, eta: float):
+    """A mix's union brought back by the Projectron's own rule (Orabona, Keshet, Caputo, JMLR 2009,
+    Fig. 2), for the learners that bound their support set by η instead of a budget (`mix_within_span`):
+    in the union's order (the last mix's vectors first, as every shard holds them, then each shard's
+    new ones), a vector is kept when its distance ‖δ‖ to the span of the vectors kept before it exceeds
+    η (and the numerical dependence test, as in learning), and its coefficients are otherwise projected
+    onto the kept ones (eq. 7), online and averaged alike.  So a mixed model is a support set the learner
+    itself could have grown.  Without it the union grows with the shards at every mix (1,164 vectors
+    over 16 shards of a stream on which one process keeps 113), and so does every shard's work per example."""
+    keep = span_keep(learner, eta)
+    if len(keep) == len(learner.support):
+        return learner
+    return project_rest(learner, keep, DEPENDENCE_TOL)  # round-off level: the kept vectors are independent
+
+
+def span_keep(learner, eta: float, block: int = 512) -> np.ndarray:
+    """The slots `compress_to_span` keeps, by a Cholesky factor of the kept vectors' Gram matrix grown one
+    row per kept vector (kernel rows computed a block of vectors at a time)."""
+    import scipy.linalg  # here: only a mix of such learners needs it, and it is slow to import
+
+    indptr, idx, val = learner.support.to_csr()
+    n = len(indptr) - 1
+    kept: list[int] = []
+    factor = np.zeros((min(n, 256), min(n, 256)))  # lower: factor factorᵀ = K of the kept vectors
+    for start in range(0, n, block):
+        stop = min(n, start + block)
+        rows = learner.kernel_matrix(indptr[start:stop + 1] - indptr[start], idx[indptr[start]:indptr[stop]],
+                                     val[indptr[start]:indptr[stop]])  # these vectors against every slot
+        for j in range(start, stop):
+            kj, kxx, m = rows[j - start, kept], rows[j - start, j], len(kept)
+            z = scipy.linalg.solve_triangular(factor[:m, :m], kj, lower=True, check_finite=False) if m else kj
+            delta2 = kxx - float(z @ z)
+            if delta2 <= DEPENDENCE_TOL * kxx or math.sqrt(delta2) <= eta:
+                continue  # in the span, or within η of it: projected
+            if m == factor.shape[0]:
+                factor = np.pad(factor, ((0, m), (0, m)))
+            factor[m, :m], factor[m, m] = z, math.sqrt(delta2)
+            kept.append(j)
+    return np.array(kept, np.int64)
+
+
+def project_rest(learner, keep: np.ndarray, ridge: float):
+    """The learner with only the slots `keep`, the others' coefficients (online and averaged) projected
+    onto them by `onto_kept` with `ridge`."""
+    n = len(learner.support)
     online = online_rows(learner).copy()
     average = averaged_rows(learner).reshape(len(online), -1)
     T = max(learner.counter("examples"), 1)
-    keep = np.sort(np.argsort(-np.linalg.norm(online, axis=1), kind="stable")[:budget])
     drop = np.setdiff1d(np.arange(n), keep)
     indptr, idx, val = learner.support.to_csr()
 
@@ -390,8 +441,8 @@ def compress(learner, budget: int):
         arrays.pop(name, None)
     cls, width = type(learner), online.shape[1]
     small = cls.from_state(header, with_rows(cls, arrays, online[keep], average[keep], T))
-    moved = onto_kept(small, rows(drop), np.vstack([online[drop].T, average[drop].T]), ridge=MIX_RIDGE)
-    # moved: (2 · classes) × budget, the online coefficients' part, then the average's
+    moved = onto_kept(small, rows(drop), np.vstack([online[drop].T, average[drop].T]), ridge=ridge)
+    # moved: (2 · classes) × kept, the online coefficients' part, then the average's
     return cls.from_state(header, with_rows(cls, arrays, online[keep] + moved[:width].T,
                                             average[keep] + moved[width:].T, T))
 
@@ -570,6 +621,8 @@ def _rounds(cls, shards, sources, sync, resume, checkpoint_every, on_checkpoint)
         learner = cls.from_state(*mix(reports, counters, labels, base))
         if "budget" in learner.hyper:
             learner = compress(learner, learner.hyper["budget"])
+        elif cls.mix_within_span:
+            learner = compress_to_span(learner, learner.hyper["eta"])
         learner.after_mix()
         counters = learner.counters.copy()
         rounds += 1

@@ -154,6 +154,9 @@ class KernelLearner:
     # here why its models cannot be averaged (the one line a sharded run is refused with).
     unmixable: ClassVar[str] = ""
     remade_after_mix: ClassVar[tuple[str, ...]] = ()  # per-slot arrays `after_mix` makes from the mixed model
+    # A learner without a budget whose support set is bounded by η (the Projectron's rule): a mix's
+    # union is brought back by that rule (distributed.compress_to_span)
+    mix_within_span: ClassVar[bool] = False
     new_slots_per_example: ClassVar[int] = 1  # most support vectors one example may add
     # Arrays only the averaged hypothesis needs, saved only by a model that predicts with it
     # (model.Model.save); a learner loaded without them cannot continue its average.

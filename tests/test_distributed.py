@@ -84,6 +84,39 @@ def test_compression_keeps_the_largest_and_projects_the_rest():
     np.testing.assert_allclose(learner.slot["alpha"][:2], expected, rtol=1e-12)
 
 
+def test_the_projectron_s_compression_keeps_the_vectors_beyond_eta_of_the_span_and_projects_the_rest():
+    """e1 is kept; x2 lies 0.1 from span{e1} (≤ η = 0.2): projected; e2 is 1 away: kept; x4 is in
+    span{e1, e2}: projected.  The projection is exact here, so f does not change."""
+    X = np.array([[1.0, 0.0], [0.99, 0.1], [0.0, 1.0], [3.0, 0.5]])
+    alpha = np.array([1.0, -2.0, 0.5, 0.25])
+    svs = [[(j, v) for j, v in enumerate(row) if v] for row in X]
+    header, arrays = distributed.mix([report(svs, alpha, 1, [1, 0, 0, 0])], np.zeros(4, np.int64))
+    learner = registry.get("perceptron").from_state(header, arrays)
+    assert distributed.span_keep(learner, 0.2).tolist() == [0, 2]
+    assert distributed.span_keep(learner, 0.05).tolist() == [0, 1]  # x2 kept; e2 is then in their span
+    small = distributed.compress_to_span(learner, 0.2)
+    assert small.support.to_csr()[1].tolist() == [0, 1]  # e1 and e2, in their order
+    np.testing.assert_allclose(small.slot["alpha"][:2], alpha @ X, rtol=1e-9)  # f(x) = (αᵀX) x, exactly
+
+
+@pytest.mark.parametrize("sync", [60, 200])
+def test_a_mixed_projectron_s_support_set_is_one_the_projectron_could_grow(shards, sync):
+    """Every vector of the mixed model lies farther than η from the span of the vectors before it (numpy's
+    rbf and least squares): the union of the shards' sets is brought back by the Projectron's rule."""
+    result = distributed.train(sorted(str(p) for p in shards.glob("part-*.svm")), "projectron++",
+                               KernelSpec("rbf", 0.5), {"eta": 0.5}, sync_every=sync)
+    learner = result.model.learner
+    indptr, idx, val = learner.support.to_csr()
+    X = np.zeros((len(indptr) - 1, learner.n_features))
+    for i in range(len(indptr) - 1):
+        X[i, idx[indptr[i]:indptr[i + 1]]] = val[indptr[i]:indptr[i + 1]]
+    G = np.exp(-0.5 * np.sum((X[:, None, :] - X[None, :, :]) ** 2, axis=2))
+    for j in range(1, len(X)):
+        beta = np.linalg.lstsq(G[:j, :j], G[:j, j], rcond=None)[0]
+        assert G[j, j] - G[:j, j] @ beta > 0.5 ** 2 * (1 - 1e-9)  # ‖δ_j‖² > η²
+    assert result.traffic["synchronisations"] >= 2
+
+
 @pytest.mark.parametrize("name", sorted(registry.load_all()))
 def test_a_mixable_learner_has_only_state_the_mix_makes(name):
     """What `mix` does not average must be resume state (rebuilt) or scalars after_mix sets."""
@@ -250,6 +283,21 @@ def test_the_budget_perceptron_s_cached_scores_are_the_mixed_model_s(shards, mon
                                KernelSpec("rbf", 0.5), {"budget": 20}, sync_every=60)
     assert len(checked) >= 12 and set(checked) == {20}  # every shard after every mix, at the budget
     assert len(result.model.learner.support) == 20
+
+
+def test_one_projectron_shard_makes_the_one_process_decisions(shards, tmp_path):
+    """One shard of Projectron++: every mix keeps the whole support set (it is one the rule grew), so
+    the run makes the one-process decisions; the coefficients differ only in rounding, because each
+    mix rebuilds the factor of K instead of growing it row by row."""
+    common = ["train", "-a", "projectron++", "--eta", "0.5", "--gamma", "0.5", "-q", shards / "part-0.svm"]
+    assert run(*common, "-o", tmp_path / "one.model").exit_code == 0
+    assert run(*common, "--backend", "serial", "--sync-every", "7", "-o", tmp_path / "sharded.model").exit_code == 0
+    one, sharded = Model.load(tmp_path / "one.model").learner, Model.load(tmp_path / "sharded.model").learner
+    for a, b in zip(one.support.to_csr(), sharded.support.to_csr()):
+        assert a.tolist() == b.tolist()
+    assert one.counters.tolist() == sharded.counters.tolist()  # mistakes, margin updates, projections
+    n = len(one.support)
+    np.testing.assert_allclose(sharded.slot["alpha"][:n], one.slot["alpha"][:n], rtol=1e-9)
 
 
 def test_the_forgetron_s_mixed_damage_is_the_shards_pooled_damage_per_mistake():

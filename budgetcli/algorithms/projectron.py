@@ -121,6 +121,7 @@ class Projectron(KernelLearner):
     rebuilt = {"kinv_factor": factor_of_support}
     superseded = {"kinv": "square"}  # K⁻¹, the resume state of model files before the factor
     constants = {"margin_step": NO_MARGIN}
+    mix_within_span = True  # a mix keeps the union's vectors farther than η from the span of those before
     loop = projectron_range
 
     @classmethod
