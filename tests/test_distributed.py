@@ -799,6 +799,38 @@ def test_budgeted_pegasos_comes_back_to_its_budget_by_its_own_merging(class_shar
     assert any(new > 0 for union, _, new in seen if union > 20)  # merged points, not a subset
 
 
+def test_budgeted_pegasos_s_merged_points_get_the_coefficients_closest_to_the_mix(class_shards):
+    """After its own merging has chosen the B points, their coefficients are the ridge least-squares
+    fit of the whole mixed f (numpy's rbf and solve here), not the pairwise fits of the merges."""
+    cls = registry.get("bpegasos")
+    kernel = Kernel("rbf", 0.5, 0.0, 1).to_dict()
+    shards = [distributed.Shard(str(class_shards / f"part-{w}.svm"), w, cls.name, kernel,
+                                cls.resolve_params({"budget": 20, "maintenance": "merge"}), 0, False, 4096)
+              for w in range(3)]
+    for shard in shards:
+        shard.step(10 ** 6)
+    reports = [shard.report() for shard in shards]
+    labels = distributed.merged_labels(reports, ["a", "b", "c"])
+    mixed = cls.from_state(*distributed.mix(reports, np.zeros_like(reports[0]["arrays"]["counters"]), labels))
+
+    def dense(learner):
+        indptr, idx, val = learner.support.to_csr()
+        X = np.zeros((len(indptr) - 1, 4))
+        for i in range(len(indptr) - 1):
+            X[i, idx[indptr[i]:indptr[i + 1]]] = val[indptr[i]:indptr[i + 1]]
+        return X
+
+    U, f = dense(mixed), mixed.coefficients().copy()
+    merged_only = cls.from_state(*mixed.state()).compress_to(20)
+    small = distributed.compress(mixed, 20)
+    Z = dense(small)
+    assert len(U) > 20 and np.array_equal(Z, dense(merged_only))  # the points merging chose
+    rbf = lambda A, B: np.exp(-0.5 * np.sum((A[:, None, :] - B[None, :, :]) ** 2, axis=2))  # noqa: E731
+    expected = np.linalg.solve(rbf(Z, Z) + distributed.MIX_RIDGE * np.eye(20), rbf(Z, U) @ f)  # k(z, z) = 1
+    np.testing.assert_allclose(small.coefficients(), expected, rtol=1e-8, atol=1e-10)
+    assert not np.allclose(merged_only.coefficients(), expected, rtol=1e-3)
+
+
 def test_a_multiclass_shard_s_divergence_counts_every_class_a_new_one_included(tmp_path):
     """‖f − r‖² summed over the classes' prototypes, with a class first met after the mix having a zero
     prototype in r."""
