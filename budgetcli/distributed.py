@@ -410,21 +410,22 @@ def compress_to_span(learner, eta: float):
     return project_rest(learner, keep, DEPENDENCE_TOL)  # round-off level: the kept vectors are independent
 
 
-def span_keep(learner, eta: float, block: int = 512) -> np.ndarray:
-    """The slots `compress_to_span` keeps, by a Cholesky factor of the kept vectors' Gram matrix grown one
-    row per kept vector (kernel rows computed a block of vectors at a time)."""
+def span_keep(learner, eta: float, order: np.ndarray | None = None, block: int = 512) -> np.ndarray:
+    """The slots kept by the Projectron's rule taken in `order` (default: slot order), in slot order: by
+    a Cholesky factor of the kept vectors' Gram matrix grown one row per kept vector (kernel rows
+    computed a block of vectors at a time)."""
     import scipy.linalg  # here: only a mix of such learners needs it, and it is slow to import
 
-    indptr, idx, val = learner.support.to_csr()
-    n = len(indptr) - 1
+    csr = learner.support.to_csr()
+    n = len(csr[0]) - 1
+    order = np.arange(n) if order is None else order
     kept: list[int] = []
     factor = np.zeros((min(n, 256), min(n, 256)))  # lower: factor factorᵀ = K of the kept vectors
     for start in range(0, n, block):
-        stop = min(n, start + block)
-        rows = learner.kernel_matrix(indptr[start:stop + 1] - indptr[start], idx[indptr[start]:indptr[stop]],
-                                     val[indptr[start]:indptr[stop]])  # these vectors against every slot
-        for j in range(start, stop):
-            kj, kxx, m = rows[j - start, kept], rows[j - start, j], len(kept)
+        which = order[start:start + block]
+        rows = learner.kernel_matrix(*csr_rows(*csr, which))  # these vectors against every slot
+        for i, j in enumerate(which):
+            kj, kxx, m = rows[i, kept], rows[i, j], len(kept)
             z = scipy.linalg.solve_triangular(factor[:m, :m], kj, lower=True, check_finite=False) if m else kj
             delta2 = kxx - float(z @ z)
             if delta2 <= DEPENDENCE_TOL * kxx or math.sqrt(delta2) <= eta:
@@ -432,8 +433,15 @@ def span_keep(learner, eta: float, block: int = 512) -> np.ndarray:
             if m == factor.shape[0]:
                 factor = np.pad(factor, ((0, m), (0, m)))
             factor[m, :m], factor[m, m] = z, math.sqrt(delta2)
-            kept.append(j)
-    return np.array(kept, np.int64)
+            kept.append(int(j))
+    return np.sort(np.array(kept, np.int64))
+
+
+def csr_rows(indptr, idx, val, which) -> tuple:
+    """The CSR rows `which` of (indptr, idx, val), in that order."""
+    return (np.concatenate([[0], np.cumsum(np.diff(indptr)[which])]).astype(np.int64),
+            np.concatenate([idx[indptr[i]:indptr[i + 1]] for i in which] or [np.zeros(0, np.int32)]).astype(np.int32),
+            np.concatenate([val[indptr[i]:indptr[i + 1]] for i in which] or [np.zeros(0)]).astype(np.float64))
 
 
 def project_rest(learner, keep: np.ndarray, ridge: float):
@@ -444,15 +452,9 @@ def project_rest(learner, keep: np.ndarray, ridge: float):
     average = averaged_rows(learner).reshape(len(online), -1)
     T = max(learner.counter("examples"), 1)
     drop = np.setdiff1d(np.arange(n), keep)
-    indptr, idx, val = learner.support.to_csr()
-
-    def rows(which):
-        return (np.concatenate([[0], np.cumsum(np.diff(indptr)[which])]).astype(np.int64),
-                np.concatenate([idx[indptr[i]:indptr[i + 1]] for i in which]).astype(np.int32),
-                np.concatenate([val[indptr[i]:indptr[i + 1]] for i in which]).astype(np.float64))
-
+    csr = learner.support.to_csr()
     header, arrays = learner.state()
-    kept = rows(keep)
+    kept = csr_rows(*csr, keep)
     arrays.update(sv_indptr=kept[0], sv_indices=kept[1], sv_values=kept[2],
                   **{name: arrays[name][keep] for name, kind in learner.slot_arrays.items()
                      if kind == "vector" and name not in ("alpha", "avg_sum", "avg_stamp")})
@@ -460,7 +462,7 @@ def project_rest(learner, keep: np.ndarray, ridge: float):
         arrays.pop(name, None)
     cls, width = type(learner), online.shape[1]
     small = cls.from_state(header, with_rows(cls, arrays, online[keep], average[keep], T))
-    moved = onto_kept(small, rows(drop), np.vstack([online[drop].T, average[drop].T]), ridge=ridge)
+    moved = onto_kept(small, csr_rows(*csr, drop), np.vstack([online[drop].T, average[drop].T]), ridge=ridge)
     # moved: (2 · classes) × kept, the online coefficients' part, then the average's
     return cls.from_state(header, with_rows(cls, arrays, online[keep] + moved[:width].T,
                                             average[keep] + moved[width:].T, T))
