@@ -398,16 +398,21 @@ def refit(learner, union: tuple, mixed: np.ndarray):
 def compress_to_span(learner, eta: float):
     """A mix's union brought back by the Projectron's own rule (Orabona, Keshet, Caputo, JMLR 2009,
     Fig. 2), for the learners that bound their support set by η instead of a budget (`mix_within_span`):
-    in the union's order (the last mix's vectors first, as every shard holds them, then each shard's
-    new ones), a vector is kept when its distance ‖δ‖ to the span of the vectors kept before it exceeds
-    η (and the numerical dependence test, as in learning), and its coefficients are otherwise projected
-    onto the kept ones (eq. 7), online and averaged alike.  So a mixed model is a support set the learner
-    itself could have grown.  Without it the union grows with the shards at every mix (1,164 vectors
-    over 16 shards of a stream on which one process keeps 113), and so does every shard's work per example."""
-    keep = span_keep(learner, eta)
-    if len(keep) == len(learner.support):
+    taken one by one, a vector is kept when its distance ‖δ‖ to the span of the vectors kept before it
+    exceeds η (and the numerical dependence test, as in learning), and its coefficients are otherwise
+    projected onto the kept ones (eq. 7), online and averaged alike.  A union the rule allows as it
+    stands, in slot order (one shard's set), is kept whole; any other is taken largest coefficient first
+    (row norm; ties to the earlier slot), as the budget's compression keeps the largest, so that the
+    kept vectors carry most of f and every shard's count alike.  (In slot order, shard 0's vectors would
+    come first: on a9a with 16 shards mixed once, at the end, the averaged hypothesis lost 0.56 point to
+    mixing every 200 examples; largest first, 0.22.)  Without the rule the union grows with the shards
+    at every mix (1,164 vectors over 16 shards of a stream on which one process keeps 113), and so does
+    every shard's work per example."""
+    n = len(learner.support)
+    if len(span_keep(learner, eta)) == n:
         return learner
-    return project_rest(learner, keep, DEPENDENCE_TOL)  # round-off level: the kept vectors are independent
+    order = np.argsort(-np.linalg.norm(online_rows(learner), axis=1), kind="stable")
+    return project_rest(learner, span_keep(learner, eta, order), DEPENDENCE_TOL)  # round-off ridge: independent
 
 
 def span_keep(learner, eta: float, order: np.ndarray | None = None, block: int = 512) -> np.ndarray:

@@ -85,8 +85,10 @@ def test_compression_keeps_the_largest_and_projects_the_rest():
 
 
 def test_the_projectron_s_compression_keeps_the_vectors_beyond_eta_of_the_span_and_projects_the_rest():
-    """e1 is kept; x2 lies 0.1 from span{e1} (≤ η = 0.2): projected; e2 is 1 away: kept; x4 is in
-    span{e1, e2}: projected.  The projection is exact here, so f does not change."""
+    """In slot order: e1 is kept; x2 lies 0.1 from span{e1} (≤ η = 0.2); e2 is 1 away: kept; x4 is in
+    span{e1, e2}.  The union is no set the rule allows, so the compression takes it largest coefficient
+    first: x2 (|α| = 2), then e1, 0.1005 from span{x2}: projected, e2: kept, x4: projected.  The
+    projection is exact in the plane, so f does not change."""
     X = np.array([[1.0, 0.0], [0.99, 0.1], [0.0, 1.0], [3.0, 0.5]])
     alpha = np.array([1.0, -2.0, 0.5, 0.25])
     svs = [[(j, v) for j, v in enumerate(row) if v] for row in X]
@@ -94,27 +96,44 @@ def test_the_projectron_s_compression_keeps_the_vectors_beyond_eta_of_the_span_a
     learner = registry.get("perceptron").from_state(header, arrays)
     assert distributed.span_keep(learner, 0.2).tolist() == [0, 2]
     assert distributed.span_keep(learner, 0.05).tolist() == [0, 1]  # x2 kept; e2 is then in their span
+    assert distributed.span_keep(learner, 0.2, np.array([1, 0, 2, 3])).tolist() == [1, 2]
     small = distributed.compress_to_span(learner, 0.2)
-    assert small.support.to_csr()[1].tolist() == [0, 1]  # e1 and e2, in their order
-    np.testing.assert_allclose(small.slot["alpha"][:2], alpha @ X, rtol=1e-9)  # f(x) = (αᵀX) x, exactly
+    assert small.support.to_csr()[2].tolist() == [0.99, 0.1, 1.0]  # x2 and e2, in slot order
+    np.testing.assert_allclose(small.slot["alpha"][:2] @ X[[1, 2]], alpha @ X, rtol=1e-9)  # the same f
+    valid = registry.get("perceptron").from_state(*small.state())  # a set the rule allows stays whole
+    assert distributed.compress_to_span(valid, 0.2) is valid
 
 
-@pytest.mark.parametrize("sync", [60, 200])
-def test_a_mixed_projectron_s_support_set_is_one_the_projectron_could_grow(shards, sync):
-    """Every vector of the mixed model lies farther than η from the span of the vectors before it (numpy's
-    rbf and least squares): the union of the shards' sets is brought back by the Projectron's rule."""
-    result = distributed.train(sorted(str(p) for p in shards.glob("part-*.svm")), "projectron++",
-                               KernelSpec("rbf", 0.5), {"eta": 0.5}, sync_every=sync)
-    learner = result.model.learner
-    indptr, idx, val = learner.support.to_csr()
-    X = np.zeros((len(indptr) - 1, learner.n_features))
-    for i in range(len(indptr) - 1):
-        X[i, idx[indptr[i]:indptr[i + 1]]] = val[indptr[i]:indptr[i + 1]]
-    G = np.exp(-0.5 * np.sum((X[:, None, :] - X[None, :, :]) ** 2, axis=2))
-    for j in range(1, len(X)):
-        beta = np.linalg.lstsq(G[:j, :j], G[:j, j], rcond=None)[0]
-        assert G[j, j] - G[:j, j] @ beta > 0.5 ** 2 * (1 - 1e-9)  # ‖δ_j‖² > η²
-    assert result.traffic["synchronisations"] >= 2
+def test_a_projectron_mix_drops_only_vectors_within_eta_of_the_kept_ones_span(shards, monkeypatch):
+    """Every vector of every mix's union that the compression drops lies within η of the span of the
+    vectors it keeps (numpy's rbf and least squares), so the projection moves f by at most η per vector."""
+    def dense(learner):
+        indptr, idx, val = learner.support.to_csr()
+        X = np.zeros((len(indptr) - 1, 4))
+        for i in range(len(indptr) - 1):
+            X[i, idx[indptr[i]:indptr[i + 1]]] = val[indptr[i]:indptr[i + 1]]
+        return X
+
+    seen = []
+    real = distributed.compress_to_span
+
+    def watched(learner, eta):
+        union = dense(learner)
+        out = real(learner, eta)
+        seen.append((union, dense(out)))
+        return out
+
+    monkeypatch.setattr(distributed, "compress_to_span", watched)
+    distributed.train(sorted(str(p) for p in shards.glob("part-*.svm")), "projectron++", KernelSpec("rbf", 0.5),
+                      {"eta": 0.5}, sync_every=60)
+    rbf = lambda A, B: np.exp(-0.5 * np.sum((A[:, None, :] - B[None, :, :]) ** 2, axis=2))  # noqa: E731
+    assert any(len(kept) < len(union) for union, kept in seen)
+    for union, kept in seen:
+        assert {r.tobytes() for r in kept} <= {r.tobytes() for r in union}
+        G, cross = rbf(kept, kept), rbf(kept, union)
+        beta = np.linalg.lstsq(G, cross, rcond=None)[0]
+        distance2 = 1.0 - np.sum(cross * beta, axis=0)  # ‖φ(u) − P φ(u)‖², k(u, u) = 1
+        assert np.all(distance2 <= 0.5 ** 2 * (1 + 1e-9))
 
 
 @pytest.mark.parametrize("name", sorted(registry.load_all()))
