@@ -38,8 +38,9 @@ perceptron", NAACL 2010, §3 iterative parameter mixing) with the kernel expansi
   accuracy, 85% with η (the one-process run: 85%; removal of the smallest |α|: 71%).  One rule for
   every mixable learner but budgeted Pegasos, which brings the union back to B by its own maintenance,
   one vector at a time (merging, removal or projection: Wang, Crammer, Vucetic, ICML 2010, §4;
-  `BudgetedPegasos.compress_to`): the projection onto the B largest rows lost 16 points on letter at
-  B = 100 with merging (60.3% against 75.7% for one process, 3 shards).  The Projectron and
+  `BudgetedPegasos.compress_to`), after which the B points' coefficients are fitted to the whole mix
+  by the same ridge projection (`refit`): the projection onto the B largest rows lost 16 points on
+  letter at B = 100 with merging (60.3% against 75.7% for one process, 3 shards).  The Projectron and
   Projectron++ have no budget: their union is brought back by their own rule (`compress_to_span`),
   each vector kept only when it lies farther than η from the span of the ones kept before it.
 - The resume state (Gram matrices, inverses: `rebuilt`) is not mixed: a mixed model leaves it stale
