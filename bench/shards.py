@@ -1,7 +1,7 @@
 """Sharded training against one process (issue #20, "what to measure" 1 and 2, in the serial simulation).
 
     python bench/shards.py TRAIN TEST [--shards 1,2,4,8] [--sync-every 1000,5000] [--algorithms rbp,projectron++]
-           [--divergence 10,30] [--seeds 0,1,2] [--orders 5] [--json FILE]
+           [--divergence 10,30] [--seeds 0,1,2] [--orders 5] [--shard-passes 8] [--json FILE]
 
 TRAIN is cut into k contiguous parts of equal line counts (the shards, written to a temporary
 directory), and `budgetcli.distributed.train` learns one model over them with --backend serial: the
@@ -20,7 +20,9 @@ row per Δ of dynamic averaging beside it (each shard checks ‖f − r‖² ≤
 and the shards synchronise only when one has drifted further): the goal is ≥ 10× fewer bytes than the
 static row at its accuracy within 0.5 point.  --seeds repeats everything per seed (rbp's evictions,
 and so its accuracy, vary with the seed), --orders per order of the training lines (the file's, then
-random permutations); with either, the means over them end the table.
+random permutations); with either, the means over them end the table.  --shard-passes P repeats
+each shard's lines P times (P passes of every shard over its part, the epochs iterative parameter
+mixing runs; with P = k a shard makes as many steps as one process's single pass).
 """
 
 from __future__ import annotations
@@ -74,7 +76,9 @@ def ordered(train: str, order: int, where: str) -> str:
     return path
 
 
-def split(train: str, k: int, where: str) -> list[str]:
+def split(train: str, k: int, where: str, passes: int = 1) -> list[str]:
+    """TRAIN's lines in k contiguous shards of equal counts, each written `passes` times over (several
+    passes of every shard over its own part, as iterative parameter mixing runs epochs)."""
     with open(train, "rb") as f:
         lines = f.readlines()
     size = -(-len(lines) // k)
@@ -82,7 +86,7 @@ def split(train: str, k: int, where: str) -> list[str]:
     for w in range(k):
         path = os.path.join(where, f"shard-{k}-{w:03d}.svm")
         with open(path, "wb") as out:
-            out.writelines(lines[w * size:(w + 1) * size])
+            out.writelines(lines[w * size:(w + 1) * size] * passes)
         paths.append(path)
     return paths
 
@@ -149,6 +153,8 @@ def main():
     ap.add_argument("--divergence", default="", help="Δ values of dynamic averaging, run beside the static rows")
     ap.add_argument("--seeds", default="0")
     ap.add_argument("--orders", type=int, default=1, help="data orders: the file's, then random ones (seeds 1, 2, ...)")
+    ap.add_argument("--shard-passes", type=int, default=1,
+                    help="passes of each shard over its part (its lines repeated); the one-process row stays one pass")
     ap.add_argument("--algorithms", default="rbp,projectron++")
     ap.add_argument("--gamma", type=float, default=0.04, help="rbf γ (letter: 0.5)")
     ap.add_argument("--json")
@@ -167,7 +173,7 @@ def main():
                 for seed in map(int, args.seeds.split(",")):
                     rows.append(one_process(train, name, SETTINGS[name], seed, order, test))
                     for k in map(int, args.shards.split(",")):
-                        paths = split(train, k, tmp)
+                        paths = split(train, k, tmp, args.shard_passes)
                         for sync in map(int, args.sync_every.split(",")):
                             for divergence in modes:
                                 rows.append(sharded_row(paths, name, SETTINGS[name], sync, divergence, seed, order,
