@@ -167,7 +167,8 @@ def train(ctx, more_data, backend, jobs, scheduler, sync_every, sync, divergence
 
     With several inputs (DATA DATA...) or --backend, each input (a path, a glob, an fsspec URL) is a shard with
     its own learner, and the models are mixed every --sync-every examples per shard into one
-    (budgetcli/distributed.py); the algorithms that cannot be mixed are refused.
+    (budgetcli/distributed.py); the algorithms that cannot be mixed are refused. With --epochs, every
+    shard passes that many times over its own input, the models mixed throughout.
 
     Nothing is written when training fails: an existing model file stays as it was.
 
@@ -227,10 +228,9 @@ def _resumed(ctx, resume_path: str, hypothesis: str) -> Model:
     return resume
 
 
-def _check_sharded(epochs, shuffle, curve_path, output) -> None:
+def _check_sharded(shuffle, curve_path, output) -> None:
     """Usage errors for what a sharded run (several inputs or --backend) does not offer yet."""
-    given = [flag for flag, value in (("--epochs", epochs > 1), ("--shuffle", shuffle), ("--curve", curve_path))
-             if value]
+    given = [flag for flag, value in (("--shuffle", shuffle), ("--curve", curve_path)) if value]
     if given:
         raise click.UsageError(f"{', '.join(given)} is not available for a sharded run (several inputs or --backend)")
     if output is None:
@@ -268,7 +268,10 @@ def _train(ctx, hypothesis, algorithm, kernel, gamma, sigma, degree, coef0, seed
            curve_every, data, sharded=None, **params):
     params = {k: v for k, v in params.items() if v is not None}
     if sharded:
-        _check_sharded(epochs, shuffle, curve_path, output)
+        _check_sharded(shuffle, curve_path, output)
+        # every shard passes --epochs times over its input; not given: a resumed checkpoint's
+        sharded = dict(sharded, epochs=None if ctx.get_parameter_source("epochs") is click.core.ParameterSource.DEFAULT
+                       else epochs)
     resume = None
     if resume_path is not None:
         resume = _resumed(ctx, resume_path, hypothesis)

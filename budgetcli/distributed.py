@@ -141,18 +141,27 @@ class Shard:
     """One shard's learner and reading position (a dask actor on a cluster)."""
 
     def __init__(self, source: str, index: int, algorithm: str, kernel: dict, params: dict, seed: int,
-                 skip_bad_lines: bool, block_lines: int, dynamic: bool = False):
+                 skip_bad_lines: bool, block_lines: int, dynamic: bool = False, epochs: int = 1):
         cls = registry.get(algorithm)
         self.model = Model(cls(Kernel.from_dict(kernel), seed=seed, **params),
                            MulticlassLabels() if cls.multiclass else BinaryLabels())
         # every shard its own stream: the same draws on every shard would evict alike
         self.model.learner.rng_state[:] = np.random.SeedSequence((seed, index)).generate_state(1, np.uint64)
         self.reader = open_shard(source, block_lines, skip_bad_lines)
-        self.chunks = iter(self.reader)
+        self.chunks = self._passes(epochs, (source, block_lines, skip_bad_lines))
         self.pending = None  # the rest of a block cut at a synchronisation
         self.learned = 0  # examples learned since the last report
         self.dynamic = dynamic  # measure `divergence` after every step (dynamic averaging)
         self.reference = _reference(None)  # the last mixed model, for `divergence`: f = 0 at the start
+
+    def _passes(self, epochs: int, how: tuple):
+        """The shard's blocks, `epochs` times over, each pass reading it afresh (as `train --epochs`
+        streams a file again for each pass); `reader` is the current pass's."""
+        for e in range(epochs):
+            if e:
+                self.reader.close()
+                self.reader = open_shard(*how)
+            yield from self.reader
 
     def step(self, n: int) -> dict:
         """Learn the shard's next n examples (fewer at its end): how many it learned and, under dynamic
@@ -512,7 +521,8 @@ def merged_labels(reports: list[dict], sources: list[str]) -> dict:
 def train(inputs, algorithm: str, kernel, params: dict, seed: int = 0, skip_bad_lines: bool = False,
           block_lines: int = 4096, backend: str = "serial", jobs: int = 1, scheduler: str | None = None,
           sync_every: int | None = None, sync: str | None = None, divergence: float | None = None,
-          resume: Model | None = None, checkpoint_every: int | None = None, on_checkpoint=None):
+          resume: Model | None = None, checkpoint_every: int | None = None, on_checkpoint=None,
+          epochs: int | None = None):
     """One model learnt over the shards the inputs name (module docstring); a pipeline.TrainResult.
     ValueError for settings refused before any data is read (an algorithm that cannot be mixed among
     them), DataError for bad data in any shard (nothing is returned), RuntimeError for a cluster.
@@ -526,12 +536,15 @@ def train(inputs, algorithm: str, kernel, params: dict, seed: int = 0, skip_bad_
 
     `sync`: "static" (mix every `sync_every` examples per shard) or "dynamic" (check every `sync_every`,
     mix when a shard's `divergence` exceeds Δ = `divergence`); None: a resumed checkpoint's, else
-    dynamic when `divergence` is given, else static."""
+    dynamic when `divergence` is given, else static.  `epochs`: passes of every shard over its own
+    input, the mixing going on across them (McDonald et al.'s epochs; None: a resumed checkpoint's,
+    else 1)."""
     sources = shard_sources(inputs)
     carried = resume.sharding if resume is not None and resume.sharding else None
     if carried is not None and carried["sources"] != sources:
         carried = None  # other shards: a new run from the model
     sync_every, divergence = sync_settings(sync_every, sync, divergence, carried)
+    epochs = epochs_setting(epochs, carried)
     cls = registry.get(algorithm if resume is None else resume.learner.name)
     if cls.unmixable:
         raise ValueError(f"{cls.name} cannot be trained on shards: {cls.unmixable}")
@@ -548,7 +561,7 @@ def train(inputs, algorithm: str, kernel, params: dict, seed: int = 0, skip_bad_
     else:
         resolved, params, seed, warnings = resume.learner.kernel, dict(resume.learner.hyper), resume.learner.seed, []
     shard_args = [(source, w, cls.name, resolved.to_dict(), params, seed, skip_bad_lines, block_lines,
-                   divergence is not None) for w, source in enumerate(sources)]
+                   divergence is not None, epochs) for w, source in enumerate(sources)]
     with cluster(backend, jobs, scheduler) as client:
         shards = ShardPool(client, shard_args, _start_from(resume, carried, seed, len(sources)))
         try:
@@ -574,13 +587,28 @@ def _notes(k: int, sync: tuple, rounds: int, checks: int, shards, carried) -> li
     every = f"every {sync_every:,} examples per shard" if divergence is None else (
         f"when one had drifted more than {divergence:g} (checked every {sync_every:,} examples per shard, "
         f"{checks:,} times)")
-    notes = [f"mixed {k} shards {every}: {rounds:,} synchronisations" + (" after the checkpoint" if carried else ""),
+    passes = shards.args[0][9]
+    notes = [f"mixed {k} shards {every}" + (f" over {passes} passes" if passes > 1 else "")
+             + f": {rounds:,} synchronisations" + (" after the checkpoint" if carried else ""),
              f"sent {shards.bytes_out / 1e6:,.1f} MB of arrays to the shards and received "
              f"{shards.bytes_in / 1e6:,.1f} MB from them"]
     if shards.restarts:
         notes.append(f"restarted a shard {shards.restarts} time(s) after its worker was lost, from the last mixed "
                      "model and its reading position")
     return notes
+
+
+def epochs_setting(epochs: int | None, carried: dict | None) -> int:
+    """The passes of every shard over its input (`train --epochs`): a resumed checkpoint's when not
+    given; ValueError for one the checkpoint was not taken with."""
+    taken = carried.get("epochs", 1) if carried else None
+    if epochs is None:
+        return taken or 1
+    if type(epochs) is not int or epochs < 1:
+        raise ValueError(f"--epochs {epochs!r}: give a whole number ≥ 1")
+    if taken is not None and epochs != taken:
+        raise ValueError(f"--epochs {epochs}: the checkpoint was taken with --epochs {taken}; give the same, or none")
+    return epochs
 
 
 def sync_settings(sync_every: int | None, sync: str | None, divergence: float | None,
@@ -694,11 +722,14 @@ class ShardPool:
 
     def sharding(self, sync_every: int, divergence: float | None) -> dict:
         """What a checkpoint holds to continue this run (Model.sharding); `divergence` only under dynamic
-        averaging, so that a static run's checkpoint reads as before."""
+        averaging and `epochs` only above 1, so that a static one-pass run's checkpoint reads as before;
+        the positions count examples over the passes."""
         out = {"sources": [a[0] for a in self.args], "sync_every": sync_every, "positions": list(self.position),
                "streams": [[int(v) for v in r] for r in self.rng]}
         if divergence is not None:
             out["divergence"] = divergence
+        if self.args[0][9] > 1:  # passes over each shard (a one-pass run's checkpoint reads as before)
+            out["epochs"] = self.args[0][9]
         return out
 
     def _submit(self, w: int):

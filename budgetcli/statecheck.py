@@ -137,13 +137,17 @@ def check_common(header: dict, arrays: dict, counter_names: tuple) -> None:
 
 
 def check_sharding(sharding) -> None:
-    """A sharded run's checkpoint (model.Model.sharding): shards, --sync-every, positions, streams."""
+    """A sharded run's checkpoint (model.Model.sharding): shards, --sync-every, positions, streams (and
+    Δ, and the passes over each shard, when the run had them)."""
     keys = {"sources", "sync_every", "positions", "streams"}
-    if not isinstance(sharding, dict) or set(sharding) - {"divergence"} != keys:
+    if not isinstance(sharding, dict) or set(sharding) - {"divergence", "epochs"} != keys:
         raise ValueError("sharding is not a sharded run's checkpoint")
     divergence = sharding.get("divergence", 1.0)  # present under dynamic averaging only
     if type(divergence) not in (int, float) or not 0 < divergence < float("inf"):
         raise ValueError(f"sharding divergence = {divergence!r} is not a positive number")
+    epochs = sharding.get("epochs", 2)  # present when each shard is read more than once only
+    if type(epochs) is not int or not 2 <= epochs < 2**31:
+        raise ValueError(f"sharding epochs = {epochs!r} is not a whole number of passes above 1")
     k = len(sharding["sources"]) if isinstance(sharding["sources"], list) else -1
     if k < 1 or not all(isinstance(x, str) for x in sharding["sources"]):
         raise ValueError("sharding sources is not a list of inputs")

@@ -470,6 +470,53 @@ def test_an_interrupted_sharded_run_resumes_from_its_checkpoint_to_the_uninterru
     assert r.exit_code == 2 and "the checkpoint was taken with --sync-every 40" in r.output
 
 
+def test_one_shard_over_epochs_learns_what_one_process_learns_over_them(shards, tmp_path):
+    """--epochs on a sharded run: every shard passes that many times over its input; with one shard it
+    is `train --epochs` in one process: the same decisions and the same f.  (Not the same support set:
+    a later pass adds an example's vector again, and the next mix merges it with the first.)"""
+    common = ["train", "-a", "perceptron", "--gamma", "0.5", "--epochs", "3", "-q", shards / "part-0.svm"]
+    assert run(*common, "-o", tmp_path / "one.model").exit_code == 0
+    r = run(*common, "--backend", "serial", "--sync-every", "70", "-o", tmp_path / "sharded.model")
+    assert r.exit_code == 0, r.output
+    one, sharded = Model.load(tmp_path / "one.model").learner, Model.load(tmp_path / "sharded.model").learner
+    assert one.counter("examples") == 3 * 300
+    assert one.counters.tolist() == sharded.counters.tolist()  # examples, mistakes: the same decisions
+    assert len(sharded.support) < len(one.support)
+    chunk = read_all(shards / "part-1.svm")
+    np.testing.assert_allclose(sharded.decision_function(chunk), one.decision_function(chunk), rtol=1e-12,
+                               atol=1e-12)
+
+
+def test_an_interrupted_run_over_epochs_resumes_to_the_uninterrupted_model(shards, tmp_path):
+    """The positions of a checkpoint count examples over the passes: a run stopped in its second pass
+    resumes to the model of one never stopped, and the checkpoint keeps its --epochs."""
+    glob = str(shards / "part-*.svm")
+    whole, ck = tmp_path / "whole.model", tmp_path / "ck.model"
+    args = ["-a", "rbp", "-B", "12", "--gamma", "0.5", "--sync-every", "40", "--epochs", "2", glob, "--backend",
+            "serial"]
+    r = run("train", *args, "-o", whole)
+    assert r.exit_code == 0, r.output
+    assert "over 2 passes" in r.output
+    assert Model.load(whole).learner.counter("examples") == 2 * (300 + 350 + 400)
+    taken = []
+
+    def stop_in_the_second_pass(model):
+        if sum(model.sharding["positions"]) > 300 + 350 + 400:
+            model.save(ck, resume=True)
+            taken.append(model.sharding)
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        distributed.train([glob], "rbp", KernelSpec("rbf", 0.5), {"budget": 12}, sync_every=40, epochs=2,
+                          checkpoint_every=150, on_checkpoint=stop_in_the_second_pass)
+    assert taken[0]["epochs"] == 2 and max(taken[0]["positions"]) > 300  # a shard in its second pass
+    r = run("train", "--resume", ck, glob, "--backend", "serial", "-o", ck)
+    assert r.exit_code == 0, r.output
+    assert ck.read_bytes() == whole.read_bytes()
+    r = run("train", "--resume", whole, glob, "--backend", "serial", "--epochs", "3", "-o", tmp_path / "x.model")
+    assert r.exit_code == 2 and "the checkpoint was taken with --epochs 2" in r.output
+
+
 def test_a_checkpoint_s_sharding_from_anybody_is_checked(shards, tmp_path):
     from budgetcli import modelfile
 
@@ -478,7 +525,8 @@ def test_a_checkpoint_s_sharding_from_anybody_is_checked(shards, tmp_path):
     header, arrays = modelfile.load(model)
     for bad in ({"sources": []}, dict(header["sharding"], positions=[-1, 0, 0]),
                 dict(header["sharding"], streams=[[2**64], [0], [0]]), dict(header["sharding"], divergence=-1.0),
-                dict(header["sharding"], divergence="1")):
+                dict(header["sharding"], divergence="1"), dict(header["sharding"], epochs=1),
+                dict(header["sharding"], epochs=2.0)):
         modelfile.save(model, dict(header, sharding=bad), arrays)
         r = run("predict", model, shards / "part-0.svm")
         assert r.exit_code == 1 and "invalid model: sharding" in r.output, r.output
