@@ -1,7 +1,7 @@
 """Sharded training against one process (issue #20, "what to measure" 1 and 2, in the serial simulation).
 
     python bench/shards.py TRAIN TEST [--shards 1,2,4,8] [--sync-every 1000,5000] [--algorithms rbp,projectron++]
-           [--divergence 10,30] [--seeds 0,1,2] [--orders 5] [--shard-passes 8] [--json FILE]
+           [--divergence 10,30] [--seeds 0,1,2] [--orders 5] [--shard-epochs 8] [--json FILE]
 
 TRAIN is cut into k contiguous parts of equal line counts (the shards, written to a temporary
 directory), and `budgetcli.distributed.train` learns one model over them with --backend serial: the
@@ -20,9 +20,9 @@ row per Δ of dynamic averaging beside it (each shard checks ‖f − r‖² ≤
 and the shards synchronise only when one has drifted further): the goal is ≥ 10× fewer bytes than the
 static row at its accuracy within 0.5 point.  --seeds repeats everything per seed (rbp's evictions,
 and so its accuracy, vary with the seed), --orders per order of the training lines (the file's, then
-random permutations); with either, the means over them end the table.  --shard-passes P repeats
-each shard's lines P times (P passes of every shard over its part, the epochs iterative parameter
-mixing runs; with P = k a shard makes as many steps as one process's single pass).
+random permutations); with either, the means over them end the table.  --shard-epochs E makes every
+shard pass E times over its part (`train --epochs` on a sharded run; with E = k a shard makes as many
+steps as one process's single pass, which stays one pass).
 """
 
 from __future__ import annotations
@@ -76,9 +76,7 @@ def ordered(train: str, order: int, where: str) -> str:
     return path
 
 
-def split(train: str, k: int, where: str, passes: int = 1) -> list[str]:
-    """TRAIN's lines in k contiguous shards of equal counts, each written `passes` times over (several
-    passes of every shard over its own part, as iterative parameter mixing runs epochs)."""
+def split(train: str, k: int, where: str) -> list[str]:
     with open(train, "rb") as f:
         lines = f.readlines()
     size = -(-len(lines) // k)
@@ -86,15 +84,16 @@ def split(train: str, k: int, where: str, passes: int = 1) -> list[str]:
     for w in range(k):
         path = os.path.join(where, f"shard-{k}-{w:03d}.svm")
         with open(path, "wb") as out:
-            out.writelines(lines[w * size:(w + 1) * size] * passes)
+            out.writelines(lines[w * size:(w + 1) * size])
         paths.append(path)
     return paths
 
 
-def sharded_row(paths, name, params, sync, divergence, seed, order, test) -> dict:
+def sharded_row(paths, name, params, sync, divergence, seed, order, test, epochs=1) -> dict:
     """One sharded run (static averaging for divergence None, else dynamic) and its figures."""
     t0 = time.process_time()
-    result = distributed.train(paths, name, KERNEL, params, seed=seed, sync_every=sync, divergence=divergence)
+    result = distributed.train(paths, name, KERNEL, params, seed=seed, sync_every=sync, divergence=divergence,
+                               epochs=epochs)
     cpu = time.process_time() - t0
     learner = result.model.learner
     # the shards do not keep the vectors an evicting learner discards: no average to measure
@@ -153,8 +152,8 @@ def main():
     ap.add_argument("--divergence", default="", help="Δ values of dynamic averaging, run beside the static rows")
     ap.add_argument("--seeds", default="0")
     ap.add_argument("--orders", type=int, default=1, help="data orders: the file's, then random ones (seeds 1, 2, ...)")
-    ap.add_argument("--shard-passes", type=int, default=1,
-                    help="passes of each shard over its part (its lines repeated); the one-process row stays one pass")
+    ap.add_argument("--shard-epochs", type=int, default=1,
+                    help="passes of every shard over its part (train --epochs); the one-process row stays one pass")
     ap.add_argument("--algorithms", default="rbp,projectron++")
     ap.add_argument("--gamma", type=float, default=0.04, help="rbf γ (letter: 0.5)")
     ap.add_argument("--json")
@@ -173,11 +172,11 @@ def main():
                 for seed in map(int, args.seeds.split(",")):
                     rows.append(one_process(train, name, SETTINGS[name], seed, order, test))
                     for k in map(int, args.shards.split(",")):
-                        paths = split(train, k, tmp, args.shard_passes)
+                        paths = split(train, k, tmp)
                         for sync in map(int, args.sync_every.split(",")):
                             for divergence in modes:
                                 rows.append(sharded_row(paths, name, SETTINGS[name], sync, divergence, seed, order,
-                                                        test))
+                                                        test, args.shard_epochs))
                                 show(rows[-1])
     if len(rows) > len({(r["algorithm"], r["k"], r.get("sync_every"), r.get("divergence")) for r in rows}):
         means(rows)
