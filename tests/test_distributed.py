@@ -31,6 +31,19 @@ def lines(n, seed):
                    + "\n" for row, lab in zip(X, y))
 
 
+def dense_rows(csr, d):
+    indptr, indices, values = csr
+    X = np.zeros((len(indptr) - 1, d))
+    for i in range(len(indptr) - 1):
+        X[i, indices[indptr[i]:indptr[i + 1]]] = values[indptr[i]:indptr[i + 1]]
+    return X
+
+
+def rbf(A, B, gamma=0.5):
+    """numpy's Gaussian kernel matrix, k(a, b) = exp(−γ‖a − b‖²)."""
+    return np.exp(-gamma * np.sum((A[:, None, :] - B[None, :, :]) ** 2, axis=2))
+
+
 @pytest.fixture(scope="module")
 def shards(tmp_path_factory):
     d = tmp_path_factory.mktemp("shards")
@@ -108,11 +121,7 @@ def test_a_projectron_mix_drops_only_vectors_within_eta_of_the_kept_ones_span(sh
     """Every vector of every mix's union that the compression drops lies within η of the span of the
     vectors it keeps (numpy's rbf and least squares), so the projection moves f by at most η per vector."""
     def dense(learner):
-        indptr, idx, val = learner.support.to_csr()
-        X = np.zeros((len(indptr) - 1, 4))
-        for i in range(len(indptr) - 1):
-            X[i, idx[indptr[i]:indptr[i + 1]]] = val[indptr[i]:indptr[i + 1]]
-        return X
+        return dense_rows(learner.support.to_csr(), 4)
 
     seen = []
     real = distributed.compress_to_span
@@ -126,7 +135,6 @@ def test_a_projectron_mix_drops_only_vectors_within_eta_of_the_kept_ones_span(sh
     monkeypatch.setattr(distributed, "compress_to_span", watched)
     distributed.train(sorted(str(p) for p in shards.glob("part-*.svm")), "projectron++", KernelSpec("rbf", 0.5),
                       {"eta": 0.5}, sync_every=60)
-    rbf = lambda A, B: np.exp(-0.5 * np.sum((A[:, None, :] - B[None, :, :]) ** 2, axis=2))  # noqa: E731
     assert any(len(kept) < len(union) for union, kept in seen)
     for union, kept in seen:
         assert {r.tobytes() for r in kept} <= {r.tobytes() for r in union}
@@ -278,13 +286,6 @@ def test_one_shard_learns_what_one_process_learns(shards, tmp_path, algorithm):
 def test_the_budget_perceptron_s_cached_scores_are_the_mixed_model_s(shards, monkeypatch):
     """CKS removes by the margins of cached scores f(x_j): every shard starts each round with the mixed
     model's, Kα (numpy's rbf here), not the scores its vectors had in the shard they came from."""
-    def rbf(learner):
-        indptr, idx, val = learner.support.to_csr()
-        X = np.zeros((len(indptr) - 1, learner.n_features))
-        for i in range(len(indptr) - 1):
-            X[i, idx[indptr[i]:indptr[i + 1]]] = val[indptr[i]:indptr[i + 1]]
-        return np.exp(-0.5 * np.sum((X[:, None, :] - X[None, :, :]) ** 2, axis=2))
-
     checked = []
     real = distributed.Shard.step
 
@@ -292,7 +293,8 @@ def test_the_budget_perceptron_s_cached_scores_are_the_mixed_model_s(shards, mon
         learner = self.model.learner
         if len(learner.support):
             size = len(learner.support)
-            np.testing.assert_allclose(learner.slot["fsv"][:size], rbf(learner) @ learner.slot["alpha"][:size],
+            X = dense_rows(learner.support.to_csr(), learner.n_features)
+            np.testing.assert_allclose(learner.slot["fsv"][:size], rbf(X, X) @ learner.slot["alpha"][:size],
                                        rtol=1e-9, atol=1e-9)
             checked.append(size)
         return real(self, n)
@@ -541,19 +543,10 @@ def test_a_sharded_model_resumed_on_one_input_forgets_the_shards_positions(shard
     assert Model.load(model).sharding is None
 
 
-def dense_rows(csr, d):
-    indptr, indices, values = csr
-    X = np.zeros((len(indptr) - 1, d))
-    for i in range(len(indptr) - 1):
-        X[i, indices[indptr[i]:indptr[i + 1]]] = values[indptr[i]:indptr[i + 1]]
-    return X
-
-
 def rkhs_sqdist(Xf, alpha, Xr, beta, gamma):
     """‖Σ α_i k(x_i, ·) − Σ β_j k(z_j, ·)‖² for the rbf kernel, from the dense rows."""
     X, c = np.vstack([Xf, Xr]), np.concatenate([alpha, -beta])
-    K = np.exp(-gamma * ((X[:, None, :] - X[None, :, :]) ** 2).sum(-1))
-    return c @ K @ c
+    return c @ rbf(X, X, gamma) @ c
 
 
 def test_a_shard_s_divergence_is_its_rkhs_distance_from_the_last_mixed_model(shards):
@@ -881,18 +874,13 @@ def test_budgeted_pegasos_s_merged_points_get_the_coefficients_closest_to_the_mi
     mixed = cls.from_state(*distributed.mix(reports, np.zeros_like(reports[0]["arrays"]["counters"]), labels))
 
     def dense(learner):
-        indptr, idx, val = learner.support.to_csr()
-        X = np.zeros((len(indptr) - 1, 4))
-        for i in range(len(indptr) - 1):
-            X[i, idx[indptr[i]:indptr[i + 1]]] = val[indptr[i]:indptr[i + 1]]
-        return X
+        return dense_rows(learner.support.to_csr(), 4)
 
     U, f = dense(mixed), mixed.coefficients().copy()
     merged_only = cls.from_state(*mixed.state()).compress_to(20)
     small = distributed.compress(mixed, 20)
     Z = dense(small)
     assert len(U) > 20 and np.array_equal(Z, dense(merged_only))  # the points merging chose
-    rbf = lambda A, B: np.exp(-0.5 * np.sum((A[:, None, :] - B[None, :, :]) ** 2, axis=2))  # noqa: E731
     expected = np.linalg.solve(rbf(Z, Z) + distributed.MIX_RIDGE * np.eye(20), rbf(Z, U) @ f)  # k(z, z) = 1
     np.testing.assert_allclose(small.coefficients(), expected, rtol=1e-8, atol=1e-10)
     assert not np.allclose(merged_only.coefficients(), expected, rtol=1e-3)
