@@ -49,6 +49,9 @@ perceptron", NAACL 2010, §3 iterative parameter mixing) with the kernel expansi
   Scalars are made afresh by the learner's `mix_scalars` (from the shards') or `after_mix` (from the
   mixed model).
 - The mixed model is sent back to every shard, which keeps its own random stream and reading position.
+- With `epochs` E (`train --epochs`), every shard reads its input E times over, as one process reads
+  a file again for each pass, and the mixing goes on across the passes (McDonald et al. run iterative
+  parameter mixing for several epochs); reading positions count examples over the passes.
 - Dynamic averaging (Kamp, Boley, Keren, Schuster, Sharfman, "Communication-efficient distributed
   online prediction by dynamic model synchronization", ECML PKDD 2014; with kernels: Kamp, Bothe,
   Boley, Mock, ECML PKDD 2016): every `sync_every` examples each shard sends only its drift
@@ -587,8 +590,7 @@ def _notes(k: int, sync: tuple, rounds: int, checks: int, shards, carried) -> li
     every = f"every {sync_every:,} examples per shard" if divergence is None else (
         f"when one had drifted more than {divergence:g} (checked every {sync_every:,} examples per shard, "
         f"{checks:,} times)")
-    passes = shards.args[0][9]
-    notes = [f"mixed {k} shards {every}" + (f" over {passes} passes" if passes > 1 else "")
+    notes = [f"mixed {k} shards {every}" + (f" over {shards.epochs} passes" if shards.epochs > 1 else "")
              + f": {rounds:,} synchronisations" + (" after the checkpoint" if carried else ""),
              f"sent {shards.bytes_out / 1e6:,.1f} MB of arrays to the shards and received "
              f"{shards.bytes_in / 1e6:,.1f} MB from them"]
@@ -704,6 +706,7 @@ class ShardPool:
         """`start`: (the model to go on from as (header, arrays, labels), each shard's reading position,
         each shard's random stream), or None for fresh shards."""
         self.client, self.args = client, shard_args
+        self.epochs = shard_args[0][-1]  # passes of every shard over its input (Shard's last argument)
         self.where = [None] * len(shard_args)  # each actor's worker
         self.position = [0] * len(shard_args)  # examples each shard had learned at its last report
         self.rng = [None] * len(shard_args)  # each shard's random stream at its last report
@@ -728,8 +731,8 @@ class ShardPool:
                "streams": [[int(v) for v in r] for r in self.rng]}
         if divergence is not None:
             out["divergence"] = divergence
-        if self.args[0][9] > 1:  # passes over each shard (a one-pass run's checkpoint reads as before)
-            out["epochs"] = self.args[0][9]
+        if self.epochs > 1:
+            out["epochs"] = self.epochs
         return out
 
     def _submit(self, w: int):
