@@ -177,7 +177,8 @@ def test_refused_algorithm_is_one_line(shards, tmp_path):
     assert not out.exists()
 
 
-@pytest.mark.parametrize("sync", [[], ["--sync", "dynamic", "--divergence", "2"]], ids=["static", "dynamic"])
+@pytest.mark.parametrize("sync", [[], ["--sync", "dynamic", "--divergence", "2"], ["--epochs", "2"]],
+                         ids=["static", "dynamic", "epochs"])
 def test_serial_and_dask_write_the_same_model_file(shards, tmp_path, sync):
     pytest.importorskip("distributed")
     args = ["train", "-a", "rbp", "-B", "20", "--gamma", "0.5", "--sync-every", "100", "-q", str(shards / "part-*.svm"),
@@ -188,7 +189,7 @@ def test_serial_and_dask_write_the_same_model_file(shards, tmp_path, sync):
     assert (tmp_path / "serial.model").read_bytes() == (tmp_path / "dask.model").read_bytes()
     model = Model.load(tmp_path / "serial.model")
     assert len(model.learner.support) == 20  # the budget, after the last compression
-    assert model.learner.counter("examples") == 300 + 350 + 400
+    assert model.learner.counter("examples") == (2 if "--epochs" in sync else 1) * (300 + 350 + 400)
 
 
 def test_serial_shards_share_one_rebuild_per_mix_and_write_dask_s_model_file(shards, tmp_path, monkeypatch):
