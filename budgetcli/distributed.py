@@ -421,17 +421,17 @@ def compress_to_span(learner, eta: float):
     mixing every 200 examples; largest first, 0.22.)  Without the rule the union grows with the shards
     at every mix (1,164 vectors over 16 shards of a stream on which one process keeps 113), and so does
     every shard's work per example."""
-    n = len(learner.support)
-    if len(span_keep(learner, eta)) == n:
+    if span_keep(learner, eta, whole=True) is not None:
         return learner
     order = np.argsort(-np.linalg.norm(online_rows(learner), axis=1), kind="stable")
     return project_rest(learner, span_keep(learner, eta, order), DEPENDENCE_TOL)  # round-off ridge: independent
 
 
-def span_keep(learner, eta: float, order: np.ndarray | None = None, block: int = 512) -> np.ndarray:
+def span_keep(learner, eta: float, order: np.ndarray | None = None, whole: bool = False,
+              block: int = 512) -> np.ndarray | None:
     """The slots kept by the Projectron's rule taken in `order` (default: slot order), in slot order: by
     a Cholesky factor of the kept vectors' Gram matrix grown one row per kept vector (kernel rows
-    computed a block of vectors at a time)."""
+    computed a block of vectors at a time).  With `whole`, None as soon as one vector is not kept."""
     import scipy.linalg  # here: only a mix of such learners needs it, and it is slow to import
 
     csr = learner.support.to_csr()
@@ -447,6 +447,8 @@ def span_keep(learner, eta: float, order: np.ndarray | None = None, block: int =
             z = scipy.linalg.solve_triangular(factor[:m, :m], kj, lower=True, check_finite=False) if m else kj
             delta2 = kxx - float(z @ z)
             if delta2 <= DEPENDENCE_TOL * kxx or math.sqrt(delta2) <= eta:
+                if whole:
+                    return None
                 continue  # in the span, or within η of it: projected
             if m == factor.shape[0]:
                 factor = np.pad(factor, ((0, m), (0, m)))

@@ -108,6 +108,7 @@ def test_the_projectron_s_compression_keeps_the_vectors_beyond_eta_of_the_span_a
     header, arrays = distributed.mix([report(svs, alpha, 1, [1, 0, 0, 0])], np.zeros(4, np.int64))
     learner = registry.get("perceptron").from_state(header, arrays)
     assert distributed.span_keep(learner, 0.2).tolist() == [0, 2]
+    assert distributed.span_keep(learner, 0.2, whole=True) is None  # x2 is not kept
     assert distributed.span_keep(learner, 0.05).tolist() == [0, 1]  # x2 kept; e2 is then in their span
     assert distributed.span_keep(learner, 0.2, np.array([1, 0, 2, 3])).tolist() == [1, 2]
     small = distributed.compress_to_span(learner, 0.2)
