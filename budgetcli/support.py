@@ -252,8 +252,9 @@ class SupportSet:
         np.cumsum(lengths, out=indptr[1:])
         if n == 0:
             return indptr, np.zeros(0, np.int32), np.zeros(0, np.float64)
-        take = np.concatenate([np.arange(s, s + l) for s, l in zip(a.start[:n], lengths)])
-        return indptr, a.pool_idx[take].copy(), a.pool_val[take].copy()
+        # pool position of every entry: its row's start plus its offset in the row (no Python loop)
+        take = np.arange(indptr[-1]) + np.repeat(a.start[:n].astype(np.int64) - indptr[:-1], lengths)
+        return indptr, a.pool_idx[take], a.pool_val[take]
 
     @classmethod
     def from_csr(cls, indptr, indices, values, dense: bool = False) -> "SupportSet":
