@@ -25,12 +25,18 @@ def register(cls):
     return cls
 
 
-def load_all() -> dict[str, type]:
-    """Import every module of budgetcli.algorithms so that each registers itself."""
-    from . import algorithms
+_loaded = False  # every module of budgetcli.algorithms imported (a walk of the package is not free)
 
-    for info in pkgutil.iter_modules(algorithms.__path__):
-        importlib.import_module(f"{algorithms.__name__}.{info.name}")
+
+def load_all() -> dict[str, type]:
+    """Import every module of budgetcli.algorithms so that each registers itself (once per process)."""
+    global _loaded
+    if not _loaded:
+        from . import algorithms
+
+        for info in pkgutil.iter_modules(algorithms.__path__):
+            importlib.import_module(f"{algorithms.__name__}.{info.name}")
+        _loaded = True
     return ALGORITHMS
 
 
