@@ -777,8 +777,11 @@ class ShardPool:
             if first.stale:
                 first._rebuild()
             header, arrays = first.state()
-        calls = [self._begin(w, "adopt", header, arrays, labels) for w in range(len(self.shards))]
-        for w, c in enumerate(calls):
+            done = 1  # shard 0 holds the mix already
+        else:
+            done = 0
+        calls = {w: self._begin(w, "adopt", header, arrays, labels) for w in range(done, len(self.shards))}
+        for w, c in calls.items():
             self._outcome(w, c, None)  # a shard started again has adopted it already
 
     def _begin(self, w: int, method: str, *args):
