@@ -11,15 +11,18 @@
   only when the `with` block ends without an exception is it flushed, fsynced and renamed over the
   target (`os.replace`, atomic on POSIX).  On any exception (a data error half-way through,
   Ctrl-C, a full disk) the temporary file is removed and an existing target keeps its old content,
-  so a cron job never leaves half a predictions file or a partial model behind.  With
-  `atomic=False` (the learning curve, which `tail -f` follows while it grows) the file is opened
-  and written in place instead.
+  so a cron job never leaves half a predictions file or a partial model behind.
 - A symbolic link is followed: what it points to is judged by the rules above, and a regular
   file (or a dangling link's target) is replaced atomically where it lives, so the link stays a
   link, as `cp` and `sed -i --follow-symlinks` treat it.
 
 New files get the permissions a plain `open()` gives (0666 less the umask), whichever way they
-were written.
+were written.  A replaced regular file keeps its mode, and its owner and group where this user may
+set them, as `cp` onto an existing file and `sed -i` keep them.
+
+No command writes over one of its own inputs: `refuse_same_files` compares the inputs' and the
+outputs' device and inode numbers (so another spelling of the path, a hard link or a symbolic link
+are caught) before anything is opened for writing.
 
 SIGTERM during training is turned into the same clean stop as Ctrl-C (`stop_signals_raise_interrupt`).
 `kill -9` cannot be caught: it may leave a `.NAME.*.tmp` file beside the target, never a partial target.
@@ -102,7 +105,7 @@ def writable_problem(path: str) -> str | None:
 
 
 @contextlib.contextmanager
-def output_file(path: str, binary: bool = False, atomic: bool = True) -> Iterator[IO]:
+def output_file(path: str, binary: bool = False) -> Iterator[IO]:
     """A file object for the output at `path`, written as the module docstring says (text: UTF-8
     with "\\n" line ends; `binary`: bytes).  Failures raise OSError, with the path as its filename
     when it concerns the path.  When the block raises, what was buffered is dropped quietly, so the
@@ -123,24 +126,80 @@ def output_file(path: str, binary: bool = False, atomic: bool = True) -> Iterato
             yield from _written(raw, binary)
         return
     target = os.path.realpath(path)  # a link stays a link: what it points to is replaced
-    if not atomic:
-        with open(target, "wb") as raw:
-            yield from _written(raw, binary)
-        return
     directory, name = os.path.split(target)
     fd, tmp_path = tempfile.mkstemp(dir=directory, prefix="." + name + ".", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as raw:
             yield from _written(raw, binary)
             os.fsync(raw.fileno())
-        # mkstemp creates 0600 files; give the output the permissions a plain open() would.
-        os.chmod(tmp_path, 0o666 & ~current_umask())
+        _take_mode(tmp_path, target)
         os.replace(tmp_path, target)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(tmp_path)
         raise
     _fsync_directory(directory)
+
+
+def _take_mode(tmp_path: str, target: str) -> None:
+    """Give the temporary file what the target would have had written in place: the mode, owner and
+    group of the file it replaces (the owner and group where this user may set them), or for a new
+    file the permissions a plain open() gives (mkstemp creates 0600 files)."""
+    try:
+        old = os.stat(target)
+    except OSError:
+        os.chmod(tmp_path, 0o666 & ~current_umask())
+        return
+    for owner in ((old.st_uid, old.st_gid), (-1, old.st_gid)):  # a user may set a group of theirs only
+        try:
+            os.chown(tmp_path, *owner)
+            break
+        except OSError:
+            continue
+    os.chmod(tmp_path, stat.S_IMODE(old.st_mode))  # after chown, which may clear set-id bits
+
+
+class SameFileError(ValueError):
+    """An output names one of the command's inputs (or another of its outputs)."""
+
+
+def _identity(path: str, stream_fd: int) -> tuple | None:
+    """(device, inode) of the regular file `path` names ('-': the file behind `stream_fd`), else None."""
+    try:
+        st = os.fstat(stream_fd) if path == "-" else os.stat(path)
+    except (OSError, ValueError):
+        return None
+    return (st.st_dev, st.st_ino) if stat.S_ISREG(st.st_mode) else None
+
+
+def refuse_same_files(inputs, outputs, may_replace=()) -> None:
+    """SameFileError when an output is one of the inputs or another output, however each is named.
+
+    `inputs` and `outputs` are (role, path) pairs (a path None: not given); '-' is standard input or
+    standard output.  Regular files are compared by device and inode, so another spelling of the
+    path, a hard link or a symbolic link is the same file; two outputs that do not exist yet are the
+    same when their real paths are.  Devices, FIFOs and sockets are streams, never replaced, so they
+    are never refused.  `may_replace` lists the (input role, output role) pairs where writing over
+    the input is the point (`train --resume M -o M` continues M)."""
+    seen = []  # (role, path, identity) of every input, then of each output checked
+    for role, path in inputs:
+        key = None if path is None else _identity(path, 0)
+        if key is not None:
+            seen.append((role, "standard input" if path == "-" else path, key))
+    for role, path in outputs:
+        if path is None:
+            continue
+        key = _identity(path, 1)
+        if key is None and path != "-" and not os.path.exists(path):
+            key = os.path.realpath(path)  # not made yet: another output may still name it
+        if key is None:
+            continue
+        shown = "standard output" if path == "-" else path
+        for other_role, other_path, other_key in seen:
+            if other_key == key and (other_role, role) not in may_replace:
+                raise SameFileError(f"{shown} and {other_path} are the same file: {role} would write over "
+                                    f"{other_role}; nothing written")
+        seen.append((role, shown, key))
 
 
 def _written(raw, binary: bool):

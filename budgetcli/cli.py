@@ -18,10 +18,10 @@ import sys
 import click
 import numpy as np
 
-from . import distributed, metrics, pipeline, registry
+from . import bounds, distributed, metrics, pipeline, registry
 from .entry import _write_failed, fail, main
-from .atomic import (interrupt_exit_code, interrupt_name, output_file, output_kind, stop_signals_deferred,
-                     stop_signals_raise_interrupt, writable_problem)
+from .atomic import (SameFileError, interrupt_exit_code, interrupt_name, output_file, output_kind, refuse_same_files,
+                     stop_signals_deferred, stop_signals_raise_interrupt, writable_problem)
 from . import predict as predict_
 from . import tune as tune_
 from .io.libsvm import DataError, write_libsvm
@@ -29,12 +29,22 @@ from .kernels import KERNEL_PARAMS
 from .curve import CurveWriteError, LearningCurve
 from .progress import Progress
 from .export import IMPORTABLE
-from .model import HYPOTHESES, Model
+from .model import HYPOTHESES, Model, UnloadableModel
 from .modelfile import ModelFileError
 from .synthetic import GENERATORS
 
 ALGORITHMS = registry.load_all()
+SEED = click.IntRange(min=0)  # numpy's generators (--shuffle, tune's permutations) take no negative seed
 AVERAGES = ("average", "projected-average")  # online-to-batch methods that average f_1 .. f_T
+
+
+def _refuse_same_files(inputs, outputs, may_replace=()) -> None:
+    """One line and exit 2, as `cp` refuses, when an output is an input or another output
+    (atomic.refuse_same_files); checked before anything is opened for writing."""
+    try:
+        refuse_same_files(inputs, outputs, may_replace)
+    except SameFileError as exc:
+        fail(str(exc), 2)
 
 
 def _console(**kwargs):
@@ -83,7 +93,7 @@ def _train_options(f):
                      help="Learning algorithm (see `budgetlearn algorithms`); required unless --resume."),
         _kernel_options,
         _param_options,
-        click.option("--seed", type=int, default=0, show_default=True,
+        click.option("--seed", type=SEED, default=0, show_default=True,
                      help="Seed of the algorithm's random choices and of --shuffle."),
         click.option("--epochs", type=click.IntRange(min=1), default=1, show_default=True,
                      help="Passes over DATA. A file is streamed again for each pass; stdin is kept in memory."),
@@ -283,6 +293,19 @@ def _train(ctx, hypothesis, algorithm, kernel, gamma, sigma, degree, coef0, seed
     elif algorithm is None:
         raise click.UsageError("give -a/--algorithm (or --resume MODEL)")
     output = _model_output(output, data, checkpoint_every)
+    shards = []
+    if sharded:
+        with contextlib.suppress(ValueError, ImportError):  # a glob that matches nothing: said later, in its place
+            shards = distributed.shard_sources(sharded["inputs"])
+        if sharded["backend"] == "dask" and sharded["scheduler"] is None:
+            jobs, note = bounds.workers(sharded["jobs"], max(len(shards), 1), "shard")
+            sharded = dict(sharded, jobs=jobs)
+            if note and not quiet:
+                click.echo(f"budgetlearn: note: {note}", err=True)
+    _refuse_same_files([("DATA", data)] + [("DATA", s) for s in shards if "://" not in s] + [("--resume", resume_path)],
+                       [("-o", output), ("--curve", curve_path)],
+                       # train goes on from a model and may write it back; online-to-batch writes a batch model
+                       may_replace={("--resume", "-o")} if hypothesis in ("online", "running-average") else ())
     spec = pipeline.KernelSpec(kernel, gamma, sigma, degree, coef0)
     cls = ALGORITHMS[algorithm]
     try:  # refuse bad parameters and kernels, and settings that learn nothing, before reading anything
@@ -355,8 +378,9 @@ def _training_failures(output: str, resume_path: str | None, checkpoints: list):
     held = f" ({output} holds the checkpoint after {{:,}} examples)"
     try:
         yield
-    except (DataError, CurveWriteError) as exc:
-        fail(str(exc) + (held.format(checkpoints[-1]) if checkpoints else ""))
+    except (DataError, CurveWriteError, UnloadableModel) as exc:
+        fail((f"{output}: {exc}" if isinstance(exc, UnloadableModel) else str(exc))
+             + (held.format(checkpoints[-1]) if checkpoints else ""))
     except ArithmeticError as exc:  # a division by 0 in a loop: a resumed state that is finite but inconsistent
         where = f"{resume_path}: cannot go on from this model: its saved state is inconsistent" if resume_path else \
             "training failed"
@@ -369,11 +393,12 @@ def _training_failures(output: str, resume_path: str | None, checkpoints: list):
 
 
 def _open_curve(outputs: contextlib.ExitStack, curve_path: str | None, every: int) -> LearningCurve | None:
-    """The --curve file, written as it grows (`tail -f`), so not through a temporary file."""
+    """The --curve file, written through a temporary file like every output: a run that fails leaves
+    an existing curve as it was."""
     if curve_path is None:
         return None
     try:
-        curve_file = outputs.enter_context(output_file(curve_path, atomic=False))
+        curve_file = outputs.enter_context(output_file(curve_path))
     except OSError as exc:
         raise CurveWriteError(f"{curve_path}: cannot write the curve: {exc.strerror or exc}") from None
     return LearningCurve(curve_file, every, curve_path)
@@ -450,7 +475,11 @@ def predict(model_path, data, output, scores, skip_bad_lines, jobs):
     """Predict one label per example of DATA, in input order."""
     if jobs == 0 or jobs < -1:
         raise click.UsageError("--jobs must be ≥ 1, or -1 for one per core")
+    _refuse_same_files([("MODEL", model_path), ("DATA", data)], [("-o", output)])
     model = _load(model_path)
+    jobs, note = predict_.parallel_jobs(data, jobs)
+    if note:
+        click.echo(f"budgetlearn: note: {note}", err=True)
     try:
         with output_file(output) as out:
             predict_.write_predictions(model, model_path, data, out, scores, skip_bad_lines, jobs)
@@ -471,10 +500,10 @@ def eval_(model_path, data, as_json, skip_bad_lines):
     """Accuracy, precision/recall/F1 per class, AUC and confusion matrix of MODEL on DATA."""
     model = _load(model_path)
     labels = model.labels
-    all_scores, all_true = [], []
+    all_scores, all_true = [], []  # binary: f(x); multiclass: the predicted class (memory: O(examples))
     try:
         for chunk, f in pipeline.scores(model, data, skip_bad_lines=skip_bad_lines):
-            all_scores.append(f)
+            all_scores.append(labels.predict_index(f) if model.learner.multiclass else f)
             all_true.append(chunk.labels)
             for v, s in chunk.label_spellings.items():
                 labels.spellings.setdefault(v, s)
@@ -484,7 +513,7 @@ def eval_(model_path, data, as_json, skip_bad_lines):
     if true.size == 0:
         fail(f"{data}: no examples to evaluate")
     if model.learner.multiclass:
-        pred = labels.predict_index(np.concatenate(all_scores))
+        pred = np.concatenate(all_scores)
         report = metrics.multiclass_report(labels.classes, labels.spelling, true, pred)
         if as_json:
             click.echo(json.dumps(report))
@@ -560,6 +589,7 @@ def export(model_path, fmt, output):
     LIBSVM's format cannot express them. Nothing is written on failure."""
     from .export import ExportError, libsvm_text
 
+    _refuse_same_files([("MODEL", model_path)], [("-o", output)])
     model = _load(model_path)
     try:
         text = libsvm_text(model, model_path)
@@ -577,7 +607,7 @@ def export(model_path, fmt, output):
 @click.option("-a", "--algorithm", type=click.Choice(IMPORTABLE), default="perceptron",
               show_default=True, help="Algorithm that goes on learning from the imported model with train --resume.")
 @click.option("-C", "--cost", type=float, default=None, help="C of pa-i / pa-ii (default 1).")
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed stored in the model.")
+@click.option("--seed", type=SEED, default=0, show_default=True, help="Seed stored in the model.")
 @click.option("-o", "--output", required=True, type=click.Path(dir_okay=False), help="budgetlearn model file to write.")
 def import_(libsvm_model, algorithm, cost, seed, output):
     """Read a binary LIBSVM C-SVC model (linear, poly or rbf kernel, rho 0) as a budgetlearn model,
@@ -587,6 +617,7 @@ def import_(libsvm_model, algorithm, cost, seed, output):
     one with positive scores); its counters start at zero."""
     from .export import ExportError, import_libsvm
 
+    _refuse_same_files([("LIBSVM_MODEL", libsvm_model)], [("-o", output)])
     params = {} if cost is None else {"cost": cost}
     try:
         model = import_libsvm(libsvm_model, ALGORITHMS[algorithm], params, seed=seed)
@@ -596,6 +627,8 @@ def import_(libsvm_model, algorithm, cost, seed, output):
         raise click.UsageError(str(exc))
     try:
         model.save(output)
+    except UnloadableModel as exc:
+        fail(f"{output}: {exc}")
     except OSError as exc:
         fail(f"{output}: cannot write the model: {exc.strerror or exc}")
 
@@ -618,13 +651,14 @@ def info(model_path, as_json):
               help="Image to write; the format follows the extension (.png, .svg, .pdf).")
 @click.option("--label", "labels", multiple=True, help="Legend entry of each FILE.csv, in order (default: file names).")
 @click.option("--title", default=None, help="Title above the two panels.")
-@click.option("--size", nargs=2, type=click.FloatRange(min=1), default=(8.0, 6.0), show_default=True,
-              metavar="W H", help="Figure size in inches (at 100 dots per inch).")
+@click.option("--size", nargs=2, type=click.FloatRange(min=1, max=50), default=(8.0, 6.0), show_default=True,
+              metavar="W H", help="Figure size in inches (at 100 dots per inch), 1 to 50 each.")
 def plot(curves, output, labels, title, size):
     """Draw online error rate and support size against examples from `train --curve` files, one line
     per file. Needs matplotlib (pip install 'budgetlearn[plot]')."""
     from .plot import PlotError, plot_curves
 
+    _refuse_same_files([("FILE.csv", c) for c in curves], [("-o", output)])
     try:
         plot_curves(list(curves), output, labels=list(labels) or None, title=title, width=size[0], height=size[1])
     except PlotError as exc:
@@ -669,7 +703,7 @@ def _no_grid_contradiction(grid, params: dict, gamma, sigma) -> None:
 @click.option("--permutations", type=click.IntRange(min=0), default=5, show_default=True,
               help="Runs per setting, each over a seeded permutation of DATA (run p: seed --seed + p, as "
                    "`train --shuffle --seed`); 0: one run over DATA in its own order.")
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed of run 0; run p uses --seed + p.")
+@click.option("--seed", type=SEED, default=0, show_default=True, help="Seed of run 0; run p uses --seed + p.")
 @click.option("--epochs", type=click.IntRange(min=1), default=1, show_default=True,
               help="Passes over DATA per run, as `train --epochs` (a permuted run: each pass its own "
                    "permutation, as `train --shuffle`, with DATA in memory).")
@@ -713,6 +747,7 @@ def tune(algorithm, grids, permutations, seed, epochs, test, jobs, backend, sche
     sort = sort or ("test-accuracy" if test else "error")
     if sort == "test-accuracy" and not test:
         raise click.UsageError("--sort test-accuracy needs --test")
+    _refuse_same_files([("DATA", data), ("--test", test)], [("--csv", csv_path), ("--save-best", save_best)])
     for path in (csv_path, save_best):
         problem = path and writable_problem(path)
         if problem:
@@ -725,11 +760,17 @@ def tune(algorithm, grids, permutations, seed, epochs, test, jobs, backend, sche
                           settings, permutations, seed, epochs)
     except ValueError as exc:
         raise click.UsageError(str(exc))
+    if scheduler is None:  # local processes or threads; a cluster's own workers decide there
+        jobs, note = bounds.workers(jobs, len(runs), "run")
+        if note:
+            click.echo(f"budgetlearn: note: {note}", err=True)
     writing = []  # (path, what) of the output being written
     try:
         rows, best = _tune_run(runs, settings, grid, jobs, backend, scheduler, sort, csv_path, save_best, writing)
     except DataError as exc:
         fail(str(exc))
+    except UnloadableModel as exc:
+        fail(f"{save_best}: {exc}")
     except RuntimeError as exc:
         fail(str(exc))
     except OSError as exc:
@@ -781,7 +822,7 @@ def algorithms():
 @main.command()
 @click.argument("generator", type=click.Choice(sorted(GENERATORS)))
 @click.option("-n", "--examples", type=click.IntRange(min=1), default=10000, show_default=True)
-@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--seed", type=SEED, default=0, show_default=True)
 @click.option("-o", "--output", type=click.Path(dir_okay=False, allow_dash=True), default="-",
               help="Output file (default stdout); written atomically.")
 def generate(generator, examples, seed, output):

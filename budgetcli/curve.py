@@ -12,8 +12,8 @@ Rows come at t = k, 2k, ... and once more at the end of the run if the last t is
 of k.  To log exactly at those t, pipeline.train cuts a chunk at the multiples of k and the learner
 learns the pieces in order; a learner's pass over a chunk is the same as its passes over
 consecutive pieces (this is what makes `--resume` exact), so the curve does not change the model.  Labels are still
-encoded per whole chunk, as without a curve.  Rows are written and flushed as they come, so
-`tail -f FILE.csv` follows a long run.
+encoded per whole chunk, as without a curve.  The file is written through a temporary file, as every
+output (atomic.py): it appears when the run ends, and a run that fails leaves an old curve as it was.
 """
 
 from __future__ import annotations
@@ -62,12 +62,15 @@ class LearningCurve:
 
 def read_curve(path) -> dict[str, np.ndarray]:
     """A curve CSV as columns; ValueError naming file and line when it is not one."""
-    with open(path) as f:
-        header = f.readline().strip()
+    with open(path, encoding="utf-8") as f:
+        try:
+            header = f.readline(4096).strip()
+        except UnicodeDecodeError:
+            raise ValueError(f"{path}:1: not a budgetlearn curve (not text: a model file?)") from None
         if tuple(header.split(",")) != COLUMNS:
             raise ValueError(f"{path}:1: not a budgetlearn curve (header {header!r}, expected {','.join(COLUMNS)})")
         rows = []
-        for lineno, line in enumerate(f, start=2):
+        for lineno, line in enumerate(_lines(f, path), start=2):
             if not line.strip():
                 continue
             fields = line.strip().split(",")
@@ -81,3 +84,11 @@ def read_curve(path) -> dict[str, np.ndarray]:
         raise ValueError(f"{path}: no rows (train with --curve wrote only the header?)")
     table = np.array(rows)
     return {name: table[:, j] for j, name in enumerate(COLUMNS)}
+
+
+def _lines(f, path):
+    """The lines of a text file, a decoding error as a ValueError naming the file."""
+    try:
+        yield from f
+    except UnicodeDecodeError:
+        raise ValueError(f"{path}: not a budgetlearn curve (not UTF-8 text)") from None

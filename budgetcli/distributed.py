@@ -92,7 +92,7 @@ from .kernels import Kernel
 from .labels import BinaryLabels, MulticlassLabels, labels_from_dict, third_label_message
 from .learner import COUNTER_NAMES, EXAMPLES
 from .model import Model
-from .pipeline import TrainResult, check_settings, kernel_warnings, support_warnings
+from .pipeline import TrainResult, check_settings, kernel_warnings, learn_block, support_warnings
 from .projection import DEPENDENCE_TOL, onto_kept
 
 BACKENDS = ("serial", "dask")
@@ -179,7 +179,7 @@ class Shard:
             if len(chunk) > n - learned:
                 chunk, self.pending = chunk.take(np.arange(n - learned)), chunk.take(np.arange(n - learned, len(chunk)))
             y = self.model.labels.encode(chunk, self.reader.source_name)
-            self.model.learner.learn(chunk, y)
+            learn_block(self.model, chunk, y, self.reader.source_name)
             learned += len(chunk)
         self.learned += learned
         return {"learned": learned, "divergence": self.divergence() if self.dynamic else None}

@@ -12,6 +12,7 @@ import errno
 import importlib
 import os
 import sys
+import warnings
 
 import click
 
@@ -71,14 +72,41 @@ class _Main(click.Group):
             return super().make_context(*args, **kwargs)
         except OSError as exc:
             _write_failed("-", None, exc)
+        except click.UsageError as exc:
+            raise OneLineUsageError(exc) from None
 
     def invoke(self, ctx):
         try:
-            result = super().invoke(ctx)
+            with warnings.catch_warnings():
+                # numpy's warnings (overflow, invalid value) never reach stderr: a number that is not
+                # finite is refused in words where it matters (a score, a model, a setting)
+                warnings.simplefilter("ignore", RuntimeWarning)
+                result = super().invoke(ctx)
             sys.stdout.flush()
             return result
         except OSError as exc:  # the commands name their own files; what reaches here is a stream
             _write_failed("-", None, exc)
+        except click.UsageError as exc:
+            raise OneLineUsageError(exc) from None
+        except MemoryError as exc:  # numpy's names the allocation it could not make
+            fail(f"out of memory{': ' + str(exc) if str(exc) else ''}")
+
+
+class OneLineUsageError(click.ClickException):
+    """A usage error (bad option, bad value, settings refused before anything runs) as one line on
+    stderr, exit 2, like every other error here: `budgetlearn: error: MESSAGE (see 'budgetlearn
+    COMMAND --help')`, where click would print the usage line and a hint first."""
+
+    exit_code = 2
+
+    def __init__(self, error: click.UsageError):
+        command = error.ctx.command_path if error.ctx is not None else "budgetlearn"
+        super().__init__(f"{error.format_message()} (see '{command} --help')")
+
+    def show(self, file=None):
+        with contextlib.suppress(OSError):
+            click.echo("budgetlearn: error: " + self.format_message().replace("\r", "\\r").replace("\n", "\\n"),
+                       err=True)
 
 
 # BLAS libraries read these when numpy loads them; dask's nanny sets the same for its workers.
@@ -94,6 +122,7 @@ def run():
     differently, and the model files must be byte-identical."""
     for name in BLAS_THREADS:
         os.environ.setdefault(name, "1")
+    os.environ.setdefault("PYTHONWARNINGS", "ignore::RuntimeWarning")  # for worker processes too (see invoke)
     main(prog_name="budgetlearn")
 
 

@@ -8,7 +8,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from . import registry
-from .io.libsvm import Chunk
+from .io.libsvm import MAX_INDEX, Chunk
+from .learner import Overflow
 
 
 def learner_class(owner: str, algorithm: str, params: dict) -> type:
@@ -28,6 +29,10 @@ def csr_chunk(X, labels: np.ndarray, columns: np.ndarray | None = None) -> Chunk
 
     `columns[j]` is the learner's feature index of X's column j (increasing in j); by default j."""
     X = sp.csr_matrix(X, dtype=np.float64, copy=True)
+    width = X.shape[1] if columns is None else int(np.max(columns, initial=-1)) + 1
+    if width > MAX_INDEX:  # a feature index must fit the 32 bits the loops index with, as in a data file
+        raise ValueError(f"X has {width:,} columns; budgetlearn takes at most {MAX_INDEX:,} features (as a LIBSVM "
+                         "file's indices 1 to 2,147,483,647)")
     X.sum_duplicates()
     X.eliminate_zeros()
     X.sort_indices()
@@ -46,3 +51,13 @@ def pickled_learner(learner) -> tuple:
 def unpickled_learner(saved: tuple):
     name, (header, arrays) = saved
     return registry.get(name).from_state(header, {k: np.array(v) for k, v in arrays.items()})
+
+
+def learn(learner, chunk: Chunk, y: np.ndarray, rows: str = "row") -> None:
+    """learner.learn(chunk, y), a row whose numbers overflow as a ValueError naming it (`rows`: how the
+    caller's user names a row, e.g. "X")."""
+    try:
+        learner.learn(chunk, y)
+    except Overflow as exc:
+        where = f"X[{exc.row}]" if rows == "X" else f"{rows} {exc.row}"
+        raise ValueError(f"{where}: {exc.reason}") from None

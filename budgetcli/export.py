@@ -34,15 +34,17 @@ evicting algorithms cannot be recovered from a LIBSVM file, so those are refused
 
 from __future__ import annotations
 
+import io
 import math
 import os
 
 import numpy as np
 
-from .io.libsvm import DataError
+from .io.libsvm import MAX_INDEX, DataError
 from .kernels import Kernel
 from .labels import BinaryLabels
 from .learner import KernelLearner
+from .modelfile import open_regular
 
 # Algorithms whose state beyond the support set is only the coefficients (and counters), so a
 # LIBSVM model is a complete starting point for them.
@@ -113,7 +115,7 @@ def read_libsvm_model(path) -> dict:
     'coef', 'indptr', 'indices', 'values'}.  Errors are DataErrors naming file and line."""
     source = os.fspath(path)
     try:
-        f = open(source)
+        f = io.TextIOWrapper(open_regular(source), encoding="utf-8", errors="replace")
     except OSError as exc:
         raise DataError(source, 0, None, f"cannot open: {exc.strerror or exc}") from None
     with f:
@@ -162,11 +164,13 @@ def _libsvm_header_values(header: dict, source: str, header_end: int) -> tuple:
     try:
         kernel = Kernel(kind, float(header.get("gamma", ["1"])[0]), float(header.get("coef0", ["0"])[0]),
                         int(header.get("degree", ["3"])[0]))
-        labels = [float(v) for v in need("label")[:2]]
+        labels = [float(v) for v in need("label")]
         rho = float(need("rho")[0])
         total = int(need("total_sv")[0])
     except ValueError as exc:
         raise DataError(source, header_end, None, f"bad header value ({exc})") from None
+    if len(labels) != 2 or not all(math.isfinite(v) for v in labels):
+        raise DataError(source, header_end, " ".join(header["label"]), "'label' must give two finite numbers")
     if not math.isfinite(rho):
         raise DataError(source, header_end, str(rho), "rho is not finite")
     return kernel, labels, rho, total
@@ -189,8 +193,8 @@ def _libsvm_support_vectors(f, source: str, lineno: int) -> tuple:
             raise DataError(source, lineno, line.strip()[:40], "bad SV line (expected 'coef idx:val ...')") from None
         if not math.isfinite(c) or any(not math.isfinite(v) for v in val):
             raise DataError(source, lineno, words[0], "non-finite number")
-        if any(i < 0 for i in idx) or any(b <= a for a, b in zip(idx, idx[1:])):
-            raise DataError(source, lineno, None, "feature indices must be ≥ 1 and increasing")
+        if any(not 0 <= i < MAX_INDEX for i in idx) or any(b <= a for a, b in zip(idx, idx[1:])):
+            raise DataError(source, lineno, None, f"feature indices must be 1 to {MAX_INDEX:,} and increasing")
         coef.append(c)
         indices += idx
         values += val

@@ -20,6 +20,8 @@ from ._jit import njit, record
 from .params import Param, choice
 
 LINEAR, POLY, RBF = 0, 1, 2
+MAX_DEGREE = 64  # of the poly kernel; a model file may declare no more (statecheck.check_common)
+MAX_LOG10 = 308  # a double holds magnitudes below 1.8e308
 KERNEL_CODES = {"linear": LINEAR, "poly": POLY, "rbf": RBF}
 
 # The kernel parameters' one declaration: the CLI options, the defaults of pipeline.KernelSpec and the
@@ -30,7 +32,7 @@ KERNEL_PARAMS = {p.name: p for p in (
     Param("gamma", float, None, "γ of rbf exp(−γ‖x−y‖²) and poly",
           default_text="1/k, k = largest feature index in the first 4,096 examples (LIBSVM: 1/#features)"),
     Param("sigma", float, None, "rbf width σ as in exp(−‖x−y‖²/(2σ²)); same as --gamma 1/(2σ²)"),
-    Param("degree", int, 3, "poly kernel degree"),
+    Param("degree", int, 3, "poly kernel degree (1 to 64)"),
     Param("coef0", float, 0.0, "poly: (γ x·y + coef0)^degree"),
 )}
 
@@ -57,8 +59,15 @@ class Kernel:
             raise ValueError(f"unknown kernel {self.kind!r}; choose one of {', '.join(KERNEL_CODES)}")
         if self.kind != "linear" and not (self.gamma > 0 and math.isfinite(self.gamma)):
             raise ValueError(f"gamma must be a positive number, got {self.gamma}")
-        if self.kind == "poly" and (self.degree < 1 or int(self.degree) != self.degree):
-            raise ValueError(f"degree must be a positive integer, got {self.degree}")
+        if not math.isfinite(self.coef0):
+            raise ValueError(f"coef0 must be a finite number, got {self.coef0}")
+        lowest = 1 if self.kind == "poly" else 0  # other kernels ignore it; older files hold 0 there
+        if int(self.degree) != self.degree or not lowest <= self.degree <= MAX_DEGREE:
+            raise ValueError(f"degree must be an integer in {lowest}..{MAX_DEGREE}, got {self.degree}")
+        if self.kind == "poly":
+            if self.coef0 != 0 and math.log10(abs(self.coef0)) * self.degree > MAX_LOG10:
+                raise ValueError(f"coef0^degree = {self.coef0:g}^{self.degree} overflows a double, so the poly kernel "
+                                 "of two orthogonal vectors is infinite: lower --coef0 or --degree")
 
     @property
     def code(self) -> int:
@@ -89,9 +98,15 @@ class Kernel:
 
 
 def gamma_from_sigma(sigma: float) -> float:
+    """γ = 1/(2σ²); ValueError when σ is not a positive number or γ is not a positive double (σ so
+    small that σ² underflows, or so large that γ does)."""
     if not (sigma > 0 and math.isfinite(sigma)):
         raise ValueError(f"sigma must be a positive number, got {sigma}")
-    return 1.0 / (2.0 * sigma * sigma)
+    square = sigma * sigma
+    gamma = 1.0 / (2.0 * square) if square > 0 else math.inf
+    if not (gamma > 0 and math.isfinite(gamma)):
+        raise ValueError(f"sigma = {sigma:g} gives γ = 1/(2σ²) = {gamma:g}, not a positive finite number")
+    return gamma
 
 
 @njit(cache=True, inline="always")

@@ -17,6 +17,7 @@ import math
 import numpy as np
 
 from .io.libsvm import DataError
+from .statecheck import MAX_CLASSES
 
 
 def multiclass_algorithms() -> list[str]:
@@ -36,8 +37,7 @@ class BinaryLabels:
         new = [v for v in np.unique(chunk.labels).tolist() if v not in (self.negative, self.positive)]
         if new:
             self._assign(new, chunk, source)
-        for v, s in chunk.label_spellings.items():
-            self.spellings.setdefault(v, s)
+        keep_spellings(self.spellings, chunk)
         return np.where(chunk.labels == self.positive, 1.0, -1.0)
 
     def _assign(self, new: list, chunk, source: str) -> None:
@@ -88,9 +88,13 @@ class BinaryLabels:
             raise ValueError(f"labels: a binary label map for the multiclass {learner_cls.name}")
         _check_values("labels", self.classes, self.spellings)
 
-    @classmethod
-    def from_dict(cls, d: dict) -> "BinaryLabels":
-        return cls(d["negative"], d["positive"], {float(v): s for v, s in d["spellings"]})
+
+def keep_spellings(spellings: dict, chunk) -> None:
+    """Note each label's first spelling in the data, as predictions write it back; a token longer than
+    a model file's spellings may be (`spelling_problem`) is spelt %.17g instead."""
+    for v, s in chunk.label_spellings.items():
+        if v not in spellings:
+            spellings[v] = s if spelling_problem(s) is None else format(v, ".17g")
 
 
 def spelling_of(v: float, spellings: dict, chunk=None) -> str:
@@ -120,16 +124,19 @@ class MulticlassLabels:
         self._index = {v: i for i, v in enumerate(self.values)}
 
     def encode(self, chunk, source: str = "data") -> np.ndarray:
-        """Class indices (int64) of the chunk's labels, adding unseen labels in file order."""
+        """Class indices (int64) of the chunk's labels, adding unseen labels in file order; a label
+        past the MAX_CLASSES a model file may hold is a DataError naming its line."""
         out = np.empty(len(chunk.labels), np.int64)
         for row, v in enumerate(chunk.labels.tolist()):
             i = self._index.get(v)
             if i is None:
+                if len(self.values) >= MAX_CLASSES:
+                    raise DataError(source, int(chunk.line_numbers[row]), self.spelling(v, chunk),
+                                    f"a label value beyond the {MAX_CLASSES:,} classes a model may hold")
                 i = self._index[v] = len(self.values)
                 self.values.append(v)
             out[row] = i
-        for v, s in chunk.label_spellings.items():
-            self.spellings.setdefault(v, s)
+        keep_spellings(self.spellings, chunk)
         return out
 
     def spelling(self, v: float, chunk=None) -> str:
@@ -167,20 +174,59 @@ class MulticlassLabels:
         if header.get("n_classes", 0) > len(self.values):
             raise ValueError(f"labels: {len(self.values)} label values for {header['n_classes']} classes")
 
-    @classmethod
-    def from_dict(cls, d: dict) -> "MulticlassLabels":
-        return cls([float(v) for v in d["values"]], {float(v): s for v, s in d["spellings"]})
+
+MAX_SPELLING = 64  # characters of a label's spelling in a model file (%.17g takes at most 24)
+
+
+def spelling_problem(s) -> str | None:
+    """Why `s` cannot spell a label in a model file, or None.  The data reader's rule for a token:
+    printable ASCII without whitespace (and short), so that `predict` writes one line per example
+    and no escape sequence reaches a terminal."""
+    if not isinstance(s, str):
+        return f"{s!r} is not a string"
+    if not s or len(s) > MAX_SPELLING:
+        return f"{s[:40]!r}… is not 1 to {MAX_SPELLING} characters long" if s else "it is empty"
+    if not (s.isascii() and s.isprintable()) or " " in s:
+        return f"{s[:40]!r} holds whitespace, a control or a non-ASCII character"
+    return None
 
 
 def _check_values(field: str, values, spellings: dict) -> None:
     for v, s in spellings.items():
-        if not isinstance(s, str):
-            raise ValueError(f"{field}: the spelling of label {v:g} is {s!r}, not a string")
+        problem = spelling_problem(s)
+        if problem:
+            raise ValueError(f"{field}: the spelling of label {v:g}: {problem}")
     for v in values:
         if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
             raise ValueError(f"{field}: label value {v!r} is not a finite number")
 
 
+def _number(field: str, v, optional: bool = False):
+    if v is None and optional:
+        return None
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+        raise ValueError(f"labels: {field} {v!r} is not a finite number")
+    return float(v)
+
+
+def _spellings(d: dict) -> dict:
+    pairs = d.get("spellings")
+    if not isinstance(pairs, list) or not all(isinstance(p, list) and len(p) == 2 for p in pairs):
+        raise ValueError("labels: spellings is not a list of [value, spelling] pairs")
+    return {_number("spelled value", v): s for v, s in pairs}
+
+
 def labels_from_dict(d: dict):
-    """The label map a model file stores (binary maps of older files have no "kind")."""
-    return MulticlassLabels.from_dict(d) if d.get("kind") == "multiclass" else BinaryLabels.from_dict(d)
+    """The label map a model file stores (binary maps of older files have no "kind"); ValueError
+    naming the field when it is not one (a file from anybody: null, a string, a missing field)."""
+    if not isinstance(d, dict):
+        raise ValueError(f"labels: {d!r} is not a label map")
+    if d.get("kind") == "multiclass":
+        values = d.get("values")
+        if not isinstance(values, list):
+            raise ValueError("labels: values is not a list")
+        return MulticlassLabels([_number("value", v) for v in values], _spellings(d))
+    if d.get("kind", "binary") != "binary":
+        raise ValueError(f"labels: kind {d.get('kind')!r} is neither binary nor multiclass")
+    return BinaryLabels(_number("negative", d.get("negative"), True), _number("positive", d.get("positive"), True),
+                        _spellings(d))

@@ -52,6 +52,36 @@ NO_VECTOR, NO_MATRIX = np.zeros(0), np.zeros((0, 0))
 UNBOUNDED, RANDOM, OLDEST = 0, 1, 2
 
 
+class NonFiniteRound(ArithmeticError):
+    """Raised by a compiled loop when a round's numbers are not finite (subclasses say which), before
+    it counts the round unless `counted`; `KernelLearner.learn` turns it into `Overflow`, naming the
+    example."""
+
+    reason = ""
+    counted = False
+
+
+class ExampleOverflow(NonFiniteRound):
+    reason = "the example's squared norm ‖x‖² is not a finite number: a feature value is too large (scale the features)"
+
+
+class ScoreOverflow(NonFiniteRound):
+    reason = "the model's score of this example is not a finite number: its numbers overflowed with these settings"
+
+
+class TooLarge(ValueError):
+    """A learner's arrays would pass a bound of bounds.py; str(e) says which."""
+
+
+class Overflow(ArithmeticError):
+    """Learning stopped at row `row` (file line `line`) of a chunk whose numbers are not finite; the
+    learner's state is that after the rounds before it, and it should not be saved or used."""
+
+    def __init__(self, row: int, line: int, reason: str):
+        super().__init__(reason)
+        self.row, self.line, self.reason = row, line, reason
+
+
 @record
 class RetireLog(NamedTuple):
     """Evictions of one call of a learner loop: pool range of the evicted vector and the sum of its
@@ -214,6 +244,12 @@ class KernelLearner:
             out[p.name] = v
         return out
 
+    def describe(self) -> str:
+        """The settings, as messages name them: `NAME --flag V ..., kernel KIND (...)`."""
+        given = " ".join(f"{p.flag} {self.hyper[p.name]:g}" if isinstance(self.hyper[p.name], float)
+                         else f"{p.flag} {self.hyper[p.name]}" for p in self.params)
+        return f"{self.name}{' ' + given if given else ''}, kernel {self.kernel.describe()}"
+
     @classmethod
     def check_kernel(cls, kernel_kind: str, params: dict) -> None:
         """Raise ValueError when the algorithm is not defined for this kind of kernel with these
@@ -230,7 +266,7 @@ class KernelLearner:
         """One online pass over the chunk's examples in order; y holds the encoded labels."""
         if self.stale:
             self._rebuild()
-        y = self._labels(y)
+        y = self._labels(y, chunk.line_numbers)
         d = chunk.n_features  # a scan of the chunk's indices: once
         self.n_features = max(self.n_features, d)
         self._ensure_scratch(d)
@@ -245,10 +281,19 @@ class KernelLearner:
                                         self.retire_log.count)
         rows = Rows(chunk.indptr, chunk.indices, chunk.values, y)
         while start < n:
-            start = self._learn_range(rows, start)
+            before = int(self.counters[EXAMPLES])
+            try:
+                start = self._learn_range(rows, start)
+            except NonFiniteRound as exc:
+                row = start + int(self.counters[EXAMPLES]) - before - exc.counted
+                raise Overflow(row, int(chunk.line_numbers[row]), exc.reason) from None
             self._collect_retired()  # before `reserve` may compact the pool
             if start < n:  # the next example may not fit: grow and go on
                 nnz = self._pool_room(int(chunk.indptr[start + 1] - chunk.indptr[start]))
+                try:
+                    self._check_size(self.support.capacity_for(len(self.support) + self.new_slots_per_example))
+                except TooLarge as exc:
+                    raise Overflow(start, int(chunk.line_numbers[start]), str(exc)) from None
                 self.support.reserve(len(self.support) + self.new_slots_per_example, nnz)
                 self._resize(self.support.capacity)
                 self._reserve_extra(nnz)
@@ -283,8 +328,8 @@ class KernelLearner:
         """The arrays the loop gets as `st`, by name: the per-slot arrays, and what a subclass adds."""
         return self.slot
 
-    def _labels(self, y: np.ndarray) -> np.ndarray:
-        """The encoded labels as the loop takes them."""
+    def _labels(self, y: np.ndarray, lines: np.ndarray) -> np.ndarray:
+        """The encoded labels as the loop takes them (`lines`: the examples' lines, for messages)."""
         return y
 
     def _new_retire_log_sums(self, rows: int) -> np.ndarray:
@@ -328,6 +373,24 @@ class KernelLearner:
         """Make `coef` the hypothesis's coefficients (of the first len(coef) slots): a batch or
         prediction model's."""
         self.slot["alpha"][: len(coef)] = coef
+
+    def nonfinite(self) -> str | None:
+        """The name of the first number of the hypothesis or its running average that is not finite
+        (a setting overflowed), else None: O(|S|), cheap enough after every chunk.  The resume state
+        (K⁻¹ and the like) is checked when the model is saved (Model.save checks all it writes)."""
+        n = len(self.support)
+        for name, a in self._decisive_arrays(n).items():
+            if not np.isfinite(a).all():
+                return name
+        return None
+
+    def _decisive_arrays(self, n: int) -> dict:
+        """The arrays `nonfinite` checks: the running numbers and the per-slot vectors that are saved."""
+        out = {"scalars": self.scalars}
+        for name, kind in self.slot_arrays.items():
+            if kind == "vector":
+                out[name] = self.slot[name][:n]
+        return out
 
     def retired_rows(self) -> tuple:
         """The evicted vectors kept in `retired`, as CSR rows (indptr, indices, values)."""
@@ -490,6 +553,9 @@ class KernelLearner:
         """Pool entries one example of `nnz` non-zeros may need (merging needs more)."""
         return nnz
 
+    def _check_size(self, capacity: int) -> None:
+        """TooLarge when the learner's arrays must not grow to `capacity` slots (a multiclass model's)."""
+
     def _reserve_extra(self, nnz: int) -> None:
         """Room for one more example of `nnz` non-zeros in stores a learner keeps besides the support set."""
 
@@ -541,6 +607,10 @@ def open_round(S, K, indptr, indices, values, y, t, scratch, counters, alpha, kr
     checked that x_t fits (`sv_fits(S, indptr[t + 1] - indptr[t])`)."""
     idx, val = example(indptr, indices, values, t)
     f, sq = score_example(S, K, alpha, krow, scratch, idx, val)
+    if not math.isfinite(sq):  # checked here, where every loop passes, before the round counts
+        raise ExampleOverflow
+    if not math.isfinite(f):
+        raise ScoreOverflow
     counters[EXAMPLES] += 1
     return idx, val, y[t], f, sq, S.meta[COUNT], counters[EXAMPLES]
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+REPORT_CLASSES = 1000  # most classes an eval report lists whether they occur or not
+
 
 def confusion_matrix(true_idx: np.ndarray, pred_idx: np.ndarray, n_classes: int) -> np.ndarray:
     """C[i, j] = number of examples of class i predicted as class j."""
@@ -52,12 +54,24 @@ def average_ranks(values: np.ndarray) -> np.ndarray:
 def multiclass_report(model_classes: list, names: dict, true: np.ndarray, pred_index: np.ndarray) -> dict:
     """The eval report of a multiclass model: accuracy, per-class table and confusion matrix over the
     model's classes (in the model's order) followed by any label of the data the model never saw.
-    `names` maps a label value to its spelling; AUC is binary-only and reported as None."""
-    classes = list(model_classes) + sorted(set(np.unique(true).tolist()) - set(model_classes))
+    `names` maps a label value to its spelling; AUC is binary-only and reported as None.
+
+    A model of more than REPORT_CLASSES classes lists only those that occur in the data or the
+    predictions (the others' rows and columns are zeros): the confusion matrix is classes² numbers."""
+    pred_index = np.asarray(pred_index, np.int64)
+    shown = list(model_classes)
+    if len(shown) > REPORT_CLASSES:
+        occurring = set(np.unique(pred_index).tolist())
+        present = set(np.unique(true).tolist())
+        shown = [v for i, v in enumerate(model_classes) if i in occurring or v in present]
+    classes = shown + sorted(set(np.unique(true).tolist()) - set(model_classes))
     index = {v: i for i, v in enumerate(classes)}
     true_idx = np.array([index[v] for v in true.tolist()], np.int64)
-    conf = confusion_matrix(true_idx, np.asarray(pred_index, np.int64), len(classes))
-    accuracy = float(np.mean(true_idx == pred_index))
+    # the predicted classes, numbered as the report's columns
+    column = np.array([index[model_classes[i]] for i in np.unique(pred_index).tolist()], np.int64)
+    pred_idx = column[np.searchsorted(np.unique(pred_index), pred_index)]
+    conf = confusion_matrix(true_idx, pred_idx, len(classes))
+    accuracy = float(np.mean(true_idx == pred_idx))
     labels = [names(v) for v in classes]
     return {
         "multiclass": True,

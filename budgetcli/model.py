@@ -81,7 +81,16 @@ class Model:
         if self.sharding is not None:
             header["sharding"] = self.sharding
         header["library_version"] = __version__
-        modelfile.save(path, header, {name: narrowest(a) for name, a in arrays.items()})
+        arrays = {name: narrowest(a) for name, a in arrays.items()}
+        try:  # every model written is one that loads: the loader's own checks, before anything is written
+            statecheck.check_members(self.learner.name, self.learner.saved_arrays(header, arrays), arrays)
+            _check_state(type(self.learner), header, arrays)
+            if self.hypothesis == "running-average":
+                _averaged_finite(self.learner)
+            modelfile.save(path, header, arrays)
+        except (ValueError, TypeError, KeyError) as exc:
+            raise UnloadableModel(f"the model would not load ({exc.args[0] if exc.args else exc}); nothing written") \
+                from None
 
     @classmethod
     def load(cls, path, resume: bool = False) -> "Model":
@@ -102,11 +111,7 @@ class Model:
         try:
             learner_cls = registry.get(header["algorithm"])
             try:
-                learner_cls.check_saved(header, arrays)
-                if header.get("hypothesis") == "running-average" and \
-                        not set(learner_cls.average_arrays) <= set(arrays):
-                    raise ValueError(f"hypothesis = 'running-average' without {', '.join(learner_cls.average_arrays)}")
-                labels_from_dict(header["labels"]).check(learner_cls, header)
+                _check_state(learner_cls, header, arrays)
             except (ValueError, TypeError) as exc:
                 raise ModelFileError(f"{path}: invalid model: {exc}") from None
             learner = learner_cls.from_state(header, arrays)
@@ -138,12 +143,34 @@ class Model:
             return model
         # to predict, a running-average model's averaged coefficients (its evicted vectors' part was
         # folded in when it was saved) take the online ones' place
-        with np.errstate(over="ignore", invalid="ignore"):
-            coef = learner.averaged_coefficients()
-        if not np.isfinite(coef).all():  # running sums of a file from anybody
-            raise ModelFileError(f"{path}: invalid model: its averaged coefficients are not finite")
+        try:
+            coef = _averaged_finite(learner)
+        except ValueError as exc:  # running sums of a file from anybody
+            raise ModelFileError(f"{path}: invalid model: {exc}") from None
         learner.set_coefficients(coef)
         return model
+
+
+class UnloadableModel(ValueError):
+    """Model.save refused a model that the loader would refuse (its numbers overflowed)."""
+
+
+def _check_state(learner_cls, header: dict, arrays: dict) -> None:
+    """What a saved state must satisfy, for the loader and for Model.save alike: ValueError or
+    TypeError naming the field."""
+    learner_cls.check_saved(header, arrays)
+    if header.get("hypothesis") == "running-average" and not set(learner_cls.average_arrays) <= set(arrays):
+        raise ValueError(f"hypothesis = 'running-average' without {', '.join(learner_cls.average_arrays)}")
+    labels_from_dict(header["labels"]).check(learner_cls, header)
+
+
+def _averaged_finite(learner) -> np.ndarray:
+    """The averaged coefficients a running-average model predicts with; ValueError when not finite."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        coef = learner.averaged_coefficients()
+    if not np.isfinite(coef).all():
+        raise ValueError("its averaged coefficients are not finite")
+    return coef
 
 
 def _expected_arrays(header: dict, members: dict) -> dict:

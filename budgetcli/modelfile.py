@@ -31,10 +31,12 @@ times its size (+ INFLATION_SLACK), half the bound `load` refuses a zip bomb at,
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import io
 import json
 import os
+import stat
 import zipfile
 import zlib
 
@@ -67,6 +69,10 @@ _READ_ERRORS = (
     RuntimeError,
     MemoryError,
 )
+
+
+class HeaderTooLarge(ValueError):
+    """`save` refused a header that `load` would refuse."""
 
 
 class ModelFileError(ValueError):
@@ -162,6 +168,9 @@ def save(path, header: dict, arrays: dict[str, np.ndarray]) -> None:
         "header": header,
     }
     container_bytes = np.frombuffer(_canonical_json(container), dtype=np.uint8)
+    if len(container_bytes) > MAX_HEADER_BYTES:  # `load` would refuse the file
+        raise HeaderTooLarge(f"its header takes {len(container_bytes):,} bytes, more than the {MAX_HEADER_BYTES:,} "
+                             "a model file may have")
 
     with output_file(path, binary=True) as f:
         _write_zip(f, {_HEADER_MEMBER: container_bytes, **arrays})
@@ -231,7 +240,7 @@ def _read_container(path, raw: np.ndarray) -> dict:
 # read: a zip bomb is refused having cost a few hundred bytes of reading.
 MAX_INFLATION = 8
 INFLATION_SLACK = 64 << 20
-MAX_HEADER_BYTES = 1 << 20  # the JSON header; a real one is a few kB
+MAX_HEADER_BYTES = 16 << 20  # the JSON header: a few kB, up to ~8 MB for the label map of 65,536 classes
 MAX_MEMBERS = 256
 _NPY_MAGIC = b"\x93NUMPY"
 
@@ -254,7 +263,7 @@ def load(path, expect=None, skip=()) -> tuple[dict, dict[str, np.ndarray]]:
     one-line ModelFileError naming ``path``.
     """
     try:
-        f = open(path, "rb")
+        f = open_regular(path)
     except OSError as e:
         raise _error(path, f"cannot open: {e.strerror or e}") from None
     with f:
@@ -286,6 +295,26 @@ def load(path, expect=None, skip=()) -> tuple[dict, dict[str, np.ndarray]]:
             any(_member_checksum(name, a) != members[name] for name, a in arrays.items()):
         raise _error(path, "truncated or corrupt (checksum mismatch)")
     return header, arrays
+
+
+def open_regular(path):
+    """`path` opened for binary reading, when it is a regular file: OSError otherwise, before anything
+    is read.  Opened without blocking, so that a FIFO named where a model is expected is refused, not
+    waited on until some writer comes."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            kind = "a directory" if stat.S_ISDIR(mode) else "a FIFO" if stat.S_ISFIFO(mode) else \
+                "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "a socket" if stat.S_ISSOCK(mode) else \
+                "not a file"
+            raise OSError(errno.EINVAL, f"{kind}, not a regular file", os.fsdecode(path))
+        if hasattr(os, "O_NONBLOCK"):
+            os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
 
 
 def _read_members(path, zf: zipfile.ZipFile, file_size: int, expect, skip) -> tuple[dict, set, dict[str, np.ndarray]]:

@@ -38,12 +38,15 @@ The same surface as the binary contract:
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
+from . import bounds
 from ._jit import njit
 from .kernels import sparse_sqnorm
 from . import statecheck
-from .learner import EXAMPLES, KernelLearner, example
+from .learner import EXAMPLES, ExampleOverflow, KernelLearner, Overflow, ScoreOverflow, TooLarge, example
 from .support import COUNT, kernel_row
 
 C_SUM, REF_SCALE = 0, 1  # in avg_scalars (module docstring)
@@ -74,14 +77,18 @@ class MulticlassLearner(KernelLearner):
         self.scores = np.zeros(4)  # work: f_i(x_t) of the current example
         self.retire_log = self.retire_log._replace(coef_sum=self._new_retire_log_sums(0))
 
-    def _labels(self, y: np.ndarray) -> np.ndarray:
+    def _labels(self, y: np.ndarray, lines: np.ndarray) -> np.ndarray:
         y = np.asarray(y)
         if len(y) and (y.dtype.kind not in "iu" or y.min() < 0):
             raise ValueError(f"{self.name} learns class indices 0, 1, ... (labels.MulticlassLabels.encode), "
                              f"got labels of dtype {y.dtype} from {y.min()}")
         y = y.astype(np.int64)
-        if len(y):
-            self._grow_classes(int(y.max()) + 1)
+        if len(y) and y.max() >= self.coef.shape[1]:
+            try:
+                self._grow_classes(int(y.max()) + 1)
+            except TooLarge as exc:  # at the first example of a class that does not fit
+                row = int(np.argmax(y >= self.coef.shape[1]))
+                raise Overflow(row, int(lines[row]), str(exc)) from None
         return y
 
     def _state_arrays(self) -> dict:
@@ -124,6 +131,12 @@ class MulticlassLearner(KernelLearner):
     def _fold(self, projected: np.ndarray) -> None:
         n, m = len(self.support), int(self.n_classes[0])
         self.avg_base[:n, :m] += projected.T
+
+    def _decisive_arrays(self, n: int) -> dict:
+        m = int(self.n_classes[0])
+        return super()._decisive_arrays(n) | {"scale": self.scale, "avg_scalars": self.avg_scalars,
+                                              "coef": self.coef[:n, :m], "avg_base": self.avg_base[:n, :m],
+                                              "avg_offset": self.avg_offset[:n, :m]}
 
     def retired_sums(self) -> np.ndarray:
         m = int(self.n_classes[0])
@@ -171,9 +184,19 @@ class MulticlassLearner(KernelLearner):
     def _grow_classes(self, m: int) -> None:
         if m > self.coef.shape[1]:
             cols = max(m, 2 * self.coef.shape[1])
+            self._check_size(self.coef.shape[0], cols)
             self.coef, self.avg_base, self.avg_offset = (_grown(a, a.shape[0], cols)
                                                          for a in (self.coef, self.avg_base, self.avg_offset))
             self.scores = np.zeros(cols)
+
+    def _check_size(self, capacity: int, classes: int | None = None) -> None:
+        """TooLarge when the coefficient arrays (slots × classes, each doubling as it grows) would hold
+        more than bounds.MAX_COEFFICIENTS numbers."""
+        classes = self.coef.shape[1] if classes is None else classes
+        if capacity * classes > bounds.MAX_COEFFICIENTS:
+            raise TooLarge(f"the model's coefficients would take {capacity:,} slots × {classes:,} classes = "
+                           f"{capacity * classes:,} numbers, more than the {bounds.MAX_COEFFICIENTS:,} a multiclass "
+                           "model may hold (it grows as classes × support vectors)")
 
     def _resize(self, capacity: int) -> None:
         if self.coef.shape[0] < capacity:
@@ -201,6 +224,11 @@ def open_class_round(S, K, indptr, indices, values, y, t, scratch, counters, st)
         st.n_classes[0] = yt + 1
     m = st.n_classes[0]
     sq = class_scores(S, K, st.coef, st.scale[0], m, st.krow, scratch, idx, val, st.scores)
+    if not math.isfinite(sq):  # checked before the round counts, as learner.open_round does
+        raise ExampleOverflow
+    for i in range(m):
+        if not math.isfinite(st.scores[i]):
+            raise ScoreOverflow
     counters[EXAMPLES] += 1
     if counters[EXAMPLES] > 1:
         st.avg_scalars[C_SUM] += st.scale[0]  # C_{t−1}: the scale of f_{t−1} joins the sum

@@ -8,11 +8,11 @@ from typing import Callable, Iterator
 
 import numpy as np
 
-from . import registry
+from . import bounds, registry
 from .io.libsvm import DataError, LibsvmReader, concatenate
 from .kernels import KERNEL_PARAMS, Kernel, gamma_from_sigma
 from .labels import BinaryLabels, MulticlassLabels
-from .learner import kernel_matrix
+from .learner import Overflow, kernel_matrix
 from .model import Model
 from .support import SupportSet
 
@@ -139,7 +139,7 @@ def train(data, algorithm: str, kernel: KernelSpec, params: dict, seed: int = 0,
         if progress is not None:  # the rows' share of the input: interpolated by position in the chunk
             progress.locate(model.learner.counter("examples"), len(chunk), done_before, done)
             done_before = done
-        _learn_in_pieces(model, chunk, y, stops)
+        _learn_in_pieces(model, chunk, y, stops, reader.source_name)
         if on_chunk is not None:
             on_chunk(model)
     source = reader.source_name if reader else ("<stdin>" if data == "-" else str(data))
@@ -207,6 +207,10 @@ def support_warnings(learner) -> list[str]:
         return [f"0 support vectors after {t:,} examples: the model learned nothing (it scores every example 0)"]
     if n == 1 and m > 1 and learner.hyper.get("budget", 2) > 1:
         return [f"1 support vector after {t:,} examples and {m:,} mistakes: the support set stopped growing at one"]
+    classes = int(learner.n_classes[0]) if learner.multiclass else 2
+    if classes > bounds.WARN_CLASSES:
+        return [f"{classes:,} classes: a multiclass model grows as classes × support vectors ({n:,} × {classes:,} "
+                f"coefficients here; its arrays may hold {bounds.MAX_COEFFICIENTS:,})"]
     return []
 
 
@@ -240,8 +244,9 @@ class Doubling:
         return r > 0 and r & (r - 1) == 0
 
 
-def _learn_in_pieces(model: Model, chunk, y, stops: list) -> None:
-    """model.learner.learn(chunk, y), cut where an Every or Doubling rule fires, running its action there.
+def _learn_in_pieces(model: Model, chunk, y, stops: list, source: str) -> None:
+    """learn_block(model, chunk, y, source), cut where an Every or Doubling rule fires, running its
+    action there.
 
     A learner's pass over a chunk equals its passes over consecutive pieces (what makes --resume
     exact), so cutting changes nothing in the model."""
@@ -249,7 +254,7 @@ def _learn_in_pieces(model: Model, chunk, y, stops: list) -> None:
     while pos < n:
         t = learner.counter("examples")
         stop = min([n] + [pos + s.next_stop(t) - t for s in stops])
-        learner.learn(chunk if (pos, stop) == (0, n) else chunk.take(np.arange(pos, stop)), y[pos:stop])
+        learn_block(model, chunk if (pos, stop) == (0, n) else chunk.take(np.arange(pos, stop)), y[pos:stop], source)
         pos = stop
         t = learner.counter("examples")
         for s in stops:
@@ -257,11 +262,37 @@ def _learn_in_pieces(model: Model, chunk, y, stops: list) -> None:
                 s.action(model)
 
 
+def learn_block(model: Model, chunk, y, source: str) -> None:
+    """model.learner.learn(chunk, y), stopped with a DataError naming the line and the settings when
+    the numbers stop being finite: at the example whose ‖x‖² or score overflows (the compiled loops
+    check every round), or at the block after which a coefficient, a running sum or a running number
+    is no longer finite (checked after every block: O(|S|)).  A model that is not finite is never
+    written (Model.save checks again what it writes)."""
+    learner = model.learner
+    try:
+        learner.learn(chunk, y)
+    except Overflow as exc:
+        raise DataError(source, exc.line, None, f"training stopped: {exc.reason} ({learner.describe()}); "
+                        "nothing written") from None
+    bad = learner.nonfinite()
+    if bad is not None:
+        first, last = int(chunk.line_numbers[0]), int(chunk.line_numbers[-1])
+        lines = f"line {first}" if first == last else f"lines {first}–{last}"
+        raise DataError(source, first, None, f"training stopped: the model's {bad} stopped being finite numbers while "
+                        f"it learned {lines} ({learner.describe()}): these settings overflow; nothing written")
+
+
+def score_lines(model: Model, block_lines: int = 4096) -> int:
+    """Lines to score at once: a multiclass model's blocks are cut so that their n × m score matrix
+    stays within bounds.SCORE_BLOCK_BYTES, whatever class count a model file declares."""
+    return bounds.score_rows(len(model.labels.classes), block_lines) if model.learner.multiclass else block_lines
+
+
 def scores(model: Model, data, skip_bad_lines: bool = False, block_lines: int = 4096
            ) -> Iterator[tuple[object, np.ndarray]]:
     """(chunk, decision values) for each chunk of `data`, in order: a vector f(x) for a binary
-    model, an n × m matrix of class scores for a multiclass one."""
-    with LibsvmReader(data, block_lines=block_lines, skip_bad_lines=skip_bad_lines) as reader:
+    model, an n × m matrix of class scores for a multiclass one (`score_lines` rows at most)."""
+    with LibsvmReader(data, block_lines=score_lines(model, block_lines), skip_bad_lines=skip_bad_lines) as reader:
         for chunk in reader:
             yield chunk, chunk_scores(model, chunk, reader.source_name)
 

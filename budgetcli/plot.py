@@ -6,6 +6,7 @@ drawn through its Agg canvas directly (no pyplot), so no display or global state
 
 from __future__ import annotations
 
+import io
 import os
 
 from .atomic import output_file
@@ -45,7 +46,8 @@ def plot_curves(paths, output, labels=None, title: str | None = None, width: flo
             raise PlotError(str(exc)) from None
     err, size = fig.subplots(2, 1, sharex=True)
     for path, label, c in zip(paths, labels or [None] * len(paths), curves):
-        name = label or os.path.splitext(os.path.basename(path))[0]
+        # a file name is text, never matplotlib's math mode ($...$): its dollars are escaped
+        name = label or os.path.splitext(os.path.basename(path))[0].replace("$", r"\$")
         err.plot(c["t"], 100 * c["online_rate"], label=name)
         size.plot(c["t"], c["support_size"], label=name)
     err.set_ylabel("online error (%)")
@@ -58,5 +60,12 @@ def plot_curves(paths, output, labels=None, title: str | None = None, width: flo
         err.legend()
     if title:
         fig.suptitle(title)
+    image = io.BytesIO()
+    try:  # drawn before the output is opened: a --title or --label matplotlib cannot typeset leaves it alone
+        fig.savefig(image, format=fmt, dpi=dpi)
+    except ValueError as exc:
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise PlotError(f"matplotlib cannot typeset a --title or --label ({first}); $ starts its math mode: "
+                        r"write \$ for a dollar sign") from None
     with output_file(output, binary=True) as f:  # a file object: savefig would replace a device node
-        fig.savefig(f, format=fmt, dpi=dpi)
+        f.write(image.getvalue())

@@ -20,11 +20,12 @@ import warnings
 
 import numpy as np
 
-from . import pipeline
+from . import bounds, pipeline
 from .io.libsvm import LibsvmReader
 from .model import Model
 
 RANGE_BYTES = 16 << 20  # at most this much input per task: bounds the predictions held at once
+MIN_RANGE_BYTES = 1 << 20  # a range smaller than this is not worth a process of its own
 COMPRESSED = (".gz", ".bz2", ".xz")
 
 
@@ -51,10 +52,19 @@ def splittable(data) -> bool:
             and not os.fsdecode(data).lower().endswith(COMPRESSED))
 
 
+def parallel_jobs(data, jobs: int) -> tuple[int, str | None]:
+    """(worker processes for predicting `data`, a note when --jobs was lowered): one for what cannot be
+    split (stdin, a compressed file), else bounds.workers over ranges of at least MIN_RANGE_BYTES."""
+    if jobs == 1 or not splittable(data):
+        return 1, None
+    pieces = max(1, -(-os.path.getsize(data) // MIN_RANGE_BYTES))
+    return bounds.workers(jobs, pieces, f"range of at least {MIN_RANGE_BYTES >> 20} MiB")
+
+
 def write_predictions(model: Model, model_path, data, output, scores: bool = False, skip_bad_lines: bool = False,
                       jobs: int = 1) -> None:
-    """Write the predictions for `data` to the text file `output`, in input order.  Raises DataError
-    for the first bad line (unless skip_bad_lines)."""
+    """Write the predictions for `data` to the text file `output`, in input order, with `jobs` worker
+    processes (see `parallel_jobs`).  Raises DataError for the first bad line (unless skip_bad_lines)."""
     if scores:
         output.write(scores_header(model))
     if jobs == 1 or not splittable(data):
@@ -69,18 +79,19 @@ def line_ranges(path, parts: int) -> list[tuple[int, int]]:
     """About `parts` byte ranges [start, end) covering the file, each starting at a line start
     (a range never splits a line; tiny files give fewer ranges)."""
     size = os.path.getsize(path)
-    bounds = [0]
+    parts = min(parts, size)  # never more ranges than bytes: a huge count would only spin here
+    cuts = [0]
     with open(path, "rb") as f:
         for k in range(1, parts):
             target = size * k // parts
-            if target <= bounds[-1]:
+            if target <= cuts[-1]:
                 continue
             f.seek(target - 1)
             f.readline()  # to the end of the line holding byte target-1: the next line starts here
-            if bounds[-1] < f.tell() < size:
-                bounds.append(f.tell())
-    bounds.append(size)
-    return [(a, b) for a, b in zip(bounds[:-1], bounds[1:]) if b > a]
+            if cuts[-1] < f.tell() < size:
+                cuts.append(f.tell())
+    cuts.append(size)
+    return [(a, b) for a, b in zip(cuts[:-1], cuts[1:]) if b > a]
 
 
 def count_newlines(path, start: int, end: int, block: int = 1 << 20) -> int:
@@ -128,7 +139,8 @@ def predict_range(model_path, path, start: int, end: int, first_line: int, score
     model = _model(os.path.abspath(model_path), st.st_mtime_ns, st.st_size)
     parts = []
     try:
-        with LibsvmReader(RangeLines(path, start, end), skip_bad_lines=skip_bad_lines, first_line=first_line) as r:
+        with LibsvmReader(RangeLines(path, start, end), block_lines=pipeline.score_lines(model),
+                          skip_bad_lines=skip_bad_lines, first_line=first_line) as r:
             for chunk in r:
                 parts.append(prediction_text(model, pipeline.chunk_scores(model, chunk, r.source_name), scores))
     except ValueError as exc:  # DataError
@@ -140,11 +152,10 @@ def parallel_texts(model_path, path, scores: bool, skip_bad_lines: bool, jobs: i
     """The predictions' text, range by range in file order, computed by `jobs` worker processes."""
     import joblib
 
-    n_jobs = (os.cpu_count() or 1) if jobs == -1 else jobs
     size = os.path.getsize(path)
-    ranges = line_ranges(path, max(n_jobs, -(-size // RANGE_BYTES)))
+    ranges = line_ranges(path, max(jobs, -(-size // RANGE_BYTES)))
     # results come back in submission order, as they are ready: at most a few ranges' text is held
-    with joblib.Parallel(n_jobs=n_jobs, backend="loky", return_as="generator") as parallel:
+    with joblib.Parallel(n_jobs=jobs, backend="loky", return_as="generator") as parallel:
         counts = list(parallel(joblib.delayed(count_newlines)(path, a, b) for a, b in ranges))
         first_lines = np.concatenate(([1], 1 + np.cumsum(counts)[:-1])).astype(int).tolist()
         outputs = parallel(joblib.delayed(predict_range)(model_path, path, a, b, first, scores, skip_bad_lines)

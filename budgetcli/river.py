@@ -56,9 +56,9 @@ from river import base
 from scipy.special import expit, softmax
 
 from . import modelfile
-from .estimator import csr_chunk, learner_class, pickled_learner, unpickled_learner
+from .estimator import csr_chunk, learn, learner_class, pickled_learner, unpickled_learner
 from .io.libsvm import Chunk
-from .labels import BinaryLabels, MulticlassLabels, third_label_message
+from .labels import BinaryLabels, MulticlassLabels, spelling_problem, third_label_message
 from .model import Model
 from .pipeline import KernelSpec
 
@@ -161,7 +161,7 @@ class BudgetClassifier(base.MiniBatchClassifier):
         if self.learner is None:
             kernel = self._kernel_spec().resolve(len(self.features))
             self.learner = self._cls(kernel, seed=self.seed, **self.params)
-        self.learner.learn(chunk, codes)
+        learn(self.learner, chunk, codes)
 
     def _encode(self, labels: list) -> tuple[np.ndarray, dict]:
         """The learner's codes of `labels` and the label map with the new ones (self.classes is
@@ -293,7 +293,10 @@ class BudgetClassifier(base.MiniBatchClassifier):
             raise ValueError("BudgetClassifier has learnt nothing yet: there is no model to save")
         numeric = all(_is_number(label) for label in self.classes)
         value = {label: float(label) if numeric else float(code) for label, code in self.classes.items()}
-        spellings = {value[label]: str(label) for label in self.classes}
+        # str(label), unless a data file could not hold it as a token (whitespace, control or non-ASCII
+        # characters: labels.spelling_problem); such a label is spelt by its value
+        spellings = {value[label]: format(value[label], "g") if spelling_problem(str(label)) else str(label)
+                     for label in self.classes}
         if self._cls.multiclass:
             return Model(self.learner, MulticlassLabels([value[label] for label in self.classes], spellings))
         by_code = {code: value[label] for label, code in self.classes.items()}

@@ -36,7 +36,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
 from . import registry
-from .estimator import csr_chunk, learner_class, pickled_learner, unpickled_learner
+from .estimator import csr_chunk, learn, learner_class, pickled_learner, unpickled_learner
 from .labels import BinaryLabels
 from .model import Model
 from .pipeline import KernelSpec, check_settings
@@ -164,7 +164,7 @@ class BudgetClassifier(ClassifierMixin, BaseEstimator):
         y = column_or_1d(y)
         encoded = np.where(y == self.positive_class_, 1.0, -1.0) if self.positive_class_ is not None \
             else np.full(len(y), -1.0)
-        self.learner_.learn(csr_chunk(X, encoded), encoded)
+        learn(self.learner_, csr_chunk(X, encoded), encoded, rows="X")
 
     # ---- prediction ------------------------------------------------------------------------
     def _sign(self) -> float:

@@ -181,15 +181,18 @@ class SupportSet:
         m = self.arrays.meta
         return int(m[POOL_USED] - m[POOL_GARBAGE])
 
+    def capacity_for(self, slots: int) -> int:
+        """The slots `reserve(slots, …)` makes room for (amortised doubling)."""
+        cap = self.arrays.start.shape[0]
+        return max(slots, 2 * cap) if slots > cap else cap
+
     def reserve(self, slots: int, nnz: int) -> None:
         """Make room for `slots` live vectors in all and `nnz` more pool entries (amortised doubling)."""
         a = self.arrays
         if a.meta[POOL_GARBAGE] > 0 and a.meta[POOL_GARBAGE] >= a.meta[POOL_USED] - a.meta[POOL_GARBAGE]:
             self.compact()
             a = self.arrays
-        cap = a.start.shape[0]
-        if slots > cap:
-            cap = max(slots, 2 * cap)
+        cap = self.capacity_for(slots)
         pool_cap = a.pool_idx.shape[0]
         need = int(a.meta[POOL_USED]) + nnz
         if need > pool_cap:

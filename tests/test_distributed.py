@@ -696,8 +696,11 @@ def test_one_multiclass_shard_learns_what_one_process_learns(class_shards, tmp_p
     for resume in (True, False):  # the online learner, then the averaged hypothesis the model predicts with
         one, sharded = (Model.load(tmp_path / f, resume=resume).learner for f in ("one.model", "sharded.model"))
         assert one.counters.tolist() == sharded.counters.tolist()  # the same decisions
-        np.testing.assert_allclose(sharded.decision_function(chunk), one.decision_function(chunk),
-                                   rtol=1e-9, atol=1e-12)
+        expected = one.decision_function(chunk)
+        # rounding relative to the scores' scale: a score near 0 is a cancellation of terms of that size
+        # (mc-projectron++: a class score of 0.0016 among scores up to 1.4 differed by 2.7e-12 at numpy 2.4)
+        np.testing.assert_allclose(sharded.decision_function(chunk), expected, rtol=1e-9,
+                                   atol=1e-11 * np.abs(expected).max())
 
 
 @pytest.mark.parametrize("settings", [["-a", "bpegasos", "-B", "30", "--maintenance", "merge"],

@@ -9,7 +9,7 @@ import pytest
 from budgetcli import registry
 from budgetcli.io.libsvm import DataError
 from budgetcli.kernels import Kernel
-from budgetcli.labels import BinaryLabels, MulticlassLabels
+from budgetcli.labels import BinaryLabels, MulticlassLabels, labels_from_dict
 
 from . import reference_multiclass as ref
 from .helpers import chunk_from_dense, random_stream
@@ -223,7 +223,7 @@ def test_multiclass_labels_grow_mid_stream_and_keep_spellings():
     later.label_spellings = {26.0: "26", 2.0: "2.0", 5.0: "5"}
     np.testing.assert_array_equal(labels.encode(later), [2, 1, 0])
     assert labels.names == ["05", "2", "26"]  # the first spelling wins
-    again = MulticlassLabels.from_dict(labels.to_dict())
+    again = labels_from_dict(labels.to_dict())
     assert again.decode(np.array([[0.0, 1.0, -1.0], [3.0, 3.0, 0.0], [0.0, 0.0, 0.1]])) == ["2", "05", "26"]
 
 

@@ -8,7 +8,7 @@ import gzip
 import pytest
 from click.testing import CliRunner
 
-from budgetcli import predict
+from budgetcli import bounds, predict
 from budgetcli.cli import main
 from budgetcli.io.libsvm import LibsvmReader
 
@@ -36,8 +36,10 @@ def model(tmp_path_factory):
 
 @pytest.fixture
 def small_ranges(monkeypatch):
-    """Ranges of ~2 kB, so a small test file is split into many ranges."""
+    """Ranges of ~2 kB, so a small test file is split into many ranges (and worth a worker each)."""
     monkeypatch.setattr(predict, "RANGE_BYTES", 2000)
+    monkeypatch.setattr(predict, "MIN_RANGE_BYTES", 2000)
+    monkeypatch.setattr(bounds, "cores", lambda: 2)  # --jobs 2 stays 2 on a one-core machine too
 
 
 def test_line_ranges_cover_the_file_and_start_at_line_starts(tmp_path):

@@ -341,8 +341,10 @@ def test_save_keeps_names_and_labels_of_several_types(tmp_path):
     assert list(loaded.classes.items()) == list(model.classes.items())
     assert loaded._get_params() == model._get_params()
     assert [loaded.predict_proba_one(x) for x, _ in stream] == [model.predict_proba_one(x) for x, _ in stream]
-    # not all labels are numbers: the CLI sees class indices, spelt as the labels
-    assert Model.load(tmp_path / "m.model").labels.names == ["10", "('t', None)", "s"]
+    # not all labels are numbers: the CLI sees class indices, spelt as the labels where a data file could
+    # hold them as a token (no whitespace, printable ASCII), else as the index: ('t', None) holds a space
+    assert Model.load(tmp_path / "m.model").labels.names == ["10", "1", "s"]
+    assert loaded.predict_one(stream[1][0]) == ("t", None)  # River's own labels are its own
 
 
 def test_save_refusals(tmp_path):

@@ -303,8 +303,10 @@ class TighterPerceptron(BudgetPerceptron):
     def __init__(self, *args, **kw):
         super().__init__(*args, **kw)
         if self.hyper["eval_set"] in ("random", "flip"):
-            q = self.hyper["eval_size"]
-            self._init_eval(q + 1, 64 * (q + 1))
+            # sized for the first entries, not for q: the set grows with the examples seen
+            # (`_reserve_extra`), so memory is bounded by the stream, never by --eval-size alone
+            first = min(self.hyper["eval_size"], 63) + 1
+            self._init_eval(first, 64 * first)
 
     def _rebuild_eval_block(self) -> None:
         m = len(self.evalset)

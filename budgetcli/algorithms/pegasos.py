@@ -51,7 +51,7 @@ import numpy as np
 
 from .._jit import njit
 from ..kernels import self_kernel
-from ..learner import MARGIN_UPDATES, MISTAKES, NO_MATRIX, PROJECTIONS, RANDOM, UNBOUNDED, loop_arrays
+from ..learner import MARGIN_UPDATES, MISTAKES, NO_MATRIX, PROJECTIONS, RANDOM, UNBOUNDED, NonFiniteRound, loop_arrays
 from ..multiclass import (C_SUM, REF_SCALE, SETTLE, MulticlassLearner, change, move_row, open_class_round, retire_row,
                           rival, row_scores, set_row, settle_average)
 from .. import statecheck
@@ -339,11 +339,18 @@ def merge_partner(st, n, m, p, app):
     return best, best_deg, best_h
 
 
+class NoMergePartner(NonFiniteRound):
+    reason = "budgeted Pegasos' merge found no partner: every candidate's degradation is not a finite number"
+    counted = True
+
+
 @njit(cache=True)
 def merge(S, K, book, st, scale, n, m, p, app, norm2):
     """§4.3: merge p with its partner into z in slot p; the new ‖w‖².  st.scores is work space."""
     coef, krow2, krow3, f = st.coef, st.krow2, st.krow3, st.scores
     q, best_deg, h = merge_partner(st, n, m, p, app)
+    if q < 0:  # every degradation NaN (the settings overflowed): there is no slot to merge with
+        raise NoMergePartner
     kpq = krow2[q]
     k1 = kpq ** ((1.0 - h) * (1.0 - h))  # k(x_p, z)
     k2 = kpq ** (h * h)  # k(x_q, z)
