@@ -4,7 +4,7 @@ on one algorithm: RBP.
     python bench/aot_startup.py [TRAIN (default sample_data/a9a)] [--runs 9]
 
 A prototype, not a product path: it compiles the project's own compiled functions that a `train -a rbp`
-run calls (the learning loop `budget_perceptron_range`, the reader's `parse_lines`, and `kernel_matrix`,
+run calls (the learning loop `perceptron_range`, the reader's `parse_lines`, and `kernel_matrix`,
 which the kernel warnings use) ahead of time with `numba.pycc` into an extension module in a temporary
 directory, with the argument types a JIT run gives them.  Then it times, as whole processes, warm,
 interleaved round after round (medians; wall, CPU = user + system, and peak RSS: bench/peers.py's measure):
@@ -42,7 +42,7 @@ import numpy as np
 from numba import typeof, types
 from numba.pycc import CC
 from budgetcli import _jit, learner as L
-from budgetcli.algorithms import rbp_lbp
+from budgetcli.algorithms import perceptron
 from budgetcli.io import fastparse
 from budgetcli.kernels import Kernel
 from budgetcli.registry import get
@@ -57,8 +57,8 @@ rows = L.Rows(np.zeros(2, np.int64), np.zeros(1, np.int32), np.zeros(1), np.zero
 i64, f64, i32, u8 = (typeof(np.zeros(1, t)) for t in (np.int64, np.float64, np.int32, np.uint8))
 cc = CC("rbp_aot")
 cc.output_dir = sys.argv[1]
-cc.export("budget_perceptron_range", types.int64(typeof(S), typeof(K), typeof(rows), types.int64, typeof(book),
-                                                 typeof(st), typeof(h)))(rbp_lbp.budget_perceptron_range.py_func)
+cc.export("perceptron_range", types.int64(typeof(S), typeof(K), typeof(rows), types.int64, typeof(book),
+                                                 typeof(st), typeof(h)))(perceptron.perceptron_range.py_func)
 cc.export("parse_lines", types.UniTuple(types.int64, 5)(
     typeof(np.frombuffer(b"ab", np.uint8)), *[types.int64] * 5, i64, f64, i64, i64, u8, i32, f64,
     typeof(np.zeros((1, 3), np.int64))))(fastparse.parse_lines.py_func)
@@ -74,7 +74,7 @@ sys.path.insert(0, sys.argv.pop(1))
 import rbp_aot
 from budgetcli import _jit, cli, pipeline
 from budgetcli.io import libsvm
-from budgetcli.algorithms.rbp_lbp import RandomizedBudgetPerceptron
+from budgetcli.algorithms.perceptron import RandomizedBudgetPerceptron
 
 def refuse():
     raise RuntimeError("a JIT-compiled function was called")
@@ -82,7 +82,7 @@ def refuse():
 _jit.compile_all = refuse
 libsvm.parse_lines = rbp_aot.parse_lines
 pipeline.kernel_matrix = rbp_aot.kernel_matrix
-RandomizedBudgetPerceptron.loop = staticmethod(rbp_aot.budget_perceptron_range)
+RandomizedBudgetPerceptron.loop = staticmethod(rbp_aot.perceptron_range)
 try:
     cli.main(sys.argv[1:], prog_name="budgetlearn")
 except SystemExit as exc:
@@ -109,8 +109,10 @@ def main():
         print("load average before: " + " ".join(f"{x:.2f}" for x in os.getloadavg()))
         runs = {k: [(p.wall, p.cpu, p.rss) for p in ps] for k, ps in interleaved(cmds, args.runs, ROOT).items()}
         print("load average after:  " + " ".join(f"{x:.2f}" for x in os.getloadavg()))
-        same = [open(os.path.join(tmp, f"jit{i}"), "rb").read() == open(os.path.join(tmp, f"aot{i}"), "rb").read()
-                for i in (0, 1)]
+        same = [
+            open(os.path.join(tmp, f"jit{i}"), "rb").read() == open(os.path.join(tmp, f"aot{i}"), "rb").read()
+            for i in (0, 1)
+        ]
     print(f"{'command':22s} {'wall':>7s} {'CPU':>7s} {'peak RSS':>9s}   (medians of {args.runs})")
     for k, v in runs.items():
         wall, cpu, rss = (statistics.median(x) for x in zip(*v))

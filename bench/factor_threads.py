@@ -45,6 +45,7 @@ def two_threads():
         for i in range(n):
             pk2 += z[i] * z[i]
         return kxx - pk2, pk2
+
     return factor_project_2
 
 
@@ -70,11 +71,15 @@ def main():
         z1, z2 = np.zeros(n), np.zeros(n)
         one, two = factor_project(w, k, z1, n, 1.0), parallel(w, k, z2, n, 1.0)
         same = one == two and bool((z1 == z2).all())
-        (w1, c1), (w2, c2) = timed(factor_project, (w, k, z1, n, 1.0), args.reps), \
-            timed(parallel, (w, k, z2, n, 1.0), args.reps)
-        print(f"n = {n:5d}: one thread {w1 * 1e6:7.1f} µs wall {c1 * 1e6:7.1f} µs CPU; two threads "
-              f"{w2 * 1e6:7.1f} µs wall {c2 * 1e6:7.1f} µs CPU; z identical {bool((z1 == z2).all())}, "
-              f"‖z‖² identical {same}")
+        (w1, c1), (w2, c2) = (
+            timed(factor_project, (w, k, z1, n, 1.0), args.reps),
+            timed(parallel, (w, k, z2, n, 1.0), args.reps),
+        )
+        print(
+            f"n = {n:5d}: one thread {w1 * 1e6:7.1f} µs wall {c1 * 1e6:7.1f} µs CPU; two threads "
+            f"{w2 * 1e6:7.1f} µs wall {c2 * 1e6:7.1f} µs CPU; z identical {bool((z1 == z2).all())}, "
+            f"‖z‖² identical {same}"
+        )
     print("load average after:  " + " ".join(f"{x:.2f}" for x in os.getloadavg()))
 
 

@@ -92,15 +92,22 @@ def throughput(reps: int = 2000) -> dict:
     a, b = rng.random(4096), rng.random(4096)
     x = -rng.random(4096) * 10
     n = a.shape[0] * reps
-    return {"madd_per_s": _rate(_madd_sequential, (a, b, reps), n),
-            "madd_per_s_4_accumulators": _rate(_madd_four_accumulators, (a, b, reps), n),
-            "exp_per_s": _rate(_exps, (x, reps), n)}
+    return {
+        "madd_per_s": _rate(_madd_sequential, (a, b, reps), n),
+        "madd_per_s_4_accumulators": _rate(_madd_four_accumulators, (a, b, reps), n),
+        "exp_per_s": _rate(_exps, (x, reps), n),
+    }
 
 
 def _one(data: Chunk, t: int) -> Chunk:
     lo, hi = int(data.indptr[t]), int(data.indptr[t + 1])
-    return Chunk(np.array([0, hi - lo], np.int64), data.indices[lo:hi], data.values[lo:hi], data.labels[t:t + 1],
-                 data.line_numbers[t:t + 1])
+    return Chunk(
+        np.array([0, hi - lo], np.int64),
+        data.indices[lo:hi],
+        data.values[lo:hi],
+        data.labels[t : t + 1],
+        data.line_numbers[t : t + 1],
+    )
 
 
 def replay(algo: str, params: dict, data: Chunk, gamma: float, seed: int = 0) -> dict:
@@ -122,14 +129,24 @@ def replay(algo: str, params: dict, data: Chunk, gamma: float, seed: int = 0) ->
         nnz = int(sv_nnz[t])
         margin = 0.0
         if algo in ("projectron", "projectron++"):  # which rounds project depends on the margin
-            binary_scores(learner.support.arrays, kernel.args(), learner.slot["alpha"], learner.slot["krow"],
-                          x.indptr, x.indices, x.values, learner.scratch, f)
+            binary_scores(
+                learner.support.arrays,
+                kernel.args(),
+                learner.slot["alpha"],
+                learner.slot["krow"],
+                x.indptr,
+                x.indices,
+                x.values,
+                learner.scratch,
+                f,
+            )
             margin = x.labels[0] * f[0]
         before = learner.counters.copy()
         m = len(learner.evalset) if hasattr(learner, "evalset") else 0
         learner.learn(x, x.labels)
-        updated = int(learner.counters[MISTAKES] - before[MISTAKES]
-                      + learner.counters[MARGIN_UPDATES] - before[MARGIN_UPDATES])
+        updated = int(
+            learner.counters[MISTAKES] - before[MISTAKES] + learner.counters[MARGIN_UPDATES] - before[MARGIN_UPDATES]
+        )
         added = len(learner.support) > n
         kmadds += n * nnz
         exps += n
@@ -162,13 +179,19 @@ def replay(algo: str, params: dict, data: Chunk, gamma: float, seed: int = 0) ->
                 # a halving, from the cached Gram matrix: Cholesky of K₂ + ηI, K₂₁α, two triangular
                 # solves and the new ‖f‖²
                 h = n // 2
-                umadds += h ** 3 / 3 + h * (n - h) + 3 * h * h
+                umadds += h**3 / 3 + h * (n - h) + 3 * h * h
             elif updated:
                 umadds += n
         elif updated:
             umadds += n
-    return {"kernel_madds": kmadds, "update_madds": umadds, "madds": kmadds + umadds, "exps": exps,
-            "support_size": len(learner.support), "mistakes": learner.counter("mistakes")}
+    return {
+        "kernel_madds": kmadds,
+        "update_madds": umadds,
+        "madds": kmadds + umadds,
+        "exps": exps,
+        "support_size": len(learner.support),
+        "mistakes": learner.counter("mistakes"),
+    }
 
 
 @njit(cache=True)

@@ -25,6 +25,8 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from budgetcli import pipeline  # noqa: E402
+from budgetcli.core import KernelSpec  # noqa: E402
+from budgetcli.spec import TrainSpec  # noqa: E402
 from budgetcli.io.libsvm import LibsvmReader  # noqa: E402
 from repro.common import dataset  # noqa: E402
 
@@ -59,12 +61,17 @@ def main():
     ap.add_argument("--probes", type=int, default=500, help="test points for the δ² error (the file's first)")
     args = ap.parse_args()
     t0 = time.perf_counter()
-    result = pipeline.train(args.data, args.algorithm, pipeline.KernelSpec("rbf", args.gamma), {"eta": args.eta})
+    result = pipeline.train(TrainSpec(args.algorithm, KernelSpec("rbf", args.gamma), {"eta": args.eta}), args.data)
     seconds = time.perf_counter() - t0
     with LibsvmReader(args.data, block_lines=args.probes) as reader:
         probe = next(iter(reader))
-    out = {"algorithm": args.algorithm, "eta": args.eta, "gamma": args.gamma, "data": args.data,
-           "train_seconds": round(seconds, 1)} | drift(result.model.learner, probe)
+    out = {
+        "algorithm": args.algorithm,
+        "eta": args.eta,
+        "gamma": args.gamma,
+        "data": args.data,
+        "train_seconds": round(seconds, 1),
+    } | drift(result.model.learner, probe)
     print(json.dumps(out, indent=1))
 
 

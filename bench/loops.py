@@ -16,7 +16,7 @@ the learner and times two calls of `learn`:
   beforehand, so no compilation is timed; a child that compiles anyway is flagged).  numba's one-time
   start-up in a process is paid before, by the reader's compiled parser, as in `budgetlearn train`;
 - loop: the remaining examples (up to --examples in all), the loop's steady state.
-The child also times `import budgetcli` + `registry.load_all()` (printed below the table).
+The child also times `import budgetcli` + `algorithms.load_all()` (printed below the table).
 CPU time (time.process_time) and wall time of each.  Per round and algorithm the baseline and the current
 checkout run alternately, the one going first alternating.  The table shows per call the medians over the
 rounds, their ratio current ÷ baseline, the ratio of the two minima (best: on a shared machine the run
@@ -64,12 +64,12 @@ import budgetcli
 here = os.path.realpath(os.path.join(os.path.dirname(budgetcli.__file__), os.pardir))
 if here != os.path.realpath(os.getcwd()):
     sys.exit(f"imported budgetcli from {budgetcli.__file__}, not from the checkout {os.getcwd()}")
-from budgetcli import registry
-registry.load_all()
+from budgetcli import algorithms, registry
+algorithms.load_all()
 imported = (time.process_time() - c0, time.perf_counter() - w0)
 if spec["mode"] == "list":
     algos = {name: {"multiclass": bool(getattr(cls, "multiclass", False)), "params": [p.name for p in cls.params]}
-             for name, cls in registry.load_all().items()}
+             for name, cls in algorithms.load_all().items()}
     print(json.dumps({"file": budgetcli.__file__, "algorithms": algos}))
     sys.exit()
 import numpy as np
@@ -100,8 +100,14 @@ print(json.dumps({"import_cpu": imported[0], "import_wall": imported[1], "first_
 def child(checkout: str, spec: dict) -> dict:
     """Run CHILD in a fresh process on `checkout`'s code; its JSON answer, or {"error": last stderr line}."""
     env = {**os.environ, "PYTHONPATH": checkout}
-    proc = subprocess.run([sys.executable, "-c", CHILD, json.dumps(spec)], cwd=checkout, env=env,
-                          capture_output=True, text=True, check=False)
+    proc = subprocess.run(
+        [sys.executable, "-c", CHILD, json.dumps(spec)],
+        cwd=checkout,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     if proc.returncode:
         lines = proc.stderr.strip().splitlines() or [f"exit status {proc.returncode}"]
         return {"error": lines[-1]}
@@ -109,8 +115,9 @@ def child(checkout: str, spec: dict) -> dict:
 
 
 def revision(checkout: str) -> str:
-    proc = subprocess.run(["git", "-C", checkout, "describe", "--always", "--dirty"], capture_output=True, text=True,
-                          check=False)
+    proc = subprocess.run(
+        ["git", "-C", checkout, "describe", "--always", "--dirty"], capture_output=True, text=True, check=False
+    )
     return proc.stdout.strip() or "?"
 
 
@@ -129,8 +136,10 @@ def cells(base: list, cur: list, key: str, unit: float, fmt: str) -> str:
     times = [[r[key] for r in rs] for rs in (base, cur)]
     med = [statistics.median(t) for t in times]
     spread = max(100 * (max(t) - min(t)) / m for t, m in zip(times, med))
-    return (f"{unit * med[0]:{fmt}} {unit * med[1]:{fmt}} {med[1] / med[0]:6.3f} {min(times[1]) / min(times[0]):6.3f}"
-            f" {spread:5.1f}%")
+    return (
+        f"{unit * med[0]:{fmt}} {unit * med[1]:{fmt}} {med[1] / med[0]:6.3f} {min(times[1]) / min(times[0]):6.3f}"
+        f" {spread:5.1f}%"
+    )
 
 
 def main():
@@ -147,8 +156,10 @@ def main():
         ap.error(f"--rounds must be at least 1 and --examples more than {FIRST}")
     if not os.path.isdir(args.baseline):
         ap.error(f"--baseline {args.baseline}: not a directory")
-    checkouts = {"baseline": os.path.realpath(args.baseline),
-                 "current": os.path.realpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir))}
+    checkouts = {
+        "baseline": os.path.realpath(args.baseline),
+        "current": os.path.realpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir)),
+    }
     registered = {}
     for side, path in checkouts.items():
         listing = child(path, {"mode": "list"})
@@ -170,8 +181,15 @@ def main():
         mc = info["multiclass"]
         examples = min(args.examples or sys.maxsize, MAX_EXAMPLES.get(name, sys.maxsize))
         data = args.train_multiclass if mc else args.train_binary
-        specs[name] = {"mode": "run", "algorithm": name, "data": os.path.abspath(data),
-                       "gamma": GAMMA[mc], "params": settings(name, info), "first": FIRST, "examples": examples}
+        specs[name] = {
+            "mode": "run",
+            "algorithm": name,
+            "data": os.path.abspath(data),
+            "gamma": GAMMA[mc],
+            "params": settings(name, info),
+            "first": FIRST,
+            "examples": examples,
+        }
     sides = {name: [s for s in checkouts if name in registered[s]] for name in names}
 
     t0 = time.perf_counter()
@@ -188,12 +206,22 @@ def main():
         load.append(os.getloadavg())
         print(f"round {r + 1}/{args.rounds} done, {time.perf_counter() - t0:.0f} s", file=sys.stderr)
     bad = report(names, specs, runs)
-    print(f"load average (1, 5, 15 min): before {fmt_load(load[0])}, after {fmt_load(load[-1])}; "
-          f"{args.rounds} rounds in {time.perf_counter() - t0:.0f} s")
+    print(
+        f"load average (1, 5, 15 min): before {fmt_load(load[0])}, after {fmt_load(load[-1])}; "
+        f"{args.rounds} rounds in {time.perf_counter() - t0:.0f} s"
+    )
     if args.json:
         with open(args.json, "w") as f:
-            json.dump({"checkouts": {s: {"path": p, "revision": revision(p)} for s, p in checkouts.items()},
-                       "load_average": load, "specs": specs, "runs": runs}, f, indent=1)
+            json.dump(
+                {
+                    "checkouts": {s: {"path": p, "revision": revision(p)} for s, p in checkouts.items()},
+                    "load_average": load,
+                    "specs": specs,
+                    "runs": runs,
+                },
+                f,
+                indent=1,
+            )
     sys.exit(1 if bad else 0)
 
 
@@ -205,8 +233,10 @@ def report(names, specs, runs) -> bool:
     """Print the table; True when a row is slower, mismatched, compiled while timed or failed."""
     cols = f"{'base':>7s} {'cur':>7s} {'ratio':>6s} {'best':>6s} {'range':>6s}"
     print(f"\n{'':20s} {'':28s} {'':6s} | {'first call, ms CPU':^37s} | {'loop, s CPU':^37s} | {'wall ratio':^11s} |")
-    print(f"{'algorithm':20s} {'settings':28s} {'n':>6s} | {cols} | {cols} | {'1st':>5s} {'loop':>5s} |"
-          f" {'mistakes':>8s} {'|S|':>6s}")
+    print(
+        f"{'algorithm':20s} {'settings':28s} {'n':>6s} | {cols} | {cols} | {'1st':>5s} {'loop':>5s} |"
+        f" {'mistakes':>8s} {'|S|':>6s}"
+    )
     bad = False
     for name in names:
         head = f"{name:20s} {' '.join(f'{k}={v}' for k, v in specs[name]['params'].items()) or 'defaults':28s}"
@@ -217,9 +247,11 @@ def report(names, specs, runs) -> bool:
             bad = True
             continue
         if len(sides) == 1:
-            (side, rs), = sides.items()
-            print(f"{head} {rs[0]['examples']:6d} | only in the {side} checkout: first call "
-                  f"{1e3 * median(rs, 'first_cpu'):.1f} ms, loop {median(rs, 'loop_cpu'):.3f} s CPU")
+            ((side, rs),) = sides.items()
+            print(
+                f"{head} {rs[0]['examples']:6d} | only in the {side} checkout: first call "
+                f"{1e3 * median(rs, 'first_cpu'):.1f} ms, loop {median(rs, 'loop_cpu'):.3f} s CPU"
+            )
             continue
         base, cur = sides["baseline"], sides["current"]
         notes = []
@@ -233,14 +265,18 @@ def report(names, specs, runs) -> bool:
         bad = bad or bool(notes)
         m, s, _ = next(iter(outcomes))
         wall = " ".join(f"{median(cur, k) / median(base, k):5.2f}" for k in ("first_wall", "loop_wall"))
-        print(f"{head} {cur[0]['examples']:6d} | {cells(base, cur, 'first_cpu', 1e3, '7.1f')} |"
-              f" {cells(base, cur, 'loop_cpu', 1, '7.3f')} | {wall} | {m:8d} {s:6d} {' '.join(notes)}")
+        print(
+            f"{head} {cur[0]['examples']:6d} | {cells(base, cur, 'first_cpu', 1e3, '7.1f')} |"
+            f" {cells(base, cur, 'loop_cpu', 1, '7.3f')} | {wall} | {m:8d} {s:6d} {' '.join(notes)}"
+        )
     done = [{s: rs for s, rs in sides.items() if all("error" not in r for r in rs)} for sides in runs.values()]
     imports = {s: [r for sides in done for r in sides.get(s, [])] for s in ("baseline", "current")}
     if all(imports.values()):
         base, cur = (1e3 * median(imports[s], "import_cpu") for s in ("baseline", "current"))
-        print(f"import budgetcli + registry.load_all() (numba's import included), median of every run: "
-              f"{base:.0f} ms CPU baseline, {cur:.0f} ms current, ratio {cur / base:.3f}")
+        print(
+            f"import budgetcli + algorithms.load_all() (numba's import included), median of every run: "
+            f"{base:.0f} ms CPU baseline, {cur:.0f} ms current, ratio {cur / base:.3f}"
+        )
     return bad
 
 

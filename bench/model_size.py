@@ -31,21 +31,24 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
-from budgetcli import registry  # noqa: E402
+from budgetcli import algorithms  # noqa: E402
 from budgetcli.model import Model  # noqa: E402
 from repro.common import dataset  # noqa: E402
 
-RSS = ("import resource, sys\nfrom budgetcli.cli import main\n"
-       "try:\n    main(sys.argv[1:], prog_name='budgetlearn')\nexcept SystemExit:\n    pass\n"
-       "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)\n")
+RSS = (
+    "import resource, sys\nfrom budgetcli.entry import main\n"
+    "try:\n    main(sys.argv[1:], prog_name='budgetlearn')\nexcept SystemExit:\n    pass\n"
+    "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)\n"
+)
 
 
 def budgetlearn(*args, capture_rss: bool = False) -> tuple[float, int | None]:
     """(wall seconds, peak RSS in KiB or None) of one `budgetlearn` process."""
-    command = [sys.executable, "-c", RSS] if capture_rss else [sys.executable, "-m", "budgetcli.cli"]
+    command = [sys.executable, "-c", RSS] if capture_rss else [sys.executable, "-m", "budgetcli"]
     t0 = time.perf_counter()
-    r = subprocess.run([*command, *map(str, args)], cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                       text=True)
+    r = subprocess.run(
+        [*command, *map(str, args)], cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+    )
     wall = time.perf_counter() - t0
     if r.returncode:
         raise SystemExit(f"budgetlearn {' '.join(map(str, args))} failed: {r.stderr}")
@@ -63,15 +66,25 @@ def libsvm_text_bytes(model: Model) -> int:
     else:
         m = 2
         coef = learner.slot["alpha"][:n, None]
-    header = ["svm_type c_svc", f"kernel_type {kernel.kind}", f"gamma {kernel.gamma:.8g}", f"nr_class {m}",
-              f"total_sv {n}", "rho " + " ".join(["0"] * (m * (m - 1) // 2)), "label " + " ".join(map(str, range(m))),
-              "nr_sv " + " ".join(["0"] * m), "SV"]
+    header = [
+        "svm_type c_svc",
+        f"kernel_type {kernel.kind}",
+        f"gamma {kernel.gamma:.8g}",
+        f"nr_class {m}",
+        f"total_sv {n}",
+        "rho " + " ".join(["0"] * (m * (m - 1) // 2)),
+        "label " + " ".join(map(str, range(m))),
+        "nr_sv " + " ".join(["0"] * m),
+        "SV",
+    ]
     size = sum(len(line) + 1 for line in header)
     indptr, indices, values = learner.support.to_csr()
     for i in range(n):
         line = "".join(f"{c:.16g} " for c in coef[i])
-        line += "".join(f"{j + 1}:{v:.8g} " for j, v in zip(indices[indptr[i]:indptr[i + 1]].tolist(),
-                                                            values[indptr[i]:indptr[i + 1]].tolist()))
+        line += "".join(
+            f"{j + 1}:{v:.8g} "
+            for j, v in zip(indices[indptr[i] : indptr[i + 1]].tolist(), values[indptr[i] : indptr[i + 1]].tolist())
+        )
         size += len(line) + 1
     return size
 
@@ -100,14 +113,24 @@ def sizes(binary: str, multiclass: str, tmp: str) -> list[dict]:
     budgetlearn("train", "-q", "-a", "perceptron", head(binary, 1, os.path.join(tmp, "one.txt")), "-o", one)
     print(f"fixed overhead: a perceptron model of one support vector takes {os.path.getsize(one):,} B")
     rows = []
-    for name, cls in sorted(registry.load_all().items()):
+    for name, cls in sorted(algorithms.load_all().items()):
         model = os.path.join(tmp, f"{name}.model")
         budgetlearn("train", "-q", "-a", name, *settings(cls), multiclass if cls.multiclass else binary, "-o", model)
         ours, text = os.path.getsize(model), libsvm_text_bytes(Model.load(model))
-        rows.append({"algorithm": name, "support": len(Model.load(model).learner.support), "bytes": ours,
-                     "libsvm_text": text, "ratio": ours / text})
-        print(f"{name:<20} {rows[-1]['support']:>6,} SVs  {ours:>11,} B  LIBSVM text {text:>11,} B  "
-              f"ratio {rows[-1]['ratio']:.2f}{'' if rows[-1]['ratio'] <= 1.2 else '  OVER 1.2'}", flush=True)
+        rows.append(
+            {
+                "algorithm": name,
+                "support": len(Model.load(model).learner.support),
+                "bytes": ours,
+                "libsvm_text": text,
+                "ratio": ours / text,
+            }
+        )
+        print(
+            f"{name:<20} {rows[-1]['support']:>6,} SVs  {ours:>11,} B  LIBSVM text {text:>11,} B  "
+            f"ratio {rows[-1]['ratio']:.2f}{'' if rows[-1]['ratio'] <= 1.2 else '  OVER 1.2'}",
+            flush=True,
+        )
     return rows
 
 
@@ -126,18 +149,28 @@ def example(train: str, test: str, tmp: str, rounds: int) -> dict:
             wall, kib = budgetlearn("predict", path, ten, capture_rss=True)
             times[path].append(wall)
             rss[path] = max(rss.get(path, 0), kib)
-    out = {"support": len(Model.load(compact).learner.support), "bytes": os.path.getsize(compact),
-           "bytes_save_resume": os.path.getsize(full), "libsvm_text": libsvm_text_bytes(Model.load(compact)),
-           "predict10_wall": statistics.median(times[compact]), "predict10_rss_mb": rss[compact] / 1024,
-           "predict10_wall_save_resume": statistics.median(times[full]),
-           "predict10_rss_mb_save_resume": rss[full] / 1024, "load": [load, os.getloadavg()]}
-    print(f"\nREADME example (projectron++ η 0.1, γ 0.04, {out['support']:,} SVs): model {out['bytes']:,} B, with "
-          f"--save-resume {out['bytes_save_resume']:,} B, LIBSVM text {out['libsvm_text']:,} B "
-          f"(ratio {out['bytes'] / out['libsvm_text']:.2f})")
-    print(f"predict 10 lines, fresh process, median of {rounds}: {out['predict10_wall']:.2f} s wall, "
-          f"{out['predict10_rss_mb']:.0f} MB peak RSS (targets 0.7 s, 150 MB); the --save-resume model: "
-          f"{out['predict10_wall_save_resume']:.2f} s, {out['predict10_rss_mb_save_resume']:.0f} MB "
-          f"(load average {load[0]:.2f} before, {out['load'][1][0]:.2f} after)")
+    out = {
+        "support": len(Model.load(compact).learner.support),
+        "bytes": os.path.getsize(compact),
+        "bytes_save_resume": os.path.getsize(full),
+        "libsvm_text": libsvm_text_bytes(Model.load(compact)),
+        "predict10_wall": statistics.median(times[compact]),
+        "predict10_rss_mb": rss[compact] / 1024,
+        "predict10_wall_save_resume": statistics.median(times[full]),
+        "predict10_rss_mb_save_resume": rss[full] / 1024,
+        "load": [load, os.getloadavg()],
+    }
+    print(
+        f"\nREADME example (projectron++ η 0.1, γ 0.04, {out['support']:,} SVs): model {out['bytes']:,} B, with "
+        f"--save-resume {out['bytes_save_resume']:,} B, LIBSVM text {out['libsvm_text']:,} B "
+        f"(ratio {out['bytes'] / out['libsvm_text']:.2f})"
+    )
+    print(
+        f"predict 10 lines, fresh process, median of {rounds}: {out['predict10_wall']:.2f} s wall, "
+        f"{out['predict10_rss_mb']:.0f} MB peak RSS (targets 0.7 s, 150 MB); the --save-resume model: "
+        f"{out['predict10_wall_save_resume']:.2f} s, {out['predict10_rss_mb_save_resume']:.0f} MB "
+        f"(load average {load[0]:.2f} before, {out['load'][1][0]:.2f} after)"
+    )
     return out
 
 
@@ -162,8 +195,10 @@ def main() -> None:
         multi = head(multiclass, args.lines, os.path.join(tmp, "multi.txt"))
         rows = sizes(binary, multi, tmp)
         worst = max(rows, key=lambda r: r["ratio"])
-        print(f"largest ratio: {worst['ratio']:.2f} ({worst['algorithm']}); target ≤ 1.2: "
-              f"{'met' if worst['ratio'] <= 1.2 else 'MISSED'}")
+        print(
+            f"largest ratio: {worst['ratio']:.2f} ({worst['algorithm']}); target ≤ 1.2: "
+            f"{'met' if worst['ratio'] <= 1.2 else 'MISSED'}"
+        )
         if not args.no_example:
             example(args.train, args.test, tmp, args.example_rounds)
 

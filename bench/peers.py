@@ -85,12 +85,15 @@ TIME: str | None = None  # GNU time's path, "" when it is not installed; looked 
 # An earlier run's figures, printed when a peer's binary is not given: wall seconds of budgetlearn and of
 # the peer and their ratio (a9a×16: the ratio only).
 FALLBACK = {  # (budgetlearn s, peer s, ratio): `--long --runs 3` on a9a, 2026-11-24, load average 1.0–1.4
-    "RBP B=300": (0.73, 0.59, 1.24), "Forgetron B=300": (0.75, 0.71, 1.06),
+    "RBP B=300": (0.73, 0.59, 1.24),
+    "Forgetron B=300": (0.75, 0.71, 1.06),
     "Projectron++ ~300 SVs": (0.86, 1.37, 0.63),
-    "RBP B=300, a9a×16": (2.13, 9.29, 0.23), "Forgetron B=300, a9a×16": (2.50, 11.45, 0.22),
+    "RBP B=300, a9a×16": (2.13, 9.29, 0.23),
+    "Forgetron B=300, a9a×16": (2.50, 11.45, 0.22),
     "Projectron++ ~300 SVs, a9a×16": (4.98, 15.01, 0.33),
     # BSGD: the train processes (the target's measure)
-    "BSGD B=100 removal": (0.81, 1.36, 0.60), "BSGD B=500 removal": (0.92, 6.13, 0.15),
+    "BSGD B=100 removal": (0.81, 1.36, 0.60),
+    "BSGD B=500 removal": (0.92, 6.13, 0.15),
     "BSGD B=100 merge": (1.71, 13.60, 0.13),
 }
 FALLBACK_RSS = {"KOL": "4.2–4.9 MB", "BudgetedSVM": "7.3–7.6 MB", "budgetlearn": "165–179 MB"}
@@ -160,8 +163,7 @@ def measure(argv: list[str], cwd: str) -> Proc:
     installed_bytecode()
     if TIME is None:
         TIME = gnu_time() or ""
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err, \
-            tempfile.NamedTemporaryFile("r") as rss_file:
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err, tempfile.NamedTemporaryFile("r") as rss_file:
         command = [TIME, "-f", "%M", "-o", rss_file.name, *argv] if TIME else argv
         t0 = time.perf_counter()
         proc = subprocess.Popen(command, cwd=cwd, stdout=out, stderr=err)  # files, not pipes: no deadlock
@@ -218,13 +220,22 @@ def kol_report(out: str) -> dict:
 
 def ours_kol(train: str, test: str, tmp: str, args: list) -> Callable[[int], Sample]:
     """Our side of a KOL row: the timed `train`, then `eval` of its model (untimed)."""
+
     def run(r: int) -> Sample:
         model = os.path.join(tmp, "ours.model")
         p = budgetlearn("train", *args, "--gamma", GAMMA, "--seed", r, "-q", "--json", train, "-o", model)
         summary = json.loads(p.out)
         test_acc = 100.0 * json.loads(budgetlearn("eval", "--json", model, test).out)["accuracy"]
-        return Sample(p.wall, p.cpu, p.rss, test_acc, 100.0 * (1 - summary["online_mistake_rate"]),
-                      summary["support_size"], summary["seconds"])
+        return Sample(
+            p.wall,
+            p.cpu,
+            p.rss,
+            test_acc,
+            100.0 * (1 - summary["online_mistake_rate"]),
+            summary["support_size"],
+            summary["seconds"],
+        )
+
     return run
 
 
@@ -238,54 +249,131 @@ def theirs_kol(kol: str, train: str, test: str, tmp: str, opt: str, test_rounds)
         got = kol_report(p.out)
         test_acc = kol_report(measure(argv + ["-t", test], tmp).out)["Test acuracy"] if r in test_rounds else None
         return Sample(p.wall, p.cpu, p.rss, test_acc, got["Learn acuracy"], int(got["#SV"]), got["Learning time"])
+
     return run
 
 
 def ours_bsgd(train: str, test: str, tmp: str, budget: int, maintenance: str, truth) -> Callable[[int], Sample]:
     """Our budgeted Pegasos: `train` over a stream shuffled with --seed R, then `predict`, both timed."""
+
     def run(r: int) -> Sample:
         model, pred = os.path.join(tmp, "ours.model"), os.path.join(tmp, "ours.pred")
-        t = budgetlearn("train", "-a", "bpegasos", "-B", budget, "--maintenance", maintenance, "--lambda", LAMBDA,
-                        "--gamma", GAMMA, "--shuffle", "--seed", r, "-q", "--json", train, "-o", model)
+        t = budgetlearn(
+            "train",
+            "-a",
+            "bpegasos",
+            "-B",
+            budget,
+            "--maintenance",
+            maintenance,
+            "--lambda",
+            LAMBDA,
+            "--gamma",
+            GAMMA,
+            "--shuffle",
+            "--seed",
+            r,
+            "-q",
+            "--json",
+            train,
+            "-o",
+            model,
+        )
         p = budgetlearn("predict", model, test, "-o", pred)
         summary = json.loads(t.out)
-        return Sample(t.wall + p.wall, t.cpu + p.cpu, max(t.rss, p.rss), accuracy(pred, truth),
-                      100.0 * (1 - summary["online_mistake_rate"]), summary["support_size"], summary["seconds"],
-                      t.wall)
+        return Sample(
+            t.wall + p.wall,
+            t.cpu + p.cpu,
+            max(t.rss, p.rss),
+            accuracy(pred, truth),
+            100.0 * (1 - summary["online_mistake_rate"]),
+            summary["support_size"],
+            summary["seconds"],
+            t.wall,
+        )
+
     return run
 
 
 def theirs_bsgd(bindir: str, train: str, test: str, tmp: str, budget: int, m: int, truth) -> Callable[[int], Sample]:
     """BudgetedSVM's BSGD: budgetedsvm-train (-r 1: shuffled, seeded from the clock), then -predict."""
+
     def run(r: int) -> Sample:
         model, pred = os.path.join(tmp, "theirs.model"), os.path.join(tmp, "theirs.pred")
         second = int(time.time())  # its seed, srand(time(NULL)), unless the second turns during start-up
-        t = measure([os.path.join(bindir, "budgetedsvm-train"), "-A", "4", "-B", str(budget), "-m", str(m),
-                     "-g", str(2 * GAMMA), "-L", str(LAMBDA), "-e", "1", "-r", "1", train, model], tmp)
+        t = measure(
+            [
+                os.path.join(bindir, "budgetedsvm-train"),
+                "-A",
+                "4",
+                "-B",
+                str(budget),
+                "-m",
+                str(m),
+                "-g",
+                str(2 * GAMMA),
+                "-L",
+                str(LAMBDA),
+                "-e",
+                "1",
+                "-r",
+                "1",
+                train,
+                model,
+            ],
+            tmp,
+        )
         p = measure([os.path.join(bindir, "budgetedsvm-predict"), test, model, pred], tmp)
         with open(model) as f:
             sv = next(int(line.split(":")[1]) for line in f if line.startswith("NUMBER_OF_WEIGHTS"))
-        return Sample(t.wall + p.wall, t.cpu + p.cpu, max(t.rss, p.rss), accuracy(pred, truth), sv=sv,
-                      train_wall=t.wall, note=str(second))
+        return Sample(
+            t.wall + p.wall,
+            t.cpu + p.cpu,
+            max(t.rss, p.rss),
+            accuracy(pred, truth),
+            sv=sv,
+            train_wall=t.wall,
+            note=str(second),
+        )
+
     return run
 
 
 def kol_rows(args, train: str, test: str, tmp: str, suffix: str, target: float, test_rounds) -> list[Row]:
-    specs = [("RBP B=300", ["-a", "rbp", "-B", BUDGET], "kernel-rbp"),
-             ("Forgetron B=300", ["-a", "forgetron", "-B", BUDGET], "kernel-forgetron"),
-             ("Projectron++ ~300 SVs", ["-a", "projectron++", "--eta", args.eta], "kernel-projectronpp")]
-    return [Row(name + suffix, "KOL", target, ours_kol(train, test, tmp, ours),
-                theirs_kol(args.kol, train, test, tmp, opt, test_rounds) if args.kol else None)
-            for name, ours, opt in specs]
+    specs = [
+        ("RBP B=300", ["-a", "rbp", "-B", BUDGET], "kernel-rbp"),
+        ("Forgetron B=300", ["-a", "forgetron", "-B", BUDGET], "kernel-forgetron"),
+        ("Projectron++ ~300 SVs", ["-a", "projectron++", "--eta", args.eta], "kernel-projectronpp"),
+    ]
+    return [
+        Row(
+            name + suffix,
+            "KOL",
+            target,
+            ours_kol(train, test, tmp, ours),
+            theirs_kol(args.kol, train, test, tmp, opt, test_rounds) if args.kol else None,
+        )
+        for name, ours, opt in specs
+    ]
 
 
 def bsgd_rows(args, train: str, test: str, tmp: str) -> list[Row]:
     truth = labels_of(test)
-    specs = [("BSGD B=100 removal", 100, "smallest", 0, 0.5), ("BSGD B=500 removal", 500, "smallest", 0, 0.5),
-             ("BSGD B=100 merge", 100, "merge", 1, 0.1)]
-    return [Row(name, "BudgetedSVM", target, ours_bsgd(train, test, tmp, b, maint, truth),
-                theirs_bsgd(args.budgetedsvm, train, test, tmp, b, m, truth) if args.budgetedsvm else None)
-            for name, b, maint, m, target in specs]
+    specs = [
+        ("BSGD B=100 removal", 100, "smallest", 0, 0.5),
+        ("BSGD B=500 removal", 500, "smallest", 0, 0.5),
+        ("BSGD B=100 merge", 100, "merge", 1, 0.1),
+    ]
+    return [
+        Row(
+            name,
+            "BudgetedSVM",
+            target,
+            ours_bsgd(train, test, tmp, b, maint, truth),
+            theirs_bsgd(args.budgetedsvm, train, test, tmp, b, m, truth) if args.budgetedsvm else None,
+        )
+        for name, b, maint, m, target in specs
+    ]
 
 
 def repeated(src: str, times: int, path: str) -> str:
@@ -307,9 +395,13 @@ def warm(args, train: str, test: str, tmp: str) -> None:
     with open(train, "rb") as src, open(head, "wb") as dst:
         dst.writelines(src.readline() for _ in range(WARM_LINES))
     model = os.path.join(tmp, "warm.model")
-    for algo in (["-a", "rbp", "-B", 50], ["-a", "forgetron", "-B", 50], ["-a", "projectron++", "--eta", args.eta],
-                 ["-a", "bpegasos", "-B", 50, "--maintenance", "smallest", "--shuffle"],
-                 ["-a", "bpegasos", "-B", 50, "--maintenance", "merge", "--shuffle"]):
+    for algo in (
+        ["-a", "rbp", "-B", 50],
+        ["-a", "forgetron", "-B", 50],
+        ["-a", "projectron++", "--eta", args.eta],
+        ["-a", "bpegasos", "-B", 50, "--maintenance", "smallest", "--shuffle"],
+        ["-a", "bpegasos", "-B", 50, "--maintenance", "merge", "--shuffle"],
+    ):
         budgetlearn("train", *algo, "--gamma", GAMMA, "-q", head, "-o", model)
     budgetlearn("predict", model, head, "-o", os.path.join(tmp, "warm.pred"))
     budgetlearn("eval", model, head)
@@ -320,7 +412,7 @@ def rounds(rows: list[Row], runs: int) -> None:
     for r in range(runs):
         for row in rows:
             sides = [("ours", row.ours)] + ([("theirs", row.theirs)] if row.theirs else [])
-            for side, run in (sides if r % 2 == 0 else sides[::-1]):
+            for side, run in sides if r % 2 == 0 else sides[::-1]:
                 row.samples[side].append(run(r))
         print(f"  round {r + 1}/{runs} done, load average {fmt_load(os.getloadavg())}", flush=True)
 
@@ -341,33 +433,46 @@ def acc_cell(samples: list[Sample]) -> str:
 
 
 def timing_table(rows: list[Row]) -> None:
-    print(f"\n{'row':31s} {'budgetlearn wall':>16s} {'CPU':>6s} {'RSS':>7s} | {'peer':11s} {'wall':>6s} {'CPU':>6s}"
-          f" {'RSS':>6s} | {'ratio wall':>10s} {'CPU':>5s}")
+    print(
+        f"\n{'row':31s} {'budgetlearn wall':>16s} {'CPU':>6s} {'RSS':>7s} | {'peer':11s} {'wall':>6s} {'CPU':>6s}"
+        f" {'RSS':>6s} | {'ratio wall':>10s} {'CPU':>5s}"
+    )
     for row in rows:
         ours, theirs = row.samples["ours"], row.samples["theirs"]
-        left = (f"{row.name:31s} {med(ours, 'wall'):15.2f}s {med(ours, 'cpu'):5.2f}s "
-                f"{max(s.rss for s in ours):5.0f}MB")
+        left = f"{row.name:31s} {med(ours, 'wall'):15.2f}s {med(ours, 'cpu'):5.2f}s {max(s.rss for s in ours):5.0f}MB"
         if theirs:
-            print(f"{left} | {row.peer:11s} {med(theirs, 'wall'):5.2f}s {med(theirs, 'cpu'):5.2f}s "
-                  f"{max(s.rss for s in theirs):4.1f}MB | {med(ours, 'wall') / med(theirs, 'wall'):10.2f} "
-                  f"{med(ours, 'cpu') / med(theirs, 'cpu'):5.2f}")
+            print(
+                f"{left} | {row.peer:11s} {med(theirs, 'wall'):5.2f}s {med(theirs, 'cpu'):5.2f}s "
+                f"{max(s.rss for s in theirs):4.1f}MB | {med(ours, 'wall') / med(theirs, 'wall'):10.2f} "
+                f"{med(ours, 'cpu') / med(theirs, 'cpu'):5.2f}"
+            )
         else:
             bl, peer, ratio = FALLBACK[row.name]
-            then = (f"budgetlearn {bl:.2f} s, {FALLBACK_RSS['budgetlearn']}; {row.peer} {peer:.2f} s, "
-                    f"{FALLBACK_RSS[row.peer]}" if bl else "the ratio only")
-            print(f"{left} | {row.peer:11s} {'—':>6s} {'—':>6s} {'—':>6s} | {ratio:10.2f}   "
-                  f"FALLBACK figures from an earlier run, not measured now ({then})")
+            then = (
+                f"budgetlearn {bl:.2f} s, {FALLBACK_RSS['budgetlearn']}; {row.peer} {peer:.2f} s, "
+                f"{FALLBACK_RSS[row.peer]}"
+                if bl
+                else "the ratio only"
+            )
+            print(
+                f"{left} | {row.peer:11s} {'—':>6s} {'—':>6s} {'—':>6s} | {ratio:10.2f}   "
+                f"FALLBACK figures from an earlier run, not measured now ({then})"
+            )
 
 
 def accuracy_table(rows: list[Row]) -> None:
-    print(f"\n{'row':31s} {'test accuracy: budgetlearn':34s} {'peer':34s} {'online acc: ours':>16s} {'peer':>6s}"
-          f" {'SVs ours/peer':>14s}")
+    print(
+        f"\n{'row':31s} {'test accuracy: budgetlearn':34s} {'peer':34s} {'online acc: ours':>16s} {'peer':>6s}"
+        f" {'SVs ours/peer':>14s}"
+    )
     for row in rows:
         ours, theirs = row.samples["ours"], row.samples["theirs"]
         online = med(theirs, "online")
         svs = f"{med(ours, 'sv'):.0f}/{med(theirs, 'sv'):.0f}" if theirs else f"{med(ours, 'sv'):.0f}/—"
-        print(f"{row.name:31s} {acc_cell(ours):34s} {acc_cell(theirs) if theirs else 'not measured':34s} "
-              f"{med(ours, 'online'):15.2f}% {f'{online:5.2f}%' if online else '    —':>6s} {svs:>14s}")
+        print(
+            f"{row.name:31s} {acc_cell(ours):34s} {acc_cell(theirs) if theirs else 'not measured':34s} "
+            f"{med(ours, 'online'):15.2f}% {f'{online:5.2f}%' if online else '    —':>6s} {svs:>14s}"
+        )
         seeds = [s.note for s in theirs if s.note]
         if seeds and len(set(seeds)) < len(seeds):
             print(f"{'':31s} note: BudgetedSVM runs started in the same second share a shuffle: {seeds}")
@@ -376,19 +481,25 @@ def accuracy_table(rows: list[Row]) -> None:
 def time_split(rows: list[Row]) -> None:
     """Where the time goes: the program's own reading + learning seconds against the whole process, and
     for the BSGD rows the train process alone against the peer's."""
-    print("\nwhere the wall time goes (medians): reading + learning as the program times it (budgetlearn's"
-          " summary 'seconds', KOL's 'Learning time'); the rest is start-up (interpreter, imports, numba's"
-          " loading of compiled code) and writing the model; BSGD rows: the train process alone, then predict:")
+    print(
+        "\nwhere the wall time goes (medians): reading + learning as the program times it (budgetlearn's"
+        " summary 'seconds', KOL's 'Learning time'); the rest is start-up (interpreter, imports, numba's"
+        " loading of compiled code) and writing the model; BSGD rows: the train process alone, then predict:"
+    )
     for row in rows:
         ours, theirs = row.samples["ours"], row.samples["theirs"]
         line = f"  {row.name:31s} budgetlearn {med(ours, 'inner'):5.2f} s of {med(ours, 'wall'):5.2f} s"
         if med(ours, "train_wall") is not None:
-            line = (f"  {row.name:31s} budgetlearn train {med(ours, 'train_wall'):5.2f} s (reading + learning "
-                    f"{med(ours, 'inner'):5.2f} s), predict {med(ours, 'wall') - med(ours, 'train_wall'):5.2f} s")
+            line = (
+                f"  {row.name:31s} budgetlearn train {med(ours, 'train_wall'):5.2f} s (reading + learning "
+                f"{med(ours, 'inner'):5.2f} s), predict {med(ours, 'wall') - med(ours, 'train_wall'):5.2f} s"
+            )
             if theirs:
-                line += (f";  BudgetedSVM train {med(theirs, 'train_wall'):5.2f} s, predict "
-                         f"{med(theirs, 'wall') - med(theirs, 'train_wall'):5.2f} s;  train-only ratio "
-                         f"{med(ours, 'train_wall') / med(theirs, 'train_wall'):.2f}")
+                line += (
+                    f";  BudgetedSVM train {med(theirs, 'train_wall'):5.2f} s, predict "
+                    f"{med(theirs, 'wall') - med(theirs, 'train_wall'):5.2f} s;  train-only ratio "
+                    f"{med(ours, 'train_wall') / med(theirs, 'train_wall'):.2f}"
+                )
         elif theirs:
             line += f";  KOL {med(theirs, 'inner'):5.2f} s of {med(theirs, 'wall'):5.2f} s"
         print(line)
@@ -399,14 +510,18 @@ def verdicts(rows: list[Row]) -> None:
     information: KOL's budget Projectron++ is another rule, its RBP seeds from the clock); BSGD rows on
     the train process's wall time at equal or better median test accuracy (its one-epoch accuracy
     varies with the shuffle: compare over several seeds)."""
-    print("\ntargets (budgetlearn ÷ peer, median wall time; BSGD: the train process, at equal or better median "
-          "test accuracy):")
+    print(
+        "\ntargets (budgetlearn ÷ peer, median wall time; BSGD: the train process, at equal or better median "
+        "test accuracy):"
+    )
     for row in rows:
         ours, theirs = row.samples["ours"], row.samples["theirs"]
         if not theirs:
             ratio = FALLBACK[row.name][2]
-            print(f"  {row.name:31s} ≤ {row.target}: {'met' if ratio <= row.target else 'NOT MET'} by the FALLBACK "
-                  f"ratio {ratio:.2f} (an earlier run, not measured now; accuracy not checked)")
+            print(
+                f"  {row.name:31s} ≤ {row.target}: {'met' if ratio <= row.target else 'NOT MET'} by the FALLBACK "
+                f"ratio {ratio:.2f} (an earlier run, not measured now; accuracy not checked)"
+            )
             continue
         bsgd = med(ours, "train_wall") is not None
         key = "train_wall" if bsgd else "wall"
@@ -414,9 +529,11 @@ def verdicts(rows: list[Row]) -> None:
         cpu = med(ours, "cpu") / med(theirs, "cpu")
         gap = med(ours, "test") - med(theirs, "test")
         why = (["time"] if wall > row.target else []) + (["accuracy"] if bsgd and gap < 0 else [])
-        print(f"  {row.name:31s} ≤ {row.target}: {'NOT MET (' + ', '.join(why) + ')' if why else 'met'}  "
-              f"{'train ' if bsgd else ''}wall ratio {wall:.2f}, CPU ratio {cpu:.2f} (train + predict for BSGD), "
-              f"test accuracy {gap:+.2f} points")
+        print(
+            f"  {row.name:31s} ≤ {row.target}: {'NOT MET (' + ', '.join(why) + ')' if why else 'met'}  "
+            f"{'train ' if bsgd else ''}wall ratio {wall:.2f}, CPU ratio {cpu:.2f} (train + predict for BSGD), "
+            f"test accuracy {gap:+.2f} points"
+        )
 
 
 def main():
@@ -445,8 +562,11 @@ def main():
         rounds(rows, args.runs)
         print(f"load average (1, 5, 15 min): before {fmt_load(load)}, after {fmt_load(os.getloadavg())}")
     own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print("peak RSS by GNU time (%M)" if TIME else
-          f"peak RSS from wait4 without GNU time: upper bounds, a child's counts this script's {own:.0f} MB")
+    print(
+        "peak RSS by GNU time (%M)"
+        if TIME
+        else f"peak RSS from wait4 without GNU time: upper bounds, a child's counts this script's {own:.0f} MB"
+    )
     timing_table(rows)
     accuracy_table(rows)
     time_split(rows)

@@ -39,20 +39,43 @@ def main():
     cmds = {"peer": [py, "-c", NYSTROEM_SGD, args.train, args.test, str(GAMMA)]}
     for name, opts in OURS.items():
         model = os.path.join(tmp, f"{name}.model")
-        cmds[f"{name} train"] = [py, "-m", "budgetcli", "online-to-batch", "-a", name, *opts, "--gamma", str(GAMMA),
-                                 "--method", "projected-average", "-q", args.train, "-o", model]
+        cmds[f"{name} train"] = [
+            py,
+            "-m",
+            "budgetcli",
+            "online-to-batch",
+            "-a",
+            name,
+            *opts,
+            "--gamma",
+            str(GAMMA),
+            "--method",
+            "projected-average",
+            "-q",
+            args.train,
+            "-o",
+            model,
+        ]
         cmds[f"{name} eval"] = [py, "-m", "budgetcli", "eval", model, args.test]
     print("load average before: " + fmt_load(os.getloadavg()))
     runs = interleaved(cmds, args.runs, ROOT)
     print("load average after:  " + fmt_load(os.getloadavg()))
     for k, ps in runs.items():
-        print(f"{k:18s} wall {statistics.median(p.wall for p in ps):6.3f} s  CPU {statistics.median(p.cpu for p in ps):6.3f} s"
-              f"  peak RSS {statistics.median(p.rss for p in ps):6.1f} MB")
+        print(
+            f"{k:18s} wall {statistics.median(p.wall for p in ps):6.3f} s  CPU "
+            f"{statistics.median(p.cpu for p in ps):6.3f} s"
+            f"  peak RSS {statistics.median(p.rss for p in ps):6.1f} MB"
+        )
     for name in OURS:
         accuracy = runs[f"{name} eval"][-1].out.split("accuracy")[1].split()[0]
-        pairs = [(t.wall + e.wall) / p.wall for t, e, p in zip(runs[f"{name} train"], runs[f"{name} eval"], runs["peer"])]
-        print(f"{name} B = 300 projected average ({accuracy}): train + eval ÷ the peer, wall {statistics.median(pairs):.2f}"
-              f" (target ≤ 0.6)")
+        pairs = [
+            (t.wall + e.wall) / p.wall for t, e, p in zip(runs[f"{name} train"], runs[f"{name} eval"], runs["peer"])
+        ]
+        print(
+            f"{name} B = 300 projected average ({accuracy}): train + eval ÷ the peer, wall "
+            f"{statistics.median(pairs):.2f}"
+            f" (target ≤ 0.6)"
+        )
 
 
 if __name__ == "__main__":

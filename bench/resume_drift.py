@@ -44,7 +44,7 @@ def outcomes(learner, chunk, y) -> list[bool]:
     out = []
     for t in range(len(chunk)):
         before = learner.counter("mistakes")
-        learner.learn(chunk.take(np.arange(t, t + 1)), y[t:t + 1])
+        learner.learn(chunk.take(np.arange(t, t + 1)), y[t : t + 1])
         out.append(learner.counter("mistakes") > before)
     return out
 
@@ -65,9 +65,11 @@ def case(path: str, algorithm: str, gamma: float, params: dict, tmp: str) -> str
     a = outcomes(kept, day2, y[half:])
     b = outcomes(rebuilt, day2, y[half:])
     differ = sum(x != z for x, z in zip(a, b))
-    return (f"{algorithm:<16} {os.path.basename(path):<14} day 2: {len(a):,} rounds, {differ:,} outcomes differ "
-            f"({100 * differ / len(a):.3f}%); mistakes kept {sum(a):,} / rebuilt {sum(b):,}; |S| kept "
-            f"{len(kept.support):,} / rebuilt {len(rebuilt.support):,}")
+    return (
+        f"{algorithm:<16} {os.path.basename(path):<14} day 2: {len(a):,} rounds, {differ:,} outcomes differ "
+        f"({100 * differ / len(a):.3f}%); mistakes kept {sum(a):,} / rebuilt {sum(b):,}; |S| kept "
+        f"{len(kept.support):,} / rebuilt {len(rebuilt.support):,}"
+    )
 
 
 def main() -> None:

@@ -59,7 +59,9 @@ def main():
             rows.append(dict(zip((idx + 1).tolist(), val.tolist())))
         ys.extend(chunk.labels.tolist())
     n = len(rows)
-    frames = [(pd.DataFrame(rows[a:a + args.batch]), pd.Series(ys[a:a + args.batch])) for a in range(0, n, args.batch)]
+    frames = [
+        (pd.DataFrame(rows[a : a + args.batch]), pd.Series(ys[a : a + args.batch])) for a in range(0, n, args.batch)
+    ]
 
     def loop(k):
         learner = cls(Kernel("rbf", args.gamma), **params)
@@ -82,9 +84,16 @@ def main():
             model.learn_one(x, y)
         return model.learner
 
-    print(f"{args.data}: {n:,} examples, {args.algorithm} {params}, rbf gamma = {args.gamma:g}, batches of {args.batch:,}")
-    report("learning", [("learner.learn", loop), ("learn_many", many), ("learn_one", one)], 2 * args.batch, n,
-           lambda learner, _: f"mistakes {learner.counter('mistakes'):,}, |S| {len(learner.support):,}")
+    print(
+        f"{args.data}: {n:,} examples, {args.algorithm} {params}, rbf gamma = {args.gamma:g}, batches of {args.batch:,}"
+    )
+    report(
+        "learning",
+        [("learner.learn", loop), ("learn_many", many), ("learn_one", one)],
+        2 * args.batch,
+        n,
+        lambda learner, _: f"mistakes {learner.counter('mistakes'):,}, |S| {len(learner.support):,}",
+    )
 
     # predictions, as label values: the learner of the first way on the reader's chunks, decoded by
     # its label map (what `budgetlearn predict` does); predict_many on the frames and predict_one on
@@ -103,8 +112,13 @@ def main():
     def predict_one(k):
         return [float(model.predict_one(x)) for x in rows[:k]]
 
-    report("prediction", [("decision_function", scores), ("predict_many", predict_many), ("predict_one", predict_one)],
-           2 * args.batch, n, lambda got, first: f"{sum(a == b for a, b in zip(got, first)):,} the same as the first")
+    report(
+        "prediction",
+        [("decision_function", scores), ("predict_many", predict_many), ("predict_one", predict_one)],
+        2 * args.batch,
+        n,
+        lambda got, first: f"{sum(a == b for a, b in zip(got, first)):,} the same as the first",
+    )
 
 
 def report(what: str, ways, warm: int, n: int, describe) -> None:
@@ -119,8 +133,11 @@ def report(what: str, ways, warm: int, n: int, describe) -> None:
         seconds = time.process_time() - t0
         if base is None:
             base, first = seconds, result
-        print(f"  {name:<18} {1e6 * seconds / n:8.2f} µs/example  ({seconds:.2f} s CPU, {seconds / base:5.2f}× the first)  "
-              f"{describe(result, first)}")
+        print(
+            f"  {name:<18} {1e6 * seconds / n:8.2f} µs/example  ({seconds:.2f} s CPU, {seconds / base:5.2f}× the "
+            "first)  "
+            f"{describe(result, first)}"
+        )
 
 
 if __name__ == "__main__":

@@ -42,9 +42,11 @@ from budgetcli.kernels import Kernel  # noqa: E402
 from repro.common import dataset  # noqa: E402
 
 GAMMA = 0.04
-RSS_WRAPPER = ("import resource, sys\nfrom budgetcli.cli import main\n"
-               "try:\n    main(sys.argv[1:])\nexcept SystemExit as e:\n    code = e.code\n"
-               "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)\n")
+RSS_WRAPPER = (
+    "import resource, sys\nfrom budgetcli.entry import main\n"
+    "try:\n    main(sys.argv[1:])\nexcept SystemExit as e:\n    code = e.code\n"
+    "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)\n"
+)
 
 
 def child_cpu() -> float:
@@ -83,17 +85,42 @@ def time_vs_budget(data) -> list[dict]:
 def rss_vs_length(lines: int, tmp: str) -> list[dict]:
     path = os.path.join(tmp, "stream.txt")
     c0 = child_cpu()
-    subprocess.run([sys.executable, "-m", "budgetcli.cli", "generate", "projectron-gaussians", "-n", str(lines),
-                    "--seed", "1", "-o", path], check=True, cwd=ROOT)
-    print(f"generated {lines:,} lines ({os.path.getsize(path) / 2**20:.0f} MiB) in {child_cpu() - c0:.1f} s CPU",
-          flush=True)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "budgetcli",
+            "generate",
+            "projectron-gaussians",
+            "-n",
+            str(lines),
+            "--seed",
+            "1",
+            "-o",
+            path,
+        ],
+        check=True,
+        cwd=ROOT,
+    )
+    print(
+        f"generated {lines:,} lines ({os.path.getsize(path) / 2**20:.0f} MiB) in {child_cpu() - c0:.1f} s CPU",
+        flush=True,
+    )
     rows = []
     for n in (lines // 100, lines // 10, lines):
-        cmd = f"head -n {n} {path} | {sys.executable} -c \"$WRAPPER\" train -a rbp -B 100 --gamma 1 -q --json - " \
-              f"-o {os.path.join(tmp, 'm.model')}"
+        cmd = (
+            f'head -n {n} {path} | {sys.executable} -c "$WRAPPER" train -a rbp -B 100 --gamma 1 -q --json - '
+            f"-o {os.path.join(tmp, 'm.model')}"
+        )
         c0 = child_cpu()
-        p = subprocess.run(["bash", "-c", cmd], capture_output=True, text=True, check=True, cwd=ROOT,
-                           env=os.environ | {"WRAPPER": RSS_WRAPPER})
+        p = subprocess.run(
+            ["bash", "-c", cmd],
+            capture_output=True,
+            text=True,
+            check=True,
+            cwd=ROOT,
+            env=os.environ | {"WRAPPER": RSS_WRAPPER},
+        )
         s = child_cpu() - c0
         summary = json.loads(p.stdout)
         rss = int(p.stderr.strip().splitlines()[-1]) / 1024
@@ -107,8 +134,9 @@ def baseline_reader(checkout: str):
     """LibsvmReader of another checkout of the project (e.g. `git worktree add /tmp/before REV`), imported under
     another package name so that both readers can be timed in one process."""
     init = os.path.join(checkout, "budgetcli", "__init__.py")
-    spec = importlib.util.spec_from_file_location("baseline_budgetcli", init,
-                                                  submodule_search_locations=[os.path.dirname(init)])
+    spec = importlib.util.spec_from_file_location(
+        "baseline_budgetcli", init, submodule_search_locations=[os.path.dirname(init)]
+    )
     sys.modules["baseline_budgetcli"] = package = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(package)
     return importlib.import_module("baseline_budgetcli.io.libsvm").LibsvmReader
@@ -130,6 +158,7 @@ def parsing(path: str, rounds: int = 7, baseline: str | None = None) -> dict:
         contenders["baseline"] = streamed(baseline_reader(baseline))
     try:
         from sklearn.datasets import load_svmlight_file
+
         contenders["sklearn"] = lambda: load_svmlight_file(path)[1].size
     except ImportError:
         print("scikit-learn not installed: load_svmlight_file skipped", file=sys.stderr)
@@ -143,22 +172,40 @@ def parsing(path: str, rounds: int = 7, baseline: str | None = None) -> dict:
             read()
             seconds[name].append(time.process_time() - t0)
     load_after = os.getloadavg()
-    out = {"lines": n_lines, "rounds": rounds, "load_average_before": load_before, "load_average_after": load_after,
-           "wc_seconds": wc_s, "wc_lines_per_s": n_lines / max(wc_s, 1e-3)}
+    out = {
+        "lines": n_lines,
+        "rounds": rounds,
+        "load_average_before": load_before,
+        "load_average_after": load_after,
+        "wc_seconds": wc_s,
+        "wc_lines_per_s": n_lines / max(wc_s, 1e-3),
+    }
     for name, times in seconds.items():
         out[f"{name}_seconds"] = float(np.median(times))
         out[f"{name}_lines_per_s"] = n_lines / out[f"{name}_seconds"]
     ours = out["reader_lines_per_s"]
-    print(f"parsing {n_lines:,} lines, medians of {rounds} interleaved rounds (CPU s), load average "
-          f"{load_before[0]:.2f} before, {load_after[0]:.2f} after:", flush=True)
-    print(f"  reader {ours:,.0f} lines/s; wc -l {out['wc_lines_per_s']:,.0f} lines/s "
-          f"({out['wc_lines_per_s'] / ours:.1f}× ours)", flush=True)
+    print(
+        f"parsing {n_lines:,} lines, medians of {rounds} interleaved rounds (CPU s), load average "
+        f"{load_before[0]:.2f} before, {load_after[0]:.2f} after:",
+        flush=True,
+    )
+    print(
+        f"  reader {ours:,.0f} lines/s; wc -l {out['wc_lines_per_s']:,.0f} lines/s "
+        f"({out['wc_lines_per_s'] / ours:.1f}× ours)",
+        flush=True,
+    )
     if "sklearn_seconds" in out:
-        print(f"  load_svmlight_file {out['sklearn_lines_per_s']:,.0f} lines/s "
-              f"(ours ÷ theirs {ours / out['sklearn_lines_per_s']:.2f})", flush=True)
+        print(
+            f"  load_svmlight_file {out['sklearn_lines_per_s']:,.0f} lines/s "
+            f"(ours ÷ theirs {ours / out['sklearn_lines_per_s']:.2f})",
+            flush=True,
+        )
     if baseline:
-        print(f"  baseline reader ({baseline}) {out['baseline_lines_per_s']:,.0f} lines/s "
-              f"(ours ÷ baseline {ours / out['baseline_lines_per_s']:.2f})", flush=True)
+        print(
+            f"  baseline reader ({baseline}) {out['baseline_lines_per_s']:,.0f} lines/s "
+            f"(ours ÷ baseline {ours / out['baseline_lines_per_s']:.2f})",
+            flush=True,
+        )
     return out
 
 

@@ -40,13 +40,25 @@ sys.path.insert(0, ROOT)
 import numpy as np  # noqa: E402
 
 from budgetcli import distributed, pipeline  # noqa: E402
+from budgetcli.core import KernelSpec  # noqa: E402
+from budgetcli.spec import Sharding, TrainSpec  # noqa: E402
 from budgetcli.io.libsvm import read_all  # noqa: E402
 
-SETTINGS = {"rbp": {"budget": 300}, "projectron++": {"eta": 0.5}, "forgetron": {"budget": 300},
-            "budget-perceptron": {"budget": 300},
-            "pa": {}, "perceptron": {}, "bpegasos": {"budget": 100, "maintenance": "merge"}, "pegasos": {},
-            "mc-pa": {}, "mc-perceptron": {}, "mrbp": {"budget": 300}, "mc-projectron++": {"eta": 0.5}}
-KERNEL = pipeline.KernelSpec("rbf", 0.04)  # --gamma sets it
+SETTINGS = {
+    "rbp": {"budget": 300},
+    "projectron++": {"eta": 0.5},
+    "forgetron": {"budget": 300},
+    "budget-perceptron": {"budget": 300},
+    "pa": {},
+    "perceptron": {},
+    "bpegasos": {"budget": 100, "maintenance": "merge"},
+    "pegasos": {},
+    "mc-pa": {},
+    "mc-perceptron": {},
+    "mrbp": {"budget": 300},
+    "mc-projectron++": {"eta": 0.5},
+}
+KERNEL = KernelSpec("rbf", 0.04)  # --gamma sets it
 
 
 def accuracy(model, test) -> float:
@@ -84,7 +96,7 @@ def split(train: str, k: int, where: str) -> list[str]:
     for w in range(k):
         path = os.path.join(where, f"shard-{k}-{w:03d}.svm")
         with open(path, "wb") as out:
-            out.writelines(lines[w * size:(w + 1) * size])
+            out.writelines(lines[w * size : (w + 1) * size])
         paths.append(path)
     return paths
 
@@ -92,36 +104,63 @@ def split(train: str, k: int, where: str) -> list[str]:
 def sharded_row(paths, name, params, sync, divergence, seed, order, test, epochs=1) -> dict:
     """One sharded run (static averaging for divergence None, else dynamic) and its figures."""
     t0 = time.process_time()
-    result = distributed.train(paths, name, KERNEL, params, seed=seed, sync_every=sync, divergence=divergence,
-                               epochs=epochs)
+    result = distributed.train(
+        TrainSpec(
+            name, KERNEL, params, seed, epochs, sharding=Sharding(tuple(paths), sync_every=sync, divergence=divergence)
+        )
+    )
     cpu = time.process_time() - t0
     learner = result.model.learner
     # the shards do not keep the vectors an evicting learner discards: no average to measure
     avg = None if learner.evicts else accuracy(result.model.averaged(), test)
-    return {"algorithm": name, "k": len(paths), "sync_every": sync, "divergence": divergence, "seed": seed,
-            "order": order,
-            "accuracy_last": accuracy(result.model, test), "accuracy_average": avg,
-            "synchronisations": result.traffic["synchronisations"], "mb_out": result.traffic["bytes_out"] / 1e6,
-            "mb_in": result.traffic["bytes_in"] / 1e6, "support": len(learner.support), "cpu": cpu}
+    return {
+        "algorithm": name,
+        "k": len(paths),
+        "sync_every": sync,
+        "divergence": divergence,
+        "seed": seed,
+        "order": order,
+        "accuracy_last": accuracy(result.model, test),
+        "accuracy_average": avg,
+        "synchronisations": result.traffic["synchronisations"],
+        "mb_out": result.traffic["bytes_out"] / 1e6,
+        "mb_in": result.traffic["bytes_in"] / 1e6,
+        "support": len(learner.support),
+        "cpu": cpu,
+    }
 
 
 def show(row) -> None:
     avg = "     —  " if row["accuracy_average"] is None else f"{100 * row['accuracy_average']:7.2f}%"
     mode = "static" if row["divergence"] is None else f"Δ={row['divergence']:g}"
-    print(f"{row['algorithm']:14s} {row['seed']:4d} {row['order']:5d} {row['k']:3d} {row['sync_every']:6d} {mode:>8s} "
-          f"{100 * row['accuracy_last']:8.2f}% {avg} {row['synchronisations']:6d} {row['mb_out']:7.2f} "
-          f"{row['mb_in']:7.2f} {row['support']:5d} {row['cpu']:6.2f}", flush=True)
+    print(
+        f"{row['algorithm']:14s} {row['seed']:4d} {row['order']:5d} {row['k']:3d} {row['sync_every']:6d} {mode:>8s} "
+        f"{100 * row['accuracy_last']:8.2f}% {avg} {row['synchronisations']:6d} {row['mb_out']:7.2f} "
+        f"{row['mb_in']:7.2f} {row['support']:5d} {row['cpu']:6.2f}",
+        flush=True,
+    )
 
 
 def one_process(train, name, params, seed, order, test) -> dict:
     t0 = time.process_time()
-    one = pipeline.train(train, name, KERNEL, params, seed=seed, keep_retired=True)
+    # the online learner with its running average: `accuracy` scores the last hypothesis, `averaged` the average
+    one = pipeline.train(TrainSpec(name, KERNEL, params, seed, hypothesis="running-average"), train)
     cpu = time.process_time() - t0
     last, avg = accuracy(one.model, test), accuracy(averaged(one.model), test)
-    print(f"{name:14s} {seed:4d} {order:5d} {'one process':>19s} {100 * last:8.2f}% {100 * avg:7.2f}% {'':6s} "
-          f"{'':7s} {'':7s} {len(one.model.learner.support):5d} {cpu:6.2f}", flush=True)
-    return {"algorithm": name, "k": 0, "seed": seed, "order": order, "accuracy_last": last, "accuracy_average": avg,
-            "cpu": cpu}
+    print(
+        f"{name:14s} {seed:4d} {order:5d} {'one process':>19s} {100 * last:8.2f}% {100 * avg:7.2f}% {'':6s} "
+        f"{'':7s} {'':7s} {len(one.model.learner.support):5d} {cpu:6.2f}",
+        flush=True,
+    )
+    return {
+        "algorithm": name,
+        "k": 0,
+        "seed": seed,
+        "order": order,
+        "accuracy_last": last,
+        "accuracy_average": avg,
+        "cpu": cpu,
+    }
 
 
 def means(rows) -> None:
@@ -152,19 +191,25 @@ def main():
     ap.add_argument("--divergence", default="", help="Δ values of dynamic averaging, run beside the static rows")
     ap.add_argument("--seeds", default="0")
     ap.add_argument("--orders", type=int, default=1, help="data orders: the file's, then random ones (seeds 1, 2, ...)")
-    ap.add_argument("--shard-epochs", type=int, default=1,
-                    help="passes of every shard over its part (train --epochs); the one-process row stays one pass")
+    ap.add_argument(
+        "--shard-epochs",
+        type=int,
+        default=1,
+        help="passes of every shard over its part (train --epochs); the one-process row stays one pass",
+    )
     ap.add_argument("--algorithms", default="rbp,projectron++")
     ap.add_argument("--gamma", type=float, default=0.04, help="rbf γ (letter: 0.5)")
     ap.add_argument("--json")
     args = ap.parse_args()
     global KERNEL
-    KERNEL = pipeline.KernelSpec("rbf", args.gamma)
+    KERNEL = KernelSpec("rbf", args.gamma)
     test = read_all(args.test)
     modes = [None] + [float(d) for d in args.divergence.split(",") if d]
     rows = []
-    print(f"{'algorithm':14s} {'seed':>4s} {'order':>5s} {'k':>3s} {'sync':>6s} {'mode':>8s} {'acc last':>9s} "
-          f"{'acc avg':>8s} {'syncs':>6s} {'MB out':>7s} {'MB in':>7s} {'|S|':>5s} {'CPU s':>6s}")
+    print(
+        f"{'algorithm':14s} {'seed':>4s} {'order':>5s} {'k':>3s} {'sync':>6s} {'mode':>8s} {'acc last':>9s} "
+        f"{'acc avg':>8s} {'syncs':>6s} {'MB out':>7s} {'MB in':>7s} {'|S|':>5s} {'CPU s':>6s}"
+    )
     with tempfile.TemporaryDirectory() as tmp:
         for order in range(args.orders):
             train = ordered(args.train, order, tmp)
@@ -175,8 +220,19 @@ def main():
                         paths = split(train, k, tmp)
                         for sync in map(int, args.sync_every.split(",")):
                             for divergence in modes:
-                                rows.append(sharded_row(paths, name, SETTINGS[name], sync, divergence, seed, order,
-                                                        test, args.shard_epochs))
+                                rows.append(
+                                    sharded_row(
+                                        paths,
+                                        name,
+                                        SETTINGS[name],
+                                        sync,
+                                        divergence,
+                                        seed,
+                                        order,
+                                        test,
+                                        args.shard_epochs,
+                                    )
+                                )
                                 show(rows[-1])
     if len(rows) > len({(r["algorithm"], r["k"], r.get("sync_every"), r.get("divergence")) for r in rows}):
         means(rows)

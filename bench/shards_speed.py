@@ -61,9 +61,21 @@ def write_copies(src: str, repeat: int, parts: int, where: str) -> tuple[str, li
 
 
 def speed(whole, parts, args, tmp) -> dict:
-    cmds = {"one process": [*TRAIN, whole, "-o", os.path.join(tmp, "one.model")],
-            f"dask, {args.jobs} workers": [*TRAIN, *parts, "--backend", "dask", "--jobs", str(args.jobs),
-                                           "--sync-every", str(args.sync_every), "-o", os.path.join(tmp, "d.model")]}
+    cmds = {
+        "one process": [*TRAIN, whole, "-o", os.path.join(tmp, "one.model")],
+        f"dask, {args.jobs} workers": [
+            *TRAIN,
+            *parts,
+            "--backend",
+            "dask",
+            "--jobs",
+            str(args.jobs),
+            "--sync-every",
+            str(args.sync_every),
+            "-o",
+            os.path.join(tmp, "d.model"),
+        ],
+    }
     runs = {k: [] for k in cmds}
     print(f"load average before: {fmt_load(os.getloadavg())}", flush=True)
     for _ in range(args.runs):
@@ -85,16 +97,22 @@ def worker_peaks(paths: list[str], jobs: int, sync_every: int) -> tuple[list[flo
 
     from distributed import Client, LocalCluster
 
-    from budgetcli import distributed, pipeline
+    from budgetcli import distributed
+    from budgetcli.core import KernelSpec
+    from budgetcli.spec import Sharding, TrainSpec
 
     def vmhwm():
         with open("/proc/self/status") as f:
             return next(int(line.split()[1]) for line in f if line.startswith("VmHWM")) / 1024
 
-    with LocalCluster(n_workers=jobs, threads_per_worker=1, processes=True, dashboard_address=None,
-                      silence_logs=logging.ERROR) as cluster, Client(cluster) as client:
-        result = distributed.train(paths, "rbp", pipeline.KernelSpec("rbf", 0.04), {"budget": 300},
-                                   backend="dask", scheduler=cluster.scheduler_address, sync_every=sync_every)
+    with (
+        LocalCluster(
+            n_workers=jobs, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=logging.ERROR
+        ) as cluster,
+        Client(cluster) as client,
+    ):
+        sharding = Sharding(tuple(paths), "dask", scheduler=cluster.scheduler_address, sync_every=sync_every)
+        result = distributed.train(TrainSpec("rbp", KernelSpec("rbf", 0.04), {"budget": 300}, sharding=sharding))
         return sorted(client.run(vmhwm).values()), result
 
 
@@ -103,7 +121,8 @@ def mixing_time(W: int) -> float:
     on synthetic a9a-like reports (14 binary features of 123 each)."""
     import numpy as np
 
-    from budgetcli import distributed, registry
+    from budgetcli import mixing, registry
+    from budgetcli.distributed import average
     from budgetcli.kernels import Kernel
 
     rng = np.random.default_rng(0)
@@ -112,30 +131,39 @@ def mixing_time(W: int) -> float:
         learner = registry.get("rbp")(Kernel("rbf", 0.04), budget=300)
         header, arrays = learner.state()
         idx = np.sort(rng.choice(123, (300, 14)), axis=1).astype(np.int32).ravel()
-        arrays.update(sv_indptr=np.arange(0, 300 * 14 + 1, 14, dtype=np.int64), sv_indices=idx,
-                      sv_values=np.ones(300 * 14), alpha=rng.choice([-1.0, 1.0], 300),
-                      counters=np.array([1000, 200, 0, 0], np.int64))
-        reports.append({"header": header | {"n_features": 123}, "arrays": arrays, "average": arrays["alpha"] / 2,
-                        "learned": 1000})
+        arrays.update(
+            sv_indptr=np.arange(0, 300 * 14 + 1, 14, dtype=np.int64),
+            sv_indices=idx,
+            sv_values=np.ones(300 * 14),
+            alpha=rng.choice([-1.0, 1.0], 300),
+            counters=np.array([1000, 200, 0, 0], np.int64),
+        )
+        reports.append(
+            {"header": header | {"n_features": 123}, "arrays": arrays, "average": arrays["alpha"] / 2, "learned": 1000}
+        )
     t0 = time.perf_counter()
-    mixed = registry.get("rbp").from_state(*distributed.mix(reports, np.zeros(4, np.int64)))
-    distributed.compress(mixed, 300)
+    mixed = registry.get("rbp").from_state(*average.mix(reports, np.zeros(4, np.int64)))
+    mixing.compress_to_budget(mixed, 300)
     return time.perf_counter() - t0
 
 
 def project(per_worker_rate: float, bytes_per_sync: float, sync_every: int) -> None:
     N = 1e9
-    print(f"\nprojection (a model, not a measurement): N = 1e9 lines, r = {per_worker_rate:,.0f} examples/s per "
-          f"worker, b = {bytes_per_sync / 1e3:,.0f} kB per model and direction, n = {sync_every:,}, "
-          f"β = {BANDWIDTH / 1e9:.2f} GB/s at the driver")
+    print(
+        f"\nprojection (a model, not a measurement): N = 1e9 lines, r = {per_worker_rate:,.0f} examples/s per "
+        f"worker, b = {bytes_per_sync / 1e3:,.0f} kB per model and direction, n = {sync_every:,}, "
+        f"β = {BANDWIDTH / 1e9:.2f} GB/s at the driver"
+    )
     for W in (8, 64, 512):
         rounds = N / (W * sync_every)
         m = mixing_time(W)
         learn = N / (W * per_worker_rate)
         comm = rounds * 2 * W * bytes_per_sync / BANDWIDTH
         total = learn + rounds * m + comm
-        print(f"  W = {W:3d}: learning {learn / 3600:6.2f} h, mixing {rounds * m / 3600:6.2f} h ({m * 1e3:,.0f} ms × "
-              f"{rounds:,.0f}), network {comm / 3600:6.2f} h: {total / 3600:6.2f} h")
+        print(
+            f"  W = {W:3d}: learning {learn / 3600:6.2f} h, mixing {rounds * m / 3600:6.2f} h ({m * 1e3:,.0f} ms × "
+            f"{rounds:,.0f}), network {comm / 3600:6.2f} h: {total / 3600:6.2f} h"
+        )
 
 
 def main():
@@ -151,8 +179,10 @@ def main():
         speed(whole, parts, args, tmp)
         small = write_copies(args.train, max(args.repeat // 10, 1), args.jobs, tmp)[1]
         (peak_small, _), (peak_big, result) = (worker_peaks(p, args.jobs, args.sync_every) for p in (small, parts))
-    print(f"\nworkers' peak resident memory: {', '.join(f'{x:.0f}' for x in peak_small)} MB on "
-          f"{max(args.repeat // 10, 1)}× TRAIN, {', '.join(f'{x:.0f}' for x in peak_big)} MB on {args.repeat}×")
+    print(
+        f"\nworkers' peak resident memory: {', '.join(f'{x:.0f}' for x in peak_small)} MB on "
+        f"{max(args.repeat // 10, 1)}× TRAIN, {', '.join(f'{x:.0f}' for x in peak_big)} MB on {args.repeat}×"
+    )
     lines = result.model.learner.counter("examples")
     rate = lines / args.jobs / result.seconds  # per worker; the run's own seconds: actors' start, reading, mixing
     syncs = max(result.traffic["synchronisations"], 1)

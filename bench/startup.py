@@ -5,7 +5,8 @@ what the installed `budgetlearn` script runs.
     python bench/startup.py [TRAIN TEST (default sample_data/a9a sample_data/a9a.t)] [--runs 7]
 
 Per command: the minimum and median wall time, the median CPU time (user + system) and the peak RSS of
-the process (its own: GNU time's, see bench/peers.py's measure), and the target: `--version` ≤ 0.15 s; `predict` of 10 lines ≤ 0.3 s
+the process (its own: GNU time's, see bench/peers.py's measure), and the target: `--version` ≤ 0.15 s; `predict` of
+10 lines ≤ 0.3 s
 and ≤ 80 MB; `train` on 1,000 lines ≤ 0.6 s.  The commands run interleaved, round after round, and the
 load average is printed before and after: the machines are shared.
 
@@ -68,14 +69,42 @@ def main():
             with open(src_path, "rb") as src, open(dst_path, "wb") as dst:
                 for _ in range(n):
                     dst.write(src.readline())
-        run(["train", "-a", "projectron++", "--eta", "0.31623", "--gamma", "0.04", "--average", "-q",
-             os.path.abspath(args.train), "-o", model])
-        train = ["train", "-a", "rbp", "-B", "100", "--gamma", "0.04", "-q", thousand, "-o", os.path.join(tmp, "k.model")]
-        rows = [("budgetlearn --version", ["--version"], 0.15, None),
-                ("budgetlearn --help", ["--help"], None, None),
-                ("budgetlearn info (~800 SVs)", ["info", model], None, None),
-                ("budgetlearn predict (10 lines, ~800 SVs)", ["predict", model, ten], 0.3, 80),
-                ("budgetlearn train (1,000 lines, rbp B = 100)", train, 0.6, None)]
+        run(
+            [
+                "train",
+                "-a",
+                "projectron++",
+                "--eta",
+                "0.31623",
+                "--gamma",
+                "0.04",
+                "--average",
+                "-q",
+                os.path.abspath(args.train),
+                "-o",
+                model,
+            ]
+        )
+        train = [
+            "train",
+            "-a",
+            "rbp",
+            "-B",
+            "100",
+            "--gamma",
+            "0.04",
+            "-q",
+            thousand,
+            "-o",
+            os.path.join(tmp, "k.model"),
+        ]
+        rows = [
+            ("budgetlearn --version", ["--version"], 0.15, None),
+            ("budgetlearn --help", ["--help"], None, None),
+            ("budgetlearn info (~800 SVs)", ["info", model], None, None),
+            ("budgetlearn predict (10 lines, ~800 SVs)", ["predict", model, ten], 0.3, 80),
+            ("budgetlearn train (1,000 lines, rbp B = 100)", train, 0.6, None),
+        ]
         for _, cmd, _, _ in rows:
             run(cmd)  # warm the file cache and numba's on-disk cache
         load = [os.getloadavg()]
@@ -94,18 +123,32 @@ def main():
                 target.append(f"≤ {wall_target} s {'met' if statistics.median(wall) <= wall_target else 'NOT MET'}")
             if rss_target:
                 target.append(f"≤ {rss_target} MB {'met' if rss <= rss_target else 'NOT MET'}")
-            print(f"{name:46s} {min(wall):8.3f}s {statistics.median(wall):6.3f}s {cpu:7.3f}s {rss:7.1f}MB  "
-                  + ", ".join(target))
+            print(
+                f"{name:46s} {min(wall):8.3f}s {statistics.median(wall):6.3f}s {cpu:7.3f}s {rss:7.1f}MB  "
+                + ", ".join(target)
+            )
         bare = min(_bare_python() for _ in range(args.runs))
-        steps = [[float(x) for x in subprocess.run([sys.executable, "-c", BREAKDOWN, *train], cwd=ROOT, check=True,
-                                                   capture_output=True, text=True).stdout.split()]
-                 for _ in range(args.runs)]
+        steps = [
+            [
+                float(x)
+                for x in subprocess.run(
+                    [sys.executable, "-c", BREAKDOWN, *train], cwd=ROOT, check=True, capture_output=True, text=True
+                ).stdout.split()
+            ]
+            for _ in range(args.runs)
+        ]
         parts = [statistics.median(s[i] for s in steps) for i in range(4)]
-        print(f"\ntrain on 1,000 lines, medians: interpreter {bare:.3f} s, importing the commands {parts[0]:.3f} s, "
-              f"importing numba {parts[1]:.3f} s, numba's first call (making and loading the compiled functions) "
-              f"{parts[2]:.3f} s, reading + learning + writing {parts[3]:.3f} s")
-        print("load average (1, 5, 15 min): before " + " ".join(f"{x:.2f}" for x in load[0])
-              + ", after " + " ".join(f"{x:.2f}" for x in load[-1]))
+        print(
+            f"\ntrain on 1,000 lines, medians: interpreter {bare:.3f} s, importing the commands {parts[0]:.3f} s, "
+            f"importing numba {parts[1]:.3f} s, numba's first call (making and loading the compiled functions) "
+            f"{parts[2]:.3f} s, reading + learning + writing {parts[3]:.3f} s"
+        )
+        print(
+            "load average (1, 5, 15 min): before "
+            + " ".join(f"{x:.2f}" for x in load[0])
+            + ", after "
+            + " ".join(f"{x:.2f}" for x in load[-1])
+        )
 
 
 def _bare_python() -> float:

@@ -3,7 +3,8 @@
     python bench/tune_speedup.py [DATA (default sample_data/a9a)] [--jobs 2] [--repeat 1] [--grid rbp]
 
 Runs the same `tune` command (by default Projectron, η ∈ {0.3, 0.5} × γ ∈ {0.04, 0.1}, 2 permutations:
-8 runs; `--grid rbp`: RBP, B ∈ {100, 300} × γ ∈ {0.04, 0.1}) in a fresh process with --jobs 1 and with --jobs N, times each end to end (wall clock, worker
+8 runs; `--grid rbp`: RBP, B ∈ {100, 300} × γ ∈ {0.04, 0.1}) in a fresh process with --jobs 1 and with --jobs N,
+times each end to end (wall clock, worker
 start-up included), checks that both tables are identical apart from the seconds, and prints the
 speed-up with the load average of the machine before and after (a loaded machine lowers it) and
 the runs' own seconds summed over each table (equal in both when every worker had a core to itself;
@@ -37,8 +38,13 @@ GRID = GRIDS["projectron"]
 
 def tune(data: str, jobs: int) -> tuple[float, dict]:
     started = time.perf_counter()
-    out = subprocess.run([sys.executable, "-m", "budgetcli.cli", "tune", *GRID, "--jobs", str(jobs), "--json", data],
-                         cwd=ROOT, check=True, capture_output=True, text=True)
+    out = subprocess.run(
+        [sys.executable, "-m", "budgetcli", "tune", *GRID, "--jobs", str(jobs), "--json", data],
+        cwd=ROOT,
+        check=True,
+        capture_output=True,
+        text=True,
+    )
     return time.perf_counter() - started, json.loads(out.stdout)
 
 
@@ -68,16 +74,26 @@ def main():
     # the runs' own learning seconds, summed: about equal in both when each worker had a core to itself
     learning = [sum(r["seconds"] for row in t[1]["rows"] for r in row["per_run"]) for t in (serial, parallel)]
     identical = without_seconds(serial[1]) == without_seconds(parallel[1])
-    result = {"grid": args.grid, "runs": sum(len(r["per_run"]) for r in serial[1]["rows"]), "jobs": args.jobs,
-              "seconds_1_job": round(serial[0], 2), f"seconds_{args.jobs}_jobs": round(parallel[0], 2),
-              "speedup": round(serial[0] / parallel[0], 3), "identical_tables": identical,
-              "run_seconds_sum_1_job": round(learning[0], 2), f"run_seconds_sum_{args.jobs}_jobs": round(learning[1], 2),
-              "loadavg_1min_before": round(load_before[0], 2), "loadavg_1min_after": round(load_after[0], 2),
-              "cpus": os.cpu_count()}
-    print(f"tune, {result['runs']} runs: 1 job {serial[0]:.1f} s, {args.jobs} jobs {parallel[0]:.1f} s, "
-          f"speed-up {result['speedup']:.2f}x; identical tables: {identical}; runs' own seconds summed "
-          f"{learning[0]:.1f} vs {learning[1]:.1f}; "
-          f"load average {load_before[0]:.2f} -> {load_after[0]:.2f} on {os.cpu_count()} CPUs")
+    result = {
+        "grid": args.grid,
+        "runs": sum(len(r["per_run"]) for r in serial[1]["rows"]),
+        "jobs": args.jobs,
+        "seconds_1_job": round(serial[0], 2),
+        f"seconds_{args.jobs}_jobs": round(parallel[0], 2),
+        "speedup": round(serial[0] / parallel[0], 3),
+        "identical_tables": identical,
+        "run_seconds_sum_1_job": round(learning[0], 2),
+        f"run_seconds_sum_{args.jobs}_jobs": round(learning[1], 2),
+        "loadavg_1min_before": round(load_before[0], 2),
+        "loadavg_1min_after": round(load_after[0], 2),
+        "cpus": os.cpu_count(),
+    }
+    print(
+        f"tune, {result['runs']} runs: 1 job {serial[0]:.1f} s, {args.jobs} jobs {parallel[0]:.1f} s, "
+        f"speed-up {result['speedup']:.2f}x; identical tables: {identical}; runs' own seconds summed "
+        f"{learning[0]:.1f} vs {learning[1]:.1f}; "
+        f"load average {load_before[0]:.2f} -> {load_after[0]:.2f} on {os.cpu_count()} CPUs"
+    )
     print(json.dumps(result))
     if not identical:
         sys.exit(1)

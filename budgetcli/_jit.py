@@ -51,12 +51,14 @@ class Lazy:
 
 def njit(**options):
     """numba.njit(**options) as the module's docstring says: lazily, and with a cache that works anywhere."""
+
     def decorate(func):
         if _loaded:
             return _compile(func, options)
         stand_in = Lazy(func, options)
         _lazy.append(stand_in)
         return stand_in
+
     return decorate
 
 
@@ -99,6 +101,7 @@ def _defer_blas_check() -> None:
         return
     try:
         import numba.np.linalg as linalg
+
         check = linalg.ensure_blas
     except (ImportError, AttributeError):
         return
@@ -155,6 +158,7 @@ def record(cls: type) -> type:
 
 def _register(cls: type) -> None:
     from numba.core.typing.typeof import typeof_impl
+
     typeof_impl.register(cls, typeof_impl.dispatch(tuple))
 
 
@@ -176,5 +180,8 @@ def _own_cache_dir() -> str | None:
 
 @functools.cache
 def _note_uncached() -> None:
-    print("budgetlearn: note: compiled code is not cached (no writable cache directory of this user's own; "
-          "set NUMBA_CACHE_DIR to one): each run compiles it again", file=sys.stderr)
+    print(
+        "budgetlearn: note: compiled code is not cached (no writable cache directory of this user's own; "
+        "set NUMBA_CACHE_DIR to one): each run compiles it again",
+        file=sys.stderr,
+    )

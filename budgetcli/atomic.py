@@ -41,6 +41,7 @@ import sys
 import tempfile
 from typing import IO, Iterator
 
+
 def current_umask() -> int:
     # There is no read-only umask query; set and immediately restore it.
     mask = os.umask(0)
@@ -197,8 +198,9 @@ def refuse_same_files(inputs, outputs, may_replace=()) -> None:
         shown = "standard output" if path == "-" else path
         for other_role, other_path, other_key in seen:
             if other_key == key and (other_role, role) not in may_replace:
-                raise SameFileError(f"{shown} and {other_path} are the same file: {role} would write over "
-                                    f"{other_role}; nothing written")
+                raise SameFileError(
+                    f"{shown} and {other_path} are the same file: {role} would write over {other_role}; nothing written"
+                )
         seen.append((role, shown, key))
 
 
@@ -261,6 +263,7 @@ class Terminated(KeyboardInterrupt):
 def stop_signals_raise_interrupt() -> Iterator[None]:
     """While training, SIGTERM unwinds like Ctrl-C (KeyboardInterrupt), so the temporary file of a
     save in progress is removed and the target keeps its last complete content."""
+
     def on_term(signum, frame):
         raise Terminated()
 

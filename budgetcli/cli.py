@@ -10,6 +10,7 @@ exit 0, as a pipeline expects.  Results go to stdout, summaries and progress to 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import errno
 import json
 import os
@@ -18,24 +19,34 @@ import sys
 import click
 import numpy as np
 
-from . import bounds, distributed, metrics, pipeline, registry
-from .entry import _write_failed, fail, main
-from .atomic import (SameFileError, interrupt_exit_code, interrupt_name, output_file, output_kind, refuse_same_files,
-                     stop_signals_deferred, stop_signals_raise_interrupt, writable_problem)
+from . import algorithms, bounds, distributed, metrics, pipeline, registry
+from .exits import fail, write_failed
+from .atomic import (
+    SameFileError,
+    interrupt_exit_code,
+    interrupt_name,
+    output_file,
+    output_kind,
+    refuse_same_files,
+    stop_signals_deferred,
+    stop_signals_raise_interrupt,
+    writable_problem,
+)
 from . import predict as predict_
 from . import tune as tune_
-from .io.libsvm import DataError, write_libsvm
+from .core import DataError, KernelSpec
+from .io.libsvm import write_libsvm
 from .kernels import KERNEL_PARAMS
 from .curve import CurveWriteError, LearningCurve
 from .progress import Progress
 from .export import IMPORTABLE
 from .model import HYPOTHESES, Model, UnloadableModel
 from .modelfile import ModelFileError
+from .spec import AVERAGES, FROM_MODEL, Sharding, TrainSpec
 from .synthetic import GENERATORS
 
-ALGORITHMS = registry.load_all()
+ALGORITHMS = algorithms.load_all()
 SEED = click.IntRange(min=0)  # numpy's generators (--shuffle, tune's permutations) take no negative seed
-AVERAGES = ("average", "projected-average")  # online-to-batch methods that average f_1 .. f_T
 
 
 def _refuse_same_files(inputs, outputs, may_replace=()) -> None:
@@ -69,8 +80,10 @@ def _param_options(f):
             for q in cls.params:
                 if q.name == name:
                     by_default.setdefault(q.default_text or q.default, []).append(algo)
-        defaults = "; ".join(f"{d:g} for {', '.join(algos)}" if isinstance(d, float) else f"{d} for {', '.join(algos)}"
-                             for d, algos in by_default.items())
+        defaults = "; ".join(
+            f"{d:g} for {', '.join(algos)}" if isinstance(d, float) else f"{d} for {', '.join(algos)}"
+            for d, algos in by_default.items()
+        )
         f = click.option(*p.flags, name, type=p.type, default=None, help=f"{p.help}. Default: {defaults}.")(f)
     return f
 
@@ -79,61 +92,124 @@ def _kernel_options(f):
     """One click option per kernel parameter, from its one declaration (kernels.KERNEL_PARAMS)."""
     for p in reversed(KERNEL_PARAMS.values()):
         default = f"; default {p.default_text}" if p.default_text else ""
-        f = click.option(*p.flags, p.name, type=click.Choice(p.choices) if p.choices else p.type, default=p.default,
-                         show_default=p.default is not None, help=p.help + default + ".")(f)
+        f = click.option(
+            *p.flags,
+            p.name,
+            type=click.Choice(p.choices) if p.choices else p.type,
+            default=p.default,
+            show_default=p.default is not None,
+            help=p.help + default + ".",
+        )(f)
     return f
-
-
 
 
 def _train_options(f):
     """The options of `train`, shared by `online-to-batch`."""
-    for decorator in reversed([
-        click.option("-a", "--algorithm", type=click.Choice(sorted(ALGORITHMS)), metavar="NAME",
-                     help="Learning algorithm (see `budgetlearn algorithms`); required unless --resume."),
-        _kernel_options,
-        _param_options,
-        click.option("--seed", type=SEED, default=0, show_default=True,
-                     help="Seed of the algorithm's random choices and of --shuffle."),
-        click.option("--epochs", type=click.IntRange(min=1), default=1, show_default=True,
-                     help="Passes over DATA. A file is streamed again for each pass; stdin is kept in memory."),
-        click.option("--shuffle", is_flag=True,
-                     help="Shuffle the examples in every pass (seeded by --seed); reads DATA into memory."),
-        click.option("-o", "--output", type=click.Path(dir_okay=False), default=None,
-                     help="Model file to write (default DATA.model; required when DATA is '-')."),
-        click.option("--resume", "resume_path", type=click.Path(dir_okay=False), default=None, metavar="MODEL",
-                     help="Continue training MODEL where it stopped (its algorithm, kernel, parameters, labels, "
-                          "counters and random state): bit for bit when it was saved with --save-resume (or is a "
-                          "checkpoint), else after rebuilding its resume state from the support vectors; -o may "
-                          "name the same file."),
-        click.option("--skip-bad-lines", is_flag=True,
-                     help="Skip malformed lines (and report how many) instead of failing."),
-        click.option("--save-resume", is_flag=True,
-                     help="Also write the resume state (the Gram inverse or matrix of the Projectron, SOP, CKS "
-                          "and Ahpatron families: |S|² numbers), so that --resume continues bit for bit. "
-                          "Without it the model holds what prediction needs and the small state, and --resume "
-                          "rebuilds the rest from the support vectors (as Vowpal Wabbit's --save_resume)."),
-        click.option("--checkpoint-every", type=click.IntRange(min=1), default=None, metavar="N",
-                     help="Every N examples, write the model so far to the -o file (atomically, as the final "
-                          "save, and with the resume state). Interrupted or killed, the file holds the last "
-                          "complete checkpoint; --resume continues from it bit for bit."),
-        click.option("-q", "--quiet", is_flag=True, help="No summary or progress on stderr."),
-        click.option("--progress/--no-progress", default=None,
-                     help="Vowpal Wabbit's progress table on stderr: a row at 1, 2, 4, 8, ... examples with the "
-                          "online mistake rate so far and since the last row, examples, support vectors, and the "
-                          "share of the input read and the time left when its size is known. Default: on when "
-                          "stderr is a terminal (with a live line below the rows), off otherwise."),
-        click.option("--json", "as_json", is_flag=True,
-                     help="Print the summary as one JSON object on stdout; its \"warnings\" list (empty when none) "
-                          "holds the summary's warning lines."),
-        click.option("--curve", "curve_path", type=click.Path(dir_okay=False), default=None, metavar="FILE.csv",
-                     help="Log a learning curve to FILE.csv: t, mistakes, online_rate, support_size, seconds, "
-                          "every --curve-every examples and at the end (`budgetlearn plot` draws it)."),
-        click.option("--curve-every", type=click.IntRange(min=1), default=1000, show_default=True, metavar="K",
-                     help="Examples between two rows of --curve."),
-        click.argument("data"),
-        click.pass_context,
-    ]):
+    for decorator in reversed(
+        [
+            click.option(
+                "-a",
+                "--algorithm",
+                type=click.Choice(sorted(ALGORITHMS)),
+                metavar="NAME",
+                help="Learning algorithm (see `budgetlearn algorithms`); required unless --resume.",
+            ),
+            _kernel_options,
+            _param_options,
+            click.option(
+                "--seed",
+                type=SEED,
+                default=0,
+                show_default=True,
+                help="Seed of the algorithm's random choices and of --shuffle.",
+            ),
+            click.option(
+                "--epochs",
+                type=click.IntRange(min=1),
+                default=1,
+                show_default=True,
+                help="Passes over DATA. A file is streamed again for each pass; stdin is kept in memory.",
+            ),
+            click.option(
+                "--shuffle",
+                is_flag=True,
+                help="Shuffle the examples in every pass (seeded by --seed); reads DATA into memory.",
+            ),
+            click.option(
+                "-o",
+                "--output",
+                type=click.Path(dir_okay=False),
+                default=None,
+                help="Model file to write (default DATA.model; required when DATA is '-').",
+            ),
+            click.option(
+                "--resume",
+                "resume_path",
+                type=click.Path(dir_okay=False),
+                default=None,
+                metavar="MODEL",
+                help="Continue training MODEL where it stopped (its algorithm, kernel, parameters, labels, "
+                "counters and random state): bit for bit when it was saved with --save-resume (or is a "
+                "checkpoint), else after rebuilding its resume state from the support vectors; -o may "
+                "name the same file.",
+            ),
+            click.option(
+                "--skip-bad-lines", is_flag=True, help="Skip malformed lines (and report how many) instead of failing."
+            ),
+            click.option(
+                "--save-resume",
+                is_flag=True,
+                help="Also write the resume state (the Gram inverse or matrix of the Projectron, SOP, CKS "
+                "and Ahpatron families: |S|² numbers), so that --resume continues bit for bit. "
+                "Without it the model holds what prediction needs and the small state, and --resume "
+                "rebuilds the rest from the support vectors (as Vowpal Wabbit's --save_resume).",
+            ),
+            click.option(
+                "--checkpoint-every",
+                type=click.IntRange(min=1),
+                default=None,
+                metavar="N",
+                help="Every N examples, write the model so far to the -o file (atomically, as the final "
+                "save, and with the resume state). Interrupted or killed, the file holds the last "
+                "complete checkpoint; --resume continues from it bit for bit.",
+            ),
+            click.option("-q", "--quiet", is_flag=True, help="No summary or progress on stderr."),
+            click.option(
+                "--progress/--no-progress",
+                default=None,
+                help="Vowpal Wabbit's progress table on stderr: a row at 1, 2, 4, 8, ... examples with the "
+                "online mistake rate so far and since the last row, examples, support vectors, and the "
+                "share of the input read and the time left when its size is known. Default: on when "
+                "stderr is a terminal (with a live line below the rows), off otherwise.",
+            ),
+            click.option(
+                "--json",
+                "as_json",
+                is_flag=True,
+                help='Print the summary as one JSON object on stdout; its "warnings" list (empty when none) '
+                "holds the summary's warning lines.",
+            ),
+            click.option(
+                "--curve",
+                "curve_path",
+                type=click.Path(dir_okay=False),
+                default=None,
+                metavar="FILE.csv",
+                help="Log a learning curve to FILE.csv: t, mistakes, online_rate, support_size, seconds, "
+                "every --curve-every examples and at the end (`budgetlearn plot` draws it).",
+            ),
+            click.option(
+                "--curve-every",
+                type=click.IntRange(min=1),
+                default=1000,
+                show_default=True,
+                metavar="K",
+                help="Examples between two rows of --curve.",
+            ),
+            click.argument("data"),
+            click.pass_context,
+        ]
+    ):
         f = decorator(f)
     return f
 
@@ -146,32 +222,62 @@ class _MoreData(click.Argument):
         return []
 
 
-@main.command()
+@click.command()
 @_train_options
 @click.argument("more_data", nargs=-1, cls=_MoreData)
-@click.option("--backend", type=click.Choice(distributed.BACKENDS), default=None,
-              help="Train one model over several inputs (shards: paths, globs, fsspec URLs) by iterative parameter "
-                   "mixing: serial (in this process) or dask (one actor per shard). Default: serial when several "
-                   "inputs are given.")
-@click.option("-j", "--jobs", type=click.IntRange(min=1), default=1, show_default=True,
-              help="--backend dask: worker processes of the local cluster started for the run.")
-@click.option("--scheduler", default=None, metavar="ADDRESS", help="--backend dask: the scheduler of a running cluster.")
-@click.option("--sync-every", type=click.IntRange(min=1), default=10_000, show_default=True, metavar="N",
-              help="Examples each shard learns between two synchronisations, or between two checks of "
-                   "--sync dynamic (a resumed checkpoint: its own).")
-@click.option("--sync", type=click.Choice(["static", "dynamic"]), default=None,
-              help="static: mix the shards' models every --sync-every examples per shard; dynamic: only when a "
-                   "shard's model has drifted more than --divergence from the last mixed one (dynamic averaging; "
-                   "far fewer bytes sent). Default: static (a resumed checkpoint: its own).")
-@click.option("--divergence", type=float, default=None, metavar="DELTA",
-              help="--sync dynamic: the drift ‖f − r‖² (squared RKHS distance of a shard's model f from the last "
-                   "mixed model r) that makes the shards synchronise.")
-@click.option("--average", is_flag=True,
-              help="The model predicts with the averaged hypothesis (1/T) Σ f_t (as scikit-learn's "
-                   "SGDClassifier(average=True)), usually far better on held-out data than the last one, and "
-                   "still resumes the online learner. Learners that evict support vectors keep the evicted ones "
-                   "until the model is written, then project their part onto the kept ones (the model stays "
-                   "within the budget). A resumed running-average model stays one.")
+@click.option(
+    "--backend",
+    type=click.Choice(distributed.BACKENDS),
+    default=None,
+    help="Train one model over several inputs (shards: paths, globs, fsspec URLs) by iterative parameter "
+    "mixing: serial (in this process) or dask (one actor per shard). Default: serial when several "
+    "inputs are given.",
+)
+@click.option(
+    "-j",
+    "--jobs",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    help="--backend dask: worker processes of the local cluster started for the run.",
+)
+@click.option(
+    "--scheduler", default=None, metavar="ADDRESS", help="--backend dask: the scheduler of a running cluster."
+)
+@click.option(
+    "--sync-every",
+    type=click.IntRange(min=1),
+    default=10_000,
+    show_default=True,
+    metavar="N",
+    help="Examples each shard learns between two synchronisations, or between two checks of "
+    "--sync dynamic (a resumed checkpoint: its own).",
+)
+@click.option(
+    "--sync",
+    type=click.Choice(["static", "dynamic"]),
+    default=None,
+    help="static: mix the shards' models every --sync-every examples per shard; dynamic: only when a "
+    "shard's model has drifted more than --divergence from the last mixed one (dynamic averaging; "
+    "far fewer bytes sent). Default: static (a resumed checkpoint: its own).",
+)
+@click.option(
+    "--divergence",
+    type=float,
+    default=None,
+    metavar="DELTA",
+    help="--sync dynamic: the drift ‖f − r‖² (squared RKHS distance of a shard's model f from the last "
+    "mixed model r) that makes the shards synchronise.",
+)
+@click.option(
+    "--average",
+    is_flag=True,
+    help="The model predicts with the averaged hypothesis (1/T) Σ f_t (as scikit-learn's "
+    "SGDClassifier(average=True)), usually far better on held-out data than the last one, and "
+    "still resumes the online learner. Learners that evict support vectors keep the evicted ones "
+    "until the model is written, then project their part onto the kept ones (the model stays "
+    "within the budget). A resumed running-average model stays one.",
+)
 def train(ctx, more_data, backend, jobs, scheduler, sync_every, sync, divergence, average, **options):
     """Train ALGORITHM online over DATA (one pass, or --epochs passes) and write the model.
 
@@ -187,23 +293,33 @@ def train(ctx, more_data, backend, jobs, scheduler, sync_every, sync, divergence
     with --eta ≥ min(C, 1)). The summary warns about a run that ended with no support vector or
     with one after several mistakes, a default γ that comes from an outlying feature index, and a
     kernel that is numerically constant or diagonal on a sample of the first 4,096 examples."""
-    sharded = None
+    sharding = None
     if more_data or backend:
         given = ctx.get_parameter_source("sync_every") is not click.core.ParameterSource.DEFAULT
-        sharded = {"inputs": (options["data"],) + more_data, "backend": backend or "serial", "jobs": jobs,
-                   "scheduler": scheduler, "sync_every": sync_every if given else None, "sync": sync,
-                   "divergence": divergence}
+        sharding = {
+            "inputs": (options["data"],) + more_data,
+            "backend": backend or "serial",
+            "jobs": jobs,
+            "scheduler": scheduler,
+            "sync_every": sync_every if given else None,
+            "sync": sync,
+            "divergence": divergence,
+        }
     elif sync or divergence is not None:
         raise click.UsageError("--sync and --divergence are for a sharded run (several inputs or --backend)")
-    _train(ctx, "running-average" if average else "online", sharded=sharded, **options)
+    _train(ctx, "running-average" if average else "online", sharding, options)
 
 
-@main.command(name="online-to-batch")
-@click.option("--method", type=click.Choice(["average", "projected-average", "last"]), default="average",
-              show_default=True,
-              help="average: (1/T) Σ f_t over the T rounds; projected-average: the same with the part of "
-                   "evicted support vectors projected onto the final support set (stays within the budget); "
-                   "last: f_T.")
+@click.command(name="online-to-batch")
+@click.option(
+    "--method",
+    type=click.Choice(["average", "projected-average", "last"]),
+    default="average",
+    show_default=True,
+    help="average: (1/T) Σ f_t over the T rounds; projected-average: the same with the part of "
+    "evicted support vectors projected onto the final support set (stays within the budget); "
+    "last: f_T.",
+)
 @_train_options
 def online_to_batch(ctx, method, **options):
     """Train ALGORITHM online over DATA (one pass, or --epochs passes) and write a batch hypothesis.
@@ -213,17 +329,62 @@ def online_to_batch(ctx, method, **options):
     the online support set. For algorithms that evict support vectors the exact average also
     needs the evicted ones (kept in memory during training) and so grows beyond the budget;
     projected-average stays within it. A batch model can be used by predict and eval, not resumed."""
-    _train(ctx, method, **options)
+    _train(ctx, method, None, options)
+
+
+def _spec_field(option: str) -> str | None:
+    """The TrainSpec field a train option sets (None: an option of the command's input and output)."""
+    if option in KERNEL_PARAMS:
+        return "kernel"
+    if option in registry.params():
+        return "params"
+    if option in SHARDING_OPTIONS:
+        return "sharding"
+    return option if option in TRAIN_SPEC_FIELDS else None
+
+
+TRAIN_SPEC_FIELDS = {f.name for f in dataclasses.fields(TrainSpec)}
+SHARDING_OPTIONS = {f.name for f in dataclasses.fields(Sharding)} | {"more_data"}
+
+
+def _given(ctx, name: str) -> bool:
+    return ctx.get_parameter_source(name) is not click.core.ParameterSource.DEFAULT
+
+
+def _train_spec(ctx, hypothesis: str, sharding: dict | None, options: dict) -> TrainSpec:
+    """The run's TrainSpec from the command line, checked: one line per rule (exit 2)."""
+    params = {name: options[name] for name in registry.params() if options.get(name) is not None}
+    kernel = KernelSpec(
+        kind=options["kernel"],
+        gamma=options["gamma"],
+        sigma=options["sigma"],
+        degree=options["degree"],
+        coef0=options["coef0"],
+    )
+    epochs = options["epochs"] if _given(ctx, "epochs") or not sharding else None  # a sharded checkpoint's
+    try:
+        return TrainSpec(
+            algorithm=options["algorithm"],
+            kernel=kernel,
+            params=params,
+            seed=options["seed"],
+            epochs=epochs,
+            shuffle=options["shuffle"],
+            hypothesis=hypothesis,
+            skip_bad_lines=options["skip_bad_lines"],
+            checkpoint_every=options["checkpoint_every"],
+            save_resume=options["save_resume"],
+            sharding=None if sharding is None else Sharding(**sharding),
+            resumed=options["resume_path"] is not None,
+        )
+    except ValueError as exc:
+        raise click.UsageError(str(exc)) from None
 
 
 def _resumed(ctx, resume_path: str, hypothesis: str) -> Model:
-    """The model `--resume` continues, refused when other settings are given or it cannot go on."""
-    given = [p.opts[-1] for p in ctx.command.params
-             if p.name not in ("output", "resume_path", "skip_bad_lines", "quiet", "progress", "as_json", "data",
-                               "method", "average", "epochs", "shuffle", "save_resume", "backend", "jobs",
-                               "scheduler", "sync_every", "sync", "divergence", "more_data", "checkpoint_every",
-                               "curve_path", "curve_every")
-             and ctx.get_parameter_source(p.name) is not click.core.ParameterSource.DEFAULT]
+    """The model `--resume` continues, refused when a setting the model keeps is given (the TrainSpec
+    fields FROM_MODEL), or when it cannot go on."""
+    given = [p.opts[-1] for p in ctx.command.params if _spec_field(p.name) in FROM_MODEL and _given(ctx, p.name)]
     if given:
         raise click.UsageError(f"--resume continues the model's own settings; drop {', '.join(given)}")
     resume = _load(resume_path, resume=True)
@@ -231,29 +392,16 @@ def _resumed(ctx, resume_path: str, hypothesis: str) -> Model:
         fail(f"{resume_path}: an averaged batch model cannot be resumed; resume the online model")
     if hypothesis in AVERAGES + ("running-average",) and resume.hypothesis != "running-average":
         if resume.learner.evicts or not resume.learner.average_kept:
-            lost = (f"the vectors {resume.learner.name} evicted before this run were not kept" if resume.learner.evicts
-                    else "its file does not hold the running sums (a model trained without --average)")
-            raise click.UsageError(f"{resume_path}: {lost}, so its average cannot be completed; "
-                                   + ("use --method last" if hypothesis in AVERAGES else "resume without --average"))
+            lost = (
+                f"the vectors {resume.learner.name} evicted before this run were not kept"
+                if resume.learner.evicts
+                else "its file does not hold the running sums (a model trained without --average)"
+            )
+            raise click.UsageError(
+                f"{resume_path}: {lost}, so its average cannot be completed; "
+                + ("use --method last" if hypothesis in AVERAGES else "resume without --average")
+            )
     return resume
-
-
-def _check_sharded(shuffle, curve_path, output) -> None:
-    """Usage errors for what a sharded run (several inputs or --backend) does not offer yet."""
-    given = [flag for flag, value in (("--shuffle", shuffle), ("--curve", curve_path)) if value]
-    if given:
-        raise click.UsageError(f"{', '.join(given)} is not available for a sharded run (several inputs or --backend)")
-    if output is None:
-        raise click.UsageError("a sharded run (several inputs or --backend) needs -o/--output")
-
-
-def _check_combination(ctx, hypothesis: str, cls, curve_path, sharded) -> None:
-    """Usage errors for options that do not go together."""
-    if hypothesis == "running-average" and sharded and cls.evicts:
-        raise click.UsageError(f"--average: a sharded run does not keep the vectors {cls.name} evicts, which its "
-                               "average needs; train without --average, or in one process")
-    if curve_path is None and ctx.get_parameter_source("curve_every") is not click.core.ParameterSource.DEFAULT:
-        raise click.UsageError("--curve-every needs --curve FILE.csv")
 
 
 def _model_output(output: str | None, data: str, checkpoint_every: int | None) -> str:
@@ -265,105 +413,99 @@ def _model_output(output: str | None, data: str, checkpoint_every: int | None) -
     if output == "-":
         raise click.UsageError("a model file cannot be written to stdout; give a path with -o")
     if checkpoint_every is not None and output_kind(output) != "replace":
-        raise click.UsageError(f"--checkpoint-every needs a regular file for -o (a checkpoint is rewritten and "
-                               f"resumed from); {output} is not one")
+        raise click.UsageError(
+            f"--checkpoint-every needs a regular file for -o (a checkpoint is rewritten and "
+            f"resumed from); {output} is not one"
+        )
     problem = writable_problem(output)
     if problem:
         fail(f"{output}: cannot write the model: {problem}")
     return output
 
 
-def _train(ctx, hypothesis, algorithm, kernel, gamma, sigma, degree, coef0, seed, epochs, shuffle, output,
-           resume_path, skip_bad_lines, save_resume, checkpoint_every, quiet, progress, as_json, curve_path,
-           curve_every, data, sharded=None, **params):
-    params = {k: v for k, v in params.items() if v is not None}
-    if sharded:
-        _check_sharded(shuffle, curve_path, output)
-        # every shard passes --epochs times over its input; not given: a resumed checkpoint's
-        sharded = dict(sharded, epochs=None if ctx.get_parameter_source("epochs") is click.core.ParameterSource.DEFAULT
-                       else epochs)
-    resume = None
-    if resume_path is not None:
-        resume = _resumed(ctx, resume_path, hypothesis)
-        algorithm = resume.learner.name
-        if resume.hypothesis == "running-average" and hypothesis == "online":
-            hypothesis = "running-average"  # the model's own setting, as its kernel and parameters are
-        if not sharded:
-            resume.sharding = None  # a sharded run's reading positions do not hold for one input
-    elif algorithm is None:
+def _train(ctx, hypothesis: str, sharding: dict | None, options: dict) -> None:
+    """train and online-to-batch: the run's spec from the options, its inputs and outputs checked
+    before anything is read or written, then the run, the model written, the summary."""
+    data, resume_path, curve_path, quiet = (
+        options["data"],
+        options["resume_path"],
+        options["curve_path"],
+        options["quiet"],
+    )
+    if options["algorithm"] is None and resume_path is None:
         raise click.UsageError("give -a/--algorithm (or --resume MODEL)")
-    output = _model_output(output, data, checkpoint_every)
-    shards = []
-    if sharded:
-        with contextlib.suppress(ValueError, ImportError):  # a glob that matches nothing: said later, in its place
-            shards = distributed.shard_sources(sharded["inputs"])
-        if sharded["backend"] == "dask" and sharded["scheduler"] is None:
-            jobs, note = bounds.workers(sharded["jobs"], max(len(shards), 1), "shard")
-            sharded = dict(sharded, jobs=jobs)
-            if note and not quiet:
-                click.echo(f"budgetlearn: note: {note}", err=True)
-    _refuse_same_files([("DATA", data)] + [("DATA", s) for s in shards if "://" not in s] + [("--resume", resume_path)],
-                       [("-o", output), ("--curve", curve_path)],
-                       # train goes on from a model and may write it back; online-to-batch writes a batch model
-                       may_replace={("--resume", "-o")} if hypothesis in ("online", "running-average") else ())
-    spec = pipeline.KernelSpec(kernel, gamma, sigma, degree, coef0)
-    cls = ALGORITHMS[algorithm]
-    try:  # refuse bad parameters and kernels, and settings that learn nothing, before reading anything
-        if not resume:  # a resumed model keeps its own settings, checked when it was made
-            pipeline.check_settings(cls, spec, params)
-    except ValueError as exc:
-        raise click.UsageError(str(exc))
-    _check_combination(ctx, hypothesis, cls, curve_path, sharded)
-
+    if curve_path is None and _given(ctx, "curve_every"):
+        raise click.UsageError("--curve-every needs --curve FILE.csv")
+    if sharding and curve_path:
+        raise click.UsageError("--curve is not available for a sharded run (several inputs or --backend)")
+    if sharding and options["output"] is None:
+        raise click.UsageError("a sharded run (several inputs or --backend) needs -o/--output")
+    resume = _resumed(ctx, resume_path, hypothesis) if resume_path is not None else None
+    if resume is not None:
+        options = dict(options, algorithm=resume.learner.name)
+    spec = _train_spec(ctx, hypothesis, sharding, options)
+    if resume is not None:
+        spec = spec.resuming(resume)
+    output = _model_output(options["output"], data, spec.checkpoint_every)
+    shards = _shards(spec, quiet)
+    if shards is not None:
+        spec = dataclasses.replace(spec, sharding=dataclasses.replace(spec.sharding, jobs=shards[1]))
+    _refuse_same_files(
+        [("DATA", data)]
+        + [("DATA", s) for s in (shards[0] if shards else ()) if "://" not in s]
+        + [("--resume", resume_path)],
+        [("-o", output), ("--curve", curve_path)],
+        # train goes on from a model and may write it back; online-to-batch writes a batch model
+        may_replace={("--resume", "-o")} if hypothesis in ("online", "running-average") else (),
+    )
     checkpoints = []  # the model's example count (resumed ones included) at each checkpoint written
 
     def checkpoint(model):
         with stop_signals_deferred():
-            _written(model, hypothesis).save(output, resume=hypothesis not in AVERAGES)
+            model.save(output, resume=spec.hypothesis not in AVERAGES)
             checkpoints.append(model.learner.counter("examples"))
 
     terminal = sys.stderr.isatty()
-    progress = Progress(rows=not quiet and (terminal if progress is None else progress),
-                        live=not quiet and terminal and progress is not False)
+    progress = Progress(
+        rows=not quiet and (terminal if options["progress"] is None else options["progress"]),
+        live=not quiet and terminal and options["progress"] is not False,
+    )
     with _training_failures(output, resume_path, checkpoints), contextlib.ExitStack() as outputs:
-        curve = _open_curve(outputs, curve_path, curve_every)
+        curve = _open_curve(outputs, curve_path, options["curve_every"])
+        watch = pipeline.Watch(progress, curve, checkpoint, progress.update)
         with progress, stop_signals_raise_interrupt():
-            if sharded:
-                result = _train_sharded(algorithm, spec, params, seed, skip_bad_lines, resume=resume,
-                                        checkpoint_every=checkpoint_every, on_checkpoint=checkpoint, **sharded)
+            if spec.sharding:
+                result = _train_sharded(spec, resume, watch)
             else:
-                result = pipeline.train(data, algorithm, spec, params, seed=seed, skip_bad_lines=skip_bad_lines,
-                                        on_chunk=progress.update, resume=resume, epochs=epochs, shuffle=shuffle,
-                                        keep_retired=hypothesis in AVERAGES + ("running-average",), curve=curve, progress=progress,
-                                        checkpoint_every=checkpoint_every, on_checkpoint=checkpoint)
-            online_size = len(result.model.learner.support)
-            result.model = _written(result.model, hypothesis)
-            result.model.save(output, resume=save_resume)
-
-    summary = _train_summary(result, algorithm, output)
-    summary["hypothesis"] = hypothesis
-    summary["online_support_size"] = online_size
-    if as_json:
+                result = pipeline.train(spec, data, resume, watch)
+            result.model.save(output, resume=spec.save_resume)
+    summary = _train_summary(result, spec, output)
+    if options["as_json"]:
         click.echo(json.dumps(summary))
     if not quiet:
         _print_train_summary(summary, result)
 
 
-def _written(model: Model, hypothesis: str) -> Model:
-    """What `train` and `online-to-batch` write: the online model, with its running average, or a batch one."""
-    if hypothesis in AVERAGES:
-        return model.averaged(projected=hypothesis == "projected-average")
-    if hypothesis == "running-average":
-        model.learner.fold_retired()
-        model.hypothesis = hypothesis
-    return model
+def _shards(spec: TrainSpec, quiet: bool) -> tuple[list, int] | None:
+    """A sharded run's shards (a glob that matches nothing is said later, in its place) and its local
+    cluster's workers, at most one per shard and per core (said when --jobs is lowered)."""
+    if spec.sharding is None:
+        return None
+    shards = []
+    with contextlib.suppress(ValueError, ImportError):
+        shards = distributed.shard_sources(spec.sharding.inputs)
+    jobs = spec.sharding.jobs
+    if spec.sharding.backend == "dask" and spec.sharding.scheduler is None:
+        jobs, note = bounds.workers(jobs, max(len(shards), 1), "shard")
+        if note and not quiet:
+            click.echo(f"budgetlearn: note: {note}", err=True)
+    return shards, jobs
 
 
-def _train_sharded(algorithm, spec, params, seed, skip_bad_lines, **sharded):
+def _train_sharded(spec: TrainSpec, resume, watch):
     """distributed.train, its refusals as one line: settings (exit 2), a cluster (exit 1)."""
     try:
-        return distributed.train(algorithm=algorithm, kernel=spec, params=params, seed=seed,
-                                 skip_bad_lines=skip_bad_lines, **sharded)
+        return distributed.train(spec, resume, watch)
     except DataError:
         raise
     except ValueError as exc:
@@ -379,17 +521,29 @@ def _training_failures(output: str, resume_path: str | None, checkpoints: list):
     try:
         yield
     except (DataError, CurveWriteError, UnloadableModel) as exc:
-        fail((f"{output}: {exc}" if isinstance(exc, UnloadableModel) else str(exc))
-             + (held.format(checkpoints[-1]) if checkpoints else ""))
+        fail(
+            (f"{output}: {exc}" if isinstance(exc, UnloadableModel) else str(exc))
+            + (held.format(checkpoints[-1]) if checkpoints else "")
+        )
     except ArithmeticError as exc:  # a division by 0 in a loop: a resumed state that is finite but inconsistent
-        where = f"{resume_path}: cannot go on from this model: its saved state is inconsistent" if resume_path else \
-            "training failed"
+        where = (
+            f"{resume_path}: cannot go on from this model: its saved state is inconsistent"
+            if resume_path
+            else "training failed"
+        )
         fail(f"{where} ({type(exc).__name__}: {exc})")
     except OSError as exc:
         fail(f"{output}: cannot write the model: {exc.strerror or exc}")
     except KeyboardInterrupt as exc:
-        fail(f"{interrupt_name(exc)}; " + (f"{output} holds the checkpoint after {checkpoints[-1]:,} examples"
-                                           if checkpoints else "no model written"), interrupt_exit_code(exc))
+        fail(
+            f"{interrupt_name(exc)}; "
+            + (
+                f"{output} holds the checkpoint after {checkpoints[-1]:,} examples"
+                if checkpoints
+                else "no model written"
+            ),
+            interrupt_exit_code(exc),
+        )
 
 
 def _open_curve(outputs: contextlib.ExitStack, curve_path: str | None, every: int) -> LearningCurve | None:
@@ -404,14 +558,15 @@ def _open_curve(outputs: contextlib.ExitStack, curve_path: str | None, every: in
     return LearningCurve(curve_file, every, curve_path)
 
 
-def _train_summary(result, algorithm, output) -> dict:
+def _train_summary(result, spec: TrainSpec, output) -> dict:
     learner = result.model.learner
     t = learner.counter("examples")
     mistakes = learner.counter("mistakes")
     return {
-        "algorithm": algorithm,
+        "algorithm": spec.algorithm,
         "params": learner.hyper,
-        "kernel": learner.kernel.to_dict() | {"sigma": learner.kernel.sigma if learner.kernel.kind != "linear" else None},
+        "kernel": learner.kernel.to_dict()
+        | {"sigma": learner.kernel.sigma if learner.kernel.kind != "linear" else None},
         "data": result.source,
         "examples": t,
         "mistakes": mistakes,
@@ -424,6 +579,8 @@ def _train_summary(result, algorithm, output) -> dict:
         "model": output,
         "warnings": result.warnings,
         "notes": learner.notes,
+        "hypothesis": spec.hypothesis,
+        "online_support_size": len(result.online.learner.support),
     }
 
 
@@ -440,9 +597,11 @@ def _print_train_summary(s: dict, result) -> None:
         f"model           {s['model']} (predicts with {HYPOTHESES[s['hypothesis']]})",
     ]
     if s["support_size"] > s["online_support_size"]:
-        lines.append(f"note            the exact average keeps {s['support_size'] - s['online_support_size']:,} "
-                     f"evicted support vectors beyond the online {s['online_support_size']:,}; "
-                     "--method projected-average stays within the budget")
+        lines.append(
+            f"note            the exact average keeps {s['support_size'] - s['online_support_size']:,} "
+            f"evicted support vectors beyond the online {s['online_support_size']:,}; "
+            "--method projected-average stays within the budget"
+        )
     if s["skipped_lines"]:
         lines.append(f"skipped         {s['skipped_lines']:,} malformed lines (first: {result.skipped[0]})")
     lines += [f"note            {n}" for n in s["notes"]]
@@ -457,20 +616,34 @@ def _load(model_path, resume: bool = False) -> Model:
         fail(str(exc))
 
 
-@main.command()
+@click.command()
 @click.argument("model_path", metavar="MODEL")
 @click.argument("data")
-@click.option("-o", "--output", type=click.Path(dir_okay=False, allow_dash=True), default="-",
-              help="Where to write predictions (default stdout). The file appears whole or not at all: it is "
-                   "written to a temporary file and renamed over FILE only when every line was predicted.")
-@click.option("--scores", is_flag=True,
-              help="Binary model: write 'label score' per line, score = f(x) (positive: the model's +1 label). "
-                   "Multiclass model: a first line 'labels L1 ... Lm' (the class order), then 'label f_1 ... f_m' "
-                   "per example.")
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(dir_okay=False, allow_dash=True),
+    default="-",
+    help="Where to write predictions (default stdout). The file appears whole or not at all: it is "
+    "written to a temporary file and renamed over FILE only when every line was predicted.",
+)
+@click.option(
+    "--scores",
+    is_flag=True,
+    help="Binary model: write 'label score' per line, score = f(x) (positive: the model's +1 label). "
+    "Multiclass model: a first line 'labels L1 ... Lm' (the class order), then 'label f_1 ... f_m' "
+    "per example.",
+)
 @click.option("--skip-bad-lines", is_flag=True, help="Skip malformed lines instead of failing.")
-@click.option("-j", "--jobs", type=int, default=1, show_default=True,
-              help="Worker processes (-1: one per core), each reading its own byte range of DATA; the output is "
-                   "the same as with 1. Compressed files and stdin are read serially.")
+@click.option(
+    "-j",
+    "--jobs",
+    type=int,
+    default=1,
+    show_default=True,
+    help="Worker processes (-1: one per core), each reading its own byte range of DATA; the output is "
+    "the same as with 1. Compressed files and stdin are read serially.",
+)
 def predict(model_path, data, output, scores, skip_bad_lines, jobs):
     """Predict one label per example of DATA, in input order."""
     if jobs == 0 or jobs < -1:
@@ -486,12 +659,12 @@ def predict(model_path, data, output, scores, skip_bad_lines, jobs):
     except DataError as exc:
         fail(str(exc))
     except OSError as exc:
-        _write_failed(output, "the predictions", exc)
+        write_failed(output, "the predictions", exc)
     except KeyboardInterrupt:
         fail("interrupted; no predictions file written" if output != "-" else "interrupted", 130)
 
 
-@main.command(name="eval")
+@click.command(name="eval")
 @click.argument("model_path", metavar="MODEL")
 @click.argument("data")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as one JSON object.")
@@ -523,8 +696,11 @@ def eval_(model_path, data, as_json, skip_bad_lines):
     f = np.concatenate(all_scores)
     # classes: the model's two labels, then any label of DATA the model never saw
     classes = labels.classes + sorted(set(np.unique(true).tolist()) - set(labels.classes))
-    pred_value = np.where(f > 0, labels.positive if labels.positive is not None else labels.negative,
-                          labels.negative if labels.negative is not None else labels.positive)
+    pred_value = np.where(
+        f > 0,
+        labels.positive if labels.positive is not None else labels.negative,
+        labels.negative if labels.negative is not None else labels.positive,
+    )
     index = {v: i for i, v in enumerate(classes)}
     true_idx = np.array([index[v] for v in true.tolist()])
     pred_idx = np.array([index[v] for v in pred_value.tolist()])
@@ -557,8 +733,9 @@ def _print_eval(r: dict) -> None:
         auc = f"\nAUC       n/a (one class only) (positive label {r['positive_label']})"
     else:
         auc = f"\nAUC       {r['auc']:.4f} (positive label {r['positive_label']})"
-    console.print(f"examples  {r['examples']:,}\naccuracy  {100 * r['accuracy']:.2f}%\n"
-                  f"error     {100 * r['error']:.2f}%{auc}")
+    console.print(
+        f"examples  {r['examples']:,}\naccuracy  {100 * r['accuracy']:.2f}%\nerror     {100 * r['error']:.2f}%{auc}"
+    )
     table = Table(title="per class", title_justify="left")
     for col in ("label", "precision", "recall", "F1", "support"):
         table.add_column(col, justify="right")
@@ -575,12 +752,23 @@ def _print_eval(r: dict) -> None:
     console.print(table)
 
 
-@main.command()
+@click.command()
 @click.argument("model_path", metavar="MODEL")
-@click.option("--format", "fmt", type=click.Choice(["libsvm"]), default="libsvm", show_default=True,
-              help="libsvm: LIBSVM's model text format, read by svm-predict and libsvm's svm_load_model.")
-@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False, allow_dash=True),
-              help="File to write ('-' for stdout).")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["libsvm"]),
+    default="libsvm",
+    show_default=True,
+    help="libsvm: LIBSVM's model text format, read by svm-predict and libsvm's svm_load_model.",
+)
+@click.option(
+    "-o",
+    "--output",
+    required=True,
+    type=click.Path(dir_okay=False, allow_dash=True),
+    help="File to write ('-' for stdout).",
+)
 def export(model_path, fmt, output):
     """Write MODEL in another tool's format: a binary model with a linear, poly or rbf kernel as a
     LIBSVM C-SVC model that gives the same predictions.
@@ -599,13 +787,19 @@ def export(model_path, fmt, output):
         with output_file(output) as f:
             f.write(text)
     except OSError as exc:
-        _write_failed(output, "the LIBSVM model", exc)
+        write_failed(output, "the LIBSVM model", exc)
 
 
-@main.command(name="import")
+@click.command(name="import")
 @click.argument("libsvm_model", metavar="LIBSVM_MODEL")
-@click.option("-a", "--algorithm", type=click.Choice(IMPORTABLE), default="perceptron",
-              show_default=True, help="Algorithm that goes on learning from the imported model with train --resume.")
+@click.option(
+    "-a",
+    "--algorithm",
+    type=click.Choice(IMPORTABLE),
+    default="perceptron",
+    show_default=True,
+    help="Algorithm that goes on learning from the imported model with train --resume.",
+)
 @click.option("-C", "--cost", type=float, default=None, help="C of pa-i / pa-ii (default 1).")
 @click.option("--seed", type=SEED, default=0, show_default=True, help="Seed stored in the model.")
 @click.option("-o", "--output", required=True, type=click.Path(dir_okay=False), help="budgetlearn model file to write.")
@@ -633,7 +827,7 @@ def import_(libsvm_model, algorithm, cost, seed, output):
         fail(f"{output}: cannot write the model: {exc.strerror or exc}")
 
 
-@main.command()
+@click.command()
 @click.argument("model_path", metavar="MODEL")
 @click.option("--json", "as_json", is_flag=True, help="Print the description as one JSON object.")
 def info(model_path, as_json):
@@ -645,14 +839,26 @@ def info(model_path, as_json):
     click.echo(json.dumps(d) if as_json else format_text(d))
 
 
-@main.command()
+@click.command()
 @click.argument("curves", nargs=-1, required=True, metavar="FILE.csv...")
-@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False),
-              help="Image to write; the format follows the extension (.png, .svg, .pdf).")
+@click.option(
+    "-o",
+    "--output",
+    required=True,
+    type=click.Path(dir_okay=False),
+    help="Image to write; the format follows the extension (.png, .svg, .pdf).",
+)
 @click.option("--label", "labels", multiple=True, help="Legend entry of each FILE.csv, in order (default: file names).")
 @click.option("--title", default=None, help="Title above the two panels.")
-@click.option("--size", nargs=2, type=click.FloatRange(min=1, max=50), default=(8.0, 6.0), show_default=True,
-              metavar="W H", help="Figure size in inches (at 100 dots per inch), 1 to 50 each.")
+@click.option(
+    "--size",
+    nargs=2,
+    type=click.FloatRange(min=1, max=50),
+    default=(8.0, 6.0),
+    show_default=True,
+    metavar="W H",
+    help="Figure size in inches (at 100 dots per inch), 1 to 50 each.",
+)
 def plot(curves, output, labels, title, size):
     """Draw online error rate and support size against examples from `train --curve` files, one line
     per file. Needs matplotlib (pip install 'budgetlearn[plot]')."""
@@ -664,8 +870,7 @@ def plot(curves, output, labels, title, size):
     except PlotError as exc:
         fail(str(exc))
     except OSError as exc:
-        _write_failed(output, "the image", exc)
-
+        write_failed(output, "the image", exc)
 
 
 def _tune_run(runs, settings, grid, jobs, backend, scheduler, sort, csv_path, save_best, writing: list):
@@ -675,7 +880,7 @@ def _tune_run(runs, settings, grid, jobs, backend, scheduler, sort, csv_path, sa
     rows = tune_.table(settings, results, sort)
     if csv_path is not None:
         writing.append((csv_path, "the table"))
-        tune_.write_csv(csv_path, rows, [n for n, _ in grid], runs[0].epochs)
+        tune_.write_csv(csv_path, rows, [n for n, _ in grid], runs[0].spec.epochs)
     best = None
     if save_best is not None:
         best = tune_.best_run(rows[0], sort)
@@ -691,43 +896,113 @@ def _no_grid_contradiction(grid, params: dict, gamma, sigma) -> None:
     widths = {n for n, v in (("gamma", gamma), ("sigma", sigma)) if v is not None}
     for name, _ in grid:
         if name in params or name in ("gamma", "sigma") and widths:
-            raise ValueError(f"--grid {name} and a fixed {' '.join('--' + w for w in widths) or '--' + name} "
-                             "contradict each other")
+            raise ValueError(
+                f"--grid {name} and a fixed {' '.join('--' + w for w in widths) or '--' + name} contradict each other"
+            )
 
-@main.command()
-@click.option("-a", "--algorithm", type=click.Choice(sorted(ALGORITHMS)), required=True, metavar="NAME",
-              help="Learning algorithm (see `budgetlearn algorithms`).")
-@click.option("--grid", "grids", multiple=True, metavar="NAME=V1,V2,...",
-              help="Values of one parameter (eta, B, beta, lambda, C, ..., or the kernel's gamma, sigma, degree, "
-                   "coef0); repeat for more. Every combination is a setting.")
-@click.option("--permutations", type=click.IntRange(min=0), default=5, show_default=True,
-              help="Runs per setting, each over a seeded permutation of DATA (run p: seed --seed + p, as "
-                   "`train --shuffle --seed`); 0: one run over DATA in its own order.")
+
+@click.command()
+@click.option(
+    "-a",
+    "--algorithm",
+    type=click.Choice(sorted(ALGORITHMS)),
+    required=True,
+    metavar="NAME",
+    help="Learning algorithm (see `budgetlearn algorithms`).",
+)
+@click.option(
+    "--grid",
+    "grids",
+    multiple=True,
+    metavar="NAME=V1,V2,...",
+    help="Values of one parameter (eta, B, beta, lambda, C, ..., or the kernel's gamma, sigma, degree, "
+    "coef0); repeat for more. Every combination is a setting.",
+)
+@click.option(
+    "--permutations",
+    type=click.IntRange(min=0),
+    default=5,
+    show_default=True,
+    help="Runs per setting, each over a seeded permutation of DATA (run p: seed --seed + p, as "
+    "`train --shuffle --seed`); 0: one run over DATA in its own order.",
+)
 @click.option("--seed", type=SEED, default=0, show_default=True, help="Seed of run 0; run p uses --seed + p.")
-@click.option("--epochs", type=click.IntRange(min=1), default=1, show_default=True,
-              help="Passes over DATA per run, as `train --epochs` (a permuted run: each pass its own "
-                   "permutation, as `train --shuffle`, with DATA in memory).")
+@click.option(
+    "--epochs",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    help="Passes over DATA per run, as `train --epochs` (a permuted run: each pass its own "
+    "permutation, as `train --shuffle`, with DATA in memory).",
+)
 @click.option("--test", type=click.Path(dir_okay=False), default=None, help="Test file: accuracy of every run.")
-@click.option("-j", "--jobs", type=int, default=1, show_default=True,
-              help="Runs at once (-1: one per core). With dask, the cluster's workers decide.")
-@click.option("--backend", type=click.Choice(tune_.BACKENDS), default="loky", show_default=True,
-              help="joblib backend: loky (local processes), threading (one process: the compiled loops hold "
-                   "the GIL, so no speed-up), dask (dask.distributed; a local cluster of --jobs processes unless "
-                   "--scheduler), ray.")
-@click.option("--scheduler", metavar="ADDRESS", default=None,
-              help="dask scheduler (tcp://host:8786) or ray cluster address.")
-@click.option("--sort", type=click.Choice(sorted(tune_.SORT_KEYS)), default=None,
-              help="Order of the table, best first [default: test-accuracy with --test, else error].")
+@click.option(
+    "-j",
+    "--jobs",
+    type=int,
+    default=1,
+    show_default=True,
+    help="Runs at once (-1: one per core). With dask, the cluster's workers decide.",
+)
+@click.option(
+    "--backend",
+    type=click.Choice(tune_.BACKENDS),
+    default="loky",
+    show_default=True,
+    help="joblib backend: loky (local processes), threading (one process: the compiled loops hold "
+    "the GIL, so no speed-up), dask (dask.distributed; a local cluster of --jobs processes unless "
+    "--scheduler), ray.",
+)
+@click.option(
+    "--scheduler", metavar="ADDRESS", default=None, help="dask scheduler (tcp://host:8786) or ray cluster address."
+)
+@click.option(
+    "--sort",
+    type=click.Choice(sorted(tune_.SORT_KEYS)),
+    default=None,
+    help="Order of the table, best first [default: test-accuracy with --test, else error].",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the table as JSON on stdout instead.")
-@click.option("--csv", "csv_path", type=click.Path(dir_okay=False), default=None, metavar="FILE",
-              help="Also write the table as CSV.")
-@click.option("--save-best", type=click.Path(dir_okay=False), default=None, metavar="MODEL",
-              help="Save the model of the best run of the best setting (trained again here, identically).")
+@click.option(
+    "--csv",
+    "csv_path",
+    type=click.Path(dir_okay=False),
+    default=None,
+    metavar="FILE",
+    help="Also write the table as CSV.",
+)
+@click.option(
+    "--save-best",
+    type=click.Path(dir_okay=False),
+    default=None,
+    metavar="MODEL",
+    help="Save the model of the best run of the best setting (trained again here, identically).",
+)
 @_kernel_options
 @_param_options
 @click.argument("data")
-def tune(algorithm, grids, permutations, seed, epochs, test, jobs, backend, scheduler, sort, as_json, csv_path,
-         save_best, kernel, gamma, sigma, degree, coef0, data, **params):
+def tune(
+    algorithm,
+    grids,
+    permutations,
+    seed,
+    epochs,
+    test,
+    jobs,
+    backend,
+    scheduler,
+    sort,
+    as_json,
+    csv_path,
+    save_best,
+    kernel,
+    gamma,
+    sigma,
+    degree,
+    coef0,
+    data,
+    **params,
+):
     """Train every (setting, permutation) pair of a parameter grid in parallel and print mean ± std
     of the online mistake rate, support size, test accuracy and seconds per setting.
 
@@ -756,8 +1031,8 @@ def tune(algorithm, grids, permutations, seed, epochs, test, jobs, backend, sche
         grid = tune_.parse_grid(list(grids), algorithm)
         _no_grid_contradiction(grid, params, gamma, sigma)
         settings = tune_.settings_of(grid)
-        runs = tune_.plan(data, test, algorithm, pipeline.KernelSpec(kernel, gamma, sigma, degree, coef0), params,
-                          settings, permutations, seed, epochs)
+        base = TrainSpec(algorithm, KernelSpec(kernel, gamma, sigma, degree, coef0), params, seed, epochs)
+        runs = tune_.plan(data, test, base, settings, permutations)
     except ValueError as exc:
         raise click.UsageError(str(exc))
     if scheduler is None:  # local processes or threads; a cluster's own workers decide there
@@ -776,14 +1051,23 @@ def tune(algorithm, grids, permutations, seed, epochs, test, jobs, backend, sche
     except OSError as exc:
         if not writing:
             fail(f"{os.fsdecode(exc.filename) if exc.filename else 'tune'}: {exc.strerror or exc}")
-        _write_failed(*writing[-1], exc)
+        write_failed(*writing[-1], exc)
     except KeyboardInterrupt:
         click.echo("budgetlearn: interrupted; nothing written", err=True)
         sys.exit(130)
     if as_json:
-        click.echo(json.dumps({"algorithm": algorithm, "sort": sort, "permutations": permutations, "seed": seed,
-                               "epochs": epochs,
-                               "rows": [r.to_dict() for r in rows]}))
+        click.echo(
+            json.dumps(
+                {
+                    "algorithm": algorithm,
+                    "sort": sort,
+                    "permutations": permutations,
+                    "seed": seed,
+                    "epochs": epochs,
+                    "rows": [r.to_dict() for r in rows],
+                }
+            )
+        )
     else:
         _print_tune(algorithm, sort, rows, epochs)
     if save_best is not None:
@@ -793,8 +1077,10 @@ def tune(algorithm, grids, permutations, seed, epochs, test, jobs, backend, sche
 def _print_tune(algorithm, sort, rows, epochs) -> None:
     from rich.table import Table
 
-    table = Table(title=f"{algorithm}, {len(rows[0].runs)} run(s) per setting of {epochs} pass(es), sorted by {sort}",
-                  title_justify="left")
+    table = Table(
+        title=f"{algorithm}, {len(rows[0].runs)} run(s) per setting of {epochs} pass(es), sorted by {sort}",
+        title_justify="left",
+    )
     for col in ("rank", "setting", "online error %", "support size", "test accuracy %", "seconds", "notes"):
         table.add_column(col, justify="left" if col in ("setting", "notes") else "right")
     cells, legend = tune_.format_table(rows, sort)
@@ -809,7 +1095,7 @@ def _print_tune(algorithm, sort, rows, epochs) -> None:
         click.echo(line)
 
 
-@main.command()
+@click.command()
 def algorithms():
     """List the algorithms with their parameters and papers."""
     for name in sorted(ALGORITHMS):
@@ -819,12 +1105,17 @@ def algorithms():
             click.echo(f"    {'/'.join(p.flags)} (default {p.default_text or p.default}): {p.help}")
 
 
-@main.command()
+@click.command()
 @click.argument("generator", type=click.Choice(sorted(GENERATORS)))
 @click.option("-n", "--examples", type=click.IntRange(min=1), default=10000, show_default=True)
 @click.option("--seed", type=SEED, default=0, show_default=True)
-@click.option("-o", "--output", type=click.Path(dir_okay=False, allow_dash=True), default="-",
-              help="Output file (default stdout); written atomically.")
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(dir_okay=False, allow_dash=True),
+    default="-",
+    help="Output file (default stdout); written atomically.",
+)
 def generate(generator, examples, seed, output):
     """Write a synthetic data set of the papers in LIBSVM format (values rounded to 6 decimals)."""
     try:
@@ -841,8 +1132,7 @@ def generate(generator, examples, seed, output):
         with output_file(output) as out:
             write_libsvm(out, indptr, indices, X.ravel(), y, label_strings=names)
     except OSError as exc:
-        _write_failed(output, "the data", exc)
+        write_failed(output, "the data", exc)
 
 
-if __name__ == "__main__":  # pragma: no cover
-    main()
+COMMANDS = (train, online_to_batch, predict, eval_, export, import_, info, plot, tune, algorithms, generate)

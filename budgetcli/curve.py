@@ -43,8 +43,9 @@ class LearningCurve:
     def row(self, learner) -> None:
         t = learner.counter("examples")
         m = learner.counter("mistakes")
-        self._write(f"{t},{m},{m / t if t else 0.0:.6g},{len(learner.support)},"
-                    f"{time.perf_counter() - self.started:.4f}\n")
+        self._write(
+            f"{t},{m},{m / t if t else 0.0:.6g},{len(learner.support)},{time.perf_counter() - self.started:.4f}\n"
+        )
         self.last_t = t
 
     def _write(self, text: str) -> None:

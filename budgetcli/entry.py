@@ -1,15 +1,13 @@
 """The `budgetlearn` command group, light enough that `budgetlearn --version` loads nothing else.
 
 The subcommands live in cli.py, which imports every algorithm (their options are generated from the
-registry) and numpy: the group imports it when a subcommand is named or listed, not before.  The
-helpers every command uses to end on a failed write are here because the group uses them too.
+registry) and numpy: the group adds them (cli.COMMANDS) when a subcommand is named or listed, not
+before.  How a command ends on an error is exits.py, which both use.
 """
 
 from __future__ import annotations
 
 import contextlib
-import errno
-import importlib
 import os
 import sys
 import warnings
@@ -17,36 +15,7 @@ import warnings
 import click
 
 from . import __version__
-
-
-def fail(message: str, code: int = 1):
-    # One line, whatever a file name or an exception's text holds; a stderr that cannot take it
-    # leaves the exit code to tell.
-    with contextlib.suppress(OSError):
-        click.echo("budgetlearn: error: " + message.replace("\r", "\\r").replace("\n", "\\n"), err=True)
-    sys.exit(code)
-
-
-def _named(path: str) -> str:
-    return "standard output" if path == "-" else path
-
-
-def _write_failed(path: str, what: str | None, exc: OSError):
-    """End the command after writing `what` to `path` failed: quietly (exit 0) when the reader of a
-    pipe went away (`| head`), else one line (exit 1)."""
-    if exc.errno == errno.EPIPE:
-        _drop_stdout()
-        sys.exit(0)
-    fail(f"{_named(path)}: cannot write{' ' + what if what else ''}: {exc.strerror or exc}")
-
-
-def _drop_stdout():
-    """Point fd 1 at /dev/null: what is still buffered for it goes nowhere, so the interpreter's
-    final flush cannot fail a second time and print a traceback."""
-    with contextlib.suppress(OSError):
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        os.close(devnull)
+from .exits import fail, write_failed
 
 
 class _Main(click.Group):
@@ -64,14 +33,17 @@ class _Main(click.Group):
         return super().list_commands(ctx)
 
     def _load_commands(self):
-        if not self.commands:  # cli.py adds them to this group (also when it runs as __main__)
-            importlib.import_module(".cli", __package__)
+        if not self.commands:
+            from .cli import COMMANDS
+
+            for command in COMMANDS:
+                self.add_command(command)
 
     def make_context(self, *args, **kwargs):  # --help and --version write while parsing
         try:
             return super().make_context(*args, **kwargs)
         except OSError as exc:
-            _write_failed("-", None, exc)
+            write_failed("-", None, exc)
         except click.UsageError as exc:
             raise OneLineUsageError(exc) from None
 
@@ -85,7 +57,7 @@ class _Main(click.Group):
             sys.stdout.flush()
             return result
         except OSError as exc:  # the commands name their own files; what reaches here is a stream
-            _write_failed("-", None, exc)
+            write_failed("-", None, exc)
         except click.UsageError as exc:
             raise OneLineUsageError(exc) from None
         except MemoryError as exc:  # numpy's names the allocation it could not make
@@ -105,8 +77,9 @@ class OneLineUsageError(click.ClickException):
 
     def show(self, file=None):
         with contextlib.suppress(OSError):
-            click.echo("budgetlearn: error: " + self.format_message().replace("\r", "\\r").replace("\n", "\\n"),
-                       err=True)
+            click.echo(
+                "budgetlearn: error: " + self.format_message().replace("\r", "\\r").replace("\n", "\\n"), err=True
+            )
 
 
 # BLAS libraries read these when numpy loads them; dask's nanny sets the same for its workers.

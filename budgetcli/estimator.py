@@ -1,15 +1,17 @@
-"""What the scikit-learn and River wrappers (sklearn.py, river.py) share: checking an algorithm and
-its parameters, a CSR Chunk of an array, and pickling a learner through its own state.  Neither
-scikit-learn nor River is imported here, so each wrapper needs only its own library."""
+"""What the scikit-learn and River classes (sklearn.py, river.py) share: their settings and pickling
+(`KernelSettings`), checking an algorithm's parameters, a CSR Chunk of an array, learning with a row
+that overflows named.  Neither scikit-learn nor River is imported here, so each class needs only its
+own library."""
 
 from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
 
-from . import registry
-from .io.libsvm import MAX_INDEX, Chunk
+from . import algorithms, registry  # noqa: F401  (algorithms: registered for lookups)
+from .core import MAX_INDEX, Chunk, KernelSpec
 from .learner import Overflow
+from .spec import TrainSpec
 
 
 def learner_class(owner: str, algorithm: str, params: dict) -> type:
@@ -18,8 +20,10 @@ def learner_class(owner: str, algorithm: str, params: dict) -> type:
     cls = registry.get(algorithm)
     unknown = sorted(set(params) - set(registry.params()))
     if unknown:
-        raise ValueError(f"{owner} has no parameter {', '.join(unknown)}; the algorithms' parameters "
-                         f"are: {', '.join(sorted(registry.PARAMS))}")
+        raise ValueError(
+            f"{owner} has no parameter {', '.join(unknown)}; the algorithms' parameters "
+            f"are: {', '.join(sorted(registry.PARAMS))}"
+        )
     cls.resolve_params(params)
     return cls
 
@@ -31,26 +35,59 @@ def csr_chunk(X, labels: np.ndarray, columns: np.ndarray | None = None) -> Chunk
     X = sp.csr_matrix(X, dtype=np.float64, copy=True)
     width = X.shape[1] if columns is None else int(np.max(columns, initial=-1)) + 1
     if width > MAX_INDEX:  # a feature index must fit the 32 bits the loops index with, as in a data file
-        raise ValueError(f"X has {width:,} columns; budgetlearn takes at most {MAX_INDEX:,} features (as a LIBSVM "
-                         "file's indices 1 to 2,147,483,647)")
+        raise ValueError(
+            f"X has {width:,} columns; budgetlearn takes at most {MAX_INDEX:,} features (as a LIBSVM "
+            "file's indices 1 to 2,147,483,647)"
+        )
     X.sum_duplicates()
     X.eliminate_zeros()
     X.sort_indices()
     n = X.shape[0]
     indices = X.indices if columns is None else np.asarray(columns)[X.indices]
-    return Chunk(X.indptr.astype(np.int64), indices.astype(np.int32), X.data, np.asarray(labels, np.float64),
-                 np.arange(1, n + 1, dtype=np.int64), {})
+    return Chunk(
+        X.indptr.astype(np.int64),
+        indices.astype(np.int32),
+        X.data,
+        np.asarray(labels, np.float64),
+        np.arange(1, n + 1, dtype=np.int64),
+        {},
+    )
 
 
-def pickled_learner(learner) -> tuple:
-    """A learner as its own state (plain arrays and JSON), not its live buffers: the unpickled copy
-    owns fresh writable arrays however it is loaded (joblib may memory-map them read-only)."""
-    return type(learner).name, learner.state()
+class KernelSettings:
+    """What the scikit-learn and River classes share: the settings every algorithm takes (the algorithm,
+    the kernel's numbers as KernelSpec names them, the seed), kept as given, the TrainSpec they make
+    (checked there, as `budgetlearn train` checks its options), and pickling the learner through its
+    own state (plain arrays and JSON), not its live buffers, so the unpickled copy owns fresh writable
+    arrays however it is loaded (joblib may memory-map them read-only).  `_learner` names the
+    attribute each class keeps its learner in."""
 
+    _learner = "learner"
 
-def unpickled_learner(saved: tuple):
-    name, (header, arrays) = saved
-    return registry.get(name).from_state(header, {k: np.array(v) for k, v in arrays.items()})
+    def _keep(self, algorithm, kernel, gamma, sigma, degree, coef0, seed) -> None:
+        self.algorithm, self.kernel, self.gamma, self.sigma = algorithm, kernel, gamma, sigma
+        self.degree, self.coef0, self.seed = degree, coef0, seed
+
+    def _train_spec(self, params: dict, **more) -> TrainSpec:
+        kernel = KernelSpec(self.kernel, self.gamma, self.sigma, self.degree, self.coef0)
+        return TrainSpec(self.algorithm, kernel, params, self.seed, **more)
+
+    def __getstate__(self):
+        state = dict(vars(self))
+        learner = state.pop(self._learner, None)
+        state["_learner_state"] = None if learner is None else (type(learner).name, learner.state())
+        return state
+
+    def __setstate__(self, state):
+        state = dict(state)
+        saved = state.pop("_learner_state", None)
+        vars(self).update(state)
+        if saved is not None:
+            name, (header, arrays) = saved
+            learner = registry.get(name).from_state(header, {k: np.array(v) for k, v in arrays.items()})
+            setattr(self, self._learner, learner)
+        elif not self._learner.endswith("_"):  # River's: None before it learns; scikit-learn's: absent until fit
+            setattr(self, self._learner, None)
 
 
 def learn(learner, chunk: Chunk, y: np.ndarray, rows: str = "row") -> None:

@@ -40,7 +40,7 @@ import os
 
 import numpy as np
 
-from .io.libsvm import MAX_INDEX, DataError
+from .core import MAX_INDEX, DataError
 from .kernels import Kernel
 from .labels import BinaryLabels
 from .learner import KernelLearner
@@ -62,16 +62,22 @@ def _binary_labels(model, path) -> BinaryLabels:
     # A multiclass label map (issue 5) is another class: check the kind, never assume its internals.
     kind = labels.to_dict().get("kind") if hasattr(labels, "to_dict") else None
     if not isinstance(labels, BinaryLabels) or kind != "binary" or not isinstance(model.learner, KernelLearner):
-        raise ExportError(f"{path}: LIBSVM's model format holds binary models only and this model's labels are "
-                          f"{kind or type(labels).__name__}; LIBSVM's one-vs-one multiclass layout cannot express it")
+        raise ExportError(
+            f"{path}: LIBSVM's model format holds binary models only and this model's labels are "
+            f"{kind or type(labels).__name__}; LIBSVM's one-vs-one multiclass layout cannot express it"
+        )
     if labels.positive is None or labels.negative is None:
-        raise ExportError(f"{path}: the model has seen only one label ({labels.spelling(labels.classes[0])}) "
-                          "and LIBSVM's C-SVC format needs both" if labels.classes else
-                          f"{path}: the model has seen no labels")
+        raise ExportError(
+            f"{path}: the model has seen only one label ({labels.spelling(labels.classes[0])}) "
+            "and LIBSVM's C-SVC format needs both"
+            if labels.classes
+            else f"{path}: the model has seen no labels"
+        )
     for v in labels.classes:
         if v != int(v) or abs(v) > 2**31 - 1:
-            raise ExportError(f"{path}: LIBSVM stores labels as integers and this model's label "
-                              f"{labels.spelling(v)} is not one")
+            raise ExportError(
+                f"{path}: LIBSVM stores labels as integers and this model's label {labels.spelling(v)} is not one"
+            )
     return labels
 
 
@@ -94,9 +100,14 @@ def libsvm_text(model, path="model") -> str:
         lines.append(f"gamma {float(kernel.gamma)!r}")
     if kernel.kind == "poly":
         lines.append(f"coef0 {float(kernel.coef0)!r}")
-    lines += ["nr_class 2", f"total_sv {n}", "rho 0",
-              f"label {int(labels.positive)} {int(labels.negative)}",
-              f"nr_sv {len(first)} {len(second)}", "SV"]
+    lines += [
+        "nr_class 2",
+        f"total_sv {n}",
+        "rho 0",
+        f"label {int(labels.positive)} {int(labels.negative)}",
+        f"nr_sv {len(first)} {len(second)}",
+        "SV",
+    ]
     for i in np.concatenate([first, second]).tolist():
         lo, hi = indptr[i], indptr[i + 1]
         feats = " ".join(f"{j + 1}:{float(v)!r}" for j, v in zip(indices[lo:hi].tolist(), values[lo:hi].tolist()))
@@ -106,8 +117,21 @@ def libsvm_text(model, path="model") -> str:
 
 # ---- import ------------------------------------------------------------------------------------
 
-_HEADER_KEYS = {"svm_type", "kernel_type", "degree", "gamma", "coef0", "nr_class", "total_sv", "rho", "label",
-                "nr_sv", "probA", "probB", "prob_density_marks"}
+_HEADER_KEYS = {
+    "svm_type",
+    "kernel_type",
+    "degree",
+    "gamma",
+    "coef0",
+    "nr_class",
+    "total_sv",
+    "rho",
+    "label",
+    "nr_sv",
+    "probA",
+    "probB",
+    "prob_density_marks",
+}
 
 
 def read_libsvm_model(path) -> dict:
@@ -124,9 +148,15 @@ def read_libsvm_model(path) -> dict:
         coef, indptr, indices, values, lineno = _libsvm_support_vectors(f, source, header_end)
     if len(coef) != total:
         raise DataError(source, lineno, None, f"total_sv {total} but {len(coef)} SV lines")
-    return {"kernel": kernel, "labels": labels, "rho": rho, "coef": np.array(coef, np.float64),
-            "indptr": np.array(indptr, np.int64), "indices": np.array(indices, np.int32),
-            "values": np.array(values, np.float64)}
+    return {
+        "kernel": kernel,
+        "labels": labels,
+        "rho": rho,
+        "coef": np.array(coef, np.float64),
+        "indptr": np.array(indptr, np.int64),
+        "indices": np.array(indices, np.int32),
+        "values": np.array(values, np.float64),
+    }
 
 
 def _libsvm_header(f, source: str) -> tuple[dict[str, list[str]], int]:
@@ -148,6 +178,7 @@ def _libsvm_header(f, source: str) -> tuple[dict[str, list[str]], int]:
 
 def _libsvm_header_values(header: dict, source: str, header_end: int) -> tuple:
     """(kernel, labels, rho, total_sv) of a binary C-SVC model's header, checked."""
+
     def need(key):
         if key not in header or not header[key]:
             raise DataError(source, header_end, None, f"LIBSVM model without '{key}'")
@@ -159,11 +190,16 @@ def _libsvm_header_values(header: dict, source: str, header_end: int) -> tuple:
         raise DataError(source, header_end, header["nr_class"][0], "only binary models (nr_class 2) can be imported")
     kind = {v: k for k, v in LIBSVM_KERNEL_NAMES.items()}.get(need("kernel_type")[0])
     if kind is None:
-        raise DataError(source, header_end, header["kernel_type"][0],
-                        "only linear, polynomial and rbf kernels can be imported")
+        raise DataError(
+            source, header_end, header["kernel_type"][0], "only linear, polynomial and rbf kernels can be imported"
+        )
     try:
-        kernel = Kernel(kind, float(header.get("gamma", ["1"])[0]), float(header.get("coef0", ["0"])[0]),
-                        int(header.get("degree", ["3"])[0]))
+        kernel = Kernel(
+            kind,
+            float(header.get("gamma", ["1"])[0]),
+            float(header.get("coef0", ["0"])[0]),
+            int(header.get("degree", ["3"])[0]),
+        )
         labels = [float(v) for v in need("label")]
         rho = float(need("rho")[0])
         total = int(need("total_sv")[0])
@@ -206,27 +242,32 @@ def import_libsvm(path, algorithm_cls, params: dict, seed: int = 0):
     """A budgetlearn Model with the LIBSVM model's support vectors, coefficients, kernel and labels,
     ready for `train --resume`.  Its counters start at zero."""
     from .model import Model
-    from .support import SupportSet
 
     if algorithm_cls.name not in IMPORTABLE:
-        raise ExportError(f"{algorithm_cls.name} keeps state a LIBSVM model does not hold; import into one of: "
-                          f"{', '.join(IMPORTABLE)}")
+        raise ExportError(
+            f"{algorithm_cls.name} keeps state a LIBSVM model does not hold; import into one of: "
+            f"{', '.join(IMPORTABLE)}"
+        )
     m = read_libsvm_model(path)
     if m["rho"] != 0:
-        raise ExportError(f"{os.fspath(path)}: rho = {m['rho']!r}: the model has a bias term and budgetlearn's "
-                          "models have none (train LIBSVM without a bias, or accept the shift: not imported)")
+        raise ExportError(
+            f"{os.fspath(path)}: rho = {m['rho']!r}: the model has a bias term and budgetlearn's "
+            "models have none (train LIBSVM without a bias, or accept the shift: not imported)"
+        )
     first, second = m["labels"]
     if first == second:
         raise ExportError(f"{os.fspath(path)}: both labels are {first:g}")
     learner = algorithm_cls(m["kernel"], seed=seed, **params)
+    header, arrays = learner.state()  # a fresh learner's, its support set and coefficients the file's
     n = len(m["coef"])
-    learner.support = SupportSet.from_csr(m["indptr"], m["indices"], m["values"], dense=True)
-    learner._resize(learner.support.capacity)
-    learner.slot["alpha"][:n] = m["coef"]
-    learner.slot["avg_stamp"][:n] = 1.0  # in the hypothesis from round 1 on, for online-to-batch averages
-    learner.n_features = int(m["indices"].max()) + 1 if n and len(m["indices"]) else 0
-    learner._ensure_scratch(learner.n_features)
+    header["n_features"] = int(m["indices"].max()) + 1 if n and len(m["indices"]) else 0
+    arrays.update({name: np.zeros(n) for name, kind in algorithm_cls.slot_arrays.items() if kind == "vector"})
+    arrays.update(
+        sv_indptr=m["indptr"], sv_indices=m["indices"], sv_values=m["values"], alpha=m["coef"], avg_stamp=np.ones(n)
+    )  # in the hypothesis from round 1 on, for online-to-batch averages
+    learner = algorithm_cls.from_state(header, arrays)
     # LIBSVM's label[0] takes dec > 0: it is our +1 label.
-    labels = BinaryLabels(negative=second, positive=first, spellings={first: format(first, "g"),
-                                                                      second: format(second, "g")})
+    labels = BinaryLabels(
+        negative=second, positive=first, spellings={first: format(first, "g"), second: format(second, "g")}
+    )
     return Model(learner, labels)

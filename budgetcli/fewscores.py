@@ -38,8 +38,9 @@ def _sequential_sums(terms: np.ndarray) -> np.ndarray:
     return np.cumsum(padded, axis=1)[:, -1]
 
 
-def binary_scores(S: SVArrays, code: int, gamma: float, alpha: np.ndarray, indptr, indices, values,
-                  scratch: np.ndarray) -> np.ndarray:
+def binary_scores(
+    S: SVArrays, code: int, gamma: float, alpha: np.ndarray, indptr, indices, values, scratch: np.ndarray
+) -> np.ndarray:
     """out[t] = Σ_i alpha_i k(x_t, sv_i), as learner.binary_scores computes it (rbf and linear)."""
     n = int(S.meta[COUNT])
     out = np.zeros(indptr.shape[0] - 1)
@@ -56,8 +57,8 @@ def binary_scores(S: SVArrays, code: int, gamma: float, alpha: np.ndarray, indpt
     sv_val = np.where(mask, S.pool_val[pos], 0.0)
     a = alpha[:n]
     for t in range(out.shape[0]):
-        idx = indices[indptr[t]:indptr[t + 1]]
-        val = values[indptr[t]:indptr[t + 1]]
+        idx = indices[indptr[t] : indptr[t + 1]]
+        val = values[indptr[t] : indptr[t + 1]]
         scratch[idx] = val
         dots = _sequential_sums(sv_val * scratch[sv_idx])
         scratch[idx] = 0.0

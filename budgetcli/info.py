@@ -16,9 +16,11 @@ def describe(model, path) -> dict:
     label_info = labels.to_dict() if hasattr(labels, "to_dict") else {"kind": type(labels).__name__}
     if label_info.get("kind") == "binary":
         spell = labels.spelling
-        label_info = {"kind": "binary",
-                      "positive": spell(labels.positive) if labels.positive is not None else None,
-                      "negative": spell(labels.negative) if labels.negative is not None else None}
+        label_info = {
+            "kind": "binary",
+            "positive": spell(labels.positive) if labels.positive is not None else None,
+            "negative": spell(labels.negative) if labels.negative is not None else None,
+        }
     else:  # another label map (multiclass): report what it says about itself, without assuming its layout
         label_info = {k: v for k, v in label_info.items() if k != "spellings"}
     support = learner.support
@@ -50,9 +52,11 @@ def _resume_state(model) -> str:
 def format_text(d: dict) -> str:
     params = ", ".join(f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}" for k, v in d["params"].items())
     k = d["kernel"]
-    kernel = {"linear": "linear",
-              "poly": f"poly (gamma={k['gamma']:g}, coef0={k['coef0']:g}, degree={k['degree']})",
-              "rbf": f"rbf (gamma={k['gamma']:g}, sigma={k['sigma']:g})" if k["sigma"] else "rbf"}[k["kind"]]
+    kernel = {
+        "linear": "linear",
+        "poly": f"poly (gamma={k['gamma']:g}, coef0={k['coef0']:g}, degree={k['degree']})",
+        "rbf": f"rbf (gamma={k['gamma']:g}, sigma={k['sigma']:g})" if k["sigma"] else "rbf",
+    }[k["kind"]]
     lab = d["labels"]
     if lab.get("kind") == "binary":
         labels = f"binary: {lab['positive']} (score > 0), {lab['negative']} (score <= 0)"
@@ -66,7 +70,10 @@ def format_text(d: dict) -> str:
         ("labels", labels),
         ("hypothesis", f"{d['hypothesis']}: predicts with {HYPOTHESES[d['hypothesis']]}"),
         ("resume state", d["resume_state"]),
-        ("support vectors", f"{d['support_size']:,} ({d['support_nonzeros']:,} non-zeros, {d['n_features']:,} features)"),
+        (
+            "support vectors",
+            f"{d['support_size']:,} ({d['support_nonzeros']:,} non-zeros, {d['n_features']:,} features)",
+        ),
         ("bytes", f"{d['bytes']:,}"),
         ("examples", f"{t:,}"),
         ("mistakes", f"{c['mistakes']:,}" + (f" ({100 * c['mistakes'] / t:.2f}% online)" if t else "")),

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from ._jit import njit, record
+from .core import KernelSpec
 from .params import Param, choice
 
 LINEAR, POLY, RBF = 0, 1, 2
@@ -24,17 +25,30 @@ MAX_DEGREE = 64  # of the poly kernel; a model file may declare no more (statech
 MAX_LOG10 = 308  # a double holds magnitudes below 1.8e308
 KERNEL_CODES = {"linear": LINEAR, "poly": POLY, "rbf": RBF}
 
-# The kernel parameters' one declaration: the CLI options, the defaults of pipeline.KernelSpec and the
-# Python APIs, and `tune`'s grid names come from it.  Their values are checked by `Kernel`.
-KERNEL_PARAMS = {p.name: p for p in (
-    choice("kernel", ("rbf", "poly", "linear"), "rbf", "the kernel: rbf exp(−γ‖x−y‖²), poly (γ x·y + coef0)^degree "
-           "or linear x·y"),
-    Param("gamma", float, None, "γ of rbf exp(−γ‖x−y‖²) and poly",
-          default_text="1/k, k = largest feature index in the first 4,096 examples (LIBSVM: 1/#features)"),
-    Param("sigma", float, None, "rbf width σ as in exp(−‖x−y‖²/(2σ²)); same as --gamma 1/(2σ²)"),
-    Param("degree", int, 3, "poly kernel degree (1 to 64)"),
-    Param("coef0", float, 0.0, "poly: (γ x·y + coef0)^degree"),
-)}
+# The kernel parameters' one declaration: the CLI options, the Python APIs and `tune`'s grid names come
+# from it, with core.KernelSpec's defaults.  Their values are checked by `Kernel`.
+_SPEC = KernelSpec()
+KERNEL_PARAMS = {
+    p.name: p
+    for p in (
+        choice(
+            "kernel",
+            ("rbf", "poly", "linear"),
+            _SPEC.kind,
+            "the kernel: rbf exp(−γ‖x−y‖²), poly (γ x·y + coef0)^degree or linear x·y",
+        ),
+        Param(
+            "gamma",
+            float,
+            _SPEC.gamma,
+            "γ of rbf exp(−γ‖x−y‖²) and poly",
+            default_text="1/k, k = largest feature index in the first 4,096 examples (LIBSVM: 1/#features)",
+        ),
+        Param("sigma", float, _SPEC.sigma, "rbf width σ as in exp(−‖x−y‖²/(2σ²)); same as --gamma 1/(2σ²)"),
+        Param("degree", int, _SPEC.degree, "poly kernel degree (1 to 64)"),
+        Param("coef0", float, _SPEC.coef0, "poly: (γ x·y + coef0)^degree"),
+    )
+}
 
 
 @record
@@ -49,10 +63,18 @@ class KernelArgs(NamedTuple):
 
 @dataclass(frozen=True)
 class Kernel:
-    kind: str = KERNEL_PARAMS["kernel"].default
-    gamma: float = 1.0  # resolved: pipeline.KernelSpec computes the default from the data
-    coef0: float = KERNEL_PARAMS["coef0"].default
-    degree: int = KERNEL_PARAMS["degree"].default
+    """A kernel with every number settled (γ included), checked."""
+
+    kind: str = _SPEC.kind
+    gamma: float = 1.0
+    coef0: float = _SPEC.coef0
+    degree: int = _SPEC.degree
+
+    @classmethod
+    def of(cls, spec: KernelSpec, first_chunk_features: int) -> "Kernel":
+        """The kernel a spec gives on data whose first chunk's largest feature index is that
+        (core.KernelSpec.gamma_for); ValueError for a bad value."""
+        return cls(spec.kind, spec.gamma_for(first_chunk_features), spec.coef0, spec.degree)
 
     def __post_init__(self):
         if self.kind not in KERNEL_CODES:
@@ -66,8 +88,10 @@ class Kernel:
             raise ValueError(f"degree must be an integer in {lowest}..{MAX_DEGREE}, got {self.degree}")
         if self.kind == "poly":
             if self.coef0 != 0 and math.log10(abs(self.coef0)) * self.degree > MAX_LOG10:
-                raise ValueError(f"coef0^degree = {self.coef0:g}^{self.degree} overflows a double, so the poly kernel "
-                                 "of two orthogonal vectors is infinite: lower --coef0 or --degree")
+                raise ValueError(
+                    f"coef0^degree = {self.coef0:g}^{self.degree} overflows a double, so the poly kernel "
+                    "of two orthogonal vectors is infinite: lower --coef0 or --degree"
+                )
 
     @property
     def code(self) -> int:
@@ -95,18 +119,6 @@ class Kernel:
     @classmethod
     def from_dict(cls, d: dict) -> "Kernel":
         return cls(kind=d["kind"], gamma=float(d["gamma"]), coef0=float(d["coef0"]), degree=int(d["degree"]))
-
-
-def gamma_from_sigma(sigma: float) -> float:
-    """γ = 1/(2σ²); ValueError when σ is not a positive number or γ is not a positive double (σ so
-    small that σ² underflows, or so large that γ does)."""
-    if not (sigma > 0 and math.isfinite(sigma)):
-        raise ValueError(f"sigma must be a positive number, got {sigma}")
-    square = sigma * sigma
-    gamma = 1.0 / (2.0 * square) if square > 0 else math.inf
-    if not (gamma > 0 and math.isfinite(gamma)):
-        raise ValueError(f"sigma = {sigma:g} gives γ = 1/(2σ²) = {gamma:g}, not a positive finite number")
-    return gamma
 
 
 @njit(cache=True, inline="always")

@@ -16,14 +16,13 @@ import math
 
 import numpy as np
 
-from .io.libsvm import DataError
+from . import registry
+from .core import DataError
 from .statecheck import MAX_CLASSES
 
 
 def multiclass_algorithms() -> list[str]:
-    from . import registry  # late: the registry imports the algorithms, which import the learner
-
-    return sorted(name for name, cls in registry.load_all().items() if getattr(cls, "multiclass", False))
+    return sorted(name for name, cls in registry.ALGORITHMS.items() if getattr(cls, "multiclass", False))
 
 
 class BinaryLabels:
@@ -48,8 +47,9 @@ class BinaryLabels:
                     known.append(v)
                 if len(known) > 2:
                     shown = ", ".join(self.spelling(k, chunk) for k in known[:2])
-                    raise DataError(source, int(chunk.line_numbers[row]), self.spelling(v, chunk),
-                                    third_label_message(shown))
+                    raise DataError(
+                        source, int(chunk.line_numbers[row]), self.spelling(v, chunk), third_label_message(shown)
+                    )
         if len(new) == 2:
             self.negative, self.positive = min(new), max(new)
             return
@@ -79,8 +79,12 @@ class BinaryLabels:
         return [v for v in (self.negative, self.positive) if v is not None]
 
     def to_dict(self) -> dict:
-        return {"kind": "binary", "negative": self.negative, "positive": self.positive,
-                "spellings": [[v, s] for v, s in self.spellings.items()]}
+        return {
+            "kind": "binary",
+            "negative": self.negative,
+            "positive": self.positive,
+            "spellings": [[v, s] for v, s in self.spellings.items()],
+        }
 
     def check(self, learner_cls, header: dict) -> None:
         """ValueError when a model file pairs this map with a learner it cannot serve."""
@@ -107,8 +111,10 @@ def spelling_of(v: float, spellings: dict, chunk=None) -> str:
 
 
 def third_label_message(shown: str) -> str:
-    return (f"a third label value in binary training (labels so far: {shown}); this algorithm is "
-            f"binary-only, the multiclass ones are: {', '.join(multiclass_algorithms())}")
+    return (
+        f"a third label value in binary training (labels so far: {shown}); this algorithm is "
+        f"binary-only, the multiclass ones are: {', '.join(multiclass_algorithms())}"
+    )
 
 
 class MulticlassLabels:
@@ -131,8 +137,12 @@ class MulticlassLabels:
             i = self._index.get(v)
             if i is None:
                 if len(self.values) >= MAX_CLASSES:
-                    raise DataError(source, int(chunk.line_numbers[row]), self.spelling(v, chunk),
-                                    f"a label value beyond the {MAX_CLASSES:,} classes a model may hold")
+                    raise DataError(
+                        source,
+                        int(chunk.line_numbers[row]),
+                        self.spelling(v, chunk),
+                        f"a label value beyond the {MAX_CLASSES:,} classes a model may hold",
+                    )
                 i = self._index[v] = len(self.values)
                 self.values.append(v)
             out[row] = i
@@ -160,8 +170,11 @@ class MulticlassLabels:
         return [self.spelling(v) for v in self.values]
 
     def to_dict(self) -> dict:
-        return {"kind": "multiclass", "values": list(self.values),
-                "spellings": [[v, s] for v, s in self.spellings.items()]}
+        return {
+            "kind": "multiclass",
+            "values": list(self.values),
+            "spellings": [[v, s] for v, s in self.spellings.items()],
+        }
 
     def check(self, learner_cls, header: dict) -> None:
         """ValueError when a model file pairs this map with a learner it cannot serve: a binary
@@ -228,5 +241,6 @@ def labels_from_dict(d: dict):
         return MulticlassLabels([_number("value", v) for v in values], _spellings(d))
     if d.get("kind", "binary") != "binary":
         raise ValueError(f"labels: kind {d.get('kind')!r} is neither binary nor multiclass")
-    return BinaryLabels(_number("negative", d.get("negative"), True), _number("positive", d.get("positive"), True),
-                        _spellings(d))
+    return BinaryLabels(
+        _number("negative", d.get("negative"), True), _number("positive", d.get("positive"), True), _spellings(d)
+    )

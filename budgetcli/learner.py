@@ -36,6 +36,7 @@ from . import fewscores, statecheck
 from ._jit import njit, record
 from .kernels import Kernel, sparse_sqnorm
 from .params import Param
+from .mixing import Mixing
 from .projection import onto_kept
 from .rng import randbelow, seed_state
 from .support import COUNT, SupportSet, kernel_row
@@ -129,7 +130,7 @@ def __getattr__(name: str):
     """The record type a `record_type` name spells (a module __getattr__, PEP 562)."""
     kind, fields, rest = name[:5], [], name[5:]
     while kind in ("State", "Hyper") and (m := re.match(r"_(\d+)", rest)):
-        size, rest = int(m.group(1)), rest[m.end():]
+        size, rest = int(m.group(1)), rest[m.end() :]
         fields.append(rest[:size])
         rest = rest[size:]
     if kind not in ("State", "Hyper") or rest:
@@ -161,8 +162,12 @@ class KernelLearner:
     # name -> "vector" (per slot, saved), "square" (slot x slot, saved) or "work" (per slot, not saved).
     # alpha: coefficients; avg_sum / avg_stamp: the running sums behind the averaged hypothesis
     # (see `touch`); krow: the kernel row of the current example.  Subclasses extend this dict.
-    slot_arrays: ClassVar[dict[str, str]] = {"alpha": "vector", "avg_sum": "vector", "avg_stamp": "vector",
-                                             "krow": "work"}
+    slot_arrays: ClassVar[dict[str, str]] = {
+        "alpha": "vector",
+        "avg_sum": "vector",
+        "avg_stamp": "vector",
+        "krow": "work",
+    }
     # Model files written by an earlier build stay loadable: a saved slot array ("vector" or "square")
     # that a later layout adds must be listed here with the value an older file stands for (its
     # missing array is filled with it).  A missing array not listed here makes the file be refused
@@ -177,16 +182,10 @@ class KernelLearner:
     # Resume-state arrays of older model files that a later layout replaced (name -> kind): accepted
     # when a file holds them, never read (the `rebuilt` arrays that replace them are made afresh).
     superseded: ClassVar[dict[str, str]] = {}
-    # Iterative parameter mixing (distributed.py) averages models as kernel expansions: the hypothesis
-    # f = Σ α_i k(sv_i, ·) with per-slot state only alpha, the averaged-hypothesis sums and `rebuilt`
-    # arrays (other per-slot numbers are each vector's first occurrence's), and `scalars` that
-    # `mix_scalars` or `after_mix` makes afresh.  A learner that is not such an expansion says
-    # here why its models cannot be averaged (the one line a sharded run is refused with).
-    unmixable: ClassVar[str] = ""
-    remade_after_mix: ClassVar[tuple[str, ...]] = ()  # per-slot arrays `after_mix` makes from the mixed model
-    # A learner without a budget whose support set is bounded by η (the Projectron's rule): a mix's
-    # union is brought back by that rule (distributed.compress_to_span)
-    mix_within_span: ClassVar[bool] = False
+    # How iterative parameter mixing (distributed/) averages its models and brings them back to its
+    # bounds (mixing.py): the default for a kernel expansion, a subclass beside the algorithm for what
+    # differs, or mixing.Unmixable(reason).
+    mixing: ClassVar[Mixing] = Mixing()
     new_slots_per_example: ClassVar[int] = 1  # most support vectors one example may add
     # Arrays only the averaged hypothesis needs, saved only by a model that predicts with it
     # (model.Model.save); a learner loaded without them cannot continue its average.
@@ -224,9 +223,12 @@ class KernelLearner:
         unknown = [name for name in given if name not in known]
         if unknown:
             from .registry import params  # every algorithm's, to name a known parameter by its flag
+
             shown = ", ".join(params()[n].flag if n in params() else repr(n) for n in unknown)
-            raise ValueError(f"{shown} does not apply to {cls.name} "
-                             f"(it takes: {', '.join(p.flag for p in cls.params) or 'no parameters'})")
+            raise ValueError(
+                f"{shown} does not apply to {cls.name} "
+                f"(it takes: {', '.join(p.flag for p in cls.params) or 'no parameters'})"
+            )
         out = {}
         for p in cls.params:
             v = given.get(p.name)
@@ -237,7 +239,7 @@ class KernelLearner:
                 v = p.type(v)
             except (TypeError, ValueError, OverflowError):
                 raise ValueError(f"{cls.name}: {p.flag} must be {p.requirement}, got {v!r}") from None
-            if p.type is int and not -2**62 < v < 2**62:  # the compiled loops take it as an int64
+            if p.type is int and not -(2**62) < v < 2**62:  # the compiled loops take it as an int64
                 raise ValueError(f"{cls.name}: {p.flag} = {v} is out of range")
             if not p.check(v):
                 raise ValueError(f"{cls.name}: {p.flag} must be {p.requirement}, got {v}")
@@ -246,8 +248,12 @@ class KernelLearner:
 
     def describe(self) -> str:
         """The settings, as messages name them: `NAME --flag V ..., kernel KIND (...)`."""
-        given = " ".join(f"{p.flag} {self.hyper[p.name]:g}" if isinstance(self.hyper[p.name], float)
-                         else f"{p.flag} {self.hyper[p.name]}" for p in self.params)
+        given = " ".join(
+            f"{p.flag} {self.hyper[p.name]:g}"
+            if isinstance(self.hyper[p.name], float)
+            else f"{p.flag} {self.hyper[p.name]}"
+            for p in self.params
+        )
         return f"{self.name}{' ' + given if given else ''}, kernel {self.kernel.describe()}"
 
     @classmethod
@@ -258,7 +264,7 @@ class KernelLearner:
     @classmethod
     def refuse_degenerate(cls, kernel_kind: str, params: dict) -> None:
         """Raise ValueError when these (resolved) parameters with this kind of kernel provably learn
-        nothing on any data.  Checked for a new model before any data is read (pipeline.check_settings),
+        nothing on any data.  Checked for a new model before any data is read (spec.TrainSpec),
         never when a model is loaded: a saved model keeps loading."""
 
     # ---- the contract ----------------------------------------------------------------------
@@ -277,8 +283,7 @@ class KernelLearner:
         need = self.new_slots_per_example * n + len(self.support) if self.evicts and self.keep_retired else 0
         sums = self._new_retire_log_sums(need)
         if self.retire_log.start.shape[0] < need or self.retire_log.coef_sum.shape[1:] != sums.shape[1:]:
-            self.retire_log = RetireLog(np.zeros(need, np.int64), np.zeros(need, np.int64), sums,
-                                        self.retire_log.count)
+            self.retire_log = RetireLog(np.zeros(need, np.int64), np.zeros(need, np.int64), sums, self.retire_log.count)
         rows = Rows(chunk.indptr, chunk.indices, chunk.values, y)
         while start < n:
             before = int(self.counters[EXAMPLES])
@@ -310,8 +315,16 @@ class KernelLearner:
         learn_one) would otherwise spend as long making them as learning.  The cached records keep
         the arrays they hold alive, so an array of the same id is the same array."""
         S, arrays = self.support.arrays, self._state_arrays()
-        key = (id(S), id(self.scratch), id(self.retire_log), id(self.counters), id(self.rng_state), id(self.scalars),
-               self.keep_retired, *map(id, arrays.values()))
+        key = (
+            id(S),
+            id(self.scratch),
+            id(self.retire_log),
+            id(self.counters),
+            id(self.rng_state),
+            id(self.scalars),
+            self.keep_retired,
+            *map(id, arrays.values()),
+        )
         if self._records is None or self._records[0] != key:
             book = Book(self.counters, self.rng_state, self.scalars, self.scratch, self.retire_log, self.keep_retired)
             st = record_type("State", tuple(arrays))(**arrays)
@@ -342,19 +355,37 @@ class KernelLearner:
         for k in range(int(log.count[0])):
             lo, hi = log.start[k], log.start[k] + log.length[k]
             total = log.coef_sum[k]
-            self.retired.append((a.pool_idx[lo:hi].copy(), a.pool_val[lo:hi].copy(),
-                                 float(total) if total.ndim == 0 else total.copy()))
+            self.retired.append(
+                (a.pool_idx[lo:hi].copy(), a.pool_val[lo:hi].copy(), float(total) if total.ndim == 0 else total.copy())
+            )
         log.count[0] = 0
 
     def decision_function(self, chunk) -> np.ndarray:
         self._ensure_scratch(chunk.n_features)
         k = self.kernel.args()
         if fewscores.handles(k.code, len(chunk), len(self.support)):  # skips numba's ~1 s first-call cost
-            return fewscores.binary_scores(self.support.arrays, k.code, k.gamma, self.slot["alpha"], chunk.indptr,
-                                           chunk.indices, chunk.values, self.scratch)
+            return fewscores.binary_scores(
+                self.support.arrays,
+                k.code,
+                k.gamma,
+                self.slot["alpha"],
+                chunk.indptr,
+                chunk.indices,
+                chunk.values,
+                self.scratch,
+            )
         out = np.empty(len(chunk), np.float64)
-        binary_scores(self.support.arrays, k, self.slot["alpha"], self.slot["krow"],
-                      chunk.indptr, chunk.indices, chunk.values, self.scratch, out)
+        binary_scores(
+            self.support.arrays,
+            k,
+            self.slot["alpha"],
+            self.slot["krow"],
+            chunk.indptr,
+            chunk.indices,
+            chunk.values,
+            self.scratch,
+            out,
+        )
         return out
 
     def averaged_alpha(self) -> np.ndarray:
@@ -442,17 +473,27 @@ class KernelLearner:
         array still to be rebuilt (`stale`) is left out, as the file it was loaded from left it out."""
         n = len(self.support)
         indptr, idx, val = self.support.to_csr()
-        arrays = {"sv_indptr": indptr, "sv_indices": idx, "sv_values": val,
-                  "counters": self.counters.copy(), "rng_state": self.rng_state.copy(),
-                  "scalars": self.scalars.copy()}
+        arrays = {
+            "sv_indptr": indptr,
+            "sv_indices": idx,
+            "sv_values": val,
+            "counters": self.counters.copy(),
+            "rng_state": self.rng_state.copy(),
+            "scalars": self.scalars.copy(),
+        }
         for name, kind in self.slot_arrays.items():
             if kind == "vector":
                 arrays[name] = self.slot[name][:n].copy()
             elif kind == "square" and name not in self.stale:
                 arrays[name] = self.slot[name][:n, :n].copy()
-        header = {"algorithm": self.name, "params": dict(self.hyper), "kernel": self.kernel.to_dict(),
-                  "seed": self.seed, "n_features": self.n_features,
-                  "counters": {c: int(v) for c, v in zip(COUNTER_NAMES, self.counters)}}
+        header = {
+            "algorithm": self.name,
+            "params": dict(self.hyper),
+            "kernel": self.kernel.to_dict(),
+            "seed": self.seed,
+            "n_features": self.n_features,
+            "counters": {c: int(v) for c, v in zip(COUNTER_NAMES, self.counters)},
+        }
         return header, arrays
 
     @classmethod
@@ -462,9 +503,14 @@ class KernelLearner:
         from anybody (statecheck.py); subclasses that save more extend it."""
         n = statecheck.vector_length(members, "sv_indptr") - 1
         nnz = statecheck.vector_length(members, "sv_indices")
-        out = {"sv_indptr": ((n + 1,), statecheck.I64), "sv_indices": ((nnz,), statecheck.I32),
-               "sv_values": ((nnz,), statecheck.F64), "counters": ((None,), statecheck.I64),  # older layouts had fewer
-               "rng_state": (seed_state(0).shape, statecheck.U64), "scalars": ((cls.n_scalars,), statecheck.F64)}
+        out = {
+            "sv_indptr": ((n + 1,), statecheck.I64),
+            "sv_indices": ((nnz,), statecheck.I32),
+            "sv_values": ((nnz,), statecheck.F64),
+            "counters": ((None,), statecheck.I64),  # older layouts had fewer
+            "rng_state": (seed_state(0).shape, statecheck.U64),
+            "scalars": ((cls.n_scalars,), statecheck.F64),
+        }
         for name, kind in (cls.slot_arrays | cls.superseded).items():
             if kind != "work":
                 out[name] = ((n,) if kind == "vector" else (n, n), statecheck.F64)
@@ -486,7 +532,7 @@ class KernelLearner:
         saved = arrays["counters"]
         if saved.shape[0] > self.counters.shape[0]:
             raise ValueError(f"the model has {saved.shape[0]} counters, this build knows {self.counters.shape[0]}")
-        self.counters[:saved.shape[0]] = saved  # counters a later build added start at 0
+        self.counters[: saved.shape[0]] = saved  # counters a later build added start at 0
         self.rng_state[:] = arrays["rng_state"]
         self.scalars[:] = arrays["scalars"]
         self.slot = {name: self._new_slot_array(kind, self.support.capacity) for name, kind in self.slot_arrays.items()}
@@ -513,40 +559,34 @@ class KernelLearner:
         """The arrays of a model file that only resuming needs: its resume state."""
         return set(cls.rebuilt)
 
+    def portable_state(self) -> tuple[dict, dict]:
+        """`state()` without the resume state (Gram matrices and inverses, O(|S|²)): what a compact model
+        file holds and what a mix sends; a learner made from it rebuilds the rest before it learns."""
+        header, arrays = self.state()
+        for name in self.resume_arrays(header):
+            arrays.pop(name, None)
+        return header, arrays
+
+    def rebuild_stale(self) -> None:
+        """Make the resume state a compact model file did not hold now (`rebuilt`; once, O(|S|³))."""
+        if self.stale:
+            self._rebuild()
+
+    def make_room(self, slots: int, nnz: int) -> None:
+        """Room for `slots` support vectors in all and `nnz` more pool entries, in every per-slot array."""
+        self.support.reserve(slots, nnz)
+        self._resize(self.support.capacity)
+
     def _rebuild(self) -> None:
         """Make the resume state the model file did not hold, from the support set (once, O(|S|³))."""
         n = len(self.support)
         for name in sorted(self.stale):
             self.rebuilt[name](self, name)
-        self.notes.append(f"rebuilt {', '.join(sorted(self.stale))} from the {n:,} support vectors (the model was "
-                          "saved without --save-resume)")
+        self.notes.append(
+            f"rebuilt {', '.join(sorted(self.stale))} from the {n:,} support vectors (the model was "
+            "saved without --save-resume)"
+        )
         self.stale.clear()
-
-    @classmethod
-    def mix_scalars(cls, shard_scalars: list[np.ndarray], shard_counters: list[np.ndarray],
-                    counters: np.ndarray) -> np.ndarray:
-        """The mixed model's `scalars` from the shards' (those that learned since the last mix) and the
-        mixed counters (distributed.mix): zeros, for `after_mix` to set from the mixed model, unless the
-        algorithm's running numbers come from the shards' own (the Forgetron's damage)."""
-        return np.zeros(cls.n_scalars)
-
-    def after_mix(self) -> None:
-        """Set `scalars` (and the per-slot arrays named in `remade_after_mix`) for a model that model
-        mixing just made (distributed.mix): nothing to set unless the algorithm keeps running numbers."""
-
-    @classmethod
-    def row_classes(cls, arrays: dict) -> np.ndarray | None:
-        """The class each support vector serves, in the saved arrays' class numbering, for a multiclass
-        learner whose vectors each belong to one class (mc-projectron++'s per-class support sets); None:
-        every vector serves every class.  A mix merges identical vectors only within one class then, and
-        `with_row_classes` gives the union's vectors their classes."""
-        return None
-
-    @classmethod
-    def with_row_classes(cls, arrays: dict, classes: np.ndarray, n_classes: int) -> dict:
-        """A mixed model's arrays (distributed.mix) with the per-class structure of its vectors' `classes`
-        (`row_classes`; columns of the `n_classes` merged classes)."""
-        return arrays
 
     # ---- for subclasses ----------------------------------------------------------------------
     def _pool_room(self, nnz: int) -> int:
@@ -586,6 +626,7 @@ class KernelLearner:
 # The loops take the records whole, but read the arrays they use out of them once, before their
 # per-example loop, and hand these to the helpers below: an array read out of a record inside the
 # loop costs a reference-count update at every example (~10% of RBP's time on a9a, bench/loops.py).
+
 
 @njit(cache=True, inline="always")
 def loop_arrays(rows, book):
@@ -672,8 +713,8 @@ def score_example(S, K, alpha, krow, scratch, idx, val):
 def kernel_matrix(S, K, indptr, indices, values, scratch, out):
     """out[t, i] = k(x_t, sv_i) for the rows of a CSR block against the live support vectors."""
     for t in range(indptr.shape[0] - 1):
-        idx = indices[indptr[t]:indptr[t + 1]]
-        val = values[indptr[t]:indptr[t + 1]]
+        idx = indices[indptr[t] : indptr[t + 1]]
+        val = values[indptr[t] : indptr[t + 1]]
         kernel_row(S, K, scratch, idx, val, sparse_sqnorm(val), out[t])
 
 
@@ -681,6 +722,6 @@ def kernel_matrix(S, K, indptr, indices, values, scratch, out):
 def binary_scores(S, K, alpha, krow, indptr, indices, values, scratch, out):
     """out[t] = Σ_i alpha_i k(x_t, sv_i) for every example of a chunk."""
     for t in range(indptr.shape[0] - 1):
-        idx = indices[indptr[t]:indptr[t + 1]]
-        val = values[indptr[t]:indptr[t + 1]]
+        idx = indices[indptr[t] : indptr[t + 1]]
+        val = values[indptr[t] : indptr[t + 1]]
         out[t] = score_example(S, K, alpha, krow, scratch, idx, val)[0]

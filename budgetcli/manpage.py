@@ -1,8 +1,8 @@
-"""Man pages generated from the click definitions, so they never drift from --help, and the README's
-algorithm tables generated from the learners' declarations.
+"""Man pages generated from the click definitions, so they never drift from --help, and the
+algorithm tables of docs/ALGORITHMS.md generated from the learners' declarations.
 
-    python -m budgetcli.manpage man/ [README.md]   # rewrites man/budgetlearn.1, man/budgetlearn-COMMAND.1
-                                                    # and the tables between README.md's markers
+    python -m budgetcli.manpage man/ [docs/ALGORITHMS.md]   # rewrites man/budgetlearn.1,
+                                # man/budgetlearn-COMMAND.1 and the tables between the markers
 """
 
 from __future__ import annotations
@@ -14,21 +14,34 @@ from pathlib import Path
 import click
 
 from . import __version__
-from .cli import main as cli_main
+from .cli import COMMANDS
+from .entry import main as cli_main
 from .registry import ALGORITHMS
 
-EXIT_STATUS = [("0", "success; also when the reader of standard output went away (| head -1): the command stops "
-                     "quietly"),
-               ("1", "bad data (FILE:LINE named), bad model file, or an output that could not be written (a file, a "
-                     "device, or standard output: a full disk, an I/O error); one line on stderr"),
-               ("2", "usage error"), ("130", "interrupted (Ctrl-C); no model written"),
-               ("143", "terminated (SIGTERM); no model written")]
-ENVIRONMENT = [("NUMBA_CACHE_DIR", "where compiled code is cached; by default numba's choice, else a directory of "
-                                   "this user's own under the temporary directory (budgetlearn-numba-UID)"),
-               ("OMP_NUM_THREADS, OPENBLAS_NUM_THREADS, MKL_NUM_THREADS",
-                "numpy's BLAS threads; budgetlearn sets each to 1 when unset (its loops are single-threaded, idle "
-                "BLAS threads spin, and a sharded run must compute alike in the driver and on dask's workers, "
-                "which run BLAS on one thread)")]
+EXIT_STATUS = [
+    ("0", "success; also when the reader of standard output went away (| head -1): the command stops quietly"),
+    (
+        "1",
+        "bad data (FILE:LINE named), bad model file, or an output that could not be written (a file, a "
+        "device, or standard output: a full disk, an I/O error); one line on stderr",
+    ),
+    ("2", "usage error"),
+    ("130", "interrupted (Ctrl-C); no model written"),
+    ("143", "terminated (SIGTERM); no model written"),
+]
+ENVIRONMENT = [
+    (
+        "NUMBA_CACHE_DIR",
+        "where compiled code is cached; by default numba's choice, else a directory of "
+        "this user's own under the temporary directory (budgetlearn-numba-UID)",
+    ),
+    (
+        "OMP_NUM_THREADS, OPENBLAS_NUM_THREADS, MKL_NUM_THREADS",
+        "numpy's BLAS threads; budgetlearn sets each to 1 when unset (its loops are single-threaded, idle "
+        "BLAS threads spin, and a sharded run must compute alike in the driver and on dask's workers, "
+        "which run BLAS on one thread)",
+    ),
+]
 
 
 def _esc(text: str) -> str:
@@ -46,16 +59,25 @@ def _paragraphs(help_text: str | None) -> str:
 
 
 def _header(name: str, summary: str) -> list[str]:
-    return [f'.TH {name.upper()} 1 "" "budgetlearn {__version__}" "User Commands"', ".SH NAME",
-            f"{_esc(name)} \\- {_esc(summary)}"]
+    return [
+        f'.TH {name.upper()} 1 "" "budgetlearn {__version__}" "User Commands"',
+        ".SH NAME",
+        f"{_esc(name)} \\- {_esc(summary)}",
+    ]
 
 
 def command_page(name: str, cmd: click.Command) -> str:
     # a child of the group's context, so it inherits the group's settings (-h as well as --help)
     ctx = click.Context(cmd, info_name=name, parent=click.Context(cli_main, info_name="budgetlearn"))
     lines = _header(f"budgetlearn-{name}", cmd.get_short_help_str(limit=200))
-    lines += [".SH SYNOPSIS", f".B budgetlearn {name}", _esc(" ".join(cmd.collect_usage_pieces(ctx))),
-              ".SH DESCRIPTION", _paragraphs(cmd.help), ".SH OPTIONS"]
+    lines += [
+        ".SH SYNOPSIS",
+        f".B budgetlearn {name}",
+        _esc(" ".join(cmd.collect_usage_pieces(ctx))),
+        ".SH DESCRIPTION",
+        _paragraphs(cmd.help),
+        ".SH OPTIONS",
+    ]
     for param in cmd.get_params(ctx):
         record = param.get_help_record(ctx) if isinstance(param, click.Option) else None
         if record is None:
@@ -71,9 +93,15 @@ def command_page(name: str, cmd: click.Command) -> str:
 
 def main_page() -> str:
     lines = _header("budgetlearn", "budgeted online kernel learning")
-    lines += [".SH SYNOPSIS", ".B budgetlearn", "COMMAND [OPTIONS] [ARGS]...", ".SH DESCRIPTION",
-              _paragraphs(cli_main.help), ".SH COMMANDS"]
-    for name, cmd in sorted(cli_main.commands.items()):
+    lines += [
+        ".SH SYNOPSIS",
+        ".B budgetlearn",
+        "COMMAND [OPTIONS] [ARGS]...",
+        ".SH DESCRIPTION",
+        _paragraphs(cli_main.help),
+        ".SH COMMANDS",
+    ]
+    for name, cmd in sorted(_commands().items()):
         lines += [".TP", f".BR budgetlearn\\-{_esc(name)} (1)", _esc(cmd.get_short_help_str(limit=200))]
     lines += [".SH EXIT STATUS"]
     for code, meaning in EXIT_STATUS:
@@ -86,12 +114,14 @@ def main_page() -> str:
 
 def table_markers(multiclass: bool) -> tuple[str, str]:
     kind = "multiclass" if multiclass else "binary"
-    return (f"<!-- {kind} algorithms: generated by python -m budgetcli.manpage from the learners' declarations -->",
-            f"<!-- end of {kind} algorithms -->")
+    return (
+        f"<!-- {kind} algorithms: generated by python -m budgetcli.manpage from the learners' declarations -->",
+        f"<!-- end of {kind} algorithms -->",
+    )
 
 
 def algorithm_table(multiclass: bool) -> str:
-    """The README's table of the binary or the multiclass algorithms: name, summary, parameters with
+    """docs/ALGORITHMS.md's table of the binary or the multiclass algorithms: name, summary, parameters with
     their defaults, paper."""
     rows = ["| name | what it does | parameters | paper |", "|---|---|---|---|"]
     for name, cls in sorted(ALGORITHMS.items()):
@@ -116,9 +146,13 @@ def rewrite_tables(readme: Path) -> None:
     readme.write_text(text, encoding="utf-8")
 
 
+def _commands() -> dict:
+    return {cmd.name: cmd for cmd in COMMANDS}
+
+
 def pages() -> dict[str, str]:
     out = {"budgetlearn.1": main_page()}
-    for name, cmd in cli_main.commands.items():
+    for name, cmd in _commands().items():
         out[f"budgetlearn-{name}.1"] = command_page(name, cmd)
     return out
 

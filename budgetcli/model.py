@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import __version__, modelfile, registry, statecheck
+from . import __version__, algorithms, modelfile, registry, statecheck  # noqa: F401  (algorithms: registered)
 from .labels import BinaryLabels, MulticlassLabels, labels_from_dict
 from .modelfile import ModelFileError
 from .projection import onto_kept
@@ -15,11 +15,13 @@ from .support import sv_put
 
 
 # what a model predicts with, by its `hypothesis` (said by the train summary and `info`)
-HYPOTHESES = {"online": "the last hypothesis f_T (resumable; train --average keeps the average)",
-              "running-average": "the averaged hypothesis (1/T) Σ f_t (resumable)",
-              "average": "the averaged hypothesis (1/T) Σ f_t (a batch model)",
-              "projected-average": "the averaged hypothesis, evicted vectors projected (a batch model)",
-              "last": "the last hypothesis f_T (a batch model)"}
+HYPOTHESES = {
+    "online": "the last hypothesis f_T (resumable; train --average keeps the average)",
+    "running-average": "the averaged hypothesis (1/T) Σ f_t (resumable)",
+    "average": "the averaged hypothesis (1/T) Σ f_t (a batch model)",
+    "projected-average": "the averaged hypothesis, evicted vectors projected (a batch model)",
+    "last": "the last hypothesis f_T (a batch model)",
+}
 
 
 @dataclass
@@ -35,6 +37,55 @@ class Model:
     # a sharded run's checkpoint: its shards, --sync-every, and each shard's reading position and random
     # stream (distributed.ShardPool.sharding), for `train --resume` to go on where it stopped
     sharding: dict | None = None
+    # the learner's coefficients are already the ones it predicts with (a running-average model loaded
+    # for prediction holds its averaged coefficients in place of the online ones)
+    predicting: bool = False
+
+    # ---- prediction, for the Python API (api.py) ----------------------------------------------------
+    def decision_function(self, X) -> np.ndarray:
+        """The scores of the rows of X (numpy or scipy.sparse, 0-based columns = feature index − 1):
+        f(x) for a binary model (> 0: its +1 label), an n × classes matrix for a multiclass one, of the
+        hypothesis the model predicts with (the averaged one for a running-average model)."""
+        from .estimator import csr_chunk
+
+        return self.scorer().decision_function(csr_chunk(X, np.zeros(X.shape[0])))
+
+    def predict(self, X) -> np.ndarray:
+        """The label values the model predicts for the rows of X, as `budgetlearn predict` does."""
+        return self.predicted(self.decision_function(X))
+
+    def predicted(self, scores: np.ndarray) -> np.ndarray:
+        """The label values of the model's scores: the top class, or the +1 label where f > 0 and the
+        −1 label where f ≤ 0 (a model that saw one label predicts it everywhere)."""
+        if self.learner.multiclass:
+            return np.asarray(self.labels.classes)[self.labels.predict_index(scores)]
+        labels = self.labels
+        positive = labels.positive if labels.positive is not None else labels.negative
+        negative = labels.negative if labels.negative is not None else labels.positive
+        return np.where(scores > 0, positive, negative)
+
+    def scorer(self):
+        """The learner predicting with the model's hypothesis: a running-average model's averaged
+        coefficients, made once, on a copy (the online learner stays resumable)."""
+        if self.hypothesis != "running-average" or self.predicting:
+            return self.learner
+        if getattr(self, "_averaged", None) is None or self._averaged[0] != self.learner.counter("examples"):
+            learner = type(self.learner).from_state(*self.learner.portable_state())
+            learner.set_coefficients(_averaged_finite(self.learner))
+            self._averaged = (self.learner.counter("examples"), learner)
+        return self._averaged[1]
+
+    def as_written(self, hypothesis: str) -> "Model":
+        """The model a run whose spec names `hypothesis` writes (spec.HYPOTHESES): the online learner
+        ("online", and online-to-batch's "last", which is f_T), the online learner with its running
+        average ("running-average": the part of evicted vectors folded onto the kept ones, so the file
+        stays within the budget), or a batch average (`averaged`)."""
+        if hypothesis in ("average", "projected-average"):
+            return self.averaged(projected=hypothesis == "projected-average")
+        if hypothesis == "running-average":
+            self.learner.fold_retired()
+            self.hypothesis = hypothesis
+        return self
 
     def averaged(self, projected: bool = False) -> "Model":
         """The averaged hypothesis (1/T) Σ_t f_t.
@@ -55,10 +106,9 @@ class Model:
                 coef = coef + onto_kept(learner, rows, sums).T
             else:
                 indptr, indices, values = rows
-                learner.support.reserve(n + len(indptr) - 1, len(indices))
-                learner._resize(learner.support.capacity)
+                learner.make_room(n + len(indptr) - 1, len(indices))
                 for j in range(len(indptr) - 1):
-                    idx, val = indices[indptr[j]:indptr[j + 1]], values[indptr[j]:indptr[j + 1]]
+                    idx, val = indices[indptr[j] : indptr[j + 1]], values[indptr[j] : indptr[j + 1]]
                     sv_put(learner.support.arrays, n + j, idx, val, float(val @ val))
                 coef = np.concatenate([coef, sums.T])
         learner.set_coefficients(coef)
@@ -68,10 +118,7 @@ class Model:
         """Write the model file: compact (what prediction needs, and the small state resuming needs),
         or with `resume` also the resume state (K⁻¹ and other |S|² arrays), for a bit-for-bit resume.
         Every 1-D array is stored in the narrowest dtype that holds its values exactly."""
-        header, arrays = self.learner.state()
-        if not resume:
-            for name in self.learner.resume_arrays(header):
-                arrays.pop(name, None)
+        header, arrays = self.learner.state() if resume else self.learner.portable_state()
         if self.hypothesis != "running-average":  # what only the average needs; a plain model stays compact
             for name in self.learner.average_arrays:
                 arrays.pop(name)
@@ -89,8 +136,9 @@ class Model:
                 _averaged_finite(self.learner)
             modelfile.save(path, header, arrays)
         except (ValueError, TypeError, KeyError) as exc:
-            raise UnloadableModel(f"the model would not load ({exc.args[0] if exc.args else exc}); nothing written") \
-                from None
+            raise UnloadableModel(
+                f"the model would not load ({exc.args[0] if exc.args else exc}); nothing written"
+            ) from None
 
     @classmethod
     def load(cls, path, resume: bool = False) -> "Model":
@@ -102,7 +150,7 @@ class Model:
             expected.update(_expected_arrays(header, members))
 
         def skip(header):
-            if resume or not isinstance(header.get("algorithm"), str) or header["algorithm"] not in registry.load_all():
+            if resume or not isinstance(header.get("algorithm"), str) or header["algorithm"] not in registry.ALGORITHMS:
                 return ()
             return registry.get(header["algorithm"]).resume_arrays(header)
 
@@ -133,7 +181,8 @@ class Model:
             raise ModelFileError(
                 f"{path}: written by budgetlearn {written_by} without {missing!r}, which budgetlearn {__version__} "
                 f"needs for {header.get('algorithm', 'this model')}; retrain the model, or use budgetlearn "
-                f"{written_by}") from None
+                f"{written_by}"
+            ) from None
         except (ValueError, TypeError) as exc:
             # A checksummed file that this build cannot interpret: an algorithm it lacks, or
             # a layout it does not know.
@@ -148,6 +197,7 @@ class Model:
         except ValueError as exc:  # running sums of a file from anybody
             raise ModelFileError(f"{path}: invalid model: {exc}") from None
         learner.set_coefficients(coef)
+        model.predicting = True
         return model
 
 

@@ -140,9 +140,7 @@ def _validated_arrays(arrays: dict) -> dict[str, np.ndarray]:
             raise ValueError(f"array name {name!r} is reserved")
         array = np.asarray(value)
         if array.dtype.kind not in _NUMERIC_KINDS or array.dtype.fields is not None:
-            raise TypeError(
-                f"array {name!r} has non-numeric dtype {array.dtype}; only numeric arrays can be saved"
-            )
+            raise TypeError(f"array {name!r} has non-numeric dtype {array.dtype}; only numeric arrays can be saved")
         checked[name] = array
     return checked
 
@@ -169,8 +167,9 @@ def save(path, header: dict, arrays: dict[str, np.ndarray]) -> None:
     }
     container_bytes = np.frombuffer(_canonical_json(container), dtype=np.uint8)
     if len(container_bytes) > MAX_HEADER_BYTES:  # `load` would refuse the file
-        raise HeaderTooLarge(f"its header takes {len(container_bytes):,} bytes, more than the {MAX_HEADER_BYTES:,} "
-                             "a model file may have")
+        raise HeaderTooLarge(
+            f"its header takes {len(container_bytes):,} bytes, more than the {MAX_HEADER_BYTES:,} a model file may have"
+        )
 
     with output_file(path, binary=True) as f:
         _write_zip(f, {_HEADER_MEMBER: container_bytes, **arrays})
@@ -189,15 +188,22 @@ def _write_zip(f, arrays: dict[str, np.ndarray]) -> None:
         size = len(zlib.compress(raw, 1)) if len(raw) < _TRY_DEFLATE_BELOW else len(raw)
         members[name] = (raw, size if 2 * size <= len(raw) else None)
     total = sum(len(raw) for raw, _ in members.values())
-    while total > MAX_INFLATION // 2 * sum(len(raw) if size is None else size for raw, size in members.values()) \
-            + INFLATION_SLACK // 2:  # keep clear of load's bound: store the largest deflated member as it is
+    while (
+        total
+        > MAX_INFLATION // 2 * sum(len(raw) if size is None else size for raw, size in members.values())
+        + INFLATION_SLACK // 2
+    ):  # keep clear of load's bound: store the largest deflated member as it is
         name = max((n for n, (_, size) in members.items() if size is not None), key=lambda n: len(members[n][0]))
         members[name] = (members[name][0], None)
     with zipfile.ZipFile(f, "w", allowZip64=True) as zf:
         for name, (raw, size) in members.items():
             deflated = size is not None
-            zf.writestr(zipfile.ZipInfo(name + ".npy"), raw,
-                        compress_type=zipfile.ZIP_DEFLATED if deflated else zipfile.ZIP_STORED, compresslevel=1)
+            zf.writestr(
+                zipfile.ZipInfo(name + ".npy"),
+                raw,
+                compress_type=zipfile.ZIP_DEFLATED if deflated else zipfile.ZIP_STORED,
+                compresslevel=1,
+            )
 
 
 def _read_container(path, raw: np.ndarray) -> dict:
@@ -226,9 +232,15 @@ def _read_container(path, raw: np.ndarray) -> dict:
             f"written by format version {version}, which this build cannot read "
             f"(oldest supported is {_OLDEST_READABLE_VERSION})",
         )
-    if not isinstance(container.get("header"), dict) or not isinstance(container.get("checksum"), str) or \
-            version >= 2 and not (isinstance(container.get("members"), dict) and
-                                  all(isinstance(v, str) for v in container["members"].values())):
+    if (
+        not isinstance(container.get("header"), dict)
+        or not isinstance(container.get("checksum"), str)
+        or version >= 2
+        and not (
+            isinstance(container.get("members"), dict)
+            and all(isinstance(v, str) for v in container["members"].values())
+        )
+    ):
         raise _error(path, "truncated or corrupt (incomplete __header__)")
     return container
 
@@ -291,8 +303,11 @@ def load(path, expect=None, skip=()) -> tuple[dict, dict[str, np.ndarray]]:
         skip = skip(header) if callable(skip) else skip
         return header, {name: a for name, a in arrays.items() if name not in skip}
     members = container["members"]
-    if _checksum(header_json, members) != container["checksum"] or set(members) != names or \
-            any(_member_checksum(name, a) != members[name] for name, a in arrays.items()):
+    if (
+        _checksum(header_json, members) != container["checksum"]
+        or set(members) != names
+        or any(_member_checksum(name, a) != members[name] for name, a in arrays.items())
+    ):
         raise _error(path, "truncated or corrupt (checksum mismatch)")
     return header, arrays
 
@@ -305,9 +320,17 @@ def open_regular(path):
     try:
         mode = os.fstat(fd).st_mode
         if not stat.S_ISREG(mode):
-            kind = "a directory" if stat.S_ISDIR(mode) else "a FIFO" if stat.S_ISFIFO(mode) else \
-                "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "a socket" if stat.S_ISSOCK(mode) else \
-                "not a file"
+            kind = (
+                "a directory"
+                if stat.S_ISDIR(mode)
+                else "a FIFO"
+                if stat.S_ISFIFO(mode)
+                else "a device"
+                if stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
+                else "a socket"
+                if stat.S_ISSOCK(mode)
+                else "not a file"
+            )
             raise OSError(errno.EINVAL, f"{kind}, not a regular file", os.fsdecode(path))
         if hasattr(os, "O_NONBLOCK"):
             os.set_blocking(fd, True)
@@ -341,16 +364,22 @@ def _read_members(path, zf: zipfile.ZipFile, file_size: int, expect, skip) -> tu
     total = sum(_nbytes(shape, dtype) for shape, dtype, _ in declared.values())
     bound = MAX_INFLATION * file_size + INFLATION_SLACK
     if total > bound:
-        raise _error(path, f"invalid model: its arrays would take {total:,} bytes, more than the bound of "
-                           f"{MAX_INFLATION} × the file's {file_size:,} bytes + {INFLATION_SLACK >> 20} MiB")
+        raise _error(
+            path,
+            f"invalid model: its arrays would take {total:,} bytes, more than the bound of "
+            f"{MAX_INFLATION} × the file's {file_size:,} bytes + {INFLATION_SLACK >> 20} MiB",
+        )
     if expect is not None:
         try:
             expect(container["header"], {name: Member((shape, dtype)) for name, (shape, dtype, _) in declared.items()})
         except (ValueError, TypeError, KeyError) as exc:
             raise _error(path, f"invalid model: {exc.args[0] if exc.args else exc}") from None
     skip = () if container["version"] == 1 else skip(container["header"]) if callable(skip) else skip
-    arrays = {name: _member_data(zf, members[name], shape, dtype, offset)
-              for name, (shape, dtype, offset) in declared.items() if name not in skip}
+    arrays = {
+        name: _member_data(zf, members[name], shape, dtype, offset)
+        for name, (shape, dtype, offset) in declared.items()
+        if name not in skip
+    }
     return container, set(declared), arrays
 
 
@@ -376,8 +405,11 @@ def _member_header(path, zf, name, info) -> tuple[tuple, np.dtype, tuple[int, bo
     if dtype.hasobject or dtype.fields is not None or dtype.kind not in _NUMERIC_KINDS:
         raise _error(path, f"truncated or corrupt (member {name!r} is not a plain numeric array: {dtype})")
     if info.file_size != offset + _nbytes(shape, dtype):
-        raise _error(path, f"truncated or corrupt (member {name!r} holds {info.file_size - offset:,} bytes of data, "
-                           f"its shape {shape} needs {_nbytes(shape, dtype):,})")
+        raise _error(
+            path,
+            f"truncated or corrupt (member {name!r} holds {info.file_size - offset:,} bytes of data, "
+            f"its shape {shape} needs {_nbytes(shape, dtype):,})",
+        )
     return shape, dtype, (offset, fortran)
 
 

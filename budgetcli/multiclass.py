@@ -80,8 +80,10 @@ class MulticlassLearner(KernelLearner):
     def _labels(self, y: np.ndarray, lines: np.ndarray) -> np.ndarray:
         y = np.asarray(y)
         if len(y) and (y.dtype.kind not in "iu" or y.min() < 0):
-            raise ValueError(f"{self.name} learns class indices 0, 1, ... (labels.MulticlassLabels.encode), "
-                             f"got labels of dtype {y.dtype} from {y.min()}")
+            raise ValueError(
+                f"{self.name} learns class indices 0, 1, ... (labels.MulticlassLabels.encode), "
+                f"got labels of dtype {y.dtype} from {y.min()}"
+            )
         y = y.astype(np.int64)
         if len(y) and y.max() >= self.coef.shape[1]:
             try:
@@ -92,9 +94,15 @@ class MulticlassLearner(KernelLearner):
         return y
 
     def _state_arrays(self) -> dict:
-        return self.slot | {"coef": self.coef, "scale": self.scale, "n_classes": self.n_classes,
-                            "scores": self.scores, "avg_base": self.avg_base, "avg_offset": self.avg_offset,
-                            "avg_scalars": self.avg_scalars}
+        return self.slot | {
+            "coef": self.coef,
+            "scale": self.scale,
+            "n_classes": self.n_classes,
+            "scores": self.scores,
+            "avg_base": self.avg_base,
+            "avg_offset": self.avg_offset,
+            "avg_scalars": self.avg_scalars,
+        }
 
     def _new_retire_log_sums(self, rows: int) -> np.ndarray:
         return np.zeros((rows, self.coef.shape[1]))  # a leaving vector's share, per class
@@ -103,8 +111,19 @@ class MulticlassLearner(KernelLearner):
         self._ensure_scratch(chunk.n_features)
         m = int(self.n_classes[0])
         out = np.zeros((len(chunk), m), np.float64)
-        multiclass_scores(self.support.arrays, self.kernel.args(), self.coef, self.scale[0], m, self.slot["krow"],
-                          chunk.indptr, chunk.indices, chunk.values, self.scratch, out)
+        multiclass_scores(
+            self.support.arrays,
+            self.kernel.args(),
+            self.coef,
+            self.scale[0],
+            m,
+            self.slot["krow"],
+            chunk.indptr,
+            chunk.indices,
+            chunk.values,
+            self.scratch,
+            out,
+        )
         return out
 
     def coefficients(self) -> np.ndarray:
@@ -113,7 +132,8 @@ class MulticlassLearner(KernelLearner):
 
     def averaged_coefficients(self) -> np.ndarray:
         """The averaged hypothesis (1/T) Σ_t f_t on the current support set (n × m, true units): the
-        module docstring's (avg_base + C_T coef − U) / T, with the part of evicted vectors folded in (`fold_retired`)."""
+        module docstring's (avg_base + C_T coef − U) / T, with the part of evicted vectors folded in
+        (`fold_retired`)."""
         n, m = len(self.support), int(self.n_classes[0])
         T = self.counter("examples")
         if T == 0:
@@ -134,9 +154,13 @@ class MulticlassLearner(KernelLearner):
 
     def _decisive_arrays(self, n: int) -> dict:
         m = int(self.n_classes[0])
-        return super()._decisive_arrays(n) | {"scale": self.scale, "avg_scalars": self.avg_scalars,
-                                              "coef": self.coef[:n, :m], "avg_base": self.avg_base[:n, :m],
-                                              "avg_offset": self.avg_offset[:n, :m]}
+        return super()._decisive_arrays(n) | {
+            "scale": self.scale,
+            "avg_scalars": self.avg_scalars,
+            "coef": self.coef[:n, :m],
+            "avg_base": self.avg_base[:n, :m],
+            "avg_offset": self.avg_offset[:n, :m],
+        }
 
     def retired_sums(self) -> np.ndarray:
         m = int(self.n_classes[0])
@@ -185,8 +209,9 @@ class MulticlassLearner(KernelLearner):
         if m > self.coef.shape[1]:
             cols = max(m, 2 * self.coef.shape[1])
             self._check_size(self.coef.shape[0], cols)
-            self.coef, self.avg_base, self.avg_offset = (_grown(a, a.shape[0], cols)
-                                                         for a in (self.coef, self.avg_base, self.avg_offset))
+            self.coef, self.avg_base, self.avg_offset = (
+                _grown(a, a.shape[0], cols) for a in (self.coef, self.avg_base, self.avg_offset)
+            )
             self.scores = np.zeros(cols)
 
     def _check_size(self, capacity: int, classes: int | None = None) -> None:
@@ -194,14 +219,17 @@ class MulticlassLearner(KernelLearner):
         more than bounds.MAX_COEFFICIENTS numbers."""
         classes = self.coef.shape[1] if classes is None else classes
         if capacity * classes > bounds.MAX_COEFFICIENTS:
-            raise TooLarge(f"the model's coefficients would take {capacity:,} slots × {classes:,} classes = "
-                           f"{capacity * classes:,} numbers, more than the {bounds.MAX_COEFFICIENTS:,} a multiclass "
-                           "model may hold (it grows as classes × support vectors)")
+            raise TooLarge(
+                f"the model's coefficients would take {capacity:,} slots × {classes:,} classes = "
+                f"{capacity * classes:,} numbers, more than the {bounds.MAX_COEFFICIENTS:,} a multiclass "
+                "model may hold (it grows as classes × support vectors)"
+            )
 
     def _resize(self, capacity: int) -> None:
         if self.coef.shape[0] < capacity:
-            self.coef, self.avg_base, self.avg_offset = (_grown(a, capacity, a.shape[1])
-                                                         for a in (self.coef, self.avg_base, self.avg_offset))
+            self.coef, self.avg_base, self.avg_offset = (
+                _grown(a, capacity, a.shape[1]) for a in (self.coef, self.avg_base, self.avg_offset)
+            )
         super()._resize(capacity)
 
 
@@ -212,6 +240,7 @@ def _grown(a: np.ndarray, rows: int, cols: int) -> np.ndarray:
 
 
 # ---- compiled pieces shared by the multiclass loops ----------------------------------------------
+
 
 @njit(cache=True, inline="always")
 def open_class_round(S, K, indptr, indices, values, y, t, scratch, counters, st):
@@ -332,6 +361,6 @@ def move_row(st, dst, src, m):
 def multiclass_scores(S, K, coef, scale, m, krow, indptr, indices, values, scratch, out):
     """out[t, i] = f_i(x_t) for every example of a chunk."""
     for t in range(indptr.shape[0] - 1):
-        idx = indices[indptr[t]:indptr[t + 1]]
-        val = values[indptr[t]:indptr[t + 1]]
+        idx = indices[indptr[t] : indptr[t + 1]]
+        val = values[indptr[t] : indptr[t + 1]]
         class_scores(S, K, coef, scale, m, krow, scratch, idx, val, out[t])

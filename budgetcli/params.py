@@ -55,22 +55,41 @@ class Param:
         return (self.codes or range(len(self.choices)))[self.choices.index(value)]
 
 
+# The rules a parameter's value may have to follow: (check, what the error message says it must be).
+FINITE = (lambda v: math.isfinite(v), "a finite number")
+NONNEGATIVE = (lambda v: v >= 0 and math.isfinite(v), "a finite number ≥ 0")
+POSITIVE = (lambda v: v > 0 and math.isfinite(v), "a finite number > 0")
+POSITIVE_OR_INF = (lambda v: v > 0 and not math.isnan(v), "a number > 0 (inf allowed)")
+UNIT = (lambda v: 0 <= v <= 1, "in [0, 1]")
+HALF_OPEN_UNIT = (lambda v: 0 < v <= 1, "in (0, 1]")
+COUNT = (lambda v: v >= 1, "an integer ≥ 1")
+
+
+def number(name: str, default, help: str, rule=FINITE, **more) -> Param:
+    """A float parameter following `rule` (one of the rules above)."""
+    return Param(name, float, default, help, check=rule[0], requirement=rule[1], **more)
+
+
+def count(name: str, default: int, help: str, **more) -> Param:
+    """An integer parameter ≥ 1."""
+    return Param(name, int, default, help, check=COUNT[0], requirement=COUNT[1], **more)
+
+
 def choice(name: str, choices: tuple[str, ...], default: str, help: str, codes: tuple[int, ...] = ()) -> Param:
     """A parameter taking one of `choices` (strings); the loop gets `codes` (default: the index)."""
     wording = " or ".join(choices) if len(choices) == 2 else "one of " + ", ".join(choices)
-    return Param(name, str, default, help, check=lambda v: v in choices, requirement=wording,
-                 choices=choices, codes=codes)
+    return Param(
+        name, str, default, help, check=lambda v: v in choices, requirement=wording, choices=choices, codes=codes
+    )
 
 
-ETA = Param("eta", float, 0.1, "projection threshold on ‖δ‖ (paper §3; DOGMA's η is our η²)",
-            check=lambda v: v >= 0 and math.isfinite(v), requirement="a finite number ≥ 0")
-
-BUDGET = Param("budget", int, 100, "support-set budget B (number of support vectors kept)",
-               check=lambda v: v >= 1, requirement="an integer ≥ 1", flags=("-B", "--budget"))
-
-COST = Param("cost", float, 1.0, "C: aggressiveness of PA-I / PA-II (Crammer et al. 2006), box of the No-Bias-SVM update (Weston et al. Fig. 2)",
-             check=lambda v: v > 0 and not math.isnan(v), requirement="a number > 0 (inf allowed)",
-             flags=("-C", "--cost"))
-
-BETA = Param("beta", float, 0.0, "margin β: update when y f(x) ≤ β (Weston et al. Fig. 1)",
-             check=lambda v: math.isfinite(v), requirement="a finite number")
+ETA = number("eta", 0.1, "projection threshold on ‖δ‖ (paper §3; DOGMA's η is our η²)", NONNEGATIVE)
+BUDGET = count("budget", 100, "support-set budget B (number of support vectors kept)", flags=("-B", "--budget"))
+COST = number(
+    "cost",
+    1.0,
+    "C: aggressiveness of PA-I / PA-II (Crammer et al. 2006), box of the No-Bias-SVM update (Weston et al. Fig. 2)",
+    POSITIVE_OR_INF,
+    flags=("-C", "--cost"),
+)
+BETA = number("beta", 0.0, "margin β: update when y f(x) ≤ β (Weston et al. Fig. 1)")

@@ -8,45 +8,31 @@ from typing import Callable, Iterator
 
 import numpy as np
 
-from . import bounds, registry
-from .io.libsvm import DataError, LibsvmReader, concatenate
-from .kernels import KERNEL_PARAMS, Kernel, gamma_from_sigma
+from . import bounds
+from .core import Chunk, DataError
+from .io.libsvm import LibsvmReader, concatenate
+from .kernels import Kernel
 from .labels import BinaryLabels, MulticlassLabels
 from .learner import Overflow, kernel_matrix
 from .model import Model
+from .spec import TrainSpec
 from .support import SupportSet
 
+
+class Arrays:
+    """The reader's part for rows given as arrays (api.train): their name in messages, `X:ROW`."""
+
+    source_name, n_skipped, skipped = "X", 0, ()
+
+
 @dataclass
-class KernelSpec:
-    """The kernel as the user gave it; γ may be left open until the first chunk is read."""
+class Watch:
+    """What a run reports as it goes; none of it changes the model."""
 
-    kind: str = KERNEL_PARAMS["kernel"].default
-    gamma: float | None = KERNEL_PARAMS["gamma"].default
-    sigma: float | None = KERNEL_PARAMS["sigma"].default
-    degree: int = KERNEL_PARAMS["degree"].default
-    coef0: float = KERNEL_PARAMS["coef0"].default
-
-    def resolve(self, first_chunk_features: int) -> Kernel:
-        """γ from --gamma or --sigma; by default 1/k with k the largest feature index of the first
-        chunk (LIBSVM takes 1/#features of the whole file, which a stream cannot know)."""
-        if self.gamma is not None and self.sigma is not None:
-            raise ValueError("give --gamma or --sigma, not both")
-        if self.sigma is not None:
-            gamma = gamma_from_sigma(self.sigma)
-        elif self.gamma is not None:
-            gamma = self.gamma
-        else:
-            gamma = 1.0 / max(first_chunk_features, 1)
-        return Kernel(self.kind, gamma, self.coef0, self.degree)
-
-
-def check_settings(cls, kernel: KernelSpec, params: dict) -> None:
-    """ValueError for a new model's bad parameter or kernel, a kernel the algorithm cannot use, or
-    settings that provably learn nothing.  Reads no data: call it before reading any."""
-    hyper = cls.resolve_params(params)
-    kernel.resolve(1)
-    cls.check_kernel(kernel.kind, hyper)
-    cls.refuse_degenerate(kernel.kind, hyper)
+    progress: object = None  # a progress.Progress: a row at 1, 2, 4, ... examples of this run
+    curve: object = None  # a curve.LearningCurve: a row each time the example count reaches a multiple of its k
+    on_checkpoint: Callable[[Model], None] | None = None  # the model as the spec writes it, every checkpoint_every
+    on_chunk: Callable[[Model], None] | None = None  # after every block
 
 
 @dataclass
@@ -58,18 +44,21 @@ class TrainResult:
     skipped: list = field(default_factory=list)
     warnings: list = field(default_factory=list)  # kernel_warnings of the first block, then support_warnings
     traffic: dict = field(default_factory=dict)  # a sharded run's: synchronisations, bytes_out, bytes_in
+    online: Model | None = None  # the online learner the written `model` comes from (itself, unless a batch average)
 
 
-def epochs_of(data, epochs: int = 1, shuffle: bool = False, seed: int = 0, skip_bad_lines: bool = False,
-              block_lines: int = 4096) -> Iterator[tuple[object, LibsvmReader, float | None]]:
+def epochs_of(
+    data, epochs: int = 1, shuffle: bool = False, seed: int = 0, skip_bad_lines: bool = False, block_lines: int = 4096
+) -> Iterator[tuple[object, LibsvmReader, float | None]]:
     """(chunk, reader, done) for `epochs` passes over `data`; `done` is the share of the whole run's
     input read once the chunk is through, or None when the input's size is unknown (stdin, a pipe,
     a compressed file).
 
     Without shuffling a file is streamed again for each pass (memory stays one chunk); stdin,
-    which cannot be read twice, and --shuffle keep the data in memory.  With `shuffle`, pass e
-    (0-based) is permuted by numpy's generator seeded with (seed, e)."""
-    in_memory = shuffle or (epochs > 1 and data == "-")
+    which cannot be read twice, and --shuffle keep the data in memory, as a Chunk given as `data` (the
+    Python API's arrays) is.  With `shuffle`, pass e (0-based) is permuted by numpy's generator seeded
+    with (seed, e)."""
+    in_memory = shuffle or (epochs > 1 and data == "-") or isinstance(data, Chunk)
     if not in_memory:
         for e in range(epochs):
             with LibsvmReader(data, block_lines=block_lines, skip_bad_lines=skip_bad_lines) as reader:
@@ -77,11 +66,14 @@ def epochs_of(data, epochs: int = 1, shuffle: bool = False, seed: int = 0, skip_
                     share = reader.share_read()
                     yield chunk, reader, None if share is None else (e + share) / epochs
         return
-    with LibsvmReader(data, block_lines=block_lines, skip_bad_lines=skip_bad_lines) as reader:
-        chunks = list(reader)
-    if not chunks:
-        return
-    everything = concatenate(chunks)
+    if isinstance(data, Chunk):
+        everything, reader = data, Arrays()
+    else:
+        with LibsvmReader(data, block_lines=block_lines, skip_bad_lines=skip_bad_lines) as reader:
+            chunks = list(reader)
+        if not chunks:
+            return
+        everything = concatenate(chunks)
     for e in range(epochs):
         order = np.arange(len(everything))
         if shuffle:
@@ -91,65 +83,83 @@ def epochs_of(data, epochs: int = 1, shuffle: bool = False, seed: int = 0, skip_
             yield everything.take(order[a:stop]), reader, (e * len(order) + stop) / (epochs * len(order))
 
 
-def train(data, algorithm: str, kernel: KernelSpec, params: dict, seed: int = 0, skip_bad_lines: bool = False,
-          block_lines: int = 4096, on_chunk: Callable[[Model], None] | None = None,
-          resume: Model | None = None, epochs: int = 1, shuffle: bool = False,
-          keep_retired: bool = False, curve=None, checkpoint_every: int | None = None, progress=None,
-          on_checkpoint: Callable[[Model], None] | None = None) -> TrainResult:
-    """One online pass over `data` (path, '-' or binary file).  Raises DataError on bad input,
-    ValueError on bad parameters; returns the trained model (not saved).
+def train(spec: TrainSpec, data, resume: Model | None = None, watch: Watch | None = None) -> TrainResult:
+    """The model `spec` makes from `data` (a path, '-' or an iterable of lines with a `name`), one
+    process (a sharded spec: distributed.train), in the hypothesis the spec names.  Raises DataError
+    on bad input; the model is not saved.
 
-    With `resume`, that model goes on learning exactly where it stopped (its algorithm, kernel,
-    parameters, label map, counters and random state); `algorithm`, `kernel`, `params` and `seed`
-    are then not used.  `keep_retired` keeps evicted support vectors for an exact average.
+    With `resume`, that model goes on learning exactly where it stopped (`spec.resuming(resume)`: its
+    algorithm, kernel, parameters, label map, counters and random state).
 
-    `curve` (a curve.LearningCurve) logs a row each time the model's example count reaches a
-    multiple of its k.  With `checkpoint_every` N, `on_checkpoint(model)` is called each time exactly
-    k·N examples of this run have been learned, so a checkpoint holds a whole number of N-example
-    steps, whatever the chunk size.  For both, a chunk is cut where the count is reached (see
-    `_learn_in_pieces`).  `progress` (a progress.Progress) gets a row at 1, 2, 4, ... examples of
-    this run, cut the same way."""
-    cls = registry.get(resume.learner.name if resume else algorithm)
-    if not resume:  # refuse bad settings before reading
-        check_settings(cls, kernel, params)
+    `watch.curve` logs a row each time the model's example count reaches a multiple of its k; with
+    `spec.checkpoint_every` N, `watch.on_checkpoint(model)` is called each time exactly k·N examples
+    of this run have been learned, so a checkpoint holds a whole number of N-example steps, whatever
+    the chunk size; `watch.progress` gets a row at 1, 2, 4, ... examples of this run.  For all three a
+    chunk is cut where the count is reached (see `_learn_in_pieces`)."""
+    watch = watch or Watch()
+    if resume is not None:
+        spec = spec.resuming(resume)
+        resume.sharding = None  # a sharded run's reading positions do not hold for one input
+    cls = spec.learner_class
     started = time.perf_counter()
     model = resume
     reader = None
     stops = None  # the Every rules of --curve and --checkpoint-every, set once the model exists
     warnings = None
     done_before = 0.0  # share of the input read before the current chunk
-    for chunk, reader, done in epochs_of(data, epochs, shuffle, seed, skip_bad_lines, block_lines):
+    for chunk, reader, done in epochs_of(
+        data, spec.epochs or 1, spec.shuffle, spec.seed, spec.skip_bad_lines, spec.block_lines
+    ):
         if model is None:
-            learner = cls(kernel.resolve(chunk.n_features), seed=seed, **params)
+            learner = cls(Kernel.of(spec.kernel, chunk.n_features), seed=spec.seed, **spec.params)
             model = Model(learner, MulticlassLabels() if cls.multiclass else BinaryLabels())
         if warnings is None:
-            default_gamma = not resume and kernel.gamma is None and kernel.sigma is None
-            warnings = kernel_warnings(model.learner.kernel, chunk, default_gamma)
-        model.learner.keep_retired = keep_retired
+            warnings = kernel_warnings(model.learner.kernel, chunk, not resume and spec.kernel.default_gamma)
+        model.learner.keep_retired = spec.keep_retired
         y = model.labels.encode(chunk, reader.source_name)
         if stops is None:
-            stops = []
-            if curve is not None:
-                stops.append(Every(curve.every, lambda m: curve.row(m.learner)))
-            if checkpoint_every:
-                stops.append(Every(checkpoint_every, on_checkpoint, origin=model.learner.counter("examples")))
-            if progress is not None:
-                progress.start(model.learner)
-                stops.append(Doubling(progress.row, origin=model.learner.counter("examples")))
-        if progress is not None:  # the rows' share of the input: interpolated by position in the chunk
-            progress.locate(model.learner.counter("examples"), len(chunk), done_before, done)
+            stops = _stops(model, spec, watch)
+        if watch.progress is not None:  # the rows' share of the input: interpolated by position in the chunk
+            watch.progress.locate(model.learner.counter("examples"), len(chunk), done_before, done)
             done_before = done
         _learn_in_pieces(model, chunk, y, stops, reader.source_name)
-        if on_chunk is not None:
-            on_chunk(model)
+        if watch.on_chunk is not None:
+            watch.on_chunk(model)
     source = reader.source_name if reader else ("<stdin>" if data == "-" else str(data))
     if model is None:
         raise DataError(source, 0, None, "no examples to train on")
-    if curve is not None:
-        curve.finish(model.learner)
+    if watch.curve is not None:
+        watch.curve.finish(model.learner)
+    online = model
     # the last reader has read the data once: its count of malformed lines is per pass
-    return TrainResult(model, time.perf_counter() - started, source, reader.n_skipped if reader else 0,
-                       list(reader.skipped) if reader else [], warnings + support_warnings(model.learner))
+    return TrainResult(
+        model.as_written(spec.hypothesis),
+        time.perf_counter() - started,
+        source,
+        reader.n_skipped if reader else 0,
+        list(reader.skipped) if reader else [],
+        warnings + support_warnings(online.learner),
+        online=online,
+    )
+
+
+def _stops(model: Model, spec: TrainSpec, watch: Watch) -> list:
+    """The rules that cut a chunk: the curve's rows, the checkpoints, the progress rows."""
+    stops = []
+    if watch.curve is not None:
+        stops.append(Every(watch.curve.every, lambda m: watch.curve.row(m.learner)))
+    if spec.checkpoint_every:
+        stops.append(
+            Every(
+                spec.checkpoint_every,
+                lambda m: watch.on_checkpoint(m.as_written(spec.hypothesis)),
+                origin=model.learner.counter("examples"),
+            )
+        )
+    if watch.progress is not None:
+        watch.progress.start(model.learner)
+        stops.append(Doubling(watch.progress.row, origin=model.learner.counter("examples")))
+    return stops
 
 
 # The warnings below describe a run; none of them changes what is learnt.  Each is one line, the
@@ -171,8 +181,10 @@ def kernel_warnings(kernel: Kernel, chunk, default_gamma: bool) -> list[str]:
         index = chunk.indices.astype(np.int64) + 1  # 1-based, as the file writes them
         k, bulk = int(index.max()), int(np.quantile(index, 0.99, method="inverted_cdf"))
         if k > OUTLIER * bulk:
-            out.append(f"the default γ = 1/{k} = {kernel.gamma:.3g} comes from feature index {k}, more than "
-                       f"{OUTLIER}× the indices of 99% of the first block's values (≤ {bulk}); give --gamma or --sigma")
+            out.append(
+                f"the default γ = 1/{k} = {kernel.gamma:.3g} comes from feature index {k}, more than "
+                f"{OUTLIER}× the indices of 99% of the first block's values (≤ {bulk}); give --gamma or --sigma"
+            )
     rows = np.unique(np.linspace(0, len(chunk) - 1, min(len(chunk), SAMPLE)).astype(np.int64))
     if len(rows) < 2:
         return out
@@ -180,8 +192,15 @@ def kernel_warnings(kernel: Kernel, chunk, default_gamma: bool) -> list[str]:
     columns, compact = np.unique(sample.indices, return_inverse=True)  # order-preserving: rows stay sorted
     compact = compact.astype(np.int32)
     K = np.zeros((len(rows), len(rows)))
-    kernel_matrix(SupportSet.from_csr(sample.indptr, compact, sample.values).arrays, kernel.args(),
-                  sample.indptr, compact, sample.values, np.zeros(len(columns)), K)
+    kernel_matrix(
+        SupportSet.from_csr(sample.indptr, compact, sample.values).arrays,
+        kernel.args(),
+        sample.indptr,
+        compact,
+        sample.values,
+        np.zeros(len(columns)),
+        K,
+    )
     # pairs of different examples, both with k(x, x) ≠ 0; example[r]: the sample row where row r's point first occurs
     first: dict[bytes, int] = {}
     example = np.array([first.setdefault(b"".join(a.tobytes() for a in sample.row(r)), r) for r in range(len(rows))])
@@ -191,11 +210,15 @@ def kernel_warnings(kernel: Kernel, chunk, default_gamma: bool) -> list[str]:
     where = f"{len(rows)} examples of the first block"
     scaling = "check the feature scaling" if kernel.kind == "linear" else "check --gamma and the feature scaling"
     if K.max() - K.min() <= TINY * np.abs(K).max():
-        out.append(f"the kernel is numerically constant on {where} (max − min of k(x_i, x_j) ≤ {TINY:g} × max |k|): "
-                   f"it cannot tell examples apart; {scaling}")
+        out.append(
+            f"the kernel is numerically constant on {where} (max − min of k(x_i, x_j) ≤ {TINY:g} × max |k|): "
+            f"it cannot tell examples apart; {scaling}"
+        )
     elif pairs.any() and np.all((np.abs(K[i, j]) <= TINY * np.sqrt(np.abs(diag[i] * diag[j])))[pairs]):
-        out.append(f"the kernel is numerically diagonal on {where} (|k(x_i, x_j)| ≤ {TINY:g} × √(k(x_i, x_i) "
-                   f"k(x_j, x_j)) for all different x_i, x_j): each example looks unrelated to the others; {scaling}")
+        out.append(
+            f"the kernel is numerically diagonal on {where} (|k(x_i, x_j)| ≤ {TINY:g} × √(k(x_i, x_i) "
+            f"k(x_j, x_j)) for all different x_i, x_j): each example looks unrelated to the others; {scaling}"
+        )
     return out
 
 
@@ -209,8 +232,10 @@ def support_warnings(learner) -> list[str]:
         return [f"1 support vector after {t:,} examples and {m:,} mistakes: the support set stopped growing at one"]
     classes = int(learner.n_classes[0]) if learner.multiclass else 2
     if classes > bounds.WARN_CLASSES:
-        return [f"{classes:,} classes: a multiclass model grows as classes × support vectors ({n:,} × {classes:,} "
-                f"coefficients here; its arrays may hold {bounds.MAX_COEFFICIENTS:,})"]
+        return [
+            f"{classes:,} classes: a multiclass model grows as classes × support vectors ({n:,} × {classes:,} "
+            f"coefficients here; its arrays may hold {bounds.MAX_COEFFICIENTS:,})"
+        ]
     return []
 
 
@@ -272,14 +297,20 @@ def learn_block(model: Model, chunk, y, source: str) -> None:
     try:
         learner.learn(chunk, y)
     except Overflow as exc:
-        raise DataError(source, exc.line, None, f"training stopped: {exc.reason} ({learner.describe()}); "
-                        "nothing written") from None
+        raise DataError(
+            source, exc.line, None, f"training stopped: {exc.reason} ({learner.describe()}); nothing written"
+        ) from None
     bad = learner.nonfinite()
     if bad is not None:
         first, last = int(chunk.line_numbers[0]), int(chunk.line_numbers[-1])
         lines = f"line {first}" if first == last else f"lines {first}–{last}"
-        raise DataError(source, first, None, f"training stopped: the model's {bad} stopped being finite numbers while "
-                        f"it learned {lines} ({learner.describe()}): these settings overflow; nothing written")
+        raise DataError(
+            source,
+            first,
+            None,
+            f"training stopped: the model's {bad} stopped being finite numbers while "
+            f"it learned {lines} ({learner.describe()}): these settings overflow; nothing written",
+        )
 
 
 def score_lines(model: Model, block_lines: int = 4096) -> int:
@@ -288,8 +319,9 @@ def score_lines(model: Model, block_lines: int = 4096) -> int:
     return bounds.score_rows(len(model.labels.classes), block_lines) if model.learner.multiclass else block_lines
 
 
-def scores(model: Model, data, skip_bad_lines: bool = False, block_lines: int = 4096
-           ) -> Iterator[tuple[object, np.ndarray]]:
+def scores(
+    model: Model, data, skip_bad_lines: bool = False, block_lines: int = 4096
+) -> Iterator[tuple[object, np.ndarray]]:
     """(chunk, decision values) for each chunk of `data`, in order: a vector f(x) for a binary
     model, an n × m matrix of class scores for a multiclass one (`score_lines` rows at most)."""
     with LibsvmReader(data, block_lines=score_lines(model, block_lines), skip_bad_lines=skip_bad_lines) as reader:
@@ -301,10 +333,14 @@ def chunk_scores(model: Model, chunk, source: str) -> np.ndarray:
     """The model's scores of a chunk.  A score that is not a finite number (the model's numbers, or
     this example's, overflow: an edited model, or data far off the scale it was trained on) is a
     DataError naming the example's line, so that no prediction is ever written from a nan."""
-    f = model.learner.decision_function(chunk)
+    f = model.scorer().decision_function(chunk)
     finite = np.isfinite(f) if f.ndim == 1 else np.isfinite(f).all(axis=1)
     if not finite.all():
         row = int(np.flatnonzero(~finite)[0])
-        raise DataError(source, int(chunk.line_numbers[row]), None,
-                        "the model's score of this example is not a finite number (its numbers or the model's overflow)")
+        raise DataError(
+            source,
+            int(chunk.line_numbers[row]),
+            None,
+            "the model's score of this example is not a finite number (its numbers or the model's overflow)",
+        )
     return f

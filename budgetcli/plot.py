@@ -17,8 +17,9 @@ class PlotError(ValueError):
     pass
 
 
-def plot_curves(paths, output, labels=None, title: str | None = None, width: float = 8.0, height: float = 6.0,
-                dpi: int = 100) -> None:
+def plot_curves(
+    paths, output, labels=None, title: str | None = None, width: float = 8.0, height: float = 6.0, dpi: int = 100
+) -> None:
     """Draw each curve file as one line in two panels (online error %, |S|) and save to `output`
     (format from its extension: .png, .svg, .pdf).  One curve per file, labelled by `labels` or by
     the file name."""
@@ -32,8 +33,10 @@ def plot_curves(paths, output, labels=None, title: str | None = None, width: flo
     formats = fig.canvas.get_supported_filetypes()
     fmt = os.path.splitext(output)[1].lstrip(".").lower()
     if fmt not in formats:
-        raise PlotError(f"{output}: cannot tell the image format from the extension "
-                        f"{'.' + fmt if fmt else '(none)'}; use one of {', '.join('.' + f for f in sorted(formats))}")
+        raise PlotError(
+            f"{output}: cannot tell the image format from the extension "
+            f"{'.' + fmt if fmt else '(none)'}; use one of {', '.join('.' + f for f in sorted(formats))}"
+        )
     if labels is not None and len(labels) != len(paths):
         raise PlotError(f"{len(labels)} --label for {len(paths)} curve files")
     curves = []
@@ -65,7 +68,9 @@ def plot_curves(paths, output, labels=None, title: str | None = None, width: flo
         fig.savefig(image, format=fmt, dpi=dpi)
     except ValueError as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise PlotError(f"matplotlib cannot typeset a --title or --label ({first}); $ starts its math mode: "
-                        r"write \$ for a dollar sign") from None
+        raise PlotError(
+            f"matplotlib cannot typeset a --title or --label ({first}); $ starts its math mode: "
+            r"write \$ for a dollar sign"
+        ) from None
     with output_file(output, binary=True) as f:  # a file object: savefig would replace a device node
         f.write(image.getvalue())

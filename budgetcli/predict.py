@@ -48,8 +48,12 @@ def scores_header(model: Model) -> str:
 
 def splittable(data) -> bool:
     """True for a regular, uncompressed file, which can be read by byte ranges."""
-    return (isinstance(data, (str, os.PathLike)) and data != "-" and os.path.isfile(data)
-            and not os.fsdecode(data).lower().endswith(COMPRESSED))
+    return (
+        isinstance(data, (str, os.PathLike))
+        and data != "-"
+        and os.path.isfile(data)
+        and not os.fsdecode(data).lower().endswith(COMPRESSED)
+    )
 
 
 def parallel_jobs(data, jobs: int) -> tuple[int, str | None]:
@@ -61,8 +65,9 @@ def parallel_jobs(data, jobs: int) -> tuple[int, str | None]:
     return bounds.workers(jobs, pieces, f"range of at least {MIN_RANGE_BYTES >> 20} MiB")
 
 
-def write_predictions(model: Model, model_path, data, output, scores: bool = False, skip_bad_lines: bool = False,
-                      jobs: int = 1) -> None:
+def write_predictions(
+    model: Model, model_path, data, output, scores: bool = False, skip_bad_lines: bool = False, jobs: int = 1
+) -> None:
     """Write the predictions for `data` to the text file `output`, in input order, with `jobs` worker
     processes (see `parallel_jobs`).  Raises DataError for the first bad line (unless skip_bad_lines)."""
     if scores:
@@ -139,8 +144,12 @@ def predict_range(model_path, path, start: int, end: int, first_line: int, score
     model = _model(os.path.abspath(model_path), st.st_mtime_ns, st.st_size)
     parts = []
     try:
-        with LibsvmReader(RangeLines(path, start, end), block_lines=pipeline.score_lines(model),
-                          skip_bad_lines=skip_bad_lines, first_line=first_line) as r:
+        with LibsvmReader(
+            RangeLines(path, start, end),
+            block_lines=pipeline.score_lines(model),
+            skip_bad_lines=skip_bad_lines,
+            first_line=first_line,
+        ) as r:
             for chunk in r:
                 parts.append(prediction_text(model, pipeline.chunk_scores(model, chunk, r.source_name), scores))
     except ValueError as exc:  # DataError
@@ -158,8 +167,10 @@ def parallel_texts(model_path, path, scores: bool, skip_bad_lines: bool, jobs: i
     with joblib.Parallel(n_jobs=jobs, backend="loky", return_as="generator") as parallel:
         counts = list(parallel(joblib.delayed(count_newlines)(path, a, b) for a, b in ranges))
         first_lines = np.concatenate(([1], 1 + np.cumsum(counts)[:-1])).astype(int).tolist()
-        outputs = parallel(joblib.delayed(predict_range)(model_path, path, a, b, first, scores, skip_bad_lines)
-                           for (a, b), first in zip(ranges, first_lines))
+        outputs = parallel(
+            joblib.delayed(predict_range)(model_path, path, a, b, first, scores, skip_bad_lines)
+            for (a, b), first in zip(ranges, first_lines)
+        )
         for status, value in outputs:
             if status == "error":
                 with warnings.catch_warnings():  # joblib warns that it cancels the later ranges: intended

@@ -23,8 +23,10 @@ from __future__ import annotations
 
 import time
 
-HEADER = (f"{'mistakes':<9} {'since':<9} {'examples':>10} {'support':>9} {'done':>8} {'ETA':>9}\n"
-          f"{'so far':<9} {'last row':<9} {'':>10} {'vectors':>9}")
+HEADER = (
+    f"{'mistakes':<9} {'since':<9} {'examples':>10} {'support':>9} {'done':>8} {'ETA':>9}\n"
+    f"{'so far':<9} {'last row':<9} {'':>10} {'vectors':>9}"
+)
 
 
 class Progress:
@@ -87,12 +89,14 @@ class Progress:
             if share > 0:
                 left = (time.perf_counter() - self._started) * (1 - share) / share
                 eta = f"{int(left) // 3600}:{int(left) % 3600 // 60:02d}:{int(left) % 60:02d}"
-        self._print(f"{m / t:<9.6f} {since_m / since_t:<9.6f} {t:>10,} {len(learner.support):>9,} {done:>8} "
-                    f"{eta:>9}".rstrip())
+        self._print(
+            f"{m / t:<9.6f} {since_m / since_t:<9.6f} {t:>10,} {len(learner.support):>9,} {done:>8} {eta:>9}".rstrip()
+        )
 
     def update(self, model) -> None:
         if self._live is not None:
             ln = model.learner
             t, m = ln.counter("examples"), ln.counter("mistakes")
-            self._live.update(f"{t:,} examples, {100 * m / max(t, 1):.2f}% online mistakes, "
-                              f"{len(ln.support):,} support vectors")
+            self._live.update(
+                f"{t:,} examples, {100 * m / max(t, 1):.2f}% online mistakes, {len(ln.support):,} support vectors"
+            )

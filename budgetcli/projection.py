@@ -108,6 +108,7 @@ def schur_downdate(kinv, n, r):
 
 # ---- rebuilding the resume state from the support set (learner.KernelLearner.rebuilt) -------------
 
+
 def gram_of_support(learner, name: str) -> None:
     """slot[name] = K, the Gram matrix of the support set: the same kernel values, bit for bit, as
     the loops computed when each vector joined (support.kernel_row both ways)."""
@@ -130,11 +131,13 @@ def factor_of_support(learner, name: str) -> None:
 
 def ridge_inverse_of_support(ridge_param: str):
     """rebuild(learner, name) setting slot[name] = (aI + K)⁻¹, a the parameter `ridge_param` (SOP)."""
+
     def rebuild(learner, name: str) -> None:
         n = len(learner.support)
         K = learner.gram()
         K[range(n), range(n)] += learner.hyper[ridge_param]
         learner.slot[name][:n, :n] = spd_inverse(K)
+
     return rebuild
 
 
@@ -179,6 +182,7 @@ def inverse_cholesky(K):
     try:
         L = scipy.linalg.cholesky(K, lower=True, check_finite=False)
     except np.linalg.LinAlgError:
-        L = scipy.linalg.cholesky(K + 1e-12 * max(float(np.trace(K)) / n, 1e-300) * np.eye(n), lower=True,
-                                  check_finite=False)
+        L = scipy.linalg.cholesky(
+            K + 1e-12 * max(float(np.trace(K)) / n, 1e-300) * np.eye(n), lower=True, check_finite=False
+        )
     return scipy.linalg.solve_triangular(L, np.eye(n), lower=True, check_finite=False)

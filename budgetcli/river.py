@@ -56,16 +56,16 @@ from river import base
 from scipy.special import expit, softmax
 
 from . import modelfile
-from .estimator import csr_chunk, learn, learner_class, pickled_learner, unpickled_learner
-from .io.libsvm import Chunk
+from .estimator import KernelSettings, csr_chunk, learn, learner_class
+from .core import Chunk, KernelSpec
+from .kernels import Kernel
 from .labels import BinaryLabels, MulticlassLabels, spelling_problem, third_label_message
 from .model import Model
-from .pipeline import KernelSpec
 
 HEADER_FIELD = "river"  # the model file's header field holding the feature map, labels and parameters
 
 
-class BudgetClassifier(base.MiniBatchClassifier):
+class BudgetClassifier(KernelSettings, base.MiniBatchClassifier):
     """Budgeted online kernel classifier for River; `algorithm` is any of `budgetlearn algorithms`.
 
     Parameters
@@ -96,26 +96,25 @@ class BudgetClassifier(base.MiniBatchClassifier):
 
     """
 
-    def __init__(self, algorithm: str = "perceptron", *, kernel: str = KernelSpec.kind,
-                 gamma: float | None = KernelSpec.gamma, sigma: float | None = KernelSpec.sigma,
-                 degree: int = KernelSpec.degree, coef0: float = KernelSpec.coef0, seed: int = 0, **params):
-        self.algorithm = algorithm
-        self.kernel = kernel
-        self.gamma = gamma
-        self.sigma = sigma
-        self.degree = degree
-        self.coef0 = coef0
-        self.seed = seed
+    def __init__(
+        self,
+        algorithm: str = "perceptron",
+        *,
+        kernel: str = KernelSpec.kind,
+        gamma: float | None = KernelSpec.gamma,
+        sigma: float | None = KernelSpec.sigma,
+        degree: int = KernelSpec.degree,
+        coef0: float = KernelSpec.coef0,
+        seed: int = 0,
+        **params,
+    ):
+        self._keep(algorithm, kernel, gamma, sigma, degree, coef0, seed)
         self.params = params
         self._cls = learner_class("BudgetClassifier", algorithm, params)
-        kernel_object = self._kernel_spec().resolve(1)  # checks the kernel now; gamma=None is resolved on data
-        self._cls.check_kernel(kernel_object.kind, self._cls.resolve_params(params))
+        self._train_spec(params)  # checked now, as `budgetlearn train` checks; gamma=None is resolved on data
         self.learner = None
         self.features: dict = {}
         self.classes: dict = {}
-
-    def _kernel_spec(self) -> KernelSpec:
-        return KernelSpec(self.kernel, self.gamma, self.sigma, self.degree, self.coef0)
 
     @property
     def _multiclass(self) -> bool:
@@ -126,19 +125,6 @@ class BudgetClassifier(base.MiniBatchClassifier):
         yield {}
         yield {"algorithm": "rbp", "budget": 5}
         yield {"algorithm": "mc-perceptron"}
-
-    # ---- pickling: the learner through its own state --------------------------------------
-    def __getstate__(self):
-        state = dict(vars(self))
-        learner = state.pop("learner")
-        state["learner"] = None if learner is None else pickled_learner(learner)
-        return state
-
-    def __setstate__(self, state):
-        state = dict(state)
-        saved = state.pop("learner")
-        vars(self).update(state)
-        self.learner = None if saved is None else unpickled_learner(saved)
 
     # ---- learning --------------------------------------------------------------------------
     def learn_one(self, x: dict, y) -> None:
@@ -159,7 +145,7 @@ class BudgetClassifier(base.MiniBatchClassifier):
         self.features.update((name, n + k) for k, name in enumerate(new))
         self.classes = classes
         if self.learner is None:
-            kernel = self._kernel_spec().resolve(len(self.features))
+            kernel = Kernel.of(self._train_spec(self.params).kernel, len(self.features))
             self.learner = self._cls(kernel, seed=self.seed, **self.params)
         learn(self.learner, chunk, codes)
 
@@ -295,8 +281,10 @@ class BudgetClassifier(base.MiniBatchClassifier):
         value = {label: float(label) if numeric else float(code) for label, code in self.classes.items()}
         # str(label), unless a data file could not hold it as a token (whitespace, control or non-ASCII
         # characters: labels.spelling_problem); such a label is spelt by its value
-        spellings = {value[label]: format(value[label], "g") if spelling_problem(str(label)) else str(label)
-                     for label in self.classes}
+        spellings = {
+            value[label]: format(value[label], "g") if spelling_problem(str(label)) else str(label)
+            for label in self.classes
+        }
         if self._cls.multiclass:
             return Model(self.learner, MulticlassLabels([value[label] for label in self.classes], spellings))
         by_code = {code: value[label] for label, code in self.classes.items()}
@@ -309,9 +297,11 @@ class BudgetClassifier(base.MiniBatchClassifier):
         exactly as this one would.  Feature names and labels must be str, int, float, bool, None or
         tuples of these."""
         model = self.to_model()
-        extra = {"params": _json(self._get_params()),
-                 "features": [_json(name) for name in self.features],
-                 "classes": [[_json(label), code] for label, code in self.classes.items()]}
+        extra = {
+            "params": _json(self._get_params()),
+            "features": [_json(name) for name in self.features],
+            "classes": [[_json(label), code] for label, code in self.classes.items()],
+        }
         # Model.save writes the header the CLI reads; the extra field is added to exactly that
         with tempfile.TemporaryDirectory() as tmp:
             plain = os.path.join(tmp, "plain.model")
@@ -328,8 +318,10 @@ class BudgetClassifier(base.MiniBatchClassifier):
         header, _ = modelfile.load(path)
         extra = header.get(HEADER_FIELD)
         if not isinstance(extra, dict):
-            raise modelfile.ModelFileError(f"{os.fsdecode(path)}: not written by budgetcli.river (no feature map); "
-                                           "only BudgetClassifier.save writes one")
+            raise modelfile.ModelFileError(
+                f"{os.fsdecode(path)}: not written by budgetcli.river (no feature map); "
+                "only BudgetClassifier.save writes one"
+            )
         classifier = cls(**_from_json(extra["params"]))
         classifier.learner = model.learner
         classifier.features = {_from_json(name): j for j, name in enumerate(extra["features"])}
@@ -347,8 +339,10 @@ def _value(name, v) -> float | None:
     if v is None:
         return None
     if isinstance(v, (str, bytes)):
-        raise ValueError(f"feature {name!r} has the value {v!r}, not a number; encode it first "
-                         "(e.g. river.preprocessing.OneHotEncoder)")
+        raise ValueError(
+            f"feature {name!r} has the value {v!r}, not a number; encode it first "
+            "(e.g. river.preprocessing.OneHotEncoder)"
+        )
     try:
         v = float(v)
     except (TypeError, ValueError):
@@ -370,13 +364,16 @@ def _numbers(X) -> np.ndarray:
             try:
                 X[name].to_numpy(dtype=np.float64, na_value=np.nan)
             except (TypeError, ValueError):
-                raise ValueError(f"column {name!r} of X holds values that are not numbers; encode them first "
-                                 "(e.g. river.preprocessing.OneHotEncoder)") from None
+                raise ValueError(
+                    f"column {name!r} of X holds values that are not numbers; encode them first "
+                    "(e.g. river.preprocessing.OneHotEncoder)"
+                ) from None
         raise
     infinite = np.isinf(values).any(axis=0)
     if infinite.any():
-        raise ValueError(f"column {X.columns[np.argmax(infinite)]!r} of X holds an infinite value; "
-                         "the kernels need finite values")
+        raise ValueError(
+            f"column {X.columns[np.argmax(infinite)]!r} of X holds an infinite value; the kernels need finite values"
+        )
     return values
 
 
@@ -398,8 +395,10 @@ def _json(v):
         return {"dict": [[k, _json(e)] for k, e in v.items()]}
     if v is None or isinstance(v, (bool, int, float, str)):
         return v
-    raise ValueError(f"cannot save {v!r} ({type(v).__name__}) in a model file: feature names and labels must be "
-                     "str, int, float, bool, None or tuples of these (pickle saves any)")
+    raise ValueError(
+        f"cannot save {v!r} ({type(v).__name__}) in a model file: feature names and labels must be "
+        "str, int, float, bool, None or tuples of these (pickle saves any)"
+    )
 
 
 def _from_json(v):

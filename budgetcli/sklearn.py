@@ -36,26 +36,35 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
 from . import registry
-from .estimator import csr_chunk, learn, learner_class, pickled_learner, unpickled_learner
+from .estimator import KernelSettings, csr_chunk, learn, learner_class
 from .labels import BinaryLabels
 from .model import Model
-from .pipeline import KernelSpec, check_settings
+from .core import KernelSpec
+from .kernels import Kernel
+from .spec import TrainSpec
 
 _CHECK = dict(accept_sparse="csr", dtype=np.float64)
 
 
-class BudgetClassifier(ClassifierMixin, BaseEstimator):
+class BudgetClassifier(KernelSettings, ClassifierMixin, BaseEstimator):
     """Budgeted online kernel classifier; `algorithm` is any of `budgetlearn algorithms`."""
 
-    def __init__(self, algorithm="perceptron", *, kernel=KernelSpec.kind, gamma=KernelSpec.gamma,
-                 sigma=KernelSpec.sigma, degree=KernelSpec.degree, coef0=KernelSpec.coef0, seed=0, epochs=1, **params):
-        self.algorithm = algorithm
-        self.kernel = kernel
-        self.gamma = gamma
-        self.sigma = sigma
-        self.degree = degree
-        self.coef0 = coef0
-        self.seed = seed
+    _learner = "learner_"
+
+    def __init__(
+        self,
+        algorithm="perceptron",
+        *,
+        kernel=KernelSpec.kind,
+        gamma=KernelSpec.gamma,
+        sigma=KernelSpec.sigma,
+        degree=KernelSpec.degree,
+        coef0=KernelSpec.coef0,
+        seed=0,
+        epochs=1,
+        **params,
+    ):
+        self._keep(algorithm, kernel, gamma, sigma, degree, coef0, seed)
         self.epochs = epochs
         for name, value in params.items():  # checked in fit: scikit-learn estimators do not raise here
             setattr(self, name, value)
@@ -65,8 +74,11 @@ class BudgetClassifier(ClassifierMixin, BaseEstimator):
         """The keyword parameters beyond the fixed ones: every attribute that is not a fitted one
         (trailing underscore, except the parameter `lambda_`) or private."""
         fixed = self._get_param_names()
-        return {k: v for k, v in vars(self).items()
-                if k not in fixed and not k.startswith("_") and (not k.endswith("_") or k in registry.params())}
+        return {
+            k: v
+            for k, v in vars(self).items()
+            if k not in fixed and not k.startswith("_") and (not k.endswith("_") or k in registry.params())
+        }
 
     def get_params(self, deep=True):
         return super().get_params(deep) | self._algorithm_params()
@@ -76,21 +88,6 @@ class BudgetClassifier(ClassifierMixin, BaseEstimator):
         for name in [n for n in params if n not in fixed]:
             setattr(self, name, params.pop(name))
         return super().set_params(**params)
-
-    def __getstate__(self):
-        """Pickled through the learner's own state (estimator.pickled_learner)."""
-        state = dict(vars(self))
-        learner = state.pop("learner_", None)
-        if learner is not None:
-            state["_learner_state"] = pickled_learner(learner)
-        return state
-
-    def __setstate__(self, state):
-        state = dict(state)
-        saved = state.pop("_learner_state", None)
-        vars(self).update(state)
-        if saved is not None:
-            self.learner_ = unpickled_learner(saved)
 
     def __sklearn_is_fitted__(self):
         return hasattr(self, "learner_")
@@ -110,11 +107,15 @@ class BudgetClassifier(ClassifierMixin, BaseEstimator):
         check_classification_targets(y)
         classes = np.unique(y)
         if len(classes) > 2:
-            raise ValueError(f"Only binary classification is supported. BudgetClassifier got {len(classes)} classes "
-                             f"({classes[:5].tolist()}); BudgetClassifier wraps the binary learners")
+            raise ValueError(
+                f"Only binary classification is supported. BudgetClassifier got {len(classes)} classes "
+                f"({classes[:5].tolist()}); BudgetClassifier wraps the binary learners"
+            )
         if len(classes) < 2:
-            raise ValueError(f"BudgetClassifier.fit needs 2 classes in y; got 1 class ({classes.tolist()}) "
-                             "(partial_fit accepts one class at a time)")
+            raise ValueError(
+                f"BudgetClassifier.fit needs 2 classes in y; got 1 class ({classes.tolist()}) "
+                "(partial_fit accepts one class at a time)"
+            )
         self._start(X, classes)
         for _ in range(int(self.epochs)):
             self._learn(X, y)
@@ -128,8 +129,10 @@ class BudgetClassifier(ClassifierMixin, BaseEstimator):
         known = np.unique(np.concatenate([np.asarray(classes).ravel(), y])) if classes is not None else np.unique(y)
         if first:
             if len(known) > 2:
-                raise ValueError(f"Only binary classification is supported. BudgetClassifier got {len(known)} "
-                                 f"classes {known[:5].tolist()}")
+                raise ValueError(
+                    f"Only binary classification is supported. BudgetClassifier got {len(known)} "
+                    f"classes {known[:5].tolist()}"
+                )
             self._start(X, known)
         else:
             self._add_classes(known)
@@ -139,12 +142,18 @@ class BudgetClassifier(ClassifierMixin, BaseEstimator):
     def _start(self, X, classes):
         cls = learner_class("BudgetClassifier", self.algorithm, self._algorithm_params())
         if cls.multiclass:
-            raise ValueError(f"{self.algorithm} is a multiclass learner; BudgetClassifier wraps the binary ones "
-                             "(use the budgetlearn command or budgetcli.river for multiclass training)")
-        spec = KernelSpec(self.kernel, self.gamma, self.sigma, self.degree, self.coef0)
-        check_settings(cls, spec, self._algorithm_params())  # as `budgetlearn train` does: bad or degenerate settings
-        kernel = spec.resolve(X.shape[1])
-        self.learner_ = cls(kernel, seed=self.seed, **self._algorithm_params())
+            raise ValueError(
+                f"{self.algorithm} is a multiclass learner; BudgetClassifier wraps the binary ones "
+                "(use the budgetlearn command or budgetcli.river for multiclass training)"
+            )
+        # checked as `budgetlearn train` checks its settings: bad or degenerate ones are a ValueError
+        spec = TrainSpec(
+            self.algorithm,
+            KernelSpec(self.kernel, self.gamma, self.sigma, self.degree, self.coef0),
+            self._algorithm_params(),
+            self.seed,
+        )
+        self.learner_ = cls(Kernel.of(spec.kernel, X.shape[1]), seed=spec.seed, **spec.params)
         self.classes_ = np.asarray(classes)
         # the learner's −1 and +1 classes; with one class so far, it is the −1 class
         self.negative_class_ = self.classes_[0]
@@ -155,15 +164,21 @@ class BudgetClassifier(ClassifierMixin, BaseEstimator):
         if not new:
             return
         if len(self.classes_) + len(new) > 2:
-            raise ValueError(f"Only binary classification is supported. BudgetClassifier knows the classes {self.classes_.tolist()} and got "
-                             f"{new[:5]} as well")
+            raise ValueError(
+                "Only binary classification is supported. BudgetClassifier knows the classes "
+                f"{self.classes_.tolist()} and got "
+                f"{new[:5]} as well"
+            )
         (self.positive_class_,) = np.asarray(new, dtype=self.classes_.dtype)
         self.classes_ = np.unique(np.concatenate([self.classes_, np.asarray(new, dtype=self.classes_.dtype)]))
 
     def _learn(self, X, y):
         y = column_or_1d(y)
-        encoded = np.where(y == self.positive_class_, 1.0, -1.0) if self.positive_class_ is not None \
+        encoded = (
+            np.where(y == self.positive_class_, 1.0, -1.0)
+            if self.positive_class_ is not None
             else np.full(len(y), -1.0)
+        )
         learn(self.learner_, csr_chunk(X, encoded), encoded, rows="X")
 
     # ---- prediction ------------------------------------------------------------------------
@@ -194,4 +209,3 @@ class BudgetClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError(f"a budgetlearn model needs numeric labels; the classes are {self.classes_.tolist()}")
         spell = {v: format(v, "g") for v in (neg, pos) if v is not None}
         return Model(self.learner_, BinaryLabels(neg, pos, spell))
-

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .io.libsvm import MAX_INDEX
+from .core import MAX_INDEX
 from .kernels import MAX_DEGREE
 from .rng import seed_state
 
@@ -60,11 +60,16 @@ def check_members(algorithm: str, expected: dict, members: dict) -> None:
         if name not in expected:
             raise ValueError(f"array {name!r} is not part of a {algorithm} model")
         shape, dtype = expected[name]
-        if not widens_to(member.dtype, dtype) or len(member.shape) != len(shape) or \
-                any(want is not None and want != got for want, got in zip(shape, member.shape)):
+        if (
+            not widens_to(member.dtype, dtype)
+            or len(member.shape) != len(shape)
+            or any(want is not None and want != got for want, got in zip(shape, member.shape))
+        ):
             wanted = "×".join("any" if d is None else str(d) for d in shape) or "scalar"
-            raise ValueError(f"array {name!r} is {member.dtype} of shape {member.shape}; a {algorithm} model "
-                             f"with these sizes saves {dtype} of shape {wanted}")
+            raise ValueError(
+                f"array {name!r} is {member.dtype} of shape {member.shape}; a {algorithm} model "
+                f"with these sizes saves {dtype} of shape {wanted}"
+            )
 
 
 def check_csr(prefix: str, indptr: np.ndarray, indices: np.ndarray, n_features: int) -> None:
@@ -80,15 +85,17 @@ def check_csr(prefix: str, indptr: np.ndarray, indices: np.ndarray, n_features: 
     outside = (indices < 0) | (indices >= n_features)
     if outside.any():
         i = int(np.flatnonzero(outside)[0])
-        raise ValueError(f"{prefix}_indices[{i}] = {indices[i]} is outside 0..{n_features - 1} "
-                         f"(n_features {n_features})")
+        raise ValueError(
+            f"{prefix}_indices[{i}] = {indices[i]} is outside 0..{n_features - 1} (n_features {n_features})"
+        )
     increasing = np.diff(indices.astype(np.int64)) > 0
     starts = indptr[1:-1]
     increasing[starts[(starts > 0) & (starts < len(indices))] - 1] = True  # a vector's first entry
     if not increasing.all():
         i = int(np.flatnonzero(~increasing)[0]) + 1
-        raise ValueError(f"{prefix}_indices[{i}] = {indices[i]} does not increase within its vector "
-                         f"(after {indices[i - 1]})")
+        raise ValueError(
+            f"{prefix}_indices[{i}] = {indices[i]} does not increase within its vector (after {indices[i - 1]})"
+        )
 
 
 def check_finite(arrays: dict) -> None:
@@ -133,7 +140,11 @@ def check_common(header: dict, arrays: dict, counter_names: tuple) -> None:
     budget = header["params"].get("budget")
     n = len(arrays["sv_indptr"]) - 1
     # an averaged hypothesis may keep evicted vectors beyond the budget (Model.averaged)
-    if isinstance(budget, int) and header.get("hypothesis", "online") in ("online", "running-average", "last") and n > budget:
+    if (
+        isinstance(budget, int)
+        and header.get("hypothesis", "online") in ("online", "running-average", "last")
+        and n > budget
+    ):
         raise ValueError(f"{n} support vectors, more than the budget {budget}")
 
 
@@ -155,11 +166,19 @@ def check_sharding(sharding) -> None:
     if type(sharding["sync_every"]) is not int or not 1 <= sharding["sync_every"] < 2**62:
         raise ValueError(f"sharding sync_every = {sharding['sync_every']!r} is not a positive integer")
     positions, streams = sharding["positions"], sharding["streams"]
-    if not isinstance(positions, list) or len(positions) != k or \
-            not all(type(p) is int and 0 <= p < 2**62 for p in positions):
+    if (
+        not isinstance(positions, list)
+        or len(positions) != k
+        or not all(type(p) is int and 0 <= p < 2**62 for p in positions)
+    ):
         raise ValueError("sharding positions are not one count of examples per shard")
     width = len(seed_state(0))
-    if not isinstance(streams, list) or len(streams) != k or not all(
+    if (
+        not isinstance(streams, list)
+        or len(streams) != k
+        or not all(
             isinstance(r, list) and len(r) == width and all(type(v) is int and 0 <= v < 2**64 for v in r)
-            for r in streams):
+            for r in streams
+        )
+    ):
         raise ValueError("sharding streams are not one random state per shard")

@@ -84,8 +84,7 @@ def waveform(n: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
     # exact moments of the mixture: E x = (a + b)/2, E x² = (a² + ab + b²)/3 + 1 per class
     mean = np.mean([(h[p] + h[q]) / 2 for p, q in WAVEFORM_PAIRS], axis=0)
     second = np.mean([(h[p] ** 2 + h[p] * h[q] + h[q] ** 2) / 3 + 1 for p, q in WAVEFORM_PAIRS], axis=0)
-    return (X - mean) / np.sqrt(second - mean ** 2), y.astype(float)
-
+    return (X - mean) / np.sqrt(second - mean**2), y.astype(float)
 
 
 NOISY_TOY_MARGIN = 0.05
@@ -150,18 +149,23 @@ def _shifting(n: int, shifts: int, seed: int, d: int, flip: float):
     return X, y, concept, normals
 
 
-def shifting_stream(n: int, shifts: int = 7, seed: int = 0, d: int = 20, flip: float = 0.05
-                    ) -> tuple[np.ndarray, np.ndarray]:
+def shifting_stream(
+    n: int, shifts: int = 7, seed: int = 0, d: int = 20, flip: float = 0.05
+) -> tuple[np.ndarray, np.ndarray]:
     """(X of shape (n, d), y in {−1, +1}) with `shifts` changes of the target concept."""
     if not 0 <= shifts < n:
-        raise ValueError(f"{shifts} shifts need at least {shifts + 1} examples (one per chunk), got {n}"
-                         if shifts >= n else f"the number of shifts must be ≥ 0, got {shifts}")
+        raise ValueError(
+            f"{shifts} shifts need at least {shifts + 1} examples (one per chunk), got {n}"
+            if shifts >= n
+            else f"the number of shifts must be ≥ 0, got {shifts}"
+        )
     X, y, _, _ = _shifting(n, shifts, seed, d, flip)
     return X, y
 
 
-def shifting_targets(n: int, shifts: int = 7, seed: int = 0, d: int = 20, flip: float = 0.05
-                     ) -> tuple[np.ndarray, np.ndarray]:
+def shifting_targets(
+    n: int, shifts: int = 7, seed: int = 0, d: int = 20, flip: float = 0.05
+) -> tuple[np.ndarray, np.ndarray]:
     """For the stream `shifting_stream` draws with the same arguments: (concept index of each
     example, the concepts' unit normals as rows)."""
     _, _, concept, normals = _shifting(n, shifts, seed, d, flip)
@@ -176,6 +180,11 @@ def _shifting_with(shifts: int):
     return generate
 
 
-GENERATORS = {"projectron-gaussians": projectron_gaussians, "checkerboard": checkerboard, "waveform": waveform,
-              "noisy-toy": noisy_toy, "dogma-demo": dogma_demo,
-              **{f"shifting-{k}": _shifting_with(k) for k in (0, 1, 3, 7)}}
+GENERATORS = {
+    "projectron-gaussians": projectron_gaussians,
+    "checkerboard": checkerboard,
+    "waveform": waveform,
+    "noisy-toy": noisy_toy,
+    "dogma-demo": dogma_demo,
+    **{f"shifting-{k}": _shifting_with(k) for k in (0, 1, 3, 7)},
+}

@@ -18,14 +18,15 @@ Why the results do not depend on the number of jobs or the backend:
 * Each worker reads the data from its path (the path, not arrays, goes through the scheduler), so
   DATA and --test must be readable at the same path on every worker of a cluster.  A worker holds
   one model and one chunk: a permuted run reads the file once to note where each example starts
-  (8 bytes a line, 16 more per example while reading) and then reads the examples in permuted order by seeking (io/permuted.py);
+  (8 bytes a line, 16 more per example while reading) and then reads the examples in permuted order by seeking
+  (io/permuted.py);
   only a compressed DATA, which cannot be seeked, and a permuted run of several passes are permuted
   in memory as `train --shuffle` does.
 * Results come back in submission order and are aggregated in grid order; ties in the sort keep
   grid order.  Only the seconds differ between two runs of the table.
 
 Settings that provably learn nothing (Projectron's η ≥ 1 with rbf, ...) are refused before any run,
-as `train` refuses them (pipeline.check_settings).  A setting whose runs ended with no support vector
+as `train` refuses them (spec.TrainSpec).  A setting whose runs ended with no support vector
 learned nothing on this data: it is sorted after every setting that learned something, whatever the
 sort metric (its 0 support vectors would otherwise win `--sort support`, and predicting one class
 everywhere can beat a weak setting's test accuracy).  Each setting carries the distinct warnings of
@@ -41,18 +42,18 @@ from __future__ import annotations
 import csv
 import itertools
 import json
-import logging
 from contextlib import ExitStack, contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
 from . import pipeline, registry
 from .atomic import output_file
-from .io.libsvm import DataError
+from .core import DataError
 from .io.permuted import PermutedExamples
 from .kernels import KERNEL_PARAMS
 from .predict import splittable
+from .spec import TrainSpec
 
 BACKENDS = ("loky", "threading", "dask", "ray")
 
@@ -76,11 +77,11 @@ class Run:
     permutation: int  # -1: the file in its own order
     data: str
     test: str | None
-    algorithm: str
-    kernel: dict  # KernelSpec fields
-    params: dict
-    seed: int
-    epochs: int  # passes over the data
+    spec: TrainSpec  # its seed: --seed + permutation; shuffled unless the file's own order
+
+    @property
+    def seed(self) -> int:
+        return self.spec.seed
 
 
 @dataclass
@@ -177,24 +178,26 @@ def settings_of(grid: list[tuple[str, list]]) -> list[dict]:
     return [dict(zip(names, combo)) for combo in itertools.product(*(v for _, v in grid))]
 
 
-def plan(data: str, test: str | None, algorithm: str, kernel: pipeline.KernelSpec, params: dict,
-         settings: list[dict], permutations: int, seed: int, epochs: int) -> list[Run]:
-    """Every (setting, permutation) run, setting-major.  Raises ValueError for a setting whose
-    parameters or kernel the algorithm refuses, before anything is read."""
+def plan(data: str, test: str | None, base: TrainSpec, settings: list[dict], permutations: int) -> list[Run]:
+    """Every (setting, permutation) run, setting-major: `base` with the setting's values, each run's
+    spec checked as it is made (a setting the algorithm refuses is a ValueError naming it, before
+    anything is read).  Run p's seed is base.seed + p."""
     runs = []
-    cls = registry.get(algorithm)
-    cls.resolve_params(params)  # the fixed ones, named as train names them
     for i, setting in enumerate(settings):
-        k = dict(vars(kernel))
-        p = dict(params)
-        for name, value in setting.items():
-            (k if name in KERNEL_GRID else p)[name] = value
-        try:
-            pipeline.check_settings(cls, pipeline.KernelSpec(**k), p)
-        except ValueError as exc:
-            raise ValueError(f"setting {_describe(setting)}: {exc}") from None
-        for perm in (range(permutations) if permutations else [-1]):
-            runs.append(Run(i, perm, data, test, algorithm, k, p, seed + max(perm, 0), epochs))
+        kernel = {name: value for name, value in setting.items() if name in KERNEL_GRID}
+        params = {name: value for name, value in setting.items() if name not in KERNEL_GRID}
+        for perm in range(permutations) if permutations else [-1]:
+            try:
+                spec = replace(
+                    base,
+                    kernel=replace(base.kernel, **kernel),
+                    params={**base.params, **params},
+                    seed=base.seed + max(perm, 0),
+                    shuffle=perm >= 0,
+                )
+            except ValueError as exc:
+                raise ValueError(f"setting {_describe(setting)}: {exc}") from None
+            runs.append(Run(i, perm, data, test, spec))
     return runs
 
 
@@ -203,17 +206,16 @@ def train_run(run: Run) -> pipeline.TrainResult:
 
     A permuted run of one pass over a plain file reads its examples in the permuted order by seeking
     (io/permuted.py), so the worker holds one model and one chunk, not the data; the model is the
-    one `pipeline.train(..., shuffle=True)` makes from the data in memory, which compressed files
+    one `pipeline.train` of the shuffled spec makes from the data in memory, which compressed files
     and runs of several passes (each pass its own permutation) still use."""
-    kernel = pipeline.KernelSpec(**run.kernel)
-    if run.permutation < 0 or run.epochs > 1 or not splittable(run.data):
-        return pipeline.train(run.data, run.algorithm, kernel, run.params, seed=run.seed,
-                              shuffle=run.permutation >= 0, epochs=run.epochs)
-    examples = PermutedExamples(run.data, run.seed)
+    spec = run.spec
+    if not spec.shuffle or (spec.epochs or 1) > 1 or not splittable(run.data):
+        return pipeline.train(spec, run.data)
+    examples = PermutedExamples(run.data, spec.seed)
     problem = examples.label_problem()
-    if problem is not None and not registry.get(run.algorithm).multiclass:
+    if problem is not None and not spec.learner_class.multiclass:
         raise problem
-    result = pipeline.train(examples.lines(), run.algorithm, kernel, run.params, seed=run.seed)
+    result = pipeline.train(replace(spec, shuffle=False), examples.lines())
     result.model.labels.spellings = examples.model_spellings()
     return result
 
@@ -224,24 +226,26 @@ def execute(run: Run) -> RunResult:
     learner = result.model.learner
     t, m = learner.counter("examples"), learner.counter("mistakes")
     acc = test_accuracy(result.model, run.test) if run.test else None
-    return RunResult(run.setting, run.permutation, run.seed, t, m, m / t, len(learner.support), acc,
-                     result.seconds, result.warnings)
+    return RunResult(
+        run.setting,
+        run.permutation,
+        run.spec.seed,
+        t,
+        m,
+        m / t,
+        len(learner.support),
+        acc,
+        result.seconds,
+        result.warnings,
+    )
 
 
 def test_accuracy(model, test) -> float:
-    """Fraction of the test examples whose label the model predicts, as `eval` counts it: for a
-    binary model f > 0 is its +1 label and f ≤ 0 its −1 label, for a multiclass model the top-scoring
-    class wins; a label the model never saw is always wrong."""
-    labels = model.labels
+    """Fraction of the test examples whose label the model predicts, as `eval` counts it
+    (Model.predicted: a label the model never saw is always wrong)."""
     right = total = 0
-    for chunk, f in pipeline.scores(model, test):
-        if model.learner.multiclass:
-            predicted = np.asarray(labels.classes)[labels.predict_index(f)]
-        else:
-            positive = labels.positive if labels.positive is not None else labels.negative
-            negative = labels.negative if labels.negative is not None else labels.positive
-            predicted = np.where(f > 0, positive, negative)
-        right += int(np.count_nonzero(predicted == chunk.labels))
+    for chunk, scores in pipeline.scores(model, test):
+        right += int(np.count_nonzero(model.predicted(scores) == chunk.labels))
         total += len(chunk)
     if total == 0:
         raise DataError(test, 0, None, "no examples to test on")
@@ -264,18 +268,9 @@ def backend_config(backend: str, scheduler: str | None, jobs: int):
         return
     with ExitStack() as stack:
         if backend == "dask":
-            try:
-                from distributed import Client, LocalCluster
-            except ImportError:
-                raise RuntimeError("the dask backend needs dask.distributed: pip install 'budgetlearn[dask]'") from None
-            if scheduler is None:
-                # its log lines (start, stop) would drown the table; errors still show
-                cluster = stack.enter_context(LocalCluster(n_workers=max(jobs, 1), threads_per_worker=1,
-                                                           processes=True, dashboard_address=None,
-                                                           silence_logs=logging.ERROR))
-                client = stack.enter_context(Client(cluster))
-            else:
-                client = stack.enter_context(Client(scheduler))
+            from .distributed.pool import cluster  # the local cluster `train --backend dask` starts, or --scheduler's
+
+            stack.enter_context(cluster("dask", jobs, scheduler))
             stack.enter_context(joblib.parallel_config(backend="dask", wait_for_workers_timeout=60))
             yield -1  # dask decides; every worker of the cluster takes runs
         else:
@@ -283,8 +278,10 @@ def backend_config(backend: str, scheduler: str | None, jobs: int):
                 import ray
                 from ray.util.joblib import register_ray
             except ImportError:
-                raise RuntimeError("the ray backend needs ray, which is not installed: pip install 'ray[default]' "
-                                   "(or use --backend dask)") from None
+                raise RuntimeError(
+                    "the ray backend needs ray, which is not installed: pip install 'ray[default]' "
+                    "(or use --backend dask)"
+                ) from None
             ray.init(address=scheduler, ignore_reinit_error=True)
             stack.callback(ray.shutdown)
             register_ray()
@@ -311,8 +308,9 @@ def table(settings: list[dict], results: list[RunResult], sort: str) -> list[Row
     key, larger_better = SORT_KEYS[sort]
     if rows and rows[0].stats(key)[0] is None:
         raise ValueError(f"--sort {sort} needs --test")
-    return sorted(rows, key=lambda row: (row.learned_nothing,
-                                         -row.stats(key)[0] if larger_better else row.stats(key)[0]))
+    return sorted(
+        rows, key=lambda row: (row.learned_nothing, -row.stats(key)[0] if larger_better else row.stats(key)[0])
+    )
 
 
 def best_run(row: Row, sort: str) -> RunResult:
@@ -326,15 +324,30 @@ def retrain(run: Run, expected: RunResult):
     model = train_run(run).model
     got = (model.learner.counter("examples"), model.learner.counter("mistakes"), len(model.learner.support))
     if got != (expected.examples, expected.mistakes, expected.support_size):
-        raise RuntimeError(f"retraining the best run gave {got}, the table says "
-                           f"{(expected.examples, expected.mistakes, expected.support_size)}: the run is not "
-                           "deterministic (is DATA changing?)")
+        raise RuntimeError(
+            f"retraining the best run gave {got}, the table says "
+            f"{(expected.examples, expected.mistakes, expected.support_size)}: the run is not "
+            "deterministic (is DATA changing?)"
+        )
     return model
 
 
-CSV_COLUMNS = ["rank", "setting", "runs", "epochs", "online_mistake_rate_mean", "online_mistake_rate_std",
-               "support_size_mean", "support_size_std", "test_accuracy_mean", "test_accuracy_std", "seconds_mean",
-               "seconds_std", "learned_nothing", "warnings"]
+CSV_COLUMNS = [
+    "rank",
+    "setting",
+    "runs",
+    "epochs",
+    "online_mistake_rate_mean",
+    "online_mistake_rate_std",
+    "support_size_mean",
+    "support_size_std",
+    "test_accuracy_mean",
+    "test_accuracy_std",
+    "seconds_mean",
+    "seconds_std",
+    "learned_nothing",
+    "warnings",
+]
 
 
 def write_csv(path: str, rows: list[Row], grid_columns: list[str], epochs: int) -> None:
@@ -346,14 +359,22 @@ def write_csv(path: str, rows: list[Row], grid_columns: list[str], epochs: int) 
         w.writerow(grid_columns + CSV_COLUMNS)
         for rank, row in enumerate(rows, 1):
             d = row.to_dict()
-            d["rank"], d["setting"], d["epochs"], d["warnings"] = (rank, _describe(row.setting), epochs,
-                                                                   json.dumps(row.warnings))
+            d["rank"], d["setting"], d["epochs"], d["warnings"] = (
+                rank,
+                _describe(row.setting),
+                epochs,
+                json.dumps(row.warnings),
+            )
             w.writerow([row.setting[c] for c in grid_columns] + ["" if d[c] is None else d[c] for c in CSV_COLUMNS])
 
 
 def _describe(setting: dict) -> str:
-    return " ".join(f"{k.rstrip('_')}={v:g}" if isinstance(v, float) else f"{k.rstrip('_')}={v}"
-                    for k, v in setting.items()) or "(defaults)"
+    return (
+        " ".join(
+            f"{k.rstrip('_')}={v:g}" if isinstance(v, float) else f"{k.rstrip('_')}={v}" for k, v in setting.items()
+        )
+        or "(defaults)"
+    )
 
 
 def format_table(rows: list[Row], sort: str) -> tuple[list[list[str]], list[str]]:
@@ -371,7 +392,15 @@ def format_table(rows: list[Row], sort: str) -> tuple[list[list[str]], list[str]
             if w not in legend:
                 legend.append(w)
             notes.append(f"[{legend.index(w) + 1}]")
-        out.append([str(rank), _describe(row.setting), f"{100 * err:.2f} ± {100 * err_sd:.2f}",
-                    f"{sv:.1f} ± {sv_sd:.1f}",
-                    "–" if acc is None else f"{100 * acc:.2f} ± {100 * acc_sd:.2f}", f"{secs:.2f}", " ".join(notes)])
+        out.append(
+            [
+                str(rank),
+                _describe(row.setting),
+                f"{100 * err:.2f} ± {100 * err_sd:.2f}",
+                f"{sv:.1f} ± {sv_sd:.1f}",
+                "–" if acc is None else f"{100 * acc:.2f} ± {100 * acc_sd:.2f}",
+                f"{secs:.2f}",
+                " ".join(notes),
+            ]
+        )
     return out, [f"[{n}] {w}" for n, w in enumerate(legend, 1)]

@@ -38,7 +38,8 @@ import numpy as np
 
 from budgetcli.algorithms.ahpatron import halve
 from budgetcli.io.libsvm import concatenate, read_all
-from budgetcli.kernels import Kernel, gamma_from_sigma
+from budgetcli.core import gamma_from_sigma
+from budgetcli.kernels import Kernel
 from repro import common
 
 BUDGETED = ("rbp", "lbp", "forgetron", "rbsop", "lbsop")  # VALUE is their budget B
@@ -63,7 +64,7 @@ def halving_seconds(learner, repeats: int = 50) -> float:
         support = type(learner.support).from_csr(*learner.support.to_csr())
         support.reserve(B, 0)
         S = support.arrays
-        S.start[n:B], S.length[n:B] = S.start[:B - n], S.length[:B - n]
+        S.start[n:B], S.length[n:B] = S.start[: B - n], S.length[: B - n]
         S.meta[0] = B
         a, g = alpha.copy(), gram.copy()
         t0 = time.perf_counter()
@@ -93,31 +94,57 @@ def summarize(algo: str, params: dict, runs: list[common.Run]) -> dict:
     amr_m, amr_s = common.mean_std([r.online_error[-1] for r in runs])
     sup_m, sup_s = common.mean_std([r.support[-1] for r in runs])
     paper = PAPER.get(algo)
-    row = {"algorithm": algo, "params": json.dumps(params), "permutations": len(runs),
-           "amr_mean": amr_m, "amr_std": amr_s, "support_mean": sup_m, "support_std": sup_s,
-           "seconds_mean": common.mean_std([r.seconds for r in runs])[0],
-           "margin_updates_mean": common.mean_std([r.learner.counter("margin_updates") for r in runs])[0],
-           "projections_mean": common.mean_std([r.learner.counter("projections") for r in runs])[0],
-           "paper_amr": "", "paper_amr_std": "", "paper_support": "", "paper_seconds": "",
-           "amr_verdict": "n/a", "support_verdict": "n/a"}
+    row = {
+        "algorithm": algo,
+        "params": json.dumps(params),
+        "permutations": len(runs),
+        "amr_mean": amr_m,
+        "amr_std": amr_s,
+        "support_mean": sup_m,
+        "support_std": sup_s,
+        "seconds_mean": common.mean_std([r.seconds for r in runs])[0],
+        "margin_updates_mean": common.mean_std([r.learner.counter("margin_updates") for r in runs])[0],
+        "projections_mean": common.mean_std([r.learner.counter("projections") for r in runs])[0],
+        "paper_amr": "",
+        "paper_amr_std": "",
+        "paper_support": "",
+        "paper_seconds": "",
+        "amr_verdict": "n/a",
+        "support_verdict": "n/a",
+    }
     if paper:
         p_m, p_s, p_sup, p_sec = paper
-        row |= {"paper_amr": p_m / 100, "paper_amr_std": p_s / 100, "paper_support": p_sup, "paper_seconds": p_sec,
-                "amr_verdict": common.verdict(amr_m, amr_s, p_m / 100, p_m / 100 - p_s / 100, p_m / 100 + p_s / 100),
-                "support_verdict": (common.verdict(sup_m, sup_s, p_sup, tolerance=0.05 * p_sup)
-                                    if algo != "ahpatron" else ("within" if sup_m + sup_s <= p_sup else "MISS"))}
+        row |= {
+            "paper_amr": p_m / 100,
+            "paper_amr_std": p_s / 100,
+            "paper_support": p_sup,
+            "paper_seconds": p_sec,
+            "amr_verdict": common.verdict(amr_m, amr_s, p_m / 100, p_m / 100 - p_s / 100, p_m / 100 + p_s / 100),
+            "support_verdict": (
+                common.verdict(sup_m, sup_s, p_sup, tolerance=0.05 * p_sup)
+                if algo != "ahpatron"
+                else ("within" if sup_m + sup_s <= p_sup else "MISS")
+            ),
+        }
     return row
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("data", nargs="*", default=[common.dataset("a9a/a9a"), common.dataset("a9a/a9a.t")],
-                    help="LIBSVM files, concatenated in this order")
+    ap.add_argument(
+        "data",
+        nargs="*",
+        default=[common.dataset("a9a/a9a"), common.dataset("a9a/a9a.t")],
+        help="LIBSVM files, concatenated in this order",
+    )
     ap.add_argument("--permutations", type=int, default=10)
     ap.add_argument("--sigma", type=float, default=2.0)
     ap.add_argument("--budget", type=int, default=150)
-    ap.add_argument("--runs", nargs="+", default=["ahpatron:0.5", "projectron++:0.895",
-                                                  "projectron++:0.9:margin_step=projectron", "projectron:0.903"])
+    ap.add_argument(
+        "--runs",
+        nargs="+",
+        default=["ahpatron:0.5", "projectron++:0.895", "projectron++:0.9:margin_step=projectron", "projectron:0.903"],
+    )
     ap.add_argument("--out", type=Path, default=common.OUT)
     args = ap.parse_args()
     data = concatenate([read_all(p) for p in args.data])
@@ -128,27 +155,43 @@ def main():
         algo, *rest = run.split(":")
         params = params_for(algo, float(rest[0]) if rest else None, args.budget)
         params |= dict(e.split("=", 1) for e in rest[1:])  # NAME=VALUE, e.g. margin_step=projectron
-        runs = [common.online_run(common.make_learner(algo, kernel, **params),
-                                  data.take(common.permutation(len(data), p)), step=len(data))
-                for p in range(args.permutations)]
+        runs = [
+            common.online_run(
+                common.make_learner(algo, kernel, **params), data.take(common.permutation(len(data), p)), step=len(data)
+            )
+            for p in range(args.permutations)
+        ]
         row = summarize(algo, params, runs)
         extra = ""
         if algo == "ahpatron":
             one = halving_seconds(runs[-1].learner)
             row["halving_seconds"] = one
             row["halving_share"] = one * runs[-1].learner.counter("projections") / runs[-1].seconds
-            extra = (f"  |N_T| {row['margin_updates_mean']:.0f}  halvings {row['projections_mean']:.0f}, "
-                     f"one {1e3 * one:.2f} ms, {100 * row['halving_share']:.1f}% of the loop")
+            extra = (
+                f"  |N_T| {row['margin_updates_mean']:.0f}  halvings {row['projections_mean']:.0f}, "
+                f"one {1e3 * one:.2f} ms, {100 * row['halving_share']:.1f}% of the loop"
+            )
         rows.append(row)
-        paper = "" if row["paper_amr"] == "" else (
-            f"   paper {100 * row['paper_amr']:.2f}% ± {100 * row['paper_amr_std']:.2f} -> {row['amr_verdict']}, "
-            f"|S| {row['paper_support']} -> {row['support_verdict']}")
-        print(f"{algo:13s} {row['params']:32s} AMR {100 * row['amr_mean']:.2f}% ± {100 * row['amr_std']:.2f}  "
-              f"|S| {row['support_mean']:.0f} ± {row['support_std']:.0f}  {row['seconds_mean']:.2f} s{extra}{paper}",
-              flush=True)
+        paper = (
+            ""
+            if row["paper_amr"] == ""
+            else (
+                f"   paper {100 * row['paper_amr']:.2f}% ± {100 * row['paper_amr_std']:.2f} -> {row['amr_verdict']}, "
+                f"|S| {row['paper_support']} -> {row['support_verdict']}"
+            )
+        )
+        print(
+            f"{algo:13s} {row['params']:32s} AMR {100 * row['amr_mean']:.2f}% ± {100 * row['amr_std']:.2f}  "
+            f"|S| {row['support_mean']:.0f} ± {row['support_std']:.0f}  {row['seconds_mean']:.2f} s{extra}{paper}",
+            flush=True,
+        )
     keys = list(dict.fromkeys(k for r in rows for k in r))  # the Ahpatron row has two more columns
-    print("table:", common.relative(common.write_csv(args.out / "ahpatron_a9a.csv",
-                                                     [{k: r.get(k, "") for k in keys} for r in rows])))
+    print(
+        "table:",
+        common.relative(
+            common.write_csv(args.out / "ahpatron_a9a.csv", [{k: r.get(k, "") for k in keys} for r in rows])
+        ),
+    )
     print(json.dumps(rows))
 
 

@@ -27,7 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
-from budgetcli import registry
+from budgetcli import algorithms, registry
 from budgetcli.io.libsvm import Chunk
 from budgetcli.kernels import Kernel
 
@@ -47,8 +47,10 @@ def dataset(relative: str) -> Path:
         return SHIPPED[relative]
     root = os.environ.get("BUDGETLEARN_DATASETS")
     if not root:
-        raise SystemExit(f"{relative} is not in sample_data/: set BUDGETLEARN_DATASETS to the directory "
-                         f"holding {relative}, or give the file's path")
+        raise SystemExit(
+            f"{relative} is not in sample_data/: set BUDGETLEARN_DATASETS to the directory "
+            f"holding {relative}, or give the file's path"
+        )
     path = Path(root) / relative
     if not path.is_file():
         raise SystemExit(f"{path}: no such file (BUDGETLEARN_DATASETS is {root})")
@@ -58,7 +60,7 @@ def dataset(relative: str) -> Path:
 def available(name: str) -> bool:
     """True when the registry holds an algorithm of this name (rows of algorithms built in other
     branches are reported as not available instead of failing)."""
-    return name in registry.load_all()
+    return name in algorithms.load_all()
 
 
 def permutation(n: int, p: int) -> np.ndarray:
@@ -119,8 +121,14 @@ def mean_std(values) -> tuple[float, float]:
     return float(v.mean()), float(v.std())
 
 
-def verdict(mean: float, std: float, paper: float | None, low: float | None = None, high: float | None = None,
-            tolerance: float | None = None) -> str:
+def verdict(
+    mean: float,
+    std: float,
+    paper: float | None,
+    low: float | None = None,
+    high: float | None = None,
+    tolerance: float | None = None,
+) -> str:
     """'within' when ours falls within the paper's spread [low, high] (when the paper publishes one)
     or within `tolerance` of the paper's value, else 'MISS'; 'n/a' without a paper value.
 
@@ -149,9 +157,17 @@ def curve_rows(label: str, runs: list[Run]) -> list[dict]:
     """CSV rows of the mean ± std curves of several runs of one algorithm (same length)."""
     err = np.array([r.online_error for r in runs])
     sup = np.array([r.support for r in runs])
-    return [{"algorithm": label, "examples": int(x), "online_error_mean": float(em), "online_error_std": float(es),
-             "support_mean": float(sm), "support_std": float(ss)}
-            for x, em, es, sm, ss in zip(runs[0].examples, err.mean(0), err.std(0), sup.mean(0), sup.std(0))]
+    return [
+        {
+            "algorithm": label,
+            "examples": int(x),
+            "online_error_mean": float(em),
+            "online_error_std": float(es),
+            "support_mean": float(sm),
+            "support_std": float(ss),
+        }
+        for x, em, es, sm, ss in zip(runs[0].examples, err.mean(0), err.std(0), sup.mean(0), sup.std(0))
+    ]
 
 
 def pyplot():

@@ -27,10 +27,12 @@ from budgetcli.synthetic import dogma_demo
 from repro import common
 
 # (label, algorithm, params, reference |S| or None, reference AER)
-REFERENCE = [("projectron", "projectron", {"eta": 0.1}, 106, 0.2138),
-             ("projectron++", "projectron++", {"eta": 0.1}, 108, 0.1590),
-             ("rbp (B=106)", "rbp", {"budget": 106}, None, 0.2409),
-             ("forgetron (B=106)", "forgetron", {"budget": 106}, None, 0.2363)]
+REFERENCE = [
+    ("projectron", "projectron", {"eta": 0.1}, 106, 0.2138),
+    ("projectron++", "projectron++", {"eta": 0.1}, 108, 0.1590),
+    ("rbp (B=106)", "rbp", {"budget": 106}, None, 0.2409),
+    ("forgetron (B=106)", "forgetron", {"budget": 106}, None, 0.2363),
+]
 
 
 def main():
@@ -43,34 +45,59 @@ def main():
     splits = []
     for s in range(args.draws):
         X, y = dogma_demo(20_000, seed=s)
-        splits.append((common.chunk_from_dense(X[:10_000], y[:10_000]), common.chunk_from_dense(X[10_000:], y[10_000:])))
+        splits.append(
+            (common.chunk_from_dense(X[:10_000], y[:10_000]), common.chunk_from_dense(X[10_000:], y[10_000:]))
+        )
     rows, series = [], {}
     for label, algo, params, ref_sv, ref_aer in REFERENCE:
         aer, sv, test = [], [], []
         for s, (train, tst) in enumerate(splits):
-            run = common.online_run(common.make_learner(algo, Kernel("rbf", args.gamma), seed=s, **params), train,
-                                    step=len(train))
+            run = common.online_run(
+                common.make_learner(algo, Kernel("rbf", args.gamma), seed=s, **params), train, step=len(train)
+            )
             aer.append(run.online_error[-1])
             sv.append(run.support[-1])
             test.append(common.error_rate(run.learner, tst))
         a, v, t = common.mean_std(aer), common.mean_std(sv), common.mean_std(test)
         va = common.verdict(*a, ref_aer, tolerance=0.01)
         vs = common.verdict(*v, ref_sv, tolerance=0.05 * ref_sv) if ref_sv else "n/a"
-        rows.append({"algorithm": label, "paper_support": ref_sv or "", "support_mean": v[0], "support_std": v[1],
-                     "support_verdict": vs, "paper_aer": ref_aer, "aer_mean": a[0], "aer_std": a[1],
-                     "aer_verdict": va, "test_error_mean": t[0], "test_error_std": t[1]})
+        rows.append(
+            {
+                "algorithm": label,
+                "paper_support": ref_sv or "",
+                "support_mean": v[0],
+                "support_std": v[1],
+                "support_verdict": vs,
+                "paper_aer": ref_aer,
+                "aer_mean": a[0],
+                "aer_std": a[1],
+                "aer_verdict": va,
+                "test_error_mean": t[0],
+                "test_error_std": t[1],
+            }
+        )
         series[label] = (aer, sv)
-        print(f"{label:18s} |S| {v[0]:6.1f} ± {v[1]:4.1f} (ref {ref_sv or '-'}: {vs})   "
-              f"AER {100 * a[0]:5.2f}% ± {100 * a[1]:.2f} (ref {100 * ref_aer:.2f}%: {va})   "
-              f"test error {100 * t[0]:5.2f}% ± {100 * t[1]:.2f}", flush=True)
+        print(
+            f"{label:18s} |S| {v[0]:6.1f} ± {v[1]:4.1f} (ref {ref_sv or '-'}: {vs})   "
+            f"AER {100 * a[0]:5.2f}% ± {100 * a[1]:.2f} (ref {100 * ref_aer:.2f}%: {va})   "
+            f"test error {100 * t[0]:5.2f}% ± {100 * t[1]:.2f}",
+            flush=True,
+        )
     common.write_csv(args.out / "dogma_demo.csv", rows)
     if not args.no_plot:
         plt = common.pyplot()
         fig, ax = plt.subplots(figsize=(6, 4))
         for (label, _, _, ref_sv, ref_aer), (aer, sv) in zip(REFERENCE, series.values()):
             line = ax.scatter(sv, 100 * np.array(aer), label=f"{label} (ours)", s=15)
-            ax.scatter([ref_sv or 106], [100 * ref_aer], marker="*", s=150, color=line.get_facecolor()[0],
-                       edgecolor="k", label=f"{label} (DOGMA)")
+            ax.scatter(
+                [ref_sv or 106],
+                [100 * ref_aer],
+                marker="*",
+                s=150,
+                color=line.get_facecolor()[0],
+                edgecolor="k",
+                label=f"{label} (DOGMA)",
+            )
         ax.set(xlabel="support size", ylabel="AER (%)", title="DOGMA demo, 2-D synthetic, γ=1, η_DOGMA=0.01")
         ax.legend(fontsize=7)
         common.save_figure(fig, args.out / "dogma_demo.png")

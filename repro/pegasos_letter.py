@@ -47,15 +47,27 @@ MODES = ("merge", "project", "smallest", "random")
 PPP = "projectron++"
 # Table 1 test accuracy %, (mean, std) at B = 100 and 500: BPM+MRG, +PROJ, +SMAL, +RAND, PRJTRN++
 PAPER = {
-    "letter": {"merge": ((72.0, 1.3), (89.5, 0.3)), "project": ((76.3, 0.9), (87.3, 0.6)),
-               "smallest": ((41.7, 0.7), (68.5, 1.1)), "random": ((39.9, 1.8), (68.1, 0.8)),
-               PPP: ((46.3, 1.8), (76.6, 1.1))},
-    "checkerboard": {"merge": ((99.5, 0.1), (99.8, 0.0)), "project": ((98.2, 0.3), (99.0, 0.2)),
-                     "smallest": ((83.9, 1.1), (90.9, 0.5)), "random": ((83.6, 1.0), (90.3, 0.4)),
-                     PPP: ((96.9, 0.4), (98.2, 0.3))},
-    "waveform": {"merge": ((85.9, 0.6), (86.9, 0.1)), "project": ((85.0, 0.4), (86.1, 0.2)),
-                 "smallest": ((79.1, 2.9), (82.9, 1.0)), "random": ((79.1, 1.1), (82.7, 0.6)),
-                 PPP: ((80.7, 0.8), (83.5, 0.5))},
+    "letter": {
+        "merge": ((72.0, 1.3), (89.5, 0.3)),
+        "project": ((76.3, 0.9), (87.3, 0.6)),
+        "smallest": ((41.7, 0.7), (68.5, 1.1)),
+        "random": ((39.9, 1.8), (68.1, 0.8)),
+        PPP: ((46.3, 1.8), (76.6, 1.1)),
+    },
+    "checkerboard": {
+        "merge": ((99.5, 0.1), (99.8, 0.0)),
+        "project": ((98.2, 0.3), (99.0, 0.2)),
+        "smallest": ((83.9, 1.1), (90.9, 0.5)),
+        "random": ((83.6, 1.0), (90.3, 0.4)),
+        PPP: ((96.9, 0.4), (98.2, 0.3)),
+    },
+    "waveform": {
+        "merge": ((85.9, 0.6), (86.9, 0.1)),
+        "project": ((85.0, 0.4), (86.1, 0.2)),
+        "smallest": ((79.1, 2.9), (82.9, 1.0)),
+        "random": ((79.1, 1.1), (82.7, 0.6)),
+        PPP: ((80.7, 0.8), (83.5, 0.5)),
+    },
 }
 
 
@@ -105,21 +117,38 @@ def row(name, B, algo, gamma, perms, results, extra=None):
     acc_m, acc_s = common.mean_std([r[0] for r in results])
     sup_m, sup_s = common.mean_std([r[1] for r in results])
     paper = paper_value(name, algo, B)
-    return {"data": name, "budget": B, "algorithm": algo, "gamma": gamma, "permutations": len(perms),
-            "accuracy_mean": acc_m, "accuracy_std": acc_s, "accuracy_per_permutation": json.dumps([r[0] for r in results]),
-            "support_mean": sup_m, "support_std": sup_s, "seconds_mean": common.mean_std([r[2] for r in results])[0],
-            "paper_accuracy": "" if paper is None else paper[0] / 100, "paper_std": "" if paper is None else paper[1] / 100,
-            "verdict": "n/a" if paper is None else common.verdict(acc_m, acc_s, paper[0] / 100, (paper[0] - paper[1]) / 100,
-                                                                 (paper[0] + paper[1]) / 100),
-            "eta": "", "grid_accuracy_first_permutation": ""} | (extra or {})
+    return {
+        "data": name,
+        "budget": B,
+        "algorithm": algo,
+        "gamma": gamma,
+        "permutations": len(perms),
+        "accuracy_mean": acc_m,
+        "accuracy_std": acc_s,
+        "accuracy_per_permutation": json.dumps([r[0] for r in results]),
+        "support_mean": sup_m,
+        "support_std": sup_s,
+        "seconds_mean": common.mean_std([r[2] for r in results])[0],
+        "paper_accuracy": "" if paper is None else paper[0] / 100,
+        "paper_std": "" if paper is None else paper[1] / 100,
+        "verdict": "n/a"
+        if paper is None
+        else common.verdict(acc_m, acc_s, paper[0] / 100, (paper[0] - paper[1]) / 100, (paper[0] + paper[1]) / 100),
+        "eta": "",
+        "grid_accuracy_first_permutation": "",
+    } | (extra or {})
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("train", nargs="?")
     ap.add_argument("test", nargs="?")
-    ap.add_argument("--generate", nargs=3, metavar=("GENERATOR", "N_TRAIN", "N_TEST"),
-                    help="use a synthetic stream of budgetcli.synthetic instead of files (test seed = train seed + 1)")
+    ap.add_argument(
+        "--generate",
+        nargs=3,
+        metavar=("GENERATOR", "N_TRAIN", "N_TEST"),
+        help="use a synthetic stream of budgetcli.synthetic instead of files (test seed = train seed + 1)",
+    )
     ap.add_argument("--budgets", type=int, nargs="+", default=[100, 500])
     ap.add_argument("--maintenance", nargs="+", default=list(MODES))
     ap.add_argument("--lam", type=float, default=1e-4)
@@ -139,59 +168,111 @@ def main():
     else:
         if bool(args.train) != bool(args.test):
             ap.error("give TRAIN and TEST files, or neither for letter, or --generate")
-        paths = ((args.train, args.test) if args.train
-                 else (common.dataset("letter/letter.scale"), common.dataset("letter/letter.scale.t")))
+        paths = (
+            (args.train, args.test)
+            if args.train
+            else (common.dataset("letter/letter.scale"), common.dataset("letter/letter.scale.t"))
+        )
         train, test = read_all(paths[0]), read_all(paths[1])
         name = Path(paths[0]).name.split(".")[0]
     d = max(train.n_features, test.n_features)
     perms = list(range(args.seed, args.seed + args.permutations))
     streams = [train.take(common.permutation(len(train), p)) for p in perms]
-    print(f"{name}: {len(train)} training, {len(test)} test examples, d = {d}, λ = {args.lam:g}, "
-          f"permutations {perms}", flush=True)
+    print(
+        f"{name}: {len(train)} training, {len(test)} test examples, d = {d}, λ = {args.lam:g}, permutations {perms}",
+        flush=True,
+    )
     rows, chosen = [], {}
     for B in args.budgets:
         for mode in args.maintenance:
-            grid = [one_pass("bpegasos", g / d, streams[0], test, perms[0], lambda_=args.lam, budget=B, maintenance=mode)
-                    for g in args.grid]
+            grid = [
+                one_pass("bpegasos", g / d, streams[0], test, perms[0], lambda_=args.lam, budget=B, maintenance=mode)
+                for g in args.grid
+            ]
             best = int(np.argmax([r[0] for r in grid]))
             gamma = chosen[B, mode] = args.grid[best] / d
-            results = [grid[best]] + [one_pass("bpegasos", gamma, s, test, p, lambda_=args.lam, budget=B, maintenance=mode)
-                                      for p, s in zip(perms[1:], streams[1:])]
-            rows.append(row(name, B, mode, gamma, perms, results,
-                            {"grid_accuracy_first_permutation": json.dumps([r[0] for r in grid])}))
+            results = [grid[best]] + [
+                one_pass("bpegasos", gamma, s, test, p, lambda_=args.lam, budget=B, maintenance=mode)
+                for p, s in zip(perms[1:], streams[1:])
+            ]
+            rows.append(
+                row(
+                    name,
+                    B,
+                    mode,
+                    gamma,
+                    perms,
+                    results,
+                    {"grid_accuracy_first_permutation": json.dumps([r[0] for r in grid])},
+                )
+            )
         if not args.no_projectron:  # γ from the grid as for bpegasos, each with its own η for |S| ≈ B
             fits = {g / d: eta_for_size(g / d, streams[0], test, B, args.eta_steps) for g in args.grid}
             # only a γ whose |S| reached B (within 5%) is a fair comparison; none: the closest size
             fair = [g for g in fits if abs(fits[g][1][1] - B) <= 0.05 * B]
-            gamma = (max(fair, key=lambda g: fits[g][1][0]) if fair
-                     else min(fits, key=lambda g: abs(fits[g][1][1] - B)))
+            gamma = max(fair, key=lambda g: fits[g][1][0]) if fair else min(fits, key=lambda g: abs(fits[g][1][1] - B))
             eta = fits[gamma][0]
-            results = [fits[gamma][1]] + [one_pass("mc-projectron++", gamma, s, test, p, eta=eta)
-                                          for p, s in zip(perms[1:], streams[1:])]
-            rows.append(row(name, B, PPP, gamma, perms, results,
-                            {"eta": eta, "grid_accuracy_first_permutation": json.dumps([fits[g][1][0] for g in fits])}))
+            results = [fits[gamma][1]] + [
+                one_pass("mc-projectron++", gamma, s, test, p, eta=eta) for p, s in zip(perms[1:], streams[1:])
+            ]
+            rows.append(
+                row(
+                    name,
+                    B,
+                    PPP,
+                    gamma,
+                    perms,
+                    results,
+                    {"eta": eta, "grid_accuracy_first_permutation": json.dumps([fits[g][1][0] for g in fits])},
+                )
+            )
         for r in rows:
             if r["budget"] == B:
-                paper = "" if r["paper_accuracy"] == "" else (
-                    f"   paper {100 * r['paper_accuracy']:.1f} ± {100 * r['paper_std']:.1f} -> {r['verdict']}")
-                print(f"B={B:4d} {r['algorithm']:13s} γ={r['gamma']:.4g}  acc {100 * r['accuracy_mean']:5.1f} ± "
-                      f"{100 * r['accuracy_std']:.1f}  |S| {r['support_mean']:.0f}  {r['seconds_mean']:.1f} s{paper}",
-                      flush=True)
+                paper = (
+                    ""
+                    if r["paper_accuracy"] == ""
+                    else (f"   paper {100 * r['paper_accuracy']:.1f} ± {100 * r['paper_std']:.1f} -> {r['verdict']}")
+                )
+                print(
+                    f"B={B:4d} {r['algorithm']:13s} γ={r['gamma']:.4g}  acc {100 * r['accuracy_mean']:5.1f} ± "
+                    f"{100 * r['accuracy_std']:.1f}  |S| {r['support_mean']:.0f}  {r['seconds_mean']:.1f} s{paper}",
+                    flush=True,
+                )
     for B in args.budgets:
         acc = {r["algorithm"]: r["accuracy_mean"] for r in rows if r["budget"] == B}
         if set(MODES) <= set(acc):
-            claim(f"B={B}: merge and project above smallest and random",
-                  min(acc["merge"], acc["project"]) > max(acc["smallest"], acc["random"]))
+            claim(
+                f"B={B}: merge and project above smallest and random",
+                min(acc["merge"], acc["project"]) > max(acc["smallest"], acc["random"]),
+            )
         if {"merge", "project", PPP} <= set(acc):
-            claim(f"B={B}: merge and project above Projectron++ at the same size", min(acc["merge"], acc["project"]) > acc[PPP])
+            claim(
+                f"B={B}: merge and project above Projectron++ at the same size",
+                min(acc["merge"], acc["project"]) > acc[PPP],
+            )
     print("table:", common.relative(common.write_csv(args.out / f"pegasos_{name}.csv", rows)))
     if not args.no_plot:
         series = {}
         for algo in dict.fromkeys(r["algorithm"] for r in rows):
             mine = [r for r in rows if r["algorithm"] == algo]
-            series[algo] = ([r["budget"] for r in mine], [r["accuracy_mean"] for r in mine], [r["accuracy_std"] for r in mine])
-        print("figure:", common.relative(common.plot_xy(args.out / f"pegasos_{name}.png", series, "budget B",
-                                                        "test accuracy", f"{name}: multiclass Pegasos Table 1", logx=True)))
+            series[algo] = (
+                [r["budget"] for r in mine],
+                [r["accuracy_mean"] for r in mine],
+                [r["accuracy_std"] for r in mine],
+            )
+        print(
+            "figure:",
+            common.relative(
+                common.plot_xy(
+                    args.out / f"pegasos_{name}.png",
+                    series,
+                    "budget B",
+                    "test accuracy",
+                    f"{name}: multiclass Pegasos Table 1",
+                    logx=True,
+                )
+            ),
+        )
 
 
 if __name__ == "__main__":

@@ -31,8 +31,15 @@ DOGMA_ETA = math.sqrt(0.1)
 SIZE_TOLERANCE = 0.05  # relative, for published support sizes without a spread
 
 
-def curves_experiment(data, gamma: float, runs: list[tuple[str, str, dict]], permutations: int, step: int,
-                      budget_from: str | None = None, test=None) -> dict[str, list]:
+def curves_experiment(
+    data,
+    gamma: float,
+    runs: list[tuple[str, str, dict]],
+    permutations: int,
+    step: int,
+    budget_from: str | None = None,
+    test=None,
+) -> dict[str, list]:
     """runs: (label, algorithm, params); params {"budget": None} takes B from the mean final size of
     the run labelled `budget_from` (run earlier in the list).  Returns label -> list of Runs."""
     out: dict[str, list] = {}
@@ -53,8 +60,11 @@ def curves_experiment(data, gamma: float, runs: list[tuple[str, str, dict]], per
         err = common.mean_std([r.online_error[-1] for r in res])
         sup = common.mean_std([r.support[-1] for r in res])
         acc = "" if test is None else f"   test accuracy {100 * np.mean([r.test_accuracy for r in res]):.2f}%"
-        print(f"{label:28s} online error {100 * err[0]:6.2f}% ± {100 * err[1]:.2f}   |S| {sup[0]:7.1f} ± {sup[1]:5.1f}"
-              f"   {np.mean([r.seconds for r in res]):6.1f} s/pass{acc}", flush=True)
+        print(
+            f"{label:28s} online error {100 * err[0]:6.2f}% ± {100 * err[1]:.2f}   |S| {sup[0]:7.1f} ± {sup[1]:5.1f}"
+            f"   {np.mean([r.seconds for r in res]):6.1f} s/pass{acc}",
+            flush=True,
+        )
     return out
 
 
@@ -64,24 +74,36 @@ def summary_rows(curves: dict[str, list], paper: dict[str, float]) -> list[dict]
         err = common.mean_std([r.online_error[-1] for r in res])
         sup = common.mean_std([r.support[-1] for r in res])
         pv = paper.get(label)
-        rows.append({"algorithm": label, "online_error_mean": err[0], "online_error_std": err[1],
-                     "support_mean": sup[0], "support_std": sup[1],
-                     "seconds_per_pass": float(np.mean([r.seconds for r in res])),
-                     "test_accuracy_mean": float(np.mean([r.test_accuracy for r in res])) if res[0].test_accuracy is not None else "",
-                     "paper_support": "" if pv is None else pv,
-                     "verdict": "" if pv is None else common.verdict(*sup, pv, tolerance=SIZE_TOLERANCE * pv)})
+        rows.append(
+            {
+                "algorithm": label,
+                "online_error_mean": err[0],
+                "online_error_std": err[1],
+                "support_mean": sup[0],
+                "support_std": sup[1],
+                "seconds_per_pass": float(np.mean([r.seconds for r in res])),
+                "test_accuracy_mean": float(np.mean([r.test_accuracy for r in res]))
+                if res[0].test_accuracy is not None
+                else "",
+                "paper_support": "" if pv is None else pv,
+                "verdict": "" if pv is None else common.verdict(*sup, pv, tolerance=SIZE_TOLERANCE * pv),
+            }
+        )
     return rows
 
 
 def write_and_print_sizes(out: Path, figure: str, curves: dict[str, list], rows: list[dict], digits: int) -> None:
     """FIGURE_summary.csv and FIGURE_curves.csv in `out`, then our support sizes beside the paper's."""
     common.write_csv(out / f"{figure}_summary.csv", rows)
-    common.write_csv(out / f"{figure}_curves.csv", [r for label, res in curves.items()
-                                                    for r in common.curve_rows(label, res)])
+    common.write_csv(
+        out / f"{figure}_curves.csv", [r for label, res in curves.items() for r in common.curve_rows(label, res)]
+    )
     for r in rows:
         if r["paper_support"] != "":
-            print(f"{r['algorithm']}: |S| ours {r['support_mean']:.{digits}f} ± {r['support_std']:.{digits}f}, "
-                  f"paper {r['paper_support']} -> {r['verdict']}")
+            print(
+                f"{r['algorithm']}: |S| ours {r['support_mean']:.{digits}f} ± {r['support_std']:.{digits}f}, "
+                f"paper {r['paper_support']} -> {r['verdict']}"
+            )
 
 
 def final(curves, label, key="online_error"):
@@ -108,16 +130,22 @@ def main():
     data = read_all(args.train)
     test = read_all(args.test) if args.test else None
     P = "projectron (η=√0.1, DOGMA 0.1)"
-    runs = [("perceptron", "perceptron", {}),
-            (P, "projectron", {"eta": DOGMA_ETA}),
-            ("projectron++ (η=√0.1)", "projectron++", {"eta": DOGMA_ETA})]
+    runs = [
+        ("perceptron", "perceptron", {}),
+        (P, "projectron", {"eta": DOGMA_ETA}),
+        ("projectron++ (η=√0.1)", "projectron++", {"eta": DOGMA_ETA}),
+    ]
     if args.norm_convention:
-        runs += [("projectron (η=0.1, norm)", "projectron", {"eta": 0.1}),
-                 ("projectron++ (η=0.1, norm)", "projectron++", {"eta": 0.1})]
-    runs += [("rbp (B=|S| projectron)", "rbp", {"budget": None}),
-             ("forgetron (B=|S| projectron)", "forgetron", {"budget": None}),
-             ("lbp (B=|S| projectron)", "lbp", {"budget": None}),
-             ("pa-i (C=1)", "pa-i", {"cost": 1.0})]
+        runs += [
+            ("projectron (η=0.1, norm)", "projectron", {"eta": 0.1}),
+            ("projectron++ (η=0.1, norm)", "projectron++", {"eta": 0.1}),
+        ]
+    runs += [
+        ("rbp (B=|S| projectron)", "rbp", {"budget": None}),
+        ("forgetron (B=|S| projectron)", "forgetron", {"budget": None}),
+        ("lbp (B=|S| projectron)", "lbp", {"budget": None}),
+        ("pa-i (C=1)", "pa-i", {"cost": 1.0}),
+    ]
     curves = curves_experiment(data, args.gamma, runs, args.permutations, args.step, budget_from=P, test=test)
     rows = summary_rows(curves, {P: 793})
     write_and_print_sizes(args.out, "fig6", curves, rows, digits=0)
@@ -125,8 +153,10 @@ def main():
     claim("Projectron++ errs less than the Perceptron online", final(curves, pp) < final(curves, "perceptron"))
     claim("Projectron++ errs less than Projectron", final(curves, pp) < final(curves, P))
     claim("Projectron++ keeps fewer SVs than Projectron", final(curves, pp, "support") < final(curves, P, "support"))
-    claim("RBP and Forgetron at B err more than Projectron++",
-          min(final(curves, "rbp (B=|S| projectron)"), final(curves, "forgetron (B=|S| projectron)")) > final(curves, pp))
+    claim(
+        "RBP and Forgetron at B err more than Projectron++",
+        min(final(curves, "rbp (B=|S| projectron)"), final(curves, "forgetron (B=|S| projectron)")) > final(curves, pp),
+    )
     claim("PA-I errs least", final(curves, "pa-i (C=1)") == min(final(curves, k) for k in curves))
     if not args.no_plot:
         print("figure:", common.relative(common.plot_curves(args.out / "fig6.png", curves, f"a9a, γ={args.gamma}")))

@@ -40,26 +40,40 @@ def main():
     args = ap.parse_args()
     data = common.chunk_from_dense(*projectron_gaussians(args.examples, seed=args.seed))
     P = "projectron (η=0.2, DOGMA 0.04)"
-    runs = [("perceptron", "perceptron", {}),
-            (P, "projectron", {"eta": ETA}),
-            ("projectron++ (η=0.2)", "projectron++", {"eta": ETA}),
-            ("rbp (B=|S| projectron)", "rbp", {"budget": None}),
-            ("forgetron (B=|S| projectron)", "forgetron", {"budget": None}),
-            ("pa-i (C=1)", "pa-i", {"cost": 1.0})]
+    runs = [
+        ("perceptron", "perceptron", {}),
+        (P, "projectron", {"eta": ETA}),
+        ("projectron++ (η=0.2)", "projectron++", {"eta": ETA}),
+        ("rbp (B=|S| projectron)", "rbp", {"budget": None}),
+        ("forgetron (B=|S| projectron)", "forgetron", {"budget": None}),
+        ("pa-i (C=1)", "pa-i", {"cost": 1.0}),
+    ]
     curves = curves_experiment(data, args.gamma, runs, args.permutations, args.step, budget_from=P)
     rows = summary_rows(curves, {P: 103})
     write_and_print_sizes(args.out, "fig7", curves, rows, digits=1)
-    draws = [len(common.online_run(common.make_learner("projectron", Kernel("rbf", args.gamma), eta=ETA),
-                                   common.chunk_from_dense(*projectron_gaussians(args.examples, seed=s)),
-                                   step=args.examples).learner.support) for s in range(5)]
+    draws = [
+        len(
+            common.online_run(
+                common.make_learner("projectron", Kernel("rbf", args.gamma), eta=ETA),
+                common.chunk_from_dense(*projectron_gaussians(args.examples, seed=s)),
+                step=args.examples,
+            ).learner.support
+        )
+        for s in range(5)
+    ]
     print(f"projectron |S| over 5 draws of the data (file order): {np.mean(draws):.1f} ± {np.std(draws):.1f} {draws}")
     pp = "projectron++ (η=0.2)"
     claim("Projectron++ errs less than the Perceptron online", final(curves, pp) < final(curves, "perceptron"))
-    claim("Projectron++ errs less than RBP and Forgetron at B",
-          final(curves, pp) < min(final(curves, "rbp (B=|S| projectron)"), final(curves, "forgetron (B=|S| projectron)")))
+    claim(
+        "Projectron++ errs less than RBP and Forgetron at B",
+        final(curves, pp) < min(final(curves, "rbp (B=|S| projectron)"), final(curves, "forgetron (B=|S| projectron)")),
+    )
     claim("Projectron++ keeps fewer SVs than Projectron", final(curves, pp, "support") < final(curves, P, "support"))
     if not args.no_plot:
-        print("figure:", common.relative(common.plot_curves(args.out / "fig7.png", curves, f"synthetic 2-D, γ={args.gamma}")))
+        print(
+            "figure:",
+            common.relative(common.plot_curves(args.out / "fig7.png", curves, f"synthetic 2-D, γ={args.gamma}")),
+        )
 
 
 if __name__ == "__main__":

@@ -40,34 +40,73 @@ def main():
     kernel = Kernel("rbf", args.gamma)
     rows, pp_points, budgeted = [], [], {"rbp": [], "forgetron": []}
     for eta_d in args.dogma_etas:
-        runs = [common.online_run(common.make_learner("projectron++", kernel, seed=p, eta=math.sqrt(eta_d)), s,
-                                  step=len(s)) for p, s in enumerate(streams)]
+        runs = [
+            common.online_run(common.make_learner("projectron++", kernel, seed=p, eta=math.sqrt(eta_d)), s, step=len(s))
+            for p, s in enumerate(streams)
+        ]
         err, sup = common.mean_std([r.online_error[-1] for r in runs]), common.mean_std([r.support[-1] for r in runs])
         pp_points.append([(r.support[-1], r.online_error[-1]) for r in runs])
-        rows.append({"algorithm": "projectron++", "dogma_eta": eta_d, "eta": math.sqrt(eta_d), "budget": "",
-                     "support_mean": sup[0], "support_std": sup[1], "online_error_mean": err[0],
-                     "online_error_std": err[1]})
-        print(f"projectron++ η_DOGMA={eta_d:<5g} |S| {sup[0]:7.1f} ± {sup[1]:5.1f}  online error "
-              f"{100 * err[0]:6.2f}% ± {100 * err[1]:.2f}", flush=True)
+        rows.append(
+            {
+                "algorithm": "projectron++",
+                "dogma_eta": eta_d,
+                "eta": math.sqrt(eta_d),
+                "budget": "",
+                "support_mean": sup[0],
+                "support_std": sup[1],
+                "online_error_mean": err[0],
+                "online_error_std": err[1],
+            }
+        )
+        print(
+            f"projectron++ η_DOGMA={eta_d:<5g} |S| {sup[0]:7.1f} ± {sup[1]:5.1f}  online error "
+            f"{100 * err[0]:6.2f}% ± {100 * err[1]:.2f}",
+            flush=True,
+        )
         B = int(round(sup[0]))
         for algo in budgeted:
-            e = common.mean_std([common.online_run(common.make_learner(algo, kernel, seed=p, budget=B), s,
-                                                   step=len(s)).online_error[-1] for p, s in enumerate(streams)])
+            e = common.mean_std(
+                [
+                    common.online_run(common.make_learner(algo, kernel, seed=p, budget=B), s, step=len(s)).online_error[
+                        -1
+                    ]
+                    for p, s in enumerate(streams)
+                ]
+            )
             budgeted[algo].append((B, *e))
-            rows.append({"algorithm": algo, "dogma_eta": eta_d, "eta": "", "budget": B, "support_mean": float(B),
-                         "support_std": 0.0, "online_error_mean": e[0], "online_error_std": e[1]})
+            rows.append(
+                {
+                    "algorithm": algo,
+                    "dogma_eta": eta_d,
+                    "eta": "",
+                    "budget": B,
+                    "support_mean": float(B),
+                    "support_std": 0.0,
+                    "online_error_mean": e[0],
+                    "online_error_std": e[1],
+                }
+            )
             print(f"{algo:12s} B={B:<5d}             online error {100 * e[0]:6.2f}% ± {100 * e[1]:.2f}", flush=True)
     common.write_csv(args.out / "fig8.csv", rows)
     pp = [r["online_error_mean"] for r in rows if r["algorithm"] == "projectron++"]
-    claim("Projectron++ errs less than RBP and the Forgetron at every matching budget",
-          all(p < min(budgeted["rbp"][i][1], budgeted["forgetron"][i][1]) for i, p in enumerate(pp)))
+    claim(
+        "Projectron++ errs less than RBP and the Forgetron at every matching budget",
+        all(p < min(budgeted["rbp"][i][1], budgeted["forgetron"][i][1]) for i, p in enumerate(pp)),
+    )
     if not args.no_plot:
         plt = common.pyplot()
         fig, ax = plt.subplots(figsize=(6, 4))
         for p in range(args.permutations):
             pts = sorted(points[p] for points in pp_points)
-            ax.plot([x for x, _ in pts], [y for _, y in pts], color="tab:green", marker="o", ms=3, lw=1,
-                    label="projectron++ (one curve per permutation)" if p == 0 else None)
+            ax.plot(
+                [x for x, _ in pts],
+                [y for _, y in pts],
+                color="tab:green",
+                marker="o",
+                ms=3,
+                lw=1,
+                label="projectron++ (one curve per permutation)" if p == 0 else None,
+            )
         for algo, color in (("rbp", "tab:red"), ("forgetron", "tab:purple")):
             pts = np.array(sorted(budgeted[algo]))
             ax.errorbar(pts[:, 0], pts[:, 1], yerr=pts[:, 2], color=color, marker="s", ms=3, capsize=2, label=algo)

@@ -9,7 +9,8 @@ The paper's RCV1 streams are not available; `budgetlearn generate shifting-K` dr
 four, in a random order (7 shifts repeat the order twice), 5% label noise.  As in the paper each
 group (0, 1, 3, 7 shifts) averages 4 data sets (seeds 0-3, each with its own concepts and order);
 each stream is run once in its order (it is a stream: permuting it would remove the shifts).
-The kernel is ((x·y + 1)/2)^4, so that k(x, x) = 1 as the Forgetron's analysis assumes.  SOP-family algorithms use a = 1 (the paper's setting); SPA's λ is
+The kernel is ((x·y + 1)/2)^4, so that k(x, x) = 1 as the Forgetron's analysis assumes.  SOP-family algorithms use a
+= 1 (the paper's setting); SPA's λ is
 tuned per group over --lambdas as the paper does ("manually tuned ... for each group"), and the
 best λ is reported.  Algorithms the registry does not hold are reported as not available.
 
@@ -48,8 +49,12 @@ def params_for(algo: str, **extra) -> dict:
 
 
 def error(algo: str, streams, **params) -> tuple[float, float]:
-    errs = [common.online_run(common.make_learner(algo, KERNEL, seed=s, **params_for(algo, **params)), data,
-                              step=len(data)).online_error[-1] for s, data in enumerate(streams)]
+    errs = [
+        common.online_run(
+            common.make_learner(algo, KERNEL, seed=s, **params_for(algo, **params)), data, step=len(data)
+        ).online_error[-1]
+        for s, data in enumerate(streams)
+    ]
     return common.mean_std(errs)
 
 
@@ -75,10 +80,21 @@ def table1(args) -> list[dict]:
                     sizes.append(len(learner.support))
             m, sd = common.mean_std(sizes)
             paper = TABLE_I.get(size) if label == "PERC" else None
-            rows.append({"chunk_size": size, "algorithm": label, "support_mean": m, "support_std": sd,
-                         "paper_rcv1_mean": paper[0] if paper else "", "paper_rcv1_spread": paper[1] if paper else ""})
-            print(f"Table I  chunk {size:6d}  {label:5s} |S| {m:7.1f} ± {sd:5.1f}"
-                  + (f"   (RCV1: {paper[0]} ± {paper[1]})" if paper else ""), flush=True)
+            rows.append(
+                {
+                    "chunk_size": size,
+                    "algorithm": label,
+                    "support_mean": m,
+                    "support_std": sd,
+                    "paper_rcv1_mean": paper[0] if paper else "",
+                    "paper_rcv1_spread": paper[1] if paper else "",
+                }
+            )
+            print(
+                f"Table I  chunk {size:6d}  {label:5s} |S| {m:7.1f} ± {sd:5.1f}"
+                + (f"   (RCV1: {paper[0]} ± {paper[1]})" if paper else ""),
+                flush=True,
+            )
     common.write_csv(args.out / "shifting_table1.csv", rows)
     return rows
 
@@ -98,11 +114,23 @@ def plot(rows: list[dict], path: Path) -> Path:
         for label in dict.fromkeys(r["algorithm"] for r in mine):
             pts = [r for r in mine if r["algorithm"] == label]
             if pts[0]["budget"] == "":
-                ax.axhline(float(pts[0]["online_error_mean"]), ls="--", lw=1, color=BASELINE_COLORS.get(label),
-                           label=f"{label} (B=∞)")
+                ax.axhline(
+                    float(pts[0]["online_error_mean"]),
+                    ls="--",
+                    lw=1,
+                    color=BASELINE_COLORS.get(label),
+                    label=f"{label} (B=∞)",
+                )
             else:
-                ax.errorbar([int(r["budget"]) for r in pts], [float(r["online_error_mean"]) for r in pts],
-                            yerr=[float(r["online_error_std"]) for r in pts], marker="o", ms=3, capsize=2, label=label)
+                ax.errorbar(
+                    [int(r["budget"]) for r in pts],
+                    [float(r["online_error_mean"]) for r in pts],
+                    yerr=[float(r["online_error_std"]) for r in pts],
+                    marker="o",
+                    ms=3,
+                    capsize=2,
+                    label=label,
+                )
         ax.set_xscale("log")
         ax.set_xticks(budgets, [str(b) for b in budgets])
         ax.minorticks_off()
@@ -127,8 +155,10 @@ def main():
     if args.plot_only:
         import csv
 
-        print("figure:", common.relative(plot(list(csv.DictReader(open(args.out / "shifting.csv"))),
-                                              args.out / "shifting.png")))
+        print(
+            "figure:",
+            common.relative(plot(list(csv.DictReader(open(args.out / "shifting.csv"))), args.out / "shifting.png")),
+        )
         return
     table1(args)
     if args.table1_only:
@@ -144,8 +174,16 @@ def main():
 
         def record(label, B, m, s, note=""):
             res.setdefault(label, {})[B] = (m, s)
-            rows.append({"shifts": k, "algorithm": label, "budget": "" if B is None else B, "online_error_mean": m,
-                         "online_error_std": s, "note": note})
+            rows.append(
+                {
+                    "shifts": k,
+                    "algorithm": label,
+                    "budget": "" if B is None else B,
+                    "online_error_mean": m,
+                    "online_error_std": s,
+                    "note": note,
+                }
+            )
 
         for label, algo in BASELINES:
             if common.available(algo):
@@ -153,15 +191,31 @@ def main():
                 record(label, None, m, s)
                 print(f"{label:6s} B=∞     {100 * m:6.2f}% ± {100 * s:.2f}", flush=True)
             else:
-                rows.append({"shifts": k, "algorithm": label, "budget": "", "online_error_mean": "",
-                             "online_error_std": "", "note": "not available"})
+                rows.append(
+                    {
+                        "shifts": k,
+                        "algorithm": label,
+                        "budget": "",
+                        "online_error_mean": "",
+                        "online_error_std": "",
+                        "note": "not available",
+                    }
+                )
         best = min((error("spa", streams, spa_lambda=lam) + (lam,) for lam in args.lambdas), key=lambda t: t[0])
         record("SPA", None, best[0], best[1], note=f"lambda={best[2]:g}")
         print(f"SPA    B=∞     {100 * best[0]:6.2f}% ± {100 * best[1]:.2f}  (best λ = {best[2]:g})", flush=True)
         for label, algo in BUDGETED:
             if not common.available(algo):
-                rows.append({"shifts": k, "algorithm": label, "budget": "", "online_error_mean": "",
-                             "online_error_std": "", "note": "not available"})
+                rows.append(
+                    {
+                        "shifts": k,
+                        "algorithm": label,
+                        "budget": "",
+                        "online_error_mean": "",
+                        "online_error_std": "",
+                        "note": "not available",
+                    }
+                )
                 continue
             for B in args.budgets:
                 m, s = error(algo, streams, budget=B)
@@ -170,18 +224,27 @@ def main():
         panels[k] = res
         perc = res["PERC"][None][0]
         if k >= 3:
-            claim(f"[{k} shifts] LBP and FA beat PERC at some small budget",
-                  min(res["LBP"][B][0] for B in args.budgets) < perc and min(res["FA"][B][0] for B in args.budgets) < perc)
+            claim(
+                f"[{k} shifts] LBP and FA beat PERC at some small budget",
+                min(res["LBP"][B][0] for B in args.budgets) < perc
+                and min(res["FA"][B][0] for B in args.budgets) < perc,
+            )
             claim(f"[{k} shifts] SPA with tuned λ beats PERC", res["SPA"][None][0] < perc)
         if k == 0:
-            claim("[0 shifts] budget versions err more than PERC at the smallest budget",
-                  all(res[lab][args.budgets[0]][0] > perc for lab in ("RBP", "LBP", "FA")))
+            claim(
+                "[0 shifts] budget versions err more than PERC at the smallest budget",
+                all(res[lab][args.budgets[0]][0] > perc for lab in ("RBP", "LBP", "FA")),
+            )
         if "LBSOP" in res:  # §5: "LBSOP achieves the lowest mistake rates among all algorithms"
             others = min(m for lab, by_b in res.items() if lab != "LBSOP" for m, _ in by_b.values())
-            claim(f"[{k} shifts] LBSOP reaches the lowest error of all algorithms (at some budget)",
-                  min(m for m, _ in res["LBSOP"].values()) < others)
-        claim(f"[{k} shifts] RBP approaches PERC as B grows (error at the largest B below that at the smallest)",
-              res["RBP"][args.budgets[-1]][0] < res["RBP"][args.budgets[0]][0])
+            claim(
+                f"[{k} shifts] LBSOP reaches the lowest error of all algorithms (at some budget)",
+                min(m for m, _ in res["LBSOP"].values()) < others,
+            )
+        claim(
+            f"[{k} shifts] RBP approaches PERC as B grows (error at the largest B below that at the smallest)",
+            res["RBP"][args.budgets[-1]][0] < res["RBP"][args.budgets[0]][0],
+        )
     common.write_csv(args.out / "shifting.csv", rows)
     if not args.no_plot:
         print("figure:", common.relative(plot(rows, args.out / "shifting.png")))

@@ -31,9 +31,11 @@ from budgetcli.synthetic import noisy_toy, noisy_toy_bayes_error
 from repro import common
 from repro.projectron_fig6 import claim
 
-ALGOS = [("perceptron", "perceptron", {}),
-         ("budget-perceptron (CKS)", "budget-perceptron", {}),
-         ("tighter-perceptron", "tighter-perceptron", {"eval_set": "all"})]
+ALGOS = [
+    ("perceptron", "perceptron", {}),
+    ("budget-perceptron (CKS)", "budget-perceptron", {}),
+    ("tighter-perceptron", "tighter-perceptron", {"eval_set": "all"}),
+]
 
 
 def sweep(splits, kernel: Kernel, sizes: list[int]) -> tuple[list[dict], dict]:
@@ -41,7 +43,7 @@ def sweep(splits, kernel: Kernel, sizes: list[int]) -> tuple[list[dict], dict]:
     rows, series = [], {}
     for label, algo, params in ALGOS:
         xs, ms, ss = [], [], []
-        for p in ([None] if algo == "perceptron" else sizes):
+        for p in [None] if algo == "perceptron" else sizes:
             errors, support = [], []
             for r, (train, y, test) in enumerate(splits):
                 extra = {} if p is None else {"budget": p}
@@ -50,11 +52,22 @@ def sweep(splits, kernel: Kernel, sizes: list[int]) -> tuple[list[dict], dict]:
                 errors.append(common.error_rate(learner, test))
                 support.append(len(learner.support))
             m, s = common.mean_std(errors)
-            rows.append({"algorithm": label, "p": "" if p is None else p, "test_error_mean": m, "test_error_std": s,
-                         "test_error_min": min(errors), "test_error_max": max(errors),
-                         "support_mean": float(np.mean(support))})
-            print(f"{label:26s} p={str(p):5s} test error {100 * m:6.2f}% ± {100 * s:5.2f}  "
-                  f"(min {100 * min(errors):.2f}, max {100 * max(errors):.2f})  |S| {np.mean(support):.0f}", flush=True)
+            rows.append(
+                {
+                    "algorithm": label,
+                    "p": "" if p is None else p,
+                    "test_error_mean": m,
+                    "test_error_std": s,
+                    "test_error_min": min(errors),
+                    "test_error_max": max(errors),
+                    "support_mean": float(np.mean(support)),
+                }
+            )
+            print(
+                f"{label:26s} p={str(p):5s} test error {100 * m:6.2f}% ± {100 * s:5.2f}  "
+                f"(min {100 * min(errors):.2f}, max {100 * max(errors):.2f})  |S| {np.mean(support):.0f}",
+                flush=True,
+            )
             xs.append(np.mean(support) if p is None else p)
             ms.append(m)
             ss.append(s)
@@ -86,21 +99,40 @@ def main():
         splits.append((common.chunk_from_dense(X, y), y, common.chunk_from_dense(Xt, yt)))
     toy_rows, toy_series = sweep(splits, Kernel("linear"), args.toy_sizes)
     print(f"Bayes error of the toy: {100 * bayes:.2f}%")
-    common.write_csv(args.out / "tighter_fig7.csv", toy_rows + [{"algorithm": "bayes rule", "p": "",
-                                                                 "test_error_mean": bayes, "test_error_std": 0.0,
-                                                                 "test_error_min": bayes, "test_error_max": bayes,
-                                                                 "support_mean": ""}])
+    common.write_csv(
+        args.out / "tighter_fig7.csv",
+        toy_rows
+        + [
+            {
+                "algorithm": "bayes rule",
+                "p": "",
+                "test_error_mean": bayes,
+                "test_error_std": 0.0,
+                "test_error_min": bayes,
+                "test_error_max": bayes,
+                "support_mean": "",
+            }
+        ],
+    )
     p_mid = args.toy_sizes[len(args.toy_sizes) // 2]
-    claim(f"Tighter at p = {p_mid} is within 2 points of the Bayes error",
-          lookup(toy_rows, "tighter-perceptron", p_mid) < bayes + 0.02)
-    claim(f"CKS at every p errs more than Tighter at p = {p_mid}",
-          all(lookup(toy_rows, "budget-perceptron (CKS)", p) > lookup(toy_rows, "tighter-perceptron", p_mid)
-              for p in args.toy_sizes))
-    claim(f"the Perceptron errs more than Tighter at p = {p_mid}",
-          lookup(toy_rows, "perceptron", "") > lookup(toy_rows, "tighter-perceptron", p_mid))
+    claim(
+        f"Tighter at p = {p_mid} is within 2 points of the Bayes error",
+        lookup(toy_rows, "tighter-perceptron", p_mid) < bayes + 0.02,
+    )
+    claim(
+        f"CKS at every p errs more than Tighter at p = {p_mid}",
+        all(
+            lookup(toy_rows, "budget-perceptron (CKS)", p) > lookup(toy_rows, "tighter-perceptron", p_mid)
+            for p in args.toy_sizes
+        ),
+    )
+    claim(
+        f"the Perceptron errs more than Tighter at p = {p_mid}",
+        lookup(toy_rows, "perceptron", "") > lookup(toy_rows, "tighter-perceptron", p_mid),
+    )
 
     data = read_all(banana)
-    gamma = 1 / (2 * 0.7 ** 2)
+    gamma = 1 / (2 * 0.7**2)
     all_rows = []
     for noise in (0.0, 0.1):
         print(f"== Fig. 12: banana, rbf σ = 0.7 (γ = {gamma:.4f}), {int(100 * noise)}% of training labels flipped ==")
@@ -115,20 +147,46 @@ def main():
             splits.append((train, y, test))
         rows, series = sweep(splits, Kernel("rbf", gamma), args.sizes)
         all_rows += [{"label_noise": noise, **r} for r in rows]
-        claim(f"[{int(100 * noise)}% noise] Tighter errs less than CKS at every p",
-              all(lookup(rows, "tighter-perceptron", p) < lookup(rows, "budget-perceptron (CKS)", p) for p in args.sizes))
+        claim(
+            f"[{int(100 * noise)}% noise] Tighter errs less than CKS at every p",
+            all(lookup(rows, "tighter-perceptron", p) < lookup(rows, "budget-perceptron (CKS)", p) for p in args.sizes),
+        )
         if noise:
-            claim(f"[{int(100 * noise)}% noise] Tighter at some p errs less than the unbounded Perceptron",
-                  min(lookup(rows, "tighter-perceptron", p) for p in args.sizes) < lookup(rows, "perceptron", ""))
+            claim(
+                f"[{int(100 * noise)}% noise] Tighter at some p errs less than the unbounded Perceptron",
+                min(lookup(rows, "tighter-perceptron", p) for p in args.sizes) < lookup(rows, "perceptron", ""),
+            )
         if not args.no_plot:
             name = f"tighter_fig12_noise{int(100 * noise)}.png"
-            print("figure:", common.relative(common.plot_xy(args.out / name, series, "cache size p", "test error",
-                                                             f"banana, {int(100 * noise)}% label noise", logx=True)))
+            print(
+                "figure:",
+                common.relative(
+                    common.plot_xy(
+                        args.out / name,
+                        series,
+                        "cache size p",
+                        "test error",
+                        f"banana, {int(100 * noise)}% label noise",
+                        logx=True,
+                    )
+                ),
+            )
     common.write_csv(args.out / "tighter_fig12.csv", all_rows)
     if not args.no_plot:
         toy_series["bayes rule"] = (args.toy_sizes, [bayes] * len(args.toy_sizes), [0.0] * len(args.toy_sizes))
-        print("figure:", common.relative(common.plot_xy(args.out / "tighter_fig7.png", toy_series, "cache size p",
-                                                         "test error", "noisy 2-D toy (linear kernel)", logx=True)))
+        print(
+            "figure:",
+            common.relative(
+                common.plot_xy(
+                    args.out / "tighter_fig7.png",
+                    toy_series,
+                    "cache size p",
+                    "test error",
+                    "noisy 2-D toy (linear kernel)",
+                    logx=True,
+                )
+            ),
+        )
 
 
 if __name__ == "__main__":

@@ -11,7 +11,7 @@ PROJECT_ROOT = Path(__file__).resolve().parent.parent
 
 def assert_fresh(doc: Path, begin: str, end: str, rendered: str, module: str) -> None:
     text = doc.read_text(encoding="utf-8")
-    table = text[text.index(begin) + len(begin):text.index(end)].strip()
+    table = text[text.index(begin) + len(begin) : text.index(end)].strip()
     assert table == rendered, f"{doc.relative_to(PROJECT_ROOT)} is stale: run python -m {module}"
 
 

@@ -256,8 +256,7 @@ def cks_budget_perceptron(X, y, k, budget, beta=0.0, update="perceptron", C=1.0,
     return tr
 
 
-def tighter_budget_perceptron(X, y, k, budget, eval_set, q=10, beta=0.0, update="perceptron", C=1.0,
-                              seed=0) -> Trace:
+def tighter_budget_perceptron(X, y, k, budget, eval_set, q=10, beta=0.0, update="perceptron", C=1.0, seed=0) -> Trace:
     """Weston, Bordes, Bottou 2005, Fig. 3 with the evaluation sets of §3.2 (eq. 3, eq. 4 by reservoir
     sampling, Fig. 5 dropping the entry with the fewest flips per round), every score recomputed from
     scratch.  Flips are counted after the removal and after the insertion, each a change of f.
@@ -315,8 +314,9 @@ def tighter_budget_perceptron(X, y, k, budget, eval_set, q=10, beta=0.0, update=
             plab = lab if eval_set == "support" else [y[e] for e in E]
             errors = []
             for j in range(len(slots)):
-                errors.append(sum(1 for p, yp in zip(points, plab)
-                                  if yp * (f_at(X[p]) - a[j] * k(X[slots[j]], X[p])) <= 0))
+                errors.append(
+                    sum(1 for p, yp in zip(points, plab) if yp * (f_at(X[p]) - a[j] * k(X[slots[j]], X[p])) <= 0)
+                )
             i = int(np.argmin(errors))
             swap_remove((slots, a, lab), i)
             f = f_at(X[t])
@@ -360,9 +360,11 @@ def forgetron(X, y, k, budget) -> Trace:
             lam = phi * sigma
             return lam * lam + 2 * lam - 2 * lam * phi * mu + Q - 15 / 32 * M
 
-        candidates = [1.0] + [float(z.real) for z in np.roots([sigma ** 2 - 2 * sigma * mu, 2 * sigma,
-                                                                  Q - 15 / 32 * M])
-                              if abs(z.imag) < 1e-12 and 0 < z.real <= 1]
+        candidates = [1.0] + [
+            float(z.real)
+            for z in np.roots([sigma**2 - 2 * sigma * mu, 2 * sigma, Q - 15 / 32 * M])
+            if abs(z.imag) < 1e-12 and 0 < z.real <= 1
+        ]
         phi = max(c for c in candidates if excess(c) <= 1e-9 * (1 + abs(Q)))
         lam = phi * sigma
         Q += lam * lam + 2 * lam - 2 * lam * phi * mu
@@ -436,9 +438,13 @@ REFERENCES = {
     "perceptron": ({}, lambda X, y, k, seed: perceptron(X, y, k)),
     "stoptron": ({"budget": 8}, lambda X, y, k, seed: stoptron(X, y, k, 8)),
     "projectron": ({"eta": 0.3}, lambda X, y, k, seed: projectron(X, y, k, 0.3)),
-    "projectron++": [({"eta": 0.3, "margin_step": m},
-                      lambda X, y, k, seed, m=m: projectron(X, y, k, 0.3, plusplus=True, margin_step=m))
-                     for m in ("fig5", "projectron")],
+    "projectron++": [
+        (
+            {"eta": 0.3, "margin_step": m},
+            lambda X, y, k, seed, m=m: projectron(X, y, k, 0.3, plusplus=True, margin_step=m),
+        )
+        for m in ("fig5", "projectron")
+    ],
     "rbp": ({"budget": 8}, lambda X, y, k, seed: rbp_lbp(X, y, k, 8, "random", seed=seed)),
     "lbp": ({"budget": 8}, lambda X, y, k, seed: rbp_lbp(X, y, k, 8, "oldest", seed=seed)),
     "forgetron": ({"budget": 8}, lambda X, y, k, seed: forgetron(X, y, k, 8)),
@@ -446,10 +452,14 @@ REFERENCES = {
     "pa-i": ({"cost": 0.3}, lambda X, y, k, seed: passive_aggressive(X, y, k, "pa-i", C=0.3)),
     "pa-ii": ({"cost": 0.3}, lambda X, y, k, seed: passive_aggressive(X, y, k, "pa-ii", C=0.3)),
     "spa": ({"spa_lambda": 0.5}, lambda X, y, k, seed: shifting_perceptron(X, y, k, 0.5)),
-    "budget-perceptron": ({"budget": 8, "beta": 1.0, "update": "svm", "cost": 0.7},
-                          lambda X, y, k, seed: cks_budget_perceptron(X, y, k, 8, 1.0, "svm", C=0.7)),
-    "tighter-perceptron": ({"budget": 8, "eval_set": "random", "eval_size": 10},
-                           lambda X, y, k, seed: tighter_budget_perceptron(X, y, k, 8, "random", q=10, seed=seed)),
+    "budget-perceptron": (
+        {"budget": 8, "beta": 1.0, "update": "svm", "cost": 0.7},
+        lambda X, y, k, seed: cks_budget_perceptron(X, y, k, 8, 1.0, "svm", C=0.7),
+    ),
+    "tighter-perceptron": (
+        {"budget": 8, "eval_set": "random", "eval_size": 10},
+        lambda X, y, k, seed: tighter_budget_perceptron(X, y, k, 8, "random", q=10, seed=seed),
+    ),
     "alma2": ({}, lambda X, y, k, seed: alma2(X, y, k)),
     "projectron-alma2": ({"eta": 0.05}, lambda X, y, k, seed: alma2(X, y, k, eta=0.05)),
 }

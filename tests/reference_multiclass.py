@@ -99,6 +99,7 @@ def weight_norm2(V, A, k):
 
 def golden_h(kmn, saa, sab, sbb, tol=1e-8):
     """argmax over [0, 1] of Σ_i (a_i kmn^{(1−h)²} + b_i kmn^{h²})², golden-section search."""
+
     def g(h):
         k1, k2 = kmn ** ((1 - h) ** 2), kmn ** (h * h)
         return k1 * k1 * saa + 2 * k1 * k2 * sab + k2 * k2 * sbb
@@ -206,7 +207,6 @@ def mc_projectron_pp(X, y, k, eta) -> MCTrace:
     list of pairs (x, class) with one coefficient each; projections onto a class's pairs by a
     direct solve of that class's Gram system."""
     tr = MCTrace()
-    M = int(max(y)) + 1
     V, C, alpha, m = [], [], [], 0  # pair vectors, their classes, coefficients
     for t in range(len(y)):
         x, yt = X[t], int(y[t])
@@ -282,7 +282,11 @@ REFERENCES = {
     "mrbp": ({"budget": 8}, lambda X, y, k, seed: max_score(X, y, k, "rbp", 8, seed=seed)),
     "mc-projectron++": ({"eta": 0.3}, lambda X, y, k, seed: mc_projectron_pp(X, y, k, 0.3)),
     "pegasos": ({"lambda_": 0.05}, lambda X, y, k, seed: pegasos(X, y, k, 0.05)),
-    "bpegasos": [({"lambda_": 0.05, "budget": 8, "maintenance": m},
-                  lambda X, y, k, seed, m=m: pegasos(X, y, k, 0.05, budget=8, maintenance=m, seed=seed))
-                 for m in ("merge", "project")],
+    "bpegasos": [
+        (
+            {"lambda_": 0.05, "budget": 8, "maintenance": m},
+            lambda X, y, k, seed, m=m: pegasos(X, y, k, 0.05, budget=8, maintenance=m, seed=seed),
+        )
+        for m in ("merge", "project")
+    ],
 }

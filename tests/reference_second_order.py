@@ -81,8 +81,9 @@ def sop_primal(X, y, a=1.0) -> list:
     return margins
 
 
-def aggressive(X, y, k, radius=np.inf, step=1.0, epsilon=0.6, step_schedule="constant", budget=None, eta=5e-4,
-               c=None) -> SecondOrderTrace:
+def aggressive(
+    X, y, k, radius=np.inf, step=1.0, epsilon=0.6, step_schedule="constant", budget=None, eta=5e-4, c=None
+) -> SecondOrderTrace:
     """AVP (budget None; Algorithm 1) and Ahpatron (Algorithm 2).  ‖f‖ is recomputed as √(αᵀKα) every
     time; the halving solves (K₂ + ηI) θ = K₂₁ α₁ directly."""
     tr = SecondOrderTrace()
@@ -101,11 +102,11 @@ def aggressive(X, y, k, radius=np.inf, step=1.0, epsilon=0.6, step_schedule="con
         update = m < 1 - epsilon
         tr.margin_updates.append(update and m > 0)
         if update:
-            lam = step if step_schedule == "constant" else radius / np.sqrt(radius ** 2 + mistakes)
+            lam = step if step_schedule == "constant" else radius / np.sqrt(radius**2 + mistakes)
             if budget is not None and len(slots) >= budget:
                 order = sorted(range(len(slots)), key=lambda i: (-abs(alpha[i]), i))
-                keep = sorted(order[:len(slots) // 2])
-                drop = sorted(order[len(slots) // 2:])
+                keep = sorted(order[: len(slots) // 2])
+                drop = sorted(order[len(slots) // 2 :])
                 K2 = gram(X, k, [slots[i] for i in keep], [slots[i] for i in keep])
                 K21 = gram(X, k, [slots[i] for i in keep], [slots[i] for i in drop])
                 theta = np.linalg.solve(K2 + eta * np.eye(len(keep)), K21 @ alpha[drop])  # eq. 9
@@ -133,6 +134,8 @@ REFERENCES = {
     "rbsop": ({"sop_a": 0.7, "budget": 8}, lambda X, y, k, seed: sop(X, y, k, 0.7, 8, "random", seed=seed)),
     "lbsop": ({"sop_a": 0.7, "budget": 8}, lambda X, y, k, seed: sop(X, y, k, 0.7, 8, "oldest", seed=seed)),
     "avp": ({"radius": 3.0, "epsilon": 0.7}, lambda X, y, k, seed: aggressive(X, y, k, 3.0, 1.0, 0.7)),
-    "ahpatron": ({"budget": 8, "radius": 3.0, "step": 0.5},
-                 lambda X, y, k, seed: aggressive(X, y, k, 3.0, 0.5, 0.5, budget=8)),
+    "ahpatron": (
+        {"budget": 8, "radius": 3.0, "step": 0.5},
+        lambda X, y, k, seed: aggressive(X, y, k, 3.0, 0.5, 0.5, budget=8),
+    ),
 }

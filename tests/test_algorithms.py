@@ -21,10 +21,10 @@ def run_stepwise(learner: KernelLearner, X, y):
     """Feed one example at a time, recording f_{t−1}(x_t), mistakes and margin updates per round."""
     scores, mistakes, margins = [], [], []
     for t in range(len(y)):
-        ch = chunk_from_dense(X[t:t + 1], y[t:t + 1])
+        ch = chunk_from_dense(X[t : t + 1], y[t : t + 1])
         scores.append(float(learner.decision_function(ch)[0]))
         before = learner.counters.copy()
-        learner.learn(ch, y[t:t + 1])
+        learner.learn(ch, y[t : t + 1])
         mistakes.append(bool(learner.counter("mistakes") - before[1]))
         margins.append(bool(learner.counter("margin_updates") - before[2]))
     return np.array(scores), mistakes, margins
@@ -34,7 +34,7 @@ def support_dense(learner: KernelLearner, d: int) -> np.ndarray:
     indptr, idx, val = learner.support.to_csr()
     out = np.zeros((len(indptr) - 1, d))
     for i in range(len(indptr) - 1):
-        out[i, idx[indptr[i]:indptr[i + 1]]] = val[indptr[i]:indptr[i + 1]]
+        out[i, idx[indptr[i] : indptr[i + 1]]] = val[indptr[i] : indptr[i + 1]]
     return out
 
 
@@ -60,9 +60,11 @@ def test_perceptron_matches_reference(kernel, seed):
     assert_matches_reference(learner, reference.perceptron(X, y, ref_kernel(kernel)), X, y)
 
 
-@pytest.mark.parametrize("algorithm, params", [("projectron", {}), ("projectron++", {}),
-                                               ("projectron++", {"margin_step": "projectron"})],
-                         ids=["projectron", "projectron++", "projectron++-margin-step-projectron"])
+@pytest.mark.parametrize(
+    "algorithm, params",
+    [("projectron", {}), ("projectron++", {}), ("projectron++", {"margin_step": "projectron"})],
+    ids=["projectron", "projectron++", "projectron++-margin-step-projectron"],
+)
 @pytest.mark.parametrize("kernel", KERNELS, ids=lambda k: k.kind)
 @pytest.mark.parametrize("eta", [0.0, 0.1, 0.5])
 def test_projectron_family_matches_reference(algorithm, params, kernel, eta):
@@ -149,7 +151,7 @@ def test_averaged_hypothesis_equals_brute_force_mean_of_the_online_hypotheses(al
     for t in range(240):
         if t == 120:
             learner = cls.from_state(*learner.state())
-        learner.learn(chunk_from_dense(X[t:t + 1], y[t:t + 1]), y[t:t + 1])
+        learner.learn(chunk_from_dense(X[t : t + 1], y[t : t + 1]), y[t : t + 1])
         total += learner.decision_function(test)
     averaged = Model(learner, BinaryLabels()).averaged()
     assert len(averaged.learner.support) == len(learner.support)  # the online support set, no more

@@ -18,8 +18,11 @@ from .test_algorithms import KERNELS, assert_matches_reference, ref_kernel
 def test_alma2_matches_reference(kernel, params):
     X, y = random_stream(150, 4, seed=51)
     learner = registry.get("alma2")(kernel, **params)
-    ref = {"alpha": params.get("alma_alpha", 0.0), "B": params.get("alma_b", 1.0),
-           "C": params.get("alma_c", np.sqrt(2) - 1)}
+    ref = {
+        "alpha": params.get("alma_alpha", 0.0),
+        "B": params.get("alma_b", 1.0),
+        "C": params.get("alma_c", np.sqrt(2) - 1),
+    }
     trace = reference.alma2(X, y, ref_kernel(kernel), **ref)
     assert any(trace.margin_updates)
     assert_matches_reference(learner, trace, X, y)

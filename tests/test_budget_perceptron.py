@@ -56,10 +56,12 @@ def test_unknown_update_rule_is_refused():
 def test_tighter_matches_reference(eval_set, update, beta):
     X, y = random_stream(150, 4, seed=34)
     k = Kernel("rbf", 0.5)
-    learner = registry.get("tighter-perceptron")(k, seed=4, budget=10, beta=beta, update=update, cost=0.7,
-                                                 eval_set=eval_set, eval_size=15)
-    trace = reference.tighter_budget_perceptron(X, y, ref_kernel(k), 10, eval_set, q=15, beta=beta, update=update,
-                                                C=0.7, seed=4)
+    learner = registry.get("tighter-perceptron")(
+        k, seed=4, budget=10, beta=beta, update=update, cost=0.7, eval_set=eval_set, eval_size=15
+    )
+    trace = reference.tighter_budget_perceptron(
+        X, y, ref_kernel(k), 10, eval_set, q=15, beta=beta, update=update, C=0.7, seed=4
+    )
     assert len(trace.support) == 10 and sum(trace.mistakes) > 20  # removals happened
     assert_matches_reference(learner, trace, X, y)
 

@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from budgetcli import registry
-from budgetcli.cli import main
+from budgetcli import algorithms, registry
+from budgetcli.entry import main
 from budgetcli.model import Model
 
 from .helpers import assert_same_state, random_stream
@@ -84,13 +84,16 @@ def test_sigma_sets_gamma(data, tmp_path):
     assert Model.load(out).learner.kernel.gamma == pytest.approx(1 / 8)
 
 
-@pytest.mark.parametrize("args", [
-    ("-a", "perceptron", "--eta", "0.1"),  # a parameter perceptron does not take
-    ("-a", "projectron", "--eta", "-1"),  # out of range
-    ("-a", "projectron", "--gamma", "1", "--sigma", "1"),
-    ("-a", "projectron", "--gamma", "0"),
-    ("-a", "nosuch"),
-])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("-a", "perceptron", "--eta", "0.1"),  # a parameter perceptron does not take
+        ("-a", "projectron", "--eta", "-1"),  # out of range
+        ("-a", "projectron", "--gamma", "1", "--sigma", "1"),
+        ("-a", "projectron", "--gamma", "0"),
+        ("-a", "nosuch"),
+    ],
+)
 def test_usage_errors_exit_2_and_write_nothing(data, tmp_path, args):
     out = tmp_path / "m.model"
     r = run("train", *args, data, "-o", out)
@@ -114,8 +117,7 @@ def test_stdin_needs_output(data):
 def test_train_from_stdin_equals_train_from_file(data, tmp_path):
     a, b = tmp_path / "a.model", tmp_path / "b.model"
     assert run("train", "-a", "projectron", "--gamma", "0.5", "-q", data, "-o", a).exit_code == 0
-    assert run("train", "-a", "projectron", "--gamma", "0.5", "-q", "-", "-o", b,
-               input=data.read_text()).exit_code == 0
+    assert run("train", "-a", "projectron", "--gamma", "0.5", "-q", "-", "-o", b, input=data.read_text()).exit_code == 0
     sa, sb = Model.load(a).learner.state()[1], Model.load(b).learner.state()[1]
     for name in sa:
         np.testing.assert_array_equal(sa[name], sb[name])
@@ -223,7 +225,7 @@ def test_eval_report_agrees_with_predict(data, tmp_path):
     assert run("train", "-a", "projectron++", "--gamma", "0.5", "-q", data, "-o", out).exit_code == 0
     test = tmp_path / "test.txt"
     X, y = write_stream(test, n=200, seed=9)
-    scores = np.array([float(l.split()[1]) for l in run("predict", "--scores", out, test).stdout.splitlines()])
+    scores = np.array([float(row.split()[1]) for row in run("predict", "--scores", out, test).stdout.splitlines()])
     r = run("eval", "--json", out, test)
     assert r.exit_code == 0
     rep = json.loads(r.stdout)
@@ -263,7 +265,7 @@ def test_generate_writes_the_papers_gaussians(tmp_path):
     assert run("generate", "projectron-gaussians", "-n", "500", "--seed", "3", "-o", out).exit_code == 0
     lines = out.read_text().splitlines()
     assert len(lines) == 500
-    first = np.array([[float(t.split(":")[1]) for t in l.split()[1:]] for l in lines])
+    first = np.array([[float(t.split(":")[1]) for t in line.split()[1:]] for line in lines])
     assert first.shape == (500, 2)
     # the second coordinate has variance 2, the first 0.2 (plus the ±1 means)
     assert np.var(first[:, 1]) > 2 * np.var(first[:, 0])
@@ -276,14 +278,14 @@ def test_predict_in_a_pipe_that_closes_early_exits_quietly(tmp_path):
     big.write_text(path.read_text() * 200)  # 60,000 lines: more than a pipe buffer of output
     out = tmp_path / "m.model"
     assert run("train", "-a", "perceptron", "-q", path, "-o", out).exit_code == 0
-    cmd = f'"{sys.executable}" -m budgetcli.cli predict "{out}" "{big}" | head -n 2'
+    cmd = f'"{sys.executable}" -m budgetcli predict "{out}" "{big}" | head -n 2'
     p = subprocess.run(["bash", "-o", "pipefail", "-c", cmd], capture_output=True, text=True, timeout=300)
     assert p.stdout.count("\n") == 2
     assert p.stderr == ""
     assert p.returncode == 0
 
 
-@pytest.mark.parametrize("algorithm", sorted(registry.load_all()))
+@pytest.mark.parametrize("algorithm", sorted(algorithms.load_all()))
 def test_resume_day_by_day_equals_one_run(tmp_path, algorithm):
     """A cron job that resumes the model saved with --save-resume on each day's file ends with the
     model of one run over all days, bit for bit."""
@@ -293,7 +295,7 @@ def test_resume_day_by_day_equals_one_run(tmp_path, algorithm):
     days = []
     for i in range(3):
         day = tmp_path / f"day{i}.txt"
-        day.write_text("".join(lines[150 * i:150 * (i + 1)]))
+        day.write_text("".join(lines[150 * i : 150 * (i + 1)]))
         days.append(day)
     one = tmp_path / "one.model"
     assert run("train", "-a", algorithm, "--gamma", "0.5", "-q", "--save-resume", full, "-o", one).exit_code == 0
@@ -366,8 +368,7 @@ def test_shuffle_is_seeded(data, tmp_path):
         assert run(*common, "--seed", seed, data, "-o", paths[name]).exit_code == 0
     plain = tmp_path / "plain.model"
     assert run("train", "-a", "perceptron", "--gamma", "0.5", "-q", "--epochs", "2", data, "-o", plain).exit_code == 0
-    s1, s1again, s2, p = (arrays_of(paths["s1"]), arrays_of(paths["s1again"]), arrays_of(paths["s2"]),
-                          arrays_of(plain))
+    s1, s1again, s2, p = (arrays_of(paths["s1"]), arrays_of(paths["s1again"]), arrays_of(paths["s2"]), arrays_of(plain))
     np.testing.assert_array_equal(s1["sv_values"], s1again["sv_values"])
     assert not np.array_equal(s1["sv_values"][:20], s2["sv_values"][:20])
     assert not np.array_equal(s1["sv_values"][:20], p["sv_values"][:20])
@@ -380,8 +381,21 @@ def test_online_to_batch_with_evictions_exact_and_projected(data, tmp_path):
     s = json.loads(r.stdout)
     assert s["online_support_size"] == 10 and s["support_size"] > 10  # evicted vectors are part of the average
     assert "evicted support vectors" in r.stderr and "projected-average" in r.stderr
-    r = run("online-to-batch", "--method", "projected-average", "-a", "rbp", "-B", "10", "--gamma", "0.5", "--json",
-            data, "-o", projected)
+    r = run(
+        "online-to-batch",
+        "--method",
+        "projected-average",
+        "-a",
+        "rbp",
+        "-B",
+        "10",
+        "--gamma",
+        "0.5",
+        "--json",
+        data,
+        "-o",
+        projected,
+    )
     assert r.exit_code == 0 and json.loads(r.stdout)["support_size"] == 10
     assert Model.load(projected).hypothesis == "projected-average"
 

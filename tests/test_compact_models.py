@@ -11,14 +11,14 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from budgetcli import modelfile, registry
-from budgetcli.cli import main
+from budgetcli import algorithms, modelfile, registry
+from budgetcli.entry import main
 from budgetcli.model import Model, narrowest
 
 from .helpers import assert_same_state
 from .test_cli import write_stream
 
-REBUILDING = sorted(name for name, cls in registry.load_all().items() if cls.rebuilt)
+REBUILDING = sorted(name for name, cls in algorithms.load_all().items() if cls.rebuilt)
 
 
 def run(*args):
@@ -27,8 +27,9 @@ def run(*args):
 
 def budget_args(name):
     params = {p.name for p in registry.get(name).params}
-    return (["-B", "20"] if "budget" in params else []) + \
-        (["--maintenance", "project"] if "maintenance" in params else [])
+    return (["-B", "20"] if "budget" in params else []) + (
+        ["--maintenance", "project"] if "maintenance" in params else []
+    )
 
 
 @pytest.fixture(scope="module")
@@ -40,14 +41,26 @@ def days(tmp_path_factory):
     (d / "day1.txt").write_text("".join(lines[:200]))
     (d / "day2.txt").write_text("".join(lines[200:]))
     multi = d / "multi.txt"
-    multi.write_text("".join(f"{1 + i % 3} 1:{(i % 7) / 7:.3f} 2:{(i % 5) / 5:.3f} 3:{(i % 11) / 11:.3f}\n"
-                             for i in range(400)))
+    multi.write_text(
+        "".join(f"{1 + i % 3} 1:{(i % 7) / 7:.3f} 2:{(i % 5) / 5:.3f} 3:{(i % 11) / 11:.3f}\n" for i in range(400))
+    )
     return d
 
 
 def test_the_algorithms_with_a_resume_state():
-    assert REBUILDING == ["ahpatron", "bpegasos", "budget-perceptron", "lbsop", "mc-projectron++", "projectron",
-                          "projectron++", "projectron-alma2", "rbsop", "sop", "tighter-perceptron"]
+    assert REBUILDING == [
+        "ahpatron",
+        "bpegasos",
+        "budget-perceptron",
+        "lbsop",
+        "mc-projectron++",
+        "projectron",
+        "projectron++",
+        "projectron-alma2",
+        "rbsop",
+        "sop",
+        "tighter-perceptron",
+    ]
 
 
 @pytest.mark.parametrize("name", REBUILDING)
@@ -78,8 +91,11 @@ def test_a_rebuilt_gram_matrix_resumes_bit_for_bit(tmp_path, days, name):
     r = run("train", "--resume", nightly, "--save-resume", "--json", "-q", days / "day2.txt", "-o", nightly)
     assert r.exit_code == 0, r.output
     (note,) = json.loads(r.stdout)["notes"]
-    assert re.fullmatch(r"rebuilt (eval_block, )?gram from the \d+ support vectors \(the model was saved without "
-                        r"--save-resume\)", note)
+    assert re.fullmatch(
+        r"rebuilt (eval_block, )?gram from the \d+ support vectors \(the model was saved without "
+        r"--save-resume\)",
+        note,
+    )
     a, b = Model.load(one, resume=True).learner, Model.load(nightly, resume=True).learner
     assert a.state()[0] == b.state()[0]
     assert_same_state(a.state()[1], b.state()[1])
@@ -88,12 +104,17 @@ def test_a_rebuilt_gram_matrix_resumes_bit_for_bit(tmp_path, days, name):
 @pytest.mark.parametrize("name", ["projectron++", "projectron-alma2", "sop", "rbsop", "mc-projectron++", "bpegasos"])
 def test_a_rebuilt_inverse_is_an_inverse_of_the_support_sets_gram_matrix(tmp_path, days, name):
     """K⁻¹ (SOP: (aI + K)⁻¹; mc-projectron++: one K_c⁻¹ per class; projectron++: the inverse Cholesky
-    factor W, K⁻¹ = WᵀW) made afresh from the support set by one Cholesky factorisation: accurate to rounding (|A K − I| ≤ 1e-13 cond(K), as the kept one is
+    factor W, K⁻¹ = WᵀW) made afresh from the support set by one Cholesky factorisation: accurate to rounding (|A K −
+    I| ≤ 1e-13 cond(K), as the kept one is
     in tests/test_algorithms.py), and the kept one it replaces is an inverse of the same matrix."""
     data = days / ("multi.txt" if registry.get(name).multiclass else "all.txt")
     path = tmp_path / "m.model"
-    assert run("train", "-q", "-a", name, "--gamma", "0.5", *budget_args(name), "--save-resume", data,
-               "-o", path).exit_code == 0
+    assert (
+        run(
+            "train", "-q", "-a", name, "--gamma", "0.5", *budget_args(name), "--save-resume", data, "-o", path
+        ).exit_code
+        == 0
+    )
     kept = Model.load(path, resume=True).learner
     rebuilt = Model.load(path).learner
     assert rebuilt.stale == kept.resume_arrays({})  # the compact load left it to rebuild
@@ -150,12 +171,20 @@ def corrupt_member(path, member: str):
 
 def test_prediction_never_reads_the_resume_state(tmp_path, days):
     path = tmp_path / "m.model"
-    assert run("train", "-q", "-a", "projectron++", "--gamma", "0.5", "--save-resume", days / "all.txt",
-               "-o", path).exit_code == 0
+    assert (
+        run(
+            "train", "-q", "-a", "projectron++", "--gamma", "0.5", "--save-resume", days / "all.txt", "-o", path
+        ).exit_code
+        == 0
+    )
     before = run("predict", "--scores", path, days / "day2.txt").stdout
     corrupt_member(path, "kinv_factor")
-    for command in (["predict", "--scores", path, days / "day2.txt"], ["eval", path, days / "day2.txt"],
-                    ["info", path], ["export", path, "--format", "libsvm", "-o", tmp_path / "x.libsvm"]):
+    for command in (
+        ["predict", "--scores", path, days / "day2.txt"],
+        ["eval", path, days / "day2.txt"],
+        ["info", path],
+        ["export", path, "--format", "libsvm", "-o", tmp_path / "x.libsvm"],
+    ):
         r = run(*command)
         assert r.exit_code == 0, (command, r.output)
     assert run("predict", "--scores", path, days / "day2.txt").stdout == before
@@ -189,10 +218,18 @@ def test_arrays_are_stored_in_the_narrowest_exact_dtype_and_load_to_the_same_sta
     assert_same_state(model.learner.state()[1], learner.state()[1])
 
 
-@pytest.mark.parametrize("values,dtype", [
-    ([0.0, 1.0, 255.0], np.uint8), ([-1.0, 1.0], np.int8), ([0.5, 0.25], np.float32),
-    ([0.1], np.float64), ([-0.0, 1.0], np.float32), ([70000.0], np.uint32), ([2.0**40], np.float32),
-])
+@pytest.mark.parametrize(
+    "values,dtype",
+    [
+        ([0.0, 1.0, 255.0], np.uint8),
+        ([-1.0, 1.0], np.int8),
+        ([0.5, 0.25], np.float32),
+        ([0.1], np.float64),
+        ([-0.0, 1.0], np.float32),
+        ([70000.0], np.uint32),
+        ([2.0**40], np.float32),
+    ],
+)
 def test_narrowest_keeps_every_bit(values, dtype):
     a = np.array(values, np.float64)
     narrow = narrowest(a)

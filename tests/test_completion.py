@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from budgetcli.cli import main
+from budgetcli.entry import main
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -24,9 +24,14 @@ def complete(env: dict) -> str:
     return r.stdout
 
 
-@pytest.mark.parametrize("shell,marker", [("bash", "complete -o nosort -F _budgetlearn_completion budgetlearn"),
-                                          ("zsh", "compdef _budgetlearn_completion budgetlearn"),
-                                          ("fish", "complete --no-files --command budgetlearn")])
+@pytest.mark.parametrize(
+    "shell,marker",
+    [
+        ("bash", "complete -o nosort -F _budgetlearn_completion budgetlearn"),
+        ("zsh", "compdef _budgetlearn_completion budgetlearn"),
+        ("fish", "complete --no-files --command budgetlearn"),
+    ],
+)
 def test_the_completion_script_is_produced(shell, marker):
     assert marker in complete({"_BUDGETLEARN_COMPLETE": f"{shell}_source"})
 
@@ -52,14 +57,19 @@ def test_bash_itself_completes_tr_to_train(tmp_path):
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
     exe = bin_dir / "budgetlearn"
-    exe.write_text(f"#!{sys.executable}\nimport sys\nsys.path.insert(0, {str(ROOT)!r})\n"
-                   "from budgetcli.cli import main\nsys.exit(main(prog_name='budgetlearn'))\n")
+    exe.write_text(
+        f"#!{sys.executable}\nimport sys\nsys.path.insert(0, {str(ROOT)!r})\n"
+        "from budgetcli.entry import main\nsys.exit(main(prog_name='budgetlearn'))\n"
+    )
     exe.chmod(0o755)
-    (tmp_path / "t.sh").write_text(script + """
+    (tmp_path / "t.sh").write_text(
+        script
+        + """
 COMP_WORDS=(budgetlearn tr); COMP_CWORD=1
 _budgetlearn_completion budgetlearn tr budgetlearn
 printf '%s\\n' "${COMPREPLY[@]}"
-""")
+"""
+    )
     env = os.environ | {"PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}"}
     r = subprocess.run(["bash", str(tmp_path / "t.sh")], env=env, capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr

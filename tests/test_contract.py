@@ -9,24 +9,33 @@ from __future__ import annotations
 
 import json
 import math
+import re
+from pathlib import Path
 
 import numpy as np
 import pytest
 
-from budgetcli import registry
+from budgetcli import algorithms, registry
 from budgetcli.kernels import Kernel
+from budgetcli.learner import KernelLearner
 from budgetcli.model import Model
+from budgetcli.multiclass import MulticlassLearner
 
 from . import reference, reference_multiclass, reference_second_order
 from .helpers import assert_same_state, chunk_from_dense, random_stream
 from .test_model_compat import GOLDEN, SCORES, probe
 
-ALGORITHMS = sorted(registry.load_all())
+ALGORITHMS = sorted(algorithms.load_all())
 REFERENCES = reference.REFERENCES | reference_second_order.REFERENCES | reference_multiclass.REFERENCES
 # (name, parameters, reference run) for every algorithm and variant with a reference entry
-CASES = [(name, *case) for name, entry in sorted(REFERENCES.items())
-         for case in (entry if isinstance(entry, list) else [entry])]
-CASE_IDS = [f"{name}{'-' + '-'.join(str(v) for v in params.values() if isinstance(v, str))}" for name, params, _ in CASES]
+CASES = [
+    (name, *case)
+    for name, entry in sorted(REFERENCES.items())
+    for case in (entry if isinstance(entry, list) else [entry])
+]
+CASE_IDS = [
+    f"{name}{'-' + '-'.join(str(v) for v in params.values() if isinstance(v, str))}" for name, params, _ in CASES
+]
 KERNEL = Kernel("rbf", 0.5)
 SEED = 3
 
@@ -48,7 +57,7 @@ def learner(name: str, params: dict):
 
 def learn(model, X, y, size: int):
     for a in range(0, len(y), size):
-        model.learn(chunk_from_dense(X[a:a + size], y[a:a + size]), y[a:a + size])
+        model.learn(chunk_from_dense(X[a : a + size], y[a : a + size]), y[a : a + size])
     return model
 
 
@@ -64,7 +73,7 @@ def test_decisions_equal_the_reference_round_by_round(name, params, run):
     mistakes, margins = [], []
     for t in range(len(y)):
         before = model.counters.copy()
-        learn(model, X[t:t + 1], y[t:t + 1], 1)
+        learn(model, X[t : t + 1], y[t : t + 1], 1)
         mistakes.append(bool(model.counter("mistakes") - before[1]))
         margins.append(bool(model.counter("margin_updates") - before[2]))
     assert mistakes == [bool(m) for m in trace.mistakes]
@@ -115,7 +124,7 @@ def bad_value(p):
     """A value the parameter's declaration must refuse."""
     if p.choices:
         return "no-such-choice"
-    return -2**63 if p.type is int else math.nan
+    return -(2**63) if p.type is int else math.nan
 
 
 @pytest.mark.parametrize("name", ALGORITHMS)
@@ -161,3 +170,40 @@ def test_every_loop_record_is_typed_by_numba_without_a_search(name):
     S, K, book, st, h = learner(name, {}).loop_args()
     for record in (S, K, book, book.log, st, h):
         assert type(record) in typeof_impl.registry, type(record).__name__
+
+
+# ---- docs/CONTRACT.md keeps in step with the code ----------------------------------------------------
+
+CONTRACT = Path(__file__).resolve().parents[1] / "docs" / "CONTRACT.md"
+
+
+def _documented_hooks() -> set[str]:
+    text = CONTRACT.read_text(encoding="utf-8")
+    table = text[text.index("| attribute | meaning |") : text.index("Multiclass learners derive from")]
+    return {name for row in table.splitlines()[2:] for name in re.findall(r"`(\w+)`", row.split(" | ")[0])}
+
+
+def test_the_contract_lists_every_hook_an_algorithm_defines():
+    """Every attribute of the base classes that an algorithm sets or overrides is in the table, and the
+    table names nothing the base classes do not have."""
+    bases = (KernelLearner, MulticlassLearner)
+    used = {
+        name
+        for cls in algorithms.load_all().values()
+        for k in cls.__mro__[: cls.__mro__.index(KernelLearner)]
+        if k is not MulticlassLearner
+        for name in vars(k)
+        if not name.startswith("__") and any(hasattr(b, name) for b in bases)
+    }
+    documented = _documented_hooks()
+    assert used <= documented, f"not in docs/CONTRACT.md: {sorted(used - documented)}"
+    assert all(any(hasattr(b, name) for b in bases) for name in documented), sorted(
+        n for n in documented if not any(hasattr(b, n) for b in bases)
+    )
+
+
+def test_the_contract_shows_the_perceptron_family_as_it_is():
+    text = CONTRACT.read_text(encoding="utf-8")
+    listing = text[text.index("```python\n") + len("```python\n") : text.index("```\n", text.index("```python\n"))]
+    source = (Path(__file__).resolve().parents[1] / "budgetcli" / "algorithms" / "perceptron.py").read_text()
+    assert listing == source[source.index("STOP = 3") :]

@@ -8,21 +8,23 @@ import signal
 import subprocess
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
-import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from budgetcli import pipeline, registry
-from budgetcli.cli import main
+from budgetcli import algorithms, pipeline
+from budgetcli.entry import main
+from budgetcli.core import KernelSpec
 from budgetcli.model import Model
+from budgetcli.spec import TrainSpec
 
 from .helpers import assert_same_state
 from .test_cli import write_stream
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
-ALGORITHMS = registry.load_all()
+ALGORITHMS = algorithms.load_all()
 
 
 # `budgetlearn` with every write of an output file followed by a sleep of argv[1] seconds, so that a
@@ -44,18 +46,23 @@ class Slow:
 
 plain = atomic._written
 atomic._written = lambda raw, binary: plain(Slow(raw), binary)
-from budgetcli.cli import main
+from budgetcli.entry import main
 main(sys.argv[2:], prog_name="budgetlearn")
 """
 
 
 def budgetlearn(*args, slow_save: float = 0.0, **kw) -> subprocess.Popen:
-    command = ["-c", SLOW_SAVE, str(slow_save)] if slow_save else ["-m", "budgetcli.cli"]
+    command = ["-c", SLOW_SAVE, str(slow_save)] if slow_save else ["-m", "budgetcli"]
     # As from a terminal: a test runner started in the background (a CI job, `cmd &`) may pass on
     # SIGINT ignored, and Python then installs no KeyboardInterrupt handler at all.
-    return subprocess.Popen([sys.executable, *command, *map(str, args)], cwd=PROJECT_ROOT,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL), **kw)
+    return subprocess.Popen(
+        [sys.executable, *command, *map(str, args)],
+        cwd=PROJECT_ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+        **kw,
+    )
 
 
 def temp_files(directory: Path, target: Path) -> list[Path]:
@@ -130,8 +137,9 @@ def feed(p: subprocess.Popen, path: Path, lines: int) -> None:
     p.stdin.flush()
 
 
-@pytest.mark.parametrize("signum, code, word", [(signal.SIGINT, 130, "interrupted"),
-                                                (signal.SIGTERM, 143, "terminated (SIGTERM)")])
+@pytest.mark.parametrize(
+    "signum, code, word", [(signal.SIGINT, 130, "interrupted"), (signal.SIGTERM, 143, "terminated (SIGTERM)")]
+)
 def test_signal_during_training_leaves_the_target_untouched(tmp_path, old_and_new, signum, code, word):
     data, target, old, new = old_and_new
     big = tmp_path / "big.txt"
@@ -151,8 +159,7 @@ def test_ctrl_c_with_checkpoints_leaves_the_last_complete_checkpoint(tmp_path, o
     data, target, old, new = old_and_new
     big = tmp_path / "big.txt"
     big.write_text(data.read_text() * 4)
-    p = budgetlearn("train", "-a", "perceptron", "--checkpoint-every", "1000", "-", "-o", target,
-                    stdin=subprocess.PIPE)
+    p = budgetlearn("train", "-a", "perceptron", "--checkpoint-every", "1000", "-", "-o", target, stdin=subprocess.PIPE)
     feed(p, big, 5000)  # block 1 (4,096 lines) is learned: checkpoints after 1,000 .. 4,000 examples
 
     def at_4000():
@@ -187,8 +194,9 @@ def test_two_trainings_writing_one_target_end_with_one_complete_model(tmp_path, 
         # slowed saves (~1 s each) that overlap in time
         a = budgetlearn("train", "-q", "-a", "perceptron", data, "-o", target, slow_save=0.01)
         b = budgetlearn("train", "-q", "-a", "perceptron", other, "-o", target, slow_save=0.01)
-        assert wait_for(lambda: len(temp_files(tmp_path, target)) == 2 or a.poll() is not None), \
+        assert wait_for(lambda: len(temp_files(tmp_path, target)) == 2 or a.poll() is not None), (
             "the two saves should overlap"
+        )
         for p in (a, b):
             p.communicate(timeout=120)
             assert p.returncode == 0
@@ -198,25 +206,29 @@ def test_two_trainings_writing_one_target_end_with_one_complete_model(tmp_path, 
 
 # ---------------------------------------------------------------------------- --checkpoint-every
 
+
 @pytest.mark.parametrize("algorithm", sorted(ALGORITHMS))
 def test_every_checkpoint_is_the_model_of_the_examples_before_it(tmp_path, algorithm):
     data = tmp_path / "d.txt"
     write_stream(data, n=230, seed=2)
     lines = data.read_text().splitlines(keepends=True)
     saved = []
-    spec = pipeline.KernelSpec("rbf", 0.5)
     params = {"budget": 5} if "budget" in {p.name for p in ALGORITHMS[algorithm].params} else {}
-    result = pipeline.train(data, algorithm, spec, params, block_lines=64, checkpoint_every=50,
-                            on_checkpoint=lambda m: saved.append(m.learner.state()))
+    spec = TrainSpec(algorithm, KernelSpec("rbf", 0.5), params)
+    result = pipeline.train(
+        replace(spec, block_lines=64, checkpoint_every=50),
+        data,
+        watch=pipeline.Watch(on_checkpoint=lambda m: saved.append(m.learner.state())),
+    )
     assert [h["counters"]["examples"] for h, _ in saved] == [50, 100, 150, 200]
     for k, (header, arrays) in enumerate(saved, 1):
         head = tmp_path / f"head{k}.txt"
-        head.write_text("".join(lines[:50 * k]))
-        expected = pipeline.train(head, algorithm, spec, params).model.learner.state()
+        head.write_text("".join(lines[: 50 * k]))
+        expected = pipeline.train(spec, head).model.learner.state()
         assert header == expected[0]
         assert_same_state(expected[1], arrays)
     # checkpointing does not change the final model
-    plain = pipeline.train(data, algorithm, spec, params).model.learner.state()
+    plain = pipeline.train(spec, data).model.learner.state()
     assert plain[0] == result.model.learner.state()[0]
     assert_same_state(plain[1], result.model.learner.state()[1])
 
@@ -226,8 +238,9 @@ def test_checkpoint_then_data_error_names_the_checkpoint(tmp_path):
     write_stream(data, n=500, seed=1)
     data.write_text(data.read_text() * 10 + "+1 1:x\n")  # the reader refuses the 2nd block before learning it
     target = tmp_path / "m.model"
-    r = CliRunner().invoke(main, ["train", "-a", "perceptron", "--checkpoint-every", "1000", str(data),
-                                  "-o", str(target)])
+    r = CliRunner().invoke(
+        main, ["train", "-a", "perceptron", "--checkpoint-every", "1000", str(data), "-o", str(target)]
+    )
     assert r.exit_code == 1
     assert f"{data}:5001:" in r.stderr and "holds the checkpoint after 4,000 examples" in r.stderr
     assert Model.load(target).learner.counter("examples") == 4000
@@ -243,8 +256,9 @@ def test_resume_from_a_checkpoint_ends_with_the_model_of_one_run(tmp_path):
     head.write_text("".join(lines[:200]))
     # what a run over the whole file interrupted after 250 examples leaves: the checkpoint of the first 200,
     # with its resume state (the final save of this shorter run keeps it too, by --save-resume)
-    train_in_process("train", "-q", "-a", "projectron++", "--checkpoint-every", "200", "--save-resume", head,
-                     "-o", checkpoint)
+    train_in_process(
+        "train", "-q", "-a", "projectron++", "--checkpoint-every", "200", "--save-resume", head, "-o", checkpoint
+    )
     assert Model.load(checkpoint).learner.counter("examples") == 200
     train_in_process("train", "-q", "--resume", checkpoint, "--save-resume", tmp_path / "b.txt", "-o", checkpoint)
     whole = tmp_path / "whole.model"

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from budgetcli.cli import main
+from budgetcli.entry import main
 from budgetcli.model import Model
 
 from .helpers import assert_same_state, random_stream
@@ -21,7 +21,12 @@ def run(*args):
 def write_lines(path, X, y):
     with open(path, "w") as f:
         for row, lab in zip(X, y):
-            f.write(("+1" if lab > 0 else "-1") + " " + " ".join(f"{j + 1}:{float(v)!r}" for j, v in enumerate(row) if v) + "\n")
+            f.write(
+                ("+1" if lab > 0 else "-1")
+                + " "
+                + " ".join(f"{j + 1}:{float(v)!r}" for j, v in enumerate(row) if v)
+                + "\n"
+            )
     return path
 
 
@@ -40,8 +45,23 @@ def read_rows(path):
 def test_curve_rows_are_the_model_after_t_examples(tmp_path, stream, algorithm):
     X, y, data = stream
     curve, model = tmp_path / "c.csv", tmp_path / "m.model"
-    r = run("train", "-a", algorithm, "-B" if algorithm == "rbp" else "--eta", "20" if algorithm == "rbp" else "0.3",
-            "--gamma", "0.5", "-q", "--curve", curve, "--curve-every", 70, data, "-o", model)
+    r = run(
+        "train",
+        "-a",
+        algorithm,
+        "-B" if algorithm == "rbp" else "--eta",
+        "20" if algorithm == "rbp" else "0.3",
+        "--gamma",
+        "0.5",
+        "-q",
+        "--curve",
+        curve,
+        "--curve-every",
+        70,
+        data,
+        "-o",
+        model,
+    )
     assert r.exit_code == 0, r.output
     rows = read_rows(curve)
     assert list(rows[0]) == ["t", "mistakes", "online_rate", "support_size", "seconds"]
@@ -49,20 +69,49 @@ def test_curve_rows_are_the_model_after_t_examples(tmp_path, stream, algorithm):
     for row in rows[:2]:  # a row mid-chunk is the model trained on the first t examples alone
         t = int(row["t"])
         part = write_lines(tmp_path / f"first{t}.txt", X[:t], y[:t])
-        assert run("train", "-a", algorithm, "-B" if algorithm == "rbp" else "--eta",
-                   "20" if algorithm == "rbp" else "0.3", "--gamma", "0.5", "-q", part, "-o", tmp_path / "p.model"
-                   ).exit_code == 0
+        assert (
+            run(
+                "train",
+                "-a",
+                algorithm,
+                "-B" if algorithm == "rbp" else "--eta",
+                "20" if algorithm == "rbp" else "0.3",
+                "--gamma",
+                "0.5",
+                "-q",
+                part,
+                "-o",
+                tmp_path / "p.model",
+            ).exit_code
+            == 0
+        )
         p = Model.load(tmp_path / "p.model").learner
         assert int(row["mistakes"]) == p.counter("mistakes")
         assert int(row["support_size"]) == len(p.support)
         assert float(row["online_rate"]) == pytest.approx(p.counter("mistakes") / t, rel=1e-5)
     final = Model.load(model).learner
-    assert int(rows[-1]["mistakes"]) == final.counter("mistakes") and int(rows[-1]["support_size"]) == len(final.support)
+    assert int(rows[-1]["mistakes"]) == final.counter("mistakes") and int(rows[-1]["support_size"]) == len(
+        final.support
+    )
     seconds = [float(r["seconds"]) for r in rows]
     assert seconds == sorted(seconds)
     # logging the curve does not change the model
-    assert run("train", "-a", algorithm, "-B" if algorithm == "rbp" else "--eta", "20" if algorithm == "rbp" else "0.3",
-               "--gamma", "0.5", "-q", data, "-o", tmp_path / "plain.model").exit_code == 0
+    assert (
+        run(
+            "train",
+            "-a",
+            algorithm,
+            "-B" if algorithm == "rbp" else "--eta",
+            "20" if algorithm == "rbp" else "0.3",
+            "--gamma",
+            "0.5",
+            "-q",
+            data,
+            "-o",
+            tmp_path / "plain.model",
+        ).exit_code
+        == 0
+    )
     h1, a1 = final.state()
     h2, a2 = Model.load(tmp_path / "plain.model").learner.state()
     assert h1 == h2
@@ -73,7 +122,9 @@ def test_curve_continues_the_count_on_resume(tmp_path, stream):
     _, _, data = stream
     model, curve = tmp_path / "m.model", tmp_path / "c.csv"
     assert run("train", "-a", "perceptron", "-q", data, "-o", model).exit_code == 0
-    assert run("train", "--resume", model, "-q", "--curve", curve, "--curve-every", 250, data, "-o", model).exit_code == 0
+    assert (
+        run("train", "--resume", model, "-q", "--curve", curve, "--curve-every", 250, data, "-o", model).exit_code == 0
+    )
     assert [int(r["t"]) for r in read_rows(curve)] == [500, 600]
 
 
@@ -88,7 +139,7 @@ def _pixels(path):
 
 
 def _has_colour(pixels, hex_colour, tol=0.02):
-    rgb = np.array([int(hex_colour[i:i + 2], 16) / 255 for i in (1, 3, 5)])
+    rgb = np.array([int(hex_colour[i : i + 2], 16) / 255 for i in (1, 3, 5)])
     return int(np.sum(np.all(np.abs(pixels[..., :3] - rgb) < tol, axis=-1)))
 
 
@@ -97,8 +148,22 @@ def test_plot_writes_a_png_of_the_curves(tmp_path, stream):
     _, _, data = stream
     # rbp with B = 20 < mistakes: its lines differ from the perceptron's (with B ≥ mistakes they coincide)
     for name, algo in (("a", ["perceptron"]), ("b", ["rbp", "-B", "20"])):
-        assert run("train", "-a", *algo, "-q", "--curve", tmp_path / f"{name}.csv", "--curve-every", 20, data,
-                   "-o", tmp_path / f"{name}.model").exit_code == 0
+        assert (
+            run(
+                "train",
+                "-a",
+                *algo,
+                "-q",
+                "--curve",
+                tmp_path / f"{name}.csv",
+                "--curve-every",
+                20,
+                data,
+                "-o",
+                tmp_path / f"{name}.model",
+            ).exit_code
+            == 0
+        )
     png = tmp_path / "curve.png"
     r = run("plot", tmp_path / "a.csv", tmp_path / "b.csv", "-o", png, "--title", "test")
     assert r.exit_code == 0, r.output

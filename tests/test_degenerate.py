@@ -24,8 +24,10 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from budgetcli import pipeline, registry
-from budgetcli.cli import main
+from budgetcli import algorithms, pipeline
+from budgetcli.core import KernelSpec
+from budgetcli.spec import TrainSpec
+from budgetcli.entry import main
 from budgetcli.io.libsvm import LibsvmReader
 from budgetcli.kernels import Kernel
 from budgetcli.labels import BinaryLabels, MulticlassLabels
@@ -37,7 +39,7 @@ from .helpers import assert_same_state, chunk_from_dense, random_stream
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 DOC = PROJECT_ROOT / "docs" / "RELIABILITY.md"
 BEGIN, END = "<!-- table generated from tests/test_degenerate.py: begin -->", "<!-- end of degenerate table -->"
-ALGORITHMS = registry.load_all()
+ALGORITHMS = algorithms.load_all()
 
 # the data of the cases: 200 examples with 3 features drawn from [−0.5, 0.5], so every ‖x‖ < 1
 DATA = {
@@ -70,12 +72,14 @@ def write_data(directory: Path, kind: str) -> Path:
     return path
 
 
-ETA_RBF = ("‖δ‖ = √k(x,x) = 1 ≤ η, so no support vector is ever added and the model learns nothing")
+ETA_RBF = "‖δ‖ = √k(x,x) = 1 ≤ η, so no support vector is ever added and the model learns nothing"
 NOTHING_ADDED = "so no support vector is ever added and the model learns nothing"
 NO_SV = "0 support vectors after 200 examples: the model learned nothing (it scores every example 0)"
 ONE_SV = "1 support vector after 200 examples and M mistakes: the support set stopped growing at one"
-CONSTANT = ("the kernel is numerically constant on 100 examples of the first block (max − min of k(x_i, x_j) ≤ "
-            "1e-06 × max |k|): it cannot tell examples apart; check --gamma and the feature scaling")
+CONSTANT = (
+    "the kernel is numerically constant on 100 examples of the first block (max − min of k(x_i, x_j) ≤ "
+    "1e-06 × max |k|): it cannot tell examples apart; check --gamma and the feature scaling"
+)
 
 
 @dataclass(frozen=True)
@@ -88,37 +92,98 @@ class Case:
 
 
 CASES = [
-    Case("projectron, rbf, η ≥ 1", ("train", "-a", "projectron", "--eta", "1.5"), "missing", 2,
-         ("projectron: --eta must be < 1 with the rbf kernel, got 1.5: on an empty support set " + ETA_RBF,)),
-    Case("projectron++, rbf, η = 1", ("train", "-a", "projectron++", "--eta", "1"), "missing", 2,
-         ("projectron++: --eta must be < 1 with the rbf kernel, got 1.0: on an empty support set " + ETA_RBF,)),
-    Case("online-to-batch, the same", ("online-to-batch", "-a", "projectron", "--eta", "2"), "missing", 2,
-         ("projectron: --eta must be < 1 with the rbf kernel, got 2.0: on an empty support set " + ETA_RBF,)),
-    Case("mc-projectron++, rbf, η ≥ √2", ("train", "-a", "mc-projectron++", "--eta", "1.5"), "missing", 2,
-         ("mc-projectron++: --eta must be < √2 = 1.4142135623730951 with the rbf kernel, got 1.5: on empty support "
-          "sets ‖δ‖ = √(2k(x,x)) = √2 ≤ η, " + NOTHING_ADDED,)),
-    Case("projectron-alma2, η ≥ C (any kernel)", ("train", "-a", "projectron-alma2", "--eta", "0.5"), "missing", 2,
-         ("projectron-alma2: --eta must be < min(C, 1) = 0.41421356237309515 (C: --alma-c), got 0.5: on an empty "
-          "support set the first update's ‖δ‖ = min(C, 1) ≤ η and later ones are smaller, " + NOTHING_ADDED,)),
-    Case("projectron-alma2, C > 1, η ≥ 1", ("train", "-a", "projectron-alma2", "--kernel", "linear", "--alma-c", "2",
-                                            "--eta", "1"), "missing", 2,
-         ("projectron-alma2: --eta must be < min(C, 1) = 1.0 (C: --alma-c), got 1.0: on an empty support set the "
-          "first update's ‖δ‖ = min(C, 1) ≤ η and later ones are smaller, " + NOTHING_ADDED,)),
-    Case("tune, a grid value", ("tune", "-a", "projectron", "--grid", "eta=0.5,1.5"), "missing", 2,
-         ("setting eta=1.5: projectron: --eta must be < 1 with the rbf kernel, got 1.5: on an empty support set "
-          + ETA_RBF,)),
-    Case("projectron, linear kernel, η above every ‖x‖", ("train", "-a", "projectron", "--kernel", "linear",
-                                                          "--eta", "1"), "small", 0, (NO_SV,)),
-    Case("projectron-alma2, C/√2 < η < C", ("train", "-a", "projectron-alma2", "--eta", "0.4"), "small", 0,
-         (ONE_SV,)),
-    Case("default γ from an outlying index", ("train", "-a", "perceptron"), "outlier", 0,
-         ("the default γ = 1/2147483647 = 4.66e-10 comes from feature index 2147483647, more than 10× the indices "
-          "of 99% of the first block's values (≤ 3); give --gamma or --sigma", CONSTANT)),
+    Case(
+        "projectron, rbf, η ≥ 1",
+        ("train", "-a", "projectron", "--eta", "1.5"),
+        "missing",
+        2,
+        ("projectron: --eta must be < 1 with the rbf kernel, got 1.5: on an empty support set " + ETA_RBF,),
+    ),
+    Case(
+        "projectron++, rbf, η = 1",
+        ("train", "-a", "projectron++", "--eta", "1"),
+        "missing",
+        2,
+        ("projectron++: --eta must be < 1 with the rbf kernel, got 1.0: on an empty support set " + ETA_RBF,),
+    ),
+    Case(
+        "online-to-batch, the same",
+        ("online-to-batch", "-a", "projectron", "--eta", "2"),
+        "missing",
+        2,
+        ("projectron: --eta must be < 1 with the rbf kernel, got 2.0: on an empty support set " + ETA_RBF,),
+    ),
+    Case(
+        "mc-projectron++, rbf, η ≥ √2",
+        ("train", "-a", "mc-projectron++", "--eta", "1.5"),
+        "missing",
+        2,
+        (
+            "mc-projectron++: --eta must be < √2 = 1.4142135623730951 with the rbf kernel, got 1.5: on empty support "
+            "sets ‖δ‖ = √(2k(x,x)) = √2 ≤ η, " + NOTHING_ADDED,
+        ),
+    ),
+    Case(
+        "projectron-alma2, η ≥ C (any kernel)",
+        ("train", "-a", "projectron-alma2", "--eta", "0.5"),
+        "missing",
+        2,
+        (
+            "projectron-alma2: --eta must be < min(C, 1) = 0.41421356237309515 (C: --alma-c), got 0.5: on an empty "
+            "support set the first update's ‖δ‖ = min(C, 1) ≤ η and later ones are smaller, " + NOTHING_ADDED,
+        ),
+    ),
+    Case(
+        "projectron-alma2, C > 1, η ≥ 1",
+        ("train", "-a", "projectron-alma2", "--kernel", "linear", "--alma-c", "2", "--eta", "1"),
+        "missing",
+        2,
+        (
+            "projectron-alma2: --eta must be < min(C, 1) = 1.0 (C: --alma-c), got 1.0: on an empty support set the "
+            "first update's ‖δ‖ = min(C, 1) ≤ η and later ones are smaller, " + NOTHING_ADDED,
+        ),
+    ),
+    Case(
+        "tune, a grid value",
+        ("tune", "-a", "projectron", "--grid", "eta=0.5,1.5"),
+        "missing",
+        2,
+        (
+            "setting eta=1.5: projectron: --eta must be < 1 with the rbf kernel, got 1.5: on an empty support set "
+            + ETA_RBF,
+        ),
+    ),
+    Case(
+        "projectron, linear kernel, η above every ‖x‖",
+        ("train", "-a", "projectron", "--kernel", "linear", "--eta", "1"),
+        "small",
+        0,
+        (NO_SV,),
+    ),
+    Case("projectron-alma2, C/√2 < η < C", ("train", "-a", "projectron-alma2", "--eta", "0.4"), "small", 0, (ONE_SV,)),
+    Case(
+        "default γ from an outlying index",
+        ("train", "-a", "perceptron"),
+        "outlier",
+        0,
+        (
+            "the default γ = 1/2147483647 = 4.66e-10 comes from feature index 2147483647, more than 10× the indices "
+            "of 99% of the first block's values (≤ 3); give --gamma or --sigma",
+            CONSTANT,
+        ),
+    ),
     Case("tiny --gamma", ("train", "-a", "perceptron", "--gamma", "1e-9"), "small", 0, (CONSTANT,)),
-    Case("unscaled feature, default γ", ("train", "-a", "perceptron"), "unscaled", 0,
-         ("the kernel is numerically diagonal on 100 examples of the first block (|k(x_i, x_j)| ≤ 1e-06 × "
-          "√(k(x_i, x_i) k(x_j, x_j)) for all different x_i, x_j): each example looks unrelated to the others; "
-          "check --gamma and the feature scaling",)),
+    Case(
+        "unscaled feature, default γ",
+        ("train", "-a", "perceptron"),
+        "unscaled",
+        0,
+        (
+            "the kernel is numerically diagonal on 100 examples of the first block (|k(x_i, x_j)| ≤ 1e-06 × "
+            "√(k(x_i, x_i) k(x_j, x_j)) for all different x_i, x_j): each example looks unrelated to the others; "
+            "check --gamma and the feature scaling",
+        ),
+    ),
 ]
 
 
@@ -144,8 +209,9 @@ def test_each_case_behaves_as_the_table_says(tmp_path, case):
     expected = [m.replace(" M mistakes", f" {summary['mistakes']:,} mistakes") for m in case.messages]
     assert summary["warnings"] == expected
     # the summary on stderr says each warning once, on its own line
-    assert [line for line in r.stderr.splitlines() if line.startswith("warning")] == \
-        [f"warning         {w}" for w in expected]
+    assert [line for line in r.stderr.splitlines() if line.startswith("warning")] == [
+        f"warning         {w}" for w in expected
+    ]
     assert Model.load(target).learner.counter("examples") == 200  # a warning never stops the run
 
 
@@ -187,25 +253,26 @@ THRESHOLDS = [
 ]
 
 
-@pytest.mark.parametrize("name, kernel, params, threshold", THRESHOLDS,
-                         ids=[f"{t[0]}-{t[1].kind}-{t[3]:.4g}" for t in THRESHOLDS])
+@pytest.mark.parametrize(
+    "name, kernel, params, threshold", THRESHOLDS, ids=[f"{t[0]}-{t[1].kind}-{t[3]:.4g}" for t in THRESHOLDS]
+)
 def test_the_refusal_threshold_is_exactly_where_learning_stops(name, kernel, params, threshold):
     X, y = random_stream(150, 3, 7, sparsity=0.0)
     if ALGORITHMS[name].multiclass:
         y = np.where(X[:, 0] > 0.5, 3.0, y)  # three classes
-    spec = pipeline.KernelSpec(kernel.kind, kernel.gamma, None, kernel.degree, kernel.coef0)
+    spec = KernelSpec(kernel.kind, kernel.gamma, None, kernel.degree, kernel.coef0)
     below = float(np.nextafter(threshold, 0.0))
     # at the threshold: refused, and indeed nothing is ever added, every round is a mistake
     with pytest.raises(ValueError, match="learns nothing"):
-        pipeline.check_settings(ALGORITHMS[name], spec, params | {"eta": threshold})
+        TrainSpec(name, spec, params | {"eta": threshold})
     # a multiclass round is a mistake once a second class is known (before, it has no rival)
     one_class = int(np.argmax(y != y[0])) if ALGORITHMS[name].multiclass else 0
     stuck = _learn(name, kernel, params | {"eta": threshold}, X, y)
     assert len(stuck.support) == 0
     assert stuck.counter("mistakes") == stuck.counter("examples") - one_class
     # one ulp below: accepted, and the first mistake adds a support vector
-    pipeline.check_settings(ALGORITHMS[name], spec, params | {"eta": below})
-    learner = _learn(name, kernel, params | {"eta": below}, X[:one_class + 1], y[:one_class + 1])
+    TrainSpec(name, spec, params | {"eta": below})
+    learner = _learn(name, kernel, params | {"eta": below}, X[: one_class + 1], y[: one_class + 1])
     assert len(learner.support) >= 1
 
 
@@ -213,7 +280,7 @@ def test_mc_projectron_learns_with_eta_between_1_and_sqrt2():
     """Unlike the binary Projectron, η ≥ 1 is not degenerate here: the first update has two parts."""
     X, y = random_stream(150, 3, 7, sparsity=0.0)
     y = np.where(X[:, 0] > 0.5, 3.0, y)
-    pipeline.check_settings(ALGORITHMS["mc-projectron++"], pipeline.KernelSpec(), {"eta": 1.2})
+    TrainSpec("mc-projectron++", KernelSpec(), {"eta": 1.2})
     assert len(_learn("mc-projectron++", Kernel("rbf", 0.5), {"eta": 1.2}, X, y).support) > 2
 
 
@@ -234,12 +301,11 @@ def test_every_learner_with_an_eta_threshold_refuses_a_degenerate_one():
     """Algorithms added later with an η projection rule must declare their refusal too."""
     with_eta = {n for n, c in ALGORITHMS.items() if "eta" in {p.name for p in c.params}}
     assert with_eta == {"projectron", "projectron++", "mc-projectron++", "projectron-alma2"}
-    for name, cls in ALGORITHMS.items():
-        spec = pipeline.KernelSpec()
-        pipeline.check_settings(cls, spec, {})  # the defaults are never refused
+    for name in ALGORITHMS:
+        TrainSpec(name)  # the defaults are never refused
         if name in with_eta:
             with pytest.raises(ValueError, match="learns nothing"):
-                pipeline.check_settings(cls, spec, {"eta": 1e6})
+                TrainSpec(name, params={"eta": 1e6})
 
 
 def test_a_saved_degenerate_model_still_loads_and_resumes_with_a_warning(tmp_path):
@@ -260,7 +326,7 @@ def test_a_saved_degenerate_model_still_loads_and_resumes_with_a_warning(tmp_pat
 def test_the_checks_change_no_learning_decision(tmp_path, kind):
     """A run that raises warnings learns exactly what the learner learns on the same data without them."""
     data = write_data(tmp_path, kind)
-    result = pipeline.train(str(data), "projectron++", pipeline.KernelSpec(), {"eta": 0.3})
+    result = pipeline.train(TrainSpec("projectron++", params={"eta": 0.3}), str(data))
     assert result.warnings
     with LibsvmReader(str(data)) as reader:
         chunk = next(iter(reader))
@@ -295,18 +361,23 @@ def _tune(tmp_path, *args):
 def test_tune_marks_a_setting_that_learned_nothing_and_ranks_it_last(tmp_path, sort):
     # η = 1 with the linear kernel adds nothing on this data (every ‖x‖ < 1); its 0 support vectors
     # would win --sort support, and predicting one class everywhere scores some test accuracy
-    printed, rows, lines = _tune(tmp_path, "-a", "projectron", "--kernel", "linear", "--grid", "eta=1,0.3",
-                                 "--sort", sort)
+    printed, rows, lines = _tune(
+        tmp_path, "-a", "projectron", "--kernel", "linear", "--grid", "eta=1,0.3", "--sort", sort
+    )
     assert [row["setting"]["eta"] for row in rows] == [0.3, 1.0]
     assert [(row["learned_nothing"], row["warnings"]) for row in rows] == [(False, []), (True, [NO_SV])]
     assert [r["warnings"] for r in rows[1]["per_run"]] == [[NO_SV], [NO_SV]]
     assert rows[0]["support_size_mean"] > 0 == rows[1]["support_size_mean"]
-    assert [(x["setting"], x["learned_nothing"], json.loads(x["warnings"])) for x in lines] == \
-        [("eta=0.3", "False", []), ("eta=1", "True", [NO_SV])]
+    assert [(x["setting"], x["learned_nothing"], json.loads(x["warnings"])) for x in lines] == [
+        ("eta=0.3", "False", []),
+        ("eta=1", "True", [NO_SV]),
+    ]
     (marked,) = [line for line in printed.splitlines() if "eta=1 " in line]
     assert "nothing learned [1]" in marked
-    assert printed.splitlines()[-2:] == ["nothing learned: a run ended with 0 support vectors; such settings rank last",
-                                         f"[1] {NO_SV}"]
+    assert printed.splitlines()[-2:] == [
+        "nothing learned: a run ended with 0 support vectors; such settings rank last",
+        f"[1] {NO_SV}",
+    ]
 
 
 def test_tune_marks_warnings_without_reordering(tmp_path):

@@ -1,4 +1,5 @@
-"""Training one model over shards (budgetcli/distributed.py): the mix, the compression, the same model
+"""Training one model over shards (budgetcli/distributed/, budgetcli/mixing.py): the mix, the compression, the same
+model
 file on every backend, the algorithms that cannot be mixed, URLs, bad data in a shard."""
 
 from __future__ import annotations
@@ -10,13 +11,17 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from budgetcli import distributed, registry
-from budgetcli.cli import main
+from budgetcli import algorithms, distributed, mixing, registry
+from budgetcli.entry import main
+from budgetcli.core import KernelSpec
+from budgetcli.distributed import average
+from budgetcli.distributed.shard import Shard
 from budgetcli.io.libsvm import read_all
 from budgetcli.kernels import Kernel
 from budgetcli.learner import MISTAKES
 from budgetcli.model import Model
-from budgetcli.pipeline import KernelSpec
+from budgetcli.pipeline import Watch
+from budgetcli.spec import Sharding, TrainSpec
 
 from .helpers import random_stream
 
@@ -25,17 +30,52 @@ def run(*args):
     return CliRunner().invoke(main, [str(a) for a in args])
 
 
+def train_shards(
+    inputs,
+    algorithm,
+    kernel,
+    params,
+    seed=0,
+    skip_bad_lines=False,
+    block_lines=4096,
+    backend="serial",
+    jobs=1,
+    sync_every=None,
+    sync=None,
+    divergence=None,
+    resume=None,
+    checkpoint_every=None,
+    on_checkpoint=None,
+    epochs=None,
+):
+    """distributed.train of the spec these settings make."""
+    spec = TrainSpec(
+        algorithm,
+        kernel,
+        params,
+        seed,
+        epochs,
+        skip_bad_lines=skip_bad_lines,
+        checkpoint_every=checkpoint_every,
+        block_lines=block_lines,
+        sharding=Sharding(tuple(inputs), backend, jobs, None, sync_every, sync, divergence),
+    )
+    return distributed.train(spec, resume, Watch(on_checkpoint=on_checkpoint))
+
+
 def lines(n, seed):
     X, y = random_stream(n, 4, seed)
-    return "".join(("+1" if lab > 0 else "-1") + "".join(f" {j + 1}:{float(v)!r}" for j, v in enumerate(row) if v)
-                   + "\n" for row, lab in zip(X, y))
+    return "".join(
+        ("+1" if lab > 0 else "-1") + "".join(f" {j + 1}:{float(v)!r}" for j, v in enumerate(row) if v) + "\n"
+        for row, lab in zip(X, y)
+    )
 
 
 def dense_rows(csr, d):
     indptr, indices, values = csr
     X = np.zeros((len(indptr) - 1, d))
     for i in range(len(indptr) - 1):
-        X[i, indices[indptr[i]:indptr[i + 1]]] = values[indptr[i]:indptr[i + 1]]
+        X[i, indices[indptr[i] : indptr[i + 1]]] = values[indptr[i] : indptr[i + 1]]
     return X
 
 
@@ -57,18 +97,26 @@ def report(svs, alpha, learned, counters):
     learner = registry.get("perceptron")(Kernel("linear", 1.0, 0.0, 1))
     header, arrays = learner.state()
     indptr = np.cumsum([0] + [len(s) for s in svs])
-    arrays.update(sv_indptr=indptr, sv_indices=np.array([j for s in svs for j, _ in s], np.int32),
-                  sv_values=np.array([v for s in svs for _, v in s]), alpha=np.array(alpha, float),
-                  counters=np.array(counters, np.int64))
-    return {"header": header | {"n_features": 2}, "arrays": arrays, "average": np.array(alpha, float) / 2,
-            "learned": learned}
+    arrays.update(
+        sv_indptr=indptr,
+        sv_indices=np.array([j for s in svs for j, _ in s], np.int32),
+        sv_values=np.array([v for s in svs for _, v in s]),
+        alpha=np.array(alpha, float),
+        counters=np.array(counters, np.int64),
+    )
+    return {
+        "header": header | {"n_features": 2},
+        "arrays": arrays,
+        "average": np.array(alpha, float) / 2,
+        "learned": learned,
+    }
 
 
 def test_mix_is_the_union_weighted_by_the_shards_shares():
     x1, x2, x3 = [(0, 1.0)], [(1, 2.0)], [(0, 1.0), (1, 1.0)]
     a = report([x1, x2], [1.0, -1.0], 1, [1, 1, 0, 0])
     b = report([x2, x3], [0.5, 2.0], 3, [3, 2, 0, 0])  # x2 is in both: one vector in the mix
-    header, arrays = distributed.mix([a, b], np.zeros(4, np.int64))
+    header, arrays = average.mix([a, b], np.zeros(4, np.int64))
     assert arrays["sv_indptr"].tolist() == [0, 1, 2, 4]
     assert arrays["sv_indices"].tolist() == [0, 1, 0, 1]
     assert arrays["sv_values"].tolist() == [1.0, 2.0, 1.0, 1.0]
@@ -78,7 +126,7 @@ def test_mix_is_the_union_weighted_by_the_shards_shares():
     learner = registry.get("perceptron").from_state(header, arrays)
     assert learner.averaged_alpha().tolist() == [0.125, (0.25 * -1.0 + 0.75 * 0.5) / 2, 0.75]
     # counters since the last mix are added to it, not the shards' totals
-    _, again = distributed.mix([a, b], np.array([1, 1, 0, 0], np.int64))
+    _, again = average.mix([a, b], np.array([1, 1, 0, 0], np.int64))
     assert again["counters"].tolist() == [3, 2, 0, 0]
 
 
@@ -86,13 +134,13 @@ def test_compression_keeps_the_largest_and_projects_the_rest():
     X = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0], [2.0, 0.5]])
     alpha = np.array([3.0, -0.1, 2.0, -0.5])
     svs = [[(j, v) for j, v in enumerate(row) if v] for row in X]
-    header, arrays = distributed.mix([report(svs, alpha, 1, [1, 0, 0, 0])], np.zeros(4, np.int64))
-    learner = distributed.compress(registry.get("perceptron").from_state(header, arrays), 2)
+    header, arrays = average.mix([report(svs, alpha, 1, [1, 0, 0, 0])], np.zeros(4, np.int64))
+    learner = mixing.compress_to_budget(registry.get("perceptron").from_state(header, arrays), 2)
     assert len(learner.support) == 2
     assert learner.support.to_csr()[1].tolist() == [0, 0, 1]  # rows 0 and 2 kept, in their order
     keep, drop = [0, 2], [1, 3]
     G = X[keep] @ X[keep].T  # the linear kernel
-    ridge = distributed.MIX_RIDGE * np.trace(G) / 2
+    ridge = mixing.MIX_RIDGE * np.trace(G) / 2
     expected = alpha[keep] + np.linalg.solve(G + ridge * np.eye(2), X[keep] @ X[drop].T @ alpha[drop])
     np.testing.assert_allclose(learner.slot["alpha"][:2], expected, rtol=1e-12)
 
@@ -105,27 +153,28 @@ def test_the_projectron_s_compression_keeps_the_vectors_beyond_eta_of_the_span_a
     X = np.array([[1.0, 0.0], [0.99, 0.1], [0.0, 1.0], [3.0, 0.5]])
     alpha = np.array([1.0, -2.0, 0.5, 0.25])
     svs = [[(j, v) for j, v in enumerate(row) if v] for row in X]
-    header, arrays = distributed.mix([report(svs, alpha, 1, [1, 0, 0, 0])], np.zeros(4, np.int64))
+    header, arrays = average.mix([report(svs, alpha, 1, [1, 0, 0, 0])], np.zeros(4, np.int64))
     learner = registry.get("perceptron").from_state(header, arrays)
-    assert distributed.span_keep(learner, 0.2).tolist() == [0, 2]
-    assert distributed.span_keep(learner, 0.2, whole=True) is None  # x2 is not kept
-    assert distributed.span_keep(learner, 0.05).tolist() == [0, 1]  # x2 kept; e2 is then in their span
-    assert distributed.span_keep(learner, 0.2, np.array([1, 0, 2, 3])).tolist() == [1, 2]
-    small = distributed.compress_to_span(learner, 0.2)
+    assert mixing.span_keep(learner, 0.2).tolist() == [0, 2]
+    assert mixing.span_keep(learner, 0.2, whole=True) is None  # x2 is not kept
+    assert mixing.span_keep(learner, 0.05).tolist() == [0, 1]  # x2 kept; e2 is then in their span
+    assert mixing.span_keep(learner, 0.2, np.array([1, 0, 2, 3])).tolist() == [1, 2]
+    small = mixing.compress_to_span(learner, 0.2)
     assert small.support.to_csr()[2].tolist() == [0.99, 0.1, 1.0]  # x2 and e2, in slot order
     np.testing.assert_allclose(small.slot["alpha"][:2] @ X[[1, 2]], alpha @ X, rtol=1e-9)  # the same f
     valid = registry.get("perceptron").from_state(*small.state())  # a set the rule allows stays whole
-    assert distributed.compress_to_span(valid, 0.2) is valid
+    assert mixing.compress_to_span(valid, 0.2) is valid
 
 
 def test_a_projectron_mix_drops_only_vectors_within_eta_of_the_kept_ones_span(shards, monkeypatch):
     """Every vector of every mix's union that the compression drops lies within η of the span of the
     vectors it keeps (numpy's rbf and least squares), so the projection moves f by at most η per vector."""
+
     def dense(learner):
         return dense_rows(learner.support.to_csr(), 4)
 
     seen = []
-    real = distributed.compress_to_span
+    real = mixing.compress_to_span
 
     def watched(learner, eta):
         union = dense(learner)
@@ -133,57 +182,80 @@ def test_a_projectron_mix_drops_only_vectors_within_eta_of_the_kept_ones_span(sh
         seen.append((union, dense(out)))
         return out
 
-    monkeypatch.setattr(distributed, "compress_to_span", watched)
-    distributed.train(sorted(str(p) for p in shards.glob("part-*.svm")), "projectron++", KernelSpec("rbf", 0.5),
-                      {"eta": 0.5}, sync_every=60)
+    monkeypatch.setattr(mixing, "compress_to_span", watched)
+    train_shards(
+        sorted(str(p) for p in shards.glob("part-*.svm")),
+        "projectron++",
+        KernelSpec("rbf", 0.5),
+        {"eta": 0.5},
+        sync_every=60,
+    )
     assert any(len(kept) < len(union) for union, kept in seen)
     for union, kept in seen:
         assert {r.tobytes() for r in kept} <= {r.tobytes() for r in union}
         G, cross = rbf(kept, kept), rbf(kept, union)
         beta = np.linalg.lstsq(G, cross, rcond=None)[0]
         distance2 = 1.0 - np.sum(cross * beta, axis=0)  # ‖φ(u) − P φ(u)‖², k(u, u) = 1
-        assert np.all(distance2 <= 0.5 ** 2 * (1 + 1e-9))
+        assert np.all(distance2 <= 0.5**2 * (1 + 1e-9))
 
 
-@pytest.mark.parametrize("name", sorted(registry.load_all()))
+@pytest.mark.parametrize("name", sorted(algorithms.load_all()))
 def test_a_mixable_learner_has_only_state_the_mix_makes(name):
     """What `mix` does not average must be resume state (rebuilt) or scalars after_mix sets."""
     cls = registry.get(name)
-    if cls.unmixable:
+    if cls.mixing.reason:
         return
-    saved = {n for n, kind in cls.slot_arrays.items() if kind != "work"} - set(cls.rebuilt) - set(cls.remade_after_mix)
+    saved = {n for n, kind in cls.slot_arrays.items() if kind != "work"} - set(cls.rebuilt) - set(cls.mixing.remade)
     first_occurrence = {"born", "label"}  # per-slot numbers the mix takes from the vector's first occurrence
     if cls.multiclass:  # the coefficient matrix and its sums are the multiclass contract's own arrays
         assert saved <= first_occurrence
     else:
         assert {"alpha", "avg_sum", "avg_stamp"} <= saved <= {"alpha", "avg_sum", "avg_stamp"} | first_occurrence
-    plain = registry.get("perceptron")
-    assert cls.n_scalars == 0 or cls.after_mix is not plain.after_mix or cls.mix_scalars != plain.mix_scalars
-    assert not cls.remade_after_mix or cls.after_mix is not plain.after_mix
+    own = type(cls.mixing)  # the default Mixing sets no scalars and remakes no array
+    assert (
+        cls.n_scalars == 0 or own.after_mix is not mixing.Mixing.after_mix or own.scalars is not mixing.Mixing.scalars
+    )
+    assert not cls.mixing.remade or own.after_mix is not mixing.Mixing.after_mix
 
 
-def test_the_readme_names_exactly_the_algorithms_that_can_be_mixed():
-    text = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
-    part = text[text.index("- Additive learners are mixed:"):text.index("the others are refused")]
-    named = {name for name in registry.load_all() if re.search(rf"(?<![\w+-]){re.escape(name)}(?![\w+-])", part)}
-    assert named == {name for name in registry.load_all() if not registry.get(name).unmixable}
+def test_the_docs_name_exactly_the_algorithms_that_can_be_mixed():
+    text = (Path(__file__).resolve().parents[1] / "docs" / "SHARDED.md").read_text(encoding="utf-8")
+    part = text[text.index("- Additive learners are mixed:") : text.index("the others are refused")]
+    named = {name for name in algorithms.load_all() if re.search(rf"(?<![\w+-]){re.escape(name)}(?![\w+-])", part)}
+    assert named == {name for name in algorithms.load_all() if not registry.get(name).mixing.reason}
 
 
 def test_refused_algorithm_is_one_line(shards, tmp_path):
     out = tmp_path / "m.model"
     r = run("train", "-a", "sop", shards / "part-0.svm", shards / "part-1.svm", "-o", out)
     assert r.exit_code == 2
-    assert r.output.splitlines() == ["budgetlearn: error: sop cannot be trained on shards: its coefficients "
-                                     "(aI + K)⁻¹y belong to its own support set's labels; an average is no such model"]
+    assert r.output.splitlines() == [
+        "budgetlearn: error: sop cannot be trained on shards: its coefficients "
+        "(aI + K)⁻¹y belong to its own support set's labels; an average is no such model"
+    ]
     assert not out.exists()
 
 
-@pytest.mark.parametrize("sync", [[], ["--sync", "dynamic", "--divergence", "2"], ["--epochs", "2"]],
-                         ids=["static", "dynamic", "epochs"])
+@pytest.mark.parametrize(
+    "sync", [[], ["--sync", "dynamic", "--divergence", "2"], ["--epochs", "2"]], ids=["static", "dynamic", "epochs"]
+)
 def test_serial_and_dask_write_the_same_model_file(shards, tmp_path, sync):
     pytest.importorskip("distributed")
-    args = ["train", "-a", "rbp", "-B", "20", "--gamma", "0.5", "--sync-every", "100", "-q", str(shards / "part-*.svm"),
-            *sync, "--backend"]
+    args = [
+        "train",
+        "-a",
+        "rbp",
+        "-B",
+        "20",
+        "--gamma",
+        "0.5",
+        "--sync-every",
+        "100",
+        "-q",
+        str(shards / "part-*.svm"),
+        *sync,
+        "--backend",
+    ]
     assert run(*args, "serial", "-o", tmp_path / "serial.model").exit_code == 0
     r = run(*args, "dask", "--jobs", "2", "-o", tmp_path / "dask.model")
     assert r.exit_code == 0, r.output
@@ -197,18 +269,38 @@ def test_serial_shards_share_one_rebuild_per_mix_and_write_dask_s_model_file(sha
     """Projectron++'s factor is not sent: each dask worker rebuilds it from the mixed support set, and the
     serial backend rebuilds it once for all its shards (distributed.ShardPool.adopt)."""
     pytest.importorskip("distributed")
-    args = ["train", "-a", "projectron++", "--eta", "0.5", "--gamma", "0.5", "--sync-every", "60", "-q",
-            str(shards / "part-*.svm"), "--backend"]
+    args = [
+        "train",
+        "-a",
+        "projectron++",
+        "--eta",
+        "0.5",
+        "--gamma",
+        "0.5",
+        "--sync-every",
+        "60",
+        "-q",
+        str(shards / "part-*.svm"),
+        "--backend",
+    ]
     r = run(*args, "dask", "--jobs", "2", "-o", tmp_path / "dask.model")
     assert r.exit_code == 0, r.output
     assert run(*args, "serial", "-o", tmp_path / "serial.model").exit_code == 0
     assert (tmp_path / "serial.model").read_bytes() == (tmp_path / "dask.model").read_bytes()
     cls = registry.get("projectron++")
     rebuilds = []
-    monkeypatch.setattr(cls, "rebuilt", {name: (lambda f: lambda self, n: rebuilds.append(n) or f(self, n))(f)
-                                         for name, f in cls.rebuilt.items()})
-    result = distributed.train(sorted(str(p) for p in shards.glob("part-*.svm")), "projectron++",
-                               KernelSpec("rbf", 0.5), {"eta": 0.5}, sync_every=60)
+    monkeypatch.setattr(
+        cls,
+        "rebuilt",
+        {name: (lambda f: lambda self, n: rebuilds.append(n) or f(self, n))(f) for name, f in cls.rebuilt.items()},
+    )
+    result = train_shards(
+        sorted(str(p) for p in shards.glob("part-*.svm")),
+        "projectron++",
+        KernelSpec("rbf", 0.5),
+        {"eta": 0.5},
+        sync_every=60,
+    )
     mixes = result.traffic["synchronisations"]
     # one per mix sent back to the three shards (none after the last), and the model file's own: not 3 per mix
     assert mixes >= 5 and len(rebuilds) == mixes
@@ -216,19 +308,18 @@ def test_serial_shards_share_one_rebuild_per_mix_and_write_dask_s_model_file(sha
 
 def test_budget_and_counters_after_each_synchronisation(shards):
     seen = []
-    real = distributed.compress
+    real = mixing.compress_to_budget
 
     def watched(learner, budget):
         out = real(learner, budget)
         seen.append((len(learner.support), len(out.support), out.counter("examples")))
         return out
 
-    distributed.compress = watched
+    mixing.compress_to_budget = watched
     try:
-        distributed.train([str(shards / "part-*.svm")], "stoptron", KernelSpec("rbf", 0.5), {"budget": 15},
-                          sync_every=100)
+        train_shards([str(shards / "part-*.svm")], "stoptron", KernelSpec("rbf", 0.5), {"budget": 15}, sync_every=100)
     finally:
-        distributed.compress = real
+        mixing.compress_to_budget = real
     # 100 examples per shard per round; the fourth round: 0, 50 and 100 (shards of 300, 350, 400 examples)
     assert [t for _, _, t in seen] == [300, 600, 900, 1050]
     assert all(after == min(before, 15) for before, after, _ in seen)
@@ -241,16 +332,18 @@ def test_memory_urls_give_the_model_of_the_files(shards, tmp_path):
         with fsspec.open(f"memory://budgetlearn-test/part-{w}.svm", "w") as f:
             f.write((shards / f"part-{w}.svm").read_text())
     spec = KernelSpec("rbf", 0.5)
-    from_urls = distributed.train(["memory://budgetlearn-test/part-*.svm"], "projectron++", spec, {}, sync_every=64)
-    from_files = distributed.train([str(shards / f"part-{w}.svm") for w in range(3)], "projectron++", spec, {},
-                                   sync_every=64)
+    from_urls = train_shards(["memory://budgetlearn-test/part-*.svm"], "projectron++", spec, {}, sync_every=64)
+    from_files = train_shards(
+        [str(shards / f"part-{w}.svm") for w in range(3)], "projectron++", spec, {}, sync_every=64
+    )
     assert from_urls.model.sharding["sources"] == [f"memory:///budgetlearn-test/part-{w}.svm" for w in range(3)]
     from_urls.model.sharding = from_files.model.sharding = None  # each names its own inputs; the rest is equal
     from_urls.model.save(tmp_path / "a.model")
     from_files.model.save(tmp_path / "b.model")
     assert (tmp_path / "a.model").read_bytes() == (tmp_path / "b.model").read_bytes()
-    assert from_urls.source == ("3 shards: memory:///budgetlearn-test/part-0.svm … "
-                                "memory:///budgetlearn-test/part-2.svm")
+    assert from_urls.source == (
+        "3 shards: memory:///budgetlearn-test/part-0.svm … memory:///budgetlearn-test/part-2.svm"
+    )
 
 
 @pytest.mark.parametrize("backend", ["serial", "dask"])
@@ -261,8 +354,21 @@ def test_bad_line_in_a_shard_names_it_and_writes_nothing(shards, tmp_path, backe
     bad.write_text(lines(20, 5) + "+1 1:0.5 2:oops\n")
     out = tmp_path / "m.model"
     out.write_bytes(b"kept")
-    r = run("train", "-a", "perceptron", shards / "part-0.svm", bad, "-o", out, "--sync-every", "10",
-            "--backend", backend, "--jobs", "2")
+    r = run(
+        "train",
+        "-a",
+        "perceptron",
+        shards / "part-0.svm",
+        bad,
+        "-o",
+        out,
+        "--sync-every",
+        "10",
+        "--backend",
+        backend,
+        "--jobs",
+        "2",
+    )
     assert r.exit_code == 1
     assert r.output.splitlines() == [f"budgetlearn: error: {bad}:21: feature value is not a number (token '2:oops')"]
     assert out.read_bytes() == b"kept"
@@ -289,21 +395,27 @@ def test_the_budget_perceptron_s_cached_scores_are_the_mixed_model_s(shards, mon
     """CKS removes by the margins of cached scores f(x_j): every shard starts each round with the mixed
     model's, Kα (numpy's rbf here), not the scores its vectors had in the shard they came from."""
     checked = []
-    real = distributed.Shard.step
+    real = Shard.step
 
     def step(self, n):
         learner = self.model.learner
         if len(learner.support):
             size = len(learner.support)
             X = dense_rows(learner.support.to_csr(), learner.n_features)
-            np.testing.assert_allclose(learner.slot["fsv"][:size], rbf(X, X) @ learner.slot["alpha"][:size],
-                                       rtol=1e-9, atol=1e-9)
+            np.testing.assert_allclose(
+                learner.slot["fsv"][:size], rbf(X, X) @ learner.slot["alpha"][:size], rtol=1e-9, atol=1e-9
+            )
             checked.append(size)
         return real(self, n)
 
-    monkeypatch.setattr(distributed.Shard, "step", step)
-    result = distributed.train(sorted(str(p) for p in shards.glob("part-*.svm")), "budget-perceptron",
-                               KernelSpec("rbf", 0.5), {"budget": 20}, sync_every=60)
+    monkeypatch.setattr(Shard, "step", step)
+    result = train_shards(
+        sorted(str(p) for p in shards.glob("part-*.svm")),
+        "budget-perceptron",
+        KernelSpec("rbf", 0.5),
+        {"budget": 20},
+        sync_every=60,
+    )
     assert len(checked) >= 12 and set(checked) == {20}  # every shard after every mix, at the budget
     assert len(result.model.learner.support) == 20
 
@@ -332,25 +444,26 @@ def test_the_forgetron_s_mixed_damage_is_the_shards_pooled_damage_per_mistake():
     counters = np.zeros(4, np.int64)
     counters[MISTAKES] = base_m + sum(m - base_m for m in shard_m)  # 14, as mix adds counters up
     rows = [np.eye(4, dtype=np.int64)[MISTAKES] * m for m in shard_m]
-    q = forgetron.mix_scalars([np.array([x]) for x in shard_q], rows, counters)
+    q = forgetron.mixing.scalars([np.array([x]) for x in shard_q], rows, counters)
     assert q.tolist() == [(shard_q[0] + shard_q[1]) * 14 / 24]  # 6.5625 = 15/32 · 14
     assert q[0] <= 15 / 32 * 14 < base_q + sum(x - base_q for x in shard_q)  # the summed growth: 7.25
-    assert forgetron.mix_scalars([np.array([2.5])], [rows[0]], rows[0]).tolist() == [2.5]  # one shard: its own
+    assert forgetron.mixing.scalars([np.array([2.5])], [rows[0]], rows[0]).tolist() == [2.5]  # one shard: its own
 
 
 def test_sharded_forgetrons_shrink_within_the_damage_bound_after_every_mix(shards, monkeypatch):
     forgetron = registry.get("forgetron")
     seen = []
-    real = forgetron.mix_scalars.__func__
+    real = type(forgetron.mixing).scalars
 
-    def watched(cls, shard_scalars, shard_counters, counters):
-        q = real(cls, shard_scalars, shard_counters, counters)
+    def watched(self, shard_scalars, shard_counters, counters):
+        q = real(self, shard_scalars, shard_counters, counters)
         seen.append((q[0], int(counters[MISTAKES]), [float(s[0]) for s in shard_scalars]))
         return q
 
-    monkeypatch.setattr(forgetron, "mix_scalars", classmethod(watched))
-    learner = distributed.train([str(shards / "part-*.svm")], "forgetron", KernelSpec("rbf", 0.5),
-                                {"budget": 10}, sync_every=100).model.learner
+    monkeypatch.setattr(type(forgetron.mixing), "scalars", watched)
+    learner = train_shards(
+        [str(shards / "part-*.svm")], "forgetron", KernelSpec("rbf", 0.5), {"budget": 10}, sync_every=100
+    ).model.learner
     assert len(seen) == 4 and len(learner.support) == 10
     assert all(0.0 < q <= 15 / 32 * m for q, m, _ in seen)
     # the shards shrank after the first mix: their damage grew past the mixed one
@@ -363,8 +476,9 @@ def test_a_third_label_over_the_shards_names_the_shard_that_brings_it(shards, tm
     out = tmp_path / "m.model"
     r = run("train", "-a", "rbp", "-B", "5", shards / "part-0.svm", third, "-o", out)
     assert r.exit_code == 1
-    assert r.output.startswith(f"budgetlearn: error: {third}: a third label value in binary training "
-                               "(labels so far: -1, +1)")
+    assert r.output.startswith(
+        f"budgetlearn: error: {third}: a third label value in binary training (labels so far: -1, +1)"
+    )
     assert r.output.rstrip().endswith("(token '2')") and len(r.output.splitlines()) == 1
     assert not out.exists()
 
@@ -380,9 +494,11 @@ def test_shards_whose_one_label_first_blocks_fix_the_signs_differently_are_refus
     ones_first.write_text("".join(ones * (4096 // len(ones) + 1) + twos))  # the first block: 4,096 lines of 1
     r = run("train", "-a", "perceptron", both, ones_first, "-o", tmp_path / "m.model")
     assert r.exit_code == 1
-    assert r.output.splitlines() == [f"budgetlearn: error: {ones_first}: its label map contradicts the earlier "
-                                     "shards' (a shard's first block held one label value): give every shard's "
-                                     "first block both labels"]
+    assert r.output.splitlines() == [
+        f"budgetlearn: error: {ones_first}: its label map contradicts the earlier "
+        "shards' (a shard's first block held one label value): give every shard's "
+        "first block both labels"
+    ]
     assert not (tmp_path / "m.model").exists()
 
 
@@ -394,8 +510,18 @@ def test_a_scheduler_that_cannot_be_reached_is_one_line_not_a_hang(shards, tmp_p
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
         out = tmp_path / "m.model"
-        r = run("train", "-a", "perceptron", shards / "part-0.svm", "--backend", "dask", "--scheduler",
-                f"tcp://127.0.0.1:{port}", "-o", out)
+        r = run(
+            "train",
+            "-a",
+            "perceptron",
+            shards / "part-0.svm",
+            "--backend",
+            "dask",
+            "--scheduler",
+            f"tcp://127.0.0.1:{port}",
+            "-o",
+            out,
+        )
     assert r.exit_code == 1
     assert len(r.output.splitlines()) == 1
     assert r.output.startswith(f"budgetlearn: error: cannot reach the dask scheduler at tcp://127.0.0.1:{port}: ")
@@ -416,20 +542,39 @@ def test_a_lost_worker_s_shard_is_started_again_and_the_model_is_the_fault_free_
 
     for w in range(3):
         (tmp_path / f"part-{w}.svm").write_text(lines(3000, 10 + w))
-    common = ["train", "-a", "rbp", "-B", "40", "--gamma", "0.5", str(tmp_path / "part-*.svm"), "--sync-every", "30", *sync]
+    common = [
+        "train",
+        "-a",
+        "rbp",
+        "-B",
+        "40",
+        "--gamma",
+        "0.5",
+        str(tmp_path / "part-*.svm"),
+        "--sync-every",
+        "30",
+        *sync,
+    ]
     assert run(*common, "--backend", "serial", "-o", tmp_path / "serial.model").exit_code == 0
-    with dd.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
-                         silence_logs=logging.ERROR) as cluster, dd.Client(cluster) as client:
+    with (
+        dd.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=logging.ERROR
+        ) as cluster,
+        dd.Client(cluster) as client,
+    ):
         killed = []
 
         def kill_a_worker_once_the_shards_run():
             deadline = time.monotonic() + 60
             while time.monotonic() < deadline:
-                actors = client.run_on_scheduler(lambda dask_scheduler: sum(
-                    1 for ts in dask_scheduler.tasks.values() if ts.actor and ts.state == "memory"))
+                actors = client.run_on_scheduler(
+                    lambda dask_scheduler: sum(
+                        1 for ts in dask_scheduler.tasks.values() if ts.actor and ts.state == "memory"
+                    )
+                )
                 if actors == 3:
                     time.sleep(0.5)  # a few synchronisations in
-                    pid, = client.run(os.getpid, workers=[sorted(client.scheduler_info()["workers"])[0]]).values()
+                    (pid,) = client.run(os.getpid, workers=[sorted(client.scheduler_info()["workers"])[0]]).values()
                     os.kill(pid, signal.SIGKILL)
                     killed.append(pid)
                     return
@@ -462,8 +607,15 @@ def test_an_interrupted_sharded_run_resumes_from_its_checkpoint_to_the_uninterru
         raise KeyboardInterrupt
 
     with pytest.raises(KeyboardInterrupt):
-        distributed.train([glob], "rbp", KernelSpec("rbf", 0.5), {"budget": 12}, sync_every=40,
-                          checkpoint_every=150, on_checkpoint=stop_after_the_first)
+        train_shards(
+            [glob],
+            "rbp",
+            KernelSpec("rbf", 0.5),
+            {"budget": 12},
+            sync_every=40,
+            checkpoint_every=150,
+            on_checkpoint=stop_after_the_first,
+        )
     taken = Model.load(ck, resume=True)
     assert 0 < sum(taken.sharding["positions"]) < 300 + 350 + 400  # mid-run
     r = run("train", "--resume", ck, glob, "--backend", "serial", "-o", ck)
@@ -487,8 +639,7 @@ def test_one_shard_over_epochs_learns_what_one_process_learns_over_them(shards, 
     assert one.counters.tolist() == sharded.counters.tolist()  # examples, mistakes: the same decisions
     assert len(sharded.support) < len(one.support)
     chunk = read_all(shards / "part-1.svm")
-    np.testing.assert_allclose(sharded.decision_function(chunk), one.decision_function(chunk), rtol=1e-12,
-                               atol=1e-12)
+    np.testing.assert_allclose(sharded.decision_function(chunk), one.decision_function(chunk), rtol=1e-12, atol=1e-12)
 
 
 def test_an_interrupted_run_over_epochs_resumes_to_the_uninterrupted_model(shards, tmp_path):
@@ -496,8 +647,21 @@ def test_an_interrupted_run_over_epochs_resumes_to_the_uninterrupted_model(shard
     resumes to the model of one never stopped, and the checkpoint keeps its --epochs."""
     glob = str(shards / "part-*.svm")
     whole, ck = tmp_path / "whole.model", tmp_path / "ck.model"
-    args = ["-a", "rbp", "-B", "12", "--gamma", "0.5", "--sync-every", "40", "--epochs", "2", glob, "--backend",
-            "serial"]
+    args = [
+        "-a",
+        "rbp",
+        "-B",
+        "12",
+        "--gamma",
+        "0.5",
+        "--sync-every",
+        "40",
+        "--epochs",
+        "2",
+        glob,
+        "--backend",
+        "serial",
+    ]
     r = run("train", *args, "-o", whole)
     assert r.exit_code == 0, r.output
     assert "over 2 passes" in r.output
@@ -511,8 +675,16 @@ def test_an_interrupted_run_over_epochs_resumes_to_the_uninterrupted_model(shard
             raise KeyboardInterrupt
 
     with pytest.raises(KeyboardInterrupt):
-        distributed.train([glob], "rbp", KernelSpec("rbf", 0.5), {"budget": 12}, sync_every=40, epochs=2,
-                          checkpoint_every=150, on_checkpoint=stop_in_the_second_pass)
+        train_shards(
+            [glob],
+            "rbp",
+            KernelSpec("rbf", 0.5),
+            {"budget": 12},
+            sync_every=40,
+            epochs=2,
+            checkpoint_every=150,
+            on_checkpoint=stop_in_the_second_pass,
+        )
     assert taken[0]["epochs"] == 2 and max(taken[0]["positions"]) > 300  # a shard in its second pass
     r = run("train", "--resume", ck, glob, "--backend", "serial", "-o", ck)
     assert r.exit_code == 0, r.output
@@ -525,12 +697,19 @@ def test_a_checkpoint_s_sharding_from_anybody_is_checked(shards, tmp_path):
     from budgetcli import modelfile
 
     model = tmp_path / "m.model"
-    assert run("train", "-a", "perceptron", str(shards / "part-*.svm"), "--backend", "serial", "-o", model).exit_code == 0
+    assert (
+        run("train", "-a", "perceptron", str(shards / "part-*.svm"), "--backend", "serial", "-o", model).exit_code == 0
+    )
     header, arrays = modelfile.load(model)
-    for bad in ({"sources": []}, dict(header["sharding"], positions=[-1, 0, 0]),
-                dict(header["sharding"], streams=[[2**64], [0], [0]]), dict(header["sharding"], divergence=-1.0),
-                dict(header["sharding"], divergence="1"), dict(header["sharding"], epochs=1),
-                dict(header["sharding"], epochs=2.0)):
+    for bad in (
+        {"sources": []},
+        dict(header["sharding"], positions=[-1, 0, 0]),
+        dict(header["sharding"], streams=[[2**64], [0], [0]]),
+        dict(header["sharding"], divergence=-1.0),
+        dict(header["sharding"], divergence="1"),
+        dict(header["sharding"], epochs=1),
+        dict(header["sharding"], epochs=2.0),
+    ):
         modelfile.save(model, dict(header, sharding=bad), arrays)
         r = run("predict", model, shards / "part-0.svm")
         assert r.exit_code == 1 and "invalid model: sharding" in r.output, r.output
@@ -539,7 +718,9 @@ def test_a_checkpoint_s_sharding_from_anybody_is_checked(shards, tmp_path):
 def test_a_sharded_model_resumed_on_one_input_forgets_the_shards_positions(shards, tmp_path):
     model, day2 = tmp_path / "m.model", tmp_path / "day2.svm"
     day2.write_text(lines(50, 9))
-    assert run("train", "-a", "perceptron", str(shards / "part-*.svm"), "--backend", "serial", "-o", model).exit_code == 0
+    assert (
+        run("train", "-a", "perceptron", str(shards / "part-*.svm"), "--backend", "serial", "-o", model).exit_code == 0
+    )
     assert Model.load(model).sharding is not None
     assert run("train", "--resume", model, day2, "-o", model).exit_code == 0
     assert Model.load(model).sharding is None
@@ -552,8 +733,7 @@ def rkhs_sqdist(Xf, alpha, Xr, beta, gamma):
 
 
 def test_a_shard_s_divergence_is_its_rkhs_distance_from_the_last_mixed_model(shards):
-    shard = distributed.Shard(str(shards / "part-0.svm"), 0, "perceptron", Kernel("rbf", 0.5).to_dict(), {}, 0,
-                              False, 4096, True)
+    shard = Shard(str(shards / "part-0.svm"), 0, "perceptron", Kernel("rbf", 0.5).to_dict(), {}, 0, False, 4096, True)
 
     def model():
         learner = shard.model.learner
@@ -576,9 +756,16 @@ def test_a_shard_s_divergence_is_its_rkhs_distance_from_the_last_mixed_model(sha
 def test_dynamic_averaging_mixes_when_a_shard_drifts_past_delta(shards):
     """Δ below any drift mixes at every check, as static averaging does (the same model); Δ above every
     drift only at the end; one between, at some checks."""
+
     def trained(divergence):
-        return distributed.train([str(shards / "part-*.svm")], "rbp", KernelSpec("rbf", 0.5), {"budget": 20},
-                                 sync_every=40, divergence=divergence)
+        return train_shards(
+            [str(shards / "part-*.svm")],
+            "rbp",
+            KernelSpec("rbf", 0.5),
+            {"budget": 20},
+            sync_every=40,
+            divergence=divergence,
+        )
 
     static, tiny, huge, some = trained(None), trained(1e-9), trained(1e9), trained(8.0)
     # the largest shard holds 400 examples: 10 steps of 40, and an 11th that finds every shard at its end
@@ -595,8 +782,22 @@ def test_dynamic_averaging_mixes_when_a_shard_drifts_past_delta(shards):
 
 def test_a_dynamic_run_resumes_from_its_checkpoint_to_the_uninterrupted_model(shards, tmp_path):
     whole, ck = tmp_path / "whole.model", tmp_path / "ck.model"
-    common = ["-a", "rbp", "-B", "12", "--gamma", "0.5", "--sync-every", "20", "--sync", "dynamic", "--divergence", "4",
-              "--backend", "serial"]
+    common = [
+        "-a",
+        "rbp",
+        "-B",
+        "12",
+        "--gamma",
+        "0.5",
+        "--sync-every",
+        "20",
+        "--sync",
+        "dynamic",
+        "--divergence",
+        "4",
+        "--backend",
+        "serial",
+    ]
     glob = str(shards / "part-*.svm")
     assert run("train", *common, glob, "-o", whole).exit_code == 0
 
@@ -605,8 +806,16 @@ def test_a_dynamic_run_resumes_from_its_checkpoint_to_the_uninterrupted_model(sh
         raise KeyboardInterrupt
 
     with pytest.raises(KeyboardInterrupt):
-        distributed.train([glob], "rbp", KernelSpec("rbf", 0.5), {"budget": 12}, sync_every=20, divergence=4.0,
-                          checkpoint_every=150, on_checkpoint=stop_after_the_first)
+        train_shards(
+            [glob],
+            "rbp",
+            KernelSpec("rbf", 0.5),
+            {"budget": 12},
+            sync_every=20,
+            divergence=4.0,
+            checkpoint_every=150,
+            on_checkpoint=stop_after_the_first,
+        )
     assert Model.load(ck, resume=True).sharding["divergence"] == 4.0
     r = run("train", "--resume", ck, glob, "--backend", "serial", "-o", tmp_path / "x.model", "--sync", "static")
     assert r.exit_code == 2 and "the checkpoint was taken with --sync dynamic --divergence 4" in r.output
@@ -615,32 +824,61 @@ def test_a_dynamic_run_resumes_from_its_checkpoint_to_the_uninterrupted_model(sh
     assert ck.read_bytes() == whole.read_bytes()
 
 
-@pytest.mark.parametrize("args, message", [
-    (["--sync", "dynamic"], "--sync dynamic needs --divergence Δ"),
-    (["--sync", "static", "--divergence", "1"], "--divergence is for --sync dynamic"),
-    (["--divergence", "0"], "--divergence 0.0: give a positive number"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--sync", "dynamic"], "--sync dynamic needs --divergence Δ"),
+        (["--sync", "static", "--divergence", "1"], "--divergence is for --sync dynamic"),
+        (["--divergence", "0"], "--divergence 0.0: give a positive number"),
+    ],
+)
 def test_dynamic_averaging_settings_are_checked_before_reading(shards, tmp_path, args, message):
-    r = run("train", "-a", "rbp", "-B", "10", str(shards / "part-*.svm"), "--backend", "serial", *args,
-            "-o", tmp_path / "m.model")
+    r = run(
+        "train",
+        "-a",
+        "rbp",
+        "-B",
+        "10",
+        str(shards / "part-*.svm"),
+        "--backend",
+        "serial",
+        *args,
+        "-o",
+        tmp_path / "m.model",
+    )
     assert r.exit_code == 2 and message in r.output, r.output
     assert not (tmp_path / "m.model").exists()
 
 
 def test_sync_options_without_shards_are_a_usage_error(shards, tmp_path):
-    r = run("train", "-a", "rbp", "-B", "10", shards / "part-0.svm", "--sync", "dynamic", "--divergence", "1",
-            "-o", tmp_path / "m.model")
+    r = run(
+        "train",
+        "-a",
+        "rbp",
+        "-B",
+        "10",
+        shards / "part-0.svm",
+        "--sync",
+        "dynamic",
+        "--divergence",
+        "1",
+        "-o",
+        tmp_path / "m.model",
+    )
     assert r.exit_code == 2 and "--sync and --divergence are for a sharded run" in r.output
 
 
 # ---- multiclass learners ------------------------------------------------------------------------
 
+
 def class_lines(n, seed):
     """Four classes (labels 1..4, first met in an order that depends on the seed) of a random stream."""
     X, _ = random_stream(n, 4, seed)
     labels = 1 + (X[:, 0] > 0) + 2 * (X[:, 1] > 0)
-    return "".join(f"{int(lab)}" + "".join(f" {j + 1}:{float(v)!r}" for j, v in enumerate(row) if v) + "\n"
-                   for row, lab in zip(X, labels))
+    return "".join(
+        f"{int(lab)}" + "".join(f" {j + 1}:{float(v)!r}" for j, v in enumerate(row) if v) + "\n"
+        for row, lab in zip(X, labels)
+    )
 
 
 @pytest.fixture(scope="module")
@@ -657,32 +895,48 @@ def class_report(svs, values, coef, scale, average, learned):
     header, arrays = learner.state()
     indptr = np.cumsum([0] + [len(s) for s in svs])
     n, m = np.shape(coef)
-    arrays.update(sv_indptr=indptr, sv_indices=np.array([j for s in svs for j, _ in s], np.int32),
-                  sv_values=np.array([v for s in svs for _, v in s]), coef=np.array(coef, float),
-                  scale=np.array([scale]), avg_base=np.zeros((n, m)), avg_offset=np.zeros((n, m)),
-                  counters=np.array([learned, 1, 0, 0], np.int64))
-    return {"header": header | {"n_features": 2, "n_classes": m}, "arrays": arrays, "learned": learned,
-            "average": np.array(average, float), "labels": {"kind": "multiclass", "values": values, "spellings": []}}
+    arrays.update(
+        sv_indptr=indptr,
+        sv_indices=np.array([j for s in svs for j, _ in s], np.int32),
+        sv_values=np.array([v for s in svs for _, v in s]),
+        coef=np.array(coef, float),
+        scale=np.array([scale]),
+        avg_base=np.zeros((n, m)),
+        avg_offset=np.zeros((n, m)),
+        counters=np.array([learned, 1, 0, 0], np.int64),
+    )
+    return {
+        "header": header | {"n_features": 2, "n_classes": m},
+        "arrays": arrays,
+        "learned": learned,
+        "average": np.array(average, float),
+        "labels": {"kind": "multiclass", "values": values, "spellings": []},
+    }
 
 
 def test_a_multiclass_mix_puts_every_shard_s_classes_in_the_merged_order():
     x1, x2, x3 = [(0, 1.0)], [(1, 2.0)], [(0, 1.0), (1, 1.0)]
     a = class_report([x1, x2], [1.0, 2.0], [[1.0, -1.0], [0.0, 2.0]], 0.5, [[0.2, 0.0], [0.0, 0.4]], 1)
     b = class_report([x2, x3], [2.0, 3.0], [[4.0, 0.0], [1.0, 1.0]], 1.0, [[1.0, 0.0], [0.0, 2.0]], 3)
-    labels = distributed.merged_labels([a, b], ["a", "b"])
+    labels = average.merged_labels([a, b], ["a", "b"])
     assert labels["values"] == [1.0, 2.0, 3.0]
-    header, arrays = distributed.mix([a, b], np.zeros(4, np.int64), labels)
+    header, arrays = average.mix([a, b], np.zeros(4, np.int64), labels)
     assert header["n_classes"] == 3 and arrays["sv_indptr"].tolist() == [0, 1, 2, 4]
     # a's classes (1, 2) are columns 0 and 1, b's (2, 3) columns 1 and 2; shares 1/4 and 3/4; a's scale 0.5
-    expected = [[0.25 * 0.5, -0.25 * 0.5, 0.0],
-                [0.0, 0.25 * 0.5 * 2.0 + 0.75 * 4.0, 0.0],
-                [0.0, 0.75 * 1.0, 0.75 * 1.0]]
+    expected = [
+        [0.25 * 0.5, -0.25 * 0.5, 0.0],
+        [0.0, 0.25 * 0.5 * 2.0 + 0.75 * 4.0, 0.0],
+        [0.0, 0.75 * 1.0, 0.75 * 1.0],
+    ]
     np.testing.assert_allclose(arrays["coef"], expected, rtol=1e-15)
     assert arrays["scale"].tolist() == [1.0]
     learner = registry.get("mc-perceptron").from_state(header, arrays)
     np.testing.assert_allclose(learner.coefficients(), expected, rtol=1e-15)
-    np.testing.assert_allclose(learner.averaged_coefficients(),
-                               [[0.05, 0.0, 0.0], [0.0, 0.25 * 0.4 + 0.75 * 1.0, 0.0], [0.0, 0.0, 1.5]], rtol=1e-12)
+    np.testing.assert_allclose(
+        learner.averaged_coefficients(),
+        [[0.05, 0.0, 0.0], [0.0, 0.25 * 0.4 + 0.75 * 1.0, 0.0], [0.0, 0.0, 1.5]],
+        rtol=1e-12,
+    )
 
 
 @pytest.mark.parametrize("name", ["mc-pa", "pegasos", "mc-projectron++"])
@@ -699,16 +953,29 @@ def test_one_multiclass_shard_learns_what_one_process_learns(class_shards, tmp_p
         expected = one.decision_function(chunk)
         # rounding relative to the scores' scale: a score near 0 is a cancellation of terms of that size
         # (mc-projectron++: a class score of 0.0016 among scores up to 1.4 differed by 2.7e-12 at numpy 2.4)
-        np.testing.assert_allclose(sharded.decision_function(chunk), expected, rtol=1e-9,
-                                   atol=1e-11 * np.abs(expected).max())
+        np.testing.assert_allclose(
+            sharded.decision_function(chunk), expected, rtol=1e-9, atol=1e-11 * np.abs(expected).max()
+        )
 
 
-@pytest.mark.parametrize("settings", [["-a", "bpegasos", "-B", "30", "--maintenance", "merge"],
-                                      ["-a", "mc-projectron++", "--eta", "0.5"]], ids=["bpegasos", "mc-projectron++"])
+@pytest.mark.parametrize(
+    "settings",
+    [["-a", "bpegasos", "-B", "30", "--maintenance", "merge"], ["-a", "mc-projectron++", "--eta", "0.5"]],
+    ids=["bpegasos", "mc-projectron++"],
+)
 def test_multiclass_shards_on_serial_and_dask_write_the_same_model_file(class_shards, tmp_path, settings):
     pytest.importorskip("distributed")
-    args = ["train", *settings, "--gamma", "0.5", "--sync-every", "50", "-q", str(class_shards / "part-*.svm"),
-            "--backend"]
+    args = [
+        "train",
+        *settings,
+        "--gamma",
+        "0.5",
+        "--sync-every",
+        "50",
+        "-q",
+        str(class_shards / "part-*.svm"),
+        "--backend",
+    ]
     assert run(*args, "serial", "-o", tmp_path / "serial.model").exit_code == 0
     r = run(*args, "dask", "--jobs", "2", "-o", tmp_path / "dask.model")
     assert r.exit_code == 0, r.output
@@ -726,12 +993,13 @@ def test_mc_projectron_plus_plus_mixes_each_class_s_support_set_apart(class_shar
     class, and each class's Gram inverse is rebuilt from them."""
     cls = registry.get("mc-projectron++")
     kernel = Kernel("rbf", 0.5, 0.0, 1).to_dict()
-    shards = [distributed.Shard(str(class_shards / f"part-{w}.svm"), w, cls.name, kernel, {"eta": 0.5}, 0, False, 4096)
-              for w in range(2)]
+    shards = [
+        Shard(str(class_shards / f"part-{w}.svm"), w, cls.name, kernel, {"eta": 0.5}, 0, False, 4096) for w in range(2)
+    ]
     for shard in shards:
-        shard.step(10 ** 6)
+        shard.step(10**6)
     reports = [shard.report() for shard in shards]
-    labels = distributed.merged_labels(reports, ["a", "b"])
+    labels = average.merged_labels(reports, ["a", "b"])
     pairs = []  # (vector, class value) of every shard's support pairs, in order of first sight
     for r in reports:
         a, values = r["arrays"], r["labels"]["values"]
@@ -740,27 +1008,33 @@ def test_mc_projectron_plus_plus_mixes_each_class_s_support_set_apart(class_shar
                 lo, hi = a["sv_indptr"][j], a["sv_indptr"][j + 1]
                 pair = (a["sv_indices"][lo:hi].tobytes(), a["sv_values"][lo:hi].tobytes(), values[c])
                 pairs += [pair] if pair not in pairs else []
-    header, arrays = distributed.mix(reports, np.zeros_like(reports[0]["arrays"]["counters"]), labels, None)
+    header, arrays = average.mix(reports, np.zeros_like(reports[0]["arrays"]["counters"]), labels, None)
     learner = cls.from_state(header, arrays)
     n, m = len(learner.support), int(learner.n_classes[0])
     assert n == len(pairs) and "class_kinv" in learner.stale
-    vectors = [(arrays["sv_indices"][lo:hi].tobytes(), arrays["sv_values"][lo:hi].tobytes())
-               for lo, hi in zip(arrays["sv_indptr"][:-1], arrays["sv_indptr"][1:])]
+    vectors = [
+        (arrays["sv_indices"][lo:hi].tobytes(), arrays["sv_values"][lo:hi].tobytes())
+        for lo, hi in zip(arrays["sv_indptr"][:-1], arrays["sv_indptr"][1:])
+    ]
     assert len(set(vectors)) < n  # some x joined two classes (a mistake adds it to y and to the rival)
     coef = learner.coefficients()
     for c in range(m):
-        members = learner.members[c, :learner.counts[c]]
+        members = learner.members[c, : learner.counts[c]]
         mine = np.zeros(n, bool)
         mine[members] = True
         assert np.all(coef[~mine, c] == 0.0) and np.all(np.delete(coef[members], c, axis=1) == 0.0)
-        assert sorted((vectors[j], labels["values"][c]) for j in members) == \
-            sorted(((i, v), value) for i, v, value in pairs if value == labels["values"][c])
+        assert sorted((vectors[j], labels["values"][c]) for j in members) == sorted(
+            ((i, v), value) for i, v, value in pairs if value == labels["values"][c]
+        )
     learner._rebuild()
     K = learner.gram()
     for c in range(m):
-        members = learner.members[c, :learner.counts[c]]
-        np.testing.assert_allclose(learner.kinv[c, :len(members), :len(members)] @ K[np.ix_(members, members)],
-                                   np.eye(len(members)), atol=1e-6)
+        members = learner.members[c, : learner.counts[c]]
+        np.testing.assert_allclose(
+            learner.kinv[c, : len(members), : len(members)] @ K[np.ix_(members, members)],
+            np.eye(len(members)),
+            atol=1e-6,
+        )
 
 
 def test_the_sharded_average_is_the_average_over_every_example_of_every_shard(tmp_path):
@@ -769,11 +1043,27 @@ def test_the_sharded_average_is_the_average_over_every_example_of_every_shard(tm
     gives the averaged hypothesis the sharded run must have, over three synchronisations."""
     data = [random_stream(n, 4, 30 + w) for w, n in enumerate((120, 80))]
     for w, (X, y) in enumerate(data):
-        (tmp_path / f"s{w}.svm").write_text("".join(
-            ("+1" if lab > 0 else "-1") + "".join(f" {j + 1}:{float(v)!r}" for j, v in enumerate(row) if v) + "\n"
-            for row, lab in zip(X, y)))
-    r = run("train", "-a", "perceptron", "--kernel", "linear", "--average", "--sync-every", "50", "-q",
-            tmp_path / "s0.svm", tmp_path / "s1.svm", "-o", tmp_path / "m.model")
+        (tmp_path / f"s{w}.svm").write_text(
+            "".join(
+                ("+1" if lab > 0 else "-1") + "".join(f" {j + 1}:{float(v)!r}" for j, v in enumerate(row) if v) + "\n"
+                for row, lab in zip(X, y)
+            )
+        )
+    r = run(
+        "train",
+        "-a",
+        "perceptron",
+        "--kernel",
+        "linear",
+        "--average",
+        "--sync-every",
+        "50",
+        "-q",
+        tmp_path / "s0.svm",
+        tmp_path / "s1.svm",
+        "-o",
+        tmp_path / "m.model",
+    )
     assert r.exit_code == 0, r.output
     common, total, position = np.zeros(4), np.zeros(4), [0, 0]
     while any(p < len(y) for p, (_, y) in zip(position, data)):
@@ -790,8 +1080,9 @@ def test_the_sharded_average_is_the_average_over_every_example_of_every_shard(tm
         common = sum(n * v for n, v in zip(learned, weights)) / sum(learned)
     model = Model.load(tmp_path / "m.model")  # a running-average model predicts with its average
     chunk = read_all(tmp_path / "s0.svm")
-    np.testing.assert_allclose(model.learner.decision_function(chunk), data[0][0] @ (total / 200), rtol=1e-9,
-                               atol=1e-12)
+    np.testing.assert_allclose(
+        model.learner.decision_function(chunk), data[0][0] @ (total / 200), rtol=1e-9, atol=1e-12
+    )
     last = Model.load(tmp_path / "m.model", resume=True).learner
     np.testing.assert_allclose(last.decision_function(chunk), data[0][0] @ common, rtol=1e-9, atol=1e-12)
 
@@ -806,11 +1097,27 @@ def test_the_sharded_multiclass_average_is_the_average_over_every_example_of_eve
         y = np.minimum((X[:, 0] > 0) + 2 * (X[:, 1] > 0.3), 2)
         y[:3] = [0, 1, 2]  # every shard meets the classes in one order: its class numbers are the merged ones
         data.append((X, y))
-        (tmp_path / f"s{w}.svm").write_text("".join(
-            f"{lab + 1}" + "".join(f" {j + 1}:{float(v)!r}" for j, v in enumerate(row) if v) + "\n"
-            for row, lab in zip(X, y)))
-    r = run("train", "-a", "mc-perceptron", "--kernel", "linear", "--average", "--sync-every", "50", "-q",
-            tmp_path / "s0.svm", tmp_path / "s1.svm", "-o", tmp_path / "m.model")
+        (tmp_path / f"s{w}.svm").write_text(
+            "".join(
+                f"{lab + 1}" + "".join(f" {j + 1}:{float(v)!r}" for j, v in enumerate(row) if v) + "\n"
+                for row, lab in zip(X, y)
+            )
+        )
+    r = run(
+        "train",
+        "-a",
+        "mc-perceptron",
+        "--kernel",
+        "linear",
+        "--average",
+        "--sync-every",
+        "50",
+        "-q",
+        tmp_path / "s0.svm",
+        tmp_path / "s1.svm",
+        "-o",
+        tmp_path / "m.model",
+    )
     assert r.exit_code == 0, r.output
     common, total, position, known = np.zeros((3, 4)), np.zeros((3, 4)), [0, 0], [0, 0]
     while any(p < len(y) for p, (_, y) in zip(position, data)):
@@ -842,23 +1149,29 @@ def test_budgeted_pegasos_comes_back_to_its_budget_by_its_own_merging(class_shar
     """bpegasos' union of the shards' support sets is brought back to B by its own maintenance: with
     --maintenance merge the compressed set holds merged points that none of the shards had."""
     seen = []
-    real = distributed.compress
+    mixer = type(registry.get("bpegasos").mixing)
+    real = mixer.compress
 
-    def watched(learner, budget):
+    def watched(self, learner):
         indptr, idx, val = learner.support.to_csr()
         union = {(idx[a:b].tobytes(), val[a:b].tobytes()) for a, b in zip(indptr[:-1], indptr[1:])}
-        out = real(learner, budget)
+        out = real(self, learner)
         indptr, idx, val = out.support.to_csr()
         kept = {(idx[a:b].tobytes(), val[a:b].tobytes()) for a, b in zip(indptr[:-1], indptr[1:])}
         seen.append((len(union), len(kept), len(kept - union)))
         return out
 
-    distributed.compress = watched
+    mixer.compress = watched
     try:
-        distributed.train([str(class_shards / "part-*.svm")], "bpegasos", KernelSpec("rbf", 0.5),
-                          {"budget": 20, "maintenance": "merge"}, sync_every=50)
+        train_shards(
+            [str(class_shards / "part-*.svm")],
+            "bpegasos",
+            KernelSpec("rbf", 0.5),
+            {"budget": 20, "maintenance": "merge"},
+            sync_every=50,
+        )
     finally:
-        distributed.compress = real
+        mixer.compress = real
     assert any(union > 20 for union, _, _ in seen)  # the union did pass the budget
     assert all(kept == min(union, 20) for union, kept, _ in seen)
     assert any(new > 0 for union, _, new in seen if union > 20)  # merged points, not a subset
@@ -869,24 +1182,34 @@ def test_budgeted_pegasos_s_merged_points_get_the_coefficients_closest_to_the_mi
     fit of the whole mixed f (numpy's rbf and solve here), not the pairwise fits of the merges."""
     cls = registry.get("bpegasos")
     kernel = Kernel("rbf", 0.5, 0.0, 1).to_dict()
-    shards = [distributed.Shard(str(class_shards / f"part-{w}.svm"), w, cls.name, kernel,
-                                cls.resolve_params({"budget": 20, "maintenance": "merge"}), 0, False, 4096)
-              for w in range(3)]
+    shards = [
+        Shard(
+            str(class_shards / f"part-{w}.svm"),
+            w,
+            cls.name,
+            kernel,
+            cls.resolve_params({"budget": 20, "maintenance": "merge"}),
+            0,
+            False,
+            4096,
+        )
+        for w in range(3)
+    ]
     for shard in shards:
-        shard.step(10 ** 6)
+        shard.step(10**6)
     reports = [shard.report() for shard in shards]
-    labels = distributed.merged_labels(reports, ["a", "b", "c"])
-    mixed = cls.from_state(*distributed.mix(reports, np.zeros_like(reports[0]["arrays"]["counters"]), labels))
+    labels = average.merged_labels(reports, ["a", "b", "c"])
+    mixed = cls.from_state(*average.mix(reports, np.zeros_like(reports[0]["arrays"]["counters"]), labels))
 
     def dense(learner):
         return dense_rows(learner.support.to_csr(), 4)
 
     U, f = dense(mixed), mixed.coefficients().copy()
     merged_only = cls.from_state(*mixed.state()).compress_to(20)
-    small = distributed.compress(mixed, 20)
+    small = cls.mixing.compress(mixed)
     Z = dense(small)
     assert len(U) > 20 and np.array_equal(Z, dense(merged_only))  # the points merging chose
-    expected = np.linalg.solve(rbf(Z, Z) + distributed.MIX_RIDGE * np.eye(20), rbf(Z, U) @ f)  # k(z, z) = 1
+    expected = np.linalg.solve(rbf(Z, Z) + mixing.MIX_RIDGE * np.eye(20), rbf(Z, U) @ f)  # k(z, z) = 1
     np.testing.assert_allclose(small.coefficients(), expected, rtol=1e-8, atol=1e-10)
     assert not np.allclose(merged_only.coefficients(), expected, rtol=1e-3)
 
@@ -896,11 +1219,13 @@ def test_a_multiclass_shard_s_divergence_counts_every_class_a_new_one_included(t
     prototype in r."""
     X, _ = random_stream(120, 4, 40)
     labels = np.where(np.arange(120) < 80, 1 + (X[:, 0] > 0), 3)  # class 3 first appears at line 81
-    (tmp_path / "s.svm").write_text("".join(f"{int(lab)}" + "".join(f" {j + 1}:{float(v)!r}" for j, v in
-                                                                     enumerate(row) if v) + "\n"
-                                            for row, lab in zip(X, labels)))
-    shard = distributed.Shard(str(tmp_path / "s.svm"), 0, "mc-perceptron", Kernel("rbf", 0.5).to_dict(), {}, 0,
-                              False, 4096, True)
+    (tmp_path / "s.svm").write_text(
+        "".join(
+            f"{int(lab)}" + "".join(f" {j + 1}:{float(v)!r}" for j, v in enumerate(row) if v) + "\n"
+            for row, lab in zip(X, labels)
+        )
+    )
+    shard = Shard(str(tmp_path / "s.svm"), 0, "mc-perceptron", Kernel("rbf", 0.5).to_dict(), {}, 0, False, 4096, True)
 
     def model():
         learner = shard.model.learner
@@ -925,10 +1250,26 @@ def test_sharded_forgetrons_learn_data_whose_identical_examples_have_opposite_la
     rng = np.random.default_rng(0)
     points = ["1:1 3:1", "2:1 3:1", "1:1 4:1", "2:1 4:1"]
     for w in range(2):
-        (tmp_path / f"part-{w}.svm").write_text("".join(f"{rng.choice(['+1', '-1'])} {rng.choice(points)}\n"
-                                                        for _ in range(200)))
-    r = run("train", "-a", "forgetron", "-B", "3", "--gamma", "0.5", "--sync-every", "5", "-q",
-            tmp_path / "part-*.svm", "--backend", "serial", "-o", tmp_path / "m.model")
+        (tmp_path / f"part-{w}.svm").write_text(
+            "".join(f"{rng.choice(['+1', '-1'])} {rng.choice(points)}\n" for _ in range(200))
+        )
+    r = run(
+        "train",
+        "-a",
+        "forgetron",
+        "-B",
+        "3",
+        "--gamma",
+        "0.5",
+        "--sync-every",
+        "5",
+        "-q",
+        tmp_path / "part-*.svm",
+        "--backend",
+        "serial",
+        "-o",
+        tmp_path / "m.model",
+    )
     assert r.exit_code == 0, r.output
     model = Model.load(tmp_path / "m.model").learner
     assert len(model.support) <= 3 and model.counter("examples") == 400

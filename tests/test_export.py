@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from budgetcli.cli import main
+from budgetcli.entry import main
 from budgetcli.export import ExportError, libsvm_text, read_libsvm_model
 from budgetcli.model import Model
 
@@ -52,8 +52,14 @@ def libsvm_predictions(libsvm_file, data):
     return labels, np.array([d[0] for d in dec])
 
 
-@pytest.mark.parametrize("kernel", [["--kernel", "linear"], ["--kernel", "poly", "--gamma", "0.3", "--coef0", "1",
-                                                              "--degree", "2"], ["--kernel", "rbf", "--gamma", "0.5"]])
+@pytest.mark.parametrize(
+    "kernel",
+    [
+        ["--kernel", "linear"],
+        ["--kernel", "poly", "--gamma", "0.3", "--coef0", "1", "--degree", "2"],
+        ["--kernel", "rbf", "--gamma", "0.5"],
+    ],
+)
 @pytest.mark.parametrize("labels", [("-1", "+1"), ("2", "4"), ("1", "0")])
 def test_libsvm_predicts_what_we_predict(tmp_path, kernel, labels):
     pytest.importorskip("libsvm.svmutil")
@@ -76,8 +82,22 @@ def test_averaged_models_with_evicted_vectors_export(tmp_path):
     train = write_data(tmp_path / "train.txt", n=300)
     test = write_data(tmp_path / "test.txt", n=300, seed=2)
     model, exported = tmp_path / "avg.model", tmp_path / "avg.libsvm"
-    r = run("online-to-batch", "--method", "average", "-a", "rbp", "-B", "10", "--gamma", "0.5", "--json", "-q",
-            train, "-o", model)
+    r = run(
+        "online-to-batch",
+        "--method",
+        "average",
+        "-a",
+        "rbp",
+        "-B",
+        "10",
+        "--gamma",
+        "0.5",
+        "--json",
+        "-q",
+        train,
+        "-o",
+        model,
+    )
     assert r.exit_code == 0, r.output
     summary = json.loads(r.stdout)
     assert summary["support_size"] > 10  # the exact average kept evicted vectors beyond the budget
@@ -95,16 +115,23 @@ def test_file_layout_follows_libsvm(tmp_path):
     assert run("train", "-a", "projectron++", "--eta", "0.3", "--gamma", "0.5", "-q", train, "-o", model).exit_code == 0
     text = run("export", model, "-o", "-").stdout
     head, body = text.split("SV\n")
-    assert head.splitlines() == ["svm_type c_svc", "kernel_type rbf", "gamma 0.5", "nr_class 2",
-                                 f"total_sv {len(body.splitlines())}", "rho 0", "label 7 3",
-                                 head.splitlines()[-1]]
+    assert head.splitlines() == [
+        "svm_type c_svc",
+        "kernel_type rbf",
+        "gamma 0.5",
+        "nr_class 2",
+        f"total_sv {len(body.splitlines())}",
+        "rho 0",
+        "label 7 3",
+        head.splitlines()[-1],
+    ]
     n_first, n_second = map(int, head.splitlines()[-1].split()[1:])
     coefs = [float(line.split()[0]) for line in body.splitlines()]
     # the first label's SVs (positive coefficients) first, as LIBSVM groups SVs by class
     assert all(c > 0 for c in coefs[:n_first]) and all(c <= 0 for c in coefs[n_first:])
     assert n_first > 0 and n_second > 0
     learner = Model.load(model).learner
-    assert sorted(coefs) == sorted(learner.slot["alpha"][:len(learner.support)].tolist())  # exact: repr round-trips
+    assert sorted(coefs) == sorted(learner.slot["alpha"][: len(learner.support)].tolist())  # exact: repr round-trips
 
 
 def test_refuses_what_libsvm_cannot_express(tmp_path):
@@ -176,6 +203,7 @@ def test_svm_predict_binary_agrees(tmp_path):
 
 # ---- import --------------------------------------------------------------------------------------
 
+
 def test_import_round_trip_predicts_the_same_and_resumes(tmp_path):
     first = write_data(tmp_path / "first.txt", n=150, seed=4, labels=("0", "1"))
     more = write_data(tmp_path / "more.txt", n=150, seed=5, labels=("0", "1"))
@@ -198,13 +226,17 @@ def test_import_round_trip_predicts_the_same_and_resumes(tmp_path):
     assert b.counter("examples") == 150 and a.counter("examples") == 300  # the import's counters start at 0
     assert b.counter("mistakes") == a.counter("mistakes") - mistakes_before > 0
     assert len(a.support) == len(b.support)
-    np.testing.assert_allclose(our_predictions(imported, test)[1], our_predictions(model, test)[1],
-                               rtol=1e-10, atol=1e-10)
+    np.testing.assert_allclose(
+        our_predictions(imported, test)[1], our_predictions(model, test)[1], rtol=1e-10, atol=1e-10
+    )
 
 
 def test_import_refuses_what_it_cannot_continue(tmp_path):
     path = tmp_path / "m.libsvm"
-    base = "svm_type c_svc\nkernel_type rbf\ngamma 0.5\nnr_class 2\ntotal_sv 1\nrho {rho}\nlabel 1 -1\nnr_sv 1 0\nSV\n{sv}\n"
+    base = (
+        "svm_type c_svc\nkernel_type rbf\ngamma 0.5\nnr_class 2\ntotal_sv 1\nrho {rho}\nlabel 1 -1\nnr_sv 1 0\n"
+        "SV\n{sv}\n"
+    )
     path.write_text(base.format(rho="0.25", sv="1 1:0.5"))
     r = run("import", path, "-o", tmp_path / "x.model")
     assert r.exit_code == 1 and "bias" in r.stderr and not (tmp_path / "x.model").exists()
@@ -235,11 +267,28 @@ def test_read_libsvm_model_reads_what_libsvm_writes(tmp_path):
 
 # ---- info ----------------------------------------------------------------------------------------
 
+
 def test_info_reports_what_the_model_holds(tmp_path):
     train = write_data(tmp_path / "d.txt", labels=("2", "4"))
     model = tmp_path / "m.model"
-    r = run("train", "-a", "projectron++", "--eta", "0.3", "--kernel", "poly", "--gamma", "0.3", "--degree", "2",
-            "--json", "-q", train, "-o", model)
+    r = run(
+        "train",
+        "-a",
+        "projectron++",
+        "--eta",
+        "0.3",
+        "--kernel",
+        "poly",
+        "--gamma",
+        "0.3",
+        "--degree",
+        "2",
+        "--json",
+        "-q",
+        train,
+        "-o",
+        model,
+    )
     summary = json.loads(r.stdout)
     r = run("info", "--json", model)
     assert r.exit_code == 0, r.output
@@ -249,8 +298,12 @@ def test_info_reports_what_the_model_holds(tmp_path):
     assert d["labels"] == {"kind": "binary", "positive": "4", "negative": "2"}
     assert d["support_size"] == summary["support_size"]
     assert d["bytes"] == model.stat().st_size
-    assert d["counters"] == {"examples": 200, "mistakes": summary["mistakes"],
-                             "margin_updates": summary["margin_updates"], "projections": summary["projections"]}
+    assert d["counters"] == {
+        "examples": 200,
+        "mistakes": summary["mistakes"],
+        "margin_updates": summary["margin_updates"],
+        "projections": summary["projections"],
+    }
     assert d["hypothesis"] == "online"
     text = run("info", model).stdout
     assert "projectron++ (eta=0.3, margin_step=fig5)" in text and f"{summary['support_size']:,}" in text

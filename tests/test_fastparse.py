@@ -39,9 +39,16 @@ def outcome(source, block_lines=4096, skip=False):
     got = []
     try:
         for c in reader:
-            got.append((c.indptr.tolist(), c.indices.tolist(), c.values.view(np.int64).tolist(),
-                        c.labels.view(np.int64).tolist(), c.line_numbers.tolist(),
-                        [(repr(k), v) for k, v in c.label_spellings.items()]))
+            got.append(
+                (
+                    c.indptr.tolist(),
+                    c.indices.tolist(),
+                    c.values.view(np.int64).tolist(),
+                    c.labels.view(np.int64).tolist(),
+                    c.line_numbers.tolist(),
+                    [(repr(k), v) for k, v in c.label_spellings.items()],
+                )
+            )
     except DataError as err:
         got.append(("error", err.line, err.token, err.reason))
     return got, reader.n_skipped, [(e.line, e.token, e.reason) for e in reader.skipped]
@@ -60,16 +67,21 @@ def parse_one(line: bytes):
     (status, (label token, label, 1-based indices, values))."""
     block = _Block(1)
     block.reserve(len(line), len(line))
-    status, pos, lineno, n, n_deferred = parse_lines(np.frombuffer(line, np.uint8), 0, len(line), 0, 0, 1,
-                                                     *block.arrays())
+    status, pos, lineno, n, n_deferred = parse_lines(
+        np.frombuffer(line, np.uint8), 0, len(line), 0, 0, 1, *block.arrays()
+    )
     for entry, start, stop in block.deferred[:n_deferred].tolist():
         block.values[entry] = float(line[start:stop])
     if status == PUNT or n == 0:
         return status, None
     assert n == 1 and lineno == 1 and pos == len(line)
     e = block.indptr[1]
-    return status, (block.label_text[:block.label_ptr[1]].tobytes(), block.labels[0],
-                    (block.indices[:e] + 1).tolist(), block.values[:e].tolist())
+    return status, (
+        block.label_text[: block.label_ptr[1]].tobytes(),
+        block.labels[0],
+        (block.indices[:e] + 1).tolist(),
+        block.values[:e].tolist(),
+    )
 
 
 def bits(x: float) -> int:
@@ -78,15 +90,40 @@ def bits(x: float) -> int:
 
 # --------------------------------------------------------------------------- generated lines
 
+
 @st.composite
 def number(draw) -> str:
     """A number in one of many spellings; now and then a long one, or not a number."""
     sign = draw(st.sampled_from(["", "", "+", "-"]))
     kind = draw(st.integers(0, 39))
     if kind == 0:
-        return draw(st.sampled_from(["inf", "nan", "-inf", "Infinity", "1_0", "0x10", "", ".", "e5", "1e", "1e+",
-                                     "1.2.3", "--1", "1,5", "１", "1e400", "1e-400", "0." + "0" * 25 + "1",
-                                     "0." + "0" * 100 + "1e120", "0." + "0" * 30 + "1e400", "1" * 41]))
+        return draw(
+            st.sampled_from(
+                [
+                    "inf",
+                    "nan",
+                    "-inf",
+                    "Infinity",
+                    "1_0",
+                    "0x10",
+                    "",
+                    ".",
+                    "e5",
+                    "1e",
+                    "1e+",
+                    "1.2.3",
+                    "--1",
+                    "1,5",
+                    "１",
+                    "1e400",
+                    "1e-400",
+                    "0." + "0" * 25 + "1",
+                    "0." + "0" * 100 + "1e120",
+                    "0." + "0" * 30 + "1e400",
+                    "1" * 41,
+                ]
+            )
+        )
     if kind <= 2:
         return sign + repr(draw(st.floats(allow_nan=False, allow_infinity=False)))
     size = 20 if kind <= 5 else 6  # long significands too (beyond 2^53: Python's)
@@ -95,8 +132,11 @@ def number(draw) -> str:
     fraction = draw(st.text("0123456789", min_size=0 if whole else 1, max_size=size)) if point or not whole else ""
     text = whole + point + fraction  # '5', '.5', '5.', '007.50'
     if draw(st.booleans()):
-        text += draw(st.sampled_from("eE")) + draw(st.sampled_from(["", "+", "-"])) + draw(
-            st.text("0123456789", min_size=1, max_size=2))
+        text += (
+            draw(st.sampled_from("eE"))
+            + draw(st.sampled_from(["", "+", "-"]))
+            + draw(st.text("0123456789", min_size=1, max_size=2))
+        )
     return sign + text
 
 
@@ -113,8 +153,11 @@ def index(draw, previous: int) -> tuple[int, str]:
 @st.composite
 def line(draw) -> str:
     if draw(st.integers(0, 20)) == 0:
-        return draw(st.sampled_from(["", "  \t", "# comment", "\ufeff+1 1:1", "+1 qid:3 2:1", "1 1:1 # note",
-                                     "1\x0b1:1", "\x00\xff"]))
+        return draw(
+            st.sampled_from(
+                ["", "  \t", "# comment", "\ufeff+1 1:1", "+1 qid:3 2:1", "1 1:1 # note", "1\x0b1:1", "\x00\xff"]
+            )
+        )
     tokens = [draw(number())]
     previous = 0
     for _ in range(draw(st.integers(0, 6))):
@@ -143,12 +186,21 @@ def test_a_line_the_compiled_parser_takes_is_what_the_strict_parser_gives(text):
     assert status == FULL
     token, label, indices, values = row
     assert (token, bits(label), indices, [bits(v) for v in values]) == (
-        strict[0], bits(strict[1]), strict[2], [bits(v) for v in strict[3]])
+        strict[0],
+        bits(strict[1]),
+        strict[2],
+        [bits(v) for v in strict[3]],
+    )
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.lists(line(), min_size=1, max_size=12), st.sampled_from([b"\n", b"\r\n"]), st.booleans(),
-       st.sampled_from([1, 2, 3, 4096]), st.booleans())
+@given(
+    st.lists(line(), min_size=1, max_size=12),
+    st.sampled_from([b"\n", b"\r\n"]),
+    st.booleans(),
+    st.sampled_from([1, 2, 3, 4096]),
+    st.booleans(),
+)
 def test_compiled_and_python_readings_agree(lines, newline, final_newline, block_lines, skip):
     content = newline.join(text.encode("utf-8", "surrogateescape") for text in lines)
     if final_newline:
@@ -160,11 +212,35 @@ def test_compiled_and_python_readings_agree(lines, newline, final_newline, block
 # --------------------------------------------------------------------------- what the compiled parser takes
 
 
-@pytest.mark.parametrize("spelling", [
-    "1", "+1", "-1", "0", "-0", "+0.0", "-0.0", "007", "1.", ".5", "-.5", "5.000", "0.1", "0.299999999999999",
-    "1e5", "1E+05", "2.5e-3", "123456789012345.6", "9007199254740992", "1e22", "1e-22", "4.5e-20",
-    "0.000000000000000000001", "9007199254740.992e-5",
-])
+@pytest.mark.parametrize(
+    "spelling",
+    [
+        "1",
+        "+1",
+        "-1",
+        "0",
+        "-0",
+        "+0.0",
+        "-0.0",
+        "007",
+        "1.",
+        ".5",
+        "-.5",
+        "5.000",
+        "0.1",
+        "0.299999999999999",
+        "1e5",
+        "1E+05",
+        "2.5e-3",
+        "123456789012345.6",
+        "9007199254740992",
+        "1e22",
+        "1e-22",
+        "4.5e-20",
+        "0.000000000000000000001",
+        "9007199254740.992e-5",
+    ],
+)
 def test_the_compiled_parser_takes_exact_fast_path_numbers(spelling):
     status, (token, label, indices, values) = parse_one(f"{spelling} 3:{spelling} 0010:1\n".encode())
     assert status == FULL
@@ -172,10 +248,22 @@ def test_the_compiled_parser_takes_exact_fast_path_numbers(spelling):
     assert indices == [3, 10] and [bits(v) for v in values] == [bits(float(spelling)), bits(1.0)]
 
 
-@pytest.mark.parametrize("spelling", [
-    "9007199254740993", "12345678901234567", "0.30000000000000004", "-2.2250738585072014e-8", "1e23", "1e-23",
-    "0.1e24", "1e99", "1e-99", "0." + "0" * 30 + "1", "1" * 40,
-])
+@pytest.mark.parametrize(
+    "spelling",
+    [
+        "9007199254740993",
+        "12345678901234567",
+        "0.30000000000000004",
+        "-2.2250738585072014e-8",
+        "1e23",
+        "1e-23",
+        "0.1e24",
+        "1e99",
+        "1e-99",
+        "0." + "0" * 30 + "1",
+        "1" * 40,
+    ],
+)
 def test_values_outside_the_fast_path_are_left_to_float(spelling):
     status, (token, label, indices, values) = parse_one(f"1 3:{spelling} 4:0.5\n".encode())
     assert status == FULL and indices == [3, 4]
@@ -183,20 +271,46 @@ def test_values_outside_the_fast_path_are_left_to_float(spelling):
     assert parse_one(f"{spelling} 1:1\n".encode())[0] == PUNT  # a label is taken on the fast path only
 
 
-@pytest.mark.parametrize("spelling", [
-    "1e100", "1e-100", "1" * 41, "0." + "0" * 40 + "1", "0." + "0" * 100 + "1e120", "1e400", "inf", "nan", "1_0",
-    "0x10",
-])
+@pytest.mark.parametrize(
+    "spelling",
+    [
+        "1e100",
+        "1e-100",
+        "1" * 41,
+        "0." + "0" * 40 + "1",
+        "0." + "0" * 100 + "1e120",
+        "1e400",
+        "inf",
+        "nan",
+        "1_0",
+        "0x10",
+    ],
+)
 def test_larger_numbers_and_non_decimals_go_to_python(spelling):
     assert parse_one(f"1 1:{spelling}\n".encode())[0] == PUNT
     assert parse_one(f"{spelling} 1:1\n".encode())[0] == PUNT
 
 
-@pytest.mark.parametrize("line", [
-    b"# comment\n", b"1 1:1 # note\n", b"1 qid:2 1:1\n", b"\xef\xbb\xbf1 1:1\n", b"1 1:1\r \n", b"1 0:1\n",
-    b"1 2:1 1:1\n", b"1 1:1 1:2\n", b"1 2147483648:1\n", b"1 -1:1\n", b"1 1:\n", b"1 :1\n", b"1 1\n",
-    b"1\x0b1:1\n", b"1 1:1:1\n",
-])
+@pytest.mark.parametrize(
+    "line",
+    [
+        b"# comment\n",
+        b"1 1:1 # note\n",
+        b"1 qid:2 1:1\n",
+        b"\xef\xbb\xbf1 1:1\n",
+        b"1 1:1\r \n",
+        b"1 0:1\n",
+        b"1 2:1 1:1\n",
+        b"1 1:1 1:2\n",
+        b"1 2147483648:1\n",
+        b"1 -1:1\n",
+        b"1 1:\n",
+        b"1 :1\n",
+        b"1 1\n",
+        b"1\x0b1:1\n",
+        b"1 1:1:1\n",
+    ],
+)
 def test_unusual_and_bad_lines_go_to_python(line):
     assert parse_one(line)[0] == PUNT
 
@@ -204,11 +318,12 @@ def test_unusual_and_bad_lines_go_to_python(line):
 def test_crlf_blank_lines_and_a_missing_final_newline_stay_compiled():
     content = b"1 1:1\r\n \t\r\n\n-1 2:0.5\r\r\n+1"
     block = _Block(8)
-    status, pos, lineno, n, n_deferred = parse_lines(np.frombuffer(content, np.uint8), 0, len(content), 0, 0, 8,
-                                                     *block.arrays())
+    status, pos, lineno, n, n_deferred = parse_lines(
+        np.frombuffer(content, np.uint8), 0, len(content), 0, 0, 8, *block.arrays()
+    )
     assert (status, pos, lineno, n, n_deferred) == (DONE, len(content), 5, 3, 0)
     assert block.line_numbers[:3].tolist() == [1, 4, 5]
-    assert block.label_text[:block.label_ptr[3]].tobytes() == b"1-1+1"
+    assert block.label_text[: block.label_ptr[3]].tobytes() == b"1-1+1"
 
 
 # --------------------------------------------------------------------------- the reader around it
@@ -237,8 +352,7 @@ class Pieces:
         return not self._stream
 
 
-SPLIT_CONTENT = (b"+1 1:0.5 3:1e-3\r\n# comment\r\n-1 2:12345678901234567 10:.5\r\n\r\n"
-                 b"2 qid:1 1:-0.25 7:1.\r\n1 1:1\r\n")
+SPLIT_CONTENT = b"+1 1:0.5 3:1e-3\r\n# comment\r\n-1 2:12345678901234567 10:.5\r\n\r\n2 qid:1 1:-0.25 7:1.\r\n1 1:1\r\n"
 
 
 @pytest.mark.parametrize("stream", [False, True])
@@ -258,8 +372,14 @@ def test_a_stream_cut_inside_its_last_line_is_refused_on_the_compiled_path(cut):
     content = b"1 1:1\n" * 20 + b"-1 2:0.5 3:1.25"[:cut]
     with compiled_only():
         got, _, _ = outcome(Pieces([content[:50], content[50:]], stream=True))
-    assert got == [("error", 21, content.split()[-1].decode(),
-                    "input ended in the middle of a line (no newline at the end): its producer may have stopped early")]
+    assert got == [
+        (
+            "error",
+            21,
+            content.split()[-1].decode(),
+            "input ended in the middle of a line (no newline at the end): its producer may have stopped early",
+        )
+    ]
 
 
 def test_rows_larger_than_the_arrays_grow_them():
@@ -294,8 +414,7 @@ def test_blocks_larger_than_the_first_arrays_are_read_whole(block_lines):
     array grows with the others, and the compiled parser checks each (it does not bounds-check; a
     row array left behind by the others was once written past its end)."""
     rng = np.random.default_rng(3)
-    content = b"".join(b"%+d 1:%d 3:%.3f 7:%d\n" % (1 - 2 * (i % 2), i, rng.random(), i % 5 + 1)
-                       for i in range(25_000))
+    content = b"".join(b"%+d 1:%d 3:%.3f 7:%d\n" % (1 - 2 * (i % 2), i, rng.random(), i % 5 + 1) for i in range(25_000))
     with compiled_only():
         compiled = outcome(io.BytesIO(content), block_lines=block_lines)
     with mock.patch.object(libsvm, "_SMALL_INPUT", 1 << 40), python_only():  # the strict parser throughout

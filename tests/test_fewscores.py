@@ -13,8 +13,17 @@ from .helpers import chunk_from_dense, random_stream
 def compiled_scores(learner, chunk):
     learner._ensure_scratch(chunk.n_features)
     out = np.empty(len(chunk))
-    binary_scores(learner.support.arrays, learner.kernel.args(), learner.slot["alpha"], learner.slot["krow"],
-                  chunk.indptr, chunk.indices, chunk.values, learner.scratch, out)
+    binary_scores(
+        learner.support.arrays,
+        learner.kernel.args(),
+        learner.slot["alpha"],
+        learner.slot["krow"],
+        chunk.indptr,
+        chunk.indices,
+        chunk.values,
+        learner.scratch,
+        out,
+    )
     return out
 
 
@@ -27,8 +36,16 @@ def test_bit_identical_to_compiled_scores(kernel, algo, params, seed):
     learner.learn(chunk_from_dense(X[:300], y[:300]), y[:300])
     assert len(learner.support) > 5
     test = chunk_from_dense(X[300:], y[300:])
-    ours = fewscores.binary_scores(learner.support.arrays, kernel.code, kernel.gamma, learner.slot["alpha"],
-                                   test.indptr, test.indices, test.values, learner.scratch)
+    ours = fewscores.binary_scores(
+        learner.support.arrays,
+        kernel.code,
+        kernel.gamma,
+        learner.slot["alpha"],
+        test.indptr,
+        test.indices,
+        test.values,
+        learner.scratch,
+    )
     assert ours.tobytes() == compiled_scores(learner, test).tobytes()
     assert not learner.scratch.any()  # the scratch vector is left all zeros, as the compiled loops expect
 
@@ -43,8 +60,9 @@ def test_pool_with_garbage_and_features_beyond_the_training_set():
     Xt = np.hstack([random_stream(50, 8, 9)[0], np.random.default_rng(0).standard_normal((50, 4))])
     test = chunk_from_dense(Xt, np.ones(50))
     learner._ensure_scratch(test.n_features)
-    ours = fewscores.binary_scores(learner.support.arrays, 2, 0.3, learner.slot["alpha"], test.indptr,
-                                   test.indices, test.values, learner.scratch)
+    ours = fewscores.binary_scores(
+        learner.support.arrays, 2, 0.3, learner.slot["alpha"], test.indptr, test.indices, test.values, learner.scratch
+    )
     assert ours.tobytes() == compiled_scores(learner, test).tobytes()
 
 

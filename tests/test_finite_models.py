@@ -23,8 +23,8 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from budgetcli import registry
-from budgetcli.cli import main
+from budgetcli import algorithms
+from budgetcli.entry import main
 from budgetcli.model import Model
 
 from . import doctables
@@ -32,8 +32,11 @@ from .helpers import SAMPLE_DATA
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 DOC = PROJECT_ROOT / "docs" / "RELIABILITY.md"
-BEGIN, END = "<!-- table generated from tests/test_finite_models.py: begin -->", "<!-- end of the finite-model table -->"
-ALGORITHMS = registry.load_all()
+BEGIN, END = (
+    "<!-- table generated from tests/test_finite_models.py: begin -->",
+    "<!-- end of the finite-model table -->",
+)
+ALGORITHMS = algorithms.load_all()
 
 
 def run(*args):
@@ -50,36 +53,99 @@ class Case:
 
 
 FIRST = "DATA:{}: training stopped: {} ({}); nothing written"
-BLOCK = "DATA:{}: training stopped: the model's {} stopped being finite numbers while it learned {} ({}): " \
-        "these settings overflow; nothing written"
+BLOCK = (
+    "DATA:{}: training stopped: the model's {} stopped being finite numbers while it learned {} ({}): "
+    "these settings overflow; nothing written"
+)
 SCORE = "the model's score of this example is not a finite number: its numbers overflowed with these settings"
 RBF = "kernel rbf (γ=0.0081, σ=7.85674)"
 CASES = [
-    Case("poly degree above 64", ("-a", "perceptron", "--kernel", "poly", "--degree", "65"), "a9a", 2,
-         "degree must be an integer in 1..64, got 65 (see 'budgetlearn train --help')"),
-    Case("a NaN coef0", ("-a", "perceptron", "--kernel", "poly", "--coef0", "nan"), "a9a", 2,
-         "coef0 must be a finite number, got nan (see 'budgetlearn train --help')"),
-    Case("an infinite coef0", ("-a", "perceptron", "--coef0", "inf"), "a9a", 2,
-         "coef0 must be a finite number, got inf (see 'budgetlearn train --help')"),
-    Case("coef0^degree overflows", ("-a", "perceptron", "--kernel", "poly", "--degree", "64", "--coef0", "1e10"),
-         "a9a", 2, "coef0^degree = 1e+10^64 overflows a double, so the poly kernel of two orthogonal vectors is "
-                   "infinite: lower --coef0 or --degree (see 'budgetlearn train --help')"),
-    Case("σ so small that γ overflows", ("-a", "perceptron", "--sigma", "1e-200"), "a9a", 2,
-         "sigma = 1e-200 gives γ = 1/(2σ²) = inf, not a positive finite number (see 'budgetlearn train --help')"),
-    Case("an infinite parameter", ("-a", "pa-ii", "--cost", "nan"), "a9a", 2,
-         "pa-ii: --cost must be a number > 0 (inf allowed), got nan (see 'budgetlearn train --help')"),
-    Case("Pegasos' step 1/(λt) squared overflows", ("-a", "pegasos", "--lambda", "1e-300", "--gamma", "0.0081"),
-         "a9a", 1, BLOCK.format(5, "scalars", "lines 5–8", f"pegasos --lambda 1e-300, {RBF}")),
-    Case("budgeted Pegasos, λ = 1e-10", ("-a", "bpegasos", "--lambda", "1e-10", "--gamma", "0.0081"), "a9a", 1,
-         BLOCK.format(513, "scalars", "lines 513–1024", f"bpegasos --lambda 1e-10 --budget 100 --maintenance merge, {RBF}")),
-    Case("ALMA's C overflows its step", ("-a", "alma2", "--alma-c", "1e300", "--gamma", "0.0081"), "a9a", 1,
-         BLOCK.format(1, "scalars", "line 1", f"alma2 --alma-alpha 0 --alma-b 1 --alma-c 1e+300, {RBF}")),
-    Case("AVP's step overflows", ("-a", "avp", "--step", "1e300", "--gamma", "0.0081"), "a9a", 1,
-         BLOCK.format(1, "scalars", "line 1", f"avp --radius inf --step 1e+300 --step-schedule constant "
-                                            f"--epsilon 0.6, {RBF}")),
-    Case("a feature value whose square overflows", ("-a", "perceptron", "--gamma", "0.0081"), "huge", 1,
-         FIRST.format(3, "the example's squared norm ‖x‖² is not a finite number: a feature value is too large "
-                         "(scale the features)", f"perceptron, {RBF}")),
+    Case(
+        "poly degree above 64",
+        ("-a", "perceptron", "--kernel", "poly", "--degree", "65"),
+        "a9a",
+        2,
+        "degree must be an integer in 1..64, got 65 (see 'budgetlearn train --help')",
+    ),
+    Case(
+        "a NaN coef0",
+        ("-a", "perceptron", "--kernel", "poly", "--coef0", "nan"),
+        "a9a",
+        2,
+        "coef0 must be a finite number, got nan (see 'budgetlearn train --help')",
+    ),
+    Case(
+        "an infinite coef0",
+        ("-a", "perceptron", "--coef0", "inf"),
+        "a9a",
+        2,
+        "coef0 must be a finite number, got inf (see 'budgetlearn train --help')",
+    ),
+    Case(
+        "coef0^degree overflows",
+        ("-a", "perceptron", "--kernel", "poly", "--degree", "64", "--coef0", "1e10"),
+        "a9a",
+        2,
+        "coef0^degree = 1e+10^64 overflows a double, so the poly kernel of two orthogonal vectors is "
+        "infinite: lower --coef0 or --degree (see 'budgetlearn train --help')",
+    ),
+    Case(
+        "σ so small that γ overflows",
+        ("-a", "perceptron", "--sigma", "1e-200"),
+        "a9a",
+        2,
+        "sigma = 1e-200 gives γ = 1/(2σ²) = inf, not a positive finite number (see 'budgetlearn train --help')",
+    ),
+    Case(
+        "an infinite parameter",
+        ("-a", "pa-ii", "--cost", "nan"),
+        "a9a",
+        2,
+        "pa-ii: --cost must be a number > 0 (inf allowed), got nan (see 'budgetlearn train --help')",
+    ),
+    Case(
+        "Pegasos' step 1/(λt) squared overflows",
+        ("-a", "pegasos", "--lambda", "1e-300", "--gamma", "0.0081"),
+        "a9a",
+        1,
+        BLOCK.format(5, "scalars", "lines 5–8", f"pegasos --lambda 1e-300, {RBF}"),
+    ),
+    Case(
+        "budgeted Pegasos, λ = 1e-10",
+        ("-a", "bpegasos", "--lambda", "1e-10", "--gamma", "0.0081"),
+        "a9a",
+        1,
+        BLOCK.format(
+            513, "scalars", "lines 513–1024", f"bpegasos --lambda 1e-10 --budget 100 --maintenance merge, {RBF}"
+        ),
+    ),
+    Case(
+        "ALMA's C overflows its step",
+        ("-a", "alma2", "--alma-c", "1e300", "--gamma", "0.0081"),
+        "a9a",
+        1,
+        BLOCK.format(1, "scalars", "line 1", f"alma2 --alma-alpha 0 --alma-b 1 --alma-c 1e+300, {RBF}"),
+    ),
+    Case(
+        "AVP's step overflows",
+        ("-a", "avp", "--step", "1e300", "--gamma", "0.0081"),
+        "a9a",
+        1,
+        BLOCK.format(
+            1, "scalars", "line 1", f"avp --radius inf --step 1e+300 --step-schedule constant --epsilon 0.6, {RBF}"
+        ),
+    ),
+    Case(
+        "a feature value whose square overflows",
+        ("-a", "perceptron", "--gamma", "0.0081"),
+        "huge",
+        1,
+        FIRST.format(
+            3,
+            "the example's squared norm ‖x‖² is not a finite number: a feature value is too large (scale the features)",
+            f"perceptron, {RBF}",
+        ),
+    ),
 ]
 
 
@@ -105,10 +171,11 @@ def test_each_case_behaves_as_the_table_says(tmp_path, case):
 
 # ---- the property: a one-line refusal, or a model every command loads and scores finitely ---------
 
+
 def _magnitude(positive: bool = False):
     """Floats log-uniform over the double range (and the special values), as a hostile user types them."""
     exponent = st.floats(-308, 308)
-    value = exponent.map(lambda e: 10.0 ** e)
+    value = exponent.map(lambda e: 10.0**e)
     if not positive:
         value = st.tuples(value, st.booleans()).map(lambda p: -p[0] if p[1] else p[0])
     return st.one_of(value, st.sampled_from([0.0, math.inf, -math.inf, math.nan, 1e-320]))
@@ -144,13 +211,18 @@ def streams(tmp_path_factory):
     rng = np.random.default_rng(0)
     X = rng.standard_normal((60, 4)) * np.array([1, 10, 100, 1e-3])
     y = np.where(X[:, 0] + X[:, 1] / 10 > 0, 1, -1) + np.where(rng.random(60) < 0.2, 1, 0) * (X[:, 2] > 0)
-    (d / "train.txt").write_text("".join(f"{lab:+d} " + " ".join(f"{j + 1}:{v!r}" for j, v in enumerate(row)) + "\n"
-                                         for row, lab in zip(X.tolist(), y.tolist())))
+    (d / "train.txt").write_text(
+        "".join(
+            f"{lab:+d} " + " ".join(f"{j + 1}:{v!r}" for j, v in enumerate(row)) + "\n"
+            for row, lab in zip(X.tolist(), y.tolist())
+        )
+    )
     return d
 
 
-@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture],
-          derandomize=True)
+@settings(
+    max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture], derandomize=True
+)
 @given(args=settings_of())
 def test_extreme_settings_give_a_refusal_or_a_finite_model(streams, args):
     out = streams / "m.model"

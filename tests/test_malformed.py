@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from budgetcli.cli import main
+from budgetcli.entry import main
 from budgetcli.model import Model
 
 from . import doctables
@@ -55,64 +55,172 @@ def line3(line: bytes) -> bytes:
 
 
 CASES = [
-    Case("non-numeric label", "`abc 1:1`", line3(b"abc 1:1"), 1,
-         "FILE:3: label is not a number (token 'abc')"),
-    Case("non-numeric value (decimal comma)", "`+1 1:1,5`", line3(b"+1 1:1,5"), 1,
-         "FILE:3: feature value is not a number (token '1:1,5')"),
-    Case("`3:abc`", "`+1 3:abc`", line3(b"+1 3:abc"), 1,
-         "FILE:3: feature value is not a number (token '3:abc')"),
-    Case("index 0", "`+1 0:1`", line3(b"+1 0:1"), 1,
-         "FILE:3: feature index must be >= 1 (indices are 1-based) (token '0:1')"),
-    Case("negative index", "`+1 -2:1`", line3(b"+1 -2:1"), 1,
-         "FILE:3: feature index must be a positive integer (token '-2:1')"),
-    Case("descending indices", "`+1 5:1 3:1`", line3(b"+1 5:1 3:1"), 1,
-         "FILE:3: feature indices must be strictly increasing (3 after 5) (token '3:1')"),
-    Case("duplicate index", "`+1 3:1 3:2`", line3(b"+1 3:1 3:2"), 1,
-         "FILE:3: duplicate feature index 3 (token '3:2')"),
-    Case("index without value", "`+1 3:`", line3(b"+1 3:"), 1,
-         "FILE:3: missing feature value after ':' (token '3:')"),
-    Case("value without index", "`+1 :3`", line3(b"+1 :3"), 1,
-         "FILE:3: missing feature index before ':' (token ':3')"),
-    Case("NaN label", "`nan 1:1`", line3(b"nan 1:1"), 1,
-         "FILE:3: label is not finite (NaN, infinity or overflow) (token 'nan')"),
-    Case("NaN value", "`+1 1:nan`", line3(b"+1 1:nan"), 1,
-         "FILE:3: feature value is not finite (NaN, infinity or overflow) (token '1:nan')"),
-    Case("+inf value", "`+1 1:inf`", line3(b"+1 1:inf"), 1,
-         "FILE:3: feature value is not finite (NaN, infinity or overflow) (token '1:inf')"),
-    Case("-inf value", "`+1 1:-inf`", line3(b"+1 1:-inf"), 1,
-         "FILE:3: feature value is not finite (NaN, infinity or overflow) (token '1:-inf')"),
-    Case("overflow `1e400`", "`+1 1:1e400`", line3(b"+1 1:1e400"), 1,
-         "FILE:3: feature value is not finite (NaN, infinity or overflow) (token '1:1e400')"),
-    Case("index above 2³¹", "`+1 2147483648:1`", line3(b"+1 2147483648:1"), 1,
-         "FILE:3: feature index exceeds 2147483647 (token '2147483648:1')"),
-    Case("binary garbage", "bytes `00 ff fe 01`", line3(b"\x00\xff\xfe\x01"), 1,
-         "FILE:3: not valid text (invalid UTF-8) (token '\\x00\\\\xff\\\\xfe\\x01')"),
-    Case("UTF-8 BOM after line 1", "`EF BB BF` + `+1 1:1`", line3(b"\xef\xbb\xbf+1 1:1"), 1,
-         "FILE:3: not valid text (control or non-ASCII character) (token '\\ufeff+1')"),
+    Case("non-numeric label", "`abc 1:1`", line3(b"abc 1:1"), 1, "FILE:3: label is not a number (token 'abc')"),
+    Case(
+        "non-numeric value (decimal comma)",
+        "`+1 1:1,5`",
+        line3(b"+1 1:1,5"),
+        1,
+        "FILE:3: feature value is not a number (token '1:1,5')",
+    ),
+    Case("`3:abc`", "`+1 3:abc`", line3(b"+1 3:abc"), 1, "FILE:3: feature value is not a number (token '3:abc')"),
+    Case(
+        "index 0",
+        "`+1 0:1`",
+        line3(b"+1 0:1"),
+        1,
+        "FILE:3: feature index must be >= 1 (indices are 1-based) (token '0:1')",
+    ),
+    Case(
+        "negative index",
+        "`+1 -2:1`",
+        line3(b"+1 -2:1"),
+        1,
+        "FILE:3: feature index must be a positive integer (token '-2:1')",
+    ),
+    Case(
+        "descending indices",
+        "`+1 5:1 3:1`",
+        line3(b"+1 5:1 3:1"),
+        1,
+        "FILE:3: feature indices must be strictly increasing (3 after 5) (token '3:1')",
+    ),
+    Case("duplicate index", "`+1 3:1 3:2`", line3(b"+1 3:1 3:2"), 1, "FILE:3: duplicate feature index 3 (token '3:2')"),
+    Case("index without value", "`+1 3:`", line3(b"+1 3:"), 1, "FILE:3: missing feature value after ':' (token '3:')"),
+    Case("value without index", "`+1 :3`", line3(b"+1 :3"), 1, "FILE:3: missing feature index before ':' (token ':3')"),
+    Case(
+        "NaN label",
+        "`nan 1:1`",
+        line3(b"nan 1:1"),
+        1,
+        "FILE:3: label is not finite (NaN, infinity or overflow) (token 'nan')",
+    ),
+    Case(
+        "NaN value",
+        "`+1 1:nan`",
+        line3(b"+1 1:nan"),
+        1,
+        "FILE:3: feature value is not finite (NaN, infinity or overflow) (token '1:nan')",
+    ),
+    Case(
+        "+inf value",
+        "`+1 1:inf`",
+        line3(b"+1 1:inf"),
+        1,
+        "FILE:3: feature value is not finite (NaN, infinity or overflow) (token '1:inf')",
+    ),
+    Case(
+        "-inf value",
+        "`+1 1:-inf`",
+        line3(b"+1 1:-inf"),
+        1,
+        "FILE:3: feature value is not finite (NaN, infinity or overflow) (token '1:-inf')",
+    ),
+    Case(
+        "overflow `1e400`",
+        "`+1 1:1e400`",
+        line3(b"+1 1:1e400"),
+        1,
+        "FILE:3: feature value is not finite (NaN, infinity or overflow) (token '1:1e400')",
+    ),
+    Case(
+        "index above 2³¹",
+        "`+1 2147483648:1`",
+        line3(b"+1 2147483648:1"),
+        1,
+        "FILE:3: feature index exceeds 2147483647 (token '2147483648:1')",
+    ),
+    Case(
+        "binary garbage",
+        "bytes `00 ff fe 01`",
+        line3(b"\x00\xff\xfe\x01"),
+        1,
+        "FILE:3: not valid text (invalid UTF-8) (token '\\x00\\\\xff\\\\xfe\\x01')",
+    ),
+    Case(
+        "UTF-8 BOM after line 1",
+        "`EF BB BF` + `+1 1:1`",
+        line3(b"\xef\xbb\xbf+1 1:1"),
+        1,
+        "FILE:3: not valid text (control or non-ASCII character) (token '\\ufeff+1')",
+    ),
     Case("label only", "`+1`", line3(b"+1"), 0, "", examples=4, skip="accepted"),
     Case("tabs", "`+1<TAB>1:0.5<TAB>2:1`", line3(b"+1\t1:0.5\t2:1"), 0, "", examples=4, skip="accepted"),
-    Case("CRLF line ends", "every line ends `\\r\\n`", line3(b"+1 1:1").replace(b"\n", b"\r\n"), 0, "",
-         examples=4, skip="accepted"),
-    Case("UTF-8 BOM at the start", "file starts `EF BB BF`", b"\xef\xbb\xbf" + line3(b"+1 1:1"), 0, "",
-         examples=4, skip="accepted"),
-    Case("comment, qid, blank line", "`+1 qid:3 1:1 # note`, then an empty line",
-         line3(b"+1 qid:3 1:1 # note\n"), 0, "", examples=4, skip="accepted"),
-    Case("10 MB single line", "`+1 1:0.5 2:0.5 … 1000000:0.5` (11 MB)", line3(TEN_MB_LINE), 0, "",
-         examples=4, skip="accepted"),
-    Case("third label in binary training", "`2 1:1` after labels ±1", line3(b"2 1:1"), 1,
-         "FILE:3: a third label value in binary training (labels so far: +1, -1); this algorithm is "
-         "binary-only, the multiclass ones are: bpegasos, mc-pa, mc-perceptron, mc-projectron++, mrbp, pegasos "
-         "(token '2')", skip="same"),
+    Case(
+        "CRLF line ends",
+        "every line ends `\\r\\n`",
+        line3(b"+1 1:1").replace(b"\n", b"\r\n"),
+        0,
+        "",
+        examples=4,
+        skip="accepted",
+    ),
+    Case(
+        "UTF-8 BOM at the start",
+        "file starts `EF BB BF`",
+        b"\xef\xbb\xbf" + line3(b"+1 1:1"),
+        0,
+        "",
+        examples=4,
+        skip="accepted",
+    ),
+    Case(
+        "comment, qid, blank line",
+        "`+1 qid:3 1:1 # note`, then an empty line",
+        line3(b"+1 qid:3 1:1 # note\n"),
+        0,
+        "",
+        examples=4,
+        skip="accepted",
+    ),
+    Case(
+        "10 MB single line",
+        "`+1 1:0.5 2:0.5 … 1000000:0.5` (11 MB)",
+        line3(TEN_MB_LINE),
+        0,
+        "",
+        examples=4,
+        skip="accepted",
+    ),
+    Case(
+        "third label in binary training",
+        "`2 1:1` after labels ±1",
+        line3(b"2 1:1"),
+        1,
+        "FILE:3: a third label value in binary training (labels so far: +1, -1); this algorithm is "
+        "binary-only, the multiclass ones are: bpegasos, mc-pa, mc-perceptron, mc-projectron++, mrbp, pegasos "
+        "(token '2')",
+        skip="same",
+    ),
     Case("empty file", "0 bytes", b"", 1, "FILE: no examples to train on", skip="same"),
-    Case("only comments and blank lines", "`# nothing`, empty line", b"# nothing\n\n", 1,
-         "FILE: no examples to train on", skip="same"),
-    Case("truncated .gz", "first half of a gzip file", _truncated_gzip(), 1,
-         "FILE:2416: truncated or corrupt compressed data "
-         "(Compressed file ended before the end-of-stream marker was reached)",
-         skip="same", suffix=".gz"),
-    Case("stdin cut mid-line", "`… \\n+1 2:0.` then EOF (producer died)", BEFORE + b"+1 2:0.", 1,
-         "<stdin>:3: input ended in the middle of a line (no newline at the end): its producer may have "
-         "stopped early (token '2:0.')", stdin=True, skip="accepted2"),
+    Case(
+        "only comments and blank lines",
+        "`# nothing`, empty line",
+        b"# nothing\n\n",
+        1,
+        "FILE: no examples to train on",
+        skip="same",
+    ),
+    Case(
+        "truncated .gz",
+        "first half of a gzip file",
+        _truncated_gzip(),
+        1,
+        "FILE:2416: truncated or corrupt compressed data "
+        "(Compressed file ended before the end-of-stream marker was reached)",
+        skip="same",
+        suffix=".gz",
+    ),
+    Case(
+        "stdin cut mid-line",
+        "`… \\n+1 2:0.` then EOF (producer died)",
+        BEFORE + b"+1 2:0.",
+        1,
+        "<stdin>:3: input ended in the middle of a line (no newline at the end): its producer may have "
+        "stopped early (token '2:0.')",
+        stdin=True,
+        skip="accepted2",
+    ),
 ]
 
 
@@ -124,8 +232,7 @@ def _run(case: Case, tmp_path: Path, *extra: str):
     else:
         data.write_bytes(case.content)
         args, stdin = [str(data)], None
-    r = CliRunner().invoke(main, ["train", "-a", "perceptron", "--json", *extra, *args, "-o", str(target)],
-                           input=stdin)
+    r = CliRunner().invoke(main, ["train", "-a", "perceptron", "--json", *extra, *args, "-o", str(target)], input=stdin)
     return r, data, target
 
 
@@ -175,16 +282,22 @@ def _cell(text: str) -> str:
 
 
 def render_table() -> str:
-    skip_text = {"skipped": "line skipped, counted, reported; exit 0",
-                 "accepted": "accepted the same, 0 skipped", "same": "the same error, exit 1",
-                 "accepted2": "cut line skipped, counted, reported; exit 0"}
-    rows = ["| # | case | input (line 3 of 4 unless said) | behaviour: stderr (FILE = the data path) | exit "
-            "| with `--skip-bad-lines` |",
-            "|---:|---|---|---|---:|---|"]
+    skip_text = {
+        "skipped": "line skipped, counted, reported; exit 0",
+        "accepted": "accepted the same, 0 skipped",
+        "same": "the same error, exit 1",
+        "accepted2": "cut line skipped, counted, reported; exit 0",
+    }
+    rows = [
+        "| # | case | input (line 3 of 4 unless said) | behaviour: stderr (FILE = the data path) | exit "
+        "| with `--skip-bad-lines` |",
+        "|---:|---|---|---|---:|---|",
+    ]
     for i, c in enumerate(CASES, 1):
         behaviour = f"`budgetlearn: error: {c.message}`" if c.exit else f"accepted: {c.examples} examples"
-        rows.append(f"| {i} | {_cell(c.name)} | {_cell(c.shown)} | {_cell(behaviour)} | {c.exit} "
-                    f"| {skip_text[c.skip]} |")
+        rows.append(
+            f"| {i} | {_cell(c.name)} | {_cell(c.shown)} | {_cell(behaviour)} | {c.exit} | {skip_text[c.skip]} |"
+        )
     return "\n".join(rows)
 
 

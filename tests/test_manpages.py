@@ -13,7 +13,7 @@ from pathlib import Path
 import click
 import pytest
 
-from budgetcli.cli import main
+from budgetcli.entry import main
 from budgetcli.manpage import _esc
 
 MAN = Path(__file__).resolve().parent.parent / "man"
@@ -32,7 +32,9 @@ def test_page_lists_every_option_with_its_help(command):
         if not isinstance(param, click.Option):
             continue
         for flag in param.opts:
-            assert _esc(flag) in page, f"{flag} missing from man/budgetlearn-{command}.1: python -m budgetcli.manpage man/"
+            assert _esc(flag) in page, (
+                f"{flag} missing from man/budgetlearn-{command}.1: python -m budgetcli.manpage man/"
+            )
         if param.help:
             assert " ".join(_esc(param.help).split()) in page_text, f"help of {param.opts[0]} is stale"
 

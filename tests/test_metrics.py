@@ -35,6 +35,7 @@ def test_auc_none_with_one_class():
 def test_metrics_module_does_not_import_scipy_stats():
     import subprocess
     import sys
+
     code = "import sys, budgetcli.metrics; print('scipy.stats' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "False"

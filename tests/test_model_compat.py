@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from budgetcli import modelfile, registry
+from budgetcli import algorithms, modelfile
 from budgetcli.kernels import Kernel
 from budgetcli.labels import BinaryLabels, MulticlassLabels
 from budgetcli.model import Model
@@ -28,7 +28,7 @@ from .helpers import chunk_from_dense, random_stream
 
 GOLDEN = Path(__file__).resolve().parent / "data" / "models"
 SCORES = GOLDEN / "scores.json"
-ALGORITHMS = registry.load_all()
+ALGORITHMS = algorithms.load_all()
 
 
 def probe():
@@ -66,8 +66,10 @@ def test_a_missing_array_without_a_default_is_refused_with_a_version_message(per
     modelfile.save(path, header, arrays)
     with pytest.raises(ModelFileError) as info:
         Model.load(path)
-    assert str(info.value) == (f"{path}: written by budgetlearn 0.1.0 without 'avg_sum', which budgetlearn "
-                               f"0.1.0 needs for perceptron; retrain the model, or use budgetlearn 0.1.0")
+    assert str(info.value) == (
+        f"{path}: written by budgetlearn 0.1.0 without 'avg_sum', which budgetlearn "
+        f"0.1.0 needs for perceptron; retrain the model, or use budgetlearn 0.1.0"
+    )
 
 
 def test_a_missing_header_field_is_refused_with_a_version_message(perceptron_file):
@@ -120,8 +122,7 @@ def write_golden(names) -> None:
         labels = MulticlassLabels() if cls.multiclass else BinaryLabels()
         learner.learn(chunk, labels.encode(chunk, "golden"))
         Model(learner, labels).save(path)
-        scores[path.name] = {"algorithm": name, "examples": 120,
-                             "scores": learner.decision_function(probe()).tolist()}
+        scores[path.name] = {"algorithm": name, "examples": 120, "scores": learner.decision_function(probe()).tolist()}
         print(f"wrote {path.name}", file=sys.stderr)
     SCORES.write_text(json.dumps(scores, indent=1, sort_keys=True) + "\n")
 

@@ -23,8 +23,8 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from budgetcli import modelfile, registry
-from budgetcli.cli import main
+from budgetcli import algorithms, modelfile, registry
+from budgetcli.entry import main
 from budgetcli.io.libsvm import DataError, read_all
 from budgetcli.labels import BinaryLabels, MulticlassLabels
 from budgetcli.model import Model
@@ -48,8 +48,11 @@ def files(tmp_path_factory):
     multi = d / "multi.txt"
     multi.write_text("".join(f"{1 + i % 3} 1:{(i % 7) / 7:.3f} 2:{(i % 5) / 5:.3f}\n" for i in range(150)))
     models = {}
-    for name, args in {"perceptron": ["-a", "perceptron", data], "rbp": ["-a", "rbp", "-B", "10", data],
-                       "mc-projectron++": ["-a", "mc-projectron++", "--eta", "0.5", multi]}.items():
+    for name, args in {
+        "perceptron": ["-a", "perceptron", data],
+        "rbp": ["-a", "rbp", "-B", "10", data],
+        "mc-projectron++": ["-a", "mc-projectron++", "--eta", "0.5", multi],
+    }.items():
         models[name] = d / f"{name}.model"
         r = CliRunner().invoke(main, ["train", "-q", *map(str, args), "-o", str(models[name])])
         assert r.exit_code == 0, r.output
@@ -98,12 +101,14 @@ def _set(where: str, key, value):
             header["params"][key] = value
         else:
             arrays[where][key] = value
+
     return edit
 
 
 def _with(name: str, make):
     def edit(header, arrays):
         arrays[name] = make(arrays[name]) if name in arrays else make(None)
+
     return edit
 
 
@@ -120,41 +125,100 @@ class Case:
 
 
 CASES = [
-    Case("a zip bomb: one member inflating to 1 GiB", "perceptron", "bomb",
-         "invalid model: its arrays would take N bytes, more than the bound of 8 × the file's N bytes + 64 MiB"),
-    Case("a support-vector index of 2³¹ − 1", "perceptron", _set("sv_indices", 0, 2**31 - 1),
-         "invalid model: sv_indices[0] = 2147483647 is outside 0..3 (n_features 4)"),
-    Case("a negative index", "perceptron", _set("sv_indices", 1, -5),
-         "invalid model: sv_indices[1] = -5 is outside 0..3 (n_features 4)"),
-    Case("indices not increasing within a vector", "perceptron",
-         lambda h, a: a["sv_indices"].__setitem__(slice(0, 2), [2, 1]),
-         "invalid model: sv_indices[1] = 1 does not increase within its vector (after 2)"),
-    Case("a NaN coefficient", "perceptron", _set("alpha", 0, np.nan),
-         "invalid model: alpha holds nan (entry 0): every number must be finite"),
-    Case("an infinite support-vector value", "perceptron", _set("sv_values", 2, np.inf),
-         "invalid model: sv_values holds inf (entry 2): every number must be finite"),
-    Case("a decreasing indptr", "perceptron", _set("sv_indptr", 2, 0),
-         "invalid model: sv_indptr[2] = 0 is below sv_indptr[1] = N"),
-    Case("indptr not starting at 0", "perceptron", _set("sv_indptr", 0, 1),
-         "invalid model: sv_indptr[0] = 1, must be 0"),
-    Case("a huge n_features", "perceptron", _set("header", "n_features", 10**15),
-         "invalid model: n_features = 1000000000000000 is not an integer in 0..2147483647"),
-    Case("a coefficient array of the wrong length", "perceptron", _with("alpha", lambda a: np.append(a, 1.0)),
-         "invalid model: array 'alpha' is float64 of shape (N,); a perceptron model with these sizes saves float64 "
-         "of shape N"),
-    Case("an array the algorithm does not save", "perceptron", _with("extra", lambda a: np.zeros(3)),
-         "invalid model: array 'extra' is not part of a perceptron model"),
-    Case("more mistakes than examples", "perceptron", _counters,
-         "invalid model: counter mistakes = N exceeds examples = N"),
-    Case("a kernel coef0 of NaN", "perceptron", _set("kernel", "coef0", float("nan")),
-         "invalid model: kernel coef0 = nan is not a finite number"),
-    Case("more support vectors than the budget", "rbp", _set("params", "budget", 5),
-         "invalid model: 10 support vectors, more than the budget 5"),
-    Case("a class member that is no support vector", "mc-projectron++", _set("class_members", (0, 0), 10**6),
-         "invalid model: class_members[0, 0] = 1000000 is not a support vector (0..N)"),
-    Case("fewer labels than classes", "mc-projectron++",
-         lambda h, a: h["labels"].__setitem__("values", h["labels"]["values"][:2]),
-         "invalid model: labels: 2 label values for 3 classes"),
+    Case(
+        "a zip bomb: one member inflating to 1 GiB",
+        "perceptron",
+        "bomb",
+        "invalid model: its arrays would take N bytes, more than the bound of 8 × the file's N bytes + 64 MiB",
+    ),
+    Case(
+        "a support-vector index of 2³¹ − 1",
+        "perceptron",
+        _set("sv_indices", 0, 2**31 - 1),
+        "invalid model: sv_indices[0] = 2147483647 is outside 0..3 (n_features 4)",
+    ),
+    Case(
+        "a negative index",
+        "perceptron",
+        _set("sv_indices", 1, -5),
+        "invalid model: sv_indices[1] = -5 is outside 0..3 (n_features 4)",
+    ),
+    Case(
+        "indices not increasing within a vector",
+        "perceptron",
+        lambda h, a: a["sv_indices"].__setitem__(slice(0, 2), [2, 1]),
+        "invalid model: sv_indices[1] = 1 does not increase within its vector (after 2)",
+    ),
+    Case(
+        "a NaN coefficient",
+        "perceptron",
+        _set("alpha", 0, np.nan),
+        "invalid model: alpha holds nan (entry 0): every number must be finite",
+    ),
+    Case(
+        "an infinite support-vector value",
+        "perceptron",
+        _set("sv_values", 2, np.inf),
+        "invalid model: sv_values holds inf (entry 2): every number must be finite",
+    ),
+    Case(
+        "a decreasing indptr",
+        "perceptron",
+        _set("sv_indptr", 2, 0),
+        "invalid model: sv_indptr[2] = 0 is below sv_indptr[1] = N",
+    ),
+    Case(
+        "indptr not starting at 0", "perceptron", _set("sv_indptr", 0, 1), "invalid model: sv_indptr[0] = 1, must be 0"
+    ),
+    Case(
+        "a huge n_features",
+        "perceptron",
+        _set("header", "n_features", 10**15),
+        "invalid model: n_features = 1000000000000000 is not an integer in 0..2147483647",
+    ),
+    Case(
+        "a coefficient array of the wrong length",
+        "perceptron",
+        _with("alpha", lambda a: np.append(a, 1.0)),
+        "invalid model: array 'alpha' is float64 of shape (N,); a perceptron model with these sizes saves float64 "
+        "of shape N",
+    ),
+    Case(
+        "an array the algorithm does not save",
+        "perceptron",
+        _with("extra", lambda a: np.zeros(3)),
+        "invalid model: array 'extra' is not part of a perceptron model",
+    ),
+    Case(
+        "more mistakes than examples",
+        "perceptron",
+        _counters,
+        "invalid model: counter mistakes = N exceeds examples = N",
+    ),
+    Case(
+        "a kernel coef0 of NaN",
+        "perceptron",
+        _set("kernel", "coef0", float("nan")),
+        "invalid model: kernel coef0 = nan is not a finite number",
+    ),
+    Case(
+        "more support vectors than the budget",
+        "rbp",
+        _set("params", "budget", 5),
+        "invalid model: 10 support vectors, more than the budget 5",
+    ),
+    Case(
+        "a class member that is no support vector",
+        "mc-projectron++",
+        _set("class_members", (0, 0), 10**6),
+        "invalid model: class_members[0, 0] = 1000000 is not a support vector (0..N)",
+    ),
+    Case(
+        "fewer labels than classes",
+        "mc-projectron++",
+        lambda h, a: h["labels"].__setitem__("values", h["labels"]["values"][:2]),
+        "invalid model: labels: 2 label values for 3 classes",
+    ),
 ]
 
 
@@ -190,7 +254,7 @@ def test_each_case_is_refused_in_one_line_by_every_command(tmp_path, files, case
     assert r.exit_code == 1, r.output
     prefix = f"budgetlearn: error: {bad}: "
     assert r.stderr.startswith(prefix) and r.stderr.count("\n") == 1, r.stderr
-    assert _matches(r.stderr[len(prefix):-1], case.message), r.stderr
+    assert _matches(r.stderr[len(prefix) : -1], case.message), r.stderr
     assert not (tmp_path / "out").exists()
 
 
@@ -202,8 +266,12 @@ def test_the_zip_bomb_costs_no_memory(tmp_path, files):
     assert bomb.stat().st_size < 8 << 20
 
     def peak_kb(model) -> int:
-        p = subprocess.Popen([sys.executable, "-m", "budgetcli.cli", "info", str(model)], cwd=PROJECT_ROOT,
-                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        p = subprocess.Popen(
+            [sys.executable, "-m", "budgetcli", "info", str(model)],
+            cwd=PROJECT_ROOT,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         _, status, usage = os.wait4(p.pid, 0)
         p.returncode = os.waitstatus_to_exitcode(status)
         return p.returncode, usage.ru_maxrss
@@ -216,32 +284,48 @@ def test_the_zip_bomb_costs_no_memory(tmp_path, files):
 def test_a_model_whose_scores_overflow_never_predicts_nan(tmp_path, files):
     """Finite numbers can still overflow together (coefficients of 1e308): the prediction is
     refused with the data's line, never written as nan."""
+
     def edit(header, arrays):
         arrays["alpha"][:] = 1e308  # finite, but their sum is not
+
     bad = edited(files["perceptron"], tmp_path / "big.model", edit)
     r = CliRunner().invoke(main, ["predict", str(bad), str(files["data"])])
     assert r.exit_code == 1
-    assert r.stderr == (f"budgetlearn: error: {files['data']}:1: the model's score of this example is not a finite "
-                        "number (its numbers or the model's overflow)\n")
+    assert r.stderr == (
+        f"budgetlearn: error: {files['data']}:1: the model's score of this example is not a finite "
+        "number (its numbers or the model's overflow)\n"
+    )
     assert "nan" not in r.stdout
 
 
 def test_an_inconsistent_inverse_stops_a_resume_in_one_line(tmp_path, files):
     data = files["data"]
     model = tmp_path / "sop.model"
-    assert CliRunner().invoke(main, ["train", "-q", "-a", "rbsop", "-B", "8", "--save-resume", str(data), "-o", str(model)]).exit_code == 0
+    assert (
+        CliRunner()
+        .invoke(main, ["train", "-q", "-a", "rbsop", "-B", "8", "--save-resume", str(data), "-o", str(model)])
+        .exit_code
+        == 0
+    )
 
     def edit(header, arrays):
         arrays["ainv"][:] = 0.0  # finite, and no inverse of anything: the downdate divides by its diagonal
+
     bad = edited(model, tmp_path / "bad.model", edit)
     r = CliRunner().invoke(main, ["train", "--resume", str(bad), str(data), "-o", str(tmp_path / "out.model")])
     assert r.exit_code == 1
-    assert r.stderr.startswith(f"budgetlearn: error: {bad}: cannot go on from this model: its saved state is "
-                               "inconsistent (ZeroDivisionError") and r.stderr.count("\n") == 1, r.stderr
+    assert (
+        r.stderr.startswith(
+            f"budgetlearn: error: {bad}: cannot go on from this model: its saved state is "
+            "inconsistent (ZeroDivisionError"
+        )
+        and r.stderr.count("\n") == 1
+    ), r.stderr
     assert not (tmp_path / "out.model").exists()
 
 
 # ---- the fuzz test ------------------------------------------------------------------------------
+
 
 def _trained(algorithm: str, data: Path):
     cls = registry.get(algorithm)
@@ -257,8 +341,24 @@ def _trained(algorithm: str, data: Path):
     return Model(learner, labels), chunk
 
 
-HOSTILE = [-1, 0, 1, 2**31 - 1, 2**31, 2**63 - 1, -(2**63), 1e308, -1e308, float("nan"), float("inf"), 0.5, "x",
-           None, [], {}]
+HOSTILE = [
+    -1,
+    0,
+    1,
+    2**31 - 1,
+    2**31,
+    2**63 - 1,
+    -(2**63),
+    1e308,
+    -1e308,
+    float("nan"),
+    float("inf"),
+    0.5,
+    "x",
+    None,
+    [],
+    {},
+]
 
 
 @st.composite
@@ -285,7 +385,9 @@ def mutations(draw, header, arrays):
         return kind, draw(st.sampled_from(names)), None
     if kind == "header":
         return kind, draw(st.sampled_from(sorted(header))), draw(st.sampled_from(HOSTILE))
-    section = draw(st.sampled_from([k for k in ("kernel", "params", "counters", "labels") if isinstance(header.get(k), dict)]))
+    section = draw(
+        st.sampled_from([k for k in ("kernel", "params", "counters", "labels") if isinstance(header.get(k), dict)])
+    )
     keys = sorted(header[section]) or ["x"]
     return kind, (section, draw(st.sampled_from(keys))), draw(st.sampled_from(HOSTILE))
 
@@ -302,7 +404,7 @@ def _apply(header, arrays, mutation):
         header[name[0]][name[1]] = value
 
 
-@pytest.mark.parametrize("algorithm", sorted(registry.load_all()))
+@pytest.mark.parametrize("algorithm", sorted(algorithms.load_all()))
 def test_fuzz_only_the_documented_error_never_a_crash_or_a_nan(tmp_path_factory, files, algorithm):
     """Mutations of a real model of every algorithm, saved with a valid checksum: loading gives the
     model or a one-line ModelFileError naming the file; a model that loads predicts finite scores
@@ -351,9 +453,12 @@ def test_fuzz_only_the_documented_error_never_a_crash_or_a_nan(tmp_path_factory,
 
 # ---- the doc table --------------------------------------------------------------------------------
 
+
 def render_table() -> str:
-    rows = ["| # | case | `budgetlearn info`, `predict`, `eval`, `export`, `train --resume`: stderr (N: a number) | exit |",
-            "|---:|---|---|---:|"]
+    rows = [
+        "| # | case | `budgetlearn info`, `predict`, `eval`, `export`, `train --resume`: stderr (N: a number) | exit |",
+        "|---:|---|---|---:|",
+    ]
     for i, c in enumerate(CASES, 1):
         rows.append(f"| {i} | {c.name} | `budgetlearn: error: FILE: {c.message}` | 1 |")
     return "\n".join(rows)

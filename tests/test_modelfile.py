@@ -38,8 +38,16 @@ def assert_one_line_error(excinfo, path, *fragments):
 
 
 def small_model():
-    header = {"algorithm": "projectron++", "budget": 4, "eta": 0.5, "kernel": {"name": "rbf", "gamma": 0.1},
-              "classes": [-1, 1], "notes": None, "shuffle": True, "name": "caf\u00e9"}
+    header = {
+        "algorithm": "projectron++",
+        "budget": 4,
+        "eta": 0.5,
+        "kernel": {"name": "rbf", "gamma": 0.1},
+        "classes": [-1, 1],
+        "notes": None,
+        "shuffle": True,
+        "name": "caf\u00e9",
+    }
     arrays = {
         "support": np.arange(12, dtype=np.float64).reshape(4, 3),
         "alpha": np.array([0.5, -1.25, np.nan, np.inf]),
@@ -92,15 +100,17 @@ def rewrite_zip(src, dst, replace=None, drop=()):
 
 def test_round_trip_is_exact(tmp_path):
     header, arrays = small_model()
-    arrays.update({
-        "empty": np.array([], dtype=np.float64),
-        "empty_2d": np.zeros((0, 5), dtype=np.int32),
-        "matrix_f_order": np.asfortranarray(np.arange(6, dtype=np.uint64).reshape(2, 3) * 2**61),
-        "scalar": np.array(7, dtype=np.int32),
-        "big_endian": np.array([1.5, -2.0], dtype=">f8"),
-        "flags": np.array([True, False]),
-        "neg_zero": np.array([-0.0, 0.0]),
-    })
+    arrays.update(
+        {
+            "empty": np.array([], dtype=np.float64),
+            "empty_2d": np.zeros((0, 5), dtype=np.int32),
+            "matrix_f_order": np.asfortranarray(np.arange(6, dtype=np.uint64).reshape(2, 3) * 2**61),
+            "scalar": np.array(7, dtype=np.int32),
+            "big_endian": np.array([1.5, -2.0], dtype=">f8"),
+            "flags": np.array([True, False]),
+            "neg_zero": np.array([-0.0, 0.0]),
+        }
+    )
     path = tmp_path / "m.model"
     save(path, header, arrays)
     got_header, got_arrays = load(path)
@@ -134,22 +144,27 @@ def test_relative_path_in_current_directory(tmp_path, monkeypatch):
 
 
 json_values = st.recursive(
-    st.none() | st.booleans() | st.integers(-2**63, 2**63) | st.floats(allow_nan=False) | st.text(),
+    st.none() | st.booleans() | st.integers(-(2**63), 2**63) | st.floats(allow_nan=False) | st.text(),
     lambda children: st.lists(children, max_size=3) | st.dictionaries(st.text(), children, max_size=3),
     max_leaves=10,
 )
 numeric_arrays = hnp.arrays(
-    dtype=st.sampled_from([np.int32, np.int64, np.uint64, np.float64, np.uint8,
-                           np.bool_, np.float32, np.complex128]),
+    dtype=st.sampled_from([np.int32, np.int64, np.uint64, np.float64, np.uint8, np.bool_, np.float32, np.complex128]),
     shape=hnp.array_shapes(min_dims=0, max_dims=3, min_side=0, max_side=4),
 )
 
 
 @settings(max_examples=60, deadline=None)
-@given(header=st.dictionaries(st.text(), json_values, max_size=4),
-       arrays=st.dictionaries(st.from_regex(r"[A-Za-z_][A-Za-z0-9_.]{0,10}", fullmatch=True)
-                              .filter(lambda n: n not in ("__header__", "file", "allow_pickle")),
-                              numeric_arrays, max_size=4))
+@given(
+    header=st.dictionaries(st.text(), json_values, max_size=4),
+    arrays=st.dictionaries(
+        st.from_regex(r"[A-Za-z_][A-Za-z0-9_.]{0,10}", fullmatch=True).filter(
+            lambda n: n not in ("__header__", "file", "allow_pickle")
+        ),
+        numeric_arrays,
+        max_size=4,
+    ),
+)
 def test_round_trip_property(header, arrays):
     with tempfile.TemporaryDirectory() as d:
         path = os.path.join(d, "m.model")
@@ -163,12 +178,15 @@ def test_round_trip_property(header, arrays):
 # --- save refuses what it cannot store ------------------------------------------------------
 
 
-@pytest.mark.parametrize("bad", [
-    np.array([{"a": 1}, None], dtype=object),
-    np.array(["text"]),
-    np.array([b"bytes"]),
-    np.zeros(2, dtype=[("x", "f8"), ("y", "i4")]),
-])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        np.array([{"a": 1}, None], dtype=object),
+        np.array(["text"]),
+        np.array([b"bytes"]),
+        np.zeros(2, dtype=[("x", "f8"), ("y", "i4")]),
+    ],
+)
 def test_save_refuses_non_numeric_arrays(tmp_path, bad):
     with pytest.raises(TypeError):
         save(tmp_path / "m.model", {}, {"a": bad})
@@ -209,6 +227,7 @@ def _failing_write(real_write):
         real_write(file, *args, **kwargs)  # the temp file really holds (partial) data
         file.truncate(100)
         raise OSError(28, "No space left on device")
+
     return write
 
 
@@ -256,12 +275,20 @@ def test_save_into_missing_directory_raises_oserror(tmp_path):
 # --- damaged files --------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("cut", [
-    lambda n: 0, lambda n: 10, lambda n: n // 2, lambda n: n - 22, lambda n: n - 1,
-], ids=["empty", "10-bytes", "half", "no-end-record", "last-byte-missing"])
+@pytest.mark.parametrize(
+    "cut",
+    [
+        lambda n: 0,
+        lambda n: 10,
+        lambda n: n // 2,
+        lambda n: n - 22,
+        lambda n: n - 1,
+    ],
+    ids=["empty", "10-bytes", "half", "no-end-record", "last-byte-missing"],
+)
 def test_truncated_file(model_path, cut):
     data = model_path.read_bytes()
-    model_path.write_bytes(data[:cut(len(data))])
+    model_path.write_bytes(data[: cut(len(data))])
     with pytest.raises(ModelFileError) as excinfo:
         load(model_path)
     assert_one_line_error(excinfo, model_path)
@@ -355,12 +382,16 @@ def test_random_byte_flips_are_detected_or_harmless(position, xor):
 def test_version_from_the_future(tmp_path):
     path = tmp_path / "m.model"
     # Even with members this build cannot read, the version is what the user must hear about.
-    write_container(path, {"format": FORMAT_NAME, "version": 7, "checksum": "sha512:...", "layout": "new"},
-                    {"weird": np.array([{"x": 1}], dtype=object)})
+    write_container(
+        path,
+        {"format": FORMAT_NAME, "version": 7, "checksum": "sha512:...", "layout": "new"},
+        {"weird": np.array([{"x": 1}], dtype=object)},
+    )
     with pytest.raises(ModelFileError) as excinfo:
         load(path)
     assert str(excinfo.value) == (
-        f"{path}: written by format version 7, this build reads versions up to 2; upgrade budgetlearn")
+        f"{path}: written by format version 7, this build reads versions up to 2; upgrade budgetlearn"
+    )
 
 
 def test_version_too_old(tmp_path):
@@ -371,13 +402,16 @@ def test_version_too_old(tmp_path):
     assert_one_line_error(excinfo, path, "format version 0", "cannot read")
 
 
-@pytest.mark.parametrize("container", [
-    {"format": "some-other-model", "version": 1, "checksum": "sha256:0", "header": {}},
-    {"version": 1, "header": {}},
-    ["format", "budgetlearn-model"],
-    {"format": FORMAT_NAME, "version": "1", "checksum": "sha256:0", "header": {}},
-    {"format": FORMAT_NAME, "version": True, "checksum": "sha256:0", "header": {}},
-])
+@pytest.mark.parametrize(
+    "container",
+    [
+        {"format": "some-other-model", "version": 1, "checksum": "sha256:0", "header": {}},
+        {"version": 1, "header": {}},
+        ["format", "budgetlearn-model"],
+        {"format": FORMAT_NAME, "version": "1", "checksum": "sha256:0", "header": {}},
+        {"format": FORMAT_NAME, "version": True, "checksum": "sha256:0", "header": {}},
+    ],
+)
 def test_wrong_format_or_version_field(tmp_path, container):
     path = tmp_path / "m.model"
     write_container(path, container)
@@ -394,13 +428,16 @@ def test_missing_header_or_checksum_fields(tmp_path):
     assert_one_line_error(excinfo, path, "truncated or corrupt")
 
 
-@pytest.mark.parametrize("header_array", [
-    np.frombuffer(b"{not json", dtype=np.uint8),
-    np.frombuffer(b"\xff\xfe{}", dtype=np.uint8),
-    np.frombuffer(json.dumps({"format": FORMAT_NAME}).encode(), dtype=np.uint8).astype(np.int64),
-    np.zeros((2, 2), dtype=np.uint8),
-    np.frombuffer(b"[" * 100_000, dtype=np.uint8),  # nesting deep enough to exhaust recursion
-])
+@pytest.mark.parametrize(
+    "header_array",
+    [
+        np.frombuffer(b"{not json", dtype=np.uint8),
+        np.frombuffer(b"\xff\xfe{}", dtype=np.uint8),
+        np.frombuffer(json.dumps({"format": FORMAT_NAME}).encode(), dtype=np.uint8).astype(np.int64),
+        np.zeros((2, 2), dtype=np.uint8),
+        np.frombuffer(b"[" * 100_000, dtype=np.uint8),  # nesting deep enough to exhaust recursion
+    ],
+)
 def test_unparsable_header(tmp_path, header_array):
     path = tmp_path / "m.model"
     with open(path, "wb") as f:

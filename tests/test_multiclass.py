@@ -37,7 +37,7 @@ def dense_support(learner, d):
     indptr, idx, val = learner.support.to_csr()
     out = np.zeros((len(indptr) - 1, d))
     for i in range(len(indptr) - 1):
-        out[i, idx[indptr[i]:indptr[i + 1]]] = val[indptr[i]:indptr[i + 1]]
+        out[i, idx[indptr[i] : indptr[i + 1]]] = val[indptr[i] : indptr[i + 1]]
     return out
 
 
@@ -45,10 +45,10 @@ def run_stepwise(learner, X, y):
     """One example at a time: f over the classes known before it, mistake and margin update per round."""
     out_scores, mistakes, margins = [], [], []
     for t in range(len(y)):
-        ch = chunk_from_dense(X[t:t + 1], y[t:t + 1].astype(float))
+        ch = chunk_from_dense(X[t : t + 1], y[t : t + 1].astype(float))
         out_scores.append(learner.decision_function(ch)[0])
         before = learner.counters.copy()
-        learner.learn(ch, y[t:t + 1])
+        learner.learn(ch, y[t : t + 1])
         mistakes.append(bool(learner.counter("mistakes") - before[1]))
         margins.append(bool(learner.counter("margin_updates") - before[2]))
     return out_scores, mistakes, margins
@@ -62,8 +62,12 @@ def assert_matches(learner, trace, X, y, atol=1e-8):
         m = len(got)  # a class first seen at t is not yet known to the learner's scores
         np.testing.assert_allclose(got, want[:m], rtol=1e-8, atol=atol, err_msg=f"round {t}")
     assert int(learner.n_classes[0]) == trace.n_classes
-    np.testing.assert_allclose(dense_support(learner, X.shape[1]), np.array(trace.support).reshape(-1, X.shape[1]),
-                               rtol=1e-8, atol=min(atol, 1e-10) if atol <= 1e-8 else atol)
+    np.testing.assert_allclose(
+        dense_support(learner, X.shape[1]),
+        np.array(trace.support).reshape(-1, X.shape[1]),
+        rtol=1e-8,
+        atol=min(atol, 1e-10) if atol <= 1e-8 else atol,
+    )
     np.testing.assert_allclose(learner.coefficients(), trace.coef, rtol=1e-8, atol=atol)
 
 
@@ -72,8 +76,10 @@ def rk(k: Kernel):
 
 
 @pytest.mark.parametrize("kernel", KERNELS, ids=lambda k: k.kind)
-@pytest.mark.parametrize("algorithm,variant,params", [("mc-perceptron", "perceptron", {}), ("mc-pa", "pa", {}),
-                                                      ("mrbp", "rbp", {"budget": 7})])
+@pytest.mark.parametrize(
+    "algorithm,variant,params",
+    [("mc-perceptron", "perceptron", {}), ("mc-pa", "pa", {}), ("mrbp", "rbp", {"budget": 7})],
+)
 def test_max_score_learners_match_reference(kernel, algorithm, variant, params):
     X, y = mc_stream(120, 4, 4, seed=1)
     assert np.bincount(y).min() > 15 and y[:60].max() == 2  # class 3 first appears mid-stream
@@ -112,7 +118,7 @@ def test_pegasos_matches_reference(kernel):
 
 def train_in_chunks(learner, X, y, size):
     for a in range(0, len(y), size):
-        learner.learn(chunk_from_dense(X[a:a + size], y[a:a + size].astype(float)), y[a:a + size])
+        learner.learn(chunk_from_dense(X[a : a + size], y[a : a + size].astype(float)), y[a : a + size])
     return learner
 
 
@@ -140,8 +146,9 @@ def state_over_budget(kernel, seed=8):
     """13 support vectors with unequal coefficients: bpegasos with projection (which spreads the
     removed SVs' weight over the others) at B = 13 after 150 examples."""
     X, y = mc_stream(150, 3, 4, seed=seed)
-    learner = train_in_chunks(registry.get("bpegasos")(kernel, lambda_=1e-3, budget=13, maintenance="project"),
-                              X, y, 100)
+    learner = train_in_chunks(
+        registry.get("bpegasos")(kernel, lambda_=1e-3, budget=13, maintenance="project"), X, y, 100
+    )
     assert len(learner.support) == 13
     return learner
 
@@ -196,8 +203,9 @@ def test_incremental_weight_norm_tracks_the_gram_matrix():
     """‖w‖², kept incrementally for line 8, equals Σ_i α^(i)ᵀ K α^(i) after many rounds of each mode."""
     X, y = mc_stream(300, 3, 4, seed=11)
     for mode in ("random", "smallest", "project", "merge"):
-        learner = train_in_chunks(registry.get("bpegasos")(Kernel("rbf", 0.5), lambda_=1e-3, budget=15,
-                                                           maintenance=mode), X, y, 64)
+        learner = train_in_chunks(
+            registry.get("bpegasos")(Kernel("rbf", 0.5), lambda_=1e-3, budget=15, maintenance=mode), X, y, 64
+        )
         A = learner.coefficients()
         K = learner.kernel_matrix(*learner.support.to_csr())
         np.testing.assert_allclose(learner.scalars[0], np.sum(A * (K @ A)), rtol=1e-8, err_msg=mode)
@@ -242,8 +250,12 @@ def test_two_class_data_through_a_multiclass_learner_learns():
     rng = np.random.default_rng(0)
     X = rng.standard_normal((400, 2))
     y = (X[:, 0] * X[:, 1] > 0).astype(np.int64)
-    learner = train_in_chunks(registry.get("bpegasos")(Kernel("rbf", 1.0), lambda_=1e-3, budget=40,
-                                                       maintenance="merge"), X[:300], y[:300], 100)
+    learner = train_in_chunks(
+        registry.get("bpegasos")(Kernel("rbf", 1.0), lambda_=1e-3, budget=40, maintenance="merge"),
+        X[:300],
+        y[:300],
+        100,
+    )
     f = learner.decision_function(chunk_from_dense(X[300:], y[300:].astype(float)))
     assert f.shape == (100, 2)
     assert np.mean(np.argmax(f, axis=1) == y[300:]) > 0.85
@@ -285,12 +297,12 @@ def test_multiclass_projectron_keeps_one_gram_inverse_per_class():
     assert np.count_nonzero(learner.coefficients()) == n  # every pair belongs to one class
     V = dense_support(learner, 4)
     for c in range(m):
-        slots = learner.members[c, :learner.counts[c]]
+        slots = learner.members[c, : learner.counts[c]]
         assert set(slots.tolist()) == set(np.flatnonzero(owner == c).tolist())
         K = np.array([[rk(Kernel("rbf", 0.5))(V[a], V[b]) for b in slots] for a in slots])
-        np.testing.assert_allclose(learner.kinv[c, :len(slots), :len(slots)] @ K, np.eye(len(slots)), atol=1e-6)
+        np.testing.assert_allclose(learner.kinv[c, : len(slots), : len(slots)] @ K, np.eye(len(slots)), atol=1e-6)
     # per-class inverses hold Σ n_c² entries, a shared one would hold (Σ n_c)²
-    assert sum(int(c) ** 2 for c in learner.counts[:m]) < n ** 2 / 2
+    assert sum(int(c) ** 2 for c in learner.counts[:m]) < n**2 / 2
 
 
 @pytest.mark.parametrize("chunk", [7, 1000])
@@ -319,8 +331,9 @@ def test_maintenance_ordering_on_the_synthetic_streams(generator, gamma_d, margi
     codes = labels.encode(train)
     acc = {}
     for mode in ("merge", "project", "smallest", "random"):
-        learner = registry.get("bpegasos")(Kernel("rbf", gamma_d / X.shape[1]), lambda_=1e-4, budget=40,
-                                           maintenance=mode)
+        learner = registry.get("bpegasos")(
+            Kernel("rbf", gamma_d / X.shape[1]), lambda_=1e-4, budget=40, maintenance=mode
+        )
         learner.learn(train, codes)
         pred = np.array(labels.classes)[np.argmax(learner.decision_function(chunk_from_dense(Xt, yt)), axis=1)]
         acc[mode] = np.mean(pred == yt)

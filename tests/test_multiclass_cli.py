@@ -34,10 +34,17 @@ def mc(tmp_path):
     return train, test
 
 
-@pytest.mark.parametrize("algorithm,extra", [("mc-perceptron", []), ("mc-pa", []), ("mrbp", ["-B", "30"]),
-                                             ("mc-projectron++", ["--eta", "0.3"]),
-                                             ("pegasos", ["--lambda", "0.01"]),
-                                             ("bpegasos", ["-B", "30", "--maintenance", "merge", "--lambda", "0.01"])])
+@pytest.mark.parametrize(
+    "algorithm,extra",
+    [
+        ("mc-perceptron", []),
+        ("mc-pa", []),
+        ("mrbp", ["-B", "30"]),
+        ("mc-projectron++", ["--eta", "0.3"]),
+        ("pegasos", ["--lambda", "0.01"]),
+        ("bpegasos", ["-B", "30", "--maintenance", "merge", "--lambda", "0.01"]),
+    ],
+)
 def test_predict_scores_and_eval_agree(mc, tmp_path, algorithm, extra):
     train, test = mc
     model = tmp_path / "m.model"
@@ -76,8 +83,20 @@ def test_a_label_first_seen_on_a_later_day_joins_on_resume(tmp_path):
     day1.write_text("".join(lines[:120]))
     day2.write_text("".join(lines[120:]))
     one, nightly = tmp_path / "one.model", tmp_path / "nightly.model"
-    args = ["-a", "bpegasos", "-B", "25", "--maintenance", "project", "--lambda", "0.01", "--gamma", "0.5", "-q",
-            "--save-resume"]
+    args = [
+        "-a",
+        "bpegasos",
+        "-B",
+        "25",
+        "--maintenance",
+        "project",
+        "--lambda",
+        "0.01",
+        "--gamma",
+        "0.5",
+        "-q",
+        "--save-resume",
+    ]
     assert run("train", *args, full, "-o", one).exit_code == 0
     assert run("train", *args, day1, "-o", nightly).exit_code == 0
     assert Model.load(nightly).labels.names == ["01", "12", "7"]
@@ -104,8 +123,12 @@ def test_merge_with_a_poly_kernel_is_a_usage_error(mc, tmp_path):
     r = run("train", "-a", "bpegasos", "--maintenance", "merge", "--kernel", "poly", train, "-o", model)
     assert r.exit_code == 2 and "Gaussian" in r.output
     assert not model.exists()
-    assert run("train", "-a", "bpegasos", "--maintenance", "project", "--kernel", "poly", "-q", train,
-               "-o", model).exit_code == 0
+    assert (
+        run(
+            "train", "-a", "bpegasos", "--maintenance", "project", "--kernel", "poly", "-q", train, "-o", model
+        ).exit_code
+        == 0
+    )
 
 
 def test_binary_data_through_a_multiclass_learner_predicts_its_spelling(tmp_path):
@@ -116,8 +139,12 @@ def test_binary_data_through_a_multiclass_learner_predicts_its_spelling(tmp_path
         for x in X:
             f.write(f"{'+1' if x[0] * x[1] > 0 else '-1'} 1:{float(x[0])!r} 2:{float(x[1])!r}\n")
     model = tmp_path / "m.model"
-    assert run("train", "-a", "bpegasos", "-B", "50", "--lambda", "0.001", "--gamma", "1", "-q", path,
-               "-o", model).exit_code == 0
+    assert (
+        run(
+            "train", "-a", "bpegasos", "-B", "50", "--lambda", "0.001", "--gamma", "1", "-q", path, "-o", model
+        ).exit_code
+        == 0
+    )
     report = json.loads(run("eval", "--json", model, path).stdout)
     assert set(report["classes"]) == {"+1", "-1"} and report["accuracy"] > 0.85
 
@@ -134,5 +161,5 @@ def test_generate_multiclass_streams(tmp_path, generator, d, classes):
     np.testing.assert_allclose(X.std(axis=0), 1, atol=0.1)
     if generator == "checkerboard":  # the 4 × 4 board: neighbouring squares differ
         square = np.floor((X * 4 / np.sqrt(12) + 2)).astype(int)
-        parity = (square.sum(axis=1) % 2 == 0)
+        parity = square.sum(axis=1) % 2 == 0
         assert np.all(parity == (np.array(labels) == "1"))

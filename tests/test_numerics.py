@@ -11,14 +11,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from budgetcli import registry
+from budgetcli import algorithms
 from budgetcli.kernels import Kernel
 from budgetcli.labels import BinaryLabels, MulticlassLabels
 from budgetcli.model import Model
 
 from .helpers import chunk_from_dense, random_stream
 
-ALGORITHMS = registry.load_all()
+ALGORITHMS = algorithms.load_all()
 
 
 def _duplicates(rng):
@@ -139,8 +139,9 @@ def test_no_nan_or_inf_in_a_saved_model(tmp_path, case, algorithm, kernel_spec):
         # is no inverse to recompute, and which of two wrong matrices is less wrong is up to the BLAS's
         # rounding (562 vs 4e7 with one build, 1.8e4 vs 1.0 with OpenBLAS 0.3.31): then only finiteness,
         # checked above, is promised.
-        assert kept <= max(1e-6, direct) or direct > 0.1, \
+        assert kept <= max(1e-6, direct) or direct > 0.1, (
             f"K⁻¹K − I = {kept:.3g} kept, {direct:.3g} recomputed, |S| = {n}"
+        )
     if "ainv" in arrays and n:
         # the second-order Perceptron keeps (aI + K)⁻¹ of its support set; a > 0 keeps it well conditioned
         A = loaded.kernel_matrix(*loaded.support.to_csr()) + loaded.hyper["sop_a"] * np.eye(n)

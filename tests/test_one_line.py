@@ -20,7 +20,7 @@ import pytest
 from click.testing import CliRunner
 
 from budgetcli import modelfile
-from budgetcli.cli import main
+from budgetcli.entry import main
 from budgetcli.model import Model
 
 from . import doctables
@@ -60,56 +60,129 @@ SV
 """
 
 MAKERS = {
-    "null labels": lambda d: _edited_model(d, lambda h: h.update(labels={"kind": "binary", "negative": None,
-                                                                         "positive": None, "spellings": [[1, None]]})),
-    "newline spelling": lambda d: _edited_model(d, lambda h: h["labels"].update(
-        spellings=[[h["labels"]["negative"], "-1\nforged"], [h["labels"]["positive"], "+1"]])),
-    "escape spelling": lambda d: _edited_model(d, lambda h: h["labels"].update(
-        spellings=[[h["labels"]["negative"], "\x1b[31m-1"], [h["labels"]["positive"], "+1"]])),
+    "null labels": lambda d: _edited_model(
+        d, lambda h: h.update(labels={"kind": "binary", "negative": None, "positive": None, "spellings": [[1, None]]})
+    ),
+    "newline spelling": lambda d: _edited_model(
+        d,
+        lambda h: h["labels"].update(
+            spellings=[[h["labels"]["negative"], "-1\nforged"], [h["labels"]["positive"], "+1"]]
+        ),
+    ),
+    "escape spelling": lambda d: _edited_model(
+        d,
+        lambda h: h["labels"].update(
+            spellings=[[h["labels"]["negative"], "\x1b[31m-1"], [h["labels"]["positive"], "+1"]]
+        ),
+    ),
     "huge index": lambda d: (d / "h.libsvm").write_text(LIBSVM.format(label="1 -1", sv="99999999999:1")),
     "one label": lambda d: (d / "h.libsvm").write_text(LIBSVM.format(label="1", sv="1:1")),
     "nan label": lambda d: (d / "h.libsvm").write_text(LIBSVM.format(label="1 nan", sv="1:1")),
     "huge degree": lambda d: (d / "h.libsvm").write_text(
-        LIBSVM.format(label="1 -1", sv="1:1").replace("kernel_type rbf", "kernel_type polynomial\ndegree 100000")),
+        LIBSVM.format(label="1 -1", sv="1:1").replace("kernel_type rbf", "kernel_type polynomial\ndegree 100000")
+    ),
     "fifo": lambda d: os.mkfifo(d / "fifo"),
 }
 
 CASES = [
-    Case("a label map of nulls", "predict h.model d.txt", 1,
-         "h.model: invalid model: labels: the spelling of label 1: None is not a string", "null labels"),
-    Case("a label spelling holding a newline", "predict h.model d.txt", 1,
-         "h.model: invalid model: labels: the spelling of label -1: '-1\\nforged' holds whitespace, a control or "
-         "a non-ASCII character", "newline spelling"),
-    Case("a label spelling holding an escape sequence", "info h.model", 1,
-         "h.model: invalid model: labels: the spelling of label -1: '\\x1b[31m-1' holds whitespace, a control or "
-         "a non-ASCII character", "escape spelling"),
-    Case("a LIBSVM model with index 99999999999", "import h.libsvm -o n.model", 1,
-         "h.libsvm:10: feature indices must be 1 to 2,147,483,647 and increasing", "huge index"),
-    Case("a LIBSVM model with one label", "import h.libsvm -o n.model", 1,
-         "h.libsvm:9: 'label' must give two finite numbers (token '1')", "one label"),
-    Case("a LIBSVM model with a NaN label", "import h.libsvm -o n.model", 1,
-         "h.libsvm:9: 'label' must give two finite numbers (token '1 nan')", "nan label"),
-    Case("a LIBSVM model of degree 100000", "import h.libsvm -o n.model", 1,
-         "h.libsvm:10: bad header value (degree must be an integer in 1..64, got 100000)", "huge degree"),
+    Case(
+        "a label map of nulls",
+        "predict h.model d.txt",
+        1,
+        "h.model: invalid model: labels: the spelling of label 1: None is not a string",
+        "null labels",
+    ),
+    Case(
+        "a label spelling holding a newline",
+        "predict h.model d.txt",
+        1,
+        "h.model: invalid model: labels: the spelling of label -1: '-1\\nforged' holds whitespace, a control or "
+        "a non-ASCII character",
+        "newline spelling",
+    ),
+    Case(
+        "a label spelling holding an escape sequence",
+        "info h.model",
+        1,
+        "h.model: invalid model: labels: the spelling of label -1: '\\x1b[31m-1' holds whitespace, a control or "
+        "a non-ASCII character",
+        "escape spelling",
+    ),
+    Case(
+        "a LIBSVM model with index 99999999999",
+        "import h.libsvm -o n.model",
+        1,
+        "h.libsvm:10: feature indices must be 1 to 2,147,483,647 and increasing",
+        "huge index",
+    ),
+    Case(
+        "a LIBSVM model with one label",
+        "import h.libsvm -o n.model",
+        1,
+        "h.libsvm:9: 'label' must give two finite numbers (token '1')",
+        "one label",
+    ),
+    Case(
+        "a LIBSVM model with a NaN label",
+        "import h.libsvm -o n.model",
+        1,
+        "h.libsvm:9: 'label' must give two finite numbers (token '1 nan')",
+        "nan label",
+    ),
+    Case(
+        "a LIBSVM model of degree 100000",
+        "import h.libsvm -o n.model",
+        1,
+        "h.libsvm:10: bad header value (degree must be an integer in 1..64, got 100000)",
+        "huge degree",
+    ),
     Case("info on a FIFO", "info fifo", 1, "fifo: cannot open: a FIFO, not a regular file", "fifo"),
-    Case("predict with a FIFO as the model", "predict fifo d.txt", 1,
-         "fifo: cannot open: a FIFO, not a regular file", "fifo"),
-    Case("train --resume from a FIFO", "train --resume fifo d.txt -o n.model", 1,
-         "fifo: cannot open: a FIFO, not a regular file", "fifo"),
-    Case("import from a FIFO", "import fifo -o n.model", 1, "fifo: cannot open: a FIFO, not a regular file",
-         "fifo"),
-    Case("plot of a 100,000-inch figure", "plot c.csv -o p.png --size 100000 100000", 2,
-         "Invalid value for '--size': 100000.0 is not in the range 1<=x<=50. (see 'budgetlearn plot --help')"),
-    Case("plot of a title matplotlib cannot typeset", "plot c.csv -o p.png --title $\\frac{$", 1,
-         "matplotlib cannot typeset a --title or --label (…); $ starts its math mode: write \\$ for a dollar sign"),
-    Case("plot of a model file", "plot m.model -o p.png", 1,
-         "m.model:1: not a budgetlearn curve (not text: a model file?)"),
-    Case("a negative seed with --shuffle", "train -a perceptron --shuffle --seed -1 d.txt -o n.model", 2,
-         "Invalid value for '--seed': -1 is not in the range x>=0. (see 'budgetlearn train --help')"),
-    Case("a run that overflows prints no numpy warning", "train -a perceptron --kernel poly --degree 40 --gamma "
-         "1e10 d.txt -o n.model", 1,
-         "d.txt:2: training stopped: the model's score of this example is not a finite number: its numbers "
-         "overflowed with these settings (perceptron, kernel poly (γ=1e+10, coef0=0, degree=40)); nothing written"),
+    Case(
+        "predict with a FIFO as the model",
+        "predict fifo d.txt",
+        1,
+        "fifo: cannot open: a FIFO, not a regular file",
+        "fifo",
+    ),
+    Case(
+        "train --resume from a FIFO",
+        "train --resume fifo d.txt -o n.model",
+        1,
+        "fifo: cannot open: a FIFO, not a regular file",
+        "fifo",
+    ),
+    Case("import from a FIFO", "import fifo -o n.model", 1, "fifo: cannot open: a FIFO, not a regular file", "fifo"),
+    Case(
+        "plot of a 100,000-inch figure",
+        "plot c.csv -o p.png --size 100000 100000",
+        2,
+        "Invalid value for '--size': 100000.0 is not in the range 1<=x<=50. (see 'budgetlearn plot --help')",
+    ),
+    Case(
+        "plot of a title matplotlib cannot typeset",
+        "plot c.csv -o p.png --title $\\frac{$",
+        1,
+        "matplotlib cannot typeset a --title or --label (…); $ starts its math mode: write \\$ for a dollar sign",
+    ),
+    Case(
+        "plot of a model file",
+        "plot m.model -o p.png",
+        1,
+        "m.model:1: not a budgetlearn curve (not text: a model file?)",
+    ),
+    Case(
+        "a negative seed with --shuffle",
+        "train -a perceptron --shuffle --seed -1 d.txt -o n.model",
+        2,
+        "Invalid value for '--seed': -1 is not in the range x>=0. (see 'budgetlearn train --help')",
+    ),
+    Case(
+        "a run that overflows prints no numpy warning",
+        "train -a perceptron --kernel poly --degree 40 --gamma 1e10 d.txt -o n.model",
+        1,
+        "d.txt:2: training stopped: the model's score of this example is not a finite number: its numbers "
+        "overflowed with these settings (perceptron, kernel poly (γ=1e+10, coef0=0, degree=40)); nothing written",
+    ),
 ]
 
 
@@ -117,8 +190,22 @@ CASES = [
 def files(tmp_path_factory) -> Path:
     d = tmp_path_factory.mktemp("files")
     write_stream(d / "d.txt", n=60)
-    r = CliRunner().invoke(main, ["train", "-a", "perceptron", "-q", "--curve", str(d / "c.csv"), "--curve-every",
-                                  "20", str(d / "d.txt"), "-o", str(d / "m.model")])
+    r = CliRunner().invoke(
+        main,
+        [
+            "train",
+            "-a",
+            "perceptron",
+            "-q",
+            "--curve",
+            str(d / "c.csv"),
+            "--curve-every",
+            "20",
+            str(d / "d.txt"),
+            "-o",
+            str(d / "m.model"),
+        ],
+    )
     assert r.exit_code == 0, r.output
     return d
 
@@ -169,8 +256,9 @@ def test_the_scikit_learn_wrapper_refuses_columns_past_the_index_range():
 
     for column in (2**31, 2**32 + 5):
         X = sp.csr_matrix((np.ones(3), (np.arange(3), np.array([0, 1, column]))), shape=(3, column + 1))
-        with pytest.raises(ValueError, match=f"^X has {column + 1:,} columns; budgetlearn takes at most "
-                                             "2,147,483,647 features"):
+        with pytest.raises(
+            ValueError, match=f"^X has {column + 1:,} columns; budgetlearn takes at most 2,147,483,647 features"
+        ):
             BudgetClassifier("rbp", budget=10).fit(X, [0, 1, 0])
 
 

@@ -28,7 +28,7 @@ import pytest
 from click.testing import CliRunner
 
 from budgetcli import modelfile
-from budgetcli.cli import main
+from budgetcli.entry import main
 
 from . import doctables
 from .test_cli import write_stream
@@ -54,8 +54,22 @@ def inputs(tmp_path_factory):
     data = d / "train.txt"
     write_stream(data, n=300)
     model = d / "m.model"
-    r = CliRunner().invoke(main, ["train", "-a", "perceptron", "-q", "--curve", str(d / "c.csv"), "--curve-every",
-                                  "50", str(data), "-o", str(model)])
+    r = CliRunner().invoke(
+        main,
+        [
+            "train",
+            "-a",
+            "perceptron",
+            "-q",
+            "--curve",
+            str(d / "c.csv"),
+            "--curve-every",
+            "50",
+            str(data),
+            "-o",
+            str(model),
+        ],
+    )
     assert r.exit_code == 0, r.output
     r = CliRunner().invoke(main, ["export", str(model), "-o", str(d / "m.libsvm")])
     assert r.exit_code == 0, r.output
@@ -70,7 +84,8 @@ def _model_canon(raw: bytes, where: Path) -> bytes:
     copy.write_bytes(raw)
     header, arrays = modelfile.load(copy)
     return json.dumps(header, sort_keys=True).encode() + b"".join(
-        name.encode() + arrays[name].tobytes() for name in sorted(arrays))
+        name.encode() + arrays[name].tobytes() for name in sorted(arrays)
+    )
 
 
 def _without_columns(raw: bytes, *names) -> bytes:
@@ -87,17 +102,45 @@ def _exact(raw: bytes, where: Path) -> bytes:
 # written; WHAT the error message says is written)
 WRITERS = {
     "train -o": (["train", "-a", "perceptron", "-q", "{data}", "-o", "OUT"], "", _model_canon, "the model"),
-    "online-to-batch -o": (["online-to-batch", "-a", "perceptron", "-q", "{data}", "-o", "OUT"], "", _model_canon,
-                           "the model"),
-    "train --curve": (["train", "-a", "perceptron", "-q", "--curve-every", "50", "{data}", "-o", "{scratch}/x.model",
-                       "--curve", "OUT"], ".csv", lambda raw, where: _without_columns(raw, "seconds"), "the curve"),
+    "online-to-batch -o": (
+        ["online-to-batch", "-a", "perceptron", "-q", "{data}", "-o", "OUT"],
+        "",
+        _model_canon,
+        "the model",
+    ),
+    "train --curve": (
+        [
+            "train",
+            "-a",
+            "perceptron",
+            "-q",
+            "--curve-every",
+            "50",
+            "{data}",
+            "-o",
+            "{scratch}/x.model",
+            "--curve",
+            "OUT",
+        ],
+        ".csv",
+        lambda raw, where: _without_columns(raw, "seconds"),
+        "the curve",
+    ),
     "predict -o": (["predict", "{model}", "{data}", "-o", "OUT"], "", _exact, "the predictions"),
     "export -o": (["export", "{model}", "-o", "OUT"], "", _exact, "the LIBSVM model"),
     "import -o": (["import", "{libsvm}", "-o", "OUT"], "", _model_canon, "the model"),
-    "tune --csv": (["tune", "-a", "perceptron", "--permutations", "0", "{data}", "--json", "--csv", "OUT"], ".csv",
-                   lambda raw, where: _without_columns(raw, "seconds_mean", "seconds_std"), "the table"),
-    "tune --save-best": (["tune", "-a", "perceptron", "--permutations", "0", "{data}", "--json", "--save-best", "OUT"],
-                         "", _model_canon, "the model"),
+    "tune --csv": (
+        ["tune", "-a", "perceptron", "--permutations", "0", "{data}", "--json", "--csv", "OUT"],
+        ".csv",
+        lambda raw, where: _without_columns(raw, "seconds_mean", "seconds_std"),
+        "the table",
+    ),
+    "tune --save-best": (
+        ["tune", "-a", "perceptron", "--permutations", "0", "{data}", "--json", "--save-best", "OUT"],
+        "",
+        _model_canon,
+        "the model",
+    ),
     "generate -o": (["generate", "projectron-gaussians", "-n", "200", "-o", "OUT"], "", _exact, "the data"),
     "plot -o": (["plot", "{curve}", "-o", "OUT"], ".png", _exact, "the image"),
 }
@@ -177,22 +220,38 @@ class Kind:
     stderr: str = ""
 
 
-KINDS = {k.name: k for k in [
-    Kind("nothing (a new file)", "created whole when the command succeeds; mode 0666 less the umask"),
-    Kind("a regular file", "replaced atomically (temporary file beside it, fsync, rename): old or new content, "
-                           "never a mix; the new file keeps the old one's mode, and its owner and group where "
-                           "permitted (as `cp` onto an existing file and `sed -i` keep them)"),
-    Kind("a symbolic link to a regular file", "followed: the file it points to is replaced as above; the link "
-                                              "stays a link"),
-    Kind("a dangling symbolic link", "followed: the file it names is created"),
-    Kind("a FIFO", "written directly (a model as a zip stream); stays a FIFO"),
-    Kind("a Unix stream socket", "connected to and written directly; stays a socket"),
-    Kind("a character device (a null device)", "written directly; stays the device"),
-    Kind("a character device that is full", "nothing replaced; the device stays", 1,
-         "budgetlearn: error: OUT: cannot write WHAT: No space left on device"),
-    Kind("a directory", "refused before anything runs (a usage error)", 2,
-         "budgetlearn: error: Invalid value for ...: File 'OUT' is a directory. (see 'budgetlearn COMMAND --help')"),
-]}
+KINDS = {
+    k.name: k
+    for k in [
+        Kind("nothing (a new file)", "created whole when the command succeeds; mode 0666 less the umask"),
+        Kind(
+            "a regular file",
+            "replaced atomically (temporary file beside it, fsync, rename): old or new content, "
+            "never a mix; the new file keeps the old one's mode, and its owner and group where "
+            "permitted (as `cp` onto an existing file and `sed -i` keep them)",
+        ),
+        Kind(
+            "a symbolic link to a regular file",
+            "followed: the file it points to is replaced as above; the link stays a link",
+        ),
+        Kind("a dangling symbolic link", "followed: the file it names is created"),
+        Kind("a FIFO", "written directly (a model as a zip stream); stays a FIFO"),
+        Kind("a Unix stream socket", "connected to and written directly; stays a socket"),
+        Kind("a character device (a null device)", "written directly; stays the device"),
+        Kind(
+            "a character device that is full",
+            "nothing replaced; the device stays",
+            1,
+            "budgetlearn: error: OUT: cannot write WHAT: No space left on device",
+        ),
+        Kind(
+            "a directory",
+            "refused before anything runs (a usage error)",
+            2,
+            "budgetlearn: error: Invalid value for ...: File 'OUT' is a directory. (see 'budgetlearn COMMAND --help')",
+        ),
+    ]
+}
 
 
 @pytest.mark.parametrize("kind", sorted(KINDS))
@@ -253,7 +312,9 @@ def test_every_output_of_every_writer(tmp_path, inputs, reference, writer, kind)
     elif kind in ("symbolic link to a regular file", "dangling symbolic link"):
         assert out.is_symlink() and os.readlink(out) == target.name
         assert canon(target.read_bytes(), tmp_path) == reference[writer]
-        assert stat.S_IMODE(os.stat(target).st_mode) == (0o600 if kind.startswith("symbolic link to") else 0o666 & ~UMASK)
+        assert stat.S_IMODE(os.stat(target).st_mode) == (
+            0o600 if kind.startswith("symbolic link to") else 0o666 & ~UMASK
+        )
     elif kind in ("FIFO", "Unix stream socket"):
         assert canon(received, tmp_path) == reference[writer]
 
@@ -261,8 +322,9 @@ def test_every_output_of_every_writer(tmp_path, inputs, reference, writer, kind)
 def test_checkpoints_need_a_regular_file(tmp_path, inputs):
     """A checkpoint is a file to resume from, rewritten many times: a FIFO or device cannot be one."""
     os.mkfifo(tmp_path / "fifo")
-    r = _invoke(["train", "-a", "perceptron", "--checkpoint-every", "100", str(inputs["data"]),
-                 "-o", str(tmp_path / "fifo")])
+    r = _invoke(
+        ["train", "-a", "perceptron", "--checkpoint-every", "100", str(inputs["data"]), "-o", str(tmp_path / "fifo")]
+    )
     assert r.exit_code == 2
     assert "--checkpoint-every needs a regular file" in r.stderr
     assert stat.S_ISFIFO(os.lstat(tmp_path / "fifo").st_mode)
@@ -272,8 +334,10 @@ def test_a_file_name_with_a_newline_stays_one_line(tmp_path, inputs):
     odd = tmp_path / "no such\ndirectory" / "p.txt"
     r = _invoke(["predict", str(inputs["model"]), str(inputs["data"]), "-o", str(odd)])
     assert r.exit_code == 1
-    assert r.stderr == (f"budgetlearn: error: {tmp_path}/no such\\ndirectory/p.txt: cannot write the predictions: "
-                        "No such file or directory\n")
+    assert r.stderr == (
+        f"budgetlearn: error: {tmp_path}/no such\\ndirectory/p.txt: cannot write the predictions: "
+        "No such file or directory\n"
+    )
 
 
 def test_plot_refuses_an_unknown_extension_in_one_line(tmp_path, inputs):
@@ -299,10 +363,18 @@ def test_a_curve_write_error_names_the_curve_not_the_model(tmp_path, inputs):
 
 # ---- standard output, in real processes -------------------------------------------------------
 
+
 def _run(args, stdout, **kw):
     env = dict(os.environ, PYTHONPATH=str(PROJECT_ROOT))
-    return subprocess.run([sys.executable, "-m", "budgetcli.cli", *args], cwd=PROJECT_ROOT, env=env,
-                          stdout=stdout, stderr=subprocess.PIPE, timeout=300, **kw)
+    return subprocess.run(
+        [sys.executable, "-m", "budgetcli", *args],
+        cwd=PROJECT_ROOT,
+        env=env,
+        stdout=stdout,
+        stderr=subprocess.PIPE,
+        timeout=300,
+        **kw,
+    )
 
 
 @pytest.mark.parametrize("writer", ["predict -o", "export -o", "generate -o"])
@@ -329,8 +401,10 @@ STDOUT_COMMANDS = {
     "--version": (["--version"], ""),
     "train --help": (["train", "--help"], ""),
     "train --json": (["train", "-a", "perceptron", "--json", "-q", "{data}", "-o", "{scratch}/x.model"], ""),
-    "online-to-batch --json": (["online-to-batch", "-a", "perceptron", "--json", "-q", "{data}", "-o",
-                                "{scratch}/x.model"], ""),
+    "online-to-batch --json": (
+        ["online-to-batch", "-a", "perceptron", "--json", "-q", "{data}", "-o", "{scratch}/x.model"],
+        "",
+    ),
     "predict": (["predict", "{model}", "{data}"], "the predictions"),
     "eval": (["eval", "{model}", "{data}"], ""),
     "eval --json": (["eval", "--json", "{model}", "{data}"], ""),
@@ -343,13 +417,24 @@ STDOUT_COMMANDS = {
     "tune --json": (["tune", "-a", "perceptron", "--permutations", "0", "--json", "{data}"], ""),
 }
 
-STDOUT_KINDS = {k.name: k for k in [
-    Kind("a full device", "the command stops", 1,
-         "budgetlearn: error: standard output: cannot write[ WHAT]: No space left on device"),
-    Kind("a pipe whose reader is gone (`| head -1`)", "the command stops quietly, as a pipeline expects"),
-    Kind("an I/O error (a terminal whose other side is gone)", "the command stops", 1,
-         "budgetlearn: error: standard output: cannot write[ WHAT]: Input/output error"),
-]}
+STDOUT_KINDS = {
+    k.name: k
+    for k in [
+        Kind(
+            "a full device",
+            "the command stops",
+            1,
+            "budgetlearn: error: standard output: cannot write[ WHAT]: No space left on device",
+        ),
+        Kind("a pipe whose reader is gone (`| head -1`)", "the command stops quietly, as a pipeline expects"),
+        Kind(
+            "an I/O error (a terminal whose other side is gone)",
+            "the command stops",
+            1,
+            "budgetlearn: error: standard output: cannot write[ WHAT]: Input/output error",
+        ),
+    ]
+}
 
 
 def _stdout_args(name, inputs, scratch):
@@ -404,17 +489,29 @@ def _cell(text: str) -> str:
 
 
 def render_tables() -> str:
-    rows = ["Every output option: " + ", ".join(f"`{w}`" for w in sorted(WRITERS)) + ".", "",
-            "| what is at the path | what happens | exit | stderr (OUT: the path; WHAT: e.g. `the model`) |",
-            "|---|---|---:|---|"]
-    rows += [f"| {_cell(k.name)} | {_cell(k.outcome)} | {k.exit} | {f'`{_cell(k.stderr)}`' if k.stderr else ''} |"
-             for k in KINDS.values()]
-    rows += ["", "Standard output, for every subcommand (" + ", ".join(f"`{c}`" for c in sorted(STDOUT_COMMANDS))
-             + "), when it is:", "",
-             "| standard output is | what happens | exit | stderr (`[ WHAT]`: what predict, export and generate "
-             "name) |", "|---|---|---:|---|"]
-    rows += [f"| {_cell(k.name)} | {_cell(k.outcome)} | {k.exit} | {f'`{_cell(k.stderr)}`' if k.stderr else ''} |"
-             for k in STDOUT_KINDS.values()]
+    rows = [
+        "Every output option: " + ", ".join(f"`{w}`" for w in sorted(WRITERS)) + ".",
+        "",
+        "| what is at the path | what happens | exit | stderr (OUT: the path; WHAT: e.g. `the model`) |",
+        "|---|---|---:|---|",
+    ]
+    rows += [
+        f"| {_cell(k.name)} | {_cell(k.outcome)} | {k.exit} | {f'`{_cell(k.stderr)}`' if k.stderr else ''} |"
+        for k in KINDS.values()
+    ]
+    rows += [
+        "",
+        "Standard output, for every subcommand ("
+        + ", ".join(f"`{c}`" for c in sorted(STDOUT_COMMANDS))
+        + "), when it is:",
+        "",
+        "| standard output is | what happens | exit | stderr (`[ WHAT]`: what predict, export and generate name) |",
+        "|---|---|---:|---|",
+    ]
+    rows += [
+        f"| {_cell(k.name)} | {_cell(k.outcome)} | {k.exit} | {f'`{_cell(k.stderr)}`' if k.stderr else ''} |"
+        for k in STDOUT_KINDS.values()
+    ]
     return "\n".join(rows)
 
 

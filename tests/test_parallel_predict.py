@@ -9,7 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from budgetcli import bounds, predict
-from budgetcli.cli import main
+from budgetcli.entry import main
 from budgetcli.io.libsvm import LibsvmReader
 
 from .helpers import random_stream
@@ -21,8 +21,10 @@ def run(*args, input=None):
 
 def lines_of(n, seed):
     X, y = random_stream(n, 4, seed)
-    return [("+1" if lab > 0 else "-1") + "".join(f" {j + 1}:{float(v)!r}" for j, v in enumerate(row) if v) + "\n"
-            for row, lab in zip(X, y)]
+    return [
+        ("+1" if lab > 0 else "-1") + "".join(f" {j + 1}:{float(v)!r}" for j, v in enumerate(row) if v) + "\n"
+        for row, lab in zip(X, y)
+    ]
 
 
 @pytest.fixture(scope="module")
@@ -43,9 +45,13 @@ def small_ranges(monkeypatch):
 
 
 def test_line_ranges_cover_the_file_and_start_at_line_starts(tmp_path):
-    cases = {"plain": "".join(lines_of(50, 1)), "no final newline": "".join(lines_of(50, 2)).rstrip("\n"),
-             "one long line": "+1 " + " ".join(f"{i}:1" for i in range(1, 2000)) + "\n-1 1:1\n",
-             "crlf and blanks": "\r\n".join(["+1 1:1", "", "# c", "-1 2:1"] * 20), "empty": ""}
+    cases = {
+        "plain": "".join(lines_of(50, 1)),
+        "no final newline": "".join(lines_of(50, 2)).rstrip("\n"),
+        "one long line": "+1 " + " ".join(f"{i}:1" for i in range(1, 2000)) + "\n-1 1:1\n",
+        "crlf and blanks": "\r\n".join(["+1 1:1", "", "# c", "-1 2:1"] * 20),
+        "empty": "",
+    }
     for name, text in cases.items():
         path = tmp_path / "f.txt"
         path.write_bytes(text.encode())
@@ -53,7 +59,7 @@ def test_line_ranges_cover_the_file_and_start_at_line_starts(tmp_path):
         for parts in (1, 2, 3, 7, 64, 10_000):
             ranges = predict.line_ranges(path, parts)
             assert b"".join(data[a:b] for a, b in ranges) == data, (name, parts)
-            assert all(a == 0 or data[a - 1:a] == b"\n" for a, _ in ranges), (name, parts)
+            assert all(a == 0 or data[a - 1 : a] == b"\n" for a, _ in ranges), (name, parts)
             assert len(ranges) <= parts
             if data.count(b"\n") >= 10 and parts <= 7 and name != "one long line":
                 assert len(ranges) == parts, (name, parts)  # the split is used, not one range
@@ -106,8 +112,10 @@ def test_first_bad_line_of_the_file_is_reported_with_its_line_number(model, tmp_
     serial = run("predict", model, path)
     parallel = run("predict", "--jobs", 2, model, path)
     assert serial.exit_code == parallel.exit_code == 1
-    assert parallel.stderr == serial.stderr == f"budgetlearn: error: {path}:334: feature value is not a number " \
-                                               "(token '2:zz')\n"
+    assert (
+        parallel.stderr == serial.stderr == f"budgetlearn: error: {path}:334: feature value is not a number "
+        "(token '2:zz')\n"
+    )
     skipped_serial = run("predict", "--skip-bad-lines", model, path)
     skipped_parallel = run("predict", "--skip-bad-lines", "--jobs", 2, model, path)
     assert skipped_parallel.exit_code == 0

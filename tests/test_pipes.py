@@ -12,12 +12,12 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from budgetcli.cli import main
+from budgetcli.entry import main
 
 from .test_cli import write_stream
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
-CLI = f'"{sys.executable}" -m budgetcli.cli'
+CLI = f'"{sys.executable}" -m budgetcli'
 
 
 @pytest.fixture
@@ -30,8 +30,9 @@ def trained(tmp_path):
 
 
 def shell(cmd: str, **kw) -> subprocess.CompletedProcess:
-    return subprocess.run(["bash", "-o", "pipefail", "-c", cmd], cwd=PROJECT_ROOT, capture_output=True, text=True,
-                          timeout=300, **kw)
+    return subprocess.run(
+        ["bash", "-o", "pipefail", "-c", cmd], cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=300, **kw
+    )
 
 
 PRODUCER = r"""
@@ -114,8 +115,13 @@ def test_ctrl_c_during_predict_leaves_the_old_predictions(tmp_path, trained):
     data, model = trained
     out = tmp_path / "pred.txt"
     out.write_text("old\n")
-    p = subprocess.Popen([sys.executable, "-m", "budgetcli.cli", "predict", str(model), "-", "-o", str(out)],
-                         cwd=PROJECT_ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    p = subprocess.Popen(
+        [sys.executable, "-m", "budgetcli", "predict", str(model), "-", "-o", str(out)],
+        cwd=PROJECT_ROOT,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     p.stdin.write((data.read_text() * 20).encode())  # several blocks predicted; the producer then stalls
     p.stdin.flush()
     time.sleep(3.0)

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from budgetcli.cli import main
+from budgetcli.entry import main
 
 from .test_cli import write_stream
 
@@ -45,8 +45,23 @@ def data(tmp_path):
 
 def test_rows_at_doubling_counts_agree_with_the_curve(tmp_path, data):
     curve = tmp_path / "c.csv"
-    r = run("train", "-a", "rbp", "-B", "20", "--gamma", "0.5", "--progress", "--curve", curve, "--curve-every", "1",
-            data, "-o", tmp_path / "m.model")
+    r = run(
+        "train",
+        "-a",
+        "rbp",
+        "-B",
+        "20",
+        "--gamma",
+        "0.5",
+        "--progress",
+        "--curve",
+        curve,
+        "--curve-every",
+        "1",
+        data,
+        "-o",
+        tmp_path / "m.model",
+    )
     assert r.exit_code == 0, r.output
     assert "\r" not in r.stderr
     by_t = {int(row["t"]): row for row in csv.DictReader(open(curve))}
@@ -99,10 +114,24 @@ def test_off_by_default_when_stderr_is_not_a_terminal_and_off_with_quiet(tmp_pat
 @pytest.mark.parametrize("flag, shown", [(None, True), ("--no-progress", False)])
 def test_on_by_default_on_a_terminal(tmp_path, data, flag, shown):
     controller, terminal = os.openpty()
-    args = [sys.executable, "-m", "budgetcli.cli", "train", "-a", "perceptron", str(data), "-o",
-            str(tmp_path / "m.model")] + ([flag] if flag else [])
-    p = subprocess.Popen(args, cwd=PROJECT_ROOT, stdout=subprocess.DEVNULL, stderr=terminal,
-                         env=dict(os.environ, PYTHONPATH=str(PROJECT_ROOT), COLUMNS="100"))
+    args = [
+        sys.executable,
+        "-m",
+        "budgetcli",
+        "train",
+        "-a",
+        "perceptron",
+        str(data),
+        "-o",
+        str(tmp_path / "m.model"),
+    ] + ([flag] if flag else [])
+    p = subprocess.Popen(
+        args,
+        cwd=PROJECT_ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=terminal,
+        env=dict(os.environ, PYTHONPATH=str(PROJECT_ROOT), COLUMNS="100"),
+    )
     os.close(terminal)
     seen = b""
     while True:

@@ -13,7 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 from budgetcli import registry
-from budgetcli.cli import main
+from budgetcli.entry import main
 from budgetcli.kernels import Kernel
 from budgetcli.model import Model
 
@@ -30,7 +30,7 @@ LABELS = np.array([1.0, 1.0])
 def two_rounds(**params):
     learner = PP(Kernel("rbf", 1.0), **params)
     for t in range(2):
-        learner.learn(chunk_from_dense(TWO[t:t + 1], LABELS[t:t + 1]), LABELS[t:t + 1])
+        learner.learn(chunk_from_dense(TWO[t : t + 1], LABELS[t : t + 1]), LABELS[t : t + 1])
     return learner
 
 
@@ -79,8 +79,12 @@ def test_a_model_file_without_the_parameter_resumes_as_fig5():
 
 
 def write(path, X, y):
-    path.write_text("".join(("+1" if lab > 0 else "-1") + "".join(f" {j + 1}:{float(v)!r}" for j, v in enumerate(row))
-                            + "\n" for row, lab in zip(X, y)))
+    path.write_text(
+        "".join(
+            ("+1" if lab > 0 else "-1") + "".join(f" {j + 1}:{float(v)!r}" for j, v in enumerate(row)) + "\n"
+            for row, lab in zip(X, y)
+        )
+    )
 
 
 def test_the_variant_is_saved_and_resume_continues_it(tmp_path):
@@ -90,9 +94,11 @@ def test_the_variant_is_saved_and_resume_continues_it(tmp_path):
     write(tmp_path / "all.txt", X, y)
     common = ["-a", "projectron++", "--margin-step", "projectron", "--eta", "0.5", "--gamma", "0.5", "-q"]
     runner = CliRunner()
-    for args in (["train", *common, tmp_path / "all.txt", "-o", tmp_path / "whole.model"],
-                 ["train", *common, tmp_path / "day1.txt", "-o", tmp_path / "days.model"],
-                 ["train", "-q", "--resume", tmp_path / "days.model", tmp_path / "day2.txt", "-o", tmp_path / "days.model"]):
+    for args in (
+        ["train", *common, tmp_path / "all.txt", "-o", tmp_path / "whole.model"],
+        ["train", *common, tmp_path / "day1.txt", "-o", tmp_path / "days.model"],
+        ["train", "-q", "--resume", tmp_path / "days.model", tmp_path / "day2.txt", "-o", tmp_path / "days.model"],
+    ):
         r = runner.invoke(main, [str(a) for a in args])
         assert r.exit_code == 0, r.output
     whole, days = Model.load(tmp_path / "whole.model").learner, Model.load(tmp_path / "days.model").learner

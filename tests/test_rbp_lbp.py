@@ -79,7 +79,7 @@ def test_exact_average_keeps_evicted_vectors_and_projection_agrees_on_the_kept_o
     learner.keep_retired = True
     total = np.zeros(40)
     for t in range(200):
-        learner.learn(chunk_from_dense(X[t:t + 1], y[t:t + 1]), y[t:t + 1])
+        learner.learn(chunk_from_dense(X[t : t + 1], y[t : t + 1]), y[t : t + 1])
         total += learner.decision_function(test)
     assert len(learner.retired) == learner.counter("mistakes") - 8  # every eviction was kept
     exact = Model(learner, BinaryLabels()).averaged()
@@ -92,8 +92,9 @@ def test_exact_average_keeps_evicted_vectors_and_projection_agrees_on_the_kept_o
     # (up to the round-off ridge of the solve)
     indptr, idx, val = learner.support.to_csr()
     kept = Chunk(indptr, idx, val, np.ones(8), np.arange(1, 9), {1.0: "1"})
-    np.testing.assert_allclose(projected.learner.decision_function(kept), exact.learner.decision_function(kept),
-                               rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(
+        projected.learner.decision_function(kept), exact.learner.decision_function(kept), rtol=1e-6, atol=1e-6
+    )
 
 
 def test_exact_average_holds_evicted_vectors_with_features_no_kept_vector_has():
@@ -110,7 +111,7 @@ def test_exact_average_holds_evicted_vectors_with_features_no_kept_vector_has():
     learner.keep_retired = True
     total = np.zeros(40)
     for t in range(200):
-        learner.learn(chunk_from_dense(X[t:t + 1], y[t:t + 1]), y[t:t + 1])
+        learner.learn(chunk_from_dense(X[t : t + 1], y[t : t + 1]), y[t : t + 1])
         total += learner.decision_function(test)
     indptr, idx, val = learner.support.to_csr()
     assert idx.max() < 6 and learner.n_features == 7  # feature 6 only in evicted vectors

@@ -59,9 +59,7 @@ def test_basic_file_layout_and_dtypes(tmp_path):
     assert chunk.labels.tolist() == [1.0, -1.0]
     assert chunk.line_numbers.dtype == np.int64 and chunk.line_numbers.tolist() == [1, 2]
     assert chunk.n_features == 3
-    np.testing.assert_array_equal(
-        chunk.to_dense(4), [[0.5, 0, 2, 0], [0, 1e-3, 0, 0]]
-    )
+    np.testing.assert_array_equal(chunk.to_dense(4), [[0.5, 0, 2, 0], [0, 1e-3, 0, 0]])
 
 
 def test_blank_whitespace_and_comment_lines_are_skipped_but_counted():
@@ -105,8 +103,17 @@ def test_no_features_at_all_gives_n_features_zero():
 
 @pytest.mark.parametrize(
     "spelling, value",
-    [("+1", 1.0), ("-1", -1.0), ("1", 1.0), ("0", 0.0), ("2", 2.0), ("+1.0", 1.0),
-     ("1e0", 1.0), ("-2.5E-1", -0.25), (".5", 0.5)],
+    [
+        ("+1", 1.0),
+        ("-1", -1.0),
+        ("1", 1.0),
+        ("0", 0.0),
+        ("2", 2.0),
+        ("+1.0", 1.0),
+        ("1e0", 1.0),
+        ("-2.5E-1", -0.25),
+        (".5", 0.5),
+    ],
 )
 def test_label_spellings(spelling, value):
     chunk = read_bytes(f"{spelling} 1:1\n".encode())
@@ -230,8 +237,11 @@ def test_stdin_via_subprocess():
         "print(r.source_name, r.n_examples, chunks[0].labels.tolist())\n"
     )
     proc = subprocess.run(
-        [sys.executable, "-c", code], input=b"1 1:1\n\n-1 2:2\n",
-        capture_output=True, cwd=PROJECT_ROOT, check=True,
+        [sys.executable, "-c", code],
+        input=b"1 1:1\n\n-1 2:2\n",
+        capture_output=True,
+        cwd=PROJECT_ROOT,
+        check=True,
     )
     assert proc.stdout.decode().split() == ["<stdin>", "2", "[1.0,", "-1.0]"]
 
@@ -239,8 +249,10 @@ def test_stdin_via_subprocess():
 def test_stdin_error_names_stdin():
     code = "from budgetcli.io.libsvm import read_all\nread_all('-')\n"
     proc = subprocess.run(
-        [sys.executable, "-c", code], input=b"1 1:1\n1 0:1\n",
-        capture_output=True, cwd=PROJECT_ROOT,
+        [sys.executable, "-c", code],
+        input=b"1 1:1\n1 0:1\n",
+        capture_output=True,
+        cwd=PROJECT_ROOT,
     )
     assert proc.returncode != 0
     assert "<stdin>:2: feature index must be >= 1" in proc.stderr.decode()
@@ -395,7 +407,12 @@ def test_data_error_format_and_pickle():
     assert isinstance(err, ValueError)
     copy = pickle.loads(pickle.dumps(err))
     assert (copy.source, copy.line, copy.token, copy.reason, str(copy)) == (
-        err.source, err.line, err.token, err.reason, str(err))
+        err.source,
+        err.line,
+        err.token,
+        err.reason,
+        str(err),
+    )
 
 
 # --------------------------------------------------------------------------- writer

@@ -36,15 +36,15 @@ def mutated(draw, line: bytes) -> bytes:
     if op == "insert":
         return line[:pos] + byte + line[pos:]
     if op == "delete":
-        return line[:pos] + line[pos + 1:]
+        return line[:pos] + line[pos + 1 :]
     if op == "replace":
-        return line[:pos] + byte + line[pos + 1:]
+        return line[:pos] + byte + line[pos + 1 :]
     if op == "dup_token" and len(tokens) > 1:
         k = draw(st.integers(1, len(tokens) - 1))
-        return b" ".join(tokens[:k + 1] + tokens[k:])
+        return b" ".join(tokens[: k + 1] + tokens[k:])
     if op == "swap_tokens" and len(tokens) > 2:
         k = draw(st.integers(1, len(tokens) - 2))
-        return b" ".join(tokens[:k] + [tokens[k + 1], tokens[k]] + tokens[k + 2:])
+        return b" ".join(tokens[:k] + [tokens[k + 1], tokens[k]] + tokens[k + 2 :])
     if op == "cut":
         return line[:pos]
     return line
@@ -71,7 +71,7 @@ class Pipe(io.RawIOBase):
 
     def readinto(self, buffer):
         data = self._inner.read(min(len(buffer), 7))  # small reads, as a slow producer gives
-        buffer[:len(data)] = data
+        buffer[: len(data)] = data
         return len(data)
 
 

@@ -9,8 +9,14 @@ import numpy as np
 import pytest
 
 from budgetcli.kernels import Kernel
-from budgetcli.synthetic import (GENERATORS, NOISY_TOY_MARGIN, noisy_toy, noisy_toy_bayes_error, shifting_stream,
-                                 shifting_targets)
+from budgetcli.synthetic import (
+    GENERATORS,
+    NOISY_TOY_MARGIN,
+    noisy_toy,
+    noisy_toy_bayes_error,
+    shifting_stream,
+    shifting_targets,
+)
 from repro import common
 from tests.helpers import SAMPLE_DATA, chunk_from_dense, random_stream
 
@@ -45,7 +51,7 @@ def test_shifting_stream_has_exactly_k_shifts_in_equal_chunks(shifts):
     if shifts == 3:
         assert sorted(set(concept.tolist())) == [0, 1, 2, 3]
     if shifts == 7:
-        np.testing.assert_array_equal(concept[: n // 2], concept[n // 2:])
+        np.testing.assert_array_equal(concept[: n // 2], concept[n // 2 :])
 
 
 def test_shifting_stream_labels_follow_the_chunk_concept_up_to_the_flip_rate():
@@ -82,8 +88,12 @@ def test_online_run_curves_end_at_the_counters_and_match_one_unchunked_pass():
     whole = common.make_learner("projectron++", Kernel("rbf", 0.5), eta=0.3)
     whole.learn(data, data.labels)
     assert whole.counter("mistakes") == run.mistakes
-    np.testing.assert_allclose(whole.slot["alpha"][: len(whole.support)],
-                               run.learner.slot["alpha"][: len(run.learner.support)], rtol=0, atol=1e-12)
+    np.testing.assert_allclose(
+        whole.slot["alpha"][: len(whole.support)],
+        run.learner.slot["alpha"][: len(run.learner.support)],
+        rtol=0,
+        atol=1e-12,
+    )
     # a curve point is the error rate of the first `examples` rounds
     first = common.make_learner("projectron++", Kernel("rbf", 0.5), eta=0.3)
     first.learn(data.take(np.arange(300)), data.labels[:300])
@@ -100,8 +110,14 @@ def test_permutation_is_fixed_by_its_number_and_shared_by_all_algorithms():
 def test_curve_rows_average_over_runs():
     X, y = random_stream(300, 3, seed=1)
     data = chunk_from_dense(X, y)
-    runs = [common.online_run(common.make_learner("rbp", Kernel("rbf", 1.0), seed=s, budget=20),
-                              data.take(common.permutation(300, s)), step=150) for s in range(3)]
+    runs = [
+        common.online_run(
+            common.make_learner("rbp", Kernel("rbf", 1.0), seed=s, budget=20),
+            data.take(common.permutation(300, s)),
+            step=150,
+        )
+        for s in range(3)
+    ]
     rows = common.curve_rows("rbp", runs)
     assert [r["examples"] for r in rows] == [150, 300]
     assert rows[-1]["online_error_mean"] == pytest.approx(np.mean([r.mistakes / 300 for r in runs]))
@@ -170,7 +186,7 @@ def test_generate_command_writes_a_shifting_stream_and_refuses_too_few_examples(
     lines = out.read_text().splitlines()
     assert len(lines) == 80
     X, y = shifting_stream(80, 7, seed=2)
-    assert [1.0 if l.split()[0] == "+1" else -1.0 for l in lines] == y.tolist()
+    assert [1.0 if line.split()[0] == "+1" else -1.0 for line in lines] == y.tolist()
     bad = run("generate", "shifting-7", "-n", "5", "-o", tmp_path / "t.txt")
     assert bad.exit_code == 2 and "at least 8 examples" in bad.output
     assert run("generate", "noisy-toy", "-n", "0").exit_code == 2
@@ -181,8 +197,10 @@ def test_fig7_script_at_smoke_size_writes_consistent_curves_and_summary(tmp_path
 
     from repro import projectron_fig7
 
-    monkeypatch.setattr("sys.argv", ["fig7", "--examples", "600", "--permutations", "2", "--step", "200",
-                                     "--no-plot", "--out", str(tmp_path)])
+    monkeypatch.setattr(
+        "sys.argv",
+        ["fig7", "--examples", "600", "--permutations", "2", "--step", "200", "--no-plot", "--out", str(tmp_path)],
+    )
     projectron_fig7.main()
     curves = list(csv.DictReader(open(tmp_path / "fig7_curves.csv")))
     summary = {r["algorithm"]: r for r in csv.DictReader(open(tmp_path / "fig7_summary.csv"))}
@@ -215,9 +233,24 @@ def test_ahpatron_script_at_smoke_size_reports_the_mean_of_its_permutations(tmp_
     X = np.round(X, 6)
     _write_libsvm(tmp_path / "a", X[:200], y[:200])
     _write_libsvm(tmp_path / "b", X[200:], y[200:])
-    monkeypatch.setattr("sys.argv", ["ahp", str(tmp_path / "a"), str(tmp_path / "b"), "--permutations", "3",
-                                     "--budget", "12", "--runs", "ahpatron:0.5", "projectron:0.6",
-                                     "projectron++:0.6:margin_step=projectron", "--out", str(tmp_path)])
+    monkeypatch.setattr(
+        "sys.argv",
+        [
+            "ahp",
+            str(tmp_path / "a"),
+            str(tmp_path / "b"),
+            "--permutations",
+            "3",
+            "--budget",
+            "12",
+            "--runs",
+            "ahpatron:0.5",
+            "projectron:0.6",
+            "projectron++:0.6:margin_step=projectron",
+            "--out",
+            str(tmp_path),
+        ],
+    )
     ahpatron_a9a.main()
     rows = {r["algorithm"]: r for r in csv.DictReader(open(tmp_path / "ahpatron_a9a.csv"))}
     assert set(rows) == {"ahpatron", "projectron", "projectron++"}
@@ -225,8 +258,11 @@ def test_ahpatron_script_at_smoke_size_reports_the_mean_of_its_permutations(tmp_
         assert col in rows["projectron"]
     # recomputed here without the script: the concatenation in file order, permutations 0-2
     data = concatenate([read_all(tmp_path / "a"), read_all(tmp_path / "b")])
-    for algo, params in (("projectron", {"eta": 0.6}), ("projectron++", {"eta": 0.6, "margin_step": "projectron"}),
-                         ("ahpatron", {"budget": 12, "epsilon": 0.5})):
+    for algo, params in (
+        ("projectron", {"eta": 0.6}),
+        ("projectron++", {"eta": 0.6, "margin_step": "projectron"}),
+        ("ahpatron", {"budget": 12, "epsilon": 0.5}),
+    ):
         assert json.loads(rows[algo]["params"]) == params
         amr, size = [], []
         for p in range(3):
@@ -251,9 +287,31 @@ def test_pegasos_script_at_smoke_size_reports_the_mean_of_its_permutations(tmp_p
     from budgetcli.labels import MulticlassLabels
     from repro import pegasos_letter
 
-    monkeypatch.setattr("sys.argv", ["peg", "--generate", "checkerboard", "400", "200", "--permutations", "2",
-                                     "--budgets", "15", "--maintenance", "merge", "random", "--grid", "1", "4",
-                                     "--eta-steps", "3", "--no-plot", "--out", str(tmp_path)])
+    monkeypatch.setattr(
+        "sys.argv",
+        [
+            "peg",
+            "--generate",
+            "checkerboard",
+            "400",
+            "200",
+            "--permutations",
+            "2",
+            "--budgets",
+            "15",
+            "--maintenance",
+            "merge",
+            "random",
+            "--grid",
+            "1",
+            "4",
+            "--eta-steps",
+            "3",
+            "--no-plot",
+            "--out",
+            str(tmp_path),
+        ],
+    )
     pegasos_letter.main()
     rows = list(csv.DictReader(open(tmp_path / "pegasos_checkerboard.csv")))
     assert [r["algorithm"] for r in rows] == ["merge", "random", "projectron++"]
@@ -272,8 +330,9 @@ def test_pegasos_script_at_smoke_size_reports_the_mean_of_its_permutations(tmp_p
             assert per[0] == max(grid)
             labels = MulticlassLabels()
             s = train.take(common.permutation(400, 1))
-            learner = common.make_learner("bpegasos", Kernel("rbf", float(r["gamma"])), seed=1, lambda_=1e-4, budget=15,
-                                          maintenance="random")
+            learner = common.make_learner(
+                "bpegasos", Kernel("rbf", float(r["gamma"])), seed=1, lambda_=1e-4, budget=15, maintenance="random"
+            )
             learner.learn(s, labels.encode(s))
             assert per[1] == pytest.approx(pegasos_letter.accuracy(learner, labels, test), abs=1e-12)
             assert float(r["support_mean"]) == 15

@@ -14,11 +14,10 @@ import time
 from pathlib import Path
 
 import numpy as np
-import pytest
 from click.testing import CliRunner
 
 from budgetcli import bounds, labels, metrics, modelfile, pipeline, predict, registry
-from budgetcli.cli import main
+from budgetcli.entry import main
 from budgetcli.kernels import Kernel
 from budgetcli.labels import MulticlassLabels
 from budgetcli.model import Model
@@ -75,11 +74,18 @@ def _many_classes_model(path, classes: int) -> Model:
     learner = registry.get("mc-perceptron")(Kernel("rbf", 0.5))
     header, arrays = learner.state()
     header.update(n_classes=classes, n_features=2)
-    arrays.update(sv_indptr=np.array([0, 1]), sv_indices=np.array([0], np.int32), sv_values=np.array([1.0]),
-                  coef=np.linspace(-1, 1, classes)[None, :], avg_base=np.zeros((1, classes)),
-                  avg_offset=np.zeros((1, classes)))
-    model = Model(type(learner).from_state(header, arrays),
-                  MulticlassLabels([float(v) for v in range(classes)], {float(v): str(v) for v in range(classes)}))
+    arrays.update(
+        sv_indptr=np.array([0, 1]),
+        sv_indices=np.array([0], np.int32),
+        sv_values=np.array([1.0]),
+        coef=np.linspace(-1, 1, classes)[None, :],
+        avg_base=np.zeros((1, classes)),
+        avg_offset=np.zeros((1, classes)),
+    )
+    model = Model(
+        type(learner).from_state(header, arrays),
+        MulticlassLabels([float(v) for v in range(classes)], {float(v): str(v) for v in range(classes)}),
+    )
     model.save(path)
     return model
 
@@ -116,8 +122,12 @@ def test_an_eval_report_lists_only_occurring_classes_past_report_classes():
     pred = np.array([3, 9, 7, 3])
     report = metrics.multiclass_report(classes, lambda v: f"{v:g}", true, pred)
     assert report["confusion_matrix"]["labels"] == ["3", "7", "9", "2000.5"]
-    assert report["confusion_matrix"]["rows_true_columns_predicted"] == [[1, 0, 1, 0], [0, 1, 0, 0], [0, 0, 0, 0],
-                                                                         [1, 0, 0, 0]]
+    assert report["confusion_matrix"]["rows_true_columns_predicted"] == [
+        [1, 0, 1, 0],
+        [0, 1, 0, 0],
+        [0, 0, 0, 0],
+        [1, 0, 0, 0],
+    ]
     assert report["accuracy"] == 0.5
     small = metrics.multiclass_report(classes[:10], lambda v: f"{v:g}", true[:3], pred[:3])
     assert len(small["confusion_matrix"]["labels"]) == 10  # under the bound every model class is listed
@@ -138,10 +148,12 @@ def test_training_stops_when_a_multiclass_model_would_pass_its_coefficient_bound
     assert r.exit_code == 1
     (line,) = r.stderr.splitlines()
     # the arrays start with 64 slots and 4 classes, and double: line 17 brings the 17th class, 64 × 32 > 2,000
-    assert line == (f"budgetlearn: error: {tmp_path / 'd.txt'}:17: training stopped: the model's coefficients would "
-                    "take 64 slots × 32 classes = 2,048 numbers, more than the 2,000 a multiclass model may hold (it "
-                    "grows as classes × support vectors) (mc-perceptron, kernel rbf (γ=1, σ=0.707107)); nothing "
-                    "written")
+    assert line == (
+        f"budgetlearn: error: {tmp_path / 'd.txt'}:17: training stopped: the model's coefficients would "
+        "take 64 slots × 32 classes = 2,048 numbers, more than the 2,000 a multiclass model may hold (it "
+        "grows as classes × support vectors) (mc-perceptron, kernel rbf (γ=1, σ=0.707107)); nothing "
+        "written"
+    )
     assert (tmp_path / "m.model").read_bytes() == b"old"
 
 
@@ -152,8 +164,10 @@ def test_training_warns_about_many_classes(tmp_path, monkeypatch):
     assert r.exit_code == 0, r.output
     (warning,) = json.loads(r.stdout)["warnings"]
     # the first example's class is the only one known: no update, 29 support vectors
-    assert warning == ("30 classes: a multiclass model grows as classes × support vectors (29 × 30 coefficients "
-                       f"here; its arrays may hold {bounds.MAX_COEFFICIENTS:,})")
+    assert warning == (
+        "30 classes: a multiclass model grows as classes × support vectors (29 × 30 coefficients "
+        f"here; its arrays may hold {bounds.MAX_COEFFICIENTS:,})"
+    )
 
 
 def test_a_label_past_the_classes_a_model_may_hold_is_refused_at_its_line(tmp_path, monkeypatch):
@@ -161,15 +175,29 @@ def test_a_label_past_the_classes_a_model_may_hold_is_refused_at_its_line(tmp_pa
     _distinct_labels(tmp_path / "d.txt", 30)
     r = run("train", "-a", "mc-perceptron", "--gamma", 1, tmp_path / "d.txt", "-o", tmp_path / "m.model")
     assert r.exit_code == 1
-    assert r.stderr == (f"budgetlearn: error: {tmp_path / 'd.txt'}:11: a label value beyond the 10 classes a model "
-                        "may hold (token '10')\n")
+    assert r.stderr == (
+        f"budgetlearn: error: {tmp_path / 'd.txt'}:11: a label value beyond the 10 classes a model "
+        "may hold (token '10')\n"
+    )
 
 
 def test_the_evaluation_set_grows_with_the_stream_not_with_eval_size(tmp_path):
     """--eval-size 100000000 allocated 23.8 GiB at once; a model header saying so did too."""
     write_stream(tmp_path / "d.txt", n=100)
-    r = run("train", "-a", "tighter-perceptron", "--eval-set", "random", "--eval-size", 10**8, "-B", 10,
-            tmp_path / "d.txt", "-o", tmp_path / "m.model")
+    r = run(
+        "train",
+        "-a",
+        "tighter-perceptron",
+        "--eval-set",
+        "random",
+        "--eval-size",
+        10**8,
+        "-B",
+        10,
+        tmp_path / "d.txt",
+        "-o",
+        tmp_path / "m.model",
+    )
     assert r.exit_code == 0, r.output
     learner = Model.load(tmp_path / "m.model", resume=True).learner
     assert len(learner.evalset) == 100  # every example so far (fewer than q)
@@ -178,34 +206,61 @@ def test_the_evaluation_set_grows_with_the_stream_not_with_eval_size(tmp_path):
 
 # the "Resource bounds" table of docs/RELIABILITY.md: (resource, bound, the tests that check it)
 BOUNDS = [
-    ("worker processes: `predict --jobs`, `tune --jobs`, `train --backend dask --jobs`",
-     "min(requested, pieces of work, cores): predict's pieces are ranges of at least 1 MiB, tune's its runs, a "
-     "sharded run's its shards (a cluster's own workers, with `--scheduler`, are the cluster's); a lowered request "
-     "is noted on stderr", ("test_workers_are_the_least_of_request_pieces_and_cores",
-                            "test_predict_with_a_billion_jobs_on_twenty_lines_is_serial_and_quick",
-                            "test_tune_starts_no_more_workers_than_runs")),
-    ("`predict --jobs`'s byte ranges", "at most one per byte of the file",
-     ("test_line_ranges_of_a_huge_part_count_are_at_most_one_per_byte",)),
-    ("loading a model file", f"its arrays at most {modelfile.MAX_INFLATION} × the file's size + "
-     f"{modelfile.INFLATION_SLACK >> 20} MiB (checked from the members' headers before any is read), its header at "
-     f"most {modelfile.MAX_HEADER_BYTES >> 20} MiB", ("test_model_untrusted.py::test_the_zip_bomb_costs_no_memory",)),
-    ("a block of multiclass scores (`predict`, `eval`, `tune --test`)",
-     f"{bounds.SCORE_BLOCK_BYTES >> 20} MiB: max(1, {bounds.SCORE_BLOCK_BYTES >> 20} MiB / (8 bytes × classes)) "
-     "lines at a time, whatever class count a model declares",
-     ("test_scores_of_a_model_with_every_class_allowed_come_in_small_blocks",)),
-    ("`eval`'s report", f"one number per example; a confusion matrix of classes²: past {metrics.REPORT_CLASSES:,} "
-     "classes, only those that occur in the data or the predictions",
-     ("test_an_eval_report_lists_only_occurring_classes_past_report_classes",)),
-    ("a multiclass model's coefficient arrays (slots × classes, each doubling as it grows)",
-     f"{bounds.MAX_COEFFICIENTS:,} numbers ({bounds.MAX_COEFFICIENTS * 8 >> 20} MiB an array): training stops at "
-     f"the line that would pass it; its summary warns past {bounds.WARN_CLASSES:,} classes",
-     ("test_training_stops_when_a_multiclass_model_would_pass_its_coefficient_bound",
-      "test_training_warns_about_many_classes")),
-    ("classes", "65,536, what a model file may declare: a label past it is refused at its line",
-     ("test_a_label_past_the_classes_a_model_may_hold_is_refused_at_its_line",)),
-    ("the Tighter Budget Perceptron's evaluation set", "grows with the examples seen (at most `--eval-size`), never "
-     "allocated for `--eval-size` at once, in training or when a model file says so",
-     ("test_the_evaluation_set_grows_with_the_stream_not_with_eval_size",)),
+    (
+        "worker processes: `predict --jobs`, `tune --jobs`, `train --backend dask --jobs`",
+        "min(requested, pieces of work, cores): predict's pieces are ranges of at least 1 MiB, tune's its runs, a "
+        "sharded run's its shards (a cluster's own workers, with `--scheduler`, are the cluster's); a lowered request "
+        "is noted on stderr",
+        (
+            "test_workers_are_the_least_of_request_pieces_and_cores",
+            "test_predict_with_a_billion_jobs_on_twenty_lines_is_serial_and_quick",
+            "test_tune_starts_no_more_workers_than_runs",
+        ),
+    ),
+    (
+        "`predict --jobs`'s byte ranges",
+        "at most one per byte of the file",
+        ("test_line_ranges_of_a_huge_part_count_are_at_most_one_per_byte",),
+    ),
+    (
+        "loading a model file",
+        f"its arrays at most {modelfile.MAX_INFLATION} × the file's size + "
+        f"{modelfile.INFLATION_SLACK >> 20} MiB (checked from the members' headers before any is read), its header at "
+        f"most {modelfile.MAX_HEADER_BYTES >> 20} MiB",
+        ("test_model_untrusted.py::test_the_zip_bomb_costs_no_memory",),
+    ),
+    (
+        "a block of multiclass scores (`predict`, `eval`, `tune --test`)",
+        f"{bounds.SCORE_BLOCK_BYTES >> 20} MiB: max(1, {bounds.SCORE_BLOCK_BYTES >> 20} MiB / (8 bytes × classes)) "
+        "lines at a time, whatever class count a model declares",
+        ("test_scores_of_a_model_with_every_class_allowed_come_in_small_blocks",),
+    ),
+    (
+        "`eval`'s report",
+        f"one number per example; a confusion matrix of classes²: past {metrics.REPORT_CLASSES:,} "
+        "classes, only those that occur in the data or the predictions",
+        ("test_an_eval_report_lists_only_occurring_classes_past_report_classes",),
+    ),
+    (
+        "a multiclass model's coefficient arrays (slots × classes, each doubling as it grows)",
+        f"{bounds.MAX_COEFFICIENTS:,} numbers ({bounds.MAX_COEFFICIENTS * 8 >> 20} MiB an array): training stops at "
+        f"the line that would pass it; its summary warns past {bounds.WARN_CLASSES:,} classes",
+        (
+            "test_training_stops_when_a_multiclass_model_would_pass_its_coefficient_bound",
+            "test_training_warns_about_many_classes",
+        ),
+    ),
+    (
+        "classes",
+        "65,536, what a model file may declare: a label past it is refused at its line",
+        ("test_a_label_past_the_classes_a_model_may_hold_is_refused_at_its_line",),
+    ),
+    (
+        "the Tighter Budget Perceptron's evaluation set",
+        "grows with the examples seen (at most `--eval-size`), never "
+        "allocated for `--eval-size` at once, in training or when a model file says so",
+        ("test_the_evaluation_set_grows_with_the_stream_not_with_eval_size",),
+    ),
 ]
 
 

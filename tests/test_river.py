@@ -17,7 +17,7 @@ pd = pytest.importorskip("pandas")
 from click.testing import CliRunner  # noqa: E402
 from river import checks, datasets, evaluate, metrics, preprocessing  # noqa: E402
 
-from budgetcli.cli import main  # noqa: E402
+from budgetcli.entry import main  # noqa: E402
 from budgetcli.model import Model  # noqa: E402
 from budgetcli.modelfile import ModelFileError  # noqa: E402
 from budgetcli.river import BudgetClassifier  # noqa: E402
@@ -91,11 +91,14 @@ def assert_same_learner(a, b):
     assert_same_state(a1, a2)
 
 
-@pytest.mark.parametrize("algorithm,params,options", [
-    ("perceptron", {}, []),
-    ("rbp", {"budget": 30}, ["-B", "30"]),
-    ("projectron++", {"eta": 0.3}, ["--eta", "0.3"]),
-])
+@pytest.mark.parametrize(
+    "algorithm,params,options",
+    [
+        ("perceptron", {}, []),
+        ("rbp", {"budget": 30}, ["-B", "30"]),
+        ("projectron++", {"eta": 0.3}, ["--eta", "0.3"]),
+    ],
+)
 def test_progressive_validation_makes_the_mistakes_of_budgetlearn_train(tmp_path, algorithm, params, options):
     rows = phishing()
     model = BudgetClassifier(algorithm, gamma=0.5, **params)
@@ -104,8 +107,9 @@ def test_progressive_validation_makes_the_mistakes_of_budgetlearn_train(tmp_path
     errors = cm.total_weight - sum(cm[c][c] for c in cm.classes)
     # the stream in LIBSVM form: columns in order of first appearance (every row has the same 9 keys)
     columns = {name: j for j, name in enumerate(rows[0][0])}
-    summary, cli = cli_model(tmp_path, rows, columns, lambda y: "+1" if y else "-1",
-                             "-a", algorithm, "--gamma", "0.5", *options)
+    summary, cli = cli_model(
+        tmp_path, rows, columns, lambda y: "+1" if y else "-1", "-a", algorithm, "--gamma", "0.5", *options
+    )
     # every round was scored: a fresh binary model predicts False (f = 0), the first label is True, so
     # round 1 is a mistake for both; with an rbf kernel and a non-empty support set f(x) is never 0,
     # so no later round is a tie, where the two counts could differ (see the module's docstring)
@@ -120,15 +124,27 @@ def test_multiclass_learn_one_and_learn_many_are_budgetlearn_train(tmp_path):
     rows = list(datasets.ImageSegments())
     names = list(dict.fromkeys(y for _, y in rows))  # classes in order of first appearance
     columns = {name: j for j, name in enumerate(rows[0][0])}
-    _, cli = cli_model(tmp_path, rows, columns, lambda y: names.index(y) + 1,
-                       "-a", "mrbp", "-B", "40", "--gamma", "0.001", "--seed", "4")
+    _, cli = cli_model(
+        tmp_path,
+        rows,
+        columns,
+        lambda y: names.index(y) + 1,
+        "-a",
+        "mrbp",
+        "-B",
+        "40",
+        "--gamma",
+        "0.001",
+        "--seed",
+        "4",
+    )
     one = BudgetClassifier("mrbp", budget=40, gamma=0.001, seed=4)
     for x, y in rows:
         one.learn_one(x, y)
     many = BudgetClassifier("mrbp", budget=40, gamma=0.001, seed=4)
     X, y = pd.DataFrame([x for x, _ in rows]), pd.Series([y for _, y in rows])
     for a in range(0, len(rows), 500):
-        many.learn_many(X[a:a + 500], y[a:a + 500])
+        many.learn_many(X[a : a + 500], y[a : a + 500])
     assert one.classes == many.classes == {name: i for i, name in enumerate(names)}
     assert one.features == many.features == columns
     assert_same_learner(one.learner, cli.learner)
@@ -182,7 +198,7 @@ def test_an_unseen_feature_adds_only_its_norm():
     model.learn_one({"a": 1.0, "b": 2.0}, True)  # a mistake (f = 0): f = k(x0, ·) from now on
     x = {"a": 0.5, "new": 3.0}
     before = pickle.dumps(model)
-    f = math.exp(-0.25 * ((0.5 - 1.0) ** 2 + 2.0 ** 2 + 3.0 ** 2))
+    f = math.exp(-0.25 * ((0.5 - 1.0) ** 2 + 2.0**2 + 3.0**2))
     assert model.predict_proba_one(x)[True] == pytest.approx(1 / (1 + math.exp(-f)), rel=1e-15)
     assert pickle.dumps(model) == before  # prediction keeps no new feature
     linear = BudgetClassifier("perceptron", kernel="linear")
@@ -207,9 +223,12 @@ def test_binary_labels():
     assert words.classes == {"spam": -1.0, "ham": 1.0}
     assert list(words.predict_proba_one({"a": 1.0})) == ["spam", "ham"]
     before = pickle.dumps(words)
-    with pytest.raises(ValueError, match=r"label 'eggs': a third label value in binary training \(labels so far: "
-                                         r"'spam', 'ham'\); this algorithm is binary-only, the multiclass ones are: "
-                                         r".*mc-perceptron"):
+    with pytest.raises(
+        ValueError,
+        match=r"label 'eggs': a third label value in binary training \(labels so far: "
+        r"'spam', 'ham'\); this algorithm is binary-only, the multiclass ones are: "
+        r".*mc-perceptron",
+    ):
         words.learn_one({"c": 1.0}, "eggs")
     with pytest.raises(ValueError, match="a third label"):
         words.learn_many(pd.DataFrame([{"a": 1.0}, {"c": 1.0}]), pd.Series(["ham", "eggs"]))
@@ -269,15 +288,18 @@ def test_bad_values_are_refused_and_change_nothing():
     assert pickle.dumps(model) == before
 
 
-@pytest.mark.parametrize("args,kwargs,message", [
-    (("svm",), {}, "unknown algorithm 'svm'"),
-    (("perceptron",), {"eta": 0.1}, "--eta does not apply to perceptron"),
-    (("projectron",), {"etta": 0.1}, "BudgetClassifier has no parameter etta"),
-    (("projectron",), {"eta": -1.0}, "--eta must be"),
-    (("perceptron",), {"kernel": "sigmoid"}, "unknown kernel 'sigmoid'"),
-    (("perceptron",), {"gamma": 1.0, "sigma": 1.0}, "give --gamma or --sigma, not both"),
-    (("bpegasos",), {"kernel": "linear"}, "merge"),
-])
+@pytest.mark.parametrize(
+    "args,kwargs,message",
+    [
+        (("svm",), {}, "unknown algorithm 'svm'"),
+        (("perceptron",), {"eta": 0.1}, "--eta does not apply to perceptron"),
+        (("projectron",), {"etta": 0.1}, "BudgetClassifier has no parameter etta"),
+        (("projectron",), {"eta": -1.0}, "--eta must be"),
+        (("perceptron",), {"kernel": "sigmoid"}, "unknown kernel 'sigmoid'"),
+        (("perceptron",), {"gamma": 1.0, "sigma": 1.0}, "give --gamma or --sigma, not both"),
+        (("bpegasos",), {"kernel": "linear"}, "merge"),
+    ],
+)
 def test_bad_parameters_fail_at_construction(args, kwargs, message):
     with pytest.raises(ValueError, match=message):
         BudgetClassifier(*args, **kwargs)

@@ -58,8 +58,12 @@ def test_with_evictions_the_model_is_the_projected_average_within_the_budget(day
     r = run("train", "-a", "rbp", "-B", "10", *RBF, "--average", "-q", "--json", whole, "-o", avg)
     assert r.exit_code == 0, r.output
     assert json.loads(r.output)["support_size"] == 10
-    assert run("online-to-batch", "--method", "projected-average", "-a", "rbp", "-B", "10", *RBF, whole,
-               "-o", batch).exit_code == 0
+    assert (
+        run(
+            "online-to-batch", "--method", "projected-average", "-a", "rbp", "-B", "10", *RBF, whole, "-o", batch
+        ).exit_code
+        == 0
+    )
     # the same projection; train folds Σ_t coefficient, online-to-batch (1/T) Σ_t coefficient, into it:
     # equal up to the rounding of that division
     np.testing.assert_allclose(scores(avg, whole), scores(batch, whole), rtol=1e-12, atol=1e-12)
@@ -119,9 +123,14 @@ def test_info_and_the_summary_name_the_hypothesis(days, tmp_path):
 
 # ---- multiclass learners: the average under the lazy scale (multiclass.py's docstring) ----------------
 
-MULTICLASS = [("mc-perceptron", {}), ("mc-pa", {}), ("mrbp", {"budget": 12}), ("mc-projectron++", {"eta": 0.5}),
-              ("pegasos", {}), *[("bpegasos", {"budget": 12, "maintenance": m})
-                                 for m in ("random", "smallest", "project", "merge")]]
+MULTICLASS = [
+    ("mc-perceptron", {}),
+    ("mc-pa", {}),
+    ("mrbp", {"budget": 12}),
+    ("mc-projectron++", {"eta": 0.5}),
+    ("pegasos", {}),
+    *[("bpegasos", {"budget": 12, "maintenance": m}) for m in ("random", "smallest", "project", "merge")],
+]
 
 
 def three_classes(n: int, seed: int):
@@ -139,9 +148,9 @@ def test_the_multiclass_average_is_the_mean_of_every_round_s_hypothesis(name, pa
     probe = chunk_from_dense(X[:25], y[:25])
     total = np.zeros((25, 3))
     for t in range(len(y)):
-        learner.learn(chunk_from_dense(X[t:t + 1], y[t:t + 1]), y[t:t + 1])
+        learner.learn(chunk_from_dense(X[t : t + 1], y[t : t + 1]), y[t : t + 1])
         f = learner.decision_function(probe)
-        total[:, :f.shape[1]] += f
+        total[:, : f.shape[1]] += f
     mean = total / len(y)
     averaged = Model(learner, MulticlassLabels()).averaged(projected=False).learner.decision_function(probe)
     np.testing.assert_allclose(averaged, mean, rtol=1e-9, atol=1e-9 * np.abs(mean).max())
@@ -182,8 +191,12 @@ def test_multiclass_evictions_are_projected_within_the_budget(tmp_path):
     write_classes(data, 300, 5)
     r = run("train", "-a", "mrbp", "-B", "12", *RBF, "--average", "-q", "--json", data, "-o", avg)
     assert r.exit_code == 0 and json.loads(r.output)["support_size"] == 12
-    assert run("online-to-batch", "--method", "projected-average", "-a", "mrbp", "-B", "12", *RBF, data,
-               "-o", batch).exit_code == 0
+    assert (
+        run(
+            "online-to-batch", "--method", "projected-average", "-a", "mrbp", "-B", "12", *RBF, data, "-o", batch
+        ).exit_code
+        == 0
+    )
     a, b = (Model.load(m).learner for m in (avg, batch))
     probe = chunk_from_dense(*three_classes(30, 6))
     np.testing.assert_allclose(a.decision_function(probe), b.decision_function(probe), rtol=1e-12, atol=1e-12)
@@ -215,5 +228,6 @@ def test_running_sums_that_overflow_the_average_are_refused(days, tmp_path):
     modelfile.save(model, header, arrays)
     r = run("predict", model, whole)
     assert r.exit_code == 1
-    assert r.output.splitlines() == [f"budgetlearn: error: {model}: invalid model: its averaged coefficients are "
-                                     "not finite"]
+    assert r.output.splitlines() == [
+        f"budgetlearn: error: {model}: invalid model: its averaged coefficients are not finite"
+    ]

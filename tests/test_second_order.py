@@ -13,7 +13,7 @@ from budgetcli.model import Model
 
 from . import reference_second_order as ref
 from .helpers import chunk_from_dense, random_stream
-from .test_algorithms import KERNELS, assert_matches_reference, ref_kernel, run_stepwise, support_dense
+from .test_algorithms import KERNELS, assert_matches_reference, ref_kernel, run_stepwise
 
 POLICY = {"rbsop": "random", "lbsop": "oldest"}
 
@@ -24,6 +24,7 @@ def gram_of(learner):
 
 
 # ---- SOP family -----------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("kernel", KERNELS, ids=lambda k: k.kind)
 @pytest.mark.parametrize("a", [1.0, 0.3])
@@ -110,12 +111,17 @@ def test_bad_sop_a_is_refused():
 
 # ---- AVP and Ahpatron ------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("kernel", KERNELS, ids=lambda k: k.kind)
-@pytest.mark.parametrize("params", [
-    {},  # Corollary 1: U = ∞, λ = 1
-    {"radius": 2.0, "step": 0.7, "epsilon": 0.5},
-    {"radius": 3.0, "step_schedule": "corollary2", "epsilon": 0.9},
-], ids=["corollary1", "ball", "corollary2"])
+@pytest.mark.parametrize(
+    "params",
+    [
+        {},  # Corollary 1: U = ∞, λ = 1
+        {"radius": 2.0, "step": 0.7, "epsilon": 0.5},
+        {"radius": 3.0, "step_schedule": "corollary2", "epsilon": 0.9},
+    ],
+    ids=["corollary1", "ball", "corollary2"],
+)
 def test_avp_matches_reference(kernel, params):
     X, y = random_stream(150, 4, seed=4)
     learner = registry.get("avp")(kernel, **params)
@@ -125,17 +131,30 @@ def test_avp_matches_reference(kernel, params):
 
 
 @pytest.mark.parametrize("kernel", KERNELS, ids=lambda k: k.kind)
-@pytest.mark.parametrize("params", [
-    {"budget": 10},  # the paper's defaults: U = √B/2, λ = U/√(4B), ε = 0.5, η = 5e-4, c_t = ‖f_t‖/U
-    {"budget": 7, "epsilon": 0.8},  # odd B keeps ⌊B/2⌋
-    {"budget": 16, "radius": 1.0, "step": 0.35, "ahpatron_c": 0.6, "ahpatron_eta": 0.01},  # Theorem 4's c
-], ids=["defaults", "odd", "theorem4-c"])
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"budget": 10},  # the paper's defaults: U = √B/2, λ = U/√(4B), ε = 0.5, η = 5e-4, c_t = ‖f_t‖/U
+        {"budget": 7, "epsilon": 0.8},  # odd B keeps ⌊B/2⌋
+        {"budget": 16, "radius": 1.0, "step": 0.35, "ahpatron_c": 0.6, "ahpatron_eta": 0.01},  # Theorem 4's c
+    ],
+    ids=["defaults", "odd", "theorem4-c"],
+)
 def test_ahpatron_matches_reference(kernel, params):
     X, y = random_stream(200, 4, seed=6)
     learner = registry.get("ahpatron")(kernel, **params)
     h = learner.hyper
-    trace = ref.aggressive(X, y, ref_kernel(kernel), h["radius"], h["step"], h["epsilon"], budget=h["budget"],
-                           eta=h["ahpatron_eta"], c=h["ahpatron_c"])
+    trace = ref.aggressive(
+        X,
+        y,
+        ref_kernel(kernel),
+        h["radius"],
+        h["step"],
+        h["epsilon"],
+        budget=h["budget"],
+        eta=h["ahpatron_eta"],
+        c=h["ahpatron_c"],
+    )
     assert len(trace.halvings) >= 3
     assert_matches_reference(learner, trace, X, y)
     assert learner.counter("projections") == len(trace.halvings)
@@ -148,8 +167,10 @@ def test_ahpatron_defaults_are_the_papers_experiments():
     assert (h["epsilon"], h["ahpatron_eta"], h["ahpatron_c"]) == (0.5, 0.0005, None)
 
 
-@pytest.mark.parametrize("algorithm,params", [("ahpatron", {"budget": 12}), ("ahpatron", {"budget": 9, "ahpatron_c": 1.0}),
-                                              ("avp", {"radius": 1.5})])
+@pytest.mark.parametrize(
+    "algorithm,params",
+    [("ahpatron", {"budget": 12}), ("ahpatron", {"budget": 9, "ahpatron_c": 1.0}), ("avp", {"radius": 1.5})],
+)
 def test_support_never_exceeds_budget_halves_exactly_when_full_and_norm_stays_in_the_ball(algorithm, params):
     d = 4
     X, y = random_stream(400, d, seed=9)
@@ -160,7 +181,7 @@ def test_support_never_exceeds_budget_halves_exactly_when_full_and_norm_stays_in
     for t in range(len(y)):
         before = len(learner.support)
         updates = learner.counter("mistakes") + learner.counter("margin_updates")
-        learner.learn(chunk_from_dense(X[t:t + 1], y[t:t + 1]), y[t:t + 1])
+        learner.learn(chunk_from_dense(X[t : t + 1], y[t : t + 1]), y[t : t + 1])
         updated = learner.counter("mistakes") + learner.counter("margin_updates") > updates
         after = len(learner.support)
         if not updated:
@@ -192,8 +213,17 @@ def test_ahpatron_refuses_a_budget_below_two_and_avp_corollary2_needs_a_radius()
 
 # ---- the averaged hypothesis -----------------------------------------------------------------------
 
-@pytest.mark.parametrize("algorithm,params", [("sop", {}), ("avp", {"radius": 2.0}), ("rbsop", {"budget": 8}),
-                                              ("lbsop", {"budget": 8}), ("ahpatron", {"budget": 8})])
+
+@pytest.mark.parametrize(
+    "algorithm,params",
+    [
+        ("sop", {}),
+        ("avp", {"radius": 2.0}),
+        ("rbsop", {"budget": 8}),
+        ("lbsop", {"budget": 8}),
+        ("ahpatron", {"budget": 8}),
+    ],
+)
 def test_averaged_hypothesis_equals_brute_force_mean(algorithm, params):
     """(1/T) Σ_t f_t against the running sums (with the evicted vectors kept for the evicting ones);
     a save and reload half way must not disturb them."""
@@ -207,7 +237,7 @@ def test_averaged_hypothesis_equals_brute_force_mean(algorithm, params):
     for t in range(200):
         if t == 100 and not cls.evicts:
             learner = cls.from_state(*learner.state())
-        learner.learn(chunk_from_dense(X[t:t + 1], y[t:t + 1]), y[t:t + 1])
+        learner.learn(chunk_from_dense(X[t : t + 1], y[t : t + 1]), y[t : t + 1])
         total += learner.decision_function(test)
     if cls.evicts:
         assert len(learner.retired) > 0
@@ -216,12 +246,15 @@ def test_averaged_hypothesis_equals_brute_force_mean(algorithm, params):
     assert not np.allclose(learner.decision_function(test), total / 200)
 
 
-@pytest.mark.parametrize("args,message", [
-    (["-a", "ahpatron", "-B", "1"], "at least 2"),
-    (["-a", "avp", "--step-schedule", "corollary2"], "finite -U"),
-    (["-a", "ahpatron", "--ahpatron-c", "0"], "ahpatron-c"),
-    (["-a", "sop", "--sop-a", "-1"], "sop-a"),
-])
+@pytest.mark.parametrize(
+    "args,message",
+    [
+        (["-a", "ahpatron", "-B", "1"], "at least 2"),
+        (["-a", "avp", "--step-schedule", "corollary2"], "finite -U"),
+        (["-a", "ahpatron", "--ahpatron-c", "0"], "ahpatron-c"),
+        (["-a", "sop", "--sop-a", "-1"], "sop-a"),
+    ],
+)
 def test_cli_refuses_bad_parameters_with_exit_2_and_writes_nothing(tmp_path, args, message):
     from .test_cli import run, write_stream
 

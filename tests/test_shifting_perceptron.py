@@ -54,12 +54,12 @@ def test_averaged_spa_equals_brute_force_mean():
     learner = registry.get("spa")(Kernel("rbf", 0.5), spa_lambda=0.5)
     total = np.zeros(30)
     for a in range(0, 200, 7):  # chunks of 7: folds at every call, decay within a call
-        ch = chunk_from_dense(X[a:a + 7], y[a:a + 7])
+        ch = chunk_from_dense(X[a : a + 7], y[a : a + 7])
         # brute force needs f_t after every round: evaluate on a copy fed one example at a time
         for t in range(a, min(a + 7, 200)):
             probe = registry.get("spa").from_state(*learner.state())
-            probe.learn(chunk_from_dense(X[a:t + 1], y[a:t + 1]), y[a:t + 1])
+            probe.learn(chunk_from_dense(X[a : t + 1], y[a : t + 1]), y[a : t + 1])
             total += probe.decision_function(test)
-        learner.learn(ch, y[a:a + 7])
+        learner.learn(ch, y[a : a + 7])
     avg = Model(learner, BinaryLabels()).averaged()
     np.testing.assert_allclose(avg.learner.decision_function(test), total / 200, rtol=1e-9, atol=1e-9)

@@ -12,7 +12,8 @@ import scipy.sparse as sp  # noqa: E402
 from sklearn.base import clone  # noqa: E402
 from sklearn.utils.estimator_checks import parametrize_with_checks  # noqa: E402
 
-from budgetcli import pipeline, registry  # noqa: E402
+from budgetcli import registry  # noqa: E402
+from budgetcli.core import KernelSpec  # noqa: E402
 from budgetcli.kernels import Kernel  # noqa: E402
 from budgetcli.model import Model  # noqa: E402
 from budgetcli.sklearn import BudgetClassifier  # noqa: E402
@@ -30,9 +31,10 @@ def expected_failed_checks(estimator):
     return {}
 
 
-@parametrize_with_checks([BudgetClassifier(), BudgetClassifier("projectron++", eta=0.1),
-                          BudgetClassifier("rbp", budget=5, seed=3)],
-                         expected_failed_checks=expected_failed_checks)
+@parametrize_with_checks(
+    [BudgetClassifier(), BudgetClassifier("projectron++", eta=0.1), BudgetClassifier("rbp", budget=5, seed=3)],
+    expected_failed_checks=expected_failed_checks,
+)
 def test_scikit_learn_checks(estimator, check):
     check(estimator)
 
@@ -48,8 +50,15 @@ def cli_learner(algorithm, X, y, gamma, **params):
     return learner
 
 
-@pytest.mark.parametrize("algorithm,params", [("projectron++", {"eta": 0.3}), ("rbp", {"budget": 15}),
-                                              ("forgetron", {"budget": 15}), ("spa", {"spa_lambda": 0.2})])
+@pytest.mark.parametrize(
+    "algorithm,params",
+    [
+        ("projectron++", {"eta": 0.3}),
+        ("rbp", {"budget": 15}),
+        ("forgetron", {"budget": 15}),
+        ("spa", {"spa_lambda": 0.2}),
+    ],
+)
 def test_fit_is_the_online_learner(algorithm, params):
     X, y = data()
     clf = BudgetClassifier(algorithm, gamma=0.5, **params).fit(X, y)
@@ -77,7 +86,7 @@ def test_partial_fit_in_pieces_is_fit_in_one():
     whole = BudgetClassifier("projectron++", eta=0.3, gamma=0.5).fit(X, y)
     pieces = BudgetClassifier("projectron++", eta=0.3, gamma=0.5)
     for a in range(0, 300, 70):
-        pieces.partial_fit(X[a:a + 70], y[a:a + 70], classes=[-1, 1])
+        pieces.partial_fit(X[a : a + 70], y[a : a + 70], classes=[-1, 1])
     h1, a1 = whole.learner_.state()
     h2, a2 = pieces.learner_.state()
     assert h1 == h2
@@ -145,15 +154,16 @@ def test_pickle_and_to_model_predict_the_same(tmp_path):
     path = tmp_path / "m.model"
     clf.to_model().save(path)
     model = Model.load(path)
-    np.testing.assert_array_equal(model.learner.decision_function(chunk_from_dense(Xt, np.ones(100))),
-                                  clf.decision_function(Xt))
+    np.testing.assert_array_equal(
+        model.learner.decision_function(chunk_from_dense(Xt, np.ones(100))), clf.decision_function(Xt)
+    )
     assert model.labels.positive == 1.0 and model.labels.negative == -1.0
 
 
 def test_default_gamma_is_one_over_features():
     X, y = data(d=8)
     assert BudgetClassifier().fit(X, y).learner_.kernel.gamma == pytest.approx(1 / 8)
-    assert pipeline.KernelSpec().resolve(8).gamma == pytest.approx(1 / 8)
+    assert Kernel.of(KernelSpec(), 8).gamma == pytest.approx(1 / 8)
 
 
 def test_a_multiclass_algorithm_is_refused_with_a_clear_message():

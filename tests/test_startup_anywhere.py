@@ -22,15 +22,18 @@ import pytest
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 NOBODY = 65534
-NOTE = ("budgetlearn: note: compiled code is not cached (no writable cache directory of this user's own; "
-        "set NUMBA_CACHE_DIR to one): each run compiles it again\n")
+NOTE = (
+    "budgetlearn: note: compiled code is not cached (no writable cache directory of this user's own; "
+    "set NUMBA_CACHE_DIR to one): each run compiles it again\n"
+)
 TRAIN = ["train", "-a", "perceptron", "--kernel", "poly", "-q"]  # poly: predict runs compiled code, not fewscores
 
 
 def run(env: dict, cwd: Path, *args: str, uid: int | None = None) -> subprocess.CompletedProcess:
     as_user = {} if uid is None else {"user": uid, "group": uid, "extra_groups": []}
-    return subprocess.run([sys.executable, "-m", "budgetcli.cli", *args], env=env, cwd=cwd, capture_output=True,
-                          text=True, **as_user)
+    return subprocess.run(
+        [sys.executable, "-m", "budgetcli", *args], env=env, cwd=cwd, capture_output=True, text=True, **as_user
+    )
 
 
 def run_normally(*args: str) -> subprocess.CompletedProcess:
@@ -48,8 +51,7 @@ class Setting:
     def __init__(self, base: Path, uid: int | None = None):
         self.base, self.uid = base, uid
         self.ro, self.tmp, self.data = base / "ro", base / "tmp", base / "data"
-        shutil.copytree(PROJECT_ROOT / "budgetcli", self.ro / "budgetcli",
-                        ignore=shutil.ignore_patterns("__pycache__"))
+        shutil.copytree(PROJECT_ROOT / "budgetcli", self.ro / "budgetcli", ignore=shutil.ignore_patterns("__pycache__"))
         for path, mode in ((self.tmp, 0o1777), (self.data, 0o777)):
             path.mkdir()
             path.chmod(mode)  # not mkdir's mode, which the umask cuts
@@ -57,8 +59,11 @@ class Setting:
         with open(PROJECT_ROOT / "sample_data" / "synthetic.train") as src:
             self.train.write_text("".join(src.readlines()[:300]))
         # PYTHONPATH: the copy first; a PYTHONPATH the tests run with (their numba) after it.
-        self.env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "TMPDIR": str(self.tmp),
-                    "PYTHONPATH": os.pathsep.join([str(self.ro), *filter(None, [os.environ.get("PYTHONPATH")])])}
+        self.env = {
+            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+            "TMPDIR": str(self.tmp),
+            "PYTHONPATH": os.pathsep.join([str(self.ro), *filter(None, [os.environ.get("PYTHONPATH")])]),
+        }
         self.own_cache = self.tmp / f"budgetlearn-numba-{os.getuid() if uid is None else uid}"
 
     def run(self, *args: str, **env) -> subprocess.CompletedProcess:
@@ -155,8 +160,16 @@ def as_nobody():
         os.chmod(base, 0o755)
         s = Setting(Path(base), NOBODY)
         try:
-            probe = subprocess.run([sys.executable, "-c", "import numba"], env=s.env, cwd=base, capture_output=True,
-                                   text=True, user=NOBODY, group=NOBODY, extra_groups=[])
+            probe = subprocess.run(
+                [sys.executable, "-c", "import numba"],
+                env=s.env,
+                cwd=base,
+                capture_output=True,
+                text=True,
+                user=NOBODY,
+                group=NOBODY,
+                extra_groups=[],
+            )
         except PermissionError as e:
             pytest.skip(f"uid {NOBODY} cannot run {sys.executable}: {e}")
         if probe.returncode != 0:
@@ -191,9 +204,11 @@ def test_commands_that_run_no_compiled_code_do_not_load_numba(tmp_path):
     with open(PROJECT_ROOT / "sample_data" / "synthetic.train") as src:
         data.write_text("".join(src.readlines()[:40]))
     model = tmp_path / "m.model"
-    child = ("import sys\nfrom budgetcli.entry import main\ntry:\n    main(sys.argv[1:])\nexcept SystemExit as e:\n"
-             "    assert not e.code, e.code\nprint('numba' in sys.modules, 'numpy' in sys.modules, "
-             "'scipy.linalg' in sys.modules, file=sys.stderr)\n")
+    child = (
+        "import sys\nfrom budgetcli.entry import main\ntry:\n    main(sys.argv[1:])\nexcept SystemExit as e:\n"
+        "    assert not e.code, e.code\nprint('numba' in sys.modules, 'numpy' in sys.modules, "
+        "'scipy.linalg' in sys.modules, file=sys.stderr)\n"
+    )
 
     def loaded(*args):
         p = subprocess.run([sys.executable, "-c", child, *args], cwd=PROJECT_ROOT, capture_output=True, text=True)
@@ -219,11 +234,14 @@ def test_the_script_runs_blas_on_one_thread_unless_the_user_says_otherwise(given
     pytest.importorskip("threadpoolctl")
     if (os.cpu_count() or 1) < 2 and threads > 1:
         pytest.skip("one core: BLAS runs one thread whatever is asked")
-    child = ("from budgetcli import entry\nentry.main = lambda **kw: None\nentry.run()\nimport numpy, threadpoolctl\n"
-             "print(max(i['num_threads'] for i in threadpoolctl.threadpool_info() if i['user_api'] == 'blas'))\n")
-    env = {k: v for k, v in os.environ.items() if k not in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")}
-    p = subprocess.run([sys.executable, "-c", child], cwd=PROJECT_ROOT, capture_output=True, text=True,
-                       env=env | given)
+    child = (
+        "from budgetcli import entry\nentry.main = lambda **kw: None\nentry.run()\nimport numpy, threadpoolctl\n"
+        "print(max(i['num_threads'] for i in threadpoolctl.threadpool_info() if i['user_api'] == 'blas'))\n"
+    )
+    env = {
+        k: v for k, v in os.environ.items() if k not in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+    }
+    p = subprocess.run([sys.executable, "-c", child], cwd=PROJECT_ROOT, capture_output=True, text=True, env=env | given)
     assert p.returncode == 0, p.stderr
     assert int(p.stdout) == threads
 
@@ -231,11 +249,18 @@ def test_the_script_runs_blas_on_one_thread_unless_the_user_says_otherwise(given
 def test_numba_s_blas_check_is_deferred_not_lost(tmp_path):
     """After the package's compiled code has run, a numba function that calls BLAS still compiles and
     computes (numba checks scipy's BLAS when it compiles np.dot)."""
-    child = ("import numpy as np, numba, sys\nfrom budgetcli import _jit\n_jit.compile_all()\n"
-             "assert 'scipy.linalg' not in sys.modules\n"
-             "dot = numba.njit(lambda a, b: np.dot(a, b))\n"
-             "print(dot(np.arange(3.0), np.array([1.0, 2.0, 4.0])))\n")
-    p = subprocess.run([sys.executable, "-c", child], cwd=PROJECT_ROOT, capture_output=True, text=True,
-                       env=os.environ | {"NUMBA_CACHE_DIR": str(tmp_path)})
+    child = (
+        "import numpy as np, numba, sys\nfrom budgetcli import _jit\n_jit.compile_all()\n"
+        "assert 'scipy.linalg' not in sys.modules\n"
+        "dot = numba.njit(lambda a, b: np.dot(a, b))\n"
+        "print(dot(np.arange(3.0), np.array([1.0, 2.0, 4.0])))\n"
+    )
+    p = subprocess.run(
+        [sys.executable, "-c", child],
+        cwd=PROJECT_ROOT,
+        capture_output=True,
+        text=True,
+        env=os.environ | {"NUMBA_CACHE_DIR": str(tmp_path)},
+    )
     assert p.returncode == 0, p.stderr
     assert float(p.stdout) == 10.0

@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from budgetcli import registry
-from budgetcli.io.libsvm import DataError
-from budgetcli.kernels import Kernel, gamma_from_sigma, sparse_sqnorm
+from budgetcli import algorithms, registry
+from budgetcli.core import DataError, gamma_from_sigma
+from budgetcli.kernels import Kernel, sparse_sqnorm
 from budgetcli.labels import BinaryLabels
 from budgetcli.support import SupportSet, kernel_row, sv_put, sv_remove
 
@@ -21,8 +21,9 @@ def sparse(v):
 
 
 @pytest.mark.parametrize("dense", [False, True], ids=["sparse", "dense"])
-@pytest.mark.parametrize("kernel", [Kernel("rbf", 0.7), Kernel("poly", 0.5, 1.5, 3), Kernel("linear")],
-                         ids=lambda k: k.kind)
+@pytest.mark.parametrize(
+    "kernel", [Kernel("rbf", 0.7), Kernel("poly", 0.5, 1.5, 3), Kernel("linear")], ids=lambda k: k.kind
+)
 def test_kernel_row_matches_definition(kernel, dense):
     rng = np.random.default_rng(0)
     V = rng.standard_normal((20, 9)) * (rng.random((20, 9)) < 0.5)
@@ -43,14 +44,15 @@ def test_kernel_row_matches_definition(kernel, dense):
     np.testing.assert_allclose(out, [k(np.append(v, [0.0, 0.0]), x) for v in V], rtol=1e-12, atol=1e-12)
 
 
-@pytest.mark.parametrize("kernel", [Kernel("rbf", 0.04), Kernel("poly", 0.5, 1.5, 3), Kernel("linear")],
-                         ids=lambda k: k.kind)
+@pytest.mark.parametrize(
+    "kernel", [Kernel("rbf", 0.04), Kernel("poly", 0.5, 1.5, 3), Kernel("linear")], ids=lambda k: k.kind
+)
 def test_dense_copy_gives_bit_identical_kernel_rows(kernel):
     """The dense copy adds the same products in the same order as the sparse gather: the kernel rows
     are equal to the last bit, so no decision can change with the storage (support.py).  The data mix
     a9a-like binary features with real values of both signs (products of ±0 included)."""
     X, y = random_stream(1000, 120, seed=5, sparsity=0.9)
-    X[:, :60] = (X[:, :60] != 0)
+    X[:, :60] = X[:, :60] != 0
     ch = chunk_from_dense(X, y)
     sets = [SupportSet(capacity=8, pool_capacity=8, dense=dense) for dense in (False, True)]
     for s in sets:
@@ -71,6 +73,7 @@ def test_dense_copy_gives_bit_identical_kernel_rows(kernel):
 
 def test_dense_copy_is_given_up_past_its_limit(monkeypatch):
     from budgetcli import support
+
     monkeypatch.setattr(support, "DENSE_LIMIT", 100)
     s = SupportSet(capacity=4, pool_capacity=8, dense=True)
     s.cover(20)
@@ -114,13 +117,13 @@ def test_support_set_replace_remove_compact_keep_contents(dense):
         indptr, ii, vv = s.to_csr()
         dense = np.zeros((len(truth), 30))
         for r in range(len(truth)):
-            dense[r, ii[indptr[r]:indptr[r + 1]]] = vv[indptr[r]:indptr[r + 1]]
+            dense[r, ii[indptr[r] : indptr[r + 1]]] = vv[indptr[r] : indptr[r + 1]]
         np.testing.assert_array_equal(dense, np.array(truth).reshape(-1, 30))
-        np.testing.assert_allclose(s.arrays.sqnorm[:len(s)], (np.array(truth).reshape(-1, 30) ** 2).sum(1))
+        np.testing.assert_allclose(s.arrays.sqnorm[: len(s)], (np.array(truth).reshape(-1, 30) ** 2).sum(1))
         if s.keeps_dense:  # the feature-major copy: live columns hold the vectors, the others are zero
             copy = s.arrays.dense
-            np.testing.assert_array_equal(copy[:, :len(s)].T, dense)
-            assert not copy[:, len(s):].any()
+            np.testing.assert_array_equal(copy[:, : len(s)].T, dense)
+            assert not copy[:, len(s) :].any()
     # garbage never grows without bound: compaction keeps the pool within twice the live part plus one vector
     assert s.arrays.meta[1] <= 2 * s.nnz + 30
 
@@ -144,9 +147,16 @@ def test_high_dimensional_sparse_data_costs_its_nonzeros():
     rows = [np.sort(rng.choice(d, 5, replace=False)) for _ in range(n)]
     indptr = np.arange(0, 5 * n + 1, 5, dtype=np.int64)
     from budgetcli.io.libsvm import Chunk
+
     y = np.where(rng.random(n) < 0.5, 1.0, -1.0)
-    ch = Chunk(indptr, np.concatenate(rows).astype(np.int32), rng.random(5 * n) + 0.1, y,
-               np.arange(1, n + 1), {1.0: "+1", -1.0: "-1"})
+    ch = Chunk(
+        indptr,
+        np.concatenate(rows).astype(np.int32),
+        rng.random(5 * n) + 0.1,
+        y,
+        np.arange(1, n + 1),
+        {1.0: "+1", -1.0: "-1"},
+    )
     learner = registry.get("perceptron")(Kernel("rbf", 0.5))
     learner.learn(ch, y)
     a = learner.support.arrays
@@ -184,7 +194,7 @@ def test_binary_labels_third_value_names_first_offending_line():
 
 def _storage_runs():
     runs = []
-    for name, cls in sorted(registry.load_all().items()):
+    for name, cls in sorted(algorithms.load_all().items()):
         if name == "bpegasos":
             runs += [(name, {"maintenance": m}) for m in ("random", "smallest", "project", "merge")]
         else:
@@ -193,13 +203,15 @@ def _storage_runs():
 
 
 @pytest.mark.parametrize("limit", [0, 6 * 64], ids=["sparse", "dense-then-sparse"])
-@pytest.mark.parametrize("algorithm,params", _storage_runs(), ids=lambda v: v if isinstance(v, str) else
-                         "-".join(map(str, v.values())))
+@pytest.mark.parametrize(
+    "algorithm,params", _storage_runs(), ids=lambda v: v if isinstance(v, str) else "-".join(map(str, v.values()))
+)
 def test_the_dense_copy_changes_no_run(algorithm, params, limit, monkeypatch):
     """Every learner, with the dense copy and without it (or giving it up when its capacity passes 64 slots
     mid-stream): the same saved state bit for bit.  Along the way the copy must hold exactly the live
     vectors (evictions, removals, Ahpatron's halving, Pegasos' merging all move slots)."""
     from budgetcli import support
+
     cls = registry.get(algorithm)
     kw = {"budget": 25} if any(p.name == "budget" for p in cls.params) else {}
     X, y = random_stream(300, 6, seed=9)
@@ -209,15 +221,15 @@ def test_the_dense_copy_changes_no_run(algorithm, params, limit, monkeypatch):
     def run(expect_dense):
         learner = cls(Kernel("rbf", 0.3), seed=1, **kw, **params)
         for a in range(0, 300, 50):
-            learner.learn(chunk_from_dense(X[a:a + 50], y[a:a + 50]), y[a:a + 50])
+            learner.learn(chunk_from_dense(X[a : a + 50], y[a : a + 50]), y[a : a + 50])
             if expect_dense:
                 assert learner.support.keeps_dense
                 indptr, idx, val = learner.support.to_csr()
                 copy = learner.support.arrays.dense
                 live = np.zeros((len(learner.support), copy.shape[0]))
                 live[np.repeat(np.arange(len(indptr) - 1), np.diff(indptr)), idx] = val
-                np.testing.assert_array_equal(copy[:, :len(learner.support)].T, live)
-                assert not copy[:, len(learner.support):].any()
+                np.testing.assert_array_equal(copy[:, : len(learner.support)].T, live)
+                assert not copy[:, len(learner.support) :].any()
         return learner.state()
 
     h1, a1 = run(expect_dense=True)

@@ -43,9 +43,20 @@ import numpy as np
 
 from .._jit import njit
 from ..kernels import self_kernel
-from ..learner import (MARGIN_UPDATES, MISTAKES, NO_MATRIX, PROJECTIONS, KernelLearner, loop_arrays, new_coefficient,
-                       open_round, retire, touch)
-from ..params import BUDGET, Param, choice
+from ..learner import (
+    MARGIN_UPDATES,
+    MISTAKES,
+    NO_MATRIX,
+    PROJECTIONS,
+    KernelLearner,
+    loop_arrays,
+    new_coefficient,
+    open_round,
+    retire,
+    touch,
+)
+from ..mixing import Mixing
+from ..params import BUDGET, HALF_OPEN_UNIT, POSITIVE, POSITIVE_OR_INF, UNIT, choice, number
 from ..projection import gram_of_support
 from ..registry import register
 from ..support import COUNT, POOL_GARBAGE, dense_rebuild, sv_fits, sv_put
@@ -53,20 +64,29 @@ from ..support import COUNT, POOL_GARBAGE, dense_rebuild, sv_fits, sv_put
 NORM2 = 0  # ‖f‖², in `scalars`
 CONSTANT, COROLLARY2 = 0, 1  # the step schedules, in STEP_SCHEDULE's order
 
-RADIUS = Param("radius", float, math.inf, "radius U of the ball f is projected onto, ‖f‖ ≤ U (AVP/Ahpatron)",
-               check=lambda v: v > 0 and not math.isnan(v), requirement="a number > 0 (inf allowed)",
-               flags=("-U", "--radius"))
-STEP = Param("step", float, 1.0, "step λ of the AVP/Ahpatron update f + λ y k(x, ·)",
-             check=lambda v: v > 0 and math.isfinite(v), requirement="a finite number > 0")
-STEP_SCHEDULE = choice("step_schedule", ("constant", "corollary2"), "constant", "AVP's λ_t: constant (--step) or "
-                       "corollary2 (λ_t = U/√(U² + mistakes so far), Corollary 2; needs a finite -U)")
-EPSILON = Param("epsilon", float, 0.6, "ε: AVP/Ahpatron update when y f(x) < 1 − ε",
-                check=lambda v: 0 <= v <= 1, requirement="in [0, 1]")
-AHP_ETA = Param("ahpatron_eta", float, 0.0005, "ridge η of Ahpatron's projection θ = (K2 + ηI)^-1 K21 α (eq. 9)",
-                check=lambda v: v > 0 and math.isfinite(v), requirement="a finite number > 0")
-AHP_C = Param("ahpatron_c", float, None, "Ahpatron rescales f to c·U after a halving, c ∈ (0, 1] (Theorem 4: 0.6)",
-              check=lambda v: 0 < v <= 1, requirement="in (0, 1]",
-              default_text="c_t = ‖f_t‖/U (Theorem 6, the paper's experiments)")
+RADIUS = number(
+    "radius",
+    math.inf,
+    "radius U of the ball f is projected onto, ‖f‖ ≤ U (AVP/Ahpatron)",
+    POSITIVE_OR_INF,
+    flags=("-U", "--radius"),
+)
+STEP = number("step", 1.0, "step λ of the AVP/Ahpatron update f + λ y k(x, ·)", POSITIVE)
+STEP_SCHEDULE = choice(
+    "step_schedule",
+    ("constant", "corollary2"),
+    "constant",
+    "AVP's λ_t: constant (--step) or corollary2 (λ_t = U/√(U² + mistakes so far), Corollary 2; needs a finite -U)",
+)
+EPSILON = number("epsilon", 0.6, "ε: AVP/Ahpatron update when y f(x) < 1 − ε", UNIT)
+AHP_ETA = number("ahpatron_eta", 0.0005, "ridge η of Ahpatron's projection θ = (K2 + ηI)^-1 K21 α (eq. 9)", POSITIVE)
+AHP_C = number(
+    "ahpatron_c",
+    None,
+    "Ahpatron rescales f to c·U after a halving, c ∈ (0, 1] (Theorem 4: 0.6)",
+    HALF_OPEN_UNIT,
+    default_text="c_t = ‖f_t‖/U (Theorem 6, the paper's experiments)",
+)
 
 
 @njit(cache=True)
@@ -170,8 +190,9 @@ def aggressive_range(S, K, rows, start, book, st, h):
         if h.halving and n >= h.budget:
             # c_t U; by default (c is NaN) ‖f_t‖
             target = h.ahpatron_c * radius if h.ahpatron_c > 0.0 else math.sqrt(scalars[NORM2])
-            scalars[NORM2] = halve(S, book, alpha, st.avg_sum, st.avg_stamp, st.gram, st.krow, n, h.ahpatron_eta,
-                                   target, rnd)
+            scalars[NORM2] = halve(
+                S, book, alpha, st.avg_sum, st.avg_stamp, st.gram, st.krow, n, h.ahpatron_eta, target, rnd
+            )
             counters[PROJECTIONS] += 1  # a halving is the projection of eq. (6)
             n = S.meta[COUNT]
             f = 0.0  # f̄_t(x_t)
@@ -196,6 +217,14 @@ def aggressive_range(S, K, rows, start, book, st, h):
     return y.shape[0]
 
 
+class NormMixing(Mixing):
+    def after_mix(self, learner) -> None:
+        """‖f‖² of the mixed model, αᵀKα (the scalar AVP's projection onto the ball reads)."""
+        n = len(learner.support)
+        alpha = learner.slot["alpha"][:n]
+        learner.scalars[NORM2] = max(float(alpha @ learner.gram() @ alpha), 0.0)
+
+
 @register
 class AggressivePerceptron(KernelLearner):
     name = "avp"
@@ -216,20 +245,25 @@ class AggressivePerceptron(KernelLearner):
     def _state_arrays(self):
         return self.slot | {"gram": NO_MATRIX}  # kept only for Ahpatron's halving
 
-    def after_mix(self) -> None:
-        n = len(self.support)
-        alpha = self.slot["alpha"][:n]
-        self.scalars[NORM2] = max(float(alpha @ self.gram() @ alpha), 0.0)
+    mixing = NormMixing()
 
 
 @register
 class Ahpatron(AggressivePerceptron):
     name = "ahpatron"
-    summary = "AVP on a budget: when B are stored, keep the half with the largest |α|, project the other " \
-              "half onto it (eq. 9), rescale, then add"
+    summary = (
+        "AVP on a budget: when B are stored, keep the half with the largest |α|, project the other "
+        "half onto it (eq. 9), rescale, then add"
+    )
     paper = "Liao, Li, Liao, Hu, Dang, AAAI 2024, Algorithm 2, eqs. 6–9, Theorems 4 and 6"
-    params = (BUDGET, RADIUS.but(default=None, default_text="√B/2 (the paper's experiments)"),
-              STEP.but(default=None, default_text="U/√(4B) (Theorem 6)"), EPSILON.but(default=0.5), AHP_ETA, AHP_C)
+    params = (
+        BUDGET,
+        RADIUS.but(default=None, default_text="√B/2 (the paper's experiments)"),
+        STEP.but(default=None, default_text="U/√(4B) (Theorem 6)"),
+        EPSILON.but(default=0.5),
+        AHP_ETA,
+        AHP_C,
+    )
     slot_arrays = KernelLearner.slot_arrays | {"gram": "square"}
     rebuilt = {"gram": gram_of_support}
     evicts = True
@@ -247,6 +281,11 @@ class Ahpatron(AggressivePerceptron):
             h["radius"] = math.sqrt(h["budget"]) / 2.0
         if h["step"] is None:
             h["step"] = h["radius"] / math.sqrt(4.0 * h["budget"])
+            if not h["step"] > 0:  # a radius so small that U/√(4B) underflows
+                raise ValueError(
+                    f"{cls.name}: the step U/√(4B) = {h['radius']:g}/√{4 * h['budget']} underflows to "
+                    "0; give a larger -U/--radius, or --step"
+                )
         return h
 
     def _state_arrays(self):

@@ -11,7 +11,8 @@ they are DOGMA's defaults, which the Projectron paper's experiments used.
 the projection error ‖δ_t‖ = ‖f'_t − P_{t−1} f'_t‖ = (η_k/N)‖x̂ − P x̂‖ is at most η (or x lies in the
 span numerically, as in the Projectron), f_t = P_{t−1} f'_t = (f + η_k y P x̂)/N and no support vector
 is added.  ‖δ_t‖ carries the step η_k = C/√k, so η acts on that scale: once η_k/N falls below η every
-update is projected and the support set stops growing, which is how Theorem 7 bounds it.  Points with k(x, x) = 0 cannot be normalised and are skipped (never an update).
+update is projected and the support set stops growing, which is how Theorem 7 bounds it.  Points with k(x, x) = 0
+cannot be normalised and are skipped (never an update).
 
 The first support vector follows the same rule (§6 with S_0 = ∅).  While S is empty f = 0, so every
 point with k(x, x) > 0 is an update (its margin 0 is ≤ (1 − α)B/√k), the projection of x̂ onto the
@@ -29,19 +30,27 @@ import math
 
 from .._jit import njit
 from ..kernels import self_kernel
-from ..learner import (MARGIN_UPDATES, MISTAKES, NO_MATRIX, NO_VECTOR, PROJECTIONS, KernelLearner, loop_arrays,
-                       new_coefficient, open_round, touch)
-from ..params import ETA, Param
+from ..learner import (
+    MARGIN_UPDATES,
+    MISTAKES,
+    NO_MATRIX,
+    NO_VECTOR,
+    PROJECTIONS,
+    KernelLearner,
+    loop_arrays,
+    new_coefficient,
+    open_round,
+    touch,
+)
+from ..mixing import Unmixable
+from ..params import ETA, POSITIVE, UNIT, number
 from ..projection import DEPENDENCE_TOL, grow_inverse, inverse_of_support, project
 from ..registry import register
 from ..support import COUNT, sv_fits, sv_put
 
-ALMA_ALPHA = Param("alma_alpha", float, 0.0, "ALMA₂'s margin fraction α ∈ [0, 1] (Gentile 2001)",
-                   check=lambda v: 0 <= v <= 1, requirement="in [0, 1]")
-ALMA_B = Param("alma_b", float, 1.0, "ALMA₂'s margin scale B > 0 (Gentile 2001)",
-               check=lambda v: v > 0 and math.isfinite(v), requirement="a finite number > 0")
-ALMA_C = Param("alma_c", float, math.sqrt(2) - 1, "ALMA₂'s step scale C > 0 (Gentile 2001)",
-               check=lambda v: v > 0 and math.isfinite(v), requirement="a finite number > 0")
+ALMA_ALPHA = number("alma_alpha", 0.0, "ALMA₂'s margin fraction α ∈ [0, 1] (Gentile 2001)", UNIT)
+ALMA_B = number("alma_b", 1.0, "ALMA₂'s margin scale B > 0 (Gentile 2001)", POSITIVE)
+ALMA_C = number("alma_c", math.sqrt(2) - 1, "ALMA₂'s step scale C > 0 (Gentile 2001)", POSITIVE)
 
 NORM2, UPDATES_PLUS_ONE = 0, 1  # indices in `scalars`
 
@@ -102,7 +111,7 @@ class Alma2(KernelLearner):
     params = (ALMA_ALPHA, ALMA_B, ALMA_C)
     n_scalars = 2
     constants = {"projecting": False, "eta": 0.0}
-    unmixable = "its normalised hypothesis and step follow one learner's own count of updates"
+    mixing = Unmixable("its normalised hypothesis and step follow one learner's own count of updates")
     loop = alma_range
 
     def __init__(self, *args, **kw):
@@ -132,6 +141,8 @@ class ProjectronAlma2(Alma2):
         # see the module docstring: the first update's ‖δ‖ is min(C, 1), later ones are smaller
         bound = min(params["alma_c"], 1.0)
         if params["eta"] >= bound:
-            raise ValueError(f"{cls.name}: --eta must be < min(C, 1) = {bound} (C: --alma-c), got {params['eta']}: "
-                             "on an empty support set the first update's ‖δ‖ = min(C, 1) ≤ η and later ones are "
-                             "smaller, so no support vector is ever added and the model learns nothing")
+            raise ValueError(
+                f"{cls.name}: --eta must be < min(C, 1) = {bound} (C: --alma-c), got {params['eta']}: "
+                "on an empty support set the first update's ‖δ‖ = min(C, 1) ≤ η and later ones are "
+                "smaller, so no support vector is ever added and the model learns nothing"
+            )

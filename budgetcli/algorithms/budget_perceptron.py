@@ -46,21 +46,34 @@ import numpy as np
 from .._jit import njit
 from ..kernels import self_kernel
 from ..learner import MARGIN_UPDATES, MISTAKES, KernelLearner, loop_arrays, new_coefficient, open_round, retire
+from ..mixing import Mixing, Unmixable
 from .. import statecheck
-from ..params import BETA, BUDGET, COST, Param, choice
+from ..params import BETA, BUDGET, COST, choice, count
 from ..projection import gram_of_support
 from ..registry import register
 from ..rng import randbelow
 from ..support import COUNT, SupportSet, kernel_row, sv_fits, sv_put, sv_remove
 
-UPDATE = choice("update", ("perceptron", "mira", "svm"), "perceptron",
-                "update rule of Weston et al. Fig. 2: perceptron, mira or svm")
-SIZE = choice("size", ("fixed", "variable"), "fixed", "CKS budget: fixed (remove one SV when B are stored) or "
-              "variable (also drop every SV still classified with margin ≥ β without itself)")
-EVAL_SET = choice("eval_set", ("all", "support", "random", "flip"), "flip",
-                  "evaluation set of the Tighter Budget Perceptron (Weston et al. §3.2): all, support, random or flip")
-EVAL_SIZE = Param("eval_size", int, 100, "size q of the random or flip evaluation set (Weston et al. §3.2)",
-                  check=lambda v: v >= 1, requirement="an integer ≥ 1")
+UPDATE = choice(
+    "update",
+    ("perceptron", "mira", "svm"),
+    "perceptron",
+    "update rule of Weston et al. Fig. 2: perceptron, mira or svm",
+)
+SIZE = choice(
+    "size",
+    ("fixed", "variable"),
+    "fixed",
+    "CKS budget: fixed (remove one SV when B are stored) or "
+    "variable (also drop every SV still classified with margin ≥ β without itself)",
+)
+EVAL_SET = choice(
+    "eval_set",
+    ("all", "support", "random", "flip"),
+    "flip",
+    "evaluation set of the Tighter Budget Perceptron (Weston et al. §3.2): all, support, random or flip",
+)
+EVAL_SIZE = count("eval_size", 100, "size q of the random or flip evaluation set (Weston et al. §3.2)")
 
 PERCEPTRON_RULE, MIRA, SVM = range(3)  # UPDATE's choices
 FIXED, VARIABLE = range(2)  # SIZE's choices
@@ -143,8 +156,9 @@ def flip_set(E, st, q, idx, val, sq, n, yt, f, rnd):
             if s < lowest:
                 drop, lowest = e, s
         eval_remove(E, drop, st.e_label, st.e_f, st.e_flips, st.e_since, st.block, n)
-    eval_put(E, E.meta[COUNT], idx, val, sq, st.e_label, st.e_f, st.e_flips, st.e_since, st.block, st.krow, n, yt, f,
-             rnd)
+    eval_put(
+        E, E.meta[COUNT], idx, val, sq, st.e_label, st.e_f, st.e_flips, st.e_since, st.block, st.krow, n, yt, f, rnd
+    )
 
 
 @njit(cache=True)
@@ -255,18 +269,30 @@ def removal_range(S, K, rows, start, book, st, h):
     return y.shape[0]
 
 
+class CachedScoresMixing(Mixing):
+    remade = ("fsv",)
+
+    def after_mix(self, learner) -> None:
+        """The cached scores f(x_j) of a mixed model, Kα (a mix keeps each vector's first label: the label
+        of the example that first brought it, as the contract keeps every per-slot number)."""
+        n = len(learner.support)
+        learner.slot["fsv"][:n] = learner.gram() @ learner.slot["alpha"][:n]
+
+
 @register
 class BudgetPerceptron(KernelLearner):
     name = "budget-perceptron"
-    summary = "Crammer–Kandola–Singer Budget Perceptron: on a margin error with B stored, remove the SV " \
-              "with the largest margin after its own removal"
+    summary = (
+        "Crammer–Kandola–Singer Budget Perceptron: on a margin error with B stored, remove the SV "
+        "with the largest margin after its own removal"
+    )
     paper = "Crammer, Kandola, Singer, NIPS 2003; Weston, Bordes, Bottou, AISTATS 2005, Figs. 1, 2"
     params = (BUDGET, BETA, UPDATE, COST, SIZE)
     slot_arrays = KernelLearner.slot_arrays | {"label": "vector", "fsv": "vector", "gram": "square"}
     rebuilt = {"gram": gram_of_support}
     evicts = True
     constants = {"eval_set": CKS_MARGIN, "eval_size": 1}
-    remade_after_mix = ("fsv",)
+    mixing = CachedScoresMixing()
     loop = removal_range
 
     def __init__(self, *args, **kw):
@@ -281,22 +307,18 @@ class BudgetPerceptron(KernelLearner):
     def _state_arrays(self):
         return self.slot | self.eval | {"E": self.evalset.arrays, "block": self.eval_block}
 
-    def after_mix(self) -> None:
-        """The cached scores f(x_j) of a mixed model, Kα (a mix keeps each vector's first label: the label
-        of the example that first brought it, as the contract keeps every per-slot number)."""
-        n = len(self.support)
-        self.slot["fsv"][:n] = self.gram() @ self.slot["alpha"][:n]
-
 
 @register
 class TighterPerceptron(BudgetPerceptron):
     name = "tighter-perceptron"
-    summary = "Tighter Budget Perceptron: on a margin error with B stored, remove the SV whose removal " \
-              "leaves the fewest errors on an evaluation set"
+    summary = (
+        "Tighter Budget Perceptron: on a margin error with B stored, remove the SV whose removal "
+        "leaves the fewest errors on an evaluation set"
+    )
     paper = "Weston, Bordes, Bottou, AISTATS 2005, Figs. 2, 3, 5 and §3.2"
     params = (BUDGET, BETA, UPDATE, COST, EVAL_SET, EVAL_SIZE)
     constants = {"size": FIXED}
-    unmixable = "its evaluation set is drawn from one learner's own stream; an average of models has none"
+    mixing = Unmixable("its evaluation set is drawn from one learner's own stream; an average of models has none")
     # the evaluation set's kernel block is rebuilt as exactly as the Gram matrix (support.kernel_row)
     rebuilt = BudgetPerceptron.rebuilt | {"eval_block": lambda self, name: self._rebuild_eval_block()}
 
@@ -310,7 +332,7 @@ class TighterPerceptron(BudgetPerceptron):
 
     def _rebuild_eval_block(self) -> None:
         m = len(self.evalset)
-        self.eval_block[:m, :len(self.support)] = self.kernel_matrix(*self.evalset.to_csr())
+        self.eval_block[:m, : len(self.support)] = self.kernel_matrix(*self.evalset.to_csr())
 
     def _reserve_extra(self, nnz: int) -> None:
         self.evalset.reserve(len(self.evalset) + 1, nnz)
@@ -348,8 +370,14 @@ class TighterPerceptron(BudgetPerceptron):
         n = out["sv_indptr"][0][0] - 1
         m = statecheck.vector_length(members, "eval_indptr") - 1
         nnz = statecheck.vector_length(members, "eval_indices")
-        out.update({"eval_indptr": ((m + 1,), statecheck.I64), "eval_indices": ((nnz,), statecheck.I32),
-                    "eval_values": ((nnz,), statecheck.F64), "eval_block": ((m, n), statecheck.F64)})
+        out.update(
+            {
+                "eval_indptr": ((m + 1,), statecheck.I64),
+                "eval_indices": ((nnz,), statecheck.I32),
+                "eval_values": ((nnz,), statecheck.F64),
+                "eval_block": ((m, n), statecheck.F64),
+            }
+        )
         out.update({name: ((m,), statecheck.F64) for name in EVAL_ARRAYS[:-1]})
         return out
 

@@ -33,6 +33,7 @@ import numpy as np
 
 from .._jit import njit
 from ..learner import MISTAKES, KernelLearner, loop_arrays, new_coefficient, open_round, retire, touch
+from ..mixing import Mixing
 from ..params import BUDGET
 from ..registry import register
 from ..support import sv_fits, sv_kernel_row, sv_put
@@ -83,8 +84,9 @@ def forgetron_range(S, K, rows, start, book, st, h):
             f_r += alpha[j] * st.krow_old[j]
         sigma = abs(alpha[r])
         mu = st.label[r] * f_r
-        phi = shrink_factor(sigma * sigma - 2.0 * sigma * mu, 2.0 * sigma,
-                            book.scalars[Q] - 15.0 / 32.0 * counters[MISTAKES])
+        phi = shrink_factor(
+            sigma * sigma - 2.0 * sigma * mu, 2.0 * sigma, book.scalars[Q] - 15.0 / 32.0 * counters[MISTAKES]
+        )
         lam = phi * sigma
         book.scalars[Q] += lam * lam + 2.0 * lam - 2.0 * lam * phi * mu
         for j in range(n):
@@ -97,21 +99,25 @@ def forgetron_range(S, K, rows, start, book, st, h):
     return y.shape[0]
 
 
+class ForgetronMixing(Mixing):
+    def scalars(self, shard_scalars, shard_counters, counters):
+        """Q = (Σ_w Q_w)·M / Σ_w M_w: the shards' pooled damage per mistake (the module's docstring)."""
+        mistakes = sum(float(c[MISTAKES]) for c in shard_counters)
+        damage = sum(float(s[Q]) for s in shard_scalars)
+        return np.array([damage * (float(counters[MISTAKES]) / mistakes) if mistakes else 0.0])
+
+
 @register
 class Forgetron(KernelLearner):
     name = "forgetron"
-    summary = "self-tuned Forgetron: on a mistake over budget, shrink f by φ_t from the damage bound, " \
-              "then evict the oldest support vector"
+    summary = (
+        "self-tuned Forgetron: on a mistake over budget, shrink f by φ_t from the damage bound, "
+        "then evict the oldest support vector"
+    )
     paper = "Dekel, Shalev-Shwartz, Singer, SIAM J. Comput. 37(5), 2008 (self-tuned); Projectron paper §7"
     params = (BUDGET,)
     slot_arrays = KernelLearner.slot_arrays | {"label": "vector", "krow_old": "work"}
     evicts = True
     n_scalars = 1
     loop = forgetron_range
-
-    @classmethod
-    def mix_scalars(cls, shard_scalars, shard_counters, counters):
-        """Q = (Σ_w Q_w)·M / Σ_w M_w: the shards' pooled damage per mistake (the module's docstring)."""
-        mistakes = sum(float(c[MISTAKES]) for c in shard_counters)
-        damage = sum(float(s[Q]) for s in shard_scalars)
-        return np.array([damage * (float(counters[MISTAKES]) / mistakes) if mistakes else 0.0])
+    mixing = ForgetronMixing()

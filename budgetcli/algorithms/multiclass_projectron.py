@@ -36,6 +36,7 @@ from .._jit import njit
 from ..kernels import self_kernel
 from .. import statecheck
 from ..learner import MARGIN_UPDATES, MISTAKES, PROJECTIONS, loop_arrays
+from ..mixing import Mixing
 from ..modelfile import Member
 from ..multiclass import MulticlassLearner, change, open_class_round, rival, set_row
 from ..params import ETA
@@ -146,6 +147,27 @@ def mc_projectron_range(S, K, rows, start, book, st, h):
     return y.shape[0]
 
 
+class PerClassMixing(Mixing):
+    """A support vector serves one class (§5: x is stored once in class y, once in the rival's)."""
+
+    def row_classes(self, arrays):
+        """Each support pair's class, from the per-class member lists (a pair serves one class)."""
+        owner = np.full(len(arrays["sv_indptr"]) - 1, -1, np.int64)
+        for c, k in enumerate(arrays["class_counts"].tolist()):
+            owner[arrays["class_members"][c, :k]] = c
+        return owner
+
+    def with_row_classes(self, arrays, classes, n_classes):
+        """A mix's per-class support sets: class c's members are the union's pairs of class c, in slot
+        order (a pair's class is its shard's); each class's Gram inverse is rebuilt from them (left out)."""
+        counts = np.bincount(classes, minlength=n_classes)
+        members = np.zeros((len(counts), int(counts.max(initial=0))), np.int64)
+        for c in range(len(counts)):
+            members[c, : counts[c]] = np.flatnonzero(classes == c)
+        out = {k: v for k, v in arrays.items() if k != "class_kinv"}
+        return out | {"class_counts": counts.astype(np.int64), "class_members": members}
+
+
 @register
 class MulticlassProjectronPlusPlus(MulticlassLearner):
     name = "mc-projectron++"
@@ -154,14 +176,17 @@ class MulticlassProjectronPlusPlus(MulticlassLearner):
     params = (ETA,)
     loop = mc_projectron_range
     rebuilt = {"class_kinv": lambda self, name: self._rebuild_class_inverses()}
+    mixing = PerClassMixing()
 
     @classmethod
     def refuse_degenerate(cls, kernel_kind, params):
         # see the module docstring: with empty classes ‖δ‖ = √(2k(x,x)), √2 for every x with rbf
         if kernel_kind == "rbf" and params["eta"] >= math.sqrt(2.0):
-            raise ValueError(f"{cls.name}: --eta must be < √2 = {math.sqrt(2.0)} with the rbf kernel, got "
-                             f"{params['eta']}: on empty support sets ‖δ‖ = √(2k(x,x)) = √2 ≤ η, so no support "
-                             "vector is ever added and the model learns nothing")
+            raise ValueError(
+                f"{cls.name}: --eta must be < √2 = {math.sqrt(2.0)} with the rbf kernel, got "
+                f"{params['eta']}: on empty support sets ‖δ‖ = √(2k(x,x)) = √2 ≤ η, so no support "
+                "vector is ever added and the model learns nothing"
+            )
 
     def __init__(self, kernel, seed=0, **params):
         super().__init__(kernel, seed, **params)
@@ -197,8 +222,14 @@ class MulticlassProjectronPlusPlus(MulticlassLearner):
 
     def _state_arrays(self):
         w = self.work
-        return super()._state_arrays() | {"kc": w[0], "dy": w[1], "dr": w[2], "kinv": self.kinv,
-                                          "members": self.members, "counts": self.counts}
+        return super()._state_arrays() | {
+            "kc": w[0],
+            "dy": w[1],
+            "dr": w[2],
+            "kinv": self.kinv,
+            "members": self.members,
+            "counts": self.counts,
+        }
 
     def state(self):
         header, arrays = super().state()
@@ -247,25 +278,6 @@ class MulticlassProjectronPlusPlus(MulticlassLearner):
         else:
             self.stale.add("class_kinv")
         return self
-
-    @classmethod
-    def row_classes(cls, arrays):
-        """Each support pair's class, from the per-class member lists (a pair serves one class)."""
-        owner = np.full(len(arrays["sv_indptr"]) - 1, -1, np.int64)
-        for c, k in enumerate(arrays["class_counts"].tolist()):
-            owner[arrays["class_members"][c, :k]] = c
-        return owner
-
-    @classmethod
-    def with_row_classes(cls, arrays, classes, n_classes):
-        """A mix's per-class support sets: class c's members are the union's pairs of class c, in slot
-        order (a pair's class is its shard's); each class's Gram inverse is rebuilt from them (left out)."""
-        counts = np.bincount(classes, minlength=n_classes)
-        members = np.zeros((len(counts), int(counts.max(initial=0))), np.int64)
-        for c in range(len(counts)):
-            members[c, :counts[c]] = np.flatnonzero(classes == c)
-        out = {k: v for k, v in arrays.items() if k != "class_kinv"}
-        return out | {"class_counts": counts.astype(np.int64), "class_members": members}
 
     def _rebuild_class_inverses(self) -> None:
         """K_c⁻¹ of every class's support set, from the shared support set's Gram matrix."""

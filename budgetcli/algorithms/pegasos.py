@@ -20,7 +20,8 @@ formula of quantities the round computes anyway), so line 8 never costs a pass o
   round costs O(B²), never an inversion;
 - `merge` (§4.3, Gaussian kernel only): merge the smallest SV m with the partner n, searched over
   all other SVs, whose merge degrades w least.  The merged point z = h x_m + (1 − h) x_n lies on the
-  segment (eq. 20); h ∈ [0, 1] (in the half nearer the SV of larger ‖α‖², see `golden_h`) maximises Σ_i (α_m^(i) k_mn^{(1−h)²} + α_n^(i) k_mn^{h²})² (eq. 21) by
+  segment (eq. 20); h ∈ [0, 1] (in the half nearer the SV of larger ‖α‖², see `golden_h`) maximises Σ_i (α_m^(i)
+  k_mn^{(1−h)²} + α_n^(i) k_mn^{h²})² (eq. 21) by
   golden-section search to a bracket of width 1e−8, and α_z^(i) = α_m^(i) k(x_m, z) + α_n^(i) k(x_n, z).
 
 Choices where the paper leaves room (each mirrored by tests/reference_multiclass.py):
@@ -52,10 +53,23 @@ import numpy as np
 from .._jit import njit
 from ..kernels import self_kernel
 from ..learner import MARGIN_UPDATES, MISTAKES, NO_MATRIX, PROJECTIONS, RANDOM, UNBOUNDED, NonFiniteRound, loop_arrays
-from ..multiclass import (C_SUM, REF_SCALE, SETTLE, MulticlassLearner, change, move_row, open_class_round, retire_row,
-                          rival, row_scores, set_row, settle_average)
+from ..multiclass import (
+    C_SUM,
+    REF_SCALE,
+    SETTLE,
+    MulticlassLearner,
+    change,
+    move_row,
+    open_class_round,
+    retire_row,
+    rival,
+    row_scores,
+    set_row,
+    settle_average,
+)
 from .. import statecheck
-from ..params import BUDGET, Param, choice
+from ..mixing import Mixing, online_rows, refit
+from ..params import BUDGET, POSITIVE, choice, number
 from ..projection import grow_inverse, inverse_of_support, project, schur_downdate
 from ..registry import register
 from ..rng import randbelow
@@ -67,11 +81,14 @@ H_TOL = 1e-8
 SPAN_TOL = 1e-6  # `project`: ‖δ‖² ≤ SPAN_TOL·k(x,x) counts as in the span (see the module doc)
 TIE = 1e-9  # relative: ‖α_j‖² k_jj values this close count as a tie in `smallest`
 
-LAMBDA = Param("lambda_", float, 1e-4, "λ: regularisation of pegasos/bpegasos (step 1/(λt), ball ‖w‖ ≤ 1/√λ)",
-               check=lambda v: v > 0 and math.isfinite(v), requirement="a finite number > 0")
-MAINTENANCE = choice("maintenance", ("random", "smallest", "project", "merge"), "merge",
-                     "bpegasos budget maintenance: random | smallest (§4.1) | project (§4.2) | merge (§4.3, rbf only)",
-                     codes=(RANDOM, SMALLEST, PROJECT, MERGE))
+LAMBDA = number("lambda_", 1e-4, "λ: regularisation of pegasos/bpegasos (step 1/(λt), ball ‖w‖ ≤ 1/√λ)", POSITIVE)
+MAINTENANCE = choice(
+    "maintenance",
+    ("random", "smallest", "project", "merge"),
+    "merge",
+    "bpegasos budget maintenance: random | smallest (§4.1) | project (§4.2) | merge (§4.3, rbf only)",
+    codes=(RANDOM, SMALLEST, PROJECT, MERGE),
+)
 
 
 @njit(cache=True)
@@ -311,10 +328,10 @@ def project_out(S, book, st, scale, n, m, p, app, norm2):
     norm2 -= scale * scale * app / c  # ‖Δw‖² = ‖α_p‖² (k_pp − k_pᵀK⁻¹k_p), and Δw ⊥ the new w
     last = drop(S, st, p, m)
     if p != last:
-        for l in range(n):
-            kinv[p, l] = kinv[last, l]
-        for l in range(n):
-            kinv[l, p] = kinv[l, last]
+        for j in range(n):
+            kinv[p, j] = kinv[last, j]
+        for j in range(n):
+            kinv[j, p] = kinv[j, last]
         kinv[p, p] = kinv[last, last]
     return norm2
 
@@ -386,6 +403,24 @@ def merge(S, K, book, st, scale, n, m, p, app, norm2):
     return norm2
 
 
+class PegasosMixing(Mixing):
+    def after_mix(self, learner) -> None:
+        """‖w‖² of the mixed model, Σ_i c_iᵀ K c_i over the classes' coefficient columns."""
+        coef = learner.coefficients()
+        learner.scalars[0] = max(float(np.sum(coef * (learner.gram() @ coef))), 0.0)
+
+
+class BudgetedPegasosMixing(PegasosMixing):
+    def compress(self, learner):
+        """Back to B by the learner's own maintenance (§4), the B points' coefficients then fitted to the
+        whole mix (mixing.refit)."""
+        budget = learner.hyper["budget"]
+        if len(learner.support) <= budget:
+            return learner
+        union, mixed = learner.support.to_csr(), online_rows(learner).copy()
+        return refit(learner.compress_to(budget), union, mixed)
+
+
 @register
 class Pegasos(MulticlassLearner):
     name = "pegasos"
@@ -397,16 +432,12 @@ class Pegasos(MulticlassLearner):
     slot_arrays = {"krow": "work", "krow2": "work", "krow3": "work", "born": "vector"}
     constants = {"budget": 0, "maintenance": UNBOUNDED}
     loop = pegasos_range
+    mixing = PegasosMixing()
 
     def _state_arrays(self):
         # without `project` there is no K⁻¹: the loop gets stand-ins it never touches
         s = self.slot
         return super()._state_arrays() | {"kinv": s.get("kinv", NO_MATRIX), "d": s.get("d", s["krow"])}
-
-    def after_mix(self) -> None:
-        """‖w‖² of the mixed model, Σ_i c_iᵀ K c_i over the classes' coefficient columns."""
-        coef = self.coefficients()
-        self.scalars[0] = max(float(np.sum(coef * (self.gram() @ coef))), 0.0)
 
     def _pool_room(self, nnz: int) -> int:
         if self.hyper.get("maintenance") != "merge":
@@ -424,6 +455,7 @@ class BudgetedPegasos(Pegasos):
     params = (LAMBDA, BUDGET, MAINTENANCE)
     evicts = True
     rebuilt = {"kinv": inverse_of_support}  # kept with --maintenance project only
+    mixing = BudgetedPegasosMixing()
 
     def __init__(self, kernel, seed=0, **params):
         if self.resolve_params(params)["maintenance"] == "project":  # only projection needs K⁻¹ (O(B²))
@@ -433,15 +465,16 @@ class BudgetedPegasos(Pegasos):
     def compress_to(self, budget: int) -> "BudgetedPegasos":
         """Back to `budget` support vectors by this learner's own maintenance (random or smallest removal,
         projection, merging: §4.1–4.3), one vector at a time, as after the budget is passed in training;
-        model mixing's compression (distributed.compress) for this learner."""
+        model mixing's compression for this learner (BudgetedPegasosMixing)."""
         if self.stale:
             self._rebuild()
         while len(self.support) > budget:
             self.support.reserve(len(self.support) + 1, self._pool_room(0))  # merging stores a new point
             self._resize(self.support.capacity)
             S, K, book, st, h = self.loop_args()
-            self.scalars[0] = maintain(S, K, book, st, self.scale[0], len(self.support), int(self.n_classes[0]),
-                                       h.maintenance, self.scalars[0])
+            self.scalars[0] = maintain(
+                S, K, book, st, self.scale[0], len(self.support), int(self.n_classes[0]), h.maintenance, self.scalars[0]
+            )
         return self
 
     @classmethod
@@ -455,6 +488,8 @@ class BudgetedPegasos(Pegasos):
     @classmethod
     def check_kernel(cls, kernel_kind, params):
         if params.get("maintenance") == "merge" and kernel_kind != "rbf":
-            raise ValueError(f"--maintenance merge needs the Gaussian kernel (--kernel rbf), got --kernel {kernel_kind}: "
-                             "the merged point of §4.3 is derived for k(x, x') = exp(−γ‖x − x'‖²); "
-                             "use --maintenance project, smallest or random")
+            raise ValueError(
+                f"--maintenance merge needs the Gaussian kernel (--kernel rbf), got --kernel {kernel_kind}: "
+                "the merged point of §4.3 is derived for k(x, x') = exp(−γ‖x − x'‖²); "
+                "use --maintenance project, smallest or random"
+            )

@@ -45,8 +45,17 @@ import math
 
 from .._jit import njit
 from ..kernels import self_kernel
-from ..learner import (MARGIN_UPDATES, MISTAKES, PROJECTIONS, KernelLearner, loop_arrays, new_coefficient, open_round,
-                       touch)
+from ..learner import (
+    MARGIN_UPDATES,
+    MISTAKES,
+    PROJECTIONS,
+    KernelLearner,
+    loop_arrays,
+    new_coefficient,
+    open_round,
+    touch,
+)
+from ..mixing import WithinSpan
 from ..params import ETA, choice
 from ..projection import DEPENDENCE_TOL, factor_grow, factor_of_support, factor_project, factor_solve
 from ..registry import register
@@ -54,10 +63,15 @@ from ..support import sv_fits, sv_put
 
 NO_MARGIN, FIG5, PROJECTRON_STEP = 0, 1, 2  # what a margin error gets: nothing (Projectron), or MARGIN_STEP's
 
-MARGIN_STEP = choice("margin_step", ("fig5", "projectron"), "fig5",
-                     "Projectron++'s update on a margin error 0 < y f < 1: fig5 (a τ-scaled projection, never adds; "
-                     "Orabona et al. Fig. 5) or projectron (the Projectron's step: project if ‖δ‖ ≤ η, else add x; "
-                     "the Ahpatron paper's code)", codes=(FIG5, PROJECTRON_STEP))
+MARGIN_STEP = choice(
+    "margin_step",
+    ("fig5", "projectron"),
+    "fig5",
+    "Projectron++'s update on a margin error 0 < y f < 1: fig5 (a τ-scaled projection, never adds; "
+    "Orabona et al. Fig. 5) or projectron (the Projectron's step: project if ‖δ‖ ≤ η, else add x; "
+    "the Ahpatron paper's code)",
+    codes=(FIG5, PROJECTRON_STEP),
+)
 
 
 @njit(cache=True)
@@ -121,23 +135,29 @@ class Projectron(KernelLearner):
     rebuilt = {"kinv_factor": factor_of_support}
     superseded = {"kinv": "square"}  # K⁻¹, the resume state of model files before the factor
     constants = {"margin_step": NO_MARGIN}
-    mix_within_span = True  # a mix keeps the union's vectors farther than η from the span of those before
+    mixing = WithinSpan()  # a mix keeps the union's vectors farther than η from the span of those before
     loop = projectron_range
 
     @classmethod
     def refuse_degenerate(cls, kernel_kind, params):
         # see the module docstring: with S empty ‖δ_t‖ = √k(x_t, x_t), which rbf makes 1 for every x
         if kernel_kind == "rbf" and params["eta"] >= 1.0:
-            raise ValueError(f"{cls.name}: --eta must be < 1 with the rbf kernel, got {params['eta']}: on an empty "
-                             "support set ‖δ‖ = √k(x,x) = 1 ≤ η, so no support vector is ever added and the model "
-                             "learns nothing")
+            raise ValueError(
+                f"{cls.name}: --eta must be < 1 with the rbf kernel, got {params['eta']}: on an empty "
+                "support set ‖δ‖ = √k(x,x) = 1 ≤ η, so no support vector is ever added and the model "
+                "learns nothing"
+            )
 
 
 @register
 class ProjectronPlusPlus(Projectron):
     name = "projectron++"
-    summary = ("Projectron that also updates on margin errors 0 < y f < 1: Fig. 5's projected τ step, or "
-               "--margin-step projectron")
-    paper = ("Orabona, Keshet, Caputo, JMLR 2009, Fig. 5 and §4; --margin-step projectron: Liao et al., AAAI 2024, "
-             "its released code")
+    summary = (
+        "Projectron that also updates on margin errors 0 < y f < 1: Fig. 5's projected τ step, or "
+        "--margin-step projectron"
+    )
+    paper = (
+        "Orabona, Keshet, Caputo, JMLR 2009, Fig. 5 and §4; --margin-step projectron: Liao et al., AAAI 2024, "
+        "its released code"
+    )
     params = (ETA, MARGIN_STEP)

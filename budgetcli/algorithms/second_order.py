@@ -36,20 +36,35 @@ A = aI + K has eigenvalues in [a, a + |S| max k(x, x)], so the inverse stays wel
 
 from __future__ import annotations
 
-import math
 
 from .._jit import njit
 from ..kernels import self_kernel
-from ..learner import (MISTAKES, OLDEST, RANDOM, UNBOUNDED, KernelLearner, loop_arrays, new_coefficient, open_round,
-                       retire, touch, victim)
-from ..params import BUDGET, Param
+from ..learner import (
+    MISTAKES,
+    OLDEST,
+    RANDOM,
+    UNBOUNDED,
+    KernelLearner,
+    loop_arrays,
+    new_coefficient,
+    open_round,
+    retire,
+    touch,
+    victim,
+)
+from ..mixing import Unmixable
+from ..params import BUDGET, POSITIVE, number
 from ..projection import project, ridge_inverse_of_support, schur_downdate
 from ..registry import register
 from ..support import sv_fits, sv_put
 
-SOP_A = Param("sop_a", float, 1.0, "a > 0 of the second-order Perceptron, the ridge of (aI + K)^-1 "
-              "(Cesa-Bianchi, Conconi, Gentile 2005; a = 1 in the MLJ 2007 experiments)",
-              check=lambda v: v > 0 and math.isfinite(v), requirement="a finite number > 0")
+SOP_A = number(
+    "sop_a",
+    1.0,
+    "a > 0 of the second-order Perceptron, the ridge of (aI + K)^-1 (Cesa-Bianchi, "
+    "Conconi, Gentile 2005; a = 1 in the MLJ 2007 experiments)",
+    POSITIVE,
+)
 
 
 @njit(cache=True)
@@ -121,7 +136,9 @@ class SecondOrderPerceptron(KernelLearner):
     constants = {"policy": UNBOUNDED, "budget": 0}
     # g = Σ w_i k is additive, but w = (aI + K)⁻¹y is tied to the labels of its own support set: the
     # average of two is no second-order model of the union, and the updates assume it is
-    unmixable = "its coefficients (aI + K)⁻¹y belong to its own support set's labels; an average is no such model"
+    mixing = Unmixable(
+        "its coefficients (aI + K)⁻¹y belong to its own support set's labels; an average is no such model"
+    )
     loop = sop_range
 
 

@@ -14,18 +14,18 @@ averaged hypothesis are kept the same way: Σ_t c(t) over the call, and per slot
 
 from __future__ import annotations
 
-import math
 
 from .._jit import njit
 from ..learner import EXAMPLES, MISTAKES, KernelLearner, loop_arrays, open_round
-from ..params import Param
+from ..params import NONNEGATIVE, number
 from ..registry import register
 from ..support import COUNT, sv_fits, sv_put
 
 RESCALE_BELOW = 1e-100
 
-SPA_LAMBDA = Param("spa_lambda", float, 0.1, "decay λ of the Shifting Perceptron, λ_k = λ/(λ+k) (no paper default)",
-                   check=lambda v: v >= 0 and math.isfinite(v), requirement="a finite number ≥ 0")
+SPA_LAMBDA = number(
+    "spa_lambda", 0.1, "decay λ of the Shifting Perceptron, λ_k = λ/(λ+k) (no paper default)", NONNEGATIVE
+)
 
 
 @njit(cache=True)

@@ -28,6 +28,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._jit import njit
+from ..core import MAX_INDEX
 
 #: `parse_lines` stopped at the end of the buffer / because the chunk holds `max_rows` rows / because
 #: an array is full (grow it, call again) / at a line for `_parse_strict`.
@@ -35,7 +36,6 @@ DONE, FULL, ROOM, PUNT = range(4)
 
 _POW10 = np.array([float(10**k) for k in range(23)])  # exact: 10^k = 5^k · 2^k and 5^22 < 2^53
 _MAX_SIGNIFICAND = 2**53
-_MAX_INDEX = 2**31 - 1
 _MAX_DEFERRED_CHARS, _MAX_DEFERRED_EXPONENT = 40, 99
 _SPACE, _TAB, _NEWLINE, _CR, _COLON = 32, 9, 10, 13, 58
 
@@ -48,8 +48,22 @@ def _digit(c) -> bool:
 # The number grammar is written out once, inside the token loop: as an inlined helper taking `buf`,
 # numba would count references to the array at each call, which doubled the time per token.
 @njit(cache=True)
-def parse_lines(buf, pos, end, lineno, n_rows, max_rows, indptr, labels, line_numbers, label_ptr, label_text,
-                indices, values, deferred):
+def parse_lines(
+    buf,
+    pos,
+    end,
+    lineno,
+    n_rows,
+    max_rows,
+    indptr,
+    labels,
+    line_numbers,
+    label_ptr,
+    label_text,
+    indices,
+    values,
+    deferred,
+):
     """Parse the lines of buf[pos:end] into rows n_rows, n_rows + 1, … of the arrays.
 
     Line `lineno` + 1 starts at `pos`; every line in the range but the last ends with a newline.
@@ -85,11 +99,11 @@ def parse_lines(buf, pos, end, lineno, n_rows, max_rows, indptr, labels, line_nu
             if label_start >= 0:
                 index = 0
                 while i < stop and _digit(buf[i]):
-                    if index <= _MAX_INDEX:  # beyond, it is out of range whatever follows
+                    if index <= MAX_INDEX:  # beyond, it is out of range whatever follows
                         index = index * 10 + (buf[i] - 48)
                     i += 1
                 # no digits, 0, out of order or out of range: _parse_strict says which
-                if i == stop or buf[i] != _COLON or index <= previous or index > _MAX_INDEX:
+                if i == stop or buf[i] != _COLON or index <= previous or index > MAX_INDEX:
                     return PUNT, pos, lineno, n_rows, deferred_before
                 i += 1
             # the number: sign, significand w (its digits without the point), power of ten q

@@ -29,11 +29,11 @@ import os
 import re
 import sys
 import zlib
-from dataclasses import dataclass, field
 from typing import BinaryIO, Iterator
 
 import numpy as np
 
+from ..core import MAX_INDEX, Chunk, DataError
 from .fastparse import PUNT, ROOM, parse_lines
 
 __all__ = [
@@ -47,10 +47,7 @@ __all__ = [
     "MAX_INDEX",
 ]
 
-#: Largest accepted (1-based) feature index: ``index - 1`` must fit in int32.
-MAX_INDEX = 2**31 - 1
 
-_TOKEN_DISPLAY_CHARS = 40
 _MAX_KEPT_ERRORS = 10
 _BOM = b"\xef\xbb\xbf"
 _READ_SIZE = 1 << 20
@@ -64,89 +61,6 @@ _DECOMPRESSORS = {".gz": gzip.open, ".bz2": bz2.open, ".xz": lzma.open}
 _COMPRESSED_FILES = (gzip.GzipFile, bz2.BZ2File, lzma.LZMAFile)
 # What reading a (possibly compressed) stream raises on truncation or corruption.
 _READ_ERRORS = (EOFError, OSError, zlib.error, lzma.LZMAError)
-
-
-class DataError(ValueError):
-    """A problem with the input data, located by source name and line number."""
-
-    def __init__(self, source, line: int, token: str | None, reason: str):
-        self.source = str(source)
-        self.line = int(line)
-        self.token = None if token is None else str(token)[:_TOKEN_DISPLAY_CHARS]
-        self.reason = reason
-        # line 0: about the source as a whole (cannot open it, no examples in it)
-        message = f"{self.source}:{self.line}: {reason}" if self.line else f"{self.source}: {reason}"
-        if self.token is not None:
-            message += f" (token {self.token!r})"
-        super().__init__(message)
-
-    def __reduce__(self):
-        # The default pickling replays __init__ with self.args (the message
-        # only); joblib workers need the real arguments.
-        return (type(self), (self.source, self.line, self.token, self.reason))
-
-
-@dataclass(eq=False)
-class Chunk:
-    """A block of examples in CSR form."""
-
-    indptr: np.ndarray  # int64, (n + 1,)
-    indices: np.ndarray  # int32, 0-based, strictly increasing within a row
-    values: np.ndarray  # float64
-    labels: np.ndarray  # float64, (n,)
-    line_numbers: np.ndarray  # int64, (n,), 1-based line of each example
-    label_spellings: dict = field(default_factory=dict)  # label -> first spelling
-
-    def __len__(self) -> int:
-        return len(self.labels)
-
-    @property
-    def n_features(self) -> int:
-        """Largest 0-based index + 1, or 0 if the chunk has no features at all."""
-        return int(self.indices.max()) + 1 if len(self.indices) else 0
-
-    def row(self, i: int) -> tuple[np.ndarray, np.ndarray]:
-        """(indices, values) of example ``i``, as views."""
-        start, stop = self.indptr[i], self.indptr[i + 1]
-        return self.indices[start:stop], self.values[start:stop]
-
-    def take(self, rows) -> "Chunk":
-        """A new Chunk of the given rows, in the given order (for shuffled epochs)."""
-        rows = np.asarray(rows, dtype=np.int64)
-        lengths = np.diff(self.indptr)[rows]
-        indptr = np.zeros(len(rows) + 1, dtype=np.int64)
-        np.cumsum(lengths, out=indptr[1:])
-        # entry positions of each taken row: its start plus 0 .. length-1
-        starts = np.repeat(self.indptr[rows] - indptr[:-1], lengths)
-        entries = starts + np.arange(indptr[-1])
-        present = set(self.labels[rows].tolist())
-        spellings = {v: s for v, s in self.label_spellings.items() if v in present}
-        return Chunk(indptr, self.indices[entries], self.values[entries], self.labels[rows],
-                     self.line_numbers[rows], spellings)
-
-    @classmethod
-    def from_dense(cls, X, y) -> "Chunk":
-        """A Chunk of the non-zeros of the rows of X (0-based indices), as the reader would make
-        them, lines numbered 1..n and labels spelt %g; for tests, generated streams and small data."""
-        X = np.asarray(X, np.float64)
-        rows, cols = np.nonzero(X)
-        indptr = np.zeros(X.shape[0] + 1, np.int64)
-        np.cumsum(np.bincount(rows, minlength=X.shape[0]), out=indptr[1:])
-        labels = np.asarray(y, np.float64)
-        return cls(indptr=indptr, indices=cols.astype(np.int32), values=X[rows, cols], labels=labels,
-                   line_numbers=np.arange(1, X.shape[0] + 1, dtype=np.int64),
-                   label_spellings={float(v): format(v, "g") for v in np.unique(labels)})
-
-    def to_dense(self, n_features: int) -> np.ndarray:
-        """Dense (n, n_features) float64 copy; for tests and small data."""
-        if self.n_features > n_features:
-            raise ValueError(
-                f"n_features={n_features} is too small, the chunk needs {self.n_features}"
-            )
-        dense = np.zeros((len(self), n_features), dtype=np.float64)
-        rows = np.repeat(np.arange(len(self)), np.diff(self.indptr))
-        dense[rows, self.indices] = self.values
-        return dense
 
 
 def open_binary(source) -> tuple[BinaryIO, str]:
@@ -186,31 +100,46 @@ class _Block:
         self.errors: list[DataError] = []  # lines skipped (skip_bad_lines)
 
     def arrays(self) -> tuple:
-        return (self.indptr, self.labels, self.line_numbers, self.label_ptr, self.label_text, self.indices,
-                self.values, self.deferred)
+        return (
+            self.indptr,
+            self.labels,
+            self.line_numbers,
+            self.label_ptr,
+            self.label_text,
+            self.indices,
+            self.values,
+            self.deferred,
+        )
 
     def reserve(self, entries: int, text: int) -> None:
         """Room for one more row of `entries` features and `text` bytes of label.  The row arrays grow
         together: parse_lines fills as many rows as every one of them holds."""
         n, e, t = self.n_rows, int(self.indptr[self.n_rows]), int(self.label_ptr[self.n_rows])
         rows = max(2 * len(self.labels), n + 1) if n + 1 > len(self.labels) else len(self.labels)
-        for name, need in (("indptr", rows + 1), ("labels", rows), ("line_numbers", rows), ("label_ptr", rows + 1),
-                           ("label_text", t + text), ("indices", e + entries), ("values", e + entries),
-                           ("deferred", entries)):
+        for name, need in (
+            ("indptr", rows + 1),
+            ("labels", rows),
+            ("line_numbers", rows),
+            ("label_ptr", rows + 1),
+            ("label_text", t + text),
+            ("indices", e + entries),
+            ("values", e + entries),
+            ("deferred", entries),
+        ):
             old = getattr(self, name)
             if need > len(old):
                 new = np.empty((max(2 * len(old), need),) + old.shape[1:], dtype=old.dtype)
-                new[:len(old)] = old
+                new[: len(old)] = old
                 setattr(self, name, new)
 
     def add(self, lineno: int, label_token: bytes, label: float, indices: list, values: list) -> None:
         """Append a row that _parse_strict parsed (1-based indices)."""
         self.reserve(len(indices), len(label_token))
         n, e, t = self.n_rows, int(self.indptr[self.n_rows]), int(self.label_ptr[self.n_rows])
-        self.indices[e:e + len(indices)] = indices
-        self.indices[e:e + len(indices)] -= 1
-        self.values[e:e + len(values)] = values
-        self.label_text[t:t + len(label_token)] = np.frombuffer(label_token, dtype=np.uint8)
+        self.indices[e : e + len(indices)] = indices
+        self.indices[e : e + len(indices)] -= 1
+        self.values[e : e + len(values)] = values
+        self.label_text[t : t + len(label_token)] = np.frombuffer(label_token, dtype=np.uint8)
         self.labels[n], self.line_numbers[n] = label, lineno
         self.indptr[n + 1], self.label_ptr[n + 1] = e + len(indices), t + len(label_token)
         self.n_rows = n + 1
@@ -345,7 +274,8 @@ class LibsvmReader:
             status = PUNT
             if compiled:
                 status, pos, self._lineno, block.n_rows, n_deferred = parse_lines(
-                    buf, pos, end, self._lineno, block.n_rows, self._block_lines, *block.arrays())
+                    buf, pos, end, self._lineno, block.n_rows, self._block_lines, *block.arrays()
+                )
                 if n_deferred:
                     entries, starts, stops = block.deferred[:n_deferred].T
                     block.values[entries] = [float(data[a:b]) for a, b in zip(starts.tolist(), stops.tolist())]
@@ -363,7 +293,8 @@ class LibsvmReader:
                 yield self._finish(block)
 
     def _parse_line(self, block: _Block, raw: bytes) -> None:
-        """Parse line self._lineno with _parse_strict into the block (an error raises, or is kept with skip_bad_lines)."""
+        """Parse line self._lineno with _parse_strict into the block (an error raises, or is kept with
+        skip_bad_lines)."""
         try:
             parsed = _parse_strict(raw, self._lineno, self.source_name)
         except DataError as err:
@@ -380,9 +311,12 @@ class LibsvmReader:
         try:  # a line that is malformed as well gets its own error, as any other line
             if _parse_strict(raw, self._lineno, self.source_name) is None:
                 return
-            error = DataError(self.source_name, self._lineno, raw.split()[-1].decode("utf-8", "backslashreplace"),
-                              "input ended in the middle of a line (no newline at the end): its producer may "
-                              "have stopped early")
+            error = DataError(
+                self.source_name,
+                self._lineno,
+                raw.split()[-1].decode("utf-8", "backslashreplace"),
+                "input ended in the middle of a line (no newline at the end): its producer may have stopped early",
+            )
         except DataError as malformed:
             error = malformed
         if not self._skip_bad_lines:
@@ -401,13 +335,17 @@ class LibsvmReader:
         labels = block.labels[:n].copy()
         self.n_examples += n
         return Chunk(
-            indptr=block.indptr[:n + 1].copy(),
+            indptr=block.indptr[: n + 1].copy(),
             indices=block.indices[:entries].copy(),
             values=block.values[:entries].copy(),
             labels=labels,
             line_numbers=block.line_numbers[:n].copy(),
-            label_spellings={float(labels[r]): block.label_text[block.label_ptr[r]:block.label_ptr[r + 1]]
-                             .tobytes().decode("ascii") for r in _first_rows(labels)},
+            label_spellings={
+                float(labels[r]): block.label_text[block.label_ptr[r] : block.label_ptr[r + 1]]
+                .tobytes()
+                .decode("ascii")
+                for r in _first_rows(labels)
+            },
         )
 
 
@@ -444,7 +382,7 @@ def _parse_strict(raw: bytes, lineno: int, source: str):
         return DataError(source, lineno, token, reason)
 
     if lineno == 1 and raw.startswith(_BOM):
-        raw = raw[len(_BOM):]
+        raw = raw[len(_BOM) :]
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -536,16 +474,12 @@ def write_libsvm(fileobj_text, indptr, indices, values, labels, label_strings=No
     if label_strings is None:
         label_strings = ["%.17g" % label for label in labels.tolist()]
     if len(label_strings) != len(indptr) - 1:
-        raise ValueError(
-            f"{len(label_strings)} labels for {len(indptr) - 1} examples"
-        )
+        raise ValueError(f"{len(label_strings)} labels for {len(indptr) - 1} examples")
     values = values.tolist()
     write = fileobj_text.write
     for i, label in enumerate(label_strings):
         start, stop = indptr[i], indptr[i + 1]
-        features = " ".join(
-            map("%d:%r".__mod__, zip(file_indices[start:stop], values[start:stop]))
-        )
+        features = " ".join(map("%d:%r".__mod__, zip(file_indices[start:stop], values[start:stop])))
         write(f"{label} {features}\n" if features else f"{label}\n")
 
 
@@ -571,10 +505,7 @@ def concatenate(chunks: list) -> Chunk:
         for label, spelling in chunk.label_spellings.items():
             spellings.setdefault(label, spelling)
     return Chunk(
-        indptr=np.concatenate(
-            [np.zeros(1, dtype=np.int64)]
-            + [c.indptr[1:] + off for c, off in zip(chunks, offsets)]
-        ),
+        indptr=np.concatenate([np.zeros(1, dtype=np.int64)] + [c.indptr[1:] + off for c, off in zip(chunks, offsets)]),
         indices=np.concatenate([c.indices for c in chunks]),
         values=np.concatenate([c.values for c in chunks]),
         labels=np.concatenate([c.labels for c in chunks]),

@@ -110,5 +110,5 @@ class PermutedLines:
                 f.seek(offset)
                 line = f.readline()
                 if offset == 0 and line.startswith(_BOM):  # the reader only strips it on its own line 1
-                    line = line[len(_BOM):]
+                    line = line[len(_BOM) :]
                 yield line

@@ -1,0 +1,66 @@
+"""budgetlearn from Python: a training run is a `TrainSpec`; `train` makes its model from a file or
+from arrays, `load` reads a model file (the CLI's, or one written here), a `Model` predicts on arrays
+and saves, `accuracy` scores it on a file or on arrays.  The scikit-learn and River classes
+(sklearn.py, river.py) are edges over the same pieces.  `import budgetcli` gives these names without
+loading numpy or numba until one is used.
+
+Arrays: X is numpy or scipy.sparse, its column j the feature of index j + 1 in a data file; y holds
+the label values (numbers, as a data file's labels: two of them for a binary algorithm).  Messages
+about a row name it `X:ROW` (1-based), as a file's name `FILE:LINE`.  docs/PYTHON.md has examples.
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+from . import pipeline
+from .core import Chunk, DataError, KernelSpec  # noqa: F401  (names of the API)
+from .model import Model
+from .spec import Sharding, TrainSpec  # noqa: F401
+from .tune import test_accuracy
+
+
+def train(spec: TrainSpec, data, y=None, resume: Model | None = None) -> Model:
+    """The model `spec` makes from `data`: a path (str or PathLike; '-' for standard input; the inputs
+    of `spec.sharding` when it has one), or an array X with its labels y.  `resume`: a model to go on
+    from (its own algorithm, kernel, parameters and state).  Raises DataError (a ValueError naming the
+    line or row) on bad data, ValueError on bad settings."""
+    if spec.sharding is not None:
+        from . import distributed
+
+        return distributed.train(spec, resume).model
+    if y is not None:
+        data = _chunk(data, y)
+    elif not isinstance(data, (str, os.PathLike)):
+        raise TypeError("give data as a path, or as an array X with its labels y")
+    return pipeline.train(spec, data if isinstance(data, Chunk) else os.fspath(data), resume).model
+
+
+def load(path) -> Model:
+    """A model file (budgetlearn's format), ready to predict and to go on learning (`train(spec, data,
+    resume=model)`).  Raises modelfile.ModelFileError naming the file for anything that is not a whole,
+    valid model file."""
+    return Model.load(path, resume=True)
+
+
+def accuracy(model: Model, data, y=None) -> float:
+    """The share of examples of `data` (a path, or an array X with labels y) whose label the model
+    predicts, as `budgetlearn eval` counts it (a label the model never saw is always wrong)."""
+    if y is not None:
+        return float(np.mean(model.predict(data) == np.asarray(y, np.float64)))
+    return test_accuracy(model, os.fspath(data))
+
+
+def _chunk(X, y) -> Chunk:
+    from .estimator import csr_chunk
+
+    labels = np.asarray(y, np.float64)
+    if labels.shape != (X.shape[0],):
+        raise ValueError(f"y has shape {labels.shape}; X has {X.shape[0]} rows")
+    if not np.isfinite(labels).all():
+        raise ValueError("y holds a value that is not a finite number")
+    chunk = csr_chunk(X, labels)
+    chunk.label_spellings = {float(v): format(v, "g") for v in np.unique(labels)}
+    return chunk

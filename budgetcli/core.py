@@ -1,0 +1,148 @@
+"""The types every layer shares, on the ground floor: nothing here imports the rest of the package.
+
+- `Chunk`: a block of examples in CSR form, as the reader makes it and every learner takes it.
+- `DataError`: a problem with the input, located by source and line; raised by the reader, the label
+  maps, the learners' guards and the commands.
+- `MAX_INDEX`: the largest feature index a data file, a model file or an array may hold.
+- `KernelSpec`: the kernel as the user gave it (γ may be left to the data: `kernels.Kernel.of`).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+#: Largest accepted (1-based) feature index: ``index - 1`` must fit in int32.
+MAX_INDEX = 2**31 - 1
+
+_TOKEN_DISPLAY_CHARS = 40
+
+
+class DataError(ValueError):
+    """A problem with the input data, located by source name and line number."""
+
+    def __init__(self, source, line: int, token: str | None, reason: str):
+        self.source = str(source)
+        self.line = int(line)
+        self.token = None if token is None else str(token)[:_TOKEN_DISPLAY_CHARS]
+        self.reason = reason
+        # line 0: about the source as a whole (cannot open it, no examples in it)
+        message = f"{self.source}:{self.line}: {reason}" if self.line else f"{self.source}: {reason}"
+        if self.token is not None:
+            message += f" (token {self.token!r})"
+        super().__init__(message)
+
+    def __reduce__(self):
+        # The default pickling replays __init__ with self.args (the message
+        # only); joblib workers need the real arguments.
+        return (type(self), (self.source, self.line, self.token, self.reason))
+
+
+@dataclass(eq=False)
+class Chunk:
+    """A block of examples in CSR form."""
+
+    indptr: np.ndarray  # int64, (n + 1,)
+    indices: np.ndarray  # int32, 0-based, strictly increasing within a row
+    values: np.ndarray  # float64
+    labels: np.ndarray  # float64, (n,)
+    line_numbers: np.ndarray  # int64, (n,), 1-based line of each example
+    label_spellings: dict = field(default_factory=dict)  # label -> first spelling
+
+    def __len__(self) -> int:
+        return len(self.labels)
+
+    @property
+    def n_features(self) -> int:
+        """Largest 0-based index + 1, or 0 if the chunk has no features at all."""
+        return int(self.indices.max()) + 1 if len(self.indices) else 0
+
+    def row(self, i: int) -> tuple[np.ndarray, np.ndarray]:
+        """(indices, values) of example ``i``, as views."""
+        start, stop = self.indptr[i], self.indptr[i + 1]
+        return self.indices[start:stop], self.values[start:stop]
+
+    def take(self, rows) -> "Chunk":
+        """A new Chunk of the given rows, in the given order (for shuffled epochs)."""
+        rows = np.asarray(rows, dtype=np.int64)
+        lengths = np.diff(self.indptr)[rows]
+        indptr = np.zeros(len(rows) + 1, dtype=np.int64)
+        np.cumsum(lengths, out=indptr[1:])
+        # entry positions of each taken row: its start plus 0 .. length-1
+        starts = np.repeat(self.indptr[rows] - indptr[:-1], lengths)
+        entries = starts + np.arange(indptr[-1])
+        present = set(self.labels[rows].tolist())
+        spellings = {v: s for v, s in self.label_spellings.items() if v in present}
+        return Chunk(
+            indptr, self.indices[entries], self.values[entries], self.labels[rows], self.line_numbers[rows], spellings
+        )
+
+    @classmethod
+    def from_dense(cls, X, y) -> "Chunk":
+        """A Chunk of the non-zeros of the rows of X (0-based indices), as the reader would make
+        them, lines numbered 1..n and labels spelt %g; for tests, generated streams and small data."""
+        X = np.asarray(X, np.float64)
+        rows, cols = np.nonzero(X)
+        indptr = np.zeros(X.shape[0] + 1, np.int64)
+        np.cumsum(np.bincount(rows, minlength=X.shape[0]), out=indptr[1:])
+        labels = np.asarray(y, np.float64)
+        return cls(
+            indptr=indptr,
+            indices=cols.astype(np.int32),
+            values=X[rows, cols],
+            labels=labels,
+            line_numbers=np.arange(1, X.shape[0] + 1, dtype=np.int64),
+            label_spellings={float(v): format(v, "g") for v in np.unique(labels)},
+        )
+
+    def to_dense(self, n_features: int) -> np.ndarray:
+        """Dense (n, n_features) float64 copy; for tests and small data."""
+        if self.n_features > n_features:
+            raise ValueError(f"n_features={n_features} is too small, the chunk needs {self.n_features}")
+        dense = np.zeros((len(self), n_features), dtype=np.float64)
+        rows = np.repeat(np.arange(len(self)), np.diff(self.indptr))
+        dense[rows, self.indices] = self.values
+        return dense
+
+
+@dataclass(frozen=True)
+class KernelSpec:
+    """The kernel as the user gave it: rbf exp(−γ‖x−y‖²), poly (γ x·y + coef0)^degree or linear x·y.
+    γ from `gamma`, or from `sigma` as 1/(2σ²), or (both None) from the data (`kernels.Kernel.of`)."""
+
+    kind: str = "rbf"
+    gamma: float | None = None
+    sigma: float | None = None
+    degree: int = 3
+    coef0: float = 0.0
+
+    def gamma_for(self, first_chunk_features: int) -> float:
+        """γ from gamma or sigma; by default 1/k with k the largest feature index of the first chunk
+        (LIBSVM takes 1/#features of the whole file, which a stream cannot know).  ValueError for both
+        given, or a σ whose γ is not a positive finite number."""
+        if self.gamma is not None and self.sigma is not None:
+            raise ValueError("give --gamma or --sigma, not both")
+        if self.sigma is not None:
+            return gamma_from_sigma(self.sigma)
+        if self.gamma is not None:
+            return self.gamma
+        return 1.0 / max(first_chunk_features, 1)
+
+    @property
+    def default_gamma(self) -> bool:
+        """γ is left to the data."""
+        return self.gamma is None and self.sigma is None
+
+
+def gamma_from_sigma(sigma: float) -> float:
+    """γ = 1/(2σ²); ValueError when σ is not a positive number or γ is not a positive double (σ so
+    small that σ² underflows, or so large that γ does)."""
+    if not (sigma > 0 and math.isfinite(sigma)):
+        raise ValueError(f"sigma must be a positive number, got {sigma}")
+    square = sigma * sigma
+    gamma = 1.0 / (2.0 * square) if square > 0 else math.inf
+    if not (gamma > 0 and math.isfinite(gamma)):
+        raise ValueError(f"sigma = {sigma:g} gives γ = 1/(2σ²) = {gamma:g}, not a positive finite number")
+    return gamma

@@ -1,0 +1,147 @@
+"""A training run's settings as one value: `TrainSpec`, built once at each edge (the CLI, `tune`, the
+scikit-learn and River classes, a plain Python call), checked once when it is made, stored in the
+model header (`to_dict`) and handed whole to `pipeline.train` and `distributed.train`.
+
+Checked when made, each rule with its own message: the algorithm exists; its parameters (by their
+canonical names) and the kernel are values it takes; the settings do not provably learn nothing
+(`KernelLearner.refuse_degenerate`); the options go together (a sharded run has no `--shuffle`, and
+no averaged hypothesis for an algorithm that evicts).  A spec that continues a model (`resumed`)
+takes the model's own algorithm, kernel, parameters and seed, checked when the model was made:
+which fields those are is declared here, on the fields (`FROM_MODEL`), so an edge refuses a resumed
+run that sets one of them without keeping a list of options.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field, fields, replace
+
+from . import algorithms, registry  # noqa: F401  (algorithms: registered for lookups)
+from .core import KernelSpec
+
+# What a model predicts with (model.HYPOTHESES): the online learner's last hypothesis f_T or its running
+# average (both resumable), or a batch model of online-to-batch.
+HYPOTHESES = ("online", "running-average", "average", "projected-average", "last")
+AVERAGES = ("average", "projected-average")  # batch averages of f_1 .. f_T (online-to-batch)
+BACKENDS = ("serial", "dask")
+
+_MODEL = {"resume": "model"}  # metadata: a resumed run takes this field from the model
+
+
+@dataclass(frozen=True)
+class Sharding:
+    """One model over several inputs by iterative parameter mixing (distributed/)."""
+
+    inputs: tuple  # paths, globs (one shard per match) or fsspec URLs
+    backend: str = "serial"  # or "dask"
+    jobs: int = 1  # dask: worker processes of a local cluster
+    scheduler: str | None = None  # dask: a running cluster's scheduler
+    sync_every: int | None = None  # examples per shard between synchronisations (None: 10,000, or a checkpoint's)
+    sync: str | None = None  # "static", "dynamic" (None: static, or a checkpoint's)
+    divergence: float | None = None  # Δ of dynamic averaging
+
+    def __post_init__(self):
+        if not self.inputs:
+            raise ValueError("a sharded run needs at least one input")
+        if self.backend not in BACKENDS:
+            raise ValueError(f"unknown backend {self.backend!r} (known: {', '.join(BACKENDS)})")
+        if self.scheduler is not None and self.backend != "dask":
+            raise ValueError("--scheduler is for --backend dask")
+        if self.sync not in (None, "static", "dynamic"):
+            raise ValueError(f"unknown synchronisation {self.sync!r} (known: static, dynamic)")
+        if self.sync == "static" and self.divergence is not None:
+            raise ValueError("--divergence is for --sync dynamic")
+        if self.divergence is not None and not (self.divergence > 0 and self.divergence < float("inf")):
+            raise ValueError(
+                f"--divergence {self.divergence!r}: give a positive number (a squared distance in the RKHS)"
+            )
+        if self.sync == "dynamic" and self.divergence is None:
+            raise ValueError("--sync dynamic needs --divergence Δ")
+        if self.sync_every is not None and not (type(self.sync_every) is int and self.sync_every >= 1):
+            raise ValueError(f"--sync-every {self.sync_every!r}: give a whole number ≥ 1")
+
+
+@dataclass(frozen=True)
+class TrainSpec:
+    """Everything that decides the model a training run writes (module docstring)."""
+
+    algorithm: str = field(metadata=_MODEL)
+    kernel: KernelSpec = field(default=KernelSpec(), metadata=_MODEL)
+    params: dict = field(default_factory=dict, metadata=_MODEL)  # canonical names (`budgetlearn algorithms`)
+    seed: int = field(default=0, metadata=_MODEL)
+    epochs: int | None = None  # passes over the data (None: 1, or a resumed sharded checkpoint's)
+    shuffle: bool = False  # shuffle every pass (seeded by `seed` and the pass)
+    hypothesis: str = "online"  # what the written model predicts with (HYPOTHESES)
+    skip_bad_lines: bool = False
+    checkpoint_every: int | None = None  # examples between two checkpoints (the caller writes them)
+    save_resume: bool = False  # the written model also holds the resume state
+    sharding: Sharding | None = None
+    block_lines: int = 4096  # examples per block read (decides nothing in the model)
+    resumed: bool = False  # algorithm, kernel, params and seed are a model's, checked when it was made
+
+    def __post_init__(self):
+        cls = registry.get(self.algorithm)
+        if self.hypothesis not in HYPOTHESES:
+            raise ValueError(f"unknown hypothesis {self.hypothesis!r} (known: {', '.join(HYPOTHESES)})")
+        for name in ("epochs", "checkpoint_every", "block_lines"):
+            value = getattr(self, name)
+            if value is not None and not (type(value) is int and value >= 1):
+                raise ValueError(f"--{name.replace('_', '-')} {value!r}: give a whole number ≥ 1")
+        if type(self.seed) is not int or self.seed < 0:
+            raise ValueError(f"--seed {self.seed!r}: give a whole number ≥ 0")
+        if not self.resumed:  # bad parameters and kernels, and settings that learn nothing
+            from .kernels import Kernel
+
+            object.__setattr__(self, "params", cls.resolve_params(self.params))
+            cls.resolve_params(self.params)  # a computed default the learner would refuse is refused now
+            cls.check_kernel(Kernel.of(self.kernel, 1).kind, self.params)
+            cls.refuse_degenerate(self.kernel.kind, self.params)
+        if self.sharding is not None:
+            if self.shuffle:
+                raise ValueError("--shuffle is not available for a sharded run (several inputs or --backend)")
+            if self.hypothesis == "running-average" and cls.evicts:
+                raise ValueError(
+                    f"--average: a sharded run does not keep the vectors {cls.name} evicts, which its "
+                    "average needs; train without --average, or in one process"
+                )
+
+    @property
+    def learner_class(self):
+        return registry.get(self.algorithm)
+
+    @property
+    def keep_retired(self) -> bool:
+        """The learner keeps what it evicts: an averaged hypothesis needs it."""
+        return self.hypothesis in AVERAGES + ("running-average",)
+
+    def resuming(self, model) -> "TrainSpec":
+        """This run's settings going on from `model`: its algorithm, kernel, parameters and seed (the
+        fields `FROM_MODEL` names), and a running average when the model keeps one."""
+        learner = model.learner
+        kernel = KernelSpec(
+            learner.kernel.kind, learner.kernel.gamma, None, learner.kernel.degree, learner.kernel.coef0
+        )
+        hypothesis = self.hypothesis
+        if model.hypothesis == "running-average" and hypothesis == "online":
+            hypothesis = "running-average"  # the model's own setting, as its kernel and parameters are
+        return replace(
+            self,
+            algorithm=learner.name,
+            kernel=kernel,
+            params=dict(learner.hyper),
+            seed=learner.seed,
+            hypothesis=hypothesis,
+            resumed=True,
+        )
+
+    def to_dict(self) -> dict:
+        """The run as the model header stores it (JSON)."""
+        out = asdict(self)
+        out["sharding"] = (
+            None if self.sharding is None else dict(asdict(self.sharding), inputs=list(self.sharding.inputs))
+        )
+        for name in ("block_lines", "resumed"):
+            out.pop(name)
+        return out
+
+
+FROM_MODEL = tuple(f.name for f in fields(TrainSpec) if f.metadata.get("resume") == "model")
