@@ -53,6 +53,24 @@ def accuracy(model: Model, data, y=None) -> float:
     return test_accuracy(model, os.fspath(data))
 
 
+def calibrate(model: Model, data, y=None) -> Model:
+    """The model with probabilities fitted on held-out data (a path, or an array X with labels y):
+    Platt's sigmoid, pairwise coupled for several classes (calibration.py).  Examples whose label the
+    model never saw are left out.  The model predicts as before; `predict_proba` then answers."""
+    from . import calibration
+
+    blocks = [(_chunk(data, y), None)] if y is not None else pipeline.scores(model, os.fspath(data))
+    scores, classes = [], []
+    for chunk, f in blocks:
+        f = model.scorer().decision_function(chunk) if f is None else f
+        index = model.labels.index_of(chunk.labels)
+        scores.append(f[index >= 0])
+        classes.append(index[index >= 0])
+    scores, classes = np.concatenate(scores), np.concatenate(classes)
+    model.calibration = calibration.calibrate(scores, classes, len(model.labels.classes))
+    return model
+
+
 def _chunk(X, y) -> Chunk:
     from .estimator import csr_chunk
 

@@ -47,6 +47,7 @@ from .synthetic import GENERATORS
 
 ALGORITHMS = algorithms.load_all()
 SEED = click.IntRange(min=0)  # numpy's generators (--shuffle, tune's permutations) take no negative seed
+WRITTEN = {"average": "running-average", "last": "online"}  # train --hypothesis: the spec's hypothesis
 
 
 def _refuse_same_files(inputs, outputs, may_replace=()) -> None:
@@ -270,15 +271,18 @@ class _MoreData(click.Argument):
     "mixed model r) that makes the shards synchronise.",
 )
 @click.option(
-    "--average",
-    is_flag=True,
-    help="The model predicts with the averaged hypothesis (1/T) Σ f_t (as scikit-learn's "
-    "SGDClassifier(average=True)), usually far better on held-out data than the last one, and "
-    "still resumes the online learner. Learners that evict support vectors keep the evicted ones "
-    "until the model is written, then project their part onto the kept ones (the model stays "
-    "within the budget). A resumed running-average model stays one.",
+    "--hypothesis",
+    type=click.Choice(sorted(WRITTEN)),
+    default=None,
+    help="What the model predicts with. average: the averaged hypothesis (1/T) Σ f_t (as scikit-learn's "
+    "SGDClassifier(average=True)), usually far better on held-out data than the last one; the model still "
+    "resumes the online learner, and learners that evict fold the evicted vectors onto the kept ones as they "
+    "go (every B evictions: constant memory). last: the last hypothesis f_T, the online learner as it stands. "
+    "Default: average, but for the learners that track drift (budgetlearn algorithms says which) and for a "
+    "sharded run of a learner that evicts (last); a resumed model's own.",
 )
-def train(ctx, more_data, backend, jobs, scheduler, sync_every, sync, divergence, average, **options):
+@click.option("--average", is_flag=True, help="The same as --hypothesis average.")
+def train(ctx, more_data, backend, jobs, scheduler, sync_every, sync, divergence, hypothesis, average, **options):
     """Train ALGORITHM online over DATA (one pass, or --epochs passes) and write the model.
 
     With several inputs (DATA DATA...) or --backend, each input (a path, a glob, an fsspec URL) is a shard with
@@ -307,7 +311,9 @@ def train(ctx, more_data, backend, jobs, scheduler, sync_every, sync, divergence
         }
     elif sync or divergence is not None:
         raise click.UsageError("--sync and --divergence are for a sharded run (several inputs or --backend)")
-    _train(ctx, "running-average" if average else "online", sharding, options)
+    if average and hypothesis == "last":
+        raise click.UsageError("--average and --hypothesis last contradict each other")
+    _train(ctx, WRITTEN["average" if average else hypothesis] if average or hypothesis else None, sharding, options)
 
 
 @click.command(name="online-to-batch")
@@ -351,7 +357,7 @@ def _given(ctx, name: str) -> bool:
     return ctx.get_parameter_source(name) is not click.core.ParameterSource.DEFAULT
 
 
-def _train_spec(ctx, hypothesis: str, sharding: dict | None, options: dict) -> TrainSpec:
+def _train_spec(ctx, hypothesis: str | None, sharding: dict | None, options: dict) -> TrainSpec:
     """The run's TrainSpec from the command line, checked: one line per rule (exit 2)."""
     params = {name: options[name] for name in registry.params() if options.get(name) is not None}
     kernel = KernelSpec(
@@ -381,7 +387,7 @@ def _train_spec(ctx, hypothesis: str, sharding: dict | None, options: dict) -> T
         raise click.UsageError(str(exc)) from None
 
 
-def _resumed(ctx, resume_path: str, hypothesis: str) -> Model:
+def _resumed(ctx, resume_path: str, hypothesis: str | None) -> Model:
     """The model `--resume` continues, refused when a setting the model keeps is given (the TrainSpec
     fields FROM_MODEL), or when it cannot go on."""
     given = [p.opts[-1] for p in ctx.command.params if _spec_field(p.name) in FROM_MODEL and _given(ctx, p.name)]
@@ -399,7 +405,7 @@ def _resumed(ctx, resume_path: str, hypothesis: str) -> Model:
             )
             raise click.UsageError(
                 f"{resume_path}: {lost}, so its average cannot be completed; "
-                + ("use --method last" if hypothesis in AVERAGES else "resume without --average")
+                + ("use --method last" if hypothesis in AVERAGES else "resume with --hypothesis last")
             )
     return resume
 
@@ -423,7 +429,7 @@ def _model_output(output: str | None, data: str, checkpoint_every: int | None) -
     return output
 
 
-def _train(ctx, hypothesis: str, sharding: dict | None, options: dict) -> None:
+def _train(ctx, hypothesis: str | None, sharding: dict | None, options: dict) -> None:
     """train and online-to-batch: the run's spec from the options, its inputs and outputs checked
     before anything is read or written, then the run, the model written, the summary."""
     data, resume_path, curve_path, quiet = (
@@ -456,13 +462,13 @@ def _train(ctx, hypothesis: str, sharding: dict | None, options: dict) -> None:
         + [("--resume", resume_path)],
         [("-o", output), ("--curve", curve_path)],
         # train goes on from a model and may write it back; online-to-batch writes a batch model
-        may_replace={("--resume", "-o")} if hypothesis in ("online", "running-average") else (),
+        may_replace={("--resume", "-o")} if hypothesis in (None, "online", "running-average") else (),
     )
     checkpoints = []  # the model's example count (resumed ones included) at each checkpoint written
 
     def checkpoint(model):
         with stop_signals_deferred():
-            model.save(output, resume=spec.hypothesis not in AVERAGES)
+            model.save(output, resume=spec.written not in AVERAGES)
             checkpoints.append(model.learner.counter("examples"))
 
     terminal = sys.stderr.isatty()
@@ -579,7 +585,7 @@ def _train_summary(result, spec: TrainSpec, output) -> dict:
         "model": output,
         "warnings": result.warnings,
         "notes": learner.notes,
-        "hypothesis": spec.hypothesis,
+        "hypothesis": spec.written,
         "online_support_size": len(result.online.learner.support),
     }
 
@@ -686,41 +692,16 @@ def eval_(model_path, data, as_json, skip_bad_lines):
     if true.size == 0:
         fail(f"{data}: no examples to evaluate")
     if model.learner.multiclass:
-        pred = np.concatenate(all_scores)
-        report = metrics.multiclass_report(labels.classes, labels.spelling, true, pred)
-        if as_json:
-            click.echo(json.dumps(report))
-        else:
-            _print_eval(report)
-        return
-    f = np.concatenate(all_scores)
-    # classes: the model's two labels, then any label of DATA the model never saw
-    classes = labels.classes + sorted(set(np.unique(true).tolist()) - set(labels.classes))
-    pred_value = np.where(
-        f > 0,
-        labels.positive if labels.positive is not None else labels.negative,
-        labels.negative if labels.negative is not None else labels.positive,
-    )
-    index = {v: i for i, v in enumerate(classes)}
-    true_idx = np.array([index[v] for v in true.tolist()])
-    pred_idx = np.array([index[v] for v in pred_value.tolist()])
-    conf = metrics.confusion_matrix(true_idx, pred_idx, len(classes))
-    accuracy = float(np.mean(true_idx == pred_idx))
-    auc = metrics.auc(f, true == labels.positive) if labels.positive is not None else None
-    names = [labels.spelling(v) for v in classes]
-    report = {
-        "examples": int(f.size),
-        "accuracy": accuracy,
-        "error": 1.0 - accuracy,
-        "auc": auc,
-        "positive_label": labels.spelling(labels.positive) if labels.positive is not None else None,
-        "classes": {n: m for n, m in zip(names, metrics.per_class(conf))},
-        "confusion_matrix": {"labels": names, "rows_true_columns_predicted": conf.tolist()},
-    }
+        report = metrics.multiclass_report(labels.classes, labels.spelling, true, np.concatenate(all_scores))
+    else:
+        report = metrics.binary_report(labels, true, np.concatenate(all_scores))
+    report["warnings"] = metrics.warnings(report, [labels.spelling(v) for v in labels.classes])
     if as_json:
         click.echo(json.dumps(report))
     else:
         _print_eval(report)
+        for warning in report["warnings"]:
+            click.echo(f"warning: {warning}", err=True)
 
 
 def _print_eval(r: dict) -> None:

@@ -67,6 +67,11 @@ class BinaryLabels:
     def spelling(self, v: float, chunk=None) -> str:
         return spelling_of(v, self.spellings, chunk)
 
+    def index_of(self, values: np.ndarray) -> np.ndarray:
+        """1 for the +1 label, 0 for the −1 label, −1 for a value the map does not hold."""
+        values = np.asarray(values)
+        return np.where(values == self.positive, 1, np.where(values == self.negative, 0, -1))
+
     def decode(self, scores: np.ndarray) -> list[str]:
         """Labels in the training file's spelling: f > 0 -> the +1 label, f ≤ 0 -> the −1 label."""
         pos = self.spelling(self.positive) if self.positive is not None else self.spelling(self.negative)
@@ -151,6 +156,10 @@ class MulticlassLabels:
 
     def spelling(self, v: float, chunk=None) -> str:
         return spelling_of(v, self.spellings, chunk)
+
+    def index_of(self, values: np.ndarray) -> np.ndarray:
+        """The class index of each value, −1 for a value the map does not hold."""
+        return np.array([self._index.get(v, -1) for v in np.asarray(values).tolist()], np.int64)
 
     def predict_index(self, scores: np.ndarray) -> np.ndarray:
         """The class with the highest score per row (ties: the class seen first)."""

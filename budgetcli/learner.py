@@ -157,6 +157,9 @@ class KernelLearner:
     # copies the evicted vector and its summed coefficient into `retired` before the pool range
     # can be reused.  Off by default: it makes memory grow with the number of evictions.
     evicts: ClassVar[bool] = False
+    # What a model predicts with when the run does not say (spec.TrainSpec.written): the averaged
+    # hypothesis (1/T) Σ f_t, far better on held-out data, unless the algorithm exists to track drift.
+    default_hypothesis: ClassVar[str] = "running-average"
     multiclass: ClassVar[bool] = False  # binary learners refuse a third label (labels.BinaryLabels)
     n_scalars: ClassVar[int] = 0  # length of `scalars`, saved with the state
     # name -> "vector" (per slot, saved), "square" (slot x slot, saved) or "work" (per slot, not saved).
@@ -208,6 +211,9 @@ class KernelLearner:
         self.scratch = np.zeros(0, np.float64)  # dense copy of x_t for kernel rows; all zeros between uses
         self.n_features = 0  # largest feature index seen in training, plus one
         self.keep_retired = False
+        # with `keep_retired`, fold the evicted vectors onto the kept ones (fold_retired) once this many
+        # are kept (a running average's constant memory); 0: keep them until the model is written
+        self.fold_every = 0
         self.retired: list[tuple[np.ndarray, np.ndarray, float]] = []  # (indices, values, Σ_t coefficient)
         self.retire_log = RetireLog(np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0), np.zeros(1, np.int64))
         self.slot = {name: self._new_slot_array(kind, self.support.capacity) for name, kind in self.slot_arrays.items()}
@@ -293,6 +299,8 @@ class KernelLearner:
                 row = start + int(self.counters[EXAMPLES]) - before - exc.counted
                 raise Overflow(row, int(chunk.line_numbers[row]), exc.reason) from None
             self._collect_retired()  # before `reserve` may compact the pool
+            if self.fold_every and len(self.retired) >= self.fold_every:
+                self.fold_retired()
             if start < n:  # the next example may not fit: grow and go on
                 nnz = self._pool_room(int(chunk.indptr[start + 1] - chunk.indptr[start]))
                 try:

@@ -83,3 +83,55 @@ def multiclass_report(model_classes: list, names: dict, true: np.ndarray, pred_i
         "classes": {n: m for n, m in zip(labels, per_class(conf))},
         "confusion_matrix": {"labels": labels, "rows_true_columns_predicted": conf.tolist()},
     }
+
+
+def binary_report(labels, true: np.ndarray, f: np.ndarray) -> dict:
+    """The eval report of a binary model (labels.BinaryLabels) of scores f: accuracy, AUC, per-class
+    table and confusion matrix over the model's two labels, then any label of the data it never saw."""
+    classes = labels.classes + sorted(set(np.unique(true).tolist()) - set(labels.classes))
+    positive = labels.positive if labels.positive is not None else labels.negative
+    negative = labels.negative if labels.negative is not None else labels.positive
+    index = {v: i for i, v in enumerate(classes)}
+    true_idx = np.array([index[v] for v in true.tolist()])
+    pred_idx = np.where(f > 0, index[positive], index[negative])
+    conf = confusion_matrix(true_idx, pred_idx, len(classes))
+    accuracy = float(np.mean(true_idx == pred_idx))
+    names = [labels.spelling(v) for v in classes]
+    return {
+        "examples": int(f.size),
+        "accuracy": accuracy,
+        "error": 1.0 - accuracy,
+        "auc": auc(f, true == labels.positive) if labels.positive is not None else None,
+        "positive_label": labels.spelling(labels.positive) if labels.positive is not None else None,
+        "classes": {n: m for n, m in zip(names, per_class(conf))},
+        "confusion_matrix": {"labels": names, "rows_true_columns_predicted": conf.tolist()},
+    }
+
+
+def warnings(report: dict, model_labels: list[str]) -> list[str]:
+    """What an eval report shows that a user should not miss: labels of the data the model never saw
+    (every such example is wrong), an accuracy not above always answering the data's most frequent
+    label, and one label predicted for every example."""
+    names = report["confusion_matrix"]["labels"]
+    rows = np.array(report["confusion_matrix"]["rows_true_columns_predicted"], np.int64).reshape(len(names), -1)
+    n = report["examples"]
+    out = []
+    unseen = [(name, int(rows[i].sum())) for i, name in enumerate(names) if name not in model_labels and rows[i].sum()]
+    if unseen:
+        listed = ", ".join(f"{name} ({count:,} examples)" for name, count in unseen)
+        out.append(
+            f"the data holds labels the model never saw: {listed}; the model's labels are "
+            f"{', '.join(model_labels)}, and every such example counts as wrong (a 0/1 file against a "
+            "±1 model?)"
+        )
+    majority = int(rows.sum(axis=1).argmax())
+    share = rows[majority].sum() / n
+    if report["accuracy"] <= share:
+        out.append(
+            f"accuracy {100 * report['accuracy']:.2f}% is not above the {100 * share:.2f}% of always "
+            f"answering the data's most frequent label {names[majority]}"
+        )
+    predicted = np.flatnonzero(rows.sum(axis=0))
+    if len(predicted) == 1 and np.count_nonzero(rows.sum(axis=1)) > 1:
+        out.append(f"the model predicts {names[predicted[0]]} for every example")
+    return out

@@ -40,6 +40,8 @@ class Model:
     # the learner's coefficients are already the ones it predicts with (a running-average model loaded
     # for prediction holds its averaged coefficients in place of the online ones)
     predicting: bool = False
+    run: dict | None = None  # what decided the model (spec.TrainSpec.to_dict), saved in the header
+    calibration: dict | None = None  # Platt's sigmoid(s) for probabilities (calibration.py; `budgetlearn calibrate`)
 
     # ---- prediction, for the Python API (api.py) ----------------------------------------------------
     def decision_function(self, X) -> np.ndarray:
@@ -53,6 +55,22 @@ class Model:
     def predict(self, X) -> np.ndarray:
         """The label values the model predicts for the rows of X, as `budgetlearn predict` does."""
         return self.predicted(self.decision_function(X))
+
+    def predict_proba(self, X) -> np.ndarray:
+        """Class probabilities of the rows of X (a calibrated model: `calibrate`): n × 2, columns the −1
+        then the +1 label, for a binary model; n × classes, in `labels.classes` order, for a multiclass one."""
+        return self.probabilities(self.decision_function(X))
+
+    def probabilities(self, scores: np.ndarray) -> np.ndarray:
+        """Class probabilities of the model's scores (module calibration.py); ValueError when uncalibrated."""
+        from . import calibration
+
+        if self.calibration is None:
+            raise ValueError(
+                "the model is not calibrated: it gives no probabilities (budgetlearn calibrate, or "
+                "calibrate() of the Python API, fits them on held-out data)"
+            )
+        return calibration.probabilities(self.calibration, scores)
 
     def predicted(self, scores: np.ndarray) -> np.ndarray:
         """The label values of the model's scores: the top class, or the +1 label where f > 0 and the
@@ -75,17 +93,21 @@ class Model:
             self._averaged = (self.learner.counter("examples"), learner)
         return self._averaged[1]
 
-    def as_written(self, hypothesis: str) -> "Model":
+    def as_written(self, hypothesis: str, run: dict | None = None) -> "Model":
         """The model a run whose spec names `hypothesis` writes (spec.HYPOTHESES): the online learner
         ("online", and online-to-batch's "last", which is f_T), the online learner with its running
         average ("running-average": the part of evicted vectors folded onto the kept ones, so the file
-        stays within the budget), or a batch average (`averaged`)."""
+        stays within the budget), or a batch average (`averaged`).  `run`: what decided it (the spec's
+        `to_dict`), kept in the model file's header."""
         if hypothesis in ("average", "projected-average"):
-            return self.averaged(projected=hypothesis == "projected-average")
-        if hypothesis == "running-average":
-            self.learner.fold_retired()
-            self.hypothesis = hypothesis
-        return self
+            model = self.averaged(projected=hypothesis == "projected-average")
+        else:
+            model = self
+            if hypothesis == "running-average":
+                self.learner.fold_retired()
+                self.hypothesis = hypothesis
+        model.run = run if run is not None else model.run
+        return model
 
     def averaged(self, projected: bool = False) -> "Model":
         """The averaged hypothesis (1/T) Σ_t f_t.
@@ -127,6 +149,10 @@ class Model:
         header["resume_state"] = resume
         if self.sharding is not None:
             header["sharding"] = self.sharding
+        if self.run is not None:
+            header["run"] = self.run
+        if self.calibration is not None:
+            header["calibration"] = self.calibration
         header["library_version"] = __version__
         arrays = {name: narrowest(a) for name, a in arrays.items()}
         try:  # every model written is one that loads: the loader's own checks, before anything is written
@@ -187,7 +213,15 @@ class Model:
             # A checksummed file that this build cannot interpret: an algorithm it lacks, or
             # a layout it does not know.
             raise ModelFileError(f"{path}: cannot use this model ({type(exc).__name__}: {exc})") from exc
-        model = cls(learner, labels, hypothesis, resume_state, sharding)
+        model = cls(
+            learner,
+            labels,
+            hypothesis,
+            resume_state,
+            sharding,
+            run=header.get("run") if isinstance(header.get("run"), dict) else None,
+            calibration=header.get("calibration"),
+        )
         if resume or hypothesis != "running-average":
             return model
         # to predict, a running-average model's averaged coefficients (its evicted vectors' part was
@@ -209,6 +243,10 @@ def _check_state(learner_cls, header: dict, arrays: dict) -> None:
     """What a saved state must satisfy, for the loader and for Model.save alike: ValueError or
     TypeError naming the field."""
     learner_cls.check_saved(header, arrays)
+    if header.get("calibration") is not None:
+        from .calibration import check
+
+        check(header["calibration"], max(len(labels_from_dict(header["labels"]).classes), 2))
     if header.get("hypothesis") == "running-average" and not set(learner_cls.average_arrays) <= set(arrays):
         raise ValueError(f"hypothesis = 'running-average' without {', '.join(learner_cls.average_arrays)}")
     labels_from_dict(header["labels"]).check(learner_cls, header)

@@ -106,6 +106,8 @@ def train(spec: TrainSpec, data, resume: Model | None = None, watch: Watch | Non
     reader = None
     stops = None  # the Every rules of --curve and --checkpoint-every, set once the model exists
     warnings = None
+    first = None  # a sample of the first block, on which the written model's predictions are checked
+    seen = Counts()  # this run's labels and mistakes, for the check against a constant
     done_before = 0.0  # share of the input read before the current chunk
     for chunk, reader, done in epochs_of(
         data, spec.epochs or 1, spec.shuffle, spec.seed, spec.skip_bad_lines, spec.block_lines
@@ -115,7 +117,14 @@ def train(spec: TrainSpec, data, resume: Model | None = None, watch: Watch | Non
             model = Model(learner, MulticlassLabels() if cls.multiclass else BinaryLabels())
         if warnings is None:
             warnings = kernel_warnings(model.learner.kernel, chunk, not resume and spec.kernel.default_gamma)
+            first = _sample(chunk, OUTCOME_SAMPLE)
+            seen.start(model.learner)
+        seen.add(chunk)
         model.learner.keep_retired = spec.keep_retired
+        # a running average folds what its learner evicts as it goes, every B evictions (constant memory)
+        model.learner.fold_every = (
+            max(model.learner.hyper.get("budget", 0), 64) if spec.written == "running-average" else 0
+        )
         y = model.labels.encode(chunk, reader.source_name)
         if stops is None:
             stops = _stops(model, spec, watch)
@@ -131,14 +140,16 @@ def train(spec: TrainSpec, data, resume: Model | None = None, watch: Watch | Non
     if watch.curve is not None:
         watch.curve.finish(model.learner)
     online = model
+    written = model.as_written(spec.written, spec.to_dict())
+    warnings += support_warnings(online.learner) + outcome_warnings(written, first, seen.labels, seen.mistakes(online))
     # the last reader has read the data once: its count of malformed lines is per pass
     return TrainResult(
-        model.as_written(spec.hypothesis),
+        written,
         time.perf_counter() - started,
         source,
         reader.n_skipped if reader else 0,
         list(reader.skipped) if reader else [],
-        warnings + support_warnings(online.learner),
+        warnings,
         online=online,
     )
 
@@ -152,7 +163,7 @@ def _stops(model: Model, spec: TrainSpec, watch: Watch) -> list:
         stops.append(
             Every(
                 spec.checkpoint_every,
-                lambda m: watch.on_checkpoint(m.as_written(spec.hypothesis)),
+                lambda m: watch.on_checkpoint(m.as_written(spec.written, spec.to_dict())),
                 origin=model.learner.counter("examples"),
             )
         )
@@ -219,6 +230,64 @@ def kernel_warnings(kernel: Kernel, chunk, default_gamma: bool) -> list[str]:
             f"the kernel is numerically diagonal on {where} (|k(x_i, x_j)| ≤ {TINY:g} × √(k(x_i, x_i) "
             f"k(x_j, x_j)) for all different x_i, x_j): each example looks unrelated to the others; {scaling}"
         )
+    return out
+
+
+OUTCOME_SAMPLE = 1000  # examples of the first block on which the written model's predictions are checked
+
+
+class Counts:
+    """A run's label values and mistakes (its own: a resumed model's counters started before it)."""
+
+    def __init__(self):
+        self.labels: dict = {}  # label value -> examples
+        self.mistakes_before = 0
+
+    def start(self, learner) -> None:
+        self.mistakes_before = learner.counter("mistakes")
+
+    def add(self, chunk) -> None:
+        values, counts = np.unique(chunk.labels, return_counts=True)
+        for v, c in zip(values.tolist(), counts.tolist()):
+            self.labels[v] = self.labels.get(v, 0) + c
+
+    def mistakes(self, model: Model) -> int:
+        return model.learner.counter("mistakes") - self.mistakes_before
+
+
+def _sample(chunk, most: int):
+    """At most `most` examples of a chunk, evenly spaced."""
+    if len(chunk) <= most:
+        return chunk
+    return chunk.take(np.unique(np.linspace(0, len(chunk) - 1, most).astype(np.int64)))
+
+
+def outcome_warnings(model: Model, sample, labels: dict, mistakes: int) -> list[str]:
+    """Warnings that the model may be no better than a constant:
+    - its online mistake rate over this run is not below the rate of always answering the run's most
+      frequent label (the stream's majority-class error);
+    - the written model predicts one label for every example of `sample` (the first block's, evenly
+      spaced), which holds several."""
+    out = []
+    total = sum(labels.values())
+    if total:
+        majority = max(labels, key=lambda v: labels[v])
+        constant = 1.0 - labels[majority] / total
+        if mistakes / total >= constant:
+            out.append(
+                f"the online mistake rate {100 * mistakes / total:.2f}% is not below the {100 * constant:.2f}% "
+                f"of always answering the most frequent label {model.labels.spelling(majority)}: the model "
+                "may be no better than a constant"
+            )
+    if sample is not None and len(np.unique(sample.labels)) > 1:
+        with np.errstate(all="ignore"):
+            predicted = model.predicted(model.scorer().decision_function(sample))
+        if len(np.unique(predicted)) == 1:
+            out.append(
+                f"the model predicts {model.labels.spelling(float(predicted[0]))} for all {len(sample):,} "
+                "examples it was checked on (from the first block), which hold several labels: it is no "
+                "better than a constant there; try another --gamma, a larger budget, or another algorithm"
+            )
     return out
 
 

@@ -70,7 +70,7 @@ class TrainSpec:
     seed: int = field(default=0, metadata=_MODEL)
     epochs: int | None = None  # passes over the data (None: 1, or a resumed sharded checkpoint's)
     shuffle: bool = False  # shuffle every pass (seeded by `seed` and the pass)
-    hypothesis: str = "online"  # what the written model predicts with (HYPOTHESES)
+    hypothesis: str | None = None  # what the written model predicts with (HYPOTHESES); None: `written`
     skip_bad_lines: bool = False
     checkpoint_every: int | None = None  # examples between two checkpoints (the caller writes them)
     save_resume: bool = False  # the written model also holds the resume state
@@ -80,7 +80,7 @@ class TrainSpec:
 
     def __post_init__(self):
         cls = registry.get(self.algorithm)
-        if self.hypothesis not in HYPOTHESES:
+        if self.hypothesis is not None and self.hypothesis not in HYPOTHESES:
             raise ValueError(f"unknown hypothesis {self.hypothesis!r} (known: {', '.join(HYPOTHESES)})")
         for name in ("epochs", "checkpoint_every", "block_lines"):
             value = getattr(self, name)
@@ -109,9 +109,19 @@ class TrainSpec:
         return registry.get(self.algorithm)
 
     @property
+    def written(self) -> str:
+        """The hypothesis the written model predicts with: the one given, else the algorithm's default
+        (`KernelLearner.default_hypothesis`: the averaged one, but for learners that track drift), but
+        the last one for a sharded run of a learner that evicts (its shards keep no evicted vectors)."""
+        if self.hypothesis is not None:
+            return self.hypothesis
+        cls = self.learner_class
+        return "online" if self.sharding is not None and cls.evicts else cls.default_hypothesis
+
+    @property
     def keep_retired(self) -> bool:
         """The learner keeps what it evicts: an averaged hypothesis needs it."""
-        return self.hypothesis in AVERAGES + ("running-average",)
+        return self.written in AVERAGES + ("running-average",)
 
     def resuming(self, model) -> "TrainSpec":
         """This run's settings going on from `model`: its algorithm, kernel, parameters and seed (the
@@ -121,8 +131,8 @@ class TrainSpec:
             learner.kernel.kind, learner.kernel.gamma, None, learner.kernel.degree, learner.kernel.coef0
         )
         hypothesis = self.hypothesis
-        if model.hypothesis == "running-average" and hypothesis == "online":
-            hypothesis = "running-average"  # the model's own setting, as its kernel and parameters are
+        if hypothesis is None:  # the model's own setting, as its kernel and parameters are
+            hypothesis = model.hypothesis if model.hypothesis == "running-average" else "online"
         return replace(
             self,
             algorithm=learner.name,
@@ -134,12 +144,18 @@ class TrainSpec:
         )
 
     def to_dict(self) -> dict:
-        """The run as the model header stores it (JSON)."""
+        """What decided the model, as its header stores it ("run"; JSON): the settings, not where the run
+        was (a sharded run's backend, workers and scheduler), so that every backend writes one file."""
         out = asdict(self)
-        out["sharding"] = (
-            None if self.sharding is None else dict(asdict(self.sharding), inputs=list(self.sharding.inputs))
-        )
-        for name in ("block_lines", "resumed"):
+        out["hypothesis"] = self.written
+        if self.sharding is not None:
+            out["sharding"] = {
+                "shards": len(self.sharding.inputs),
+                "sync_every": self.sharding.sync_every,
+                "sync": self.sharding.sync,
+                "divergence": self.sharding.divergence,
+            }
+        for name in ("block_lines", "resumed", "save_resume", "checkpoint_every"):
             out.pop(name)
         return out
 

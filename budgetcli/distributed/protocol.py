@@ -83,7 +83,7 @@ def train(spec: TrainSpec, resume: Model | None = None, watch: Watch | None = No
     source = sources[0] if len(sources) == 1 else f"{len(sources)} shards: {sources[0]} … {sources[-1]}"
     model = Model(learner, labels_from_dict(labels), sharding=shards.sharding(*sync))
     return TrainResult(
-        model.as_written(spec.hypothesis),
+        model.as_written(spec.written, spec.to_dict()),
         time.perf_counter() - started,
         source,
         sum(r["skipped"][0] for r in reports),
@@ -213,7 +213,7 @@ def _rounds(spec: TrainSpec, shards, sources, sync, resume, watch: Watch) -> tup
         if spec.checkpoint_every and counters[EXAMPLES] - last_checkpoint >= spec.checkpoint_every:
             last_checkpoint = int(counters[EXAMPLES])
             checkpoint = Model(learner, labels_from_dict(labels), sharding=shards.sharding(*sync))
-            watch.on_checkpoint(checkpoint.as_written(spec.hypothesis))
+            watch.on_checkpoint(checkpoint.as_written(spec.written, spec.to_dict()))
     if learner is None:
         raise DataError(sources[0], 0, None, "no examples to train on")
     return learner, labels, reports, rounds, checks

@@ -1,0 +1,130 @@
+"""What a new user meets first (issue: first contact): the averaged hypothesis by default, warnings when
+a model is no better than a constant, in `train` and in `eval`."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from budgetcli import pipeline
+from budgetcli.entry import main
+from budgetcli.model import Model
+from budgetcli.spec import Sharding, TrainSpec
+
+from .helpers import SAMPLE_DATA
+from .test_cli import write_stream
+
+
+def run(*args):
+    return CliRunner().invoke(main, [str(a) for a in args], prog_name="budgetlearn")
+
+
+@pytest.fixture(scope="module")
+def a9a_head(tmp_path_factory):
+    d = tmp_path_factory.mktemp("a9a")
+    lines = (SAMPLE_DATA / "a9a").read_text().splitlines(keepends=True)
+    (d / "train.txt").write_text("".join(lines[:3000]))
+    (d / "test.txt").write_text("".join((SAMPLE_DATA / "a9a.t").read_text().splitlines(keepends=True)[:2000]))
+    return d
+
+
+def test_train_writes_the_averaged_hypothesis_unless_told_otherwise(a9a_head, tmp_path):
+    data = a9a_head / "train.txt"
+    for flags, hypothesis in (
+        ([], "running-average"),
+        (["--hypothesis", "average"], "running-average"),
+        (["--average"], "running-average"),
+        (["--hypothesis", "last"], "online"),
+    ):
+        r = run("train", "-a", "perceptron", "--json", "-q", *flags, data, "-o", tmp_path / "m.model")
+        assert r.exit_code == 0, r.output
+        assert json.loads(r.stdout)["hypothesis"] == hypothesis
+        model = Model.load(tmp_path / "m.model")
+        assert model.hypothesis == hypothesis and model.run["hypothesis"] == hypothesis
+    r = run("train", "-a", "perceptron", "--average", "--hypothesis", "last", data, "-o", tmp_path / "m.model")
+    assert r.exit_code == 2 and "contradict" in r.stderr
+
+
+def test_the_averaged_model_predicts_what_the_average_of_its_hypotheses_predicts(a9a_head, tmp_path):
+    """The default model's scores are those of (1/T) Σ f_t, not of f_T (which --hypothesis last writes)."""
+    data, test = a9a_head / "train.txt", a9a_head / "test.txt"
+    run("train", "-a", "perceptron", "-q", data, "-o", tmp_path / "avg.model")
+    run("train", "-a", "perceptron", "-q", "--hypothesis", "last", data, "-o", tmp_path / "last.model")
+    online = Model.load(tmp_path / "last.model").learner
+    averaged = Model.load(tmp_path / "avg.model").learner  # loaded to predict: its averaged coefficients
+    n = len(online.support)
+    assert np.allclose(averaged.slot["alpha"][:n], online.averaged_alpha())
+    assert not np.allclose(averaged.slot["alpha"][:n], online.slot["alpha"][:n])
+
+
+def test_resuming_keeps_the_model_s_own_hypothesis(a9a_head, tmp_path):
+    """An online model resumed without --hypothesis stays online (its file holds no running average to
+    continue for an evicting learner); a running-average one stays one."""
+    data = a9a_head / "train.txt"
+    for flags, hypothesis in (([], "running-average"), (["--hypothesis", "last"], "online")):
+        out = tmp_path / f"{hypothesis}.model"
+        assert run("train", "-a", "rbp", "-q", *flags, data, "-o", out).exit_code == 0
+        r = run("train", "--resume", out, "--json", "-q", data, "-o", out)
+        assert r.exit_code == 0, r.output
+        assert json.loads(r.stdout)["hypothesis"] == hypothesis
+
+
+def test_a_sharded_run_of_an_evicting_learner_writes_the_last_hypothesis_by_default(a9a_head, tmp_path):
+    spec = TrainSpec("rbp", sharding=Sharding((str(a9a_head / "train.txt"),)))
+    assert spec.written == "online"
+    with pytest.raises(ValueError, match="does not keep the vectors rbp evicts"):
+        TrainSpec("rbp", hypothesis="running-average", sharding=Sharding((str(a9a_head / "train.txt"),)))
+    assert TrainSpec("projectron", sharding=Sharding(("x",))).written == "running-average"
+
+
+def test_an_evicting_learner_folds_as_it_goes(a9a_head):
+    """The running average of a learner that evicts keeps at most max(B, 64) evicted vectors before it
+    folds them onto the kept ones: constant memory, however long the stream."""
+    kept = []
+    watch = pipeline.Watch(on_chunk=lambda m: kept.append(len(m.learner.retired)))
+    result = pipeline.train(
+        TrainSpec("rbp", params={"budget": 20}, block_lines=100), str(a9a_head / "train.txt"), watch=watch
+    )
+    assert result.model.hypothesis == "running-average"
+    assert result.online.learner.counter("mistakes") > 500  # hundreds of evictions
+    assert max(kept) < 64 and sum(kept) > 0
+
+
+def test_train_warns_when_the_model_is_no_better_than_a_constant(a9a_head, tmp_path):
+    """rbp with its defaults on a9a (B = 100, γ = 1/123): its averaged model answers −1 everywhere."""
+    r = run("train", "-a", "rbp", "--json", "-q", a9a_head / "train.txt", "-o", tmp_path / "m.model")
+    assert r.exit_code == 0, r.output
+    warnings = json.loads(r.stdout)["warnings"]
+    assert any(
+        w.startswith("the online mistake rate ") and "of always answering the most frequent label -1" in w
+        for w in warnings
+    )
+    assert "the model predicts -1 for all 1,000 examples it was checked on" in " ".join(warnings)
+    r = run("train", "-a", "projectron++", "--json", "-q", a9a_head / "train.txt", "-o", tmp_path / "p.model")
+    assert json.loads(r.stdout)["warnings"] == []  # a model that learned something: no warning
+
+
+def test_eval_warns_about_unseen_labels_a_constant_and_the_majority(tmp_path):
+    write_stream(tmp_path / "d.txt", n=200)
+    assert run("train", "-a", "perceptron", "-q", tmp_path / "d.txt", "-o", tmp_path / "m.model").exit_code == 0
+    text = (tmp_path / "d.txt").read_text()
+    (tmp_path / "zo.txt").write_text(text.replace("-1 ", "0 ").replace("+1 ", "1 "))
+    r = run("eval", "--json", tmp_path / "m.model", tmp_path / "zo.txt")
+    warnings = json.loads(r.stdout)["warnings"]
+    n_zero = text.count("\n-1 ") + text.startswith("-1 ")  # label 1 is the model's +1: only 0 is new
+    assert warnings[0] == (
+        f"the data holds labels the model never saw: 0 ({n_zero} examples); the model's labels are "
+        "-1, +1, and every such example counts as wrong (a 0/1 file against a ±1 model?)"
+    )
+    r = run("eval", tmp_path / "m.model", tmp_path / "zo.txt")
+    assert r.stderr.startswith("warning: the data holds labels the model never saw: 0 (")
+    (tmp_path / "neg.txt").write_text("".join(line for line in text.splitlines(keepends=True) if line[0] == "-"))
+    r = run("eval", "--json", tmp_path / "m.model", tmp_path / "neg.txt")
+    report = json.loads(r.stdout)
+    assert report["warnings"] == [
+        f"accuracy {100 * report['accuracy']:.2f}% is not above the 100.00% of always "
+        "answering the data's most frequent label -1"
+    ]
