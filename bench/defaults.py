@@ -5,7 +5,8 @@ default algorithm and the defaults (docs/ALGORITHMS.md, "Which algorithm with it
     python bench/defaults.py [--data a9a] [--hypotheses average,last] [--json defaults.json]
 
 Data sets: a9a (sample_data/a9a, a9a.t), letter (multiclass, from BUDGETLEARN_DATASETS), the Projectron
-paper's synthetic set (sample_data/synthetic.train, .test).  Binary algorithms run on the binary sets,
+paper's synthetic set (sample_data/synthetic.train, .test), and a drifting stream (`shifting`, for the
+learners that track drift).  Binary algorithms run on the binary sets,
 multiclass ones on every set.  Prints, per algorithm: test accuracy, the test set's majority-class
 rate, whether every prediction was one class, support vectors, the train command's wall seconds, and
 the warnings `train` printed.
@@ -32,7 +33,21 @@ SETS = {
     "a9a": (ROOT / "sample_data" / "a9a", ROOT / "sample_data" / "a9a.t", False),
     "synthetic": (ROOT / "sample_data" / "synthetic.train", ROOT / "sample_data" / "synthetic.test", False),
     "letter": (None, None, True),  # from BUDGETLEARN_DATASETS, when given
+    "shifting": (None, None, False),  # generated: `generate shifting-7`, its last 1,000 examples held out
 }
+SHIFTING_EXAMPLES, SHIFTING_HELD_OUT = 20_000, 1_000
+
+
+def shifting(where: str) -> tuple[Path, Path]:
+    """A drifting stream (7 changes of the target concept, budgetcli/synthetic.py): train on all but its
+    last 1,000 examples, test on those, drawn from the concept of the stream's last stretch, so that the
+    test asks what a tracker is for: the model of the current concept."""
+    p, _ = run(["generate", "shifting-7", "-n", str(SHIFTING_EXAMPLES), "--seed", "1"])
+    lines = p.stdout.splitlines(keepends=True)
+    train, test = Path(where, "shifting.train"), Path(where, "shifting.test")
+    train.write_text("".join(lines[:-SHIFTING_HELD_OUT]))
+    test.write_text("".join(lines[-SHIFTING_HELD_OUT:]))
+    return train, test
 
 
 def run(args: list[str]) -> tuple[subprocess.CompletedProcess, float]:
@@ -83,6 +98,8 @@ def main() -> None:
                 except SystemExit as exc:
                     print(f"letter skipped: {exc}", file=sys.stderr)
                     continue
+            if data == "shifting":
+                train, test = shifting(where)
             for name in names:
                 if multiclass and not algorithms.load_all()[name].multiclass:
                     continue

@@ -53,21 +53,29 @@ def accuracy(model: Model, data, y=None) -> float:
     return test_accuracy(model, os.fspath(data))
 
 
-def calibrate(model: Model, data, y=None) -> Model:
+def calibrate(model: Model, data, y=None, skip_bad_lines: bool = False) -> Model:
     """The model with probabilities fitted on held-out data (a path, or an array X with labels y):
     Platt's sigmoid, pairwise coupled for several classes (calibration.py).  Examples whose label the
-    model never saw are left out.  The model predicts as before; `predict_proba` then answers."""
+    model never saw are left out.  The model predicts as before; `predict_proba` then answers.
+    Raises DataError on bad data, ValueError when the data do not hold two of the model's classes."""
     from . import calibration
 
-    blocks = [(_chunk(data, y), None)] if y is not None else pipeline.scores(model, os.fspath(data))
+    if y is not None:
+        chunk = _chunk(data, y)
+        blocks = [(chunk, model.scorer().decision_function(chunk))]
+    else:
+        blocks = pipeline.scores(model, os.fspath(data), skip_bad_lines=skip_bad_lines)
     scores, classes = [], []
     for chunk, f in blocks:
-        f = model.scorer().decision_function(chunk) if f is None else f
         index = model.labels.index_of(chunk.labels)
         scores.append(f[index >= 0])
         classes.append(index[index >= 0])
-    scores, classes = np.concatenate(scores), np.concatenate(classes)
-    model.calibration = calibration.calibrate(scores, classes, len(model.labels.classes))
+    classes = np.concatenate(classes) if classes else np.zeros(0, np.int64)
+    if len(np.unique(classes)) < 2:
+        raise ValueError(
+            "the calibration data hold fewer than two of the model's labels: no probabilities can be fitted"
+        )
+    model.calibration = calibration.calibrate(np.concatenate(scores), classes, len(model.labels.classes))
     return model
 
 

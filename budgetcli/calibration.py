@@ -90,22 +90,38 @@ def pairs(k: int) -> list[tuple[int, int]]:
 
 def couple(r: np.ndarray) -> np.ndarray:
     """Class probabilities from the k × k pairwise ones, r[i, j] = P(i | i or j) (module docstring)."""
-    k = r.shape[0]
-    Q = -r.T * r
-    np.fill_diagonal(Q, 0.0)
-    np.fill_diagonal(Q, np.sum(np.where(np.eye(k, dtype=bool), 0.0, r * r), axis=0))
-    p = np.full(k, 1.0 / k)
+    return couple_rows(r[None])[0]
+
+
+def couple_rows(r: np.ndarray) -> np.ndarray:
+    """`couple` of every row of an n × k × k array at once: LIBSVM's iteration (multiclass_probability)
+    run on all rows together, each row frozen once it meets the stopping rule, so that every row gets
+    the numbers the one-row loop gives it (tests/test_calibration.py holds that loop)."""
+    n, k, _ = r.shape
+    off = ~np.eye(k, dtype=bool)
+    Q = -np.transpose(r, (0, 2, 1)) * r
+    Q[:, ~off] = 0.0
+    Q[:, np.arange(k), np.arange(k)] = np.sum(np.where(off, r * r, 0.0), axis=1)
+    p = np.full((n, k), 1.0 / k)
+    active = np.ones(n, dtype=bool)
     for _ in range(max(100, k)):
-        Qp = Q @ p
-        pQp = float(p @ Qp)
-        if np.max(np.abs(Qp - pQp)) < 0.005 / k:
+        rows = np.flatnonzero(active)
+        if not len(rows):
             break
+        Qa, pa = Q[rows], p[rows]
+        Qp = np.einsum("nij,nj->ni", Qa, pa)
+        pQp = np.einsum("ni,ni->n", pa, Qp)
+        going = np.max(np.abs(Qp - pQp[:, None]), axis=1) >= 0.005 / k
+        active[rows[~going]] = False
+        rows, Qa, pa, Qp, pQp = rows[going], Qa[going], pa[going], Qp[going], pQp[going]
         for t in range(k):
-            diff = (pQp - Qp[t]) / Q[t, t]
-            p[t] += diff
-            pQp = (pQp + diff * (diff * Q[t, t] + 2.0 * Qp[t])) / (1.0 + diff) / (1.0 + diff)
-            Qp = (Qp + diff * Q[t]) / (1.0 + diff)
-            p /= 1.0 + diff
+            Qtt = Qa[:, t, t]
+            diff = (pQp - Qp[:, t]) / Qtt
+            pa[:, t] += diff
+            pQp = (pQp + diff * (diff * Qtt + 2.0 * Qp[:, t])) / (1.0 + diff) / (1.0 + diff)
+            Qp = (Qp + diff[:, None] * Qa[:, t]) / (1.0 + diff)[:, None]
+            pa /= (1.0 + diff)[:, None]
+        p[rows] = pa
     return p
 
 
@@ -139,7 +155,7 @@ def probabilities(calibration: dict, scores: np.ndarray) -> np.ndarray:
         r[:, j, i] = 1.0 - r[:, i, j]
     if k == 2:
         return np.column_stack([r[:, 0, 1], r[:, 1, 0]])
-    return np.array([couple(r[row]) for row in range(n)]) if n else np.zeros((0, k))
+    return couple_rows(r)
 
 
 def check(calibration, classes: int) -> None:

@@ -15,6 +15,7 @@ import errno
 import json
 import os
 import sys
+import zipfile
 
 import click
 import numpy as np
@@ -47,6 +48,25 @@ from .synthetic import GENERATORS
 
 ALGORITHMS = algorithms.load_all()
 SEED = click.IntRange(min=0)  # numpy's generators (--shuffle, tune's permutations) take no negative seed
+
+
+class AlgorithmName(click.ParamType):
+    """An algorithm's name in any case; a typo gets "did you mean" (registry.canonical)."""
+
+    name = "algorithm"
+
+    def convert(self, value, param, ctx):
+        try:
+            return registry.canonical(value)
+        except ValueError as exc:
+            self.fail(str(exc), param, ctx)
+
+    def shell_complete(self, ctx, param, incomplete):
+        from click.shell_completion import CompletionItem
+
+        return [CompletionItem(n) for n in sorted(ALGORITHMS) if n.startswith(incomplete.lower())]
+
+
 WRITTEN = {"average": "running-average", "last": "online"}  # train --hypothesis: the spec's hypothesis
 
 
@@ -111,9 +131,11 @@ def _train_options(f):
             click.option(
                 "-a",
                 "--algorithm",
-                type=click.Choice(sorted(ALGORITHMS)),
+                type=AlgorithmName(),
                 metavar="NAME",
-                help="Learning algorithm (see `budgetlearn algorithms`); required unless --resume.",
+                help=f"Learning algorithm (see `budgetlearn algorithms`). Default: {registry.DEFAULT['binary']} "
+                f"for two labels, {registry.DEFAULT['multiclass']} for more (by the first block's labels); "
+                "a resumed model's own.",
             ),
             _kernel_options,
             _param_options,
@@ -215,6 +237,58 @@ def _train_options(f):
     return f
 
 
+def _algorithm_in(args: list[str]) -> str | None:
+    """The -a NAME of a command line, before click parses it (for --help, which is handled first)."""
+    for i, arg in enumerate(args):
+        if arg in ("-a", "--algorithm") and i + 1 < len(args):
+            value = args[i + 1]
+        elif arg.startswith("--algorithm="):
+            value = arg.split("=", 1)[1]
+        elif arg.startswith("-a") and not arg.startswith("--") and len(arg) > 2:
+            value = arg[2:]
+        else:
+            continue
+        try:
+            return registry.canonical(value)
+        except ValueError:
+            return None
+    return None
+
+
+class _TrainCommand(click.Command):
+    """train's and online-to-batch's help: the general options, then a pointer to `-a NAME --help`,
+    which lists that algorithm's own options instead of the parameters of all of them."""
+
+    def parse_args(self, ctx, args):
+        ctx.meta["help_algorithm"] = _algorithm_in(args)
+        return super().parse_args(ctx, args)
+
+    def format_options(self, ctx, formatter):
+        name = ctx.meta.get("help_algorithm")
+        own = {p.name: p for p in ALGORITHMS[name].params} if name else {}
+        general, algorithm = [], []
+        for param in self.get_params(ctx):
+            record = param.get_help_record(ctx)
+            if record is None:
+                continue
+            if param.name not in registry.params():
+                general.append(record)
+            elif param.name in own:  # its own default, not every algorithm's
+                q = own[param.name]
+                default = q.default_text or (f"{q.default:g}" if isinstance(q.default, float) else q.default)
+                algorithm.append((record[0], f"{q.help}. Default: {default}."))
+        with formatter.section("Options"):
+            formatter.write_dl(general)
+        if name:
+            with formatter.section(f"Options of {name}"):
+                formatter.write_dl(algorithm or [("(none)", "")])
+        else:
+            with formatter.section("Options of an algorithm"):
+                formatter.write_text(
+                    f"budgetlearn {ctx.info_name} -a NAME --help lists them; budgetlearn algorithms lists the names."
+                )
+
+
 class _MoreData(click.Argument):
     """train's further inputs (shards), left out of the usage line, which stays `DATA` as scripts
     matching it expect; the command's help names them."""
@@ -223,7 +297,7 @@ class _MoreData(click.Argument):
         return []
 
 
-@click.command()
+@click.command(cls=_TrainCommand)
 @_train_options
 @click.argument("more_data", nargs=-1, cls=_MoreData)
 @click.option(
@@ -283,11 +357,15 @@ class _MoreData(click.Argument):
 )
 @click.option("--average", is_flag=True, help="The same as --hypothesis average.")
 def train(ctx, more_data, backend, jobs, scheduler, sync_every, sync, divergence, hypothesis, average, **options):
-    """Train ALGORITHM online over DATA (one pass, or --epochs passes) and write the model.
+    """Train an algorithm online over DATA (one pass, or --epochs passes) and write the model (DATA.model).
+
+    With no -a, the algorithm is projectron++ for two labels and mc-projectron++ for more; the model
+    predicts with the averaged hypothesis (--hypothesis). `budgetlearn train -a NAME --help` lists
+    the algorithm's own options.
 
     With several inputs (DATA DATA...) or --backend, each input (a path, a glob, an fsspec URL) is a shard with
     its own learner, and the models are mixed every --sync-every examples per shard into one
-    (budgetcli/distributed.py); the algorithms that cannot be mixed are refused. With --epochs, every
+    (budgetcli/distributed/); the algorithms that cannot be mixed are refused. With --epochs, every
     shard passes that many times over its own input, the models mixed throughout.
 
     Nothing is written when training fails: an existing model file stays as it was.
@@ -298,6 +376,11 @@ def train(ctx, more_data, backend, jobs, scheduler, sync_every, sync, divergence
     with one after several mistakes, a default γ that comes from an outlying feature index, and a
     kernel that is numerically constant or diagonal on a sample of the first 4,096 examples."""
     sharding = None
+    if len(more_data) == 1 and not backend and options["output"] is None and _looks_like_output(more_data[0]):
+        raise click.UsageError(
+            f"{more_data[0]} is not an input; svm-train's `DATA MODEL` order is written here "
+            f"`budgetlearn train {options['data']} -o {more_data[0]}` (several DATA are the shards of one run)"
+        )
     if more_data or backend:
         given = ctx.get_parameter_source("sync_every") is not click.core.ParameterSource.DEFAULT
         sharding = {
@@ -316,7 +399,7 @@ def train(ctx, more_data, backend, jobs, scheduler, sync_every, sync, divergence
     _train(ctx, WRITTEN["average" if average else hypothesis] if average or hypothesis else None, sharding, options)
 
 
-@click.command(name="online-to-batch")
+@click.command(name="online-to-batch", cls=_TrainCommand)
 @click.option(
     "--method",
     type=click.Choice(["average", "projected-average", "last"]),
@@ -438,8 +521,6 @@ def _train(ctx, hypothesis: str | None, sharding: dict | None, options: dict) ->
         options["curve_path"],
         options["quiet"],
     )
-    if options["algorithm"] is None and resume_path is None:
-        raise click.UsageError("give -a/--algorithm (or --resume MODEL)")
     if curve_path is None and _given(ctx, "curve_every"):
         raise click.UsageError("--curve-every needs --curve FILE.csv")
     if sharding and curve_path:
@@ -468,7 +549,7 @@ def _train(ctx, hypothesis: str | None, sharding: dict | None, options: dict) ->
 
     def checkpoint(model):
         with stop_signals_deferred():
-            model.save(output, resume=spec.written not in AVERAGES)
+            model.save(output, resume=model.hypothesis not in AVERAGES)
             checkpoints.append(model.learner.counter("examples"))
 
     terminal = sys.stderr.isatty()
@@ -485,7 +566,9 @@ def _train(ctx, hypothesis: str | None, sharding: dict | None, options: dict) ->
             else:
                 result = pipeline.train(spec, data, resume, watch)
             result.model.save(output, resume=spec.save_resume)
-    summary = _train_summary(result, spec, output)
+    summary = _train_summary(result, result.spec or spec, output)
+    if options["algorithm"] is None and resume is None:
+        summary["notes"].insert(0, f"{summary['algorithm']}: the default for {_data_kind(summary)} (-a NAME chooses)")
     if options["as_json"]:
         click.echo(json.dumps(summary))
     if not quiet:
@@ -564,6 +647,10 @@ def _open_curve(outputs: contextlib.ExitStack, curve_path: str | None, every: in
     return LearningCurve(curve_file, every, curve_path)
 
 
+def _data_kind(summary: dict) -> str:
+    return "multiclass data" if summary["algorithm"] == registry.DEFAULT["multiclass"] else "two labels"
+
+
 def _train_summary(result, spec: TrainSpec, output) -> dict:
     learner = result.model.learner
     t = learner.counter("examples")
@@ -584,7 +671,7 @@ def _train_summary(result, spec: TrainSpec, output) -> dict:
         "seconds": round(result.seconds, 4),
         "model": output,
         "warnings": result.warnings,
-        "notes": learner.notes,
+        "notes": list(learner.notes),
         "hypothesis": spec.written,
         "online_support_size": len(result.online.learner.support),
     }
@@ -615,10 +702,30 @@ def _print_train_summary(s: dict, result) -> None:
     click.echo("\n".join(lines), err=True)
 
 
-def _load(model_path, resume: bool = False) -> Model:
+def _looks_like_output(path: str) -> bool:
+    """A second train input that is rather the model svm-train's order names: a path that does not
+    exist yet, or a model file."""
+    return "://" not in path and not any(c in path for c in "*?[") and (not os.path.exists(path) or _is_model(path))
+
+
+def _is_model(path: str) -> bool:
+    if not os.path.isfile(path):  # never opens a FIFO or a device
+        return False
+    try:
+        with open(path, "rb") as f:
+            return f.read(2) == b"PK" and zipfile.is_zipfile(f) and "__header__.npy" in zipfile.ZipFile(f).namelist()
+    except OSError:
+        return False
+
+
+def _load(model_path, resume: bool = False, data: str | None = None) -> Model:
+    """MODEL loaded, or one line; with `data`, the hint that the two were swapped when DATA is the model."""
     try:
         return Model.load(model_path, resume=resume)
     except ModelFileError as exc:
+        ctx = click.get_current_context(silent=True)
+        if data is not None and data != "-" and _is_model(data) and ctx is not None:
+            fail(f"{exc}; the order is MODEL DATA: `budgetlearn {ctx.info_name} {data} {model_path}`", 2)
         fail(str(exc))
 
 
@@ -640,6 +747,15 @@ def _load(model_path, resume: bool = False) -> Model:
     "Multiclass model: a first line 'labels L1 ... Lm' (the class order), then 'label f_1 ... f_m' "
     "per example.",
 )
+@click.option(
+    "--proba",
+    "-b",
+    "proba",
+    is_flag=True,
+    help="Probabilities (a calibrated model: budgetlearn calibrate), as LIBSVM's svm-predict -b 1 writes "
+    "them: a first line 'labels L1 ... Lm' (a binary model's +1 label first), then 'label p_1 ... p_m' "
+    "per example, label the most probable.",
+)
 @click.option("--skip-bad-lines", is_flag=True, help="Skip malformed lines instead of failing.")
 @click.option(
     "-j",
@@ -650,18 +766,25 @@ def _load(model_path, resume: bool = False) -> Model:
     help="Worker processes (-1: one per core), each reading its own byte range of DATA; the output is "
     "the same as with 1. Compressed files and stdin are read serially.",
 )
-def predict(model_path, data, output, scores, skip_bad_lines, jobs):
+def predict(model_path, data, output, scores, proba, skip_bad_lines, jobs):
     """Predict one label per example of DATA, in input order."""
     if jobs == 0 or jobs < -1:
         raise click.UsageError("--jobs must be ≥ 1, or -1 for one per core")
+    if scores and proba:
+        raise click.UsageError("--scores and --proba are two outputs; choose one")
     _refuse_same_files([("MODEL", model_path), ("DATA", data)], [("-o", output)])
-    model = _load(model_path)
+    model = _load(model_path, data=data)
+    if proba and model.calibration is None:
+        fail(
+            f"{model_path}: the model is not calibrated; `budgetlearn calibrate {model_path} HELD_OUT -o MODEL` fits its probabilities"
+        )
     jobs, note = predict_.parallel_jobs(data, jobs)
     if note:
         click.echo(f"budgetlearn: note: {note}", err=True)
     try:
         with output_file(output) as out:
-            predict_.write_predictions(model, model_path, data, out, scores, skip_bad_lines, jobs)
+            columns = "probabilities" if proba else "scores" if scores else "labels"
+            predict_.write_predictions(model, model_path, data, out, columns, skip_bad_lines, jobs)
     except DataError as exc:
         fail(str(exc))
     except OSError as exc:
@@ -677,11 +800,14 @@ def predict(model_path, data, output, scores, skip_bad_lines, jobs):
 @click.option("--skip-bad-lines", is_flag=True, help="Skip malformed lines instead of failing.")
 def eval_(model_path, data, as_json, skip_bad_lines):
     """Accuracy, precision/recall/F1 per class, AUC and confusion matrix of MODEL on DATA."""
-    model = _load(model_path)
+    model = _load(model_path, data=data)
     labels = model.labels
     all_scores, all_true = [], []  # binary: f(x); multiclass: the predicted class (memory: O(examples))
+    tally = metrics.ProbabilityTally() if model.calibration is not None else None
     try:
         for chunk, f in pipeline.scores(model, data, skip_bad_lines=skip_bad_lines):
+            if tally is not None:
+                tally.add(model.probabilities(f), labels.index_of(chunk.labels))
             all_scores.append(labels.predict_index(f) if model.learner.multiclass else f)
             all_true.append(chunk.labels)
             for v, s in chunk.label_spellings.items():
@@ -695,6 +821,8 @@ def eval_(model_path, data, as_json, skip_bad_lines):
         report = metrics.multiclass_report(labels.classes, labels.spelling, true, np.concatenate(all_scores))
     else:
         report = metrics.binary_report(labels, true, np.concatenate(all_scores))
+    if tally is not None:
+        report |= tally.report()
     report["warnings"] = metrics.warnings(report, [labels.spelling(v) for v in labels.classes])
     if as_json:
         click.echo(json.dumps(report))
@@ -714,8 +842,12 @@ def _print_eval(r: dict) -> None:
         auc = f"\nAUC       n/a (one class only) (positive label {r['positive_label']})"
     else:
         auc = f"\nAUC       {r['auc']:.4f} (positive label {r['positive_label']})"
+    probabilities = ""
+    if r.get("log_loss") is not None:
+        probabilities = f"\nlog loss  {r['log_loss']:.4f}\nECE       {r['ece']:.4f} (10 bins of the top probability)"
     console.print(
         f"examples  {r['examples']:,}\naccuracy  {100 * r['accuracy']:.2f}%\nerror     {100 * r['error']:.2f}%{auc}"
+        + probabilities
     )
     table = Table(title="per class", title_justify="left")
     for col in ("label", "precision", "recall", "F1", "support"):
@@ -731,6 +863,49 @@ def _print_eval(r: dict) -> None:
     for name, row in zip(cm["labels"], cm["rows_true_columns_predicted"]):
         table.add_row(name, *(f"{v:,}" for v in row))
     console.print(table)
+
+
+@click.command()
+@click.argument("model_path", metavar="MODEL", type=click.Path(dir_okay=False))
+@click.argument("data", type=click.Path(dir_okay=False, allow_dash=True))
+@click.option(
+    "-o",
+    "--output",
+    required=True,
+    type=click.Path(dir_okay=False),
+    help="The calibrated model file to write; may name MODEL itself (replaced whole, atomically).",
+)
+@click.option("--skip-bad-lines", is_flag=True, help="Skip malformed lines instead of failing.")
+def calibrate(model_path, data, output, skip_bad_lines):
+    """Fit the probabilities of MODEL on the held-out DATA (examples it was not trained on): Platt's
+    sigmoid of the scores, fitted as LIBSVM's -b 1 fits it (Lin, Lin and Weng 2007); for several classes
+    a sigmoid per pair of classes on the difference of their scores, coupled as LIBSVM couples them
+    (Wu, Lin and Weng 2004, method 2).  The model predicts as before; predict --proba writes
+    probabilities and eval reports their log loss and calibration error.  Training the model further
+    drops its calibration."""
+    from .api import calibrate as fit
+
+    _refuse_same_files([("MODEL", model_path), ("DATA", data)], [("-o", output)], may_replace={("MODEL", "-o")})
+    model = _load(model_path, resume=True, data=data)
+    try:
+        fit(model, data, skip_bad_lines=skip_bad_lines)
+    except DataError as exc:
+        fail(str(exc))
+    except ValueError as exc:
+        fail(f"{data}: {exc}")
+    try:
+        model.save(output, resume=model.resume_state)
+    except UnloadableModel as exc:
+        fail(f"{output}: {exc}")
+    except OSError as exc:
+        write_failed(output, "the model", exc)
+    c = model.calibration
+    sigmoids = (
+        f"Platt's sigmoid A={c['A'][0]:.6g}, B={c['B'][0]:.6g}"
+        if c["method"] == "platt"
+        else (f"{len(c['A'])} pairwise sigmoids")
+    )
+    click.echo(f"calibrated on {c['examples']:,} examples of {data}: {sigmoids}; wrote {output}", err=True)
 
 
 @click.command()
@@ -776,7 +951,7 @@ def export(model_path, fmt, output):
 @click.option(
     "-a",
     "--algorithm",
-    type=click.Choice(IMPORTABLE),
+    type=click.Choice(IMPORTABLE, case_sensitive=False),
     default="perceptron",
     show_default=True,
     help="Algorithm that goes on learning from the imported model with train --resume.",
@@ -886,7 +1061,7 @@ def _no_grid_contradiction(grid, params: dict, gamma, sigma) -> None:
 @click.option(
     "-a",
     "--algorithm",
-    type=click.Choice(sorted(ALGORITHMS)),
+    type=AlgorithmName(),
     required=True,
     metavar="NAME",
     help="Learning algorithm (see `budgetlearn algorithms`).",
@@ -1116,4 +1291,4 @@ def generate(generator, examples, seed, output):
         write_failed(output, "the data", exc)
 
 
-COMMANDS = (train, online_to_batch, predict, eval_, export, import_, info, plot, tune, algorithms, generate)
+COMMANDS = (train, online_to_batch, calibrate, predict, eval_, export, import_, info, plot, tune, algorithms, generate)

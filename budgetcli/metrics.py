@@ -1,4 +1,5 @@
-"""Evaluation metrics: accuracy, per-class precision/recall/F1, AUC, confusion matrix."""
+"""Evaluation metrics: accuracy, per-class precision/recall/F1, AUC, confusion matrix; log loss and
+calibration error of a calibrated model's probabilities."""
 
 from __future__ import annotations
 
@@ -106,6 +107,40 @@ def binary_report(labels, true: np.ndarray, f: np.ndarray) -> dict:
         "classes": {n: m for n, m in zip(names, per_class(conf))},
         "confusion_matrix": {"labels": names, "rows_true_columns_predicted": conf.tolist()},
     }
+
+
+class ProbabilityTally:
+    """Log loss and expected calibration error of probabilities, a block at a time (memory: the bins).
+
+    Log loss is the mean −ln P(true label); ECE the top-class calibration error over ECE_BINS equal-width
+    bins of the highest probability p (bin min(⌊10p⌋, 9)): Σ_b (n_b/N)·|accuracy_b − mean p_b| (Guo et
+    al., ICML 2017, as the comparison with LIBSVM's -b 1 uses).  Examples whose label the model never
+    saw have no probability and are left out (eval's warning names them)."""
+
+    ECE_BINS = 10
+
+    def __init__(self):
+        self.n, self.loss = 0, 0.0
+        self.count = np.zeros(self.ECE_BINS, np.int64)
+        self.confidence = np.zeros(self.ECE_BINS)
+        self.correct = np.zeros(self.ECE_BINS)
+
+    def add(self, probabilities: np.ndarray, true_index: np.ndarray) -> None:
+        known = true_index >= 0
+        p, t = probabilities[known], true_index[known]
+        self.n += len(t)
+        self.loss -= float(np.sum(np.log(np.maximum(p[np.arange(len(t)), t], 1e-300))))
+        top = p.max(axis=1)
+        bins = np.minimum((top * self.ECE_BINS).astype(np.int64), self.ECE_BINS - 1)
+        np.add.at(self.count, bins, 1)
+        np.add.at(self.confidence, bins, top)
+        np.add.at(self.correct, bins, (p.argmax(axis=1) == t).astype(float))
+
+    def report(self) -> dict:
+        if not self.n:
+            return {"log_loss": None, "ece": None, "probability_examples": 0}
+        gap = np.abs(self.correct - self.confidence)  # n_b·|acc_b − conf_b|
+        return {"log_loss": self.loss / self.n, "ece": float(gap.sum() / self.n), "probability_examples": self.n}
 
 
 def warnings(report: dict, model_labels: list[str]) -> list[str]:

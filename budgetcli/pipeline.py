@@ -45,6 +45,7 @@ class TrainResult:
     warnings: list = field(default_factory=list)  # kernel_warnings of the first block, then support_warnings
     traffic: dict = field(default_factory=dict)  # a sharded run's: synchronisations, bytes_out, bytes_in
     online: Model | None = None  # the online learner the written `model` comes from (itself, unless a batch average)
+    spec: TrainSpec | None = None  # the run's spec, its algorithm chosen (TrainSpec.choosing) when it was not given
 
 
 def epochs_of(
@@ -97,10 +98,15 @@ def train(spec: TrainSpec, data, resume: Model | None = None, watch: Watch | Non
     the chunk size; `watch.progress` gets a row at 1, 2, 4, ... examples of this run.  For all three a
     chunk is cut where the count is reached (see `_learn_in_pieces`)."""
     watch = watch or Watch()
+    calibration_dropped = []
     if resume is not None:
         spec = spec.resuming(resume)
         resume.sharding = None  # a sharded run's reading positions do not hold for one input
-    cls = spec.learner_class
+        if resume.calibration is not None:  # fitted to the scores the model had: they change now
+            resume.calibration = None
+            calibration_dropped.append(
+                "the model's probabilities were fitted to its former scores and are dropped; calibrate it again"
+            )
     started = time.perf_counter()
     model = resume
     reader = None
@@ -113,6 +119,8 @@ def train(spec: TrainSpec, data, resume: Model | None = None, watch: Watch | Non
         data, spec.epochs or 1, spec.shuffle, spec.seed, spec.skip_bad_lines, spec.block_lines
     ):
         if model is None:
+            spec = spec.choosing(len(np.unique(chunk.labels)))
+            cls = spec.learner_class
             learner = cls(Kernel.of(spec.kernel, chunk.n_features), seed=spec.seed, **spec.params)
             model = Model(learner, MulticlassLabels() if cls.multiclass else BinaryLabels())
         if warnings is None:
@@ -141,7 +149,11 @@ def train(spec: TrainSpec, data, resume: Model | None = None, watch: Watch | Non
         watch.curve.finish(model.learner)
     online = model
     written = model.as_written(spec.written, spec.to_dict())
-    warnings += support_warnings(online.learner) + outcome_warnings(written, first, seen.labels, seen.mistakes(online))
+    warnings += (
+        calibration_dropped
+        + support_warnings(online.learner)
+        + outcome_warnings(written, first, seen.labels, seen.mistakes(online))
+    )
     # the last reader has read the data once: its count of malformed lines is per pass
     return TrainResult(
         written,
@@ -151,6 +163,7 @@ def train(spec: TrainSpec, data, resume: Model | None = None, watch: Watch | Non
         list(reader.skipped) if reader else [],
         warnings,
         online=online,
+        spec=spec,
     )
 
 

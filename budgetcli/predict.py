@@ -29,9 +29,19 @@ MIN_RANGE_BYTES = 1 << 20  # a range smaller than this is not worth a process of
 COMPRESSED = (".gz", ".bz2", ".xz")
 
 
-def prediction_text(model: Model, f: np.ndarray, scores: bool) -> str:
-    """The output lines of one chunk's decision values: 'label', or with scores 'label f' (binary)
-    and 'label f_1 ... f_m' (multiclass: one score per class, in the order of `scores_header`)."""
+COLUMNS = ("labels", "scores", "probabilities")  # what predict writes per example
+
+
+def prediction_text(model: Model, f: np.ndarray, columns: str) -> str:
+    """The output lines of one chunk's decision values: 'label'; with scores 'label f' (binary)
+    and 'label f_1 ... f_m' (multiclass: one score per class, in the order of `header`); with
+    probabilities, LIBSVM's `svm-predict -b 1` lines 'label p_1 ... p_m' (the label of the highest
+    probability, %g as LIBSVM prints them, in the order of `header`)."""
+    if columns == "probabilities":
+        p = model.probabilities(f)[:, _probability_order(model)]
+        names = _probability_names(model)
+        return "".join(f"{names[int(np.argmax(row))]} " + " ".join(f"{v:g}" for v in row) + "\n" for row in p)
+    scores = columns == "scores"
     labels = model.labels.decode(f)
     if scores and model.learner.multiclass:
         return "".join(f"{lab} " + " ".join(f"{v:.10g}" for v in row) + "\n" for lab, row in zip(labels, f))
@@ -40,10 +50,25 @@ def prediction_text(model: Model, f: np.ndarray, scores: bool) -> str:
     return "".join(f"{lab}\n" for lab in labels)
 
 
-def scores_header(model: Model) -> str:
-    """The first line of multiclass scores, 'labels L1 ... Lm': the column order, as LIBSVM's
-    `svm-predict -b 1` writes it.  Binary scores have one column and no header."""
-    return "labels " + " ".join(model.labels.names) + "\n" if model.learner.multiclass else ""
+def header(model: Model, columns: str) -> str:
+    """The first line of probabilities and of multiclass scores, 'labels L1 ... Lm': the column order,
+    as LIBSVM's `svm-predict -b 1` writes it.  Labels and binary scores (one column) have none."""
+    if columns == "probabilities":
+        return "labels " + " ".join(_probability_names(model)) + "\n"
+    return "labels " + " ".join(model.labels.names) + "\n" if columns == "scores" and model.learner.multiclass else ""
+
+
+def _probability_order(model: Model) -> list[int]:
+    """The columns of `Model.probabilities` in output order: a binary model's +1 label first, as LIBSVM
+    orders the labels −1 and +1 of a binary model; the class order of a multiclass one."""
+    return [1, 0] if not model.learner.multiclass else list(range(len(model.labels.classes)))
+
+
+def _probability_names(model: Model) -> list[str]:
+    labels = model.labels
+    if model.learner.multiclass:
+        return labels.names
+    return [labels.spelling(v) for v in (labels.positive, labels.negative)]
 
 
 def splittable(data) -> bool:
@@ -66,17 +91,17 @@ def parallel_jobs(data, jobs: int) -> tuple[int, str | None]:
 
 
 def write_predictions(
-    model: Model, model_path, data, output, scores: bool = False, skip_bad_lines: bool = False, jobs: int = 1
+    model: Model, model_path, data, output, columns: str = "labels", skip_bad_lines: bool = False, jobs: int = 1
 ) -> None:
-    """Write the predictions for `data` to the text file `output`, in input order, with `jobs` worker
-    processes (see `parallel_jobs`).  Raises DataError for the first bad line (unless skip_bad_lines)."""
-    if scores:
-        output.write(scores_header(model))
+    """Write the predictions for `data` (`columns`: one of COLUMNS) to the text file `output`, in input
+    order, with `jobs` worker processes (see `parallel_jobs`).  Raises DataError for the first bad line
+    (unless skip_bad_lines)."""
+    output.write(header(model, columns))
     if jobs == 1 or not splittable(data):
         for _, f in pipeline.scores(model, data, skip_bad_lines=skip_bad_lines):
-            output.write(prediction_text(model, f, scores))
+            output.write(prediction_text(model, f, columns))
         return
-    for text in parallel_texts(model_path, data, scores, skip_bad_lines, jobs):
+    for text in parallel_texts(model_path, data, columns, skip_bad_lines, jobs):
         output.write(text)
 
 
@@ -137,7 +162,7 @@ def _model(path: str, mtime_ns: int, size: int) -> Model:
     return Model.load(path)
 
 
-def predict_range(model_path, path, start: int, end: int, first_line: int, scores: bool, skip_bad_lines: bool):
+def predict_range(model_path, path, start: int, end: int, first_line: int, columns: str, skip_bad_lines: bool):
     """A worker's task: ('ok', text) for the range, or ('error', DataError) — returned, not raised,
     so the caller reports the first bad line of the file, not the first one a worker happened to hit."""
     st = os.stat(model_path)
@@ -151,13 +176,13 @@ def predict_range(model_path, path, start: int, end: int, first_line: int, score
             first_line=first_line,
         ) as r:
             for chunk in r:
-                parts.append(prediction_text(model, pipeline.chunk_scores(model, chunk, r.source_name), scores))
+                parts.append(prediction_text(model, pipeline.chunk_scores(model, chunk, r.source_name), columns))
     except ValueError as exc:  # DataError
         return "error", exc
     return "ok", "".join(parts)
 
 
-def parallel_texts(model_path, path, scores: bool, skip_bad_lines: bool, jobs: int):
+def parallel_texts(model_path, path, columns: str, skip_bad_lines: bool, jobs: int):
     """The predictions' text, range by range in file order, computed by `jobs` worker processes."""
     import joblib
 
@@ -168,7 +193,7 @@ def parallel_texts(model_path, path, scores: bool, skip_bad_lines: bool, jobs: i
         counts = list(parallel(joblib.delayed(count_newlines)(path, a, b) for a, b in ranges))
         first_lines = np.concatenate(([1], 1 + np.cumsum(counts)[:-1])).astype(int).tolist()
         outputs = parallel(
-            joblib.delayed(predict_range)(model_path, path, a, b, first, scores, skip_bad_lines)
+            joblib.delayed(predict_range)(model_path, path, a, b, first, columns, skip_bad_lines)
             for (a, b), first in zip(ranges, first_lines)
         )
         for status, value in outputs:

@@ -25,12 +25,36 @@ def register(cls):
     return cls
 
 
+# The algorithm `train` runs without -a, by the labels of the first block: chosen from the table of
+# every algorithm with its defaults (docs/ALGORITHMS.md, "Start here"; bench/defaults.py measures it).
+DEFAULT = {"binary": "projectron++", "multiclass": "mc-projectron++"}
+
+
+def default_for(n_labels: int) -> str:
+    """The default algorithm for data whose first block holds `n_labels` distinct labels."""
+    return DEFAULT["multiclass" if n_labels > 2 else "binary"]
+
+
+def canonical(name: str) -> str:
+    """The registered spelling of `name`, whatever its case; an unknown name raises ValueError with
+    the closest names ("did you mean"), or all of them when none is close."""
+    if name in ALGORITHMS:
+        return name
+    folded = {known.lower(): known for known in ALGORITHMS}
+    if name.lower() in folded:
+        return folded[name.lower()]
+    import difflib
+
+    close = difflib.get_close_matches(name.lower(), list(folded), n=3, cutoff=0.6)
+    if close:
+        hint = "did you mean " + " or ".join(folded[c] for c in close) + "?"
+    else:
+        hint = "choose one of: " + (", ".join(sorted(ALGORITHMS)) or "none registered: import budgetcli.algorithms")
+    raise ValueError(f"unknown algorithm {name!r}; {hint} (`budgetlearn algorithms` lists them)")
+
+
 def get(name: str):
-    try:
-        return ALGORITHMS[name]
-    except KeyError:
-        known = ", ".join(sorted(ALGORITHMS)) or "none registered: import budgetcli.algorithms first"
-        raise ValueError(f"unknown algorithm {name!r}; choose one of: {known}") from None
+    return ALGORITHMS[canonical(name)]
 
 
 def params() -> dict[str, Param]:

@@ -64,7 +64,7 @@ class Sharding:
 class TrainSpec:
     """Everything that decides the model a training run writes (module docstring)."""
 
-    algorithm: str = field(metadata=_MODEL)
+    algorithm: str | None = field(default=None, metadata=_MODEL)  # None: registry.DEFAULT, by the first block
     kernel: KernelSpec = field(default=KernelSpec(), metadata=_MODEL)
     params: dict = field(default_factory=dict, metadata=_MODEL)  # canonical names (`budgetlearn algorithms`)
     seed: int = field(default=0, metadata=_MODEL)
@@ -79,6 +79,15 @@ class TrainSpec:
     resumed: bool = False  # algorithm, kernel, params and seed are a model's, checked when it was made
 
     def __post_init__(self):
+        if self.algorithm is None:  # chosen from the data (`choosing`), then checked as if given
+            if self.params:
+                raise ValueError(
+                    f"--{next(iter(self.params)).replace('_', '-')} needs -a NAME (the algorithm it is for)"
+                )
+            if self.sharding is not None:
+                raise ValueError("a sharded run needs -a NAME (the default algorithm is chosen from one input)")
+            return
+        object.__setattr__(self, "algorithm", registry.canonical(self.algorithm))
         cls = registry.get(self.algorithm)
         if self.hypothesis is not None and self.hypothesis not in HYPOTHESES:
             raise ValueError(f"unknown hypothesis {self.hypothesis!r} (known: {', '.join(HYPOTHESES)})")
@@ -104,8 +113,15 @@ class TrainSpec:
                     "average needs; train without --average, or in one process"
                 )
 
+    def choosing(self, n_labels: int) -> "TrainSpec":
+        """This spec with its algorithm: the one given, else the default for data whose first block
+        holds `n_labels` distinct labels (registry.DEFAULT)."""
+        return self if self.algorithm is not None else replace(self, algorithm=registry.default_for(n_labels))
+
     @property
     def learner_class(self):
+        if self.algorithm is None:
+            raise ValueError("the algorithm is chosen from the data: TrainSpec.choosing(n_labels) first")
         return registry.get(self.algorithm)
 
     @property

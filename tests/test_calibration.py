@@ -87,3 +87,45 @@ def test_a_calibration_of_a_multiclass_model_fits_each_pair_on_its_own_classes()
     assert np.mean(probs.argmax(axis=1) == classes) > 0.8
     with pytest.raises(ValueError, match="calibration A is not 3 finite numbers"):
         calibration.check(dict(cal, A=[1.0, float("nan"), 2.0]), 3)
+
+
+def _libsvm_multiclass_probability(k, r):
+    """LIBSVM's multiclass_probability (svm.cpp), line by line: the reference the vectorised coupling
+    must reproduce."""
+    Q = [[0.0] * k for _ in range(k)]
+    p = [1.0 / k] * k
+    for t in range(k):
+        for j in range(t):
+            Q[t][t] += r[j][t] * r[j][t]
+            Q[t][j] = Q[j][t]
+        for j in range(t + 1, k):
+            Q[t][t] += r[j][t] * r[j][t]
+            Q[t][j] = -r[j][t] * r[t][j]
+    eps = 0.005 / k
+    for _ in range(max(100, k)):
+        Qp = [sum(Q[t][j] * p[j] for j in range(k)) for t in range(k)]
+        pQp = sum(p[t] * Qp[t] for t in range(k))
+        if max(abs(Qp[t] - pQp) for t in range(k)) < eps:
+            break
+        for t in range(k):
+            diff = (-Qp[t] + pQp) / Q[t][t]
+            p[t] += diff
+            pQp = (pQp + diff * (diff * Q[t][t] + 2 * Qp[t])) / (1 + diff) / (1 + diff)
+            for j in range(k):
+                Qp[j] = (Qp[j] + diff * Q[t][j]) / (1 + diff)
+                p[j] /= 1 + diff
+    return p
+
+
+@pytest.mark.parametrize("k", [2, 3, 7, 26])
+def test_the_coupling_of_many_rows_at_once_is_libsvm_s_on_each_row(k):
+    rng = np.random.default_rng(100 + k)
+    n = 40
+    r = np.zeros((n, k, k))
+    for i, j in calibration.pairs(k):
+        r[:, i, j] = np.clip(rng.beta(0.7, 0.7, n), 1e-7, 1 - 1e-7)  # near 0 and 1 too: rows stop at different rounds
+        r[:, j, i] = 1 - r[:, i, j]
+    got = calibration.couple_rows(r)
+    want = np.array([_libsvm_multiclass_probability(k, row.tolist()) for row in r])
+    assert np.abs(got - want).max() < 1e-12  # the same iterations; only the order of a sum's terms differs
+    assert (got.argmax(axis=1) == want.argmax(axis=1)).all()

@@ -50,7 +50,7 @@ def test_train_writes_the_averaged_hypothesis_unless_told_otherwise(a9a_head, tm
 
 def test_the_averaged_model_predicts_what_the_average_of_its_hypotheses_predicts(a9a_head, tmp_path):
     """The default model's scores are those of (1/T) Σ f_t, not of f_T (which --hypothesis last writes)."""
-    data, test = a9a_head / "train.txt", a9a_head / "test.txt"
+    data = a9a_head / "train.txt"
     run("train", "-a", "perceptron", "-q", data, "-o", tmp_path / "avg.model")
     run("train", "-a", "perceptron", "-q", "--hypothesis", "last", data, "-o", tmp_path / "last.model")
     online = Model.load(tmp_path / "last.model").learner
@@ -128,3 +128,82 @@ def test_eval_warns_about_unseen_labels_a_constant_and_the_majority(tmp_path):
         f"accuracy {100 * report['accuracy']:.2f}% is not above the 100.00% of always "
         "answering the data's most frequent label -1"
     ]
+
+
+def test_without_a_the_algorithm_comes_from_the_first_block_s_labels(a9a_head, tmp_path):
+    """Two labels: projectron++; more: mc-projectron++ (registry.DEFAULT); the summary says which, and
+    the model's header records the algorithm that ran."""
+    binary = run("train", "--json", a9a_head / "train.txt", "-o", tmp_path / "b.model")
+    assert binary.exit_code == 0, binary.output
+    assert json.loads(binary.stdout)["algorithm"] == "projectron++"
+    assert "projectron++: the default for two labels" in binary.stderr
+    assert Model.load(tmp_path / "b.model").run["algorithm"] == "projectron++"
+    three = tmp_path / "three.txt"
+    three.write_text("".join(f"{1 + i % 3} 1:{i % 3}.5 2:{(i * 7) % 5}\n" for i in range(300)))
+    multi = run("train", "--json", "-q", three, "-o", tmp_path / "m.model")
+    assert multi.exit_code == 0, multi.output
+    assert json.loads(multi.stdout)["algorithm"] == "mc-projectron++"
+    r = run("train", "--budget", "50", three, "-o", tmp_path / "x.model")
+    assert r.exit_code == 2 and "--budget needs -a NAME" in r.stderr
+
+
+def test_algorithm_names_ignore_case_and_a_typo_gets_the_closest_names(a9a_head, tmp_path):
+    r = run("train", "-a", "RBP", "--json", "-q", a9a_head / "train.txt", "-o", tmp_path / "m.model")
+    assert r.exit_code == 0 and json.loads(r.stdout)["algorithm"] == "rbp"
+    r = run("train", "-a", "projectorn", a9a_head / "train.txt", "-o", tmp_path / "m.model")
+    assert r.exit_code == 2
+    assert "did you mean projectron" in r.stderr and "forgetron" not in r.stderr  # not the whole list
+    assert len(r.stderr.strip().splitlines()) == 1
+
+
+def test_the_anchors_argument_orders_get_a_hint(a9a_head, tmp_path):
+    data = a9a_head / "train.txt"
+    r = run("train", data, tmp_path / "my.model")  # svm-train's order
+    assert r.exit_code == 2 and f"budgetlearn train {data} -o {tmp_path / 'my.model'}" in r.stderr
+    assert not (tmp_path / "my.model").exists()
+    model = tmp_path / "m.model"
+    assert run("train", "-q", data, "-o", model).exit_code == 0
+    for command in ("predict", "eval"):
+        r = run(command, data, model)  # DATA MODEL
+        assert r.exit_code == 2 and f"`budgetlearn {command} {model} {data}`" in r.stderr
+
+
+def test_train_help_lists_the_general_options_and_an_algorithm_s_own_on_request():
+    general = run("train", "--help").output.split("\nOptions:")[1]
+    assert "--budget" not in general and "--eta" not in general and "train -a NAME --help" in general
+    rbp = run("train", "-a", "rbp", "--help").output.split("\nOptions:")[1]
+    assert "Options of rbp:" in rbp and "--budget" in rbp and "--eta" not in rbp
+    assert "Default: 100." in rbp  # its own default, not every algorithm's
+
+
+def test_calibrated_probabilities_in_libsvm_s_format_and_in_eval(a9a_head, tmp_path):
+    data, test = a9a_head / "train.txt", a9a_head / "test.txt"
+    model = tmp_path / "m.model"
+    assert run("train", "-q", data, "-o", model).exit_code == 0
+    r = run("predict", "--proba", model, test)
+    assert r.exit_code == 1 and "not calibrated" in r.stderr
+    assert run("calibrate", model, data, "-o", model).exit_code == 0  # -o may name MODEL
+    calibrated = Model.load(model)
+    assert calibrated.calibration["method"] == "platt" and calibrated.calibration["examples"] == 3000
+    lines = run("predict", "--proba", model, test).stdout.splitlines()
+    labels = run("predict", model, test).stdout.splitlines()
+    assert lines[0] == "labels +1 -1"  # as LIBSVM orders a binary model's labels
+    rows = [line.split() for line in lines[1:]]
+    assert len(rows) == 2000 and all(abs(float(p) + float(q) - 1) < 1e-5 for _, p, q in rows)
+    # the label is the most probable one, as with svm-predict -b 1: where the sigmoid's B moves the threshold
+    # off f = 0 it can differ from predict's sign of f
+    assert all(label == ("+1" if float(p) >= float(q) else "-1") for label, p, q in rows)
+    assert np.mean([r[0] == label for r, label in zip(rows, labels)]) > 0.95
+    report = json.loads(run("eval", "--json", model, test).stdout)
+    p_true = np.array(
+        [
+            float(p) if y.split()[0] == "+1" else float(q)
+            for (_, p, q), y in zip(rows, (a9a_head / "test.txt").read_text().splitlines())
+        ]
+    )
+    assert report["log_loss"] == pytest.approx(-np.mean(np.log(p_true)), abs=1e-4)  # the file's %g precision
+    assert 0 <= report["ece"] < 0.1
+    # training further drops the calibration, which fitted the former scores
+    r = run("train", "--resume", model, "--json", "-q", data, "-o", model)
+    assert r.exit_code == 0 and any("calibrate it again" in w for w in json.loads(r.stdout)["warnings"])
+    assert Model.load(model).calibration is None

@@ -91,6 +91,7 @@ def train(spec: TrainSpec, resume: Model | None = None, watch: Watch | None = No
         warnings + support_warnings(learner),
         {"synchronisations": rounds, "checks": checks, "bytes_out": shards.bytes_out, "bytes_in": shards.bytes_in},
         online=model,
+        spec=spec,
     )
 
 
