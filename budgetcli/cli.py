@@ -776,7 +776,8 @@ def predict(model_path, data, output, scores, proba, skip_bad_lines, jobs):
     model = _load(model_path, data=data)
     if proba and model.calibration is None:
         fail(
-            f"{model_path}: the model is not calibrated; `budgetlearn calibrate {model_path} HELD_OUT -o MODEL` fits its probabilities"
+            f"{model_path}: the model is not calibrated; "
+            f"`budgetlearn calibrate {model_path} HELD_OUT -o MODEL` fits its probabilities"
         )
     jobs, note = predict_.parallel_jobs(data, jobs)
     if note:
