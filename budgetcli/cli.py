@@ -67,6 +67,9 @@ class AlgorithmName(click.ParamType):
         return [CompletionItem(n) for n in sorted(ALGORITHMS) if n.startswith(incomplete.lower())]
 
 
+# positional paths: typed so that the shells complete them as files (click's Path, no check made here)
+DATA_PATH = click.Path(allow_dash=True)
+MODEL_PATH = click.Path()
 WRITTEN = {"average": "running-average", "last": "online"}  # train --hypothesis: the spec's hypothesis
 
 
@@ -229,7 +232,7 @@ def _train_options(f):
                 metavar="K",
                 help="Examples between two rows of --curve.",
             ),
-            click.argument("data"),
+            click.argument("data", type=DATA_PATH),
             click.pass_context,
         ]
     ):
@@ -299,7 +302,7 @@ class _MoreData(click.Argument):
 
 @click.command(cls=_TrainCommand)
 @_train_options
-@click.argument("more_data", nargs=-1, cls=_MoreData)
+@click.argument("more_data", nargs=-1, cls=_MoreData, type=DATA_PATH)
 @click.option(
     "--backend",
     type=click.Choice(distributed.BACKENDS),
@@ -730,8 +733,8 @@ def _load(model_path, resume: bool = False, data: str | None = None) -> Model:
 
 
 @click.command()
-@click.argument("model_path", metavar="MODEL")
-@click.argument("data")
+@click.argument("model_path", metavar="MODEL", type=MODEL_PATH)
+@click.argument("data", type=DATA_PATH)
 @click.option(
     "-o",
     "--output",
@@ -795,8 +798,8 @@ def predict(model_path, data, output, scores, proba, skip_bad_lines, jobs):
 
 
 @click.command(name="eval")
-@click.argument("model_path", metavar="MODEL")
-@click.argument("data")
+@click.argument("model_path", metavar="MODEL", type=MODEL_PATH)
+@click.argument("data", type=DATA_PATH)
 @click.option("--json", "as_json", is_flag=True, help="Print the report as one JSON object.")
 @click.option("--skip-bad-lines", is_flag=True, help="Skip malformed lines instead of failing.")
 def eval_(model_path, data, as_json, skip_bad_lines):
@@ -867,8 +870,8 @@ def _print_eval(r: dict) -> None:
 
 
 @click.command()
-@click.argument("model_path", metavar="MODEL", type=click.Path(dir_okay=False))
-@click.argument("data", type=click.Path(dir_okay=False, allow_dash=True))
+@click.argument("model_path", metavar="MODEL", type=MODEL_PATH)
+@click.argument("data", type=DATA_PATH)
 @click.option(
     "-o",
     "--output",
@@ -910,7 +913,7 @@ def calibrate(model_path, data, output, skip_bad_lines):
 
 
 @click.command()
-@click.argument("model_path", metavar="MODEL")
+@click.argument("model_path", metavar="MODEL", type=MODEL_PATH)
 @click.option(
     "--format",
     "fmt",
@@ -948,7 +951,7 @@ def export(model_path, fmt, output):
 
 
 @click.command(name="import")
-@click.argument("libsvm_model", metavar="LIBSVM_MODEL")
+@click.argument("libsvm_model", metavar="LIBSVM_MODEL", type=MODEL_PATH)
 @click.option(
     "-a",
     "--algorithm",
@@ -985,7 +988,7 @@ def import_(libsvm_model, algorithm, cost, seed, output):
 
 
 @click.command()
-@click.argument("model_path", metavar="MODEL")
+@click.argument("model_path", metavar="MODEL", type=MODEL_PATH)
 @click.option("--json", "as_json", is_flag=True, help="Print the description as one JSON object.")
 def info(model_path, as_json):
     """Describe MODEL: algorithm, parameters, kernel, labels, hypothesis, support size, bytes and
@@ -997,7 +1000,7 @@ def info(model_path, as_json):
 
 
 @click.command()
-@click.argument("curves", nargs=-1, required=True, metavar="FILE.csv...")
+@click.argument("curves", nargs=-1, required=True, metavar="FILE.csv...", type=MODEL_PATH)
 @click.option(
     "-o",
     "--output",
@@ -1137,7 +1140,7 @@ def _no_grid_contradiction(grid, params: dict, gamma, sigma) -> None:
 )
 @_kernel_options
 @_param_options
-@click.argument("data")
+@click.argument("data", type=DATA_PATH)
 def tune(
     algorithm,
     grids,

@@ -44,6 +44,79 @@ ENVIRONMENT = [
 ]
 
 
+# Each page's EXAMPLES: (what it does, the command), runnable from a clone (sample_data/).
+EXAMPLES = {
+    "train": [
+        (
+            "Train with the defaults (projectron++ for two labels) and write sample_data/a9a.model",
+            "budgetlearn train sample_data/a9a",
+        ),
+        (
+            "Choose the algorithm, its budget and the kernel width",
+            "budgetlearn train -a rbp -B 200 --gamma 0.05 sample_data/a9a -o rbp.model",
+        ),
+        (
+            "Read compressed data from a pipe, continue a model every night",
+            "zcat day.svm.gz | budgetlearn train --resume m.model - -o m.model",
+        ),
+        (
+            "One model over several shards mixed every 10,000 examples",
+            "budgetlearn train -a perceptron part-*.svm -o m.model",
+        ),
+    ],
+    "online-to-batch": [
+        (
+            "The exact average of the hypotheses, projected back within the budget",
+            "budgetlearn online-to-batch -a rbp --method projected-average sample_data/a9a -o avg.model",
+        ),
+    ],
+    "calibrate": [
+        (
+            "Fit probabilities on a held-out file, then write them as svm-predict -b 1 does",
+            "budgetlearn calibrate a9a.model held_out.svm -o a9a.model\n"
+            "budgetlearn predict --proba a9a.model sample_data/a9a.t",
+        ),
+    ],
+    "predict": [
+        ("One label per line", "budgetlearn predict sample_data/a9a.model sample_data/a9a.t -o a9a.pred"),
+        ("Labels and scores on two cores", "budgetlearn predict --scores -j 2 m.model big.svm > scores.txt"),
+    ],
+    "eval": [
+        ("Accuracy, per-class table, AUC", "budgetlearn eval sample_data/a9a.model sample_data/a9a.t"),
+        ("The same as JSON", "budgetlearn eval --json m.model test.svm | jq .accuracy"),
+    ],
+    "export": [("A LIBSVM model svm-predict reads", "budgetlearn export m.model -o m.libsvm")],
+    "import": [
+        (
+            "Go on learning from a LIBSVM model",
+            "budgetlearn import svm.model -o m.model\nbudgetlearn train --resume m.model more.svm -o m.model",
+        ),
+    ],
+    "info": [("What a model holds", "budgetlearn info sample_data/a9a.model")],
+    "plot": [
+        (
+            "Two learning curves in one figure",
+            "budgetlearn train -a rbp --curve rbp.csv sample_data/a9a -o rbp.model\n"
+            "budgetlearn train -a projectron++ --curve pp.csv sample_data/a9a -o pp.model\n"
+            "budgetlearn plot rbp.csv pp.csv -o curves.png",
+        ),
+    ],
+    "tune": [
+        (
+            "Rank γ and B by held-out accuracy",
+            "budgetlearn tune -a rbp --grid gamma=0.01,0.05,0.1 --grid budget=100,400 sample_data/a9a",
+        ),
+    ],
+    "algorithms": [("The names, parameters and papers", "budgetlearn algorithms | less")],
+    "generate": [
+        (
+            "A drifting stream of the Shifting Perceptron's paper",
+            "budgetlearn generate shifting-7 -n 20000 -o drift.svm",
+        )
+    ],
+}
+
+
 def _esc(text: str) -> str:
     text = text.replace("\\", "\\e").replace("-", "\\-")
     # groff reads ASCII: γ, σ, ‖ ... become its Unicode escapes \[uXXXX]
@@ -84,6 +157,9 @@ def command_page(name: str, cmd: click.Command) -> str:
             continue
         flags, text = record
         lines += [".TP", f".B {_esc(flags)}", _esc(text)]
+    lines += [".SH EXAMPLES"]
+    for what, command in EXAMPLES[name]:
+        lines += [".PP", _esc(what) + ":", ".PP", ".nf", ".RS", _esc(command), ".RE", ".fi"]
     lines += [".SH EXIT STATUS"]
     for code, meaning in EXIT_STATUS:
         lines += [".TP", f".B {code}", _esc(meaning)]
@@ -103,6 +179,9 @@ def main_page() -> str:
     ]
     for name, cmd in sorted(_commands().items()):
         lines += [".TP", f".BR budgetlearn\\-{_esc(name)} (1)", _esc(cmd.get_short_help_str(limit=200))]
+    lines += [".SH EXAMPLES"]
+    for what, command in (EXAMPLES["train"][0], EXAMPLES["eval"][0], EXAMPLES["predict"][0]):
+        lines += [".PP", _esc(what) + ":", ".PP", ".nf", ".RS", _esc(command), ".RE", ".fi"]
     lines += [".SH EXIT STATUS"]
     for code, meaning in EXIT_STATUS:
         lines += [".TP", f".B {code}", _esc(meaning)]

@@ -74,3 +74,29 @@ printf '%s\\n' "${COMPREPLY[@]}"
     r = subprocess.run(["bash", str(tmp_path / "t.sh")], env=env, capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr
     assert r.stdout.split() == ["train"]
+
+
+def test_positional_paths_complete_as_files():
+    """Every positional path is typed as one, so that bash, zsh and fish complete file names there (click
+    answers `file` and the shell's own file completion lists them)."""
+
+    def items(line):
+        words = line.split(" ")
+        env = {"_BUDGETLEARN_COMPLETE": "bash_complete", "COMP_WORDS": line, "COMP_CWORD": str(len(words) - 1)}
+        return complete(env).splitlines()
+
+    for line in (
+        "budgetlearn train sam",
+        "budgetlearn train -a rbp sam",
+        "budgetlearn predict sam",
+        "budgetlearn predict m.model sam",
+        "budgetlearn eval m.model sam",
+        "budgetlearn calibrate m.model sam",
+        "budgetlearn info sam",
+        "budgetlearn export sam",
+        "budgetlearn import sam",
+        "budgetlearn plot sam",
+        "budgetlearn tune -a rbp sam",
+        "budgetlearn online-to-batch sam",
+    ):
+        assert items(line) == ["file,sam"], line

@@ -17,6 +17,7 @@ from budgetcli.entry import main
 from budgetcli.manpage import _esc
 
 MAN = Path(__file__).resolve().parent.parent / "man"
+main.list_commands(click.Context(main))  # the group adds its commands when they are first listed
 
 
 def test_every_command_has_a_page():
@@ -44,3 +45,23 @@ def test_man_pages_render_without_warnings():
     for page in MAN.glob("*.1"):
         p = subprocess.run(["groff", "-man", "-ww", "-z", str(page)], capture_output=True, text=True)
         assert p.returncode == 0 and p.stderr == "", (page.name, p.stderr)
+
+
+@pytest.mark.parametrize("command", sorted(main.commands))
+def test_every_page_has_examples_whose_options_exist(command):
+    """Each page's EXAMPLES (manpage.EXAMPLES) is in the page, and each budgetlearn command in it parses:
+    a renamed option or a misspelt value would fail here."""
+    import shlex
+
+    from budgetcli.manpage import EXAMPLES
+
+    page = (MAN / f"budgetlearn-{command}.1").read_text()
+    assert ".SH EXAMPLES" in page
+    for _, text in EXAMPLES[command]:
+        for line in text.splitlines():
+            (segment,) = [s for s in line.split("|") if s.strip().startswith("budgetlearn")]
+            words = shlex.split(segment)
+            assert _esc(line) in page
+            cmd = main.commands[words[1]]
+            args = words[2:]
+            cmd.make_context(words[1], args[: args.index(">")] if ">" in args else args)
