@@ -964,11 +964,12 @@ def export(model_path, fmt, output):
 @click.option("--seed", type=SEED, default=0, show_default=True, help="Seed stored in the model.")
 @click.option("-o", "--output", required=True, type=click.Path(dir_okay=False), help="budgetlearn model file to write.")
 def import_(libsvm_model, algorithm, cost, seed, output):
-    """Read a binary LIBSVM C-SVC model (linear, poly or rbf kernel, rho 0) as a budgetlearn model,
-    a starting point for `train --resume`.
+    """Read a binary LIBSVM C-SVC model (linear, poly or rbf kernel) as a budgetlearn model, which
+    predicts as svm-predict does and is a starting point for `train --resume`.
 
-    Its support vectors, coefficients, kernel and labels are kept (LIBSVM's first label is the
-    one with positive scores); its counters start at zero."""
+    Its support vectors, coefficients, kernel, bias (−rho) and labels are kept (LIBSVM's first label
+    is the one with positive scores); predict, eval, export and a resumed run keep the bias as it is
+    (no algorithm here learns one); its counters start at zero."""
     from .export import ExportError, import_libsvm
 
     _refuse_same_files([("LIBSVM_MODEL", libsvm_model)], [("-o", output)])

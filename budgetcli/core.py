@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-#: Largest accepted (1-based) feature index: ``index - 1`` must fit in int32.
+#: Largest accepted feature index: it must fit in int32 (chunks and models hold the file's indices).
 MAX_INDEX = 2**31 - 1
 
 _TOKEN_DISPLAY_CHARS = 40
@@ -45,7 +45,7 @@ class Chunk:
     """A block of examples in CSR form."""
 
     indptr: np.ndarray  # int64, (n + 1,)
-    indices: np.ndarray  # int32, 0-based, strictly increasing within a row
+    indices: np.ndarray  # int32, the data file's indices (≥ 0; an array's column j is j + 1), increasing in a row
     values: np.ndarray  # float64
     labels: np.ndarray  # float64, (n,)
     line_numbers: np.ndarray  # int64, (n,), 1-based line of each example
@@ -56,8 +56,17 @@ class Chunk:
 
     @property
     def n_features(self) -> int:
-        """Largest 0-based index + 1, or 0 if the chunk has no features at all."""
+        """Largest index + 1 (the width of a dense copy indexed by feature index), or 0 if the chunk
+        has no features at all."""
         return int(self.indices.max()) + 1 if len(self.indices) else 0
+
+    @property
+    def feature_count(self) -> int:
+        """How many features LIBSVM counts for its default γ = 1/k: the largest index, and one more when
+        index 0 occurs (so that a 0-based file and its 1-based copy get the same γ)."""
+        if not len(self.indices):
+            return 0
+        return int(self.indices.max()) + int(bool((self.indices == 0).any()))
 
     def row(self, i: int) -> tuple[np.ndarray, np.ndarray]:
         """(indices, values) of example ``i``, as views."""
@@ -81,8 +90,9 @@ class Chunk:
 
     @classmethod
     def from_dense(cls, X, y) -> "Chunk":
-        """A Chunk of the non-zeros of the rows of X (0-based indices), as the reader would make
-        them, lines numbered 1..n and labels spelt %g; for tests, generated streams and small data."""
+        """A Chunk of the non-zeros of the rows of X, column j as feature index j + 1 (as a 1-based data
+        file numbers them), lines numbered 1..n and labels spelt %g; for tests, generated streams and
+        small data."""
         X = np.asarray(X, np.float64)
         rows, cols = np.nonzero(X)
         indptr = np.zeros(X.shape[0] + 1, np.int64)
@@ -90,7 +100,7 @@ class Chunk:
         labels = np.asarray(y, np.float64)
         return cls(
             indptr=indptr,
-            indices=cols.astype(np.int32),
+            indices=(cols + 1).astype(np.int32),
             values=X[rows, cols],
             labels=labels,
             line_numbers=np.arange(1, X.shape[0] + 1, dtype=np.int64),
@@ -98,12 +108,15 @@ class Chunk:
         )
 
     def to_dense(self, n_features: int) -> np.ndarray:
-        """Dense (n, n_features) float64 copy; for tests and small data."""
-        if self.n_features > n_features:
-            raise ValueError(f"n_features={n_features} is too small, the chunk needs {self.n_features}")
+        """Dense (n, n_features) float64 copy, feature index j in column j − 1 (`from_dense`'s inverse);
+        for tests and small data."""
+        if self.n_features - 1 > n_features:
+            raise ValueError(f"n_features={n_features} is too small, the chunk needs {self.n_features - 1}")
+        if len(self.indices) and self.indices.min() == 0:
+            raise ValueError("feature index 0 has no column in a dense copy (column j is index j + 1)")
         dense = np.zeros((len(self), n_features), dtype=np.float64)
         rows = np.repeat(np.arange(len(self)), np.diff(self.indptr))
-        dense[rows, self.indices] = self.values
+        dense[rows, self.indices - 1] = self.values
         return dense
 
 
@@ -119,8 +132,8 @@ class KernelSpec:
     coef0: float = 0.0
 
     def gamma_for(self, first_chunk_features: int) -> float:
-        """γ from gamma or sigma; by default 1/k with k the largest feature index of the first chunk
-        (LIBSVM takes 1/#features of the whole file, which a stream cannot know).  ValueError for both
+        """γ from gamma or sigma; by default 1/k with k the first chunk's `Chunk.feature_count` (LIBSVM
+        takes 1/#features of the whole file, which a stream cannot know).  ValueError for both
         given, or a σ whose γ is not a positive finite number."""
         if self.gamma is not None and self.sigma is not None:
             raise ValueError("give --gamma or --sigma, not both")

@@ -31,19 +31,21 @@ def learner_class(owner: str, algorithm: str, params: dict) -> type:
 def csr_chunk(X, labels: np.ndarray, columns: np.ndarray | None = None) -> Chunk:
     """A CSR Chunk of X (numpy or scipy.sparse), explicit zeros dropped, indices sorted.
 
-    `columns[j]` is the learner's feature index of X's column j (increasing in j); by default j."""
+    `columns[j]` is the learner's feature index of X's column j (increasing in j); by default j + 1,
+    the index a 1-based data file gives that column (so a model trained on the file predicts on the array
+    scikit-learn's load_svmlight_file reads from it)."""
     X = sp.csr_matrix(X, dtype=np.float64, copy=True)
-    width = X.shape[1] if columns is None else int(np.max(columns, initial=-1)) + 1
-    if width > MAX_INDEX:  # a feature index must fit the 32 bits the loops index with, as in a data file
+    largest = X.shape[1] if columns is None else int(np.max(columns, initial=-1))
+    if largest > MAX_INDEX:  # a feature index must fit the 32 bits the loops index with, as in a data file
         raise ValueError(
-            f"X has {width:,} columns; budgetlearn takes at most {MAX_INDEX:,} features (as a LIBSVM "
+            f"X has {X.shape[1]:,} columns; budgetlearn takes at most {MAX_INDEX:,} features (as a LIBSVM "
             "file's indices 1 to 2,147,483,647)"
         )
     X.sum_duplicates()
     X.eliminate_zeros()
     X.sort_indices()
     n = X.shape[0]
-    indices = X.indices if columns is None else np.asarray(columns)[X.indices]
+    indices = X.indices + 1 if columns is None else np.asarray(columns)[X.indices]
     return Chunk(
         X.indptr.astype(np.int64),
         indices.astype(np.int32),

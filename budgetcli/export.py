@@ -9,7 +9,8 @@ A binary budgetlearn model is f(x) = Σ_i α_i k(x, sv_i) with the label map's +
 
 - ``label POS NEG`` — our +1 label first, since LIBSVM gives dec > 0 to the first label, and the
   tie dec = 0 goes to the second label, as our f = 0 goes to the −1 label;
-- ``rho 0`` — rho is −bias and our models have no bias;
+- ``rho`` — minus the kernel's offset (`kernels.Kernel.offset`): 0 for every model budgetlearn
+  trains, which has no bias; an imported LIBSVM model's own ρ, which it keeps;
 - ``sv_coef = α``, with the SVs ordered as LIBSVM orders them: the SVs "of" the first label
   (α > 0; in a C-SVC y_i α_i > 0 for class +1) first, then the others (α ≤ 0), each group in
   our slot order, and ``nr_sv`` the two group sizes.  For two classes LIBSVM sums over all SVs
@@ -34,6 +35,7 @@ evicting algorithms cannot be recovered from a LIBSVM file, so those are refused
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import math
 import os
@@ -103,14 +105,14 @@ def libsvm_text(model, path="model") -> str:
     lines += [
         "nr_class 2",
         f"total_sv {n}",
-        "rho 0",
+        f"rho {-float(kernel.offset)!r}" if kernel.offset else "rho 0",
         f"label {int(labels.positive)} {int(labels.negative)}",
         f"nr_sv {len(first)} {len(second)}",
         "SV",
     ]
     for i in np.concatenate([first, second]).tolist():
         lo, hi = indptr[i], indptr[i + 1]
-        feats = " ".join(f"{j + 1}:{float(v)!r}" for j, v in zip(indices[lo:hi].tolist(), values[lo:hi].tolist()))
+        feats = " ".join(f"{j}:{float(v)!r}" for j, v in zip(indices[lo:hi].tolist(), values[lo:hi].tolist()))
         lines.append(f"{float(alpha[i])!r} {feats}".rstrip() + " ")  # svm_save_model ends SV lines with a space
     return "\n".join(lines) + "\n"
 
@@ -223,14 +225,14 @@ def _libsvm_support_vectors(f, source: str, lineno: int) -> tuple:
         try:
             c = float(words[0])
             pairs = [w.split(":", 1) for w in words[1:]]
-            idx = [int(i) - 1 for i, _ in pairs]
+            idx = [int(i) for i, _ in pairs]
             val = [float(v) for _, v in pairs]
         except ValueError:
             raise DataError(source, lineno, line.strip()[:40], "bad SV line (expected 'coef idx:val ...')") from None
         if not math.isfinite(c) or any(not math.isfinite(v) for v in val):
             raise DataError(source, lineno, words[0], "non-finite number")
-        if any(not 0 <= i < MAX_INDEX for i in idx) or any(b <= a for a, b in zip(idx, idx[1:])):
-            raise DataError(source, lineno, None, f"feature indices must be 1 to {MAX_INDEX:,} and increasing")
+        if any(not 0 <= i <= MAX_INDEX for i in idx) or any(b <= a for a, b in zip(idx, idx[1:])):
+            raise DataError(source, lineno, None, f"feature indices must be 0 to {MAX_INDEX:,} and increasing")
         coef.append(c)
         indices += idx
         values += val
@@ -249,15 +251,12 @@ def import_libsvm(path, algorithm_cls, params: dict, seed: int = 0):
             f"{', '.join(IMPORTABLE)}"
         )
     m = read_libsvm_model(path)
-    if m["rho"] != 0:
-        raise ExportError(
-            f"{os.fspath(path)}: rho = {m['rho']!r}: the model has a bias term and budgetlearn's "
-            "models have none (train LIBSVM without a bias, or accept the shift: not imported)"
-        )
     first, second = m["labels"]
     if first == second:
         raise ExportError(f"{os.fspath(path)}: both labels are {first:g}")
-    learner = algorithm_cls(m["kernel"], seed=seed, **params)
+    # dec(x) = Σ coef_i k(x, SV_i) − ρ: the bias −ρ is the kernel's offset, kept by every command
+    kernel = dataclasses.replace(m["kernel"], offset=-m["rho"]) if m["rho"] else m["kernel"]
+    learner = algorithm_cls(kernel, seed=seed, **params)
     header, arrays = learner.state()  # a fresh learner's, its support set and coefficients the file's
     n = len(m["coef"])
     header["n_features"] = int(m["indices"].max()) + 1 if n and len(m["indices"]) else 0

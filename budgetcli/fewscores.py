@@ -39,13 +39,22 @@ def _sequential_sums(terms: np.ndarray) -> np.ndarray:
 
 
 def binary_scores(
-    S: SVArrays, code: int, gamma: float, alpha: np.ndarray, indptr, indices, values, scratch: np.ndarray
+    S: SVArrays,
+    code: int,
+    gamma: float,
+    alpha: np.ndarray,
+    indptr,
+    indices,
+    values,
+    scratch: np.ndarray,
+    bias: float = 0.0,
 ) -> np.ndarray:
-    """out[t] = Σ_i alpha_i k(x_t, sv_i), as learner.binary_scores computes it (rbf and linear)."""
+    """out[t] = Σ_i alpha_i k(x_t, sv_i) (+ bias, the kernel's offset, when not 0), as learner.binary_scores computes it
+    (rbf and linear)."""
     n = int(S.meta[COUNT])
     out = np.zeros(indptr.shape[0] - 1)
     if n == 0:
-        return out
+        return out + bias if bias else out
     # pool positions of every live support vector, padded to the longest one; padding reads entry 0
     # and is masked to +0.0 below
     length = S.length[:n]
@@ -70,4 +79,4 @@ def binary_scores(
         else:
             k = dots
         out[t] = _sequential_sums((a * k)[None, :])[0]
-    return out
+    return out + bias if bias else out

@@ -56,7 +56,7 @@ def format_text(d: dict) -> str:
         "linear": "linear",
         "poly": f"poly (gamma={k['gamma']:g}, coef0={k['coef0']:g}, degree={k['degree']})",
         "rbf": f"rbf (gamma={k['gamma']:g}, sigma={k['sigma']:g})" if k["sigma"] else "rbf",
-    }[k["kind"]]
+    }[k["kind"]] + (f", bias {k['offset']:g} (an imported LIBSVM model's −rho)" if k.get("offset") else "")
     lab = d["labels"]
     if lab.get("kind") == "binary":
         labels = f"binary: {lab['positive']} (score > 0), {lab['negative']} (score <= 0)"

@@ -59,6 +59,7 @@ class KernelArgs(NamedTuple):
     gamma: float
     coef0: float
     degree: int
+    offset: float  # a constant added to every binary score (an imported LIBSVM model's −ρ); else 0
 
 
 @dataclass(frozen=True)
@@ -69,6 +70,10 @@ class Kernel:
     gamma: float = 1.0
     coef0: float = _SPEC.coef0
     degree: int = _SPEC.degree
+    # f(x) = Σ α_i k(x, s_i) + offset: the bias −ρ of a model imported from LIBSVM, which predict, eval,
+    # export and a resumed run all keep (constant: no learner here updates a bias); 0 for every model
+    # budgetlearn trains.  Kept with the kernel because every compiled scoring function takes it.
+    offset: float = 0.0
 
     @classmethod
     def of(cls, spec: KernelSpec, first_chunk_features: int) -> "Kernel":
@@ -83,6 +88,8 @@ class Kernel:
             raise ValueError(f"gamma must be a positive number, got {self.gamma}")
         if not math.isfinite(self.coef0):
             raise ValueError(f"coef0 must be a finite number, got {self.coef0}")
+        if not math.isfinite(self.offset):
+            raise ValueError(f"the kernel's offset (a LIBSVM model's −rho) must be a finite number, got {self.offset}")
         lowest = 1 if self.kind == "poly" else 0  # other kernels ignore it; older files hold 0 there
         if int(self.degree) != self.degree or not lowest <= self.degree <= MAX_DEGREE:
             raise ValueError(f"degree must be an integer in {lowest}..{MAX_DEGREE}, got {self.degree}")
@@ -104,21 +111,31 @@ class Kernel:
 
     def args(self) -> KernelArgs:
         """The kernel as the compiled loops take it."""
-        return KernelArgs(self.code, float(self.gamma), float(self.coef0), int(self.degree))
+        return KernelArgs(self.code, float(self.gamma), float(self.coef0), int(self.degree), float(self.offset))
 
     def describe(self) -> str:
+        bias = f", bias {self.offset:g}" if self.offset else ""
         if self.kind == "linear":
-            return "linear"
+            return "linear" + bias
         if self.kind == "poly":
-            return f"poly (γ={self.gamma:g}, coef0={self.coef0:g}, degree={self.degree})"
-        return f"rbf (γ={self.gamma:g}, σ={self.sigma:g})"
+            return f"poly (γ={self.gamma:g}, coef0={self.coef0:g}, degree={self.degree}){bias}"
+        return f"rbf (γ={self.gamma:g}, σ={self.sigma:g}){bias}"
 
     def to_dict(self) -> dict:
-        return {"kind": self.kind, "gamma": self.gamma, "coef0": self.coef0, "degree": self.degree}
+        out = {"kind": self.kind, "gamma": self.gamma, "coef0": self.coef0, "degree": self.degree}
+        if self.offset:  # only an imported model has one: every other file stays as it was
+            out["offset"] = self.offset
+        return out
 
     @classmethod
     def from_dict(cls, d: dict) -> "Kernel":
-        return cls(kind=d["kind"], gamma=float(d["gamma"]), coef0=float(d["coef0"]), degree=int(d["degree"]))
+        return cls(
+            kind=d["kind"],
+            gamma=float(d["gamma"]),
+            coef0=float(d["coef0"]),
+            degree=int(d["degree"]),
+            offset=float(d.get("offset", 0.0)),
+        )
 
 
 @njit(cache=True, inline="always")

@@ -381,6 +381,7 @@ class KernelLearner:
                 chunk.indices,
                 chunk.values,
                 self.scratch,
+                k.offset,
             )
         out = np.empty(len(chunk), np.float64)
         binary_scores(
@@ -500,6 +501,7 @@ class KernelLearner:
             "kernel": self.kernel.to_dict(),
             "seed": self.seed,
             "n_features": self.n_features,
+            "file_indices": True,  # sv_indices are the data file's (format before: the file's − 1; model.load)
             "counters": {c: int(v) for c, v in zip(COUNTER_NAMES, self.counters)},
         }
         return header, arrays
@@ -714,6 +716,8 @@ def score_example(S, K, alpha, krow, scratch, idx, val):
     f = 0.0
     for i in range(S.meta[COUNT]):
         f += alpha[i] * krow[i]
+    if K.offset != 0.0:  # an imported LIBSVM model's bias (kernels.Kernel.offset)
+        f += K.offset
     return f, sq
 
 

@@ -182,6 +182,7 @@ class Model:
 
         header, arrays = modelfile.load(path, expect=expect, skip=skip)
         arrays = {name: a.astype(expected[name][1]) if name in expected else a for name, a in arrays.items()}
+        _file_indices(header, arrays)
         try:
             learner_cls = registry.get(header["algorithm"])
             try:
@@ -250,6 +251,20 @@ def _check_state(learner_cls, header: dict, arrays: dict) -> None:
     if header.get("hypothesis") == "running-average" and not set(learner_cls.average_arrays) <= set(arrays):
         raise ValueError(f"hypothesis = 'running-average' without {', '.join(learner_cls.average_arrays)}")
     labels_from_dict(header["labels"]).check(learner_cls, header)
+
+
+def _file_indices(header: dict, arrays: dict) -> None:
+    """A model file written before index 0 was a feature stored each feature index less one: its
+    vectors' indices (and n_features, the largest index + 1) are shifted up to the file's, in place."""
+    if header.get("file_indices") is True or not isinstance(header.get("n_features"), int):
+        return
+    for name in ("sv_indices", "eval_indices"):
+        if name in arrays and arrays[name].dtype.kind in "iu":
+            shifted = arrays[name].astype(np.int64) + 1  # checked against n_features as any file's, after
+            arrays[name] = shifted.astype(np.int32) if shifted.max(initial=0) <= np.iinfo(np.int32).max else shifted
+    if header["n_features"] > 0:
+        header["n_features"] += 1
+    header["file_indices"] = True
 
 
 def _averaged_finite(learner) -> np.ndarray:

@@ -121,7 +121,7 @@ def train(spec: TrainSpec, data, resume: Model | None = None, watch: Watch | Non
         if model is None:
             spec = spec.choosing(len(np.unique(chunk.labels)))
             cls = spec.learner_class
-            learner = cls(Kernel.of(spec.kernel, chunk.n_features), seed=spec.seed, **spec.params)
+            learner = cls(Kernel.of(spec.kernel, chunk.feature_count), seed=spec.seed, **spec.params)
             model = Model(learner, MulticlassLabels() if cls.multiclass else BinaryLabels())
         if warnings is None:
             warnings = kernel_warnings(model.learner.kernel, chunk, not resume and spec.kernel.default_gamma)
@@ -202,8 +202,8 @@ def kernel_warnings(kernel: Kernel, chunk, default_gamma: bool) -> list[str]:
       examples of the sample (of those with k(x,x) ≠ 0), e.g. rbf on unscaled features."""
     out = []
     if default_gamma and kernel.kind != "linear" and len(chunk.indices):
-        index = chunk.indices.astype(np.int64) + 1  # 1-based, as the file writes them
-        k, bulk = int(index.max()), int(np.quantile(index, 0.99, method="inverted_cdf"))
+        index = chunk.indices.astype(np.int64)  # as the file writes them
+        k, bulk = chunk.feature_count, int(np.quantile(index, 0.99, method="inverted_cdf"))
         if k > OUTLIER * bulk:
             out.append(
                 f"the default γ = 1/{k} = {kernel.gamma:.3g} comes from feature index {k}, more than "

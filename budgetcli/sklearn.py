@@ -1,60 +1,72 @@
 """A scikit-learn estimator around the budgetlearn learners (optional: pip install 'budgetlearn[sklearn]').
 
     from budgetcli.sklearn import BudgetClassifier
-    clf = BudgetClassifier("projectron++", eta=0.1, kernel="rbf", gamma=0.04).fit(X, y)
-    clf.partial_fit(X_more, y_more)          # online: goes on from where fit stopped
+    clf = BudgetClassifier().fit(X, y)                    # projectron++, or mc-projectron++ for 3+ classes
+    clf = BudgetClassifier("rbp", budget=200, gamma=0.04).fit(X, y)
+    clf.partial_fit(X_more, y_more)                       # online: goes on from where fit stopped
     clf.predict(X_test), clf.decision_function(X_test)
+    clf.calibrate(X_held_out, y_held_out).predict_proba(X_test)
+    BudgetClassifier.from_model("a9a.model")              # a model file `budgetlearn train` wrote
 
-X is a numpy array or a scipy.sparse matrix (kept sparse: the learners store sparse support vectors).
-Algorithm parameters are keyword arguments with their canonical names (`eta`, `budget`, `beta`,
-`lambda_`, `cost`, ... as `budgetlearn algorithms` lists them); get_params / set_params / clone see
-them like the fixed ones.  An unknown algorithm or a parameter the algorithm does not take is a
-ValueError at fit time (scikit-learn validates in fit, not in __init__), and so are settings that
-provably learn nothing (e.g. `projectron` with eta ≥ 1 and the rbf kernel), as `budgetlearn train`
-refuses them.
+X is a numpy array or a scipy.sparse matrix (kept sparse: the learners store sparse support vectors);
+its column j is the feature of index j + 1 of a data file, as scikit-learn's load_svmlight_file reads
+a 1-based file.  Algorithm parameters are keyword arguments with their canonical names (`eta`,
+`budget`, `beta`, `lambda_`, `cost`, ... as `budgetlearn algorithms` lists them); get_params /
+set_params / clone see them like the fixed ones.  An unknown algorithm or a parameter the algorithm
+does not take is a ValueError at fit time (scikit-learn validates in fit, not in __init__), and so
+are settings that provably learn nothing, as `budgetlearn train` refuses them.
 
-Conventions:
-- `fit` resets the learner and makes `epochs` passes over X in the given order (one pass is the
-  online algorithm; nothing is shuffled, so a seeded run is reproducible).  `partial_fit` makes one
-  pass and keeps all state, exactly like `train --resume`.
-- It wraps the binary learners (the multiclass ones are for the CLI and budgetcli.river).  `fit`
-  needs exactly two classes.  `partial_fit` accepts classes as they
-  arrive, at most two in all, through `classes=` or from y: a first batch with one class is learnt
-  (that class is the learner's −1) and the second class, when it comes, is the learner's +1.
-- scikit-learn's convention for two classes holds: decision_function > 0 means `classes_[1]`
-  (sorted).  When the learner's +1 class is `classes_[0]` (the larger label came first, alone),
-  decision_function is the learner's f negated; an exact f = 0 then goes to `classes_[0]`.
-- gamma=None is 1/n_features, as LIBSVM (and the CLI on dense data); sigma is the alternative
-  width exp(−‖x−y‖²/(2σ²)).
+`fit` is `budgetlearn train` on the same examples: one TrainSpec, the same pipeline, the same blocks,
+so the same decisions and the same model (`to_model`); its warnings (a model no better than a
+constant, ...) are Python warnings.  Conventions:
+- algorithm=None is train's default: projectron++ for two classes, mc-projectron++ for more.  Every
+  algorithm works on two classes; a multiclass one on any number of classes, a binary one refuses a
+  third class as train does.
+- average=True predicts with the averaged hypothesis (1/T) Σ f_t, as train writes it by default
+  (scikit-learn's SGDClassifier(average=True)); average=False with the last one, f_T.
+- `fit` makes `epochs` passes over X in the given order (nothing shuffled: a seeded run is
+  reproducible); `partial_fit` makes one pass and keeps all state, exactly like `train --resume`.
+  Classes may arrive mid-stream (through `classes=` or from y).
+- Numeric classes are the model's label values (a model file keeps them); other classes (strings)
+  are numbered in order of arrival.  Two classes: decision_function > 0 means `classes_[1]`
+  (scikit-learn's convention), and it is the learner's f, negated when the learner's +1 class is
+  `classes_[0]` (the larger class came first, alone).  More: one column per class of `classes_`.
+- predict_proba exists once the model is calibrated (`calibrate` on held-out data, or a calibrated
+  model file): Platt's sigmoid as `budgetlearn calibrate` fits it.
+- gamma=None is train's default 1/k, k the number of features of the first block (the last column
+  holding a non-zero), as LIBSVM's 1/#features; sigma is the alternative width exp(−‖x−y‖²/(2σ²)).
 """
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
-from . import registry
-from .estimator import KernelSettings, csr_chunk, learn, learner_class
-from .labels import BinaryLabels
+from . import pipeline, registry
+from .core import DataError, KernelSpec
+from .estimator import KernelSettings, csr_chunk, learner_class
+from .labels import spelling_problem
 from .model import Model
-from .core import KernelSpec
-from .kernels import Kernel
-from .spec import TrainSpec
 
 _CHECK = dict(accept_sparse="csr", dtype=np.float64)
 
 
 class BudgetClassifier(KernelSettings, ClassifierMixin, BaseEstimator):
-    """Budgeted online kernel classifier; `algorithm` is any of `budgetlearn algorithms`."""
+    """Budgeted online kernel classifier; `algorithm` is any of `budgetlearn algorithms` (None: train's
+    default for the number of classes)."""
 
     _learner = "learner_"
 
     def __init__(
         self,
-        algorithm="perceptron",
+        algorithm=None,
         *,
+        average=True,
         kernel=KernelSpec.kind,
         gamma=KernelSpec.gamma,
         sigma=KernelSpec.sigma,
@@ -65,7 +77,7 @@ class BudgetClassifier(KernelSettings, ClassifierMixin, BaseEstimator):
         **params,
     ):
         self._keep(algorithm, kernel, gamma, sigma, degree, coef0, seed)
-        self.epochs = epochs
+        self.average, self.epochs = average, epochs
         for name, value in params.items():  # checked in fit: scikit-learn estimators do not raise here
             setattr(self, name, value)
 
@@ -95,30 +107,28 @@ class BudgetClassifier(KernelSettings, ClassifierMixin, BaseEstimator):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True
-        tags.classifier_tags.multi_class = False
+        # a binary algorithm refuses a third class, as train does; the default and the multiclass ones take any
+        try:
+            tags.classifier_tags.multi_class = self.algorithm is None or registry.get(self.algorithm).multiclass
+        except ValueError:  # an unknown name: fit says so
+            pass
         return tags
 
     # ---- learning --------------------------------------------------------------------------
     def fit(self, X, y):
-        """Learn from scratch: `epochs` online passes over (X, y), in order."""
+        """Learn from scratch: `epochs` online passes over (X, y), in order, as `budgetlearn train`."""
         for name in [a for a in vars(self) if a.endswith("_") and a not in registry.params()]:
             delattr(self, name)  # forget an earlier fit
         X, y = validate_data(self, X, y, reset=True, **_CHECK)
         check_classification_targets(y)
         classes = np.unique(y)
-        if len(classes) > 2:
-            raise ValueError(
-                f"Only binary classification is supported. BudgetClassifier got {len(classes)} classes "
-                f"({classes[:5].tolist()}); BudgetClassifier wraps the binary learners"
-            )
         if len(classes) < 2:
             raise ValueError(
                 f"BudgetClassifier.fit needs 2 classes in y; got 1 class ({classes.tolist()}) "
                 "(partial_fit accepts one class at a time)"
             )
-        self._start(X, classes)
-        for _ in range(int(self.epochs)):
-            self._learn(X, y)
+        self._start(classes)
+        self._train(X, y, int(self.epochs), len(classes))
         return self
 
     def partial_fit(self, X, y, classes=None):
@@ -128,84 +138,155 @@ class BudgetClassifier(KernelSettings, ClassifierMixin, BaseEstimator):
         check_classification_targets(y)
         known = np.unique(np.concatenate([np.asarray(classes).ravel(), y])) if classes is not None else np.unique(y)
         if first:
-            if len(known) > 2:
-                raise ValueError(
-                    f"Only binary classification is supported. BudgetClassifier got {len(known)} "
-                    f"classes {known[:5].tolist()}"
-                )
-            self._start(X, known)
+            self._start(known)
         else:
             self._add_classes(known)
-        self._learn(X, y)
+        self._train(X, y, 1, len(known))
         return self
 
-    def _start(self, X, classes):
-        cls = learner_class("BudgetClassifier", self.algorithm, self._algorithm_params())
-        if cls.multiclass:
-            raise ValueError(
-                f"{self.algorithm} is a multiclass learner; BudgetClassifier wraps the binary ones "
-                "(use the budgetlearn command or budgetcli.river for multiclass training)"
-            )
-        # checked as `budgetlearn train` checks its settings: bad or degenerate ones are a ValueError
-        spec = TrainSpec(
-            self.algorithm,
-            KernelSpec(self.kernel, self.gamma, self.sigma, self.degree, self.coef0),
-            self._algorithm_params(),
-            self.seed,
-        )
-        self.learner_ = cls(Kernel.of(spec.kernel, X.shape[1]), seed=spec.seed, **spec.params)
+    def _start(self, classes) -> None:
         self.classes_ = np.asarray(classes)
-        # the learner's −1 and +1 classes; with one class so far, it is the −1 class
-        self.negative_class_ = self.classes_[0]
-        self.positive_class_ = self.classes_[1] if len(self.classes_) == 2 else None
+        numeric = self.classes_.dtype.kind in "iufb"
+        # the model's label value of each class: the number itself, else its place in order of arrival
+        self._values = {c: float(c) if numeric else float(i) for i, c in enumerate(self.classes_.tolist())}
+        self._numeric = numeric
 
-    def _add_classes(self, known):
-        new = [c for c in known.tolist() if c not in self.classes_.tolist()]
+    def _add_classes(self, known) -> None:
+        new = [c for c in known.tolist() if c not in self._values]
         if not new:
             return
-        if len(self.classes_) + len(new) > 2:
-            raise ValueError(
-                "Only binary classification is supported. BudgetClassifier knows the classes "
-                f"{self.classes_.tolist()} and got "
-                f"{new[:5]} as well"
-            )
-        (self.positive_class_,) = np.asarray(new, dtype=self.classes_.dtype)
+        for c in new:
+            self._values[c] = float(c) if self._numeric else float(len(self._values))
         self.classes_ = np.unique(np.concatenate([self.classes_, np.asarray(new, dtype=self.classes_.dtype)]))
 
-    def _learn(self, X, y):
-        y = column_or_1d(y)
-        encoded = (
-            np.where(y == self.positive_class_, 1.0, -1.0)
-            if self.positive_class_ is not None
-            else np.full(len(y), -1.0)
+    def _spellings(self) -> dict:
+        """The label spellings a model file keeps: the class as written, when a file can keep it."""
+        out = {}
+        for c, v in self._values.items():
+            text = format(v, "g") if self._numeric else str(c)
+            out[v] = text if spelling_problem(text) is None else format(v, "g")
+        return out
+
+    def _train(self, X, y, epochs: int, n_classes: int) -> None:
+        if self.algorithm is None and self._algorithm_params():
+            raise ValueError(f"{', '.join(self._algorithm_params())}: name the algorithm they are for")
+        algorithm = self.algorithm if self.algorithm is not None else registry.default_for(n_classes)
+        learner_class("BudgetClassifier", algorithm, self._algorithm_params())  # a clear message for a bad name
+        if self.epochs is not None and not (isinstance(self.epochs, (int, np.integer)) and self.epochs >= 1):
+            raise ValueError(f"epochs={self.epochs!r}: give a whole number ≥ 1")
+        spec = self._train_spec(
+            self._algorithm_params(),
+            epochs=epochs,
+            hypothesis="running-average" if self.average else "online",
         )
-        learn(self.learner_, csr_chunk(X, encoded), encoded, rows="X")
+        if spec.algorithm is None:
+            spec = spec.choosing(n_classes)
+        values = np.array([self._values[c] for c in column_or_1d(y).tolist()], np.float64)
+        chunk = csr_chunk(X, values)
+        chunk.label_spellings = {v: s for v, s in self._spellings().items() if v in set(values.tolist())}
+        resume = self.to_model() if self.__sklearn_is_fitted__() else None
+        try:
+            result = pipeline.train(spec, chunk, resume)
+        except DataError as exc:
+            if "third label" in exc.reason:
+                raise ValueError(f"Only binary classification is supported by {spec.algorithm}: {exc.reason}") from None
+            raise ValueError(str(exc).replace("<arrays>", "X")) from None
+        for message in result.warnings:
+            warnings.warn(message, UserWarning, stacklevel=3)
+        self.learner_, self.labels_ = result.model.learner, result.model.labels
+        self.hypothesis_ = result.model.hypothesis
+        self.calibration_ = None
 
     # ---- prediction ------------------------------------------------------------------------
-    def _sign(self) -> float:
-        """+1 when the learner's +1 class is classes_[1] (scikit-learn's positive class), else −1."""
-        return 1.0 if self.positive_class_ is None or self.positive_class_ == self.classes_[-1] else -1.0
+    def to_model(self) -> Model:
+        """The fitted model as budgetlearn's Model (save with .save(path); then the CLI's predict, eval,
+        export, info, calibrate and train --resume use it)."""
+        check_is_fitted(self)
+        return Model(self.learner_, self.labels_, self.hypothesis_, calibration=self.calibration_)
+
+    @classmethod
+    def from_model(cls, model) -> "BudgetClassifier":
+        """A fitted classifier from a budgetlearn Model or model file (`budgetlearn train`'s): it predicts
+        as `budgetlearn predict` does, and partial_fit goes on learning as `train --resume`."""
+        if not isinstance(model, Model):
+            from .api import load
+
+            model = load(model)
+        learner = model.learner
+        k = learner.kernel
+        clf = cls(
+            learner.name,
+            average=model.hypothesis == "running-average",
+            kernel=k.kind,
+            gamma=k.gamma,
+            degree=k.degree,
+            coef0=k.coef0,
+            seed=learner.seed,
+            **learner.hyper,
+        )
+        classes = np.array(sorted(model.labels.classes), np.float64)
+        clf._start(classes)
+        clf.learner_, clf.labels_, clf.hypothesis_ = learner, model.labels, model.hypothesis
+        clf.calibration_ = model.calibration
+        return clf
+
+    def _scores(self, X) -> np.ndarray:
+        """The model's scores of X: f (binary model) or one column per class, in the model's order."""
+        check_is_fitted(self)
+        X = validate_data(self, X, reset=False, **_CHECK) if hasattr(self, "n_features_in_") else _matrix(X)
+        return self.to_model().scorer().decision_function(csr_chunk(X, np.zeros(X.shape[0])))
+
+    def _columns(self) -> np.ndarray:
+        """For each class of classes_, its column in a multiclass model's scores (−1: never learnt)."""
+        index = {v: i for i, v in enumerate(self.labels_.classes)}
+        return np.array([index.get(self._values[c], -1) for c in self.classes_.tolist()])
 
     def decision_function(self, X):
-        """Scores whose sign gives the class: > 0 for classes_[1]."""
-        check_is_fitted(self)
-        X = validate_data(self, X, reset=False, **_CHECK)
-        return self._sign() * self.learner_.decision_function(csr_chunk(X, np.zeros(X.shape[0])))
+        """Two classes: scores whose sign gives the class (> 0: classes_[1]).  More: n × classes, one
+        column per class of classes_ (the highest wins)."""
+        f = self._scores(X)
+        if self.learner_.multiclass:
+            columns = self._columns()
+            out = np.where(columns >= 0, f[:, np.maximum(columns, 0)] if f.shape[1] else 0.0, -np.inf)
+            return out[:, 1] - out[:, 0] if len(self.classes_) == 2 else out
+        return self._sign() * f
+
+    def _sign(self) -> float:
+        """+1 when the learner's +1 class is classes_[1] (scikit-learn's positive class), else −1."""
+        positive = self.labels_.positive
+        return 1.0 if positive is None or positive == self._values[self.classes_[-1]] else -1.0
 
     def predict(self, X):
-        scores = self.decision_function(X)
-        if len(self.classes_) == 1:
-            return np.full(scores.shape[0], self.classes_[0])
-        return self.classes_[(scores > 0).astype(int)]
+        f = self._scores(X)
+        labels = self.to_model().predicted(f)  # the label values budgetlearn predict writes
+        by_value = {v: c for c, v in self._values.items()}
+        return np.array([by_value[v] for v in labels.tolist()], dtype=self.classes_.dtype)
 
-    def to_model(self) -> Model:
-        """The fitted learner as a budgetlearn Model (save with .save(path); then the CLI's predict,
-        eval, export, info and train --resume use it).  Needs numeric class labels."""
+    def calibrate(self, X, y) -> "BudgetClassifier":
+        """Fit the probabilities on held-out (X, y), as `budgetlearn calibrate`: predict_proba then answers."""
+        from .api import calibrate
+
         check_is_fitted(self)
-        try:
-            neg = float(self.negative_class_)
-            pos = None if self.positive_class_ is None else float(self.positive_class_)
-        except (TypeError, ValueError):
-            raise ValueError(f"a budgetlearn model needs numeric labels; the classes are {self.classes_.tolist()}")
-        spell = {v: format(v, "g") for v in (neg, pos) if v is not None}
-        return Model(self.learner_, BinaryLabels(neg, pos, spell))
+        X = validate_data(self, X, reset=False, **_CHECK) if hasattr(self, "n_features_in_") else _matrix(X)
+        values = np.array([self._values.get(c, np.nan) for c in column_or_1d(y).tolist()], np.float64)
+        known = ~np.isnan(values)
+        model = calibrate(self.to_model(), X[known], values[known])
+        self.calibration_ = model.calibration
+        return self
+
+    def _calibrated(self):
+        return getattr(self, "calibration_", None) is not None
+
+    @available_if(_calibrated)
+    def predict_proba(self, X):
+        """Class probabilities, one column per class of classes_ (a calibrated model only)."""
+        p = self.to_model().probabilities(self._scores(X))
+        model_classes = self.labels_.classes  # binary: (−1 label, +1 label); multiclass: the model's order
+        where = {v: i for i, v in enumerate(model_classes)}
+        return np.column_stack([p[:, where[self._values[c]]] for c in self.classes_.tolist()])
+
+
+def _matrix(X):
+    import scipy.sparse as sp
+
+    return X if sp.issparse(X) else np.asarray(X, np.float64)

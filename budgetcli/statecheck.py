@@ -118,7 +118,7 @@ def check_common(header: dict, arrays: dict, counter_names: tuple) -> None:
         raise ValueError(f"seed = {header['seed']!r} is not an integer")
     if header.get("hypothesis", "online") not in HYPOTHESES:
         raise ValueError(f"hypothesis = {header['hypothesis']!r} is none of {', '.join(HYPOTHESES)}")
-    n_features = header_int(header, "n_features", 0, MAX_INDEX)
+    n_features = header_int(header, "n_features", 0, MAX_INDEX + 1)  # the largest index + 1
     check_csr("sv", arrays["sv_indptr"], arrays["sv_indices"], n_features)
     check_finite(arrays)
     # more counters than this build knows: a later layout, refused by the learner in its own words
@@ -132,7 +132,7 @@ def check_common(header: dict, arrays: dict, counter_names: tuple) -> None:
     kernel = header["kernel"]
     if not isinstance(kernel, dict):
         raise ValueError("kernel is not a description of a kernel")
-    for name in ("gamma", "coef0"):
+    for name in ("gamma", "coef0") + (("offset",) if "offset" in kernel else ()):
         if not isinstance(kernel.get(name), (int, float)) or not np.isfinite(kernel[name]):
             raise ValueError(f"kernel {name} = {kernel.get(name)!r} is not a finite number")
     if type(kernel.get("degree")) is not int or not 0 <= kernel["degree"] <= MAX_DEGREE:

@@ -293,7 +293,7 @@ def test_the_first_vector_follows_the_papers_rule_with_a_linear_kernel(name):
     assert (len(learner.support), learner.counter("mistakes"), learner.counter("projections")) == (0, 1, 1)
     learner = _learn(name, Kernel("linear"), {"eta": 1.0}, X[:2], y[:2])  # ‖x₂‖ = 2 > η: added
     indptr, indices, values = learner.support.to_csr()
-    assert (indices.tolist(), values.tolist(), learner.slot["alpha"][:1].tolist()) == ([1], [2.0], [-1.0])
+    assert (indices.tolist(), values.tolist(), learner.slot["alpha"][:1].tolist()) == ([2], [2.0], [-1.0])
     assert learner.counter("mistakes") == 2
 
 

@@ -66,7 +66,7 @@ def test_resuming_keeps_the_model_s_own_hypothesis(a9a_head, tmp_path):
     data = a9a_head / "train.txt"
     for flags, hypothesis in (([], "running-average"), (["--hypothesis", "last"], "online")):
         out = tmp_path / f"{hypothesis}.model"
-        assert run("train", "-a", "rbp", "-q", *flags, data, "-o", out).exit_code == 0
+        assert run("train", "-a", "lbp", "-q", *flags, data, "-o", out).exit_code == 0
         r = run("train", "--resume", out, "--json", "-q", data, "-o", out)
         assert r.exit_code == 0, r.output
         assert json.loads(r.stdout)["hypothesis"] == hypothesis
@@ -86,7 +86,7 @@ def test_an_evicting_learner_folds_as_it_goes(a9a_head):
     kept = []
     watch = pipeline.Watch(on_chunk=lambda m: kept.append(len(m.learner.retired)))
     result = pipeline.train(
-        TrainSpec("rbp", params={"budget": 20}, block_lines=100), str(a9a_head / "train.txt"), watch=watch
+        TrainSpec("lbp", params={"budget": 20}, block_lines=100), str(a9a_head / "train.txt"), watch=watch
     )
     assert result.model.hypothesis == "running-average"
     assert result.online.learner.counter("mistakes") > 500  # hundreds of evictions
@@ -207,3 +207,47 @@ def test_calibrated_probabilities_in_libsvm_s_format_and_in_eval(a9a_head, tmp_p
     r = run("train", "--resume", model, "--json", "-q", data, "-o", model)
     assert r.exit_code == 0 and any("calibrate it again" in w for w in json.loads(r.stdout)["warnings"])
     assert Model.load(model).calibration is None
+
+
+def test_scikit_learn_s_zero_based_dump_predicts_as_its_one_based_copy(tmp_path):
+    """dump_svmlight_file writes index 0 by default; budgetlearn reads it as a feature (svm-train does), and
+    the default γ counts it, so a 0-based file and its 1-based copy give the same model and predictions."""
+    datasets = pytest.importorskip("sklearn.datasets")
+    X, y = datasets.load_svmlight_file(str(SAMPLE_DATA / "a9a"), n_features=123)
+    Xt, yt = datasets.load_svmlight_file(str(SAMPLE_DATA / "a9a.t"), n_features=123)
+    X, y = X[:2000], y[:2000]
+    predictions = {}
+    for zero_based in (True, False):
+        train, test = tmp_path / f"train{zero_based}", tmp_path / f"test{zero_based}"
+        datasets.dump_svmlight_file(X, y, str(train), zero_based=zero_based)
+        datasets.dump_svmlight_file(Xt, yt, str(test), zero_based=zero_based)
+        model = tmp_path / f"{zero_based}.model"
+        assert run("train", "-q", train, "-o", model).exit_code == 0
+        predictions[zero_based] = run("predict", "--scores", model, test).stdout
+    assert " 0:" in (tmp_path / "trainTrue").read_text()  # the 0-based file does use index 0
+    assert predictions[True] == predictions[False]
+    assert len(predictions[True].splitlines()) == 16281
+
+
+def test_an_svm_train_model_keeps_its_rho_in_every_command(tmp_path):
+    """import keeps ρ as a bias: predict agrees with svm-predict on every row of a9a.t, the scores are its
+    decision values, export writes ρ back, and a resumed run keeps it."""
+    svmutil = pytest.importorskip("libsvm.svmutil")
+    y, x = svmutil.svm_read_problem(str(SAMPLE_DATA / "a9a"))
+    svm = svmutil.svm_train(y[:1500], x[:1500], "-t 2 -g 0.05 -c 1 -q")
+    path = tmp_path / "svm.model"
+    svmutil.svm_save_model(str(path), svm)
+    rho = float(next(line for line in path.read_text().splitlines() if line.startswith("rho")).split()[1])
+    assert abs(rho) > 0.1  # a model with a real bias
+    yt, xt = svmutil.svm_read_problem(str(SAMPLE_DATA / "a9a.t"))
+    labels, _, values = svmutil.svm_predict(yt, xt, svm, "-q")
+    model = tmp_path / "m.model"
+    assert run("import", path, "-o", model).exit_code == 0
+    ours = run("predict", "--scores", model, SAMPLE_DATA / "a9a.t").stdout.split()
+    assert ours[0::2] == [format(v, "g") for v in labels]  # every row
+    np.testing.assert_allclose(np.array(ours[1::2], float), np.array(values)[:, 0], rtol=1e-9, atol=1e-9)
+    back = tmp_path / "back.libsvm"
+    assert run("export", model, "-o", back).exit_code == 0
+    assert f"rho {rho!r}" in back.read_text()
+    assert run("train", "--resume", model, "-q", SAMPLE_DATA / "a9a.t", "-o", tmp_path / "r.model").exit_code == 0
+    assert Model.load(tmp_path / "r.model").learner.kernel.offset == -rho

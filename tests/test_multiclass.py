@@ -37,7 +37,7 @@ def dense_support(learner, d):
     indptr, idx, val = learner.support.to_csr()
     out = np.zeros((len(indptr) - 1, d))
     for i in range(len(indptr) - 1):
-        out[i, idx[indptr[i] : indptr[i + 1]]] = val[indptr[i] : indptr[i + 1]]
+        out[i, idx[indptr[i] : indptr[i + 1]] - 1] = val[indptr[i] : indptr[i + 1]]  # index j: column j − 1
     return out
 
 

@@ -114,7 +114,7 @@ def test_exact_average_holds_evicted_vectors_with_features_no_kept_vector_has():
         learner.learn(chunk_from_dense(X[t : t + 1], y[t : t + 1]), y[t : t + 1])
         total += learner.decision_function(test)
     indptr, idx, val = learner.support.to_csr()
-    assert idx.max() < 6 and learner.n_features == 7  # feature 6 only in evicted vectors
+    assert idx.max() < 7 and learner.n_features == 8  # feature index 7 (column 6) only in evicted vectors
     exact = Model(learner, BinaryLabels()).averaged()
     np.testing.assert_allclose(exact.learner.decision_function(test), total / 200, rtol=1e-9, atol=1e-9)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pickle
+import warnings
 
 import numpy as np
 import pytest
@@ -12,7 +13,7 @@ import scipy.sparse as sp  # noqa: E402
 from sklearn.base import clone  # noqa: E402
 from sklearn.utils.estimator_checks import parametrize_with_checks  # noqa: E402
 
-from budgetcli import registry  # noqa: E402
+from budgetcli import algorithms, registry  # noqa: E402
 from budgetcli.core import KernelSpec  # noqa: E402
 from budgetcli.kernels import Kernel  # noqa: E402
 from budgetcli.model import Model  # noqa: E402
@@ -61,7 +62,7 @@ def cli_learner(algorithm, X, y, gamma, **params):
 )
 def test_fit_is_the_online_learner(algorithm, params):
     X, y = data()
-    clf = BudgetClassifier(algorithm, gamma=0.5, **params).fit(X, y)
+    clf = BudgetClassifier(algorithm, average=False, gamma=0.5, **params).fit(X, y)
     ref = cli_learner(algorithm, X, y, 0.5, **params)
     h1, a1 = clf.learner_.state()
     h2, a2 = ref.state()
@@ -98,7 +99,7 @@ def test_classes_arrive_mid_stream():
     names = np.where(y > 0, "a", "b")
     first = np.flatnonzero(names == "b")[:20]  # a first batch of class b only
     rest = np.setdiff1d(np.arange(200), first)
-    clf = BudgetClassifier("perceptron", gamma=0.5)
+    clf = BudgetClassifier("perceptron", average=False, gamma=0.5)
     clf.partial_fit(X[first], names[first])
     assert list(clf.classes_) == ["b"]
     assert set(clf.predict(X[:5])) == {"b"}
@@ -166,7 +167,81 @@ def test_default_gamma_is_one_over_features():
     assert Kernel.of(KernelSpec(), 8).gamma == pytest.approx(1 / 8)
 
 
-def test_a_multiclass_algorithm_is_refused_with_a_clear_message():
-    X, y = np.eye(4), np.array([0, 1, 0, 1])
-    with pytest.raises(ValueError, match="mc-perceptron is a multiclass learner"):
-        BudgetClassifier(algorithm="mc-perceptron").fit(X, y)
+def test_a_binary_algorithm_refuses_a_third_class_as_train_does():
+    X, y = np.eye(6), np.array([0, 1, 2, 0, 1, 2])
+    with pytest.raises(ValueError, match="Only binary classification is supported by perceptron"):
+        BudgetClassifier(algorithm="perceptron").fit(X, y)
+    assert BudgetClassifier().fit(X, y).learner_.name == "mc-projectron++"  # the default for 3+ classes
+    assert BudgetClassifier().fit(X[:4], y[:4] % 2).learner_.name == "projectron++"
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    """A binary and a 3-class data file (the papers' waveform), train and test."""
+    from budgetcli.synthetic import GENERATORS
+
+    d = tmp_path_factory.mktemp("files")
+    X, y = random_stream(600, 5, 11)
+    write = lambda path, X, y: path.write_text(  # noqa: E731
+        "".join(
+            f"{v:g}" + "".join(f" {j + 1}:{float(x)!r}" for j, x in enumerate(row) if x) + "\n" for row, v in zip(X, y)
+        )
+    )
+    write(d / "binary", X[:400], y[:400])
+    write(d / "binary.t", X[400:], y[400:])
+    X, y = GENERATORS["waveform"](600, seed=2)
+    write(d / "multi", X[:400], y[:400])
+    write(d / "multi.t", X[400:], y[400:])
+    return d
+
+
+@pytest.mark.parametrize("algorithm", sorted(algorithms.load_all()))
+def test_every_algorithm_predicts_what_train_writes(files, algorithm, tmp_path):
+    """The same data through `budgetlearn train` and through fit: the same predictions, every algorithm
+    with its defaults (multiclass ones on a 3-class set), averaged hypothesis and all."""
+    from click.testing import CliRunner
+    from sklearn.datasets import load_svmlight_file
+
+    from budgetcli.entry import main
+
+    name = "multi" if registry.get(algorithm).multiclass else "binary"
+    model = tmp_path / "m.model"
+    r = CliRunner().invoke(main, ["train", "-a", algorithm, "-q", str(files / name), "-o", str(model)])
+    assert r.exit_code == 0, r.output
+    predicted = CliRunner().invoke(main, ["predict", str(model), str(files / f"{name}.t")]).stdout.split()
+    X, y = load_svmlight_file(str(files / name))
+    Xt, _ = load_svmlight_file(str(files / f"{name}.t"), n_features=X.shape[1])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # a model no better than a constant warns, as train does
+        # train's hypothesis: the averaged one, but the last one for the drift trackers (spa, rbp)
+        clf = BudgetClassifier(algorithm, average=registry.get(algorithm).default_hypothesis != "online").fit(X, y)
+    assert [format(v, "g") for v in clf.predict(Xt)] == predicted
+    # and the file the CLI wrote, wrapped, predicts the same
+    assert [format(v, "g") for v in BudgetClassifier.from_model(model).predict(Xt)] == predicted
+
+
+def test_predict_proba_once_calibrated_as_budgetlearn_calibrate(files, tmp_path):
+    from click.testing import CliRunner
+    from sklearn.datasets import load_svmlight_file
+
+    from budgetcli.entry import main
+
+    X, y = load_svmlight_file(str(files / "multi"))
+    Xt, yt = load_svmlight_file(str(files / "multi.t"), n_features=X.shape[1])
+    clf = BudgetClassifier().fit(X, y)
+    assert not hasattr(clf, "predict_proba")  # uncalibrated: scikit-learn's tools see no probabilities
+    clf.calibrate(Xt, yt)
+    p = clf.predict_proba(Xt)
+    assert p.shape == (len(yt), 3) and np.allclose(p.sum(axis=1), 1)
+    # the CLI's calibrate on the same model and data writes the same probabilities (LIBSVM's format)
+    model = tmp_path / "m.model"
+    BudgetClassifier().fit(X, y).to_model().save(model)
+    runner = CliRunner()
+    assert runner.invoke(main, ["calibrate", str(model), str(files / "multi.t"), "-o", str(model)]).exit_code == 0
+    lines = runner.invoke(main, ["predict", "--proba", str(model), str(files / "multi.t")]).stdout.splitlines()
+    names = lines[0].split()[1:]
+    cli = np.array([[float(v) for v in line.split()[1:]] for line in lines[1:]])
+    order = [names.index(format(c, "g")) for c in clf.classes_]
+    np.testing.assert_allclose(p, cli[:, order], atol=1e-6)  # the file's %g
+    wrapped = BudgetClassifier.from_model(model)
+    np.testing.assert_allclose(wrapped.predict_proba(Xt), p, rtol=1e-12)

@@ -52,7 +52,7 @@ def train(spec: TrainSpec, resume: Model | None = None, watch: Watch | None = No
     if resume is None:
         with open_shard(sources[0], spec.block_lines, spec.skip_bad_lines) as reader:
             first = next(iter(reader), None)
-        kernel = Kernel.of(spec.kernel, first.n_features if first is not None else 1)
+        kernel = Kernel.of(spec.kernel, first.feature_count if first is not None else 1)
         warnings = kernel_warnings(kernel, first, spec.kernel.default_gamma) if first else []
     else:
         kernel, warnings = resume.learner.kernel, []

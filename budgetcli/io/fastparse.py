@@ -67,7 +67,7 @@ def parse_lines(
     """Parse the lines of buf[pos:end] into rows n_rows, n_rows + 1, … of the arrays.
 
     Line `lineno` + 1 starts at `pos`; every line in the range but the last ends with a newline.
-    Row r gets its label, its line number, its features in indices (0-based) and values from
+    Row r gets its label, its line number, its features in indices (the file's) and values from
     indptr[r] to indptr[r + 1], and its label token in label_text from label_ptr[r] to
     label_ptr[r + 1].  Each row of deferred[:n_deferred] is (entry, start, end): values[entry] is
     float(buf[start:end]), left to the caller.  Returns (status, pos, lineno, n_rows, n_deferred):
@@ -88,7 +88,7 @@ def parse_lines(
         label_start = label_end = -1
         label = 0.0
         entry = indptr[n_rows]
-        previous = 0
+        previous = -1  # index 0 is a feature like any other (as svm-train reads it)
         deferred_before = n_deferred  # what a line not taken leaves deferred
         while True:  # the tokens: the label, then index:value
             while i < stop and (buf[i] == _SPACE or buf[i] == _TAB):
@@ -165,7 +165,7 @@ def parse_lines(
                 deferred[n_deferred, 1] = number_start
                 deferred[n_deferred, 2] = i
                 n_deferred += 1
-            indices[entry] = index - 1
+            indices[entry] = index
             values[entry] = value
             entry += 1
             previous = index

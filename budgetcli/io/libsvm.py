@@ -1,7 +1,8 @@
 """Streaming reader (and a small writer) for the LIBSVM / svmlight text format.
 
-One example per line: ``label idx:val idx:val ...`` with 1-based, strictly
-increasing feature indices.  Blank lines and ``#`` comments are skipped,
+One example per line: ``label idx:val idx:val ...`` with strictly increasing
+feature indices ≥ 0 (usually 1-based; scikit-learn's dump_svmlight_file writes 0-based ones, and
+svm-train reads index 0 as a feature: so does budgetlearn).  A chunk's indices are the file's.  Blank lines and ``#`` comments are skipped,
 ``qid:N`` tokens are ignored.
 
 How the reader stays fast without cutting corners on validation:
@@ -133,11 +134,10 @@ class _Block:
                 setattr(self, name, new)
 
     def add(self, lineno: int, label_token: bytes, label: float, indices: list, values: list) -> None:
-        """Append a row that _parse_strict parsed (1-based indices)."""
+        """Append a row that _parse_strict parsed."""
         self.reserve(len(indices), len(label_token))
         n, e, t = self.n_rows, int(self.indptr[self.n_rows]), int(self.label_ptr[self.n_rows])
         self.indices[e : e + len(indices)] = indices
-        self.indices[e : e + len(indices)] -= 1
         self.values[e : e + len(values)] = values
         self.label_text[t : t + len(label_token)] = np.frombuffer(label_token, dtype=np.uint8)
         self.labels[n], self.line_numbers[n] = label, lineno
@@ -374,7 +374,7 @@ def _parse_strict(raw: bytes, lineno: int, source: str):
     """Parse one line checking everything, token by token.
 
     Returns None for a blank or comment line, else
-    (label token as bytes, label, 1-based indices, values); raises DataError
+    (label token as bytes, label, indices, values); raises DataError
     for the first problem in the line.
     """
 
@@ -440,14 +440,12 @@ def _strict_number(text: str, what: str, token: str, error) -> float:
 
 def _strict_index(text: str, token: str, error) -> int:
     if not text.isdigit():  # text is ASCII here, so this means 0-9 only
-        raise error("feature index must be a positive integer", token)
+        raise error("feature index must be a whole number ≥ 0", token)
     digits = text.lstrip("0")
     # The length test keeps int() away from absurdly long digit strings.
     if len(digits) > len(str(MAX_INDEX)) or int(digits or "0") > MAX_INDEX:
         raise error(f"feature index exceeds {MAX_INDEX}", token)
-    if not digits:
-        raise error("feature index must be >= 1 (indices are 1-based)", token)
-    return int(digits)
+    return int(digits or "0")  # 0 is a feature, as svm-train and scikit-learn's zero-based files have it
 
 
 def _token_at(raw: bytes, pos: int) -> str:
@@ -459,13 +457,13 @@ def _token_at(raw: bytes, pos: int) -> str:
 
 
 def write_libsvm(fileobj_text, indptr, indices, values, labels, label_strings=None) -> None:
-    """Write CSR data (0-based ``indices``) as LIBSVM text to a text file object.
+    """Write CSR data (``indices`` are the file's) as LIBSVM text to a text file object.
 
     Values are written with ``repr`` and labels with ``'%.17g'`` (or as the
     given ``label_strings``), so reading the file back gives bit-identical floats.
     """
     indptr = np.asarray(indptr, dtype=np.int64).tolist()
-    file_indices = (np.asarray(indices, dtype=np.int64) + 1).tolist()
+    file_indices = np.asarray(indices, dtype=np.int64).tolist()
     values = np.asarray(values, dtype=np.float64)
     labels = np.asarray(labels, dtype=np.float64)
     # The reader rejects non-finite numbers, so do not write any.
