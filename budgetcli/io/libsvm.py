@@ -1,8 +1,9 @@
 """Streaming reader (and a small writer) for the LIBSVM / svmlight text format.
 
 One example per line: ``label idx:val idx:val ...`` with strictly increasing
-feature indices ≥ 0 (usually 1-based; scikit-learn's dump_svmlight_file writes 0-based ones, and
-svm-train reads index 0 as a feature: so does budgetlearn).  A chunk's indices are the file's.  Blank lines and ``#`` comments are skipped,
+feature indices ≥ 0 (usually 1-based; scikit-learn's dump_svmlight_file writes
+0-based ones, and svm-train reads index 0 as a feature: so does budgetlearn).  A
+chunk's indices are the file's.  Blank lines and ``#`` comments are skipped,
 ``qid:N`` tokens are ignored.
 
 How the reader stays fast without cutting corners on validation:
