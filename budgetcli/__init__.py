@@ -1,6 +1,6 @@
 """budgetlearn: budgeted online kernel learning.
 
-The Python API (api.py): `TrainSpec`, `KernelSpec`, `Sharding`, `train`, `load`, `accuracy`, `Model`,
+The Python API (api.py): `TrainSpec`, `KernelSpec`, `Sharding`, `train`, `load`, `accuracy`, `calibrate`, `Model`,
 loaded on first use, so that `import budgetcli` (and `budgetlearn --version`) stays light.
 """
 
@@ -15,6 +15,7 @@ _API = {
     "train": "api",
     "load": "api",
     "accuracy": "api",
+    "calibrate": "api",
 }
 __all__ = ["__version__", *_API]
 

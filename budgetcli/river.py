@@ -12,7 +12,8 @@ train` runs it; `learn_many` runs the same rounds over a whole DataFrame in one 
 compiled loop (same model as `learn_one` row by row, much less overhead per example).
 
 Conventions:
-- Features: any hashable names, given a column of the learner once, in order of first appearance
+- Features: any hashable names, given a column of the learner once (1, 2, ...: the feature index a
+  saved model file uses), in order of first appearance
   (within a DataFrame: row by row, left to right).  A feature present with the value 0 takes its
   column too; None and NaN mean "absent"; a non-number or an infinite value is a ValueError.
   A feature never learnt from has no column: it meets no support vector, so at prediction time it
@@ -82,6 +83,9 @@ class BudgetClassifier(KernelSettings, base.MiniBatchClassifier):
         Of the poly kernel.
     seed
         Seeds the algorithms that draw random numbers (rbp, mrbp, ...); a seeded run is reproducible.
+    average
+        Predict with the averaged hypothesis (1/T) Σ f_t (as `budgetlearn train` does by default)
+        instead of the last one, River's online convention (the default here).
     params
         The algorithm's parameters by canonical name: eta, budget, beta, lambda_, cost, ...
 
@@ -90,7 +94,7 @@ class BudgetClassifier(KernelSettings, base.MiniBatchClassifier):
     learner
         The budgetlearn learner (None until the first example).
     features
-        Feature name -> learner column (0-based), in order of first appearance.
+        Feature name -> learner column (1, 2, ...), in order of first appearance.
     classes
         Label -> the learner's code for it: ±1.0 for binary algorithms, the class index for multiclass ones.
 
@@ -106,9 +110,11 @@ class BudgetClassifier(KernelSettings, base.MiniBatchClassifier):
         degree: int = KernelSpec.degree,
         coef0: float = KernelSpec.coef0,
         seed: int = 0,
+        average: bool = False,
         **params,
     ):
         self._keep(algorithm, kernel, gamma, sigma, degree, coef0, seed)
+        self.average = average
         self.params = params
         self._cls = learner_class("BudgetClassifier", algorithm, params)
         self._train_spec(params)  # checked now, as `budgetlearn train` checks; gamma=None is resolved on data
@@ -125,6 +131,7 @@ class BudgetClassifier(KernelSettings, base.MiniBatchClassifier):
         yield {}
         yield {"algorithm": "rbp", "budget": 5}
         yield {"algorithm": "mc-perceptron"}
+        yield {"algorithm": "rbp", "budget": 5, "average": True}
 
     # ---- learning --------------------------------------------------------------------------
     def learn_one(self, x: dict, y) -> None:
@@ -142,12 +149,20 @@ class BudgetClassifier(KernelSettings, base.MiniBatchClassifier):
     def _learn(self, chunk: Chunk, codes: np.ndarray, new: list, classes: dict) -> None:
         """Learn, after every check has passed: a refused example changes nothing."""
         n = len(self.features)
-        self.features.update((name, n + k) for k, name in enumerate(new))
+        self.features.update((name, n + k + 1) for k, name in enumerate(new))
         self.classes = classes
         if self.learner is None:
             kernel = Kernel.of(self._train_spec(self.params).kernel, len(self.features))
             self.learner = self._cls(kernel, seed=self.seed, **self.params)
+            self._keep_average()
         learn(self.learner, chunk, codes)
+
+    def _keep_average(self) -> None:
+        """With `average`, a learner that evicts logs what it evicts and folds it onto the kept vectors
+        every max(B, 64) evictions, as `budgetlearn train` does: the average stays in bounded memory."""
+        if self.average:
+            self.learner.keep_retired = True
+            self.learner.fold_every = max(self.learner.hyper.get("budget", 0), 64)
 
     def _encode(self, labels: list) -> tuple[np.ndarray, dict]:
         """The learner's codes of `labels` and the label map with the new ones (self.classes is
@@ -188,7 +203,7 @@ class BudgetClassifier(KernelSettings, base.MiniBatchClassifier):
                 continue
             j = self.features.get(name)
             if j is None:
-                j = n + len(new)
+                j = n + len(new) + 1  # feature indices 1, 2, ... as a data file numbers them
                 new.append(name)
             if v != 0.0:
                 idx.append(j)
@@ -210,7 +225,7 @@ class BudgetClassifier(KernelSettings, base.MiniBatchClassifier):
         unseen = np.flatnonzero((columns < 0) & present.any(axis=0))
         if len(unseen):  # by first row, then left to right
             unseen = unseen[np.lexsort((unseen, present[:, unseen].argmax(axis=0)))]
-        columns[unseen] = n + np.arange(len(unseen))
+        columns[unseen] = n + 1 + np.arange(len(unseen))
         keep = np.flatnonzero(columns >= 0)
         keep = keep[np.argsort(columns[keep])]
         dense = np.where(present[:, keep], values[:, keep], 0.0)
@@ -218,7 +233,13 @@ class BudgetClassifier(KernelSettings, base.MiniBatchClassifier):
 
     # ---- prediction ------------------------------------------------------------------------
     def _scores(self, chunk: Chunk) -> np.ndarray:
-        """f(x) per row (binary) or the n × m class scores (multiclass); zeros before any learning."""
+        """f(x) per row (binary) or the n × m class scores (multiclass), of the last hypothesis or, with
+        `average`, of the averaged one (a copy of the learner with the averaged coefficients, made again
+        after each learning step; vectors evicted since the last fold are left out); zeros before any
+        learning."""
+        if self.learner is not None and self.average:
+            model = Model(self.learner, BinaryLabels(), "running-average")
+            return model.scorer().decision_function(chunk)
         if self.learner is not None:
             return self.learner.decision_function(chunk)
         return np.zeros((len(chunk), 0)) if self._cls.multiclass else np.zeros(len(chunk))
@@ -286,9 +307,11 @@ class BudgetClassifier(KernelSettings, base.MiniBatchClassifier):
             for label in self.classes
         }
         if self._cls.multiclass:
-            return Model(self.learner, MulticlassLabels([value[label] for label in self.classes], spellings))
-        by_code = {code: value[label] for label, code in self.classes.items()}
-        return Model(self.learner, BinaryLabels(by_code.get(-1.0), by_code.get(1.0), spellings))
+            labels = MulticlassLabels([value[label] for label in self.classes], spellings)
+        else:
+            by_code = {code: value[label] for label, code in self.classes.items()}
+            labels = BinaryLabels(by_code.get(-1.0), by_code.get(1.0), spellings)
+        return Model(self.learner, labels, "running-average" if self.average else "online")
 
     def save(self, path) -> None:
         """Write a budgetlearn model file (atomically, as every model file) holding, in the header
@@ -324,7 +347,8 @@ class BudgetClassifier(KernelSettings, base.MiniBatchClassifier):
             )
         classifier = cls(**_from_json(extra["params"]))
         classifier.learner = model.learner
-        classifier.features = {_from_json(name): j for j, name in enumerate(extra["features"])}
+        classifier.features = {_from_json(name): j + 1 for j, name in enumerate(extra["features"])}
+        classifier._keep_average()
         classifier.classes = {_from_json(label): code for label, code in extra["classes"]}
         return classifier
 

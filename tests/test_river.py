@@ -67,10 +67,10 @@ def phishing():
 
 
 def write_libsvm(path, rows, columns, label):
-    """The rows as a LIBSVM file: feature `name` is index columns[name] + 1, labels label(y)."""
+    """The rows as a LIBSVM file: feature `name` is index columns[name], labels label(y)."""
     with open(path, "w") as f:
         for x, y in rows:
-            feats = sorted((columns[k] + 1, float(v)) for k, v in x.items() if v != 0)
+            feats = sorted((columns[k], float(v)) for k, v in x.items() if v != 0)
             f.write(f"{label(y)} " + " ".join(f"{j}:{v!r}" for j, v in feats) + "\n")
 
 
@@ -106,7 +106,7 @@ def test_progressive_validation_makes_the_mistakes_of_budgetlearn_train(tmp_path
     cm = metric.cm
     errors = cm.total_weight - sum(cm[c][c] for c in cm.classes)
     # the stream in LIBSVM form: columns in order of first appearance (every row has the same 9 keys)
-    columns = {name: j for j, name in enumerate(rows[0][0])}
+    columns = {name: j + 1 for j, name in enumerate(rows[0][0])}
     summary, cli = cli_model(
         tmp_path, rows, columns, lambda y: "+1" if y else "-1", "-a", algorithm, "--gamma", "0.5", *options
     )
@@ -123,7 +123,7 @@ def test_progressive_validation_makes_the_mistakes_of_budgetlearn_train(tmp_path
 def test_multiclass_learn_one_and_learn_many_are_budgetlearn_train(tmp_path):
     rows = list(datasets.ImageSegments())
     names = list(dict.fromkeys(y for _, y in rows))  # classes in order of first appearance
-    columns = {name: j for j, name in enumerate(rows[0][0])}
+    columns = {name: j + 1 for j, name in enumerate(rows[0][0])}
     _, cli = cli_model(
         tmp_path,
         rows,
@@ -164,7 +164,7 @@ def test_learn_many_numbers_features_as_learn_one_does():
         one.learn_one(x, y)
     # row 0 adds b (present with 0) and a, in the frame's column order; row 1 adds c, row 2 e, row 3 d;
     # f is never present
-    assert many.features == one.features == {"b": 0, "a": 1, "c": 2, "e": 3, "d": 4}
+    assert many.features == one.features == {"b": 1, "a": 2, "c": 3, "e": 4, "d": 5}
     assert_same_learner(many.learner, one.learner)
     # gamma=None is 1/d with d the features of the first call: 2 for the first row, 5 for the frame
     first_one, first_many = BudgetClassifier(), BudgetClassifier()
@@ -391,3 +391,32 @@ def test_in_a_pipeline_with_learn_many():
     model.learn_many(X[:300], y[:300])
     assert model.predict_many(X[300:]).tolist() == [model.predict_one(x) for x, _ in rows[300:]]
     assert model["BudgetClassifier"].learner.counter("examples") == 300
+
+
+def test_average_predicts_as_the_model_train_writes_by_default(tmp_path):
+    """average=True predicts with the averaged hypothesis, as `budgetlearn train` writes it by default:
+    the same predictions on the stream, and its saved file predicts with the average too."""
+    rows = phishing()
+    columns = {name: j + 1 for j, name in enumerate(rows[0][0])}
+    model = BudgetClassifier("perceptron", gamma=0.5, average=True)
+    for x, y in rows:
+        model.learn_one(x, y)
+    _, cli = cli_model(tmp_path, rows, columns, lambda y: "+1" if y else "-1", "-a", "perceptron", "--gamma", "0.5")
+    assert cli.hypothesis == "running-average"
+    X = pd.DataFrame([x for x, _ in rows])
+    f = cli.scorer().decision_function(csr_chunk_of(X, columns))
+    ours = model.predict_many(X).tolist()
+    assert ours == [f_i > 0 for f_i in f]
+    online = BudgetClassifier("perceptron", gamma=0.5)
+    for x, y in rows:
+        online.learn_one(x, y)
+    assert online.predict_many(X).tolist() != ours  # the option changes the predictions
+    model.save(tmp_path / "avg.model")
+    assert Model.load(tmp_path / "avg.model").hypothesis == "running-average"
+
+
+def csr_chunk_of(X, columns):
+    from budgetcli.estimator import csr_chunk
+
+    order = sorted(X.columns, key=columns.get)
+    return csr_chunk(X[order].to_numpy(float), np.zeros(len(X)), np.array([columns[c] for c in order]))
