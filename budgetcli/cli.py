@@ -1098,6 +1098,13 @@ def _no_grid_contradiction(grid, params: dict, gamma, sigma) -> None:
 )
 @click.option("--test", type=click.Path(dir_okay=False), default=None, help="Test file: accuracy of every run.")
 @click.option(
+    "--hypothesis",
+    type=click.Choice(sorted(WRITTEN)),
+    default=None,
+    help="What each run's model predicts --test with, as train writes it: average (the default, but "
+    "last for the learners that track drift) or last.",
+)
+@click.option(
     "-j",
     "--jobs",
     type=int,
@@ -1156,6 +1163,7 @@ def tune(
     as_json,
     csv_path,
     save_best,
+    hypothesis,
     kernel,
     gamma,
     sigma,
@@ -1192,7 +1200,14 @@ def tune(
         grid = tune_.parse_grid(list(grids), algorithm)
         _no_grid_contradiction(grid, params, gamma, sigma)
         settings = tune_.settings_of(grid)
-        base = TrainSpec(algorithm, KernelSpec(kernel, gamma, sigma, degree, coef0), params, seed, epochs)
+        base = TrainSpec(
+            algorithm,
+            KernelSpec(kernel, gamma, sigma, degree, coef0),
+            params,
+            seed,
+            epochs,
+            hypothesis=WRITTEN[hypothesis] if hypothesis else None,
+        )
         runs = tune_.plan(data, test, base, settings, permutations)
     except ValueError as exc:
         raise click.UsageError(str(exc))

@@ -64,7 +64,7 @@ def both_ways(content: bytes, **kw):
 
 def parse_one(line: bytes):
     """parse_lines on one line: (status, None) for a blank or refused line, else
-    (status, (label token, label, 1-based indices, values))."""
+    (status, (label token, label, the file's indices, values)), as `_parse_strict` gives them."""
     block = _Block(1)
     block.reserve(len(line), len(line))
     status, pos, lineno, n, n_deferred = parse_lines(
@@ -79,7 +79,7 @@ def parse_one(line: bytes):
     return status, (
         block.label_text[: block.label_ptr[1]].tobytes(),
         block.labels[0],
-        (block.indices[:e] + 1).tolist(),
+        block.indices[:e].tolist(),
         block.values[:e].tolist(),
     )
 
@@ -143,7 +143,7 @@ def number(draw) -> str:
 @st.composite
 def index(draw, previous: int) -> tuple[int, str]:
     kind = draw(st.integers(0, 19))
-    if kind == 0:  # out of order, 0, or not an index
+    if kind == 0:  # out of order, a repeat, or not an index
         value = draw(st.integers(0, previous + 1))
         return value, draw(st.sampled_from([str(value), "-1", "x", "qid", ""]))
     value = previous + draw(st.integers(1, 5)) if kind > 1 else draw(st.integers(previous + 1, MAX_INDEX + 2))
@@ -159,7 +159,7 @@ def line(draw) -> str:
             )
         )
     tokens = [draw(number())]
-    previous = 0
+    previous = -1  # index 0 is a feature: the first index may be 0
     for _ in range(draw(st.integers(0, 6))):
         if previous > MAX_INDEX:
             break
@@ -299,13 +299,17 @@ def test_larger_numbers_and_non_decimals_go_to_python(spelling):
         b"1 qid:2 1:1\n",
         b"\xef\xbb\xbf1 1:1\n",
         b"1 1:1\r \n",
-        b"1 0:1\n",
+        b"1 0:1 0:2\n",
+        b"1 00:1 0:2\n",
+        b"1 1:1 0:2\n",
         b"1 2:1 1:1\n",
         b"1 1:1 1:2\n",
         b"1 2147483648:1\n",
         b"1 -1:1\n",
         b"1 1:\n",
         b"1 :1\n",
+        b"1 :1 2:1\n",
+        b"1 0:1 :1\n",
         b"1 1\n",
         b"1\x0b1:1\n",
         b"1 1:1:1\n",
@@ -313,6 +317,33 @@ def test_larger_numbers_and_non_decimals_go_to_python(spelling):
 )
 def test_unusual_and_bad_lines_go_to_python(line):
     assert parse_one(line)[0] == PUNT
+
+
+@pytest.mark.parametrize(
+    "line, indices",
+    [
+        (b"1 0:1.5 2:3\n", [0, 2]),
+        (b"1 00:1.5 2:3\n", [0, 2]),
+        (b"1 0000000000000:1.5 2:3\n", [0, 2]),
+        (b"1 0:1.5 1:3\n", [0, 1]),
+    ],
+)
+def test_the_compiled_parser_takes_index_0_as_a_feature(line, indices):
+    # as svm-train reads it, and as scikit-learn's zero-based dump_svmlight_file writes it
+    status, row = parse_one(line)
+    assert status == FULL and row == (b"1", 1.0, indices, [1.5, 3.0])
+    assert _parse_strict(line, 1, "f") == row
+
+
+def test_the_compiled_parser_takes_the_largest_index():
+    line = f"1 0:1 {MAX_INDEX}:2\n".encode()
+    status, row = parse_one(line)
+    assert status == FULL and row == (b"1", 1.0, [0, MAX_INDEX], [1.0, 2.0])
+    assert _parse_strict(line, 1, "f") == row
+    block = _Block(1)
+    block.reserve(len(line), len(line))
+    parse_lines(np.frombuffer(line, np.uint8), 0, len(line), 0, 0, 1, *block.arrays())
+    assert block.indices.dtype == np.int32 and block.indices[1] == MAX_INDEX  # stored as is
 
 
 def test_crlf_blank_lines_and_a_missing_final_newline_stay_compiled():
@@ -337,6 +368,20 @@ def test_bad_lines_between_compiled_ones_keep_their_error(bad, token, reason, sk
     assert compiled == python
     errors = [compiled[0][-1][1:]] if not skip else compiled[2]
     assert errors[0][0] == 51 and errors[0][1] == token[:40] and reason in errors[0][2]
+
+
+@pytest.mark.parametrize("skip", [False, True])
+def test_index_0_between_compiled_lines_is_read_the_same_both_ways(skip):
+    good = b"".join(b"%d 1:0.5 %d:1\n" % (i % 2, i + 2) for i in range(50))
+    zero = b"1 0:2.5 3:1\n-1 00:-1\n"
+    compiled, python = both_ways(good + zero + good, block_lines=16, skip=skip)
+    assert compiled == python and compiled[1] == 0  # nothing skipped
+    (chunks, _, _) = compiled
+    indices = [i for c in chunks for i in c[1]]
+    lines = [n for c in chunks for n in c[4]]
+    assert len(lines) == 102 and lines[50:52] == [51, 52]
+    assert indices[:2] == [1, 2]  # line 1: '0 1:0.5 2:1'
+    assert indices[98:103] == [1, 51, 0, 3, 0]  # lines 50 ('1 1:0.5 51:1'), 51 and 52
 
 
 class Pieces:
@@ -395,7 +440,7 @@ def test_an_iterable_of_lines_is_parsed_as_lines_even_without_a_newline():
     lines = [b"-1 2:1", b"1 1:1\n", b"1 3:1"]
     with compiled_only():
         (chunk,), _, _ = outcome(lines)
-    assert chunk[0] == [0, 1, 2, 3] and chunk[1] == [1, 0, 2] and chunk[4] == [1, 2, 3]
+    assert chunk[0] == [0, 1, 2, 3] and chunk[1] == [2, 1, 3] and chunk[4] == [1, 2, 3]
 
 
 def test_a_small_input_is_not_parsed_by_the_compiled_parser(tmp_path):

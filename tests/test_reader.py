@@ -38,7 +38,7 @@ def read_bytes(content: bytes, **kw) -> Chunk:
 
 
 def rows(chunk):
-    """The examples of a chunk as [(label, {0-based index: value})]."""
+    """The examples of a chunk as [(label, {file index: value})]."""
     out = []
     for i in range(len(chunk)):
         idx, val = chunk.row(i)
@@ -54,11 +54,14 @@ def test_basic_file_layout_and_dtypes(tmp_path):
     chunk = read_all(path)
     assert len(chunk) == 2
     assert chunk.indptr.dtype == np.int64 and chunk.indptr.tolist() == [0, 2, 3]
-    assert chunk.indices.dtype == np.int32 and chunk.indices.tolist() == [0, 2, 1]
+    assert chunk.indices.dtype == np.int32 and chunk.indices.tolist() == [1, 3, 2]
     assert chunk.values.dtype == np.float64 and chunk.values.tolist() == [0.5, 2.0, 1e-3]
     assert chunk.labels.tolist() == [1.0, -1.0]
     assert chunk.line_numbers.dtype == np.int64 and chunk.line_numbers.tolist() == [1, 2]
-    assert chunk.n_features == 3
+    assert chunk.n_features == 4  # largest index + 1
+    assert chunk.feature_count == 3  # largest index (no index 0)
+    # feature index j in column j - 1
+    np.testing.assert_array_equal(chunk.to_dense(3), [[0.5, 0, 2], [0, 1e-3, 0]])
     np.testing.assert_array_equal(chunk.to_dense(4), [[0.5, 0, 2, 0], [0, 1e-3, 0, 0]])
 
 
@@ -74,18 +77,18 @@ def test_blank_whitespace_and_comment_lines_are_skipped_but_counted():
     )
     chunk = read_bytes(content)
     assert chunk.line_numbers.tolist() == [5, 7]
-    assert rows(chunk) == [(1.0, {1: 3.0}), (-1.0, {0: 1.0})]
+    assert rows(chunk) == [(1.0, {2: 3.0}), (-1.0, {1: 1.0})]
 
 
 def test_qid_is_ignored_after_label_and_elsewhere():
     chunk = read_bytes(b"2 qid:7 1:1 4:2\n1 qid:7 3:5 qid:8 5:1\n")
-    assert rows(chunk) == [(2.0, {0: 1.0, 3: 2.0}), (1.0, {2: 5.0, 4: 1.0})]
+    assert rows(chunk) == [(2.0, {1: 1.0, 4: 2.0}), (1.0, {3: 5.0, 5: 1.0})]
 
 
 def test_tabs_runs_of_spaces_crlf_and_bom():
     content = b"\xef\xbb\xbf1\t2:1  \t 5:2   \r\n\t-1   1:4\r\n"
     chunk = read_bytes(content)
-    assert rows(chunk) == [(1.0, {1: 1.0, 4: 2.0}), (-1.0, {0: 4.0})]
+    assert rows(chunk) == [(1.0, {2: 1.0, 5: 2.0}), (-1.0, {1: 4.0})]
     assert chunk.label_spellings[1.0] == "1"
 
 
@@ -93,12 +96,12 @@ def test_label_alone_is_an_all_zero_example():
     chunk = read_bytes(b"1\n-1 2:1\n0\n")
     assert chunk.indptr.tolist() == [0, 0, 1, 1]
     np.testing.assert_array_equal(chunk.to_dense(2), [[0, 0], [0, 1], [0, 0]])
-    assert chunk.n_features == 2
+    assert chunk.n_features == 3 and chunk.feature_count == 2
 
 
 def test_no_features_at_all_gives_n_features_zero():
     chunk = read_bytes(b"1\n-1\n")
-    assert len(chunk) == 2 and chunk.n_features == 0
+    assert len(chunk) == 2 and chunk.n_features == 0 and chunk.feature_count == 0
 
 
 @pytest.mark.parametrize(
@@ -134,13 +137,34 @@ def test_very_long_line():
     assert len(line) > 10_000_000
     chunk = read_bytes(line.encode())
     assert len(chunk) == 1 and len(chunk.indices) == n
-    np.testing.assert_array_equal(chunk.indices, idx - 1)
+    np.testing.assert_array_equal(chunk.indices, idx)
     assert chunk.values[-1] == float(f"0.{idx[-1] % 97 + 1}")
 
 
 def test_largest_index_is_accepted():
     chunk = read_bytes(f"1 {MAX_INDEX}:1\n".encode())
-    assert chunk.indices.tolist() == [MAX_INDEX - 1]
+    assert chunk.indices.dtype == np.int32 and chunk.indices.tolist() == [MAX_INDEX]
+    assert chunk.n_features == MAX_INDEX + 1 and chunk.feature_count == MAX_INDEX
+
+
+@pytest.mark.parametrize("spelling", ["0", "00", "0000000000000"])
+def test_index_0_is_read_as_a_feature(spelling):
+    # as svm-train reads it, and as scikit-learn's zero-based dump_svmlight_file writes it
+    chunk = read_bytes(f"1 {spelling}:1.5 2:3\n-1 1:2\n-1 0:4 1:5\n".encode())
+    assert chunk.indices.tolist() == [0, 2, 1, 0, 1]
+    assert rows(chunk) == [(1.0, {0: 1.5, 2: 3.0}), (-1.0, {1: 2.0}), (-1.0, {0: 4.0, 1: 5.0})]
+    assert chunk.n_features == 3  # largest index + 1
+    assert chunk.feature_count == 3  # largest index, + 1 for index 0
+    with pytest.raises(ValueError, match="index 0"):
+        chunk.to_dense(3)  # index 0 has no column (column j is index j + 1)
+
+
+def test_feature_count_adds_one_for_index_0_only_when_it_occurs():
+    assert read_bytes(b"1 0:1\n").feature_count == 1
+    assert read_bytes(b"1 1:1\n").feature_count == 1
+    assert read_bytes(b"1 0:1 5:1\n").feature_count == 6
+    assert read_bytes(b"1 5:1\n-1 0:1\n").feature_count == 6
+    assert read_bytes(b"1 5:1\n").feature_count == 5
 
 
 def test_empty_file_gives_no_chunks(tmp_path):
@@ -161,7 +185,7 @@ def test_chunks_follow_block_lines_and_count_examples_not_lines():
     assert reader.n_examples == 10
     assert np.concatenate([c.labels for c in chunks]).tolist() == list(range(10))
     assert chunks[1].line_numbers.tolist() == [15, 18, 21, 24]
-    assert chunks[2].indices.tolist() == [8, 9]
+    assert chunks[2].indices.tolist() == [9, 10]
 
 
 def test_reader_streams_chunks_before_reading_the_rest():
@@ -189,8 +213,10 @@ def test_row_returns_views_and_to_dense_checks_width():
     chunk = read_bytes(b"1 2:1 4:2\n")
     idx, val = chunk.row(0)
     assert idx.base is not None and val.base is not None
-    assert idx.tolist() == [1, 3] and val.tolist() == [1.0, 2.0]
-    with pytest.raises(ValueError):
+    assert idx.tolist() == [2, 4] and val.tolist() == [1.0, 2.0]
+    assert chunk.n_features == 5
+    np.testing.assert_array_equal(chunk.to_dense(4), [[0, 1, 0, 2]])  # index j in column j - 1
+    with pytest.raises(ValueError, match="too small"):
         chunk.to_dense(3)
 
 
@@ -250,12 +276,12 @@ def test_stdin_error_names_stdin():
     code = "from budgetcli.io.libsvm import read_all\nread_all('-')\n"
     proc = subprocess.run(
         [sys.executable, "-c", code],
-        input=b"1 1:1\n1 0:1\n",
+        input=b"1 1:1\n1 -2:1\n",
         capture_output=True,
         cwd=PROJECT_ROOT,
     )
     assert proc.returncode != 0
-    assert "<stdin>:2: feature index must be >= 1" in proc.stderr.decode()
+    assert "<stdin>:2: feature index must be a whole number" in proc.stderr.decode()
 
 
 COMPRESSORS = {"gz": gzip.compress, "bz2": bz2.compress, "xz": lzma.compress}
@@ -267,7 +293,7 @@ def test_compressed_round_trip(tmp_path, ext):
     dense = rng.normal(size=(50, 7)) * (rng.random((50, 7)) < 0.4)
     labels = rng.choice([-1.0, 1.0], size=50)
     indptr = np.concatenate(([0], np.cumsum((dense != 0).sum(axis=1))))
-    indices = np.nonzero(dense)[1]
+    indices = np.nonzero(dense)[1] + 1  # column j is feature index j + 1, as to_dense reads it back
     text = io.StringIO()
     write_libsvm(text, indptr, indices, dense[dense != 0], labels)
     path = write_bytes(tmp_path, COMPRESSORS[ext](text.getvalue().encode()), f"d.{ext}")
@@ -310,11 +336,11 @@ BAD_LINES = [
     (b"1 3:", "3:", "missing feature value"),
     (b"1 :3", ":3", "missing feature index"),
     (b"1 3", "3", "expected index:value"),
-    (b"1 0:1", "0:1", ">= 1"),
-    (b"1 00:1", "00:1", ">= 1"),
-    (b"1 -2:1", "-2:1", "positive integer"),
-    (b"1 1.5:2", "1.5:2", "positive integer"),
-    (b"1 +3:2", "+3:2", "positive integer"),
+    (b"1 -2:1", "-2:1", "whole number"),
+    (b"1 1.5:2", "1.5:2", "whole number"),
+    (b"1 +3:2", "+3:2", "whole number"),
+    (b"1 0:1 0:2", "0:2", "duplicate feature index 0"),
+    (b"1 1:1 0:2", "0:2", "strictly increasing (0 after 1)"),
     (b"1 5:1 3:1", "3:1", "strictly increasing (3 after 5)"),
     (b"1 3:1 3:2", "3:2", "duplicate feature index 3"),
     (b"nan 1:1", "nan", "label is not finite"),
@@ -359,7 +385,7 @@ def test_bad_line_raises_with_line_token_and_reason(tmp_path, line, token, reaso
 def test_bad_line_is_skipped_with_skip_bad_lines(line, token, reason):
     reader = LibsvmReader(io.BytesIO(b"1 1:1\n" + line + b"\n-1 2:1\n"), skip_bad_lines=True)
     chunk = next(iter(reader))
-    assert rows(chunk) == [(1.0, {0: 1.0}), (-1.0, {1: 1.0})]
+    assert rows(chunk) == [(1.0, {1: 1.0}), (-1.0, {2: 1.0})]
     assert chunk.line_numbers.tolist() == [1, 3]
     assert reader.n_skipped == 1
     assert [(e.line, e.token) for e in reader.skipped] == [(2, token[:40])]
@@ -420,10 +446,13 @@ def test_data_error_format_and_pickle():
 
 def test_writer_format_and_label_strings():
     out = io.StringIO()
-    write_libsvm(out, [0, 2, 2], [0, 4], [0.1, -2.0], [1.0, -1.0])
+    write_libsvm(out, [0, 2, 2], [1, 5], [0.1, -2.0], [1.0, -1.0])
     assert out.getvalue() == "1 1:0.1 5:-2.0\n-1\n"
     out = io.StringIO()
-    write_libsvm(out, [0, 1, 1], [2], [3.0], [1.0, -1.0], label_strings=["+1", "neg"])
+    write_libsvm(out, [0, 2, 2], [0, 4], [0.1, -2.0], [1.0, -1.0])  # the indices as given, 0 too
+    assert out.getvalue() == "1 0:0.1 4:-2.0\n-1\n"
+    out = io.StringIO()
+    write_libsvm(out, [0, 1, 1], [3], [3.0], [1.0, -1.0], label_strings=["+1", "neg"])
     assert out.getvalue() == "+1 3:3.0\nneg\n"
 
 
@@ -442,7 +471,7 @@ finite = st.floats(allow_nan=False, allow_infinity=False)
 @st.composite
 def csr_data(draw):
     n = draw(st.integers(0, 12))
-    index_pool = st.one_of(st.integers(0, 40), st.integers(0, MAX_INDEX - 1))
+    index_pool = st.one_of(st.integers(0, 40), st.integers(0, MAX_INDEX))
     row_indices = [sorted(draw(st.sets(index_pool, max_size=6))) for _ in range(n)]
     indptr = np.cumsum([0] + [len(r) for r in row_indices]).astype(np.int64)
     indices = np.array([i for r in row_indices for i in r], dtype=np.int64)

@@ -21,7 +21,7 @@ finite = st.floats(allow_nan=False, allow_infinity=False, width=64)
 @st.composite
 def valid_line(draw) -> bytes:
     label = draw(st.sampled_from(["+1", "-1", "1", "0", "2"]) | finite.map(repr))
-    indices = sorted(draw(st.sets(st.integers(1, 60), max_size=6)))
+    indices = sorted(draw(st.sets(st.integers(0, 60), max_size=6)))  # index 0 is a feature
     values = [draw(finite | st.integers(-5, 5).map(float)) for _ in indices]
     sep = draw(st.sampled_from([" ", "\t", "  "]))
     return sep.join([label] + [f"{i}:{v!r}" for i, v in zip(indices, values)]).encode()

@@ -8,7 +8,7 @@ error, or parses the unusual line) and calls `parse_lines` again after it.  What
 - tokens separated by spaces and tabs, up to a ``\\n`` (``\\r`` right before it are stripped, as
   `_parse_strict` strips them) or the end of the buffer; a line of spaces and tabs only is blank;
 - the label, a number, then features ``index:value``: the index digits only (leading zeros
-  allowed), from 1 to 2³¹ − 1, greater than the one before; the value a number;
+  allowed), from 0 to 2³¹ − 1, greater than the one before; the value a number;
 - numbers ``[+-]digits[.digits][(e|E)[+-]digits]`` (one digit run may be empty, not both) whose
   decimal significand w is at most 2⁵³ and whose power of ten q has |q| ≤ 22.  Then w and 10^|q|
   are exact doubles and w·10^q (w / 10^−q) is one correctly rounded IEEE operation, so the result
@@ -102,8 +102,8 @@ def parse_lines(
                     if index <= MAX_INDEX:  # beyond, it is out of range whatever follows
                         index = index * 10 + (buf[i] - 48)
                     i += 1
-                # no digits, 0, out of order or out of range: _parse_strict says which
-                if i == stop or buf[i] != _COLON or index <= previous or index > MAX_INDEX:
+                # no digits, out of order or out of range: _parse_strict says which
+                if i == token_start or i == stop or buf[i] != _COLON or index <= previous or index > MAX_INDEX:
                     return PUNT, pos, lineno, n_rows, deferred_before
                 i += 1
             # the number: sign, significand w (its digits without the point), power of ten q
