@@ -38,7 +38,7 @@ from . import tune as tune_
 from .core import DataError, KernelSpec
 from .io.libsvm import write_libsvm
 from .kernels import KERNEL_PARAMS
-from .curve import CurveWriteError, LearningCurve
+from .curve import CurveWriteError, LearningCurve, describe
 from .progress import Progress
 from .export import IMPORTABLE
 from .model import HYPOTHESES, Model, UnloadableModel
@@ -681,10 +681,8 @@ def _train_summary(result, spec: TrainSpec, output) -> dict:
 
 
 def _print_train_summary(s: dict, result) -> None:
-    learner = result.model.learner
-    params = ", ".join(f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}" for k, v in s["params"].items())
     lines = [
-        f"{s['algorithm']}{' (' + params + ')' if params else ''}, kernel {learner.kernel.describe()}",
+        describe(result.model.learner),
         f"examples        {s['examples']:,}",
         f"mistakes        {s['mistakes']:,} ({100 * s['online_mistake_rate']:.2f}% online)",
         f"margin updates  {s['margin_updates']:,}",

@@ -1,6 +1,7 @@
 """Learning curves: `train --curve FILE.csv --curve-every k` logs one row every k examples.
 
-Columns (CSV with a header line):
+A first line `# ALGORITHM (PARAMETERS), kernel KERNEL` records what ran (`plot` labels the curve with
+it), then the columns (CSV with a header line):
 
     t             examples seen by the model so far (with --resume: since its first training)
     mistakes      online mistakes among them
@@ -38,9 +39,10 @@ class LearningCurve:
         self.every = int(every)
         self.started = time.perf_counter()
         self.last_t = None
-        self._write(",".join(COLUMNS) + "\n")
 
     def row(self, learner) -> None:
+        if self.last_t is None:  # the learner says what ran (the default algorithm is chosen on the data)
+            self._write(f"# {describe(learner)}\n" + ",".join(COLUMNS) + "\n")
         t = learner.counter("examples")
         m = learner.counter("mistakes")
         self._write(
@@ -61,17 +63,30 @@ class LearningCurve:
             self.row(learner)
 
 
-def read_curve(path) -> dict[str, np.ndarray]:
-    """A curve CSV as columns; ValueError naming file and line when it is not one."""
+def describe(learner) -> str:
+    """What ran, as the curve's first line and the train summary's first line say it."""
+    params = ", ".join(f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}" for k, v in learner.hyper.items())
+    return f"{learner.name}{' (' + params + ')' if params else ''}, kernel {learner.kernel.describe()}"
+
+
+def read_curve(path) -> dict:
+    """A curve CSV as columns, and "description": what ran (None in a file without that line);
+    ValueError naming file and line when it is not one."""
+    description, first = None, 1
     with open(path, encoding="utf-8") as f:
         try:
             header = f.readline(4096).strip()
+            if header.startswith("#"):
+                description, first = header[1:].strip()[:200], 2
+                header = f.readline(4096).strip()
         except UnicodeDecodeError:
             raise ValueError(f"{path}:1: not a budgetlearn curve (not text: a model file?)") from None
         if tuple(header.split(",")) != COLUMNS:
-            raise ValueError(f"{path}:1: not a budgetlearn curve (header {header!r}, expected {','.join(COLUMNS)})")
+            raise ValueError(
+                f"{path}:{first}: not a budgetlearn curve (header {header!r}, expected {','.join(COLUMNS)})"
+            )
         rows = []
-        for lineno, line in enumerate(_lines(f, path), start=2):
+        for lineno, line in enumerate(_lines(f, path), start=first + 1):
             if not line.strip():
                 continue
             fields = line.strip().split(",")
@@ -84,7 +99,7 @@ def read_curve(path) -> dict[str, np.ndarray]:
     if not rows:
         raise ValueError(f"{path}: no rows (train with --curve wrote only the header?)")
     table = np.array(rows)
-    return {name: table[:, j] for j, name in enumerate(COLUMNS)}
+    return {name: table[:, j] for j, name in enumerate(COLUMNS)} | {"description": description}
 
 
 def _lines(f, path):

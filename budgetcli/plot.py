@@ -17,12 +17,25 @@ class PlotError(ValueError):
     pass
 
 
+def _error_top(curves) -> float:
+    """The top of the error axis: 10% above the highest online error once each run is past its first
+    2% of examples (its first rows, where a few mistakes are a large share, would squeeze the rest)."""
+    top = 0.0
+    for c in curves:
+        t, rate = c["t"], 100 * c["online_rate"]
+        later = rate[t >= 0.02 * t.max()] if len(t) else rate
+        top = max(top, float(later.max()) if len(later) else 0.0)
+    return min(100.0, 1.1 * top) if top > 0 else 1.0
+
+
 def plot_curves(
     paths, output, labels=None, title: str | None = None, width: float = 8.0, height: float = 6.0, dpi: int = 100
 ) -> None:
     """Draw each curve file as one line in two panels (online error %, |S|) and save to `output`
     (format from its extension: .png, .svg, .pdf).  One curve per file, labelled by `labels` or by
-    the file name."""
+    the curve's own description of what ran (its first line), or the file name.  The error axis spans
+    the curves past their first examples (where every online error is near 100%); the |S| axis is
+    logarithmic when the runs' support sizes differ by more than 10×."""
     try:
         from matplotlib.backends.backend_agg import FigureCanvasAgg
         from matplotlib.figure import Figure
@@ -47,20 +60,7 @@ def plot_curves(
             raise PlotError(f"{path}: cannot read: {exc.strerror or exc}") from None
         except ValueError as exc:
             raise PlotError(str(exc)) from None
-    err, size = fig.subplots(2, 1, sharex=True)
-    for path, label, c in zip(paths, labels or [None] * len(paths), curves):
-        # a file name is text, never matplotlib's math mode ($...$): its dollars are escaped
-        name = label or os.path.splitext(os.path.basename(path))[0].replace("$", r"\$")
-        err.plot(c["t"], 100 * c["online_rate"], label=name)
-        size.plot(c["t"], c["support_size"], label=name)
-    err.set_ylabel("online error (%)")
-    size.set_ylabel("support vectors |S|")
-    size.set_xlabel("examples t")
-    for ax in (err, size):
-        ax.grid(True, alpha=0.3)
-        ax.set_ylim(bottom=0)  # from zero, so that the size of a change is not exaggerated
-    if len(paths) > 1 or labels:
-        err.legend()
+    draw(fig, paths, curves, labels)
     if title:
         fig.suptitle(title)
     image = io.BytesIO()
@@ -74,3 +74,26 @@ def plot_curves(
         ) from None
     with output_file(output, binary=True) as f:  # a file object: savefig would replace a device node
         f.write(image.getvalue())
+
+
+def draw(fig, paths, curves, labels=None) -> None:
+    """The two panels of `curves` (read_curve's) on `fig`, one line and one legend entry per file."""
+    err, size = fig.subplots(2, 1, sharex=True)
+    for path, label, c in zip(paths, labels or [None] * len(paths), curves):
+        # a file name or a description is text, never matplotlib's math mode ($...$): dollars are escaped
+        shown = c["description"] or os.path.splitext(os.path.basename(path))[0]
+        name = label or shown.replace("$", r"\$")
+        err.plot(c["t"], 100 * c["online_rate"], label=name)
+        size.plot(c["t"], c["support_size"], label=name)
+    err.set_ylabel("online error (%)")
+    size.set_ylabel("support vectors |S|")
+    size.set_xlabel("examples t")
+    for ax in (err, size):
+        ax.grid(True, alpha=0.3)
+    err.set_ylim(0, _error_top(curves))  # from zero, so that the size of a change is not exaggerated
+    sizes = [float(c["support_size"].max()) for c in curves if c["support_size"].max() > 0]
+    if sizes and max(sizes) > 10 * min(sizes):
+        size.set_yscale("log")
+    else:
+        size.set_ylim(bottom=0)
+    err.legend(fontsize="small")

@@ -11,7 +11,7 @@ of this run, as VW's progressive validation table does::
   learned, so this is VW's "average loss" with the 0-1 loss);
 - since last row: the same over the examples since the previous row;
 - examples, support vectors: examples of this run, |S| now;
-- done, ETA: the share of this run's input read (all passes), and the time left at the pace so far;
+- done, ETA: the share of this run's input read (all passes), and the time left (`time_left`):
   blank when the input's size is unknown (standard input, a pipe, a compressed file).
 
 On a terminal a live line (rich, redrawn in place) shows the latest counts below the rows; it is
@@ -21,12 +21,23 @@ return.  `--no-progress` (or `-q`) shows neither.
 
 from __future__ import annotations
 
+import math
 import time
 
 HEADER = (
     f"{'mistakes':<9} {'since':<9} {'examples':>10} {'support':>9} {'done':>8} {'ETA':>9}\n"
     f"{'so far':<9} {'last row':<9} {'':>10} {'vectors':>9}"
 )
+
+
+def time_left(elapsed: float, share: float, growth: float) -> float:
+    """Seconds left when `share` of the input took `elapsed` seconds.  An example costs about |S|
+    kernel evaluations, and |S| grows as t^g (`growth`, clipped to [0, 1]: 0 for a full budget, 1 for
+    a learner adding a vector per mistake), so the time so far is ∝ t^(1+g) and the time left is
+    elapsed × ((1/share)^(1+g) − 1): at half the input, 1× the time so far for a budgeted learner,
+    3× for one whose support grows in proportion."""
+    g = min(max(growth, 0.0), 1.0)
+    return elapsed * ((1.0 / share) ** (1.0 + g) - 1.0)
 
 
 class Progress:
@@ -39,6 +50,7 @@ class Progress:
         self._started = time.perf_counter()
         self._origin = (0, 0)  # the model's (examples, mistakes) when this run started
         self._last = (0, 0)  # this run's (examples, mistakes) at the previous row
+        self._growth = (0, 0)  # (model's examples, |S|) at the previous row: the support's growth rate
         self._chunk = (0, 1, 0.0, None)  # examples before the chunk, its length, done before it and after it
 
     def __enter__(self):
@@ -83,11 +95,14 @@ class Progress:
         self._last = (t, m)
         first, length, before, after = self._chunk
         done = eta = ""
+        total, size = learner.counter("examples"), len(learner.support)
+        (t0, s0), self._growth = self._growth, (total, size)
+        growth = math.log(size / s0) / math.log(total / t0) if min(t0, s0) > 0 and total > t0 else 0.0
         if after is not None:
-            share = before + (after - before) * (learner.counter("examples") - first) / length
+            share = before + (after - before) * (total - first) / length
             done = f"{100 * share:.1f}%"
             if share > 0:
-                left = (time.perf_counter() - self._started) * (1 - share) / share
+                left = time_left(time.perf_counter() - self._started, share, growth)
                 eta = f"{int(left) // 3600}:{int(left) % 3600 // 60:02d}:{int(left) % 60:02d}"
         self._print(
             f"{m / t:<9.6f} {since_m / since_t:<9.6f} {t:>10,} {len(learner.support):>9,} {done:>8} {eta:>9}".rstrip()

@@ -38,7 +38,7 @@ def stream(tmp_path):
 
 def read_rows(path):
     with open(path) as f:
-        return list(csv.DictReader(f))
+        return list(csv.DictReader(line for line in f if not line.startswith("#")))  # after what ran
 
 
 @pytest.mark.parametrize("algorithm", ["projectron++", "rbp"])
@@ -207,3 +207,37 @@ def test_plot_without_matplotlib_says_how_to_install(tmp_path, monkeypatch):
     r = run("plot", curve, "-o", tmp_path / "x.png")
     assert r.exit_code == 1 and "budgetlearn[plot]" in r.stderr
     assert not (tmp_path / "x.png").exists()
+
+
+def test_the_curve_records_what_ran_and_plot_fits_its_axes(tmp_path, stream):
+    """The curve's first line names the algorithm and its settings (the default one too), which the
+    legend shows, one file or several; |S| goes on a log axis when the runs differ by more than 10×;
+    the error axis is not squeezed by the first rows' near-100% errors."""
+    pytest.importorskip("matplotlib")
+    from matplotlib.figure import Figure
+
+    from budgetcli.curve import read_curve
+    from budgetcli.plot import draw
+
+    a, b = tmp_path / "a.csv", tmp_path / "b.csv"
+    data = stream[2]
+    args = ["train", "-q", "--gamma", "0.5", "--curve", a, "--curve-every", "10", data, "-o", tmp_path / "a.model"]
+    assert run(*args).exit_code == 0
+    args = ["train", "-a", "rbp", "-B", "3", "-q", "--gamma", "0.5", "--curve", b, "--curve-every", "10"]
+    assert run(*args, data, "-o", tmp_path / "b.model").exit_code == 0
+    assert a.read_text().splitlines()[0] == "# projectron++ (eta=0.1, margin_step=fig5), kernel rbf (γ=0.5, σ=1)"
+    curves = [read_curve(a), read_curve(b)]
+    assert curves[1]["description"] == "rbp (budget=3), kernel rbf (γ=0.5, σ=1)"
+    fig = Figure()
+    draw(fig, [a], curves[:1])
+    err, size = fig.axes
+    assert [t.get_text() for t in err.get_legend().get_texts()] == [curves[0]["description"]]  # one file: a legend
+    later = curves[0]["online_rate"][curves[0]["t"] >= 0.02 * curves[0]["t"].max()]
+    assert err.get_ylim()[1] == pytest.approx(min(100, 110 * later.max()))
+    fig = Figure()
+    draw(fig, [a, b], curves)
+    assert curves[0]["support_size"].max() > 10 * 3  # projectron++ kept more than 10× rbp's 3
+    assert fig.axes[1].get_yscale() == "log"
+    fig = Figure()
+    draw(fig, [b], curves[1:])
+    assert fig.axes[1].get_yscale() == "linear"

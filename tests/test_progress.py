@@ -64,7 +64,7 @@ def test_rows_at_doubling_counts_agree_with_the_curve(tmp_path, data):
     )
     assert r.exit_code == 0, r.output
     assert "\r" not in r.stderr
-    by_t = {int(row["t"]): row for row in csv.DictReader(open(curve))}
+    by_t = {int(row["t"]): row for row in csv.DictReader(line for line in open(curve) if not line.startswith("#"))}
     rows = rows_of(r.stderr)
     assert [int(row[2].replace(",", "")) for row in rows] == [1, 2, 4, 8, 16, 32, 64, 128, 256]
     last_t = last_m = 0
@@ -162,3 +162,17 @@ def test_share_read_is_the_bytes_behind_each_chunk(tmp_path, lines):
         for chunk in reader:
             assert reader.share_read() == ends[reader.n_examples - 1] / len(raw)
     assert reader.n_examples == lines
+
+
+def test_time_left_follows_the_support_s_growth():
+    """An example costs ~|S| kernel evaluations: at half the input a budgeted learner (|S| constant) has
+    as long again to go, a learner whose |S| grows in proportion to t three times as long (the work is
+    ∝ t²); growth rates outside [0, 1] are clipped."""
+    from budgetcli.progress import time_left
+
+    assert time_left(10.0, 0.5, 0.0) == pytest.approx(10.0)
+    assert time_left(10.0, 0.5, 1.0) == pytest.approx(30.0)
+    assert time_left(10.0, 0.25, 1.0) == pytest.approx(150.0)
+    assert time_left(10.0, 0.5, 3.0) == time_left(10.0, 0.5, 1.0)
+    assert time_left(10.0, 0.5, -1.0) == time_left(10.0, 0.5, 0.0)
+    assert time_left(10.0, 1.0, 1.0) == 0.0
