@@ -38,6 +38,8 @@ def default_for(n_labels: int) -> str:
 def canonical(name: str) -> str:
     """The registered spelling of `name`, whatever its case; an unknown name raises ValueError with
     the closest names ("did you mean"), or all of them when none is close."""
+    if not isinstance(name, str):
+        raise ValueError(f"unknown algorithm {name!r}: not a name")
     if name in ALGORITHMS:
         return name
     folded = {known.lower(): known for known in ALGORITHMS}

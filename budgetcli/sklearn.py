@@ -190,7 +190,7 @@ class BudgetClassifier(KernelSettings, ClassifierMixin, BaseEstimator):
         except DataError as exc:
             if "third label" in exc.reason:
                 raise ValueError(f"Only binary classification is supported by {spec.algorithm}: {exc.reason}") from None
-            raise ValueError(str(exc).replace("<arrays>", "X")) from None
+            raise ValueError(str(exc)) from None
         for message in result.warnings:
             warnings.warn(message, UserWarning, stacklevel=3)
         self.learner_, self.labels_ = result.model.learner, result.model.labels

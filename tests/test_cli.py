@@ -134,7 +134,7 @@ def test_gzip_input(data, tmp_path):
 BAD_LINES = [
     ("abc 1:1", "abc"),
     ("+1 1:abc", "1:abc"),
-    ("+1 0:1", "0:1"),
+    ("+1 -1:1", "-1:1"),
     ("+1 -2:1", "-2:1"),
     ("+1 5:1 3:1", "3:1"),
     ("+1 3:", "3:"),
@@ -171,7 +171,7 @@ def test_malformed_line_leaves_existing_model_untouched(data, tmp_path):
 
 def test_skip_bad_lines_reports_and_trains(tmp_path):
     path = tmp_path / "bad.txt"
-    path.write_text(GOOD + "+1 1:x\n" + GOOD + "+1 0:1\n")
+    path.write_text(GOOD + "+1 1:x\n" + GOOD + "+1 -1:1\n")
     out = tmp_path / "m.model"
     r = run("train", "-a", "perceptron", "--skip-bad-lines", "--json", path, "-o", out)
     assert r.exit_code == 0

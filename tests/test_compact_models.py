@@ -84,7 +84,7 @@ def test_the_resume_state_is_written_only_with_save_resume(tmp_path, days, name)
 def test_a_rebuilt_gram_matrix_resumes_bit_for_bit(tmp_path, days, name):
     """Their resume state is the Gram matrix of the support set, which the rebuild computes with the
     same kernel arithmetic as the loop did: resuming a compact model is exact for them."""
-    args = ["-a", name, "--gamma", "0.5", *budget_args(name), "-q"]
+    args = ["-a", name, "--hypothesis", "last", "--gamma", "0.5", *budget_args(name), "-q"]  # the online learner
     one, nightly = tmp_path / "one.model", tmp_path / "nightly.model"
     assert run("train", *args, "--save-resume", days / "all.txt", "-o", one).exit_code == 0
     assert run("train", *args, days / "day1.txt", "-o", nightly).exit_code == 0

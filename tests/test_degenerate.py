@@ -256,7 +256,10 @@ def test_quiet_keeps_the_warnings_in_json_only(tmp_path):
     r = run("train", "-a", "perceptron", "-q", "--json", write_data(tmp_path, "unscaled"), "-o", tmp_path / "m.model")
     assert r.exit_code == 0 and r.stderr == ""
     warnings = json.loads(r.stdout)["warnings"]
-    assert [w.split(" ")[:4] for w in warnings] == [["the", "kernel", "is", "numerically"], ["the", "online", "mistake", "rate"]]
+    assert [w.split(" ")[:4] for w in warnings] == [
+        ["the", "kernel", "is", "numerically"],
+        ["the", "online", "mistake", "rate"],
+    ]
 
 
 def _learn(name, kernel, params, X, y):

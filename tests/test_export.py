@@ -210,7 +210,10 @@ def test_import_round_trip_predicts_the_same_and_resumes(tmp_path):
     test = write_data(tmp_path / "test.txt", n=200, seed=6, labels=("0", "1"))
     model, exported, imported = tmp_path / "m.model", tmp_path / "m.libsvm", tmp_path / "imported.model"
     # the online learner, which an import (coefficients only) can continue exactly
-    assert run("train", "-a", "perceptron", "--hypothesis", "last", "--gamma", "0.5", "-q", first, "-o", model).exit_code == 0
+    assert (
+        run("train", "-a", "perceptron", "--hypothesis", "last", "--gamma", "0.5", "-q", first, "-o", model).exit_code
+        == 0
+    )
     assert run("export", model, "-o", exported).exit_code == 0
     r = run("import", exported, "-a", "perceptron", "-o", imported)
     assert r.exit_code == 0, r.output

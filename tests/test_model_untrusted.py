@@ -48,10 +48,11 @@ def files(tmp_path_factory):
     multi = d / "multi.txt"
     multi.write_text("".join(f"{1 + i % 3} 1:{(i % 7) / 7:.3f} 2:{(i % 5) / 5:.3f}\n" for i in range(150)))
     models = {}
-    for name, args in {
-        "perceptron": ["-a", "perceptron", data],
-        "rbp": ["-a", "rbp", "-B", "10", data],
-        "mc-projectron++": ["-a", "mc-projectron++", "--eta", "0.5", multi],
+    for name, args in {  # online models (the cases edit what predicts); "averaged": train's default
+        "perceptron": ["-a", "perceptron", "--hypothesis", "last", data],
+        "rbp": ["-a", "rbp", "-B", "10", "--hypothesis", "last", data],
+        "mc-projectron++": ["-a", "mc-projectron++", "--eta", "0.5", "--hypothesis", "last", multi],
+        "averaged": ["-a", "perceptron", data],
     }.items():
         models[name] = d / f"{name}.model"
         r = CliRunner().invoke(main, ["train", "-q", *map(str, args), "-o", str(models[name])])
@@ -135,13 +136,13 @@ CASES = [
         "a support-vector index of 2³¹ − 1",
         "perceptron",
         _set("sv_indices", 0, 2**31 - 1),
-        "invalid model: sv_indices[0] = 2147483647 is outside 0..3 (n_features 4)",
+        "invalid model: sv_indices[0] = 2147483647 is outside 0..4 (n_features 5)",
     ),
     Case(
         "a negative index",
         "perceptron",
         _set("sv_indices", 1, -5),
-        "invalid model: sv_indices[1] = -5 is outside 0..3 (n_features 4)",
+        "invalid model: sv_indices[1] = -5 is outside 0..4 (n_features 5)",
     ),
     Case(
         "indices not increasing within a vector",
@@ -174,7 +175,7 @@ CASES = [
         "a huge n_features",
         "perceptron",
         _set("header", "n_features", 10**15),
-        "invalid model: n_features = 1000000000000000 is not an integer in 0..2147483647",
+        "invalid model: n_features = 1000000000000000 is not an integer in 0..2147483648",
     ),
     Case(
         "a coefficient array of the wrong length",
@@ -296,6 +297,11 @@ def test_a_model_whose_scores_overflow_never_predicts_nan(tmp_path, files):
         "number (its numbers or the model's overflow)\n"
     )
     assert "nan" not in r.stdout
+    # an averaged model's coefficients overflow when it is loaded: refused in one line before any prediction
+    bad = edited(files["averaged"], tmp_path / "big-avg.model", edit)
+    r = CliRunner().invoke(main, ["predict", str(bad), str(files["data"])])
+    assert r.exit_code == 1 and r.stdout == ""
+    assert r.stderr == f"budgetlearn: error: {bad}: invalid model: its averaged coefficients are not finite\n"
 
 
 def test_an_inconsistent_inverse_stops_a_resume_in_one_line(tmp_path, files):

@@ -267,7 +267,8 @@ def test_the_wrappers_name_the_row_whose_numbers_overflow():
     from budgetcli.sklearn import BudgetClassifier
 
     X = np.array([[1.0, 0.0], [0.0, 1.0], [1e308, 1.0], [0.5, 0.5]])
-    with pytest.raises(ValueError, match=r"^X\[2\]: the example's squared norm ‖x‖² is not a finite number"):
+    # fit is train on the rows (the same pipeline): the row is named as the Python API names it, X:ROW (1-based)
+    with pytest.raises(ValueError, match=r"^X:3: training stopped: the example's squared norm ‖x‖² is not a finite"):
         BudgetClassifier("perceptron").fit(X, [0, 1, 0, 1])
 
 

@@ -42,7 +42,7 @@ def test_without_evictions_the_model_predicts_online_to_batch_s_average(days, tm
     avg, batch, online = tmp_path / "avg.model", tmp_path / "batch.model", tmp_path / "online.model"
     assert run("train", "-a", *algo, *RBF, "--average", whole, "-o", avg).exit_code == 0
     assert run("online-to-batch", "-a", *algo, *RBF, whole, "-o", batch).exit_code == 0
-    assert run("train", "-a", *algo, *RBF, whole, "-o", online).exit_code == 0
+    assert run("train", "--hypothesis", "last", "-a", *algo, *RBF, whole, "-o", online).exit_code == 0
     assert np.array_equal(scores(avg, whole), scores(batch, whole))
     assert not np.array_equal(scores(avg, whole), scores(online, whole))
     # the file holds the online state: loaded to resume, it is the plain train's learner
@@ -53,11 +53,15 @@ def test_without_evictions_the_model_predicts_online_to_batch_s_average(days, tm
 
 
 def test_with_evictions_the_model_is_the_projected_average_within_the_budget(days, tmp_path):
-    whole, _, _ = days
+    """Fewer evictions than a fold gathers (max(B, 64)): the model folds once, when it is written, which
+    is online-to-batch's projected average.  (Past that, it folds as it goes: test_first_contact.)"""
+    whole = tmp_path / "head.txt"
+    whole.write_text("".join(days[0].read_text().splitlines(keepends=True)[:70]))
     avg, batch = tmp_path / "avg.model", tmp_path / "batch.model"
     r = run("train", "-a", "rbp", "-B", "10", *RBF, "--average", "-q", "--json", whole, "-o", avg)
     assert r.exit_code == 0, r.output
     assert json.loads(r.output)["support_size"] == 10
+    assert 10 + 10 < json.loads(r.output)["mistakes"] < 10 + 64  # evictions, fewer than a fold gathers
     assert (
         run(
             "online-to-batch", "--method", "projected-average", "-a", "rbp", "-B", "10", *RBF, whole, "-o", batch
@@ -103,7 +107,7 @@ def test_an_evicting_learner_resumes_its_average(days, tmp_path):
 def test_refusals_say_why(days, tmp_path):
     whole, day1, _ = days
     out = tmp_path / "m.model"
-    assert run("train", "-a", "rbp", "-B", "10", *RBF, day1, "-o", out).exit_code == 0
+    assert run("train", "--hypothesis", "last", "-a", "rbp", "-B", "10", *RBF, day1, "-o", out).exit_code == 0
     r = run("train", "--resume", out, "--average", whole, "-o", tmp_path / "x.model")
     assert r.exit_code == 2 and "evicted before this run were not kept" in r.output
     r = run("train", "-a", "rbp", "-B", "10", *RBF, "--average", day1, whole, "-o", tmp_path / "y.model")
@@ -115,7 +119,7 @@ def test_info_and_the_summary_name_the_hypothesis(days, tmp_path):
     avg, online = tmp_path / "avg.model", tmp_path / "online.model"
     r = run("train", "-a", "perceptron", *RBF, "--average", whole, "-o", avg)
     assert "(predicts with the averaged hypothesis" in r.output
-    r = run("train", "-a", "perceptron", *RBF, whole, "-o", online)
+    r = run("train", "--hypothesis", "last", "-a", "perceptron", *RBF, whole, "-o", online)
     assert "(predicts with the last hypothesis" in r.output
     assert "hypothesis      running-average: predicts with the averaged" in run("info", avg).output
     assert json.loads(run("info", "--json", avg).output)["hypothesis"] == "running-average"
@@ -188,9 +192,10 @@ def test_a_multiclass_running_average_predicts_the_batch_average_and_resumes_it(
 
 def test_multiclass_evictions_are_projected_within_the_budget(tmp_path):
     data, avg, batch = tmp_path / "d.txt", tmp_path / "avg.model", tmp_path / "batch.model"
-    write_classes(data, 300, 5)
+    write_classes(data, 60, 5)  # fewer evictions than a fold gathers: one fold, when the model is written
     r = run("train", "-a", "mrbp", "-B", "12", *RBF, "--average", "-q", "--json", data, "-o", avg)
     assert r.exit_code == 0 and json.loads(r.output)["support_size"] == 12
+    assert 12 + 5 < json.loads(r.output)["mistakes"] < 12 + 64
     assert (
         run(
             "online-to-batch", "--method", "projected-average", "-a", "mrbp", "-B", "12", *RBF, data, "-o", batch
@@ -205,7 +210,7 @@ def test_multiclass_evictions_are_projected_within_the_budget(tmp_path):
 def test_a_plain_multiclass_model_stays_compact_and_cannot_start_an_average(tmp_path):
     data, plain, avg = tmp_path / "d.txt", tmp_path / "plain.model", tmp_path / "avg.model"
     write_classes(data, 120, 7)
-    assert run("train", "-a", "mc-pa", *RBF, data, "-o", plain).exit_code == 0
+    assert run("train", "--hypothesis", "last", "-a", "mc-pa", *RBF, data, "-o", plain).exit_code == 0
     assert run("train", "-a", "mc-pa", *RBF, "--average", data, "-o", avg).exit_code == 0
     _, arrays = modelfile.load(plain)
     assert not {"avg_base", "avg_offset", "avg_scalars"} & set(arrays)

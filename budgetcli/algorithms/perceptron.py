@@ -89,10 +89,8 @@ class RandomizedBudgetPerceptron(Perceptron):
     params = (BUDGET,)
     evicts = True
     constants = {"policy": RANDOM}
-    # Its paper is about tracking a drifting target ("Tracking the best hyperplane with a simple budget
-    # Perceptron"), and the table of bench/defaults.py says the last hypothesis is the one to write: on a
-    # drifting stream (`generate shifting-7`, tested on its last concept) 81.3% against 57.5% averaged;
-    # on a9a neither beats the majority class with B = 100 (72.6% last; the average answers −1 always).
+    # built to track a drifting target (its paper's title), it writes the last hypothesis: 81.3% against
+    # 57.5% averaged on a drifting stream (bench/defaults.py; docs/ALGORITHMS.md has the table)
     default_hypothesis = "online"
 
 
@@ -102,7 +100,4 @@ class LeastRecentBudgetPerceptron(RandomizedBudgetPerceptron):
     summary = "Least-recent Budget Perceptron: on a mistake with a full budget, evict the oldest support vector"
     paper = "Cavallanti, Cesa-Bianchi, Gentile, Machine Learning 2007, §4"
     constants = {"policy": OLDEST}
-    # The paper's baseline, not its tracker: bench/defaults.py's table does not favour the last hypothesis
-    # (drifting stream: 47.8% last, one class, against 58.0% averaged; a9a: 78.8% last, 76.4% averaged),
-    # so it writes the averaged one as every learner does.
-    default_hypothesis = "running-average"
+    default_hypothesis = "running-average"  # the paper's baseline, not its tracker (docs/ALGORITHMS.md's table)
