@@ -1274,10 +1274,10 @@ def algorithms():
     """List the algorithms with their parameters and papers, after where to start."""
     click.echo(
         "Start here (docs/ALGORITHMS.md has every algorithm measured with its defaults):\n"
-        f"  two labels           {registry.DEFAULT['binary']:<28} the default: train DATA (a9a.t 85.10%)\n"
-        f"  three or more labels {registry.DEFAULT['multiclass']:<28} the default for more labels (letter 76.46%)\n"
-        f"  a hard memory bound  {'rbp, forgetron, bpegasos -B N':<28} constant memory on an endless stream\n"
-        f"  a drifting target    {'spa, rbp':<28} they write the last hypothesis\n"
+        f"  two labels           {registry.DEFAULT['binary']:<30} the default: train DATA (a9a.t 85.10%)\n"
+        f"  three or more labels {registry.DEFAULT['multiclass']:<30} the default for more labels (letter 76.46%)\n"
+        f"  a hard memory bound  {'rbp, forgetron, bpegasos -B N':<30} constant memory on an endless stream\n"
+        f"  a drifting target    {'spa, rbp':<30} they write the last hypothesis\n"
     )
     for name in sorted(ALGORITHMS):
         cls = ALGORITHMS[name]
