@@ -98,7 +98,8 @@ class Model:
         ("online", and online-to-batch's "last", which is f_T), the online learner with its running
         average ("running-average": the part of evicted vectors folded onto the kept ones, so the file
         stays within the budget), or a batch average (`averaged`).  `run`: what decided it (the spec's
-        `to_dict`), kept in the model file's header."""
+        `to_dict`), kept in the model file's header; a model that has one (resumed) keeps its own, so a
+        checkpoint resumed and finished is the file of the uninterrupted run, byte for byte."""
         if hypothesis in ("average", "projected-average"):
             model = self.averaged(projected=hypothesis == "projected-average")
         else:
@@ -106,7 +107,8 @@ class Model:
             if hypothesis == "running-average":
                 self.learner.fold_retired()
                 self.hypothesis = hypothesis
-        model.run = run if run is not None else model.run
+        if model.run is None:  # the run that made the model; a resumed run continues it with its settings
+            model.run = run
         return model
 
     def averaged(self, projected: bool = False) -> "Model":

@@ -165,8 +165,7 @@ class TrainSpec:
         out = asdict(self)
         out["hypothesis"] = self.written
         if self.sharding is not None:
-            out["sharding"] = {
-                "shards": len(self.sharding.inputs),
+            out["sharding"] = {  # how the shards were mixed; which shards: the header's "sharding" sources
                 "sync_every": self.sharding.sync_every,
                 "sync": self.sharding.sync,
                 "divergence": self.sharding.divergence,

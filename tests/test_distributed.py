@@ -72,10 +72,11 @@ def lines(n, seed):
 
 
 def dense_rows(csr, d):
+    """Support vectors read from files (1-based indices) as dense rows: index j in column j − 1."""
     indptr, indices, values = csr
     X = np.zeros((len(indptr) - 1, d))
     for i in range(len(indptr) - 1):
-        X[i, indices[indptr[i] : indptr[i + 1]]] = values[indptr[i] : indptr[i + 1]]
+        X[i, indices[indptr[i] : indptr[i + 1]] - 1] = values[indptr[i] : indptr[i + 1]]
     return X
 
 
@@ -378,7 +379,7 @@ def test_bad_line_in_a_shard_names_it_and_writes_nothing(shards, tmp_path, backe
 def test_one_shard_learns_what_one_process_learns(shards, tmp_path, algorithm):
     """Mixing one shard is the identity: --backend serial on one input gives the one-process hypothesis
     (the Forgetron's damage Q included)."""
-    common = ["train", "-a", *algorithm, "--gamma", "0.5", "-q", shards / "part-0.svm"]
+    common = ["train", "-a", *algorithm, "--hypothesis", "last", "--gamma", "0.5", "-q", shards / "part-0.svm"]
     assert run(*common, "-o", tmp_path / "one.model").exit_code == 0
     assert run(*common, "--backend", "serial", "--sync-every", "7", "-o", tmp_path / "sharded.model").exit_code == 0
     one, sharded = Model.load(tmp_path / "one.model").learner, Model.load(tmp_path / "sharded.model").learner
@@ -621,6 +622,7 @@ def test_an_interrupted_sharded_run_resumes_from_its_checkpoint_to_the_uninterru
     r = run("train", "--resume", ck, glob, "--backend", "serial", "-o", ck)
     assert r.exit_code == 0, r.output
     assert "after the checkpoint" in r.output
+
     assert ck.read_bytes() == whole.read_bytes()
     r = run("train", "--resume", ck, glob, "--backend", "serial", "--sync-every", "50", "-o", tmp_path / "x.model")
     assert r.exit_code == 2 and "the checkpoint was taken with --sync-every 40" in r.output
@@ -688,6 +690,7 @@ def test_an_interrupted_run_over_epochs_resumes_to_the_uninterrupted_model(shard
     assert taken[0]["epochs"] == 2 and max(taken[0]["positions"]) > 300  # a shard in its second pass
     r = run("train", "--resume", ck, glob, "--backend", "serial", "-o", ck)
     assert r.exit_code == 0, r.output
+
     assert ck.read_bytes() == whole.read_bytes()
     r = run("train", "--resume", whole, glob, "--backend", "serial", "--epochs", "3", "-o", tmp_path / "x.model")
     assert r.exit_code == 2 and "the checkpoint was taken with --epochs 2" in r.output
@@ -821,6 +824,7 @@ def test_a_dynamic_run_resumes_from_its_checkpoint_to_the_uninterrupted_model(sh
     assert r.exit_code == 2 and "the checkpoint was taken with --sync dynamic --divergence 4" in r.output
     r = run("train", "--resume", ck, glob, "--backend", "serial", "-o", ck)  # its own protocol
     assert r.exit_code == 0, r.output
+
     assert ck.read_bytes() == whole.read_bytes()
 
 

@@ -112,7 +112,7 @@ CASES = [
         "a LIBSVM model with index 99999999999",
         "import h.libsvm -o n.model",
         1,
-        "h.libsvm:10: feature indices must be 1 to 2,147,483,647 and increasing",
+        "h.libsvm:10: feature indices must be 0 to 2,147,483,647 and increasing",
         "huge index",
     ),
     Case(

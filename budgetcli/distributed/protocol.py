@@ -81,9 +81,9 @@ def train(spec: TrainSpec, resume: Model | None = None, watch: Watch | None = No
     learner.notes = _notes(len(sources), sync, rounds, checks, shards, carried)
     skipped = [e for r in reports for e in r["skipped"][1]]
     source = sources[0] if len(sources) == 1 else f"{len(sources)} shards: {sources[0]} … {sources[-1]}"
-    model = Model(learner, labels_from_dict(labels), sharding=shards.sharding(*sync))
+    model = Model(learner, labels_from_dict(labels), sharding=shards.sharding(*sync), run=_run(spec, resume, sync))
     return TrainResult(
-        model.as_written(spec.written, spec.to_dict()),
+        model.as_written(spec.written, _run(spec, resume, sync)),
         time.perf_counter() - started,
         source,
         sum(r["skipped"][0] for r in reports),
@@ -213,8 +213,24 @@ def _rounds(spec: TrainSpec, shards, sources, sync, resume, watch: Watch) -> tup
         shards.adopt(*learner.portable_state(), labels)  # the resume state each shard rebuilds: not sent
         if spec.checkpoint_every and counters[EXAMPLES] - last_checkpoint >= spec.checkpoint_every:
             last_checkpoint = int(counters[EXAMPLES])
-            checkpoint = Model(learner, labels_from_dict(labels), sharding=shards.sharding(*sync))
-            watch.on_checkpoint(checkpoint.as_written(spec.written, spec.to_dict()))
+            checkpoint = Model(
+                learner, labels_from_dict(labels), sharding=shards.sharding(*sync), run=_run(spec, resume, sync)
+            )
+            watch.on_checkpoint(checkpoint.as_written(spec.written, _run(spec, resume, sync)))
     if learner is None:
         raise DataError(sources[0], 0, None, "no examples to train on")
     return learner, labels, reports, rounds, checks
+
+
+def _run(spec: TrainSpec, resume: Model | None, sync: tuple) -> dict:
+    """What decided the model, for its header: a resumed model's own (Model.as_written), else the spec's
+    with the protocol as it ran (`sync`: the interval and Δ, defaults settled)."""
+    if resume is not None and resume.run is not None:
+        return resume.run
+    sync_every, divergence = sync
+    protocol = {
+        "sync_every": sync_every,
+        "sync": "static" if divergence is None else "dynamic",
+        "divergence": divergence,
+    }
+    return spec.to_dict() | {"sharding": protocol}
