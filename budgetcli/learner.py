@@ -211,8 +211,9 @@ class KernelLearner:
         self.scratch = np.zeros(0, np.float64)  # dense copy of x_t for kernel rows; all zeros between uses
         self.n_features = 0  # largest feature index seen in training, plus one
         self.keep_retired = False
-        # with `keep_retired`, fold the evicted vectors onto the kept ones (fold_retired) once this many
-        # are kept (a running average's constant memory); 0: keep them until the model is written
+        # with `keep_retired`, keep at most 2 × this many evicted vectors: past that, compress them back to
+        # this many (compress_retired; a running average's constant memory); 0: keep them all until the
+        # model is written (online-to-batch's exact average), which folds them (fold_retired)
         self.fold_every = 0
         self.retired: list[tuple[np.ndarray, np.ndarray, float]] = []  # (indices, values, Σ_t coefficient)
         self.retire_log = RetireLog(np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0), np.zeros(1, np.int64))
@@ -299,8 +300,8 @@ class KernelLearner:
                 row = start + int(self.counters[EXAMPLES]) - before - exc.counted
                 raise Overflow(row, int(chunk.line_numbers[row]), exc.reason) from None
             self._collect_retired()  # before `reserve` may compact the pool
-            if self.fold_every and len(self.retired) >= self.fold_every:
-                self.fold_retired()
+            if self.fold_every and len(self.retired) >= 2 * self.fold_every:
+                self.compress_retired(self.fold_every)
             if start < n:  # the next example may not fit: grow and go on
                 nnz = self._pool_room(int(chunk.indptr[start + 1] - chunk.indptr[start]))
                 try:
@@ -457,6 +458,47 @@ class KernelLearner:
         if len(self.support):  # with no vector kept, the evicted ones' part has nowhere to go: f = 0
             self._fold(onto_kept(self, self.retired_rows(), self.retired_sums()))
         self.retired.clear()
+
+    def compress_retired(self, keep: int) -> None:
+        """Bound the evicted vectors a running average keeps (constant memory on an endless stream): the
+        `keep` whose summed coefficients weigh most (|Σ_t α| √k(x, x); a multiclass row's norm) stay,
+        and the others' part is projected onto the span of those (`onto_kept`'s least squares, among the
+        evicted vectors alone).  Projected among themselves, a part is moved once per compression, not
+        again each time the online learner evicts the vector it was folded onto: on a9a.t (γ = 0.04),
+        rbp B = 200 84.15% and forgetron B = 100 83.34% (the exact average, projected once at the end:
+        84.23% and 83.52%), where folding onto the kept support every B evictions gave 83.40% and 79.61%."""
+        if len(self.retired) <= keep:
+            return
+        K = self.kernel.args()
+        sums = [np.atleast_1d(np.asarray(c, np.float64)) for _, _, c in self.retired]
+        weight = np.array(
+            [np.linalg.norm(c) * math.sqrt(abs(self._self_kernel(v))) for (_, v, _), c in zip(self.retired, sums)]
+        )
+        kept = np.sort(np.argsort(-weight, kind="stable")[:keep])
+        gone = np.setdiff1d(np.arange(len(self.retired)), kept)
+
+        def rows(which):
+            indptr = np.cumsum([0] + [len(self.retired[i][0]) for i in which]).astype(np.int64)
+            indices = np.concatenate([self.retired[i][0] for i in which]).astype(np.int32)
+            values = np.concatenate([self.retired[i][1] for i in which]).astype(np.float64)
+            return indptr, indices, values
+
+        S = SupportSet.from_csr(*rows(kept))
+        self._ensure_scratch(int(max((int(i.max()) + 1 for i, _, _ in self.retired if len(i)), default=0)))
+        gram = np.zeros((len(kept), len(kept)))
+        kernel_matrix(S.arrays, K, *rows(kept), self.scratch, gram)
+        cross = np.zeros((len(gone), len(kept)))
+        kernel_matrix(S.arrays, K, *rows(gone), self.scratch, cross)
+        ridge = 1e-10 * max(float(np.trace(gram)) / len(kept), 1e-300)
+        beta = np.linalg.solve(gram + ridge * np.eye(len(kept)), cross.T @ np.array([sums[i] for i in gone]))
+        self.retired = [
+            (self.retired[i][0], self.retired[i][1], _like(self.retired[i][2], sums[i] + b)) for i, b in zip(kept, beta)
+        ]
+
+    def _self_kernel(self, values: np.ndarray) -> float:
+        k = self.kernel
+        sq = float(values @ values)
+        return 1.0 if k.kind == "rbf" else (k.gamma * sq + k.coef0) ** k.degree if k.kind == "poly" else sq
 
     def _fold(self, projected: np.ndarray) -> None:
         """Add the evicted vectors' sums, projected onto the kept vectors, to the running average."""
@@ -737,3 +779,8 @@ def binary_scores(S, K, alpha, krow, indptr, indices, values, scratch, out):
         idx = indices[indptr[t] : indptr[t + 1]]
         val = values[indptr[t] : indptr[t + 1]]
         out[t] = score_example(S, K, alpha, krow, scratch, idx, val)[0]
+
+
+def _like(original, values: np.ndarray):
+    """`values` in the form of a retired vector's summed coefficient: a float (binary) or an array."""
+    return float(values[0]) if np.ndim(original) == 0 else values.astype(np.asarray(original).dtype)
