@@ -252,3 +252,15 @@ def test_an_svm_train_model_keeps_its_rho_in_every_command(tmp_path):
     assert f"rho {rho!r}" in back.read_text()
     assert run("train", "--resume", model, "-q", SAMPLE_DATA / "a9a.t", "-o", tmp_path / "r.model").exit_code == 0
     assert Model.load(tmp_path / "r.model").learner.kernel.offset == -rho
+
+
+def test_a_curve_does_not_change_a_folding_average(a9a_head, tmp_path):
+    """The archive of evicted vectors is compressed at fixed eviction counts, not where a chunk is cut (a
+    curve's rows cut chunks): the model is byte for byte the one of a run without --curve."""
+    data = a9a_head / "train.txt"
+    plain, curved = tmp_path / "plain.model", tmp_path / "curved.model"
+    assert run("train", "-a", "lbp", "-B", "20", "-q", data, "-o", plain).exit_code == 0
+    args = ["train", "-a", "lbp", "-B", "20", "-q", "--curve", tmp_path / "c.csv", "--curve-every", "37"]
+    assert run(*args, data, "-o", curved).exit_code == 0
+    assert Model.load(plain).learner.counter("mistakes") > 20 + 2 * 64  # the archive was compressed
+    assert plain.read_bytes() == curved.read_bytes()
