@@ -464,8 +464,9 @@ class KernelLearner:
         the first 2·keep of them (in the order they were evicted, so that where a chunk was cut, by a
         curve's rows or a block's end, changes nothing), the `keep` whose summed coefficients weigh most
         (|Σ_t α| √k(x, x); a multiclass row's norm) stay, and the others' part is projected onto the
-        span of those (`onto_kept`'s least squares, among the evicted vectors alone).  Projected among themselves, a part is moved once per compression, not
-        again each time the online learner evicts the vector it was folded onto: on a9a.t (γ = 0.04),
+        span of those (`onto_kept`'s least squares, among the evicted vectors alone).  Projected among
+        themselves, a part is moved once per compression, not again each time the online learner evicts
+        the vector it was folded onto: on a9a.t (γ = 0.04),
         rbp B = 200 84.16% and forgetron B = 100 83.38% (the exact average, projected once at the end:
         84.23% and 83.52%), where folding onto the kept support every B evictions gave 83.40% and 79.61%."""
         head, tail = self.retired[: 2 * keep], self.retired[2 * keep :]
