@@ -474,9 +474,10 @@ class KernelLearner:
             return
         K = self.kernel.args()
         sums = [np.atleast_1d(np.asarray(c, np.float64)) for _, _, c in head]
-        weight = np.array(
-            [np.linalg.norm(c) * math.sqrt(abs(self._self_kernel(v))) for (_, v, _), c in zip(head, sums)]
-        )
+        row = np.repeat(np.arange(len(head)), [len(v) for _, v, _ in head])
+        squares = np.concatenate([np.asarray(v, np.float64) for _, v, _ in head]) ** 2
+        sq = np.bincount(row, weights=squares, minlength=len(head))
+        weight = np.linalg.norm(np.array(sums), axis=1) * np.sqrt(np.abs(self._self_kernels(sq)))
         kept = np.sort(np.argsort(-weight, kind="stable")[:keep])
         gone = np.setdiff1d(np.arange(len(head)), kept)
 
@@ -496,10 +497,12 @@ class KernelLearner:
         beta = np.linalg.solve(gram + ridge * np.eye(len(kept)), cross.T @ np.array([sums[i] for i in gone]))
         self.retired = [(head[i][0], head[i][1], _like(head[i][2], sums[i] + b)) for i, b in zip(kept, beta)] + tail
 
-    def _self_kernel(self, values: np.ndarray) -> float:
+    def _self_kernels(self, sq: np.ndarray) -> np.ndarray:
+        """k(x, x) of vectors whose squared norms are `sq`."""
         k = self.kernel
-        sq = float(values @ values)
-        return 1.0 if k.kind == "rbf" else (k.gamma * sq + k.coef0) ** k.degree if k.kind == "poly" else sq
+        if k.kind == "rbf":
+            return np.ones_like(sq)
+        return (k.gamma * sq + k.coef0) ** k.degree if k.kind == "poly" else sq
 
     def _fold(self, projected: np.ndarray) -> None:
         """Add the evicted vectors' sums, projected onto the kept vectors, to the running average."""
