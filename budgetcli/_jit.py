@@ -25,6 +25,8 @@ import stat
 import sys
 import tempfile
 
+from . import _aot
+
 _lazy: list["Lazy"] = []  # every stand-in made, compiled or not
 _records: list[type] = []  # record types made before numba was loaded
 _loaded = False  # compile_all has run
@@ -36,9 +38,12 @@ class Lazy:
 
     def __init__(self, func, options: dict):
         self.func, self.options, self.compiled = func, options, None
+        self.entry = f"{func.__module__}:{func.__qualname__}"  # its name among the compiled-at-install loops
         functools.update_wrapper(self, func)
 
     def __call__(self, *args, **kwargs):
+        if not kwargs and (compiled := _aot.lookup(self.entry, args)) is not None:
+            return compiled(*args)
         compile_all()
         return self.compiled(*args, **kwargs)
 

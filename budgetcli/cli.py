@@ -20,7 +20,7 @@ import zipfile
 import click
 import numpy as np
 
-from . import algorithms, bounds, distributed, metrics, pipeline, registry
+from . import algorithms, bounds, metrics, pipeline, registry
 from .exits import fail, write_failed
 from .atomic import (
     SameFileError,
@@ -43,7 +43,7 @@ from .progress import Progress
 from .export import IMPORTABLE
 from .model import HYPOTHESES, Model, UnloadableModel
 from .modelfile import ModelFileError
-from .spec import AVERAGES, FROM_MODEL, Sharding, TrainSpec
+from .spec import AVERAGES, BACKENDS, FROM_MODEL, Sharding, TrainSpec
 from .synthetic import GENERATORS
 
 ALGORITHMS = algorithms.load_all()
@@ -305,7 +305,7 @@ class _MoreData(click.Argument):
 @click.argument("more_data", nargs=-1, cls=_MoreData, type=DATA_PATH)
 @click.option(
     "--backend",
-    type=click.Choice(distributed.BACKENDS),
+    type=click.Choice(BACKENDS),
     default=None,
     help="Train one model over several inputs (shards: paths, globs, fsspec URLs) by iterative parameter "
     "mixing: serial (in this process) or dask (one actor per shard). Default: serial when several "
@@ -583,6 +583,8 @@ def _shards(spec: TrainSpec, quiet: bool) -> tuple[list, int] | None:
     cluster's workers, at most one per shard and per core (said when --jobs is lowered)."""
     if spec.sharding is None:
         return None
+    from . import distributed  # only a sharded run pays for its import
+
     shards = []
     with contextlib.suppress(ValueError, ImportError):
         shards = distributed.shard_sources(spec.sharding.inputs)
@@ -596,6 +598,8 @@ def _shards(spec: TrainSpec, quiet: bool) -> tuple[list, int] | None:
 
 def _train_sharded(spec: TrainSpec, resume, watch):
     """distributed.train, its refusals as one line: settings (exit 2), a cluster (exit 1)."""
+    from . import distributed
+
     try:
         return distributed.train(spec, resume, watch)
     except DataError:

@@ -99,8 +99,22 @@ def run():
     main(prog_name="budgetlearn")
 
 
+def _version(ctx: click.Context) -> None:
+    from . import _aot
+
+    click.echo(f"budgetlearn, version {__version__}\n{_aot.status()}")
+    ctx.exit()
+
+
 @click.group(cls=_Main, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, prog_name="budgetlearn")
+@click.option(
+    "--version",
+    is_flag=True,
+    expose_value=False,
+    is_eager=True,
+    callback=lambda ctx, _, value: _version(ctx) if value and not ctx.resilient_parsing else None,
+    help="Show the version, and whether the loops were compiled at install, and exit.",
+)
 def main():
     """Budgeted online kernel learning: Perceptron, Projectron, Projectron++ and friends on
     LIBSVM-format data (files, '-' for stdin, .gz/.bz2/.xz)."""

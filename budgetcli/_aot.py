@@ -1,0 +1,115 @@
+"""The compiled loops built at install (`aot_build`), found and matched without importing numba.
+
+`lookup(name, args)` returns the extension's entry point for the function `name` ("module:qualname")
+when the types of `args` are exactly those of an entry (numba's typing of arrays, scalars and tuples,
+spelt by `type_key`), else None, and the caller (`_jit.Lazy`) runs the JIT instead.  The extension is
+used only if every source it was built from is unchanged (`_loops.json` holds their hashes: an edited
+loop never runs stale machine code) and BUDGETLEARN_JIT is unset or 0.  `status()` says which path runs
+and why (`budgetlearn --version`)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+
+np = None  # numpy, imported by _load: `budgetlearn --version` (status) loads neither numpy nor the extension
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+_table: dict | None = None  # name -> {argument types: entry point}; {} when the extension is not used
+_why = ""  # why the JIT runs instead, once _load has run
+
+
+def lookup(name: str, args: tuple):
+    table = _table if _table is not None else _load()
+    entries = table.get(name)
+    if entries is None:
+        return None
+    try:
+        return entries.get(tuple(type_key(a) for a in args))
+    except TypeError:  # a value the compiled entries never take
+        return None
+
+
+def status() -> str:
+    """One line for `--version`: which compiled code runs, and why."""
+    why = _unusable()
+    if why is None:
+        return "loops: compiled at install (ahead of time)"
+    return f"loops: compiled just in time by numba ({why})"
+
+
+def type_key(value):
+    """numba's type of a value, in `aot_build.numba_key`'s JSON form, as a tuple."""
+    global np
+    if np is None:
+        import numpy as np
+    kind = type(value)
+    if kind is np.ndarray:
+        flags = value.flags
+        layout = "C" if flags.c_contiguous else "F" if flags.f_contiguous else "A"
+        return ("a", value.dtype.name, value.ndim, layout, not flags.writeable, flags.aligned)
+    if kind is bool or kind is np.bool_:
+        return ("s", "bool")
+    if kind is int:
+        return ("s", "int64")
+    if kind is float:
+        return ("s", "float64")
+    if value is None:
+        return ("n",)
+    if isinstance(value, tuple):
+        name = None if kind is tuple else f"{kind.__module__}:{kind.__qualname__}"
+        return ("t", name, tuple(type_key(v) for v in value))
+    if isinstance(value, np.generic):
+        return ("s", value.dtype.name)
+    raise TypeError(kind)
+
+
+def _frozen(key):
+    return tuple(_frozen(k) for k in key) if isinstance(key, list) else key
+
+
+def _unusable() -> str | None:
+    """Why the extension cannot be used, or None."""
+    import importlib.util
+
+    if os.environ.get("BUDGETLEARN_JIT", "0") not in ("", "0"):
+        return "BUDGETLEARN_JIT is set"
+    try:
+        with open(os.path.join(HERE, "_loops.json")) as f:
+            record = json.load(f)
+        found = importlib.util.find_spec(f"{__package__}._loops") is not None
+    except (OSError, ValueError):
+        found = False
+    if not found:
+        return "no extension was compiled at install: that needs a C compiler"
+    for path, digest in record["sources"].items():
+        try:
+            with open(os.path.join(HERE, path), "rb") as f:
+                same = hashlib.sha256(f.read()).hexdigest() == digest
+        except OSError:
+            same = False
+        if not same:
+            return f"budgetcli/{path} changed since the extension was compiled"
+    return None
+
+
+def _load() -> dict:
+    global _table, _why
+    _table = {}
+    _why = _unusable()
+    if _why is not None:
+        return _table
+    try:
+        from . import _loops
+    except ImportError as exc:
+        _why = f"the compiled extension does not load ({exc})"
+        return _table
+    with open(os.path.join(HERE, "aot_signatures.json")) as f:
+        entries = json.load(f)
+    table: dict = {}
+    for i, (name, _, args) in enumerate(entries):
+        table.setdefault(name, {})[_frozen(args)] = getattr(_loops, f"e{i}")
+    _table = table
+    return _table

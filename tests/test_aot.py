@@ -1,0 +1,157 @@
+"""The loops compiled at install (budgetcli/aot_build.py, _aot.py): every algorithm has its entry, the
+compiled path writes the same model file, byte for byte, as the JIT, and a run on it never imports
+numba, llvmlite or scipy.linalg (so a run that hits no entry would show: it would load numba).
+
+Where the machine has a C compiler, the installed package must hold the extension, current (`pip install
+.` builds it; an editable install of a working tree: `python -m budgetcli.aot_build build`); without one,
+the tests of the compiled path are skipped and the JIT runs, as it does for users without a compiler.
+Those tests run the installed package in child processes started outside the source tree (the tests
+themselves import the tree's, which a plain `pip install .` leaves without the extension)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from budgetcli import _aot, aot_build, registry
+from budgetcli.algorithms import ALGORITHMS
+from tests.helpers import SAMPLE_DATA
+
+ENTRIES = json.loads(Path(aot_build.SIGNATURES).read_text())
+NAMES = {name for name, _, _ in ENTRIES}
+
+needs_extension = pytest.mark.skipif(
+    not (shutil.which("cc") or shutil.which("gcc")), reason="no C compiler: the extension is not built"
+)
+
+
+def test_every_registered_loop_and_every_helper_predict_needs_has_an_entry():
+    """A new algorithm whose loop was not harvested would silently run on the JIT: refused here."""
+    for name, cls in registry.ALGORITHMS.items():
+        assert cls.loop.entry in NAMES, f"{name}: run `python -m budgetcli.aot_build harvest`"
+    for helper in (
+        "budgetcli.learner:binary_scores",
+        "budgetcli.multiclass:multiclass_scores",
+        "budgetcli.io.fastparse:parse_lines",
+        "budgetcli.learner:kernel_matrix",
+    ):
+        assert helper in NAMES
+
+
+def test_type_keys_round_trip_through_numba_types():
+    """The runtime's spelling of a type (no numba) and the build's (numba's types) are one."""
+    for _, ret, args in ENTRIES:
+        for key in [ret, *args]:
+            assert aot_build.numba_key(aot_build.numba_type(key)) == key
+
+
+def test_type_key_spells_values_as_numba_types_them():
+    import numpy as np
+    from numba import typeof
+
+    from budgetcli.learner import Rows
+
+    values = [
+        np.zeros(3),
+        np.zeros((2, 3)),
+        np.zeros((3, 2))[:, 0],
+        np.zeros((2, 3), order="F"),
+        np.zeros(2, np.int32),
+        np.frombuffer(b"ab", np.uint8),
+        1,
+        1.5,
+        True,
+        np.int32(3),
+        np.float64(2.0),
+        (1, 2.0),
+        Rows(np.zeros(2, np.int64), np.zeros(1, np.int32), np.zeros(1), np.zeros(1)),
+    ]
+    for value in values:
+        assert _aot.type_key(value) == _aot._frozen(aot_build.numba_key(typeof(value))), value
+
+
+@needs_extension
+def test_the_installed_package_holds_the_extension_current(tmp_path):
+    out = subprocess.run(
+        [sys.executable, "-m", "budgetcli", "--version"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env=dict(os.environ, BUDGETLEARN_JIT="0"),
+    )
+    assert out.stdout.splitlines()[1] == "loops: compiled at install (ahead of time)", out.stdout
+    jit = subprocess.run(
+        [sys.executable, "-m", "budgetcli", "--version"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env=dict(os.environ, BUDGETLEARN_JIT="1"),
+    )
+    assert jit.stdout.splitlines()[1] == "loops: compiled just in time by numba (BUDGETLEARN_JIT is set)"
+
+
+CHILD = """
+import sys
+from budgetcli.entry import run
+sys.argv = ["budgetlearn"] + sys.argv[1:]
+try:
+    run()
+except SystemExit as e:
+    assert not e.code, e.code
+loaded = [m for m in ("numba", "llvmlite", "scipy.linalg") if m in sys.modules]
+print("LOADED", ",".join(loaded), file=sys.stderr)
+"""
+
+
+def _run(args, jit: bool, cwd) -> list[str]:
+    env = dict(os.environ, BUDGETLEARN_JIT="1" if jit else "0")
+    out = subprocess.run(
+        [sys.executable, "-c", CHILD, *map(str, args)], env=env, cwd=cwd, capture_output=True, text=True, timeout=600
+    )
+    assert out.returncode == 0, out.stderr
+    return [line for line in out.stderr.splitlines() if line.startswith("LOADED")][-1].split()[1:]
+
+
+@pytest.fixture(scope="module")
+def data(tmp_path_factory):
+    """2,000 lines of a9a (binary, above the size where the compiled reader runs) and a 3-class set."""
+    tmp = tmp_path_factory.mktemp("aot")
+    lines = (SAMPLE_DATA / "a9a").read_text().splitlines(keepends=True)[:2000]
+    (tmp / "b").write_text("".join(lines))
+    (tmp / "m").write_text("".join(f"{1 + i % 3}{line[line.index(' ') :]}" for i, line in enumerate(lines)))
+    return tmp
+
+
+@needs_extension
+@pytest.mark.parametrize("algorithm", sorted(ALGORITHMS))
+def test_compiled_and_jit_runs_write_the_same_model_and_the_compiled_run_loads_no_numba(algorithm, data):
+    cls = registry.get(algorithm)
+    source = data / ("m" if cls.multiclass else "b")
+    models = {}
+    for jit in (False, True):
+        models[jit] = data / f"{algorithm}-{jit}.model"
+        loaded = _run(["train", "-q", "-a", algorithm, source, "-o", models[jit]], jit, data)
+        if not jit:
+            assert loaded == [], f"the compiled run of {algorithm} loaded {loaded}: an entry is missing"
+    assert models[False].read_bytes() == models[True].read_bytes()
+
+
+@needs_extension
+def test_predict_eval_and_online_to_batch_on_the_compiled_path_load_no_numba(data):
+    model = data / "p.model"
+    assert _run(["train", "-q", data / "b", "-o", model], False, data) == []
+    for args in (
+        ["predict", model, data / "b", "-o", data / "out"],
+        ["eval", model, data / "b"],
+        ["online-to-batch", "-q", "-a", "rbp", data / "b", "-o", data / "o.model"],
+    ):
+        assert _run(args, False, data) == [], args
+    # a resumed Projectron++ rebuilds its inverse (not kept in the file) with scipy.linalg's Cholesky
+    resumed = _run(["train", "-q", "--resume", model, data / "b", "-o", model], False, data)
+    assert resumed == ["scipy.linalg"]
