@@ -84,13 +84,16 @@ def _scalar(name: str):
 
 
 def source_hashes() -> dict[str, str]:
-    """sha256 of every module that defines a compiled function, and of the signatures file: the
-    extension is used only while these are as they were when it was built (`_aot`)."""
-    from . import _jit
-
+    """sha256 of every module of the package that the compiled functions' modules import (compiled code
+    keeps the values of the globals it reads, constants of other modules among them) and of the
+    signatures file: the extension is used only while these are as they were when it was built (`_aot`)."""
     _import_all()
-    files = sorted({os.path.abspath(s.func.__code__.co_filename) for s in _jit._lazy} | {SIGNATURES})
-    return {os.path.relpath(f, HERE): _sha256(f) for f in files}
+    files = {SIGNATURES}
+    for name, module in list(sys.modules.items()):
+        if name.split(".")[0] == __package__ and name != __name__ and getattr(module, "__file__", None):
+            if module.__file__.endswith(".py"):
+                files.add(os.path.abspath(module.__file__))
+    return {os.path.relpath(f, HERE): _sha256(f) for f in sorted(files)}
 
 
 def _sha256(path: str) -> str:

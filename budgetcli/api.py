@@ -16,7 +16,7 @@ import os
 import numpy as np
 
 from . import pipeline
-from .core import Chunk, DataError, KernelSpec  # noqa: F401  (names of the API)
+from .core import Chunk, DataError, KernelSpec, unique  # noqa: F401  (names of the API)
 from .model import Model
 from .spec import Sharding, TrainSpec  # noqa: F401
 from .tune import test_accuracy
@@ -71,7 +71,7 @@ def calibrate(model: Model, data, y=None, skip_bad_lines: bool = False) -> Model
         scores.append(f[index >= 0])
         classes.append(index[index >= 0])
     classes = np.concatenate(classes) if classes else np.zeros(0, np.int64)
-    if len(np.unique(classes)) < 2:
+    if len(unique(classes)) < 2:
         raise ValueError(
             "the calibration data hold fewer than two of the model's labels: no probabilities can be fitted"
         )
@@ -88,5 +88,5 @@ def _chunk(X, y) -> Chunk:
     if not np.isfinite(labels).all():
         raise ValueError("y holds a value that is not a finite number")
     chunk = csr_chunk(X, labels)
-    chunk.label_spellings = {float(v): format(v, "g") for v in np.unique(labels)}
+    chunk.label_spellings = {float(v): format(v, "g") for v in unique(labels)}
     return chunk

@@ -104,7 +104,7 @@ class Chunk:
             values=X[rows, cols],
             labels=labels,
             line_numbers=np.arange(1, X.shape[0] + 1, dtype=np.int64),
-            label_spellings={float(v): format(v, "g") for v in np.unique(labels)},
+            label_spellings={float(v): format(v, "g") for v in unique(labels)},
         )
 
     def to_dense(self, n_features: int) -> np.ndarray:
@@ -159,3 +159,26 @@ def gamma_from_sigma(sigma: float) -> float:
     if not (gamma > 0 and math.isfinite(gamma)):
         raise ValueError(f"sigma = {sigma:g} gives γ = 1/(2σ²) = {gamma:g}, not a positive finite number")
     return gamma
+
+
+def unique(values, return_inverse: bool = False, return_counts: bool = False):
+    """np.unique of a 1-d array of numbers without NaN (sorted distinct values, and as asked the index of
+    each value's distinct value and each distinct value's count), without the import of numpy.ma that
+    np.unique makes since numpy 2 (~20 ms of every process that reads a label)."""
+    values = np.asarray(values).ravel()
+    order = np.argsort(values, kind="stable")
+    ordered = values[order]
+    first = np.empty(len(ordered), bool)
+    first[:1] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=first[1:])
+    distinct = ordered[first]
+    if not (return_inverse or return_counts):
+        return distinct
+    out = [distinct]
+    if return_inverse:
+        inverse = np.empty(len(values), np.intp)
+        inverse[order] = np.cumsum(first) - 1
+        out.append(inverse)
+    if return_counts:
+        out.append(np.diff(np.append(np.flatnonzero(first), len(ordered))))
+    return tuple(out)

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .core import unique
+
 REPORT_CLASSES = 1000  # most classes an eval report lists whether they occur or not
 
 
@@ -46,7 +48,7 @@ def average_ranks(values: np.ndarray) -> np.ndarray:
     """1-based ranks of `values`, tied values sharing the mean of their ranks (scipy.stats.rankdata's
     'average' method). Written here because importing scipy.stats costs about a second of start-up."""
     values = np.asarray(values, dtype=np.float64)
-    _, inverse, counts = np.unique(values, return_inverse=True, return_counts=True)
+    _, inverse, counts = unique(values, return_inverse=True, return_counts=True)
     last = np.cumsum(counts)  # rank of the last member of each group of equal values
     mean_rank = last - (counts - 1) / 2.0
     return mean_rank[inverse.ravel()]
@@ -62,15 +64,15 @@ def multiclass_report(model_classes: list, names: dict, true: np.ndarray, pred_i
     pred_index = np.asarray(pred_index, np.int64)
     shown = list(model_classes)
     if len(shown) > REPORT_CLASSES:
-        occurring = set(np.unique(pred_index).tolist())
-        present = set(np.unique(true).tolist())
+        occurring = set(unique(pred_index).tolist())
+        present = set(unique(true).tolist())
         shown = [v for i, v in enumerate(model_classes) if i in occurring or v in present]
-    classes = shown + sorted(set(np.unique(true).tolist()) - set(model_classes))
+    classes = shown + sorted(set(unique(true).tolist()) - set(model_classes))
     index = {v: i for i, v in enumerate(classes)}
     true_idx = np.array([index[v] for v in true.tolist()], np.int64)
     # the predicted classes, numbered as the report's columns
-    column = np.array([index[model_classes[i]] for i in np.unique(pred_index).tolist()], np.int64)
-    pred_idx = column[np.searchsorted(np.unique(pred_index), pred_index)]
+    column = np.array([index[model_classes[i]] for i in unique(pred_index).tolist()], np.int64)
+    pred_idx = column[np.searchsorted(unique(pred_index), pred_index)]
     conf = confusion_matrix(true_idx, pred_idx, len(classes))
     accuracy = float(np.mean(true_idx == pred_idx))
     labels = [names(v) for v in classes]
@@ -89,7 +91,7 @@ def multiclass_report(model_classes: list, names: dict, true: np.ndarray, pred_i
 def binary_report(labels, true: np.ndarray, f: np.ndarray) -> dict:
     """The eval report of a binary model (labels.BinaryLabels) of scores f: accuracy, AUC, per-class
     table and confusion matrix over the model's two labels, then any label of the data it never saw."""
-    classes = labels.classes + sorted(set(np.unique(true).tolist()) - set(labels.classes))
+    classes = labels.classes + sorted(set(unique(true).tolist()) - set(labels.classes))
     positive = labels.positive if labels.positive is not None else labels.negative
     negative = labels.negative if labels.negative is not None else labels.positive
     index = {v: i for i, v in enumerate(classes)}

@@ -9,7 +9,7 @@ from typing import Callable, Iterator
 import numpy as np
 
 from . import bounds
-from .core import Chunk, DataError
+from .core import Chunk, DataError, unique
 from .io.libsvm import LibsvmReader, concatenate
 from .kernels import Kernel
 from .labels import BinaryLabels, MulticlassLabels
@@ -119,7 +119,7 @@ def train(spec: TrainSpec, data, resume: Model | None = None, watch: Watch | Non
         data, spec.epochs or 1, spec.shuffle, spec.seed, spec.skip_bad_lines, spec.block_lines
     ):
         if model is None:
-            spec = spec.choosing(len(np.unique(chunk.labels)))
+            spec = spec.choosing(len(unique(chunk.labels)))
             cls = spec.learner_class
             learner = cls(Kernel.of(spec.kernel, chunk.feature_count), seed=spec.seed, **spec.params)
             model = Model(learner, MulticlassLabels() if cls.multiclass else BinaryLabels())
@@ -209,11 +209,11 @@ def kernel_warnings(kernel: Kernel, chunk, default_gamma: bool) -> list[str]:
                 f"the default γ = 1/{k} = {kernel.gamma:.3g} comes from feature index {k}, more than "
                 f"{OUTLIER}× the indices of 99% of the first block's values (≤ {bulk}); give --gamma or --sigma"
             )
-    rows = np.unique(np.linspace(0, len(chunk) - 1, min(len(chunk), SAMPLE)).astype(np.int64))
+    rows = unique(np.linspace(0, len(chunk) - 1, min(len(chunk), SAMPLE)).astype(np.int64))
     if len(rows) < 2:
         return out
     sample = chunk.take(rows)
-    columns, compact = np.unique(sample.indices, return_inverse=True)  # order-preserving: rows stay sorted
+    columns, compact = unique(sample.indices, return_inverse=True)  # order-preserving: rows stay sorted
     compact = compact.astype(np.int32)
     K = np.zeros((len(rows), len(rows)))
     kernel_matrix(
@@ -260,7 +260,7 @@ class Counts:
         self.mistakes_before = learner.counter("mistakes")
 
     def add(self, chunk) -> None:
-        values, counts = np.unique(chunk.labels, return_counts=True)
+        values, counts = unique(chunk.labels, return_counts=True)
         for v, c in zip(values.tolist(), counts.tolist()):
             self.labels[v] = self.labels.get(v, 0) + c
 
@@ -272,7 +272,7 @@ def _sample(chunk, most: int):
     """At most `most` examples of a chunk, evenly spaced."""
     if len(chunk) <= most:
         return chunk
-    return chunk.take(np.unique(np.linspace(0, len(chunk) - 1, most).astype(np.int64)))
+    return chunk.take(unique(np.linspace(0, len(chunk) - 1, most).astype(np.int64)))
 
 
 def outcome_warnings(model: Model, sample, labels: dict, mistakes: int) -> list[str]:
@@ -292,10 +292,10 @@ def outcome_warnings(model: Model, sample, labels: dict, mistakes: int) -> list[
                 f"of always answering the most frequent label {model.labels.spelling(majority)}: the model "
                 "may be no better than a constant"
             )
-    if sample is not None and len(np.unique(sample.labels)) > 1:
+    if sample is not None and len(unique(sample.labels)) > 1:
         with np.errstate(all="ignore"):
             predicted = model.predicted(model.scorer().decision_function(sample))
-        if len(np.unique(predicted)) == 1:
+        if len(unique(predicted)) == 1:
             out.append(
                 f"the model predicts {model.labels.spelling(float(predicted[0]))} for all {len(sample):,} "
                 "examples it was checked on (from the first block), which hold several labels: it is no "

@@ -39,3 +39,17 @@ def test_metrics_module_does_not_import_scipy_stats():
     code = "import sys, budgetcli.metrics; print('scipy.stats' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "False"
+
+
+def test_core_unique_is_numpy_s_unique_on_numbers():
+    """core.unique (np.unique without its numpy.ma import) gives np.unique's values, inverse and counts."""
+    from budgetcli.core import unique
+
+    rng = np.random.default_rng(3)
+    for _ in range(200):
+        a = rng.integers(-3, 5, rng.integers(0, 30)).astype(rng.choice([np.float64, np.int64, np.int32]))
+        expected = np.unique(a, return_inverse=True, return_counts=True)
+        got = unique(a, return_inverse=True, return_counts=True)
+        for e, g in zip(expected, got):
+            np.testing.assert_array_equal(e.ravel(), g)
+        np.testing.assert_array_equal(unique(a), expected[0])
