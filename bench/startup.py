@@ -58,9 +58,12 @@ print(t1 - t0, t2 - t1, t3 - t2, t4 - t3)
 """
 
 
+FLOOR = ["-c", "import numpy, click"]  # what any command costs before our code: the interpreter and two imports
+
+
 def run(args: list[str], env: dict | None = None) -> tuple[float, float, float]:
-    """(wall s, CPU s, peak RSS MB) of one `python -m budgetcli ARGS` process (peers.measure)."""
-    p = measure([sys.executable, "-m", "budgetcli", *args], ROOT, env)
+    """(wall s, CPU s, peak RSS MB) of one `python -m budgetcli ARGS` process (peers.measure); FLOOR as is."""
+    p = measure([sys.executable, *(args if args is FLOOR else ["-m", "budgetcli", *args])], ROOT, env)
     return p.wall, p.cpu, p.rss
 
 
@@ -83,6 +86,7 @@ def main():
         small = os.path.join(tmp, "s.model")
         train = ["train", "-a", "rbp", "-B", "100", "--gamma", "0.04", "-q", thousand, "-o", small]
         rows = [
+            ("floor: python -c 'import numpy, click'", FLOOR, None, None),
             ("budgetlearn --version", ["--version"], None, None),
             ("budgetlearn info (default model)", ["info", model], None, None),
             ("budgetlearn predict (10 lines, default model)", ["predict", model, ten], 0.15, None),
