@@ -40,7 +40,8 @@ from repro.common import dataset  # noqa: E402
 BREAKDOWN = r"""
 import os, sys, time
 t0 = time.perf_counter()
-from budgetcli import cli, _jit
+from budgetcli import _jit, cli
+from budgetcli.entry import main
 t1 = time.perf_counter()
 jit = os.environ.get("BUDGETLEARN_JIT") == "1"
 if jit:
@@ -50,7 +51,7 @@ if jit:
     _jit.compile_all()
 t3 = time.perf_counter()
 try:
-    cli.main(sys.argv[1:], prog_name="budgetlearn")
+    main(sys.argv[1:], prog_name="budgetlearn")
 except SystemExit as e:
     assert not e.code, e.code
 t4 = time.perf_counter()
