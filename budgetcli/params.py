@@ -88,7 +88,8 @@ BUDGET = count("budget", 100, "support-set budget B (number of support vectors k
 COST = number(
     "cost",
     1.0,
-    "C: aggressiveness of PA-I / PA-II (Crammer et al. 2006), box of the No-Bias-SVM update (Weston et al. Fig. 2)",
+    "C: aggressiveness of PA-I / PA-II (Crammer et al. 2006) and BPA (Wang & Vucetic 2010), box of the No-Bias-SVM "
+    "update (Weston et al. Fig. 2)",
     POSITIVE_OR_INF,
     flags=("-C", "--cost"),
 )

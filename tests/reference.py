@@ -434,6 +434,61 @@ def stoptron(X, y, k, budget) -> Trace:
 # Each algorithm's reference run for tests/test_contract.py: name -> (parameters of the compiled learner,
 # run(X, y, k, seed) with the same settings), or a list of such for variants that take other paths.
 # A new algorithm adds its entry beside its reference.
+def kernel_ogd(X, y, k, eta, schedule="constant") -> Trace:
+    """Kivinen, Smola, Williamson 2004, §III with λ = 0 (LIBOKL's kernel-ogd): on the hinge loss's
+    margin error y f < 1, f ← f + η_t y k(x_t, ·), η_t = η or η/√t (t = 1, 2, ... every example)."""
+    tr = Trace()
+    alpha = []
+    for t in range(len(y)):
+        f = sum(a * k(X[s], X[t]) for a, s in zip(alpha, tr.support))
+        tr.scores.append(f)
+        tr.mistakes.append(y[t] * f <= 0)
+        update = y[t] * f < 1
+        tr.margin_updates.append(update and y[t] * f > 0)
+        if update:
+            tr.support.append(t)
+            alpha.append((eta if schedule == "constant" else eta / np.sqrt(t + 1)) * y[t])
+    tr.alpha = np.array(alpha)
+    return tr
+
+
+def bpa_s(X, y, k, budget, C) -> Trace:
+    """Wang & Vucetic 2010, §3, BPA-S: PA-I below the budget; at it, for every candidate r the problem
+    min ½‖w − w_t‖² + Cξ with w = w_t − α_r φ(x_r) + β φ(x_t) solved in closed form (β = α_r k_rt/k_tt
+    + τ y, τ = min(C, ℓ/k_tt)) and its objective Q_r computed as written; the r of least Q_r (the first)
+    is replaced by x_t with β."""
+    tr = Trace()
+    slots, alpha = [], []
+    for t in range(len(y)):
+        f = sum(a * k(X[s], X[t]) for a, s in zip(alpha, slots))
+        tr.scores.append(f)
+        tr.mistakes.append(y[t] * f <= 0)
+        loss = max(0.0, 1.0 - y[t] * f)
+        ktt = k(X[t], X[t])
+        update = loss > 0 and ktt > 0
+        tr.margin_updates.append(update and y[t] * f > 0)
+        if not update:
+            continue
+        tau = min(C, loss / ktt)
+        if len(slots) < budget:
+            slots.append(t)
+            alpha.append(tau * y[t])
+            continue
+        best, best_q, best_beta = None, np.inf, None
+        for r, (a, s) in enumerate(zip(alpha, slots)):
+            krt, krr = k(X[s], X[t]), k(X[s], X[s])
+            beta = a * krt / ktt + tau * y[t]
+            change = a * a * krr - 2 * a * beta * krt + beta * beta * ktt  # ‖−α_r φ(x_r) + β φ(x_t)‖²
+            xi = max(0.0, 1.0 - y[t] * (f - a * krt + beta * ktt))
+            q = 0.5 * change + (C * xi if np.isfinite(C) else 0.0)  # C = ∞: τ = ℓ/k_tt, ξ = 0 up to rounding
+            if q < best_q:
+                best, best_q, best_beta = r, q, beta
+        slots[best], alpha[best] = t, best_beta
+    tr.support = slots
+    tr.alpha = np.array(alpha, float)
+    return tr
+
+
 REFERENCES = {
     "perceptron": ({}, lambda X, y, k, seed: perceptron(X, y, k)),
     "stoptron": ({"budget": 8}, lambda X, y, k, seed: stoptron(X, y, k, 8)),
@@ -451,6 +506,8 @@ REFERENCES = {
     "pa": ({}, lambda X, y, k, seed: passive_aggressive(X, y, k, "pa")),
     "pa-i": ({"cost": 0.3}, lambda X, y, k, seed: passive_aggressive(X, y, k, "pa-i", C=0.3)),
     "pa-ii": ({"cost": 0.3}, lambda X, y, k, seed: passive_aggressive(X, y, k, "pa-ii", C=0.3)),
+    "kernel-ogd": ({"learning_rate": 0.3}, lambda X, y, k, seed: kernel_ogd(X, y, k, 0.3)),
+    "bpa-s": ({"budget": 8, "cost": 0.5}, lambda X, y, k, seed: bpa_s(X, y, k, 8, 0.5)),
     "spa": ({"spa_lambda": 0.5}, lambda X, y, k, seed: shifting_perceptron(X, y, k, 0.5)),
     "budget-perceptron": (
         {"budget": 8, "beta": 1.0, "update": "svm", "cost": 0.7},

@@ -164,8 +164,12 @@ def test_the_registry_refuses_a_second_declaration_of_a_name_that_differs(monkey
 def test_every_loop_record_is_typed_by_numba_without_a_search(name):
     """The records a loop takes are registered with numba's typeof (`_jit.record`): an unregistered
     named tuple class is typed by walking every registered type with issubclass on its first call,
-    2 to 50 ms per class and process."""
+    2 to 50 ms per class and process (the JIT path: on the compiled-at-install path numba is not loaded)."""
     from numba.core.typing.typeof import typeof_impl
+
+    from budgetcli import _jit
+
+    _jit.compile_all()  # registers the records, as the JIT path's first compiled call does
 
     S, K, book, st, h = learner(name, {}).loop_args()
     for record in (S, K, book, book.log, st, h):

@@ -1,0 +1,59 @@
+"""Kernel OGD and BPA-S (issue #33, LIBOKL's kernel-ogd and kernel-bpas) against the references written
+from their papers (tests/reference.py), and the properties that pin them down."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from budgetcli import algorithms, registry  # noqa: F401  (algorithms registers them)
+from budgetcli.kernels import Kernel
+
+from . import reference
+from .helpers import random_stream
+from .test_algorithms import KERNELS, assert_matches_reference, ref_kernel, run_stepwise
+
+
+@pytest.mark.parametrize("schedule", ["constant", "inverse-sqrt"])
+@pytest.mark.parametrize("kernel", KERNELS, ids=lambda k: k.kind)
+@pytest.mark.parametrize("eta", [0.05, 0.5, 2.0])
+def test_kernel_ogd_matches_reference(schedule, kernel, eta):
+    X, y = random_stream(150, 4, seed=21)
+    learner = registry.get("kernel-ogd")(kernel, learning_rate=eta, rate_schedule=schedule)
+    trace = reference.kernel_ogd(X, y, ref_kernel(kernel), eta, schedule)
+    assert any(trace.margin_updates)  # margin errors that are not mistakes happen, and are learned
+    assert_matches_reference(learner, trace, X, y)
+
+
+@pytest.mark.parametrize("kernel", KERNELS, ids=lambda k: k.kind)
+@pytest.mark.parametrize("budget, cost", [(5, 1.0), (20, 0.3), (20, np.inf)])
+def test_bpa_s_matches_the_paper_s_objective(kernel, budget, cost):
+    X, y = random_stream(200, 4, seed=22)
+    learner = registry.get("bpa-s")(kernel, budget=budget, cost=cost)
+    trace = reference.bpa_s(X, y, ref_kernel(kernel), budget, cost)
+    assert len(trace.support) == budget  # the budget was reached, and removals happened
+    assert_matches_reference(learner, trace, X, y)
+
+
+def test_bpa_s_below_its_budget_is_pa_i():
+    X, y = random_stream(150, 4, seed=23)
+    k = Kernel("rbf", 0.5)
+    s1, m1, g1 = run_stepwise(registry.get("bpa-s")(k, budget=10_000, cost=0.4), X, y)
+    s2, m2, g2 = run_stepwise(registry.get("pa-i")(k, cost=0.4), X, y)
+    assert m1 == m2 and g1 == g2
+    np.testing.assert_array_equal(s1, s2)
+
+
+def test_kernel_ogd_keeps_every_margin_error_and_only_those():
+    X, y = random_stream(200, 4, seed=24)
+    learner = registry.get("kernel-ogd")(Kernel("rbf", 0.5), learning_rate=0.3)
+    scores, mistakes, margins = run_stepwise(learner, X, y)
+    margin_errors = sum(yt * f < 1 for yt, f in zip(y, scores))
+    assert len(learner.support) == margin_errors > sum(mistakes)
+    assert set(np.round(np.abs(learner.slot["alpha"][: len(learner.support)]), 12)) == {0.3}
+
+
+@pytest.mark.parametrize("algorithm, params", [("kernel-ogd", {"learning_rate": 0.0}), ("bpa-s", {"cost": 0.0})])
+def test_settings_that_learn_nothing_are_refused(algorithm, params):
+    with pytest.raises(ValueError, match=next(iter(params)).replace("_", "-")):
+        registry.get(algorithm)(Kernel("rbf", 0.5), **params)
