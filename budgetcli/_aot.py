@@ -17,6 +17,7 @@ np = None  # numpy, imported by _load: `budgetlearn --version` (status) loads ne
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
+_DTYPE_NAMES: dict[str, str] = {}  # a dtype's character code -> its name, for the dtypes of the loops' arrays
 _table: dict | None = None  # name -> {argument types: entry point}; {} when the extension is not used
 _why = ""  # why the JIT runs instead, once _load has run
 
@@ -45,11 +46,15 @@ def type_key(value):
     global np
     if np is None:
         import numpy as np
+
+        _DTYPE_NAMES.update((np.dtype(name).char, name) for name in ("float64", "int64", "int32", "uint8", "bool"))
     kind = type(value)
     if kind is np.ndarray:
         flags = value.flags
         layout = "C" if flags.c_contiguous else "F" if flags.f_contiguous else "A"
-        return ("a", value.dtype.name, value.ndim, layout, not flags.writeable, flags.aligned)
+        dtype = value.dtype
+        name = _DTYPE_NAMES.get(dtype.char) or dtype.name  # dtype.name is built anew at each call
+        return ("a", name, value.ndim, layout, not flags.writeable, flags.aligned)
     if kind is bool or kind is np.bool_:
         return ("s", "bool")
     if kind is int:

@@ -473,29 +473,37 @@ class KernelLearner:
         if len(head) <= keep:
             return
         K = self.kernel.args()
-        sums = [np.atleast_1d(np.asarray(c, np.float64)) for _, _, c in head]
-        row = np.repeat(np.arange(len(head)), [len(v) for _, v, _ in head])
-        squares = np.concatenate([np.asarray(v, np.float64) for _, v, _ in head]) ** 2
-        sq = np.bincount(row, weights=squares, minlength=len(head))
-        weight = np.linalg.norm(np.array(sums), axis=1) * np.sqrt(np.abs(self._self_kernels(sq)))
+        sums = np.array([c for _, _, c in head], np.float64).reshape(len(head), -1)
+        lengths = np.fromiter((len(v) for _, v, _ in head), np.int64, len(head))
+        indptr = np.zeros(len(head) + 1, np.int64)
+        np.cumsum(lengths, out=indptr[1:])
+        indices = np.concatenate([i for i, _, _ in head]).astype(np.int32, copy=False)
+        values = np.concatenate([v for _, v, _ in head]).astype(np.float64, copy=False)
+        sq = np.bincount(np.repeat(np.arange(len(head)), lengths), weights=values * values, minlength=len(head))
+        weight = np.linalg.norm(sums, axis=1) * np.sqrt(np.abs(self._self_kernels(sq)))
         kept = np.sort(np.argsort(-weight, kind="stable")[:keep])
         gone = np.setdiff1d(np.arange(len(head)), kept)
 
-        def rows(which):
-            indptr = np.cumsum([0] + [len(head[i][0]) for i in which]).astype(np.int64)
-            indices = np.concatenate([head[i][0] for i in which]).astype(np.int32)
-            values = np.concatenate([head[i][1] for i in which]).astype(np.float64)
-            return indptr, indices, values
+        def rows(which):  # the CSR rows `which` of the head, gathered without a Python loop
+            sub = np.zeros(len(which) + 1, np.int64)
+            np.cumsum(lengths[which], out=sub[1:])
+            take = np.repeat(indptr[which] - sub[:-1], lengths[which]) + np.arange(sub[-1])
+            return sub, indices[take], values[take]
 
         S = SupportSet.from_csr(*rows(kept))
-        self._ensure_scratch(int(max((int(i.max()) + 1 for i, _, _ in head if len(i)), default=0)))
+        self._ensure_scratch(int(indices.max()) + 1 if len(indices) else 0)
         gram = np.zeros((len(kept), len(kept)))
         kernel_matrix(S.arrays, K, *rows(kept), self.scratch, gram)
         cross = np.zeros((len(gone), len(kept)))
         kernel_matrix(S.arrays, K, *rows(gone), self.scratch, cross)
         ridge = 1e-10 * max(float(np.trace(gram)) / len(kept), 1e-300)
-        beta = np.linalg.solve(gram + ridge * np.eye(len(kept)), cross.T @ np.array([sums[i] for i in gone]))
-        self.retired = [(head[i][0], head[i][1], _like(head[i][2], sums[i] + b)) for i, b in zip(kept, beta)] + tail
+        beta = np.linalg.solve(gram + ridge * np.eye(len(kept)), cross.T @ sums[gone])
+        merged = sums[kept] + beta
+        if np.ndim(head[0][2]) == 0:  # binary: a float per vector
+            merged = merged[:, 0].tolist()
+        else:
+            merged = list(merged.astype(np.asarray(head[0][2]).dtype))
+        self.retired = [(head[i][0], head[i][1], c) for i, c in zip(kept.tolist(), merged)] + tail
 
     def _self_kernels(self, sq: np.ndarray) -> np.ndarray:
         """k(x, x) of vectors whose squared norms are `sq`."""
