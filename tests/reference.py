@@ -489,6 +489,57 @@ def bpa_s(X, y, k, budget, C) -> Trace:
     return tr
 
 
+def bpa_p(X, y, k, budget, C) -> Trace:
+    """Wang & Vucetic 2010, §3, BPA-P: as bpa_s, with S = the kept vectors but r, and x_t: for every
+    candidate r its system K_S c = k_r solved directly, β = α_r c + τ y e_t, Q_r = ½‖Δ_r‖² + Cξ_r as
+    written; the first least Q_r goes, the others take β, x_t takes r's place.  An x_t in the span of the
+    kept vectors (‖δ‖² ≤ 1e-10 k_tt) is projected onto them, α += τ y K⁻¹k_t (the package's choice)."""
+    tr = Trace()
+    slots, alpha = [], []
+    for t in range(len(y)):
+        f = sum(a * k(X[s], X[t]) for a, s in zip(alpha, slots))
+        tr.scores.append(f)
+        tr.mistakes.append(y[t] * f <= 0)
+        loss = max(0.0, 1.0 - y[t] * f)
+        ktt = k(X[t], X[t])
+        update = loss > 0 and ktt > 0
+        tr.margin_updates.append(update and y[t] * f > 0)
+        if not update:
+            continue
+        tau = min(C, loss / ktt)
+        if slots:
+            gram = np.array([[k(X[a], X[b]) for b in slots] for a in slots])
+            kt = np.array([k(X[s], X[t]) for s in slots])
+            d = np.linalg.solve(gram, kt)
+            if ktt - kt @ d <= DEPENDENCE_TOL * ktt:
+                alpha = list(np.array(alpha) + tau * y[t] * d)
+                continue
+        if len(slots) < budget:
+            slots.append(t)
+            alpha.append(tau * y[t])
+            continue
+        best, best_q, best_beta = None, np.inf, None
+        for r in range(len(slots)):
+            members = [X[s] for i, s in enumerate(slots) if i != r] + [X[t]]
+            gram_s = np.array([[k(a, b) for b in members] for a in members])
+            k_r = np.array([k(X[slots[r]], m) for m in members])
+            k_t = np.array([k(X[t], m) for m in members])
+            beta = alpha[r] * np.linalg.solve(gram_s, k_r)
+            beta[-1] += tau * y[t]
+            change = alpha[r] ** 2 * k(X[slots[r]], X[slots[r]]) - 2 * alpha[r] * beta @ k_r + beta @ gram_s @ beta
+            xi = max(0.0, 1.0 - y[t] * (f - alpha[r] * k(X[slots[r]], X[t]) + beta @ k_t))
+            q = 0.5 * change + (C * xi if np.isfinite(C) else 0.0)
+            if q < best_q:
+                best, best_q, best_beta = r, q, beta
+        others = [i for i in range(len(slots)) if i != best]
+        for j, i in enumerate(others):
+            alpha[i] += best_beta[j]
+        slots[best], alpha[best] = t, best_beta[-1]
+    tr.support = slots
+    tr.alpha = np.array(alpha, float)
+    return tr
+
+
 REFERENCES = {
     "perceptron": ({}, lambda X, y, k, seed: perceptron(X, y, k)),
     "stoptron": ({"budget": 8}, lambda X, y, k, seed: stoptron(X, y, k, 8)),
@@ -508,6 +559,7 @@ REFERENCES = {
     "pa-ii": ({"cost": 0.3}, lambda X, y, k, seed: passive_aggressive(X, y, k, "pa-ii", C=0.3)),
     "kernel-ogd": ({"learning_rate": 0.3}, lambda X, y, k, seed: kernel_ogd(X, y, k, 0.3)),
     "bpa-s": ({"budget": 8, "cost": 0.5}, lambda X, y, k, seed: bpa_s(X, y, k, 8, 0.5)),
+    "bpa-p": ({"budget": 8, "cost": 0.5}, lambda X, y, k, seed: bpa_p(X, y, k, 8, 0.5)),
     "spa": ({"spa_lambda": 0.5}, lambda X, y, k, seed: shifting_perceptron(X, y, k, 0.5)),
     "budget-perceptron": (
         {"budget": 8, "beta": 1.0, "update": "svm", "cost": 0.7},

@@ -1,4 +1,5 @@
-"""Budgeted Passive-Aggressive, BPA-S (Wang, Vucetic, AISTATS 2010, §3), LIBOKL's `kernel-bpas`.
+"""Budgeted Passive-Aggressive, BPA-S and BPA-P (Wang, Vucetic, AISTATS 2010, §3); BPA-S is LIBOKL's
+`kernel-bpas`.
 
 Below the budget it is PA-I: on a hinge loss ℓ_t = max(0, 1 − y_t f(x_t)) > 0, add x_t with τ y_t,
 τ = min(C, ℓ_t / k(x_t, x_t)).  With B vectors stored, the paper's problem
@@ -11,7 +12,17 @@ along φ(x_t) moves to x_t); the objective is ½(α_r² d_r² + τ² k_tt) + C m
 d_r² = k_rr − k_rt²/k_tt, so the r removed is argmin_r α_r² d_r², an O(B) search over the kernel row
 the prediction already computed.  x_t takes r's slot.
 
+`bpa-p` lets every kept vector's coefficient change (S = the kept vectors and x_t): with H the
+inverse Gram matrix of the B kept vectors and x_t, removing r moves α_r φ(x_r)'s projection onto the
+others, α_i += −α_r H_ir / H_rr (x_t's coefficient τ y_t included), the degradation is α_r² / H_rr, and r
+is its argmin; H is kept by the Projectron's block update when x_t joins and the Schur downdate when r
+leaves (O(B²) per update, where solving each candidate's system would be O(B⁴)), and is resume state,
+rebuilt from the support set.
+
 Choices where the paper leaves room:
+- BPA-P: an x_t in the span of the kept vectors (‖δ_t‖² ≤ 1e−10 k(x_t, x_t), a duplicate say) would make
+  H singular: its PA step is projected onto the kept vectors instead, α += τ y_t K⁻¹k_t, and nothing is
+  added or removed (no source covers the case; below the budget too, where PA-I would add it).
 - Ties of α_r² d_r² go to the lowest slot (LIBOKL's to the oldest vector: its list is in order of
   addition, ours is in slots, the newcomer taking the removed vector's); the reference computes the
   paper's objective literally and agrees.
@@ -26,8 +37,19 @@ import math
 
 from .._jit import njit
 from ..kernels import self_kernel
-from ..learner import MARGIN_UPDATES, MISTAKES, KernelLearner, loop_arrays, new_coefficient, open_round, retire
+from ..learner import (
+    MARGIN_UPDATES,
+    MISTAKES,
+    PROJECTIONS,
+    KernelLearner,
+    loop_arrays,
+    new_coefficient,
+    open_round,
+    retire,
+    touch,
+)
 from ..params import BUDGET, COST
+from ..projection import DEPENDENCE_TOL, grow_inverse, inverse_of_support, project, schur_downdate
 from ..registry import register
 from ..support import sv_fits, sv_put
 
@@ -74,3 +96,67 @@ class BudgetPassiveAggressive(KernelLearner):
     params = (BUDGET, COST)
     evicts = True
     loop = bpa_range
+
+
+@njit(cache=True)
+def bpa_p_range(S, K, rows, start, book, st, h):
+    indptr, indices, values, y, scratch, counters = loop_arrays(rows, book)
+    alpha, krow, kinv, d = st.alpha, st.krow, st.kinv, st.d
+    for t in range(start, y.shape[0]):
+        if not sv_fits(S, indptr[t + 1] - indptr[t]):
+            return t
+        idx, val, yt, f, sq, n, rnd = open_round(S, K, indptr, indices, values, y, t, scratch, counters, alpha, krow)
+        margin = yt * f
+        if margin <= 0.0:
+            counters[MISTAKES] += 1
+        if margin >= 1.0:
+            continue
+        kxx = self_kernel(K, sq)
+        if kxx <= 0.0:
+            continue
+        if margin > 0.0:
+            counters[MARGIN_UPDATES] += 1
+        tau = min(h.cost, (1.0 - margin) / kxx)
+        delta2, _ = project(kinv, krow, d, n, kxx)  # d = K⁻¹k_t over the kept vectors
+        if delta2 <= DEPENDENCE_TOL * kxx:  # x_t in their span: the PA step projected onto them
+            for i in range(n):
+                touch(alpha, st.avg_sum, st.avg_stamp, i, rnd)
+                alpha[i] += tau * yt * d[i]
+            counters[PROJECTIONS] += 1
+            continue
+        grow_inverse(kinv, d, n, delta2)  # H over the kept vectors and x_t, which is index n
+        if n < h.budget:
+            sv_put(S, n, idx, val, sq)
+            new_coefficient(alpha, st.avg_sum, st.avg_stamp, n, tau * yt, rnd)
+            continue
+        r, least = 0, math.inf
+        for i in range(n):
+            q = alpha[i] * alpha[i] / kinv[i, i]
+            if q < least:
+                r, least = i, q
+        move = alpha[r] / kinv[r, r]
+        for i in range(n):
+            if i != r:
+                touch(alpha, st.avg_sum, st.avg_stamp, i, rnd)
+                alpha[i] -= move * kinv[i, r]
+        coef = tau * yt - move * kinv[n, r]
+        schur_downdate(kinv, n + 1, r)
+        for j in range(n + 1):  # x_t's row and column (index n) into r's
+            kinv[r, j] = kinv[n, j]
+        for j in range(n + 1):
+            kinv[j, r] = kinv[j, n]
+        kinv[r, r] = kinv[n, n]
+        retire(S, book, alpha, st.avg_sum, st.avg_stamp, r, rnd)
+        sv_put(S, r, idx, val, sq)
+        new_coefficient(alpha, st.avg_sum, st.avg_stamp, r, coef, rnd)
+    return y.shape[0]
+
+
+@register
+class BudgetPassiveAggressiveProjecting(BudgetPassiveAggressive):
+    name = "bpa-p"
+    summary = "Budgeted PA, projecting: remove the r of least α_r²/H_rr, its projection onto all the others kept"
+    paper = "Wang, Vucetic, AISTATS 2010, §3 (BPA-P)"
+    slot_arrays = KernelLearner.slot_arrays | {"kinv": "square", "d": "work"}
+    rebuilt = {"kinv": inverse_of_support}
+    loop = bpa_p_range
