@@ -493,7 +493,7 @@ def bpa_p(X, y, k, budget, C) -> Trace:
     """Wang & Vucetic 2010, §3, BPA-P: as bpa_s, with S = the kept vectors but r, and x_t: for every
     candidate r its system K_S c = k_r solved directly, β = α_r c + τ y e_t, Q_r = ½‖Δ_r‖² + Cξ_r as
     written; the first least Q_r goes, the others take β, x_t takes r's place.  An x_t in the span of the
-    kept vectors (‖δ‖² ≤ 1e-10 k_tt) is projected onto them, α += τ y K⁻¹k_t (the package's choice)."""
+    kept vectors (‖δ‖² ≤ 1e-6 k_tt) is projected onto them, α += τ y K⁻¹k_t (the package's choice)."""
     tr = Trace()
     slots, alpha = [], []
     for t in range(len(y)):
@@ -511,7 +511,7 @@ def bpa_p(X, y, k, budget, C) -> Trace:
             gram = np.array([[k(X[a], X[b]) for b in slots] for a in slots])
             kt = np.array([k(X[s], X[t]) for s in slots])
             d = np.linalg.solve(gram, kt)
-            if ktt - kt @ d <= DEPENDENCE_TOL * ktt:
+            if ktt - kt @ d <= 1e-6 * ktt:
                 alpha = list(np.array(alpha) + tau * y[t] * d)
                 continue
         if len(slots) < budget:
