@@ -224,7 +224,7 @@ def build(outdir: str = HERE) -> str:
     record = {"numba": numba.__version__, "cpu": cc.target_cpu, "sources": source_hashes(), "entries": len(entries)}
     with open(os.path.join(outdir, MODULE + ".json"), "w") as f:
         json.dump(record, f, indent=1, sort_keys=True)
-    return cc._output_file if hasattr(cc, "_output_file") else os.path.join(outdir, cc.output_file)
+    return os.path.join(outdir, cc.output_file)
 
 
 def _host_cpu() -> str:

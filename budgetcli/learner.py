@@ -37,7 +37,7 @@ from ._jit import njit, record
 from .kernels import Kernel, sparse_sqnorm
 from .params import Param
 from .mixing import Mixing
-from .projection import onto_kept
+from .projection import onto_kept, schur_downdate
 from .rng import randbelow, seed_state
 from .support import COUNT, SupportSet, kernel_row
 
@@ -751,6 +751,23 @@ def retire(S, book, alpha, avg_sum, avg_stamp, i, t):
         log.length[k] = S.length[i]
         log.coef_sum[k] = avg_sum[i]
         log.count[0] = k + 1
+
+
+@njit(cache=True)
+def evict_from_inverse(ainv, alpha, avg_sum, avg_stamp, n, r, rnd):
+    """Take slot r out of an inverse Gram matrix H (n × n) and its expansion: every other coefficient
+    takes r's projection onto the rest, α_i −= α_r H_ir / H_rr, and H loses r by the rank-one Schur
+    downdate; row and column r of H are left zero (so a later d = H k has d[r] = 0).  The second-order
+    Perceptron's eviction (w = A⁻¹y) and BPA-P's removal."""
+    wr = alpha[r] / ainv[r, r]
+    for i in range(n):
+        if i != r:
+            touch(alpha, avg_sum, avg_stamp, i, rnd)
+            alpha[i] -= ainv[i, r] * wr
+    schur_downdate(ainv, n, r)
+    for i in range(n):
+        ainv[i, r] = 0.0
+        ainv[r, i] = 0.0
 
 
 @njit(cache=True, inline="always")

@@ -45,6 +45,7 @@ from ..learner import (
     MISTAKES,
     PROJECTIONS,
     KernelLearner,
+    evict_from_inverse,
     loop_arrays,
     new_coefficient,
     open_round,
@@ -52,7 +53,7 @@ from ..learner import (
     touch,
 )
 from ..params import BUDGET, COST
-from ..projection import grow_inverse, inverse_of_support, project, schur_downdate
+from ..projection import grow_inverse, inverse_of_support, project
 from ..registry import register
 from ..support import sv_fits, sv_put
 
@@ -139,13 +140,9 @@ def bpa_p_range(S, K, rows, start, book, st, h):
             q = alpha[i] * alpha[i] / kinv[i, i]
             if q < least:
                 r, least = i, q
-        move = alpha[r] / kinv[r, r]
-        for i in range(n):
-            if i != r:
-                touch(alpha, st.avg_sum, st.avg_stamp, i, rnd)
-                alpha[i] -= move * kinv[i, r]
-        coef = tau * yt - move * kinv[n, r]
-        schur_downdate(kinv, n + 1, r)
+        new_coefficient(alpha, st.avg_sum, st.avg_stamp, n, tau * yt, rnd)  # x_t, index n of H, takes part
+        evict_from_inverse(kinv, alpha, st.avg_sum, st.avg_stamp, n + 1, r, rnd)
+        coef = alpha[n]
         for j in range(n + 1):  # x_t's row and column (index n) into r's
             kinv[r, j] = kinv[n, j]
         for j in range(n + 1):

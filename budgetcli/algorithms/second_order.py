@@ -45,6 +45,7 @@ from ..learner import (
     RANDOM,
     UNBOUNDED,
     KernelLearner,
+    evict_from_inverse,
     loop_arrays,
     new_coefficient,
     open_round,
@@ -54,7 +55,7 @@ from ..learner import (
 )
 from ..mixing import Unmixable
 from ..params import BUDGET, POSITIVE, number
-from ..projection import project, ridge_inverse_of_support, schur_downdate
+from ..projection import project, ridge_inverse_of_support
 from ..registry import register
 from ..support import sv_fits, sv_put
 
@@ -65,21 +66,6 @@ SOP_A = number(
     "Conconi, Gentile 2005; a = 1 in the MLJ 2007 experiments)",
     POSITIVE,
 )
-
-
-@njit(cache=True)
-def evict_from_inverse(ainv, alpha, avg_sum, avg_stamp, n, r, rnd):
-    """Take slot r out of A⁻¹ and w = A⁻¹y by the rank-one Schur downdate; row and column r of
-    ainv are left zero (so a later d = A⁻¹k has d[r] = 0)."""
-    wr = alpha[r] / ainv[r, r]
-    for i in range(n):
-        if i != r:
-            touch(alpha, avg_sum, avg_stamp, i, rnd)
-            alpha[i] -= ainv[i, r] * wr
-    schur_downdate(ainv, n, r)
-    for i in range(n):
-        ainv[i, r] = 0.0
-        ainv[r, i] = 0.0
 
 
 @njit(cache=True)
