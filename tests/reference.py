@@ -540,6 +540,61 @@ def bpa_p(X, y, k, budget, C) -> Trace:
     return tr
 
 
+def bpa_nn(X, y, k, budget, C) -> Trace:
+    """Wang & Vucetic 2010, §3, BPA-NN: as bpa_s, with S = {x_t, x_j}, x_j the kept vector nearest x_r in
+    feature space (least k_rr + k_jj − 2k_rj, the first of equals): for every candidate r the 2×2 system
+    K_S c = k_Sr solved directly, β = α_r c + τ y e_t, Q_r = ½‖Δ_r‖² + Cξ_r as written; the first least
+    Q_r goes, x_j takes its part, x_t takes r's place.  x_t and x_j nearly collinear (det K_S ≤ 1e-10
+    k_tt k_jj), or r alone: S = {x_t}; x_r in the span of S (residual ≤ 1e-10 k_rr) is removed at no
+    cost beyond the PA step, the first such (the package's choices)."""
+    tr = Trace()
+    slots, alpha = [], []
+    for t in range(len(y)):
+        f = sum(a * k(X[s], X[t]) for a, s in zip(alpha, slots))
+        tr.scores.append(f)
+        tr.mistakes.append(y[t] * f <= 0)
+        loss = max(0.0, 1.0 - y[t] * f)
+        ktt = k(X[t], X[t])
+        update = loss > 0 and ktt > 0
+        tr.margin_updates.append(update and y[t] * f > 0)
+        if not update:
+            continue
+        tau = min(C, loss / ktt)
+        if len(slots) < budget:
+            slots.append(t)
+            alpha.append(tau * y[t])
+            continue
+        best, best_q, best_beta, best_j = None, np.inf, None, None
+        for r in range(len(slots)):
+            xr = X[slots[r]]
+            dist = [k(xr, xr) + k(X[s], X[s]) - 2.0 * k(xr, X[s]) if i != r else np.inf for i, s in enumerate(slots)]
+            j = int(np.argmin(dist)) if len(slots) > 1 else None
+            members = [X[t]]
+            if j is not None:
+                kjj, ktj = k(X[slots[j]], X[slots[j]]), k(X[t], X[slots[j]])
+                if ktt * kjj - ktj * ktj > 1e-10 * ktt * kjj:
+                    members.append(X[slots[j]])
+            gram_s = np.array([[k(a, b) for b in members] for a in members])
+            k_r = np.array([k(xr, m) for m in members])
+            k_t = np.array([k(X[t], m) for m in members])
+            c = np.linalg.solve(gram_s, k_r)
+            beta = alpha[r] * c
+            beta[0] += tau * y[t]
+            change = alpha[r] ** 2 * k(xr, xr) - 2 * alpha[r] * beta @ k_r + beta @ gram_s @ beta
+            if k(xr, xr) - c @ k_r <= 1e-10 * k(xr, xr):  # x_r in the span: only the PA step is a change
+                change = tau * tau * ktt
+            xi = max(0.0, 1.0 - y[t] * (f - alpha[r] * k(xr, X[t]) + beta @ k_t))
+            q = 0.5 * change + (C * xi if np.isfinite(C) else 0.0)
+            if q < best_q:
+                best, best_q, best_beta, best_j = r, q, beta, (j if len(members) == 2 else None)
+        if best_j is not None:
+            alpha[best_j] += best_beta[1]
+        slots[best], alpha[best] = t, best_beta[0]
+    tr.support = slots
+    tr.alpha = np.array(alpha, float)
+    return tr
+
+
 REFERENCES = {
     "perceptron": ({}, lambda X, y, k, seed: perceptron(X, y, k)),
     "stoptron": ({"budget": 8}, lambda X, y, k, seed: stoptron(X, y, k, 8)),
@@ -560,6 +615,7 @@ REFERENCES = {
     "kernel-ogd": ({"learning_rate": 0.3}, lambda X, y, k, seed: kernel_ogd(X, y, k, 0.3)),
     "bpa-s": ({"budget": 8, "cost": 0.5}, lambda X, y, k, seed: bpa_s(X, y, k, 8, 0.5)),
     "bpa-p": ({"budget": 8, "cost": 0.5}, lambda X, y, k, seed: bpa_p(X, y, k, 8, 0.5)),
+    "bpa-nn": ({"budget": 8, "cost": 0.5}, lambda X, y, k, seed: bpa_nn(X, y, k, 8, 0.5)),
     "spa": ({"spa_lambda": 0.5}, lambda X, y, k, seed: shifting_perceptron(X, y, k, 0.5)),
     "budget-perceptron": (
         {"budget": 8, "beta": 1.0, "update": "svm", "cost": 0.7},

@@ -50,6 +50,7 @@ def days(tmp_path_factory):
 def test_the_algorithms_with_a_resume_state():
     assert REBUILDING == [
         "ahpatron",
+        "bpa-nn",
         "bpa-p",
         "bpegasos",
         "budget-perceptron",

@@ -53,6 +53,31 @@ def test_bpa_p_matches_the_paper_s_objective(kernel, budget, cost):
     assert_matches_reference(learner, trace, X, y)
 
 
+@pytest.mark.parametrize("kernel", KERNELS, ids=lambda k: k.kind)
+@pytest.mark.parametrize("budget, cost", [(1, 1.0), (5, 1.0), (20, 0.3), (20, np.inf)])
+def test_bpa_nn_matches_the_paper_s_objective(kernel, budget, cost):
+    X, y = random_stream(200, 4, seed=27)
+    learner = registry.get("bpa-nn")(kernel, budget=budget, cost=cost)
+    trace = reference.bpa_nn(X, y, ref_kernel(kernel), budget, cost)
+    assert len(trace.support) == budget  # the budget was reached, and removals happened
+    assert_matches_reference(learner, trace, X, y)
+
+
+def test_bpa_nn_moves_part_of_the_removed_vector_to_its_neighbour():
+    """What tells BPA-NN from BPA-S: kept coefficients other than the newcomer's change at a removal."""
+    X, y = random_stream(200, 4, seed=28)
+    learner = registry.get("bpa-nn")(Kernel("rbf", 0.5), budget=6)
+    before = None
+    moved = 0
+    for t in range(len(y)):
+        run_stepwise(learner, X[t : t + 1], y[t : t + 1])
+        alpha = learner.slot["alpha"][: len(learner.support)].copy()
+        if before is not None and len(before) == len(alpha) == 6:
+            moved += int(np.sum(alpha != before) >= 2)
+        before = alpha
+    assert moved > 0
+
+
 def test_bpa_p_projects_an_example_in_the_span_and_keeps_its_budget():
     X, y = random_stream(120, 4, seed=26)
     X = np.vstack([X, X[:40]])  # duplicates: in the span of the kept vectors

@@ -1,5 +1,5 @@
-"""Budgeted Passive-Aggressive, BPA-S and BPA-P (Wang, Vucetic, AISTATS 2010, §3); BPA-S is LIBOKL's
-`kernel-bpas`.
+"""Budgeted Passive-Aggressive, BPA-S, BPA-P and BPA-NN (Wang, Vucetic, AISTATS 2010, §3); BPA-S is
+LIBOKL's `kernel-bpas`.
 
 Below the budget it is PA-I: on a hinge loss ℓ_t = max(0, 1 − y_t f(x_t)) > 0, add x_t with τ y_t,
 τ = min(C, ℓ_t / k(x_t, x_t)).  With B vectors stored, the paper's problem
@@ -19,6 +19,13 @@ is its argmin; H is kept by the Projectron's block update when x_t joins and the
 leaves (O(B²) per update, where solving each candidate's system would be O(B⁴)), and is resume state,
 rebuilt from the support set.
 
+`bpa-nn` lets x_t and x_r's nearest kept neighbour x_j change (S = {x_t, x_j}, the paper's one-neighbour
+form; nearness in feature space, k_rr + k_jj − 2k_rj): c = K_S⁻¹ k_Sr from the 2×2 system, the
+degradation α_r² d_r² with d_r² = k_rr − c·k_Sr, α_j += α_r c_j and x_t's coefficient τ y_t + α_r c_t.  The
+Gram matrix of the kept vectors is resume state (rebuilt from the support set); each update at the
+budget scans it for every candidate's neighbour, O(B²) multiply-adds (a cache of each vector's
+neighbour would make it O(B) amortised, as the paper counts it; at B = 100 the scan is not the cost).
+
 Choices where the paper leaves room:
 - BPA-P: an x_t in the span of the kept vectors (‖δ_t‖² ≤ 1e−6 k(x_t, x_t), a duplicate say) would make
   H (nearly) singular: its PA step is projected onto the kept vectors instead, α += τ y_t K⁻¹k_t, and
@@ -26,6 +33,9 @@ Choices where the paper leaves room:
   The threshold is budgeted Pegasos' (`--maintenance project`), not the Projectron's 1e−10: BPA-P adds on
   every loss, and with 1e−10 a poly kernel on 1e6-scale values let the kept inverse drift to K⁻¹K − I ≈ 1e−4
   through its downdates, where a direct inverse gives 1e−10 (tests/test_numerics.py).
+- BPA-NN: x_t and x_j nearly collinear (det K_S ≤ 1e−10 k_tt k_jj), or x_r alone, fall back to S = {x_t};
+  x_r within 1e−10 k_rr of S's span is removed at no cost (d_r² = 0), so that rounding does not pick
+  among several free removals; the nearest of equally near neighbours is the lowest slot.
 - Ties of α_r² d_r² go to the lowest slot (LIBOKL's to the oldest vector: its list is in order of
   addition, ours is in slots, the newcomer taking the removed vector's); the reference computes the
   paper's objective literally and agrees.
@@ -53,11 +63,14 @@ from ..learner import (
     touch,
 )
 from ..params import BUDGET, COST
-from ..projection import grow_inverse, inverse_of_support, project
+from ..projection import gram_of_support, grow_inverse, inverse_of_support, project
 from ..registry import register
 from ..support import sv_fits, sv_put
 
 SPAN_TOL = 1e-6  # BPA-P: ‖δ‖² ≤ SPAN_TOL·k(x,x) counts as in the span of the kept vectors (see above)
+# BPA-NN: x_t and x_r's neighbour x_j count as collinear at det ≤ NN_SPAN_TOL·k_tt·k_jj (1 − cos² ≤ 1e-10),
+# and x_r as in their span at d_r² ≤ NN_SPAN_TOL·k_rr (so that the first of such free removals goes)
+NN_SPAN_TOL = 1e-10
 
 
 @njit(cache=True)
@@ -162,3 +175,78 @@ class BudgetPassiveAggressiveProjecting(BudgetPassiveAggressive):
     slot_arrays = KernelLearner.slot_arrays | {"kinv": "square", "d": "work"}
     rebuilt = {"kinv": inverse_of_support}
     loop = bpa_p_range
+
+
+@njit(cache=True)
+def nearest_kept(gram, n, r):
+    """The kept vector nearest x_r in feature space, k_rr + k_jj − 2k_rj least over j ≠ r (the lowest
+    slot of equals), or −1 when r is alone."""
+    nearest, least = -1, math.inf
+    for j in range(n):
+        if j != r:
+            dist2 = gram[r, r] + gram[j, j] - 2.0 * gram[r, j]
+            if dist2 < least:
+                nearest, least = j, dist2
+    return nearest
+
+
+@njit(cache=True)
+def bpa_nn_range(S, K, rows, start, book, st, h):
+    indptr, indices, values, y, scratch, counters = loop_arrays(rows, book)
+    alpha, krow, gram = st.alpha, st.krow, st.gram
+    for t in range(start, y.shape[0]):
+        if not sv_fits(S, indptr[t + 1] - indptr[t]):
+            return t
+        idx, val, yt, f, sq, n, rnd = open_round(S, K, indptr, indices, values, y, t, scratch, counters, alpha, krow)
+        margin = yt * f
+        if margin <= 0.0:
+            counters[MISTAKES] += 1
+        if margin >= 1.0:
+            continue
+        kxx = self_kernel(K, sq)
+        if kxx <= 0.0:
+            continue
+        if margin > 0.0:
+            counters[MARGIN_UPDATES] += 1
+        tau = min(h.cost, (1.0 - margin) / kxx)
+        slot, coef = n, tau * yt
+        if n >= h.budget:
+            slot, least, partner, part = 0, math.inf, -1, 0.0
+            for r in range(n):
+                j = nearest_kept(gram, n, r)
+                ct, cj = krow[r] / kxx, 0.0  # the projection of φ(x_r) onto span{φ(x_t), φ(x_j)}
+                if j >= 0:
+                    det = kxx * gram[j, j] - krow[j] * krow[j]
+                    if det > NN_SPAN_TOL * kxx * gram[j, j]:
+                        ct = (gram[j, j] * krow[r] - krow[j] * gram[r, j]) / det
+                        cj = (kxx * gram[r, j] - krow[j] * krow[r]) / det
+                d2 = gram[r, r] - (ct * krow[r] + cj * gram[r, j])
+                if d2 <= NN_SPAN_TOL * gram[r, r]:  # x_r in the span: free to remove (rounding ignored)
+                    d2 = 0.0
+                q = alpha[r] * alpha[r] * d2
+                if q < least:
+                    slot, least, partner, part = r, q, j, cj
+                    coef = tau * yt + alpha[r] * ct
+            if partner >= 0 and part != 0.0:
+                touch(alpha, st.avg_sum, st.avg_stamp, partner, rnd)
+                alpha[partner] += alpha[slot] * part
+            retire(S, book, alpha, st.avg_sum, st.avg_stamp, slot, rnd)
+        sv_put(S, slot, idx, val, sq)
+        new_coefficient(alpha, st.avg_sum, st.avg_stamp, slot, coef, rnd)
+        for j in range(max(n, slot + 1)):  # the Gram matrix's row and column of the newcomer
+            gram[slot, j] = krow[j]
+            gram[j, slot] = krow[j]
+        gram[slot, slot] = kxx
+    return y.shape[0]
+
+
+@register
+class BudgetPassiveAggressiveNearest(BudgetPassiveAggressive):
+    name = "bpa-nn"
+    summary = (
+        "Budgeted PA, nearest neighbour: remove the r of least loss, projected onto x_t and x_r's nearest kept vector"
+    )
+    paper = "Wang, Vucetic, AISTATS 2010, §3 (BPA-NN)"
+    slot_arrays = KernelLearner.slot_arrays | {"gram": "square"}
+    rebuilt = {"gram": gram_of_support}
+    loop = bpa_nn_range
