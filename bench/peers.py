@@ -5,7 +5,7 @@ budgeted Pegasos).  The peers are not part of the project: they are built from t
 
     python bench/peers.py [TRAIN TEST (default sample_data/a9a sample_data/a9a.t)]
                           [--kol KOL_EXECUTABLE] [--budgetedsvm DIR (holding budgetedsvm-train, -predict)]
-                          [--long] [--runs 3] [--eta 0.135] [--jit]
+                          [--long] [--runs 3] [--eta 0.135] [--jit] [--only TEXT,...]
 
 The rows (rbf kernel, γ = 0.01; R is the round, 0, 1, ...; M and P files in a temporary directory):
 
@@ -373,6 +373,10 @@ def okl_rows(args, train: str, test: str, tmp: str, suffix: str, long: bool, tes
     every margin error, so it is left out of the long stream (LIBOKL did not finish a9a×16 in 45 minutes)."""
     specs = [
         ("BPA-S B=100", ["-a", "bpa-s", "-B", 100, "-C", 1, "--hypothesis", "last"], "kernel-bpas"),
+        # LIBOKL's kernel-bogd removes the oldest vector (our bogd-fifo, the same rule); the paper's BOGD
+        # (uniform removal, re-weighting, bound) beside it, against the same binary
+        ("BOGD-FIFO B=100", ["-a", "bogd-fifo", "-B", 100, "--regularization", 0.001, "--hypothesis", "last"], "kernel-bogd"),
+        ("BOGD B=100", ["-a", "bogd", "-B", 100, "--regularization", 0.001, "--hypothesis", "last"], "kernel-bogd"),
     ]
     if not long:
         specs.append(("kernel OGD", ["-a", "kernel-ogd", "--learning-rate", 0.5, "--hypothesis", "last"], "kernel-ogd"))
@@ -432,6 +436,8 @@ def warm(args, train: str, test: str, tmp: str) -> None:
         ["-a", "projectron++", "--eta", args.eta],
         ["-a", "bpegasos", "-B", 50, "--maintenance", "smallest", "--shuffle"],
         ["-a", "bpegasos", "-B", 50, "--maintenance", "merge", "--shuffle"],
+        *(["-a", name, "-B", 50] for name in ("bpa-s", "bogd", "bogd-fifo")),
+        ["-a", "kernel-ogd"],
     ):
         budgetlearn("train", *algo, "--gamma", GAMMA, "-q", head, "-o", model)
     budgetlearn("predict", model, head, "-o", os.path.join(tmp, "warm.pred"))
@@ -582,6 +588,7 @@ def main():
     ap.add_argument("--runs", type=int, default=3, help="rounds (medians; the BSGD rows' seeds)")
     ap.add_argument("--eta", type=float, default=0.135, help="our Projectron++ η (~300 SVs on a9a at γ = 0.01)")
     ap.add_argument("--jit", action="store_true", help="our side on the JIT path (BUDGETLEARN_JIT=1)")
+    ap.add_argument("--only", metavar="TEXT,...", help="just the rows whose name contains one of these (e.g. BOGD,BPA)")
     args = ap.parse_args()
     os.environ["BUDGETLEARN_JIT"] = "1" if args.jit else "0"  # inherited by every budgetlearn process
     print(_path_in_use(), flush=True)
@@ -597,6 +604,8 @@ def main():
             rows += kol_rows(args, long_train, test, tmp, f", a9a×{REPEAT}", True, {0})
             rows += okl_rows(args, long_train, test, tmp, f", a9a×{REPEAT}", True, {0})
         rows += bsgd_rows(args, train, test, tmp)
+        if args.only:
+            rows = [r for r in rows if any(part in r.name for part in args.only.split(","))]
         warm(args, train, test, tmp)
         load = os.getloadavg()
         print(f"load average (1, 5, 15 min) before: {fmt_load(load)}", flush=True)

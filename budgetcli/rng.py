@@ -36,3 +36,9 @@ def randbelow(state, n):
         r = next_u64(state)
         if r < limit:
             return np.int64(r % un)
+
+
+@njit(cache=True)
+def unit(state):
+    """A uniform float in [0, 1): the top 53 bits of the next output, times 2⁻⁵³."""
+    return np.float64(next_u64(state) >> np.uint64(11)) * 2.0**-53

@@ -34,6 +34,7 @@ class Trace:
     scores: list = field(default_factory=list)  # per round: f_{t−1}(x_t)
     support: list = field(default_factory=list)  # example indices in the support set, in order of addition
     alpha: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    capped: int = 0  # BOGD++: keep probabilities capped at 1 (the water-filling acted)
 
 
 def perceptron(X, y, k) -> Trace:
@@ -595,6 +596,61 @@ def bpa_nn(X, y, k, budget, C) -> Trace:
     return tr
 
 
+def bogd(X, y, k, budget, eta, lam, gamma, removal, seed=0) -> Trace:
+    """Zhao, Wang, Wu, Jin, Hoi, ICML 2012, §3: every round α ← (1 − ηλ)α; on y f < 1 add x_t with η y; at
+    the budget first remove r and re-weight the kept, |α_i| ≤ ηγ: removal "uniform" (BOGD, kept × B/(B−1)),
+    "weighted" (BOGD++, kept with q_i = (B−1) a_i/Σa, a_i = |α_i|√k_ii, capped at 1 with the rest shared,
+    kept / q_i) or "oldest" (LIBOKL's kernel-bogd: no re-weighting, no bound)."""
+    tr = Trace()
+    rng = SplitMix64(seed)
+    slots, alpha, born = [], [], []
+    for t in range(len(y)):
+        f = sum(a * k(X[s], X[t]) for a, s in zip(alpha, slots))
+        tr.scores.append(f)
+        tr.mistakes.append(y[t] * f <= 0)
+        alpha = [a * (1.0 - eta * lam) for a in alpha]
+        update = y[t] * f < 1
+        tr.margin_updates.append(update and y[t] * f > 0)
+        if not update:
+            continue
+        if len(slots) < budget:
+            slots.append(t)
+            alpha.append(eta * y[t])
+            born.append(t)
+            continue
+        if removal == "oldest":
+            r = int(np.argmin(born))
+            keep = [1.0] * budget
+        elif removal == "uniform":
+            r = rng.below(budget)
+            keep = [(budget - 1) / budget] * budget
+        else:
+            a = np.array([abs(c) * np.sqrt(k(X[s], X[s])) for c, s in zip(alpha, slots)])
+            capped = np.zeros(budget, bool)
+            while True:  # water-filling: Σ q = B − 1, no q above 1
+                mass, total = budget - 1 - capped.sum(), a[~capped].sum()
+                over = ~capped & (mass * a > total) & (total > 0)
+                if not over.any():
+                    break
+                capped |= over
+            tr.capped += int(capped.sum())
+            q = np.where(capped, 1.0, mass * a / total if total > 0 else mass / (~capped).sum())
+            u = (rng.next() >> 11) * 2.0**-53
+            p = 1.0 - q
+            r = next((i for i in range(budget) if p[i] > 0 and u < np.cumsum(np.where(p > 0, p, 0))[i]), None)
+            if r is None:
+                r = max(i for i in range(budget) if p[i] > 0)
+            keep = list(q)
+        for i in range(budget):
+            if i != r and removal != "oldest" and 0 < keep[i] < 1:
+                alpha[i] = alpha[i] / keep[i]
+                alpha[i] = float(np.clip(alpha[i], -eta * gamma, eta * gamma))
+        slots[r], alpha[r], born[r] = t, eta * y[t], t
+    tr.support = slots
+    tr.alpha = np.array(alpha, float)
+    return tr
+
+
 REFERENCES = {
     "perceptron": ({}, lambda X, y, k, seed: perceptron(X, y, k)),
     "stoptron": ({"budget": 8}, lambda X, y, k, seed: stoptron(X, y, k, 8)),
@@ -616,6 +672,9 @@ REFERENCES = {
     "bpa-s": ({"budget": 8, "cost": 0.5}, lambda X, y, k, seed: bpa_s(X, y, k, 8, 0.5)),
     "bpa-p": ({"budget": 8, "cost": 0.5}, lambda X, y, k, seed: bpa_p(X, y, k, 8, 0.5)),
     "bpa-nn": ({"budget": 8, "cost": 0.5}, lambda X, y, k, seed: bpa_nn(X, y, k, 8, 0.5)),
+    "bogd": ({"budget": 8}, lambda X, y, k, seed: bogd(X, y, k, 8, 0.5, 0.001, 10.0, "uniform", seed)),
+    "bogd++": ({"budget": 8}, lambda X, y, k, seed: bogd(X, y, k, 8, 0.5, 0.001, 10.0, "weighted", seed)),
+    "bogd-fifo": ({"budget": 8}, lambda X, y, k, seed: bogd(X, y, k, 8, 0.5, 0.001, np.inf, "oldest", seed)),
     "spa": ({"spa_lambda": 0.5}, lambda X, y, k, seed: shifting_perceptron(X, y, k, 0.5)),
     "budget-perceptron": (
         {"budget": 8, "beta": 1.0, "update": "svm", "cost": 0.7},

@@ -109,3 +109,41 @@ def test_kernel_ogd_keeps_every_margin_error_and_only_those():
 def test_settings_that_learn_nothing_are_refused(algorithm, params):
     with pytest.raises(ValueError, match=next(iter(params)).replace("_", "-")):
         registry.get(algorithm)(Kernel("rbf", 0.5), **params)
+
+
+@pytest.mark.parametrize("kernel", KERNELS, ids=lambda k: k.kind)
+@pytest.mark.parametrize("name, removal", [("bogd", "uniform"), ("bogd++", "weighted"), ("bogd-fifo", "oldest")])
+@pytest.mark.parametrize(
+    "budget, eta, lam, gamma", [(2, 0.5, 0.001, 10.0), (10, 0.3, 0.01, 2.0), (10, 1.0, 0.0, np.inf)]
+)
+def test_bogd_family_matches_the_paper(kernel, name, removal, budget, eta, lam, gamma, seed=5):
+    X, y = random_stream(200, 4, seed=29)
+    params = {"budget": budget, "learning_rate": eta, "regularization": lam}
+    if name != "bogd-fifo":
+        params["coef_bound"] = gamma
+    learner = registry.get(name)(kernel, seed=seed, **params)
+    trace = reference.bogd(
+        X, y, ref_kernel(kernel), budget, eta, lam, gamma if name != "bogd-fifo" else np.inf, removal, seed
+    )
+    assert len(trace.support) == budget
+    assert_matches_reference(learner, trace, X, y)
+
+
+@pytest.mark.parametrize("kernel", [k for k in KERNELS if k.kind != "rbf"], ids=lambda k: k.kind)
+def test_bogd_plus_plus_caps_a_dominant_term_as_the_reference_does(kernel):
+    """Terms of unequal size (‖x‖ varies under these kernels, k(x, x) = 1 under the Gaussian one): a term
+    outweighing the (B − 1)-th part of all has its keep probability capped at 1 (the water-filling acts,
+    as the reference counts), and the bound ηγ holds throughout."""
+    X, y = random_stream(300, 4, seed=30)
+    eta, gamma = 0.5, 1.5
+    learner = registry.get("bogd++")(kernel, budget=5, learning_rate=eta, regularization=0.2, coef_bound=gamma)
+    trace = reference.bogd(X, y, ref_kernel(kernel), 5, eta, 0.2, gamma, "weighted")
+    assert trace.capped > 0
+    assert_matches_reference(learner, trace, X, y)
+    assert np.all(np.abs(learner.slot["alpha"][:5]) <= eta * gamma)
+
+
+def test_bogd_refuses_a_budget_of_one_but_fifo_takes_it():
+    with pytest.raises(ValueError, match="-B/--budget must be at least 2"):
+        registry.get("bogd")(Kernel("rbf", 0.5), budget=1)
+    registry.get("bogd-fifo")(Kernel("rbf", 0.5), budget=1)
