@@ -1268,7 +1268,7 @@ def _print_tune(algorithm, sort, rows, epochs) -> None:
     console.width = max(100, console.width)
     console.print(table)
     if any(r.learned_nothing for r in rows):
-        click.echo("nothing learned: a run ended with 0 support vectors; such settings rank last")
+        click.echo("nothing learned: a run ended with f = 0 (0 support vectors); such settings rank last")
     for line in legend:  # whole lines, never wrapped
         click.echo(line)
 

@@ -87,6 +87,11 @@ def libsvm_text(model, path="model") -> str:
     """The model as LIBSVM model text; ExportError when LIBSVM cannot express it."""
     labels = _binary_labels(model, path)
     learner = model.learner
+    if learner.feature_map is not None:
+        raise ExportError(
+            f"{path}: a {learner.name} model is a weight vector over {learner.feature_map}, not a support "
+            "set: LIBSVM's model format cannot express it"
+        )
     kernel = learner.kernel
     n = len(learner.support)
     alpha = learner.slot["alpha"][:n]

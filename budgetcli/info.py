@@ -35,6 +35,9 @@ def describe(model, path) -> dict:
         "resume_state": _resume_state(model),
         "support_size": len(support),
         "support_nonzeros": support.nnz,
+        "feature_map": None
+        if learner.feature_map is None
+        else {"kind": learner.feature_map, "weights": len(learner.feature_map_weights())},
         "n_features": learner.n_features,
         "bytes": os.path.getsize(path),
         "counters": {name: learner.counter(name) for name in COUNTER_NAMES},
@@ -71,8 +74,12 @@ def format_text(d: dict) -> str:
         ("hypothesis", f"{d['hypothesis']}: predicts with {HYPOTHESES[d['hypothesis']]}"),
         ("resume state", d["resume_state"]),
         (
-            "support vectors",
-            f"{d['support_size']:,} ({d['support_nonzeros']:,} non-zeros, {d['n_features']:,} features)",
+            ("feature map", f"{d['feature_map']['kind']}: {d['feature_map']['weights']:,} weights, made from the seed")
+            if d.get("feature_map")
+            else (
+                "support vectors",
+                f"{d['support_size']:,} ({d['support_nonzeros']:,} non-zeros, {d['n_features']:,} features)",
+            )
         ),
         ("bytes", f"{d['bytes']:,}"),
         ("examples", f"{t:,}"),

@@ -190,6 +190,9 @@ class KernelLearner:
     # differs, or mixing.Unmixable(reason).
     mixing: ClassVar[Mixing] = Mixing()
     new_slots_per_example: ClassVar[int] = 1  # most support vectors one example may add
+    # A learner whose hypothesis is a weight vector over a fixed feature map (FOGD's random Fourier
+    # features) instead of a support set: the map's name, and `feature_map_weights()` its weights.
+    feature_map: ClassVar[str | None] = None
     # Arrays only the averaged hypothesis needs, saved only by a model that predicts with it
     # (model.Model.save); a learner loaded without them cannot continue its average.
     average_arrays: ClassVar[tuple[str, ...]] = ()
@@ -397,6 +400,10 @@ class KernelLearner:
             out,
         )
         return out
+
+    def learned_nothing(self) -> bool:
+        """The hypothesis is f = 0: no support vector (a feature-map learner: every weight 0)."""
+        return len(self.support) == 0
 
     def averaged_alpha(self) -> np.ndarray:
         """Coefficients of the averaged hypothesis (1/T) Σ_{t=1..T} f_t over the T rounds seen,

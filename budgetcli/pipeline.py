@@ -308,6 +308,10 @@ def support_warnings(learner) -> list[str]:
     """Warnings about the support set a run ended with: none (f = 0: the model learned nothing), or
     one vector after several mistakes when the algorithm's budget (if any) allows more."""
     t, m, n = learner.counter("examples"), learner.counter("mistakes"), len(learner.support)
+    if learner.feature_map is not None:  # a weight vector over a fixed map, no support set
+        if learner.learned_nothing():
+            return [f"every weight is 0 after {t:,} examples: the model learned nothing (it scores every example 0)"]
+        return []
     if n == 0:
         return [f"0 support vectors after {t:,} examples: the model learned nothing (it scores every example 0)"]
     if n == 1 and m > 1 and learner.hyper.get("budget", 2) > 1:

@@ -96,6 +96,7 @@ class RunResult:
     test_accuracy: float | None
     seconds: float
     warnings: list = field(default_factory=list)
+    learned: bool = True  # False: the hypothesis ended f = 0 (no support vector, or every weight 0)
 
 
 @dataclass
@@ -115,8 +116,8 @@ class Row:
 
     @property
     def learned_nothing(self) -> bool:
-        """A run of this setting ended with no support vector (its hypothesis is f = 0)."""
-        return any(r.support_size == 0 for r in self.runs)
+        """A run of this setting ended with f = 0 (no support vector, or every weight of a feature map 0)."""
+        return any(not r.learned for r in self.runs)
 
     @property
     def warnings(self) -> list[str]:
@@ -237,6 +238,7 @@ def execute(run: Run) -> RunResult:
         acc,
         result.seconds,
         result.warnings,
+        not learner.learned_nothing(),
     )
 
 

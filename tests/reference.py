@@ -21,7 +21,12 @@ DEPENDENCE_TOL = 1e-10
 
 def make_kernel(kind: str, gamma: float = 1.0, coef0: float = 0.0, degree: int = 3):
     if kind == "rbf":
-        return lambda a, b: float(np.exp(-gamma * np.sum((a - b) ** 2)))
+
+        def k(a, b):
+            return float(np.exp(-gamma * np.sum((a - b) ** 2)))
+
+        k.gamma = gamma  # for the learners that approximate this kernel (fogd)
+        return k
     if kind == "poly":
         return lambda a, b: float((gamma * np.dot(a, b) + coef0) ** degree)
     return lambda a, b: float(np.dot(a, b))
@@ -651,6 +656,79 @@ def bogd(X, y, k, budget, eta, lam, gamma, removal, seed=0) -> Trace:
     return tr
 
 
+def fourier_omega(seed: int, features, D: int, gamma: float) -> np.ndarray:
+    """The map's Ω (a row per feature index j of `features`, D columns) as budgetcli/algorithms/fourier.py
+    documents it, in plain Python integers:
+    key = s + j·0xD1B54A32D192ED03 + (i + 1)·0x8CB92BA72F3D8DD7 (mod 2⁶⁴), s the seed's splitmix64 state,
+    u₁ = (mix(key) ≫ 11 + 1)/2⁵³, u₂ = (mix(key ⊕ 0x632BE59BD9B4E019) ≫ 11)/2⁵³, ω = √(2γ)·√(−2 ln u₁)·cos 2πu₂."""
+    M = 2**64
+
+    def mix(z):
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) % M
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) % M
+        return z ^ (z >> 31)
+
+    s = SplitMix64(seed).state
+    out = np.empty((len(features), D))
+    for r, j in enumerate(features):
+        for i in range(D):
+            key = (s + j * 0xD1B54A32D192ED03 + (i + 1) * 0x8CB92BA72F3D8DD7) % M
+            u1 = ((mix(key) >> 11) + 1) * 2.0**-53
+            u2 = (mix(key ^ 0x632BE59BD9B4E019) >> 11) * 2.0**-53
+            out[r, i] = np.sqrt(2.0 * gamma) * np.sqrt(-2.0 * np.log(u1)) * np.cos(2.0 * np.pi * u2)
+    return out
+
+
+def fogd(X, y, k, D, eta, seed=0, schedule="constant") -> Trace:
+    """Lu, Hoi, Wang, Zhao, Liu, JMLR 2016, §4: z(x) = D^(−1/2)[cos Ωᵀx, sin Ωᵀx], Ω's columns ω_i ~ N(0, 2γI)
+    (the Gaussian kernel k's γ); w ← w + η_t y z(x) on y wᵀz(x) < 1.  Trace.alpha holds the final w."""
+    omega = fourier_omega(seed, range(1, X.shape[1] + 1), D, k.gamma)  # column j is the file's index j + 1
+    tr = Trace()
+    w = np.zeros(2 * D)
+    for t in range(len(y)):
+        theta = X[t] @ omega
+        z = np.concatenate([np.cos(theta), np.sin(theta)]) / np.sqrt(D)
+        f = float(w @ z)
+        tr.scores.append(f)
+        tr.mistakes.append(y[t] * f <= 0)
+        tr.margin_updates.append(0 < y[t] * f < 1)
+        if y[t] * f < 1:
+            w = w + (eta if schedule == "constant" else eta / np.sqrt(t + 1)) * y[t] * z
+    tr.alpha = w
+    return tr
+
+
+def nogd(X, y, k, budget, eta, eta1, rank, start="projected") -> Trace:
+    """Lu, Hoi, Wang, Zhao, Liu, JMLR 2016, §5, written with w: kernel OGD (step η) until B landmarks;
+    on the first margin error with B stored, M = Λ_k^(−1/2) V_kᵀ from K̂'s k largest eigenpairs (those
+    above 1e-10 λ_max), w = Mᵀ⁺α = Λ_k^(1/2) V_kᵀ α ("projected") or 0 ("zero"); that round predicted with
+    the expansion; from it on w ← w + η₁ y M κ(x) on y wᵀMκ(x) < 1.  Trace.alpha is Mᵀw (or α)."""
+    tr = Trace()
+    slots, alpha, w, M = [], [], None, None
+    for t in range(len(y)):
+        kappa = np.array([k(X[s], X[t]) for s in slots])
+        f = float(np.dot(alpha, kappa)) if w is None else float(w @ (M @ kappa))
+        tr.scores.append(f)
+        tr.mistakes.append(y[t] * f <= 0)
+        tr.margin_updates.append(0 < y[t] * f < 1)
+        if y[t] * f >= 1:
+            continue
+        if w is None and len(slots) < budget:
+            slots.append(t)
+            alpha.append(eta * y[t])
+            continue
+        if w is None:  # the switch
+            gram = np.array([[k(X[a], X[b]) for b in slots] for a in slots])
+            lam, V = np.linalg.eigh(gram)
+            top = [i for i in np.argsort(lam)[::-1][:rank] if lam[i] > 1e-10 * lam.max()]
+            M = (V[:, top] / np.sqrt(lam[top])).T
+            w = np.sqrt(lam[top]) * (V[:, top].T @ np.array(alpha)) if start == "projected" else np.zeros(len(top))
+        w = w + eta1 * y[t] * (M @ kappa)
+    tr.support = slots
+    tr.alpha = np.array(alpha, float) if w is None else M.T @ w
+    return tr
+
+
 REFERENCES = {
     "perceptron": ({}, lambda X, y, k, seed: perceptron(X, y, k)),
     "stoptron": ({"budget": 8}, lambda X, y, k, seed: stoptron(X, y, k, 8)),
@@ -674,6 +752,14 @@ REFERENCES = {
     "bpa-nn": ({"budget": 8, "cost": 0.5}, lambda X, y, k, seed: bpa_nn(X, y, k, 8, 0.5)),
     "bogd": ({"budget": 8}, lambda X, y, k, seed: bogd(X, y, k, 8, 0.5, 0.001, 10.0, "uniform", seed)),
     "bogd++": ({"budget": 8}, lambda X, y, k, seed: bogd(X, y, k, 8, 0.5, 0.001, 10.0, "weighted", seed)),
+    "nogd": [
+        (
+            {"budget": 8, "nystrom_rank": 4, "nystrom_start": s},
+            lambda X, y, k, seed, s=s: nogd(X, y, k, 8, 0.5, 0.5, 4, s),
+        )
+        for s in ("projected", "zero")
+    ],
+    "fogd": ({"components": 16}, lambda X, y, k, seed: fogd(X, y, k, 16, 0.5, seed)),
     "bogd-fifo": ({"budget": 8}, lambda X, y, k, seed: bogd(X, y, k, 8, 0.5, 0.001, np.inf, "oldest", seed)),
     "spa": ({"spa_lambda": 0.5}, lambda X, y, k, seed: shifting_perceptron(X, y, k, 0.5)),
     "budget-perceptron": (

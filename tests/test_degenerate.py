@@ -405,7 +405,7 @@ def test_tune_marks_a_setting_that_learned_nothing_and_ranks_it_last(tmp_path, s
     (marked,) = [line for line in printed.splitlines() if "eta=1 " in line]
     assert "nothing learned [1]" in marked
     assert printed.splitlines()[-4:] == [
-        "nothing learned: a run ended with 0 support vectors; such settings rank last",
+        "nothing learned: a run ended with f = 0 (0 support vectors); such settings rank last",
         *(f"[{k}] {w}" for k, w in enumerate(nothing, 1)),
     ]
 

@@ -197,7 +197,7 @@ def _storage_runs():
     for name, cls in sorted(algorithms.load_all().items()):
         if name == "bpegasos":
             runs += [(name, {"maintenance": m}) for m in ("random", "smallest", "project", "merge")]
-        else:
+        elif cls.feature_map is None:  # a feature-map learner (fogd) keeps no support set
             runs.append((name, {}))
     return runs
 

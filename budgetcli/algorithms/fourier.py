@@ -1,0 +1,262 @@
+"""Fourier online gradient descent, `fogd` (Lu, Hoi, Wang, Zhao, Liu, "Large Scale Online Kernel
+Learning", JMLR 17, 2016, §4; LIBOKL's `kernel-fogd`): kernel OGD on the hinge loss, run in a random
+Fourier feature space of the Gaussian kernel instead of on a support set.
+
+The map.  By Bochner's theorem k(x, x') = exp(−γ‖x − x'‖²) = E_ω[cos ωᵀ(x − x')] with ω ~ N(0, 2γI).
+With D draws ω_1 … ω_D,
+
+    z(x) = D^(−1/2) [cos ω_1ᵀx, …, cos ω_Dᵀx, sin ω_1ᵀx, …, sin ω_Dᵀx] ∈ R^(2D),
+
+z(x)ᵀz(x') = (1/D) Σ_i cos ω_iᵀ(x − x') ≈ k(x, x'), and ‖z(x)‖² = 1 = k(x, x).  The learner is online
+gradient descent on w: w_1 = 0, f_t(x) = w_tᵀz(x), and on a margin error y_t f_t(x_t) < 1,
+w ← w + η_t y_t z(x_t).  A round costs O(nnz(x)·D), whatever the number of rounds: the model is 2D
+numbers, not a support set.
+
+The map is the seed and D.  ω_i's coordinate for input feature j is a pure function of (seed, j, i) (a
+counter-based draw: splitmix64's mixing function of the three, then Box–Muller), so a model file holds w
+and its running sums and never Ω: any machine regenerates the same Ω, and neither chunk boundaries,
+resuming, nor the order in which features first appear change it.  Ω's rows are made for the features
+seen, in a table of feature indices (`FourierMap`): memory is D × the features seen, not D × the largest
+index (hashed indices up to 2³¹ − 1 work).
+
+Choices where the sources leave room:
+- The map is scaled by D^(−1/2), so that ‖z‖² = k(x, x) = 1 and η means what kernel OGD's does (a
+  margin error moves f(x_t) by η).  LIBOKL and the JMLR authors' code leave z unscaled, so their η is
+  ours divided by D: LIBOKL's `-eta 0.001 -D 400` is `--learning-rate 0.4 -D 400` here.
+- Exact cos and sin.  LIBOKL approximates them (a parabolic sine, and sign(θ)·|cos θ| for the cosine,
+  which is not a Gaussian kernel's feature) and draws Ω from the clock, lazily in data order; we do not.
+- The update is strict, y f < 1, and a zero score is a mistake, as kernel OGD's (kernel_ogd.py).
+- The Gaussian kernel only (the map is its); another kernel is refused.
+- The averaged hypothesis is (1/T) Σ_t w_t, kept exactly by running sums as the kernel learners' are.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .. import statecheck
+from .._jit import njit
+from ..core import unique
+from ..learner import (
+    EXAMPLES,
+    MARGIN_UPDATES,
+    MISTAKES,
+    ExampleOverflow,
+    KernelLearner,
+    NonFiniteRound,
+    Overflow,
+    Rows,
+    ScoreOverflow,
+    loop_arrays,
+)
+from ..mixing import Unmixable
+from ..params import Param
+from ..registry import register
+from ..rng import seed_state
+from .kernel_ogd import CONSTANT, LEARNING_RATE, RATE_SCHEDULE
+
+MAX_COMPONENTS = 1 << 20  # D: w and its sums are 2D numbers each, Ω D per feature seen
+COMPONENTS = Param(
+    "components",
+    int,
+    400,
+    "D: random Fourier components of FOGD's feature map (2D features; LIBOKL's -D)",
+    check=lambda v: 1 <= v <= MAX_COMPONENTS,
+    requirement=f"an integer in [1, {MAX_COMPONENTS}]",
+    flags=("-D", "--components"),
+)
+
+_MASK = (1 << 64) - 1
+_FEATURE, _COMPONENT, _SECOND = 0xD1B54A32D192ED03, 0x8CB92BA72F3D8DD7, 0x632BE59BD9B4E019
+
+
+def _mix(z: np.ndarray) -> np.ndarray:
+    """splitmix64's output function on uint64 arrays (wrapping arithmetic)."""
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
+
+
+def omega_rows(seed: int, features: np.ndarray, components: int, gamma: float) -> np.ndarray:
+    """Ω's rows for these input features: ω_i's coordinate j ~ N(0, 2γ), a function of (seed, j, i) only."""
+    base = np.uint64(int(seed_state(seed)[0]))
+    j = np.asarray(features, np.uint64)[:, None]
+    i = np.arange(components, dtype=np.uint64)[None, :]
+    key = base + j * np.uint64(_FEATURE) + (i + np.uint64(1)) * np.uint64(_COMPONENT)
+    u1 = ((_mix(key) >> np.uint64(11)).astype(np.float64) + 1.0) * 2.0**-53  # (0, 1]
+    u2 = (_mix(key ^ np.uint64(_SECOND)) >> np.uint64(11)).astype(np.float64) * 2.0**-53  # [0, 1)
+    return math.sqrt(2.0 * gamma) * np.sqrt(-2.0 * np.log(u1)) * np.cos(2.0 * math.pi * u2)
+
+
+class FourierMap:
+    """Ω for the features seen: `keys` (sorted feature indices) → `where` (their rows of `omega`)."""
+
+    def __init__(self, seed: int, components: int, gamma: float):
+        self.seed, self.components, self.gamma = seed, components, gamma
+        self.keys = np.zeros(0, np.int64)
+        self.where = np.zeros(0, np.int64)
+        self.omega = np.zeros((0, components))
+
+    def rows_of(self, indices: np.ndarray) -> np.ndarray:
+        """The row of Ω for each of these feature indices, made for the features not seen before."""
+        if len(indices) == 0:
+            return np.zeros(0, np.int64)
+        distinct, inverse = unique(indices, return_inverse=True)
+        pos = np.minimum(np.searchsorted(self.keys, distinct), max(len(self.keys) - 1, 0))
+        new = distinct[~(self.keys[pos] == distinct)] if len(self.keys) else distinct
+        if len(new):
+            n = len(self.keys)
+            if n + len(new) > self.omega.shape[0]:
+                grown = np.zeros((max(n + len(new), 2 * self.omega.shape[0]), self.components))
+                grown[:n] = self.omega[:n]
+                self.omega = grown
+            self.omega[n : n + len(new)] = omega_rows(self.seed, new, self.components, self.gamma)
+            keys = np.concatenate([self.keys, new.astype(np.int64)])
+            order = np.argsort(keys, kind="stable")
+            self.keys, self.where = keys[order], np.concatenate([self.where, np.arange(n, n + len(new))])[order]
+        return self.where[np.searchsorted(self.keys, distinct)][inverse]
+
+
+@njit(cache=True, inline="always")
+def features(omega, rowmap, values, lo, hi, z):
+    """z = z(x) for the example whose non-zeros are lo..hi of the chunk (rowmap: their rows of Ω)."""
+    d = z.shape[0] // 2
+    for i in range(d):
+        z[i] = 0.0
+    for k in range(lo, hi):
+        row, v = rowmap[k], values[k]
+        for i in range(d):
+            z[i] += v * omega[row, i]
+    if not math.isfinite(z[0]):  # θ is not finite: a feature value too large
+        raise ExampleOverflow
+    norm = 1.0 / math.sqrt(d)
+    for i in range(d):
+        theta = z[i]
+        z[i] = norm * math.cos(theta)
+        z[d + i] = norm * math.sin(theta)
+
+
+@njit(cache=True)
+def fogd_range(S, K, rows, start, book, st, h):
+    indptr, indices, values, y, scratch, counters = loop_arrays(rows, book)
+    w, w_sum, stamp, omega, rowmap, z = st.fourier_w, st.fourier_sum, st.fourier_stamp, st.omega, st.rowmap, st.z
+    for t in range(start, y.shape[0]):
+        features(omega, rowmap, values, indptr[t], indptr[t + 1], z)
+        f = 0.0
+        for i in range(z.shape[0]):
+            f += w[i] * z[i]
+        if not math.isfinite(f):
+            raise ScoreOverflow
+        counters[EXAMPLES] += 1
+        rnd = counters[EXAMPLES]
+        margin = y[t] * f
+        if margin <= 0.0:
+            counters[MISTAKES] += 1
+        if margin >= 1.0:
+            continue
+        if margin > 0.0:
+            counters[MARGIN_UPDATES] += 1
+        rate = h.learning_rate if h.rate_schedule == CONSTANT else h.learning_rate / rnd**0.5
+        step = rate * y[t]
+        for i in range(z.shape[0]):  # w held its value in f_stamp .. f_{rnd−1} (learner.touch)
+            w_sum[i] += w[i] * (rnd - stamp[0])
+            w[i] += step * z[i]
+        stamp[0] = rnd
+    return y.shape[0]
+
+
+@njit(cache=True)
+def fourier_scores(omega, rowmap, indptr, values, w, z, out):
+    for t in range(out.shape[0]):
+        features(omega, rowmap, values, indptr[t], indptr[t + 1], z)
+        f = 0.0
+        for i in range(z.shape[0]):
+            f += w[i] * z[i]
+        out[t] = f
+
+
+@register
+class FourierOGD(KernelLearner):
+    name = "fogd"
+    summary = "Fourier OGD: kernel OGD on D random Fourier features of the Gaussian kernel; 2D numbers, no support set"
+    paper = "Lu, Hoi, Wang, Zhao, Liu, JMLR 17, 2016, §4 (FOGD); LIBOKL kernel-fogd"
+    params = (COMPONENTS, LEARNING_RATE, RATE_SCHEDULE)
+    loop = fogd_range
+    mixing = Unmixable("fogd's sharded form (averaging w over one seed's map) is not built yet")
+    FOURIER = ("fourier_w", "fourier_sum")
+    feature_map = "random Fourier features"
+
+    def __init__(self, kernel, seed: int = 0, **params):
+        super().__init__(kernel, seed=seed, **params)
+        d = 2 * self.hyper["components"]
+        self.fourier = {"fourier_w": np.zeros(d), "fourier_sum": np.zeros(d), "fourier_stamp": np.ones(1)}
+        self.map = FourierMap(self.seed, self.hyper["components"], kernel.gamma)
+        self._z = np.zeros(d)
+        self._rowmap = np.zeros(0, np.int64)
+
+    @classmethod
+    def check_kernel(cls, kernel_kind, params):
+        if kernel_kind != "rbf":
+            raise ValueError(f"{cls.name} approximates the Gaussian kernel: it takes --kernel rbf, not {kernel_kind}")
+
+    def _state_arrays(self) -> dict:
+        return self.slot | self.fourier | {"omega": self.map.omega, "rowmap": self._rowmap, "z": self._z}
+
+    def learn(self, chunk, y: np.ndarray) -> None:
+        y = self._labels(y, chunk.line_numbers)
+        self.n_features = max(self.n_features, chunk.n_features)
+        self._rowmap = self.map.rows_of(chunk.indices)
+        before = int(self.counters[EXAMPLES])
+        try:
+            self._learn_range(Rows(chunk.indptr, chunk.indices, chunk.values, y), 0)
+        except NonFiniteRound as exc:
+            row = int(self.counters[EXAMPLES]) - before - exc.counted
+            raise Overflow(row, int(chunk.line_numbers[row]), exc.reason) from None
+
+    def decision_function(self, chunk) -> np.ndarray:
+        out = np.empty(len(chunk), np.float64)
+        rowmap = self.map.rows_of(chunk.indices)
+        fourier_scores(self.map.omega, rowmap, chunk.indptr, chunk.values, self.fourier["fourier_w"], self._z, out)
+        return out
+
+    def averaged_alpha(self) -> np.ndarray:
+        """(1/T) Σ_t w_t over the T rounds seen."""
+        T = self.counter("examples")
+        w, s = self.fourier["fourier_w"], self.fourier["fourier_sum"]
+        return (s + w * (T + 1 - self.fourier["fourier_stamp"][0])) / max(T, 1)
+
+    def feature_map_weights(self) -> np.ndarray:
+        return self.fourier["fourier_w"]
+
+    def learned_nothing(self) -> bool:
+        return not self.fourier["fourier_w"].any()
+
+    def set_coefficients(self, coef: np.ndarray) -> None:
+        self.fourier["fourier_w"][:] = coef
+
+    def _decisive_arrays(self, n: int) -> dict:
+        return super()._decisive_arrays(n) | {name: self.fourier[name] for name in self.FOURIER}
+
+    def state(self) -> tuple[dict, dict]:
+        header, arrays = super().state()
+        return header, arrays | {name: a.copy() for name, a in self.fourier.items()}
+
+    @classmethod
+    def saved_arrays(cls, header: dict, members: dict) -> dict:
+        d = header["params"]["components"]
+        if not isinstance(d, int) or isinstance(d, bool) or not 1 <= d <= MAX_COMPONENTS:
+            raise ValueError(f"params.components must be an integer in [1, {MAX_COMPONENTS}]")
+        return super().saved_arrays(header, members) | {
+            "fourier_w": ((2 * d,), statecheck.F64),
+            "fourier_sum": ((2 * d,), statecheck.F64),
+            "fourier_stamp": ((1,), statecheck.F64),
+        }
+
+    @classmethod
+    def from_state(cls, header: dict, arrays: dict) -> "FourierOGD":
+        self = super().from_state(header, arrays)
+        for name in self.fourier:
+            self.fourier[name][:] = arrays[name]
+        return self

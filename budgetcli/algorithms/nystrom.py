@@ -1,0 +1,183 @@
+"""Nyström online gradient descent, `nogd` (Lu, Hoi, Wang, Zhao, Liu, "Large Scale Online Kernel Learning",
+JMLR 17, 2016, §5; LIBOKL's `kernel-nogd`).
+
+Two phases.  Kernel OGD (kernel_ogd.py) with step η until B vectors are stored: these first B margin
+errors become the landmarks x̂_1 … x̂_B.  On the first margin error with B stored, the switch: the k
+largest eigenpairs (V_k, Λ_k) of the landmarks' Gram matrix K̂ give the Nyström map
+z(x) = M κ(x), M = Λ_k^(−1/2) V_kᵀ (k × B), κ(x) = [k(x̂_1, x), …, k(x̂_B, x)], with
+z(x)ᵀz(x') = κ(x)ᵀ V_k Λ_k⁻¹ V_kᵀ κ(x') the rank-k Nyström approximation of k(x, x'); from then on
+linear OGD on w ∈ R^k with step η₁: on y_t wᵀz(x_t) < 1, w ← w + η₁ y_t z(x_t).  The landmarks never
+change again; a round costs B kernel values and O(kB).
+
+It is kept as what it is, a kernel expansion over the landmarks: f(x) = wᵀMκ(x) = αᵀκ(x) with α = Mᵀw,
+and the linear step is α ← α + η₁ y Mᵀ(Mκ(x_t)).  So prediction, the averaged hypothesis, export to
+LIBSVM's format and every interface are the kernel learners' own, and the model file holds the
+landmarks, α and M.
+
+Choices where the sources differ:
+- The start of w at the switch (`--nystrom-start`): `projected`, the JMLR authors' code, w = Mᵀ⁺α, so
+  that f is the phase-one expansion projected onto the top-k eigenspace (α ← V_k V_kᵀ α); `zero`,
+  LIBOKL's, w = 0 (the phase-one model is dropped).
+- The k largest eigenpairs of a symmetric eigensolver (LIBOKL takes the first k of an unsymmetric
+  solver's unordered ones); eigenvalues at or below 1e−10 λ_max are left out (a rank-deficient K̂, e.g.
+  a linear kernel in few dimensions, would give 1/√0): the map then has fewer than k components.
+- The switch round predicts with the phase-one expansion, then takes the linear step (both sources).
+- η₁ defaults to η (the JMLR authors' code has one step; LIBOKL's `-eta1` defaults to its `-eta`).
+- The update is strict, y f < 1, and a zero score is a mistake (kernel_ogd.py).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .._jit import njit
+from ..learner import (
+    EXAMPLES,
+    MARGIN_UPDATES,
+    MISTAKES,
+    KernelLearner,
+    example,
+    loop_arrays,
+    new_coefficient,
+    open_round,
+    score_example,
+    touch,
+)
+from ..mixing import Unmixable
+from ..params import BUDGET, POSITIVE, choice, count, number
+from ..registry import register
+from ..support import COUNT, sv_fits, sv_put
+from .kernel_ogd import LEARNING_RATE
+
+PHASE, SWITCH_SCORE, RANK = 0, 1, 2  # scalars: the phase, the switch round's score, the map's rank
+KERNEL_PHASE, SWITCHING, LINEAR_PHASE = 0.0, 1.0, 2.0
+EIGEN_TOL = 1e-10  # eigenvalues ≤ EIGEN_TOL·λ_max are left out of the map
+
+RANK_PARAM = count(
+    "nystrom_rank",
+    None,
+    "k: eigenpairs of the landmarks' Gram matrix NOGD keeps (LIBOKL's -knogd)",
+    flags=("--rank",),
+    default_text="0.2·B, at least 1 (the JMLR experiments'; LIBOKL's 20 at its B = 100)",
+)
+LINEAR_RATE = number(
+    "linear_rate",
+    None,
+    "η₁: NOGD's step in its linear phase (LIBOKL's -eta1)",
+    POSITIVE,
+    default_text="η (--learning-rate)",
+)
+START = choice(
+    "nystrom_start",
+    ("projected", "zero"),
+    "projected",
+    "NOGD's w at the switch: projected (the phase-one model on the top-k eigenspace, the JMLR code) or zero (LIBOKL)",
+)
+
+
+@njit(cache=True)
+def nogd_range(S, K, rows, start, book, st, h):
+    indptr, indices, values, y, scratch, counters = loop_arrays(rows, book)
+    alpha, krow, M, z, sc = st.alpha, st.krow, st.nystrom, st.z, book.scalars
+    for t in range(start, y.shape[0]):
+        if not sv_fits(S, indptr[t + 1] - indptr[t]):
+            return t
+        if sc[PHASE] == KERNEL_PHASE and S.meta[COUNT] >= h.budget:  # is this the switch round?
+            idx, val = example(indptr, indices, values, t)
+            f, _ = score_example(S, K, alpha, krow, scratch, idx, val)
+            if y[t] * f < 1.0 and math.isfinite(f):
+                sc[PHASE], sc[SWITCH_SCORE] = SWITCHING, f
+                return t  # the learner makes the map, then calls again from this round
+        idx, val, yt, f, sq, n, rnd = open_round(S, K, indptr, indices, values, y, t, scratch, counters, alpha, krow)
+        if sc[PHASE] == SWITCHING:  # it predicted with the phase-one expansion
+            f, sc[PHASE] = sc[SWITCH_SCORE], LINEAR_PHASE
+        margin = yt * f
+        if margin <= 0.0:
+            counters[MISTAKES] += 1
+        if margin >= 1.0:
+            continue
+        if margin > 0.0:
+            counters[MARGIN_UPDATES] += 1
+        if sc[PHASE] == KERNEL_PHASE:
+            sv_put(S, n, idx, val, sq)
+            new_coefficient(alpha, st.avg_sum, st.avg_stamp, n, h.learning_rate * yt, rnd)
+            continue
+        k = int(sc[RANK])
+        for r in range(k):  # z = M κ(x_t)
+            s = 0.0
+            for j in range(n):
+                s += M[r, j] * krow[j]
+            z[r] = s
+        step = h.linear_rate * yt
+        for j in range(n):  # α += η₁ y Mᵀz
+            s = 0.0
+            for r in range(k):
+                s += M[r, j] * z[r]
+            touch(alpha, st.avg_sum, st.avg_stamp, j, rnd)
+            alpha[j] += step * s
+    return y.shape[0]
+
+
+@register
+class NystromOGD(KernelLearner):
+    name = "nogd"
+    summary = "Nyström OGD: kernel OGD until B landmarks, then linear OGD on their rank-k Nyström map"
+    paper = "Lu, Hoi, Wang, Zhao, Liu, JMLR 17, 2016, §5 (NOGD); LIBOKL kernel-nogd"
+    params = (BUDGET, LEARNING_RATE, LINEAR_RATE, RANK_PARAM, START)
+    n_scalars = 3
+    slot_arrays = KernelLearner.slot_arrays | {"nystrom": "square", "z": "work"}
+    loop = nogd_range
+    mixing = Unmixable("nogd's shards would each choose their own landmarks and map: its models cannot be averaged")
+
+    @classmethod
+    def resolve_params(cls, given: dict) -> dict:
+        h = super().resolve_params(given)
+        if h["nystrom_rank"] is None:  # the model file records the value used
+            h["nystrom_rank"] = max(1, round(0.2 * h["budget"]))
+        if h["nystrom_rank"] > h["budget"]:
+            raise ValueError(f"{cls.name}: --rank must be at most -B/--budget ({h['budget']}), got {h['nystrom_rank']}")
+        if h["linear_rate"] is None:  # the model file records the value used
+            h["linear_rate"] = h["learning_rate"]
+        return h
+
+    @classmethod
+    def check_saved(cls, header, arrays):
+        """The phase and the map's rank the loop trusts (it indexes M by them)."""
+        super().check_saved(header, arrays)
+        phase, rank = float(arrays["scalars"][PHASE]), float(arrays["scalars"][RANK])
+        n = len(arrays["sv_indptr"]) - 1
+        if phase not in (KERNEL_PHASE, LINEAR_PHASE):
+            raise ValueError(f"scalars[{PHASE}] (the phase) is {phase}, not 0 or 2")
+        if rank != int(rank) or not 0 <= rank <= min(header["params"]["nystrom_rank"], n):
+            raise ValueError(f"scalars[{RANK}] (the map's rank) is {rank}, not an integer in 0..min(k, |S|)")
+        if phase == KERNEL_PHASE and rank != 0:
+            raise ValueError("a map's rank before the switch")
+
+    def _learn_range(self, rows, start: int) -> int:
+        while True:
+            stop = super()._learn_range(rows, start)
+            if self.scalars[PHASE] != SWITCHING:
+                return stop
+            self._switch(int(self.counters[EXAMPLES]) + 1)
+            start = stop
+
+    def _switch(self, rnd: int) -> None:
+        """Make the map M from the landmarks' Gram matrix, and w's start, in round `rnd` (not yet counted)."""
+        n = len(self.support)
+        lam, V = np.linalg.eigh(self.gram())
+        top = np.argsort(lam, kind="stable")[::-1][: self.hyper["nystrom_rank"]]
+        top = top[lam[top] > EIGEN_TOL * max(lam.max(), 0.0)]  # none: every landmark is 0 in feature space
+        M = (V[:, top] / np.sqrt(lam[top])).T
+        self.slot["nystrom"][: len(top), :n] = M
+        self.scalars[RANK] = len(top)
+        s = self.slot
+        alpha = s["alpha"][:n]
+        s["avg_sum"][:n] += alpha * (rnd - s["avg_stamp"][:n])  # learner.touch: α changes in round rnd
+        s["avg_stamp"][:n] = rnd
+        if self.hyper["nystrom_start"] == "zero":
+            alpha[:] = 0.0
+        else:
+            Vk = V[:, top]
+            alpha[:] = Vk @ (Vk.T @ alpha)

@@ -1,0 +1,146 @@
+"""FOGD (issue #33): the random Fourier feature learner against its reference written from the JMLR 2016
+paper (tests/reference.py, with the map's draw transcribed independently), and the properties of a model
+that is a weight vector over a map: the map regenerated from the seed, memory by the features seen."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from budgetcli import algorithms, registry  # noqa: F401  (algorithms registers them)
+from budgetcli.algorithms.fourier import FourierMap
+from budgetcli.core import Chunk
+from budgetcli.kernels import Kernel
+
+from . import reference
+from .helpers import chunk_from_dense, random_stream
+from .test_algorithms import run_stepwise
+
+
+def rows(m: FourierMap, features) -> np.ndarray:
+    """Ω's rows for these feature indices (made first: making them may replace m.omega)."""
+    where = m.rows_of(np.asarray(features, np.int64))
+    return m.omega[where]
+
+
+@pytest.mark.parametrize("schedule", ["constant", "inverse-sqrt"])
+@pytest.mark.parametrize("D, eta, gamma, seed", [(8, 0.5, 0.5, 0), (64, 2.0, 0.1, 7), (200, 0.05, 2.0, 3)])
+def test_fogd_matches_the_paper_s_update(schedule, D, eta, gamma, seed):
+    X, y = random_stream(200, 5, seed=31)
+    learner = registry.get("fogd")(
+        Kernel("rbf", gamma), seed=seed, components=D, learning_rate=eta, rate_schedule=schedule
+    )
+    trace = reference.fogd(X, y, reference.make_kernel("rbf", gamma), D, eta, seed, schedule)
+    scores, mistakes, margins = run_stepwise(learner, X, y)
+    assert mistakes == trace.mistakes and margins == trace.margin_updates
+    assert any(margins)
+    np.testing.assert_allclose(scores, trace.scores, rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(learner.feature_map_weights(), trace.alpha, rtol=1e-9, atol=1e-12)
+
+
+def test_the_map_approximates_the_gaussian_kernel():
+    """z(x)ᵀz(x') → k(x, x') as D grows (Rahimi & Recht): the draw is N(0, 2γ), the scaling D^(−1/2)."""
+    X, _ = random_stream(40, 6, seed=32)
+    gamma = 0.3
+    K = np.exp(-gamma * ((X[:, None, :] - X[None, :, :]) ** 2).sum(-1))
+    for D, tol in ((100, 0.4), (20_000, 0.04)):
+        m = FourierMap(5, D, gamma)
+        theta = X @ rows(m, np.arange(1, 7))
+        Z = np.hstack([np.cos(theta), np.sin(theta)]) / np.sqrt(D)
+        assert np.abs(Z @ Z.T - K).max() < tol
+        np.testing.assert_allclose(np.diag(Z @ Z.T), 1.0)
+
+
+def test_the_map_is_the_seed_whatever_order_features_come_in():
+    a, b = FourierMap(9, 32, 0.5), FourierMap(9, 32, 0.5)
+    a.rows_of(np.array([5, 2, 2**31 - 1, 7]))
+    b.rows_of(np.array([7]))
+    b.rows_of(np.array([2**31 - 1, 2, 5]))
+    for j in (2, 5, 7, 2**31 - 1):
+        np.testing.assert_array_equal(rows(a, [j]), rows(b, [j]))
+    other = FourierMap(10, 32, 0.5)  # another seed, another map
+    assert not np.array_equal(rows(a, [2]), rows(other, [2]))
+
+
+def test_memory_follows_the_features_seen_not_the_largest_index():
+    """Hashed indices up to 2³¹ − 1: Ω holds one row per feature seen."""
+    learner = registry.get("fogd")(Kernel("rbf", 0.5), components=50)
+    rng = np.random.default_rng(33)
+    rows = []
+    for _ in range(300):
+        idx = np.sort(rng.choice(2**31 - 1, size=4, replace=False)).astype(np.int32)
+        rows.append((idx, rng.standard_normal(4)))
+    indptr = np.cumsum([0] + [len(i) for i, _ in rows])
+    chunk = Chunk(
+        indptr,
+        np.concatenate([i for i, _ in rows]),
+        np.concatenate([v for _, v in rows]),
+        np.where(rng.random(300) < 0.5, 1.0, -1.0),
+        np.arange(1, 301),
+    )
+    learner.learn(chunk, chunk.labels)
+    assert learner.map.omega.nbytes <= 2 * 1200 * 50 * 8  # ≤ 1,200 features seen, at most doubled
+    assert learner.counter("examples") == 300
+
+
+def test_a_model_file_holds_the_weights_not_the_map(tmp_path):
+    from budgetcli.labels import BinaryLabels
+    from budgetcli.model import Model
+
+    X, y = random_stream(300, 5, seed=34)
+    learner = registry.get("fogd")(Kernel("rbf", 0.5), seed=4, components=300)
+    learner.learn(chunk_from_dense(X, y), y)
+    path = tmp_path / "f.model"
+    Model(learner, BinaryLabels()).save(path)
+    assert path.stat().st_size < 2 * 600 * 8 * 2 + 4096  # w and its sums, not Ω (5 × 300 more numbers)
+    loaded = Model.load(path).learner
+    test = chunk_from_dense(*random_stream(50, 5, seed=35))
+    np.testing.assert_array_equal(loaded.decision_function(test), learner.decision_function(test))
+
+
+def test_other_kernels_are_refused():
+    with pytest.raises(ValueError, match="Gaussian kernel"):
+        registry.get("fogd")(Kernel("poly", 0.5))
+
+
+@pytest.mark.parametrize("start", ["projected", "zero"])
+@pytest.mark.parametrize(
+    "kernel",
+    [Kernel("rbf", 0.5), Kernel("linear", 1.0), Kernel("poly", 0.5, coef0=1.0, degree=2)],
+    ids=lambda k: k.kind,
+)
+@pytest.mark.parametrize("budget, rank, eta, eta1", [(10, 3, 0.5, 0.5), (30, 30, 0.2, 1.0), (5, 1, 1.0, 0.1)])
+def test_nogd_matches_the_paper_s_two_phases(start, kernel, budget, rank, eta, eta1):
+    """NOGD kept as a kernel expansion over its landmarks (α = Mᵀw) against the paper's w written out; the
+    linear kernel in 5 dimensions has a rank-deficient K̂ (the map keeps fewer than k components)."""
+    X, y = random_stream(300, 5, seed=36)
+    learner = registry.get("nogd")(
+        kernel, budget=budget, nystrom_rank=rank, learning_rate=eta, linear_rate=eta1, nystrom_start=start
+    )
+    trace = reference.nogd(
+        X,
+        y,
+        reference.make_kernel(kernel.kind, kernel.gamma, kernel.coef0, kernel.degree),
+        budget,
+        eta,
+        eta1,
+        rank,
+        start,
+    )
+    scores, mistakes, margins = run_stepwise(learner, X, y)
+    assert len(trace.support) == budget and learner.scalars[0] == 2.0  # the switch happened
+    assert mistakes == trace.mistakes and margins == trace.margin_updates
+    np.testing.assert_allclose(scores, trace.scores, rtol=1e-8, atol=1e-8)
+    np.testing.assert_allclose(learner.slot["alpha"][:budget], trace.alpha, rtol=1e-8, atol=1e-8)
+
+
+def test_nogd_refuses_a_rank_above_its_budget_and_a_hostile_rank():
+    with pytest.raises(ValueError, match="--rank must be at most"):
+        registry.get("nogd")(Kernel("rbf", 0.5), budget=5, nystrom_rank=6)
+    learner = registry.get("nogd")(Kernel("rbf", 0.5), budget=5, nystrom_rank=2)
+    X, y = random_stream(100, 4, seed=37)
+    learner.learn(chunk_from_dense(X, y), y)
+    header, arrays = learner.state()
+    arrays["scalars"][2] = 1e9  # the loop indexes M by it
+    with pytest.raises(ValueError, match="rank"):
+        type(learner).check_saved(header, arrays)
