@@ -23,6 +23,17 @@ The rows (rbf kernel, γ = 0.01; R is the round, 0, 1, ...; M and P files in a t
                          budgetedsvm-train -A 4 -B 100 -m 0 -g 0.02 -L 0.0001 -e 1 -r 1 TRAIN M
                          budgetedsvm-predict TEST M P
     (B = 500: -B 500; merge: --maintenance merge and -m 1)
+    Issue #33's rows, LIBOKL at its defaults (B = 100, γ = 0.01, η = 0.5, C = 1, λ = 0.001, D = 400, k = 20),
+    ours with --hypothesis last (what LIBOKL predicts with) and the same settings:
+    BPA-S B = 100        budgetlearn train -a bpa-s -B 100 -C 1      KOL -opt kernel-bpas -B 100
+    BOGD-FIFO / BOGD     budgetlearn train -a bogd-fifo (or bogd) -B 100 --regularization 0.001
+                                                                     KOL -opt kernel-bogd -B 100
+    FOGD D = 400         budgetlearn train -a fogd -D 400 --learning-rate 200 (LIBOKL's η × D: fourier.py)
+                                                                     KOL -opt kernel-fogd
+    NOGD B = 100         budgetlearn train -a nogd -B 100 --rank 20 --nystrom-start zero
+                                                                     KOL -opt kernel-nogd -B 100
+    kernel OGD           budgetlearn train -a kernel-ogd --learning-rate 0.5   KOL -opt kernel-ogd
+    (--long: all but kernel OGD on a9a×16 too)
 
 Matching the peers' settings: KOL's kernel is exp(−γ‖x−y‖²) as ours, and its budget Projectron++ adds
 every mistake until B support vectors and then only projects, so ours gets the η (--eta) with which it
@@ -375,8 +386,20 @@ def okl_rows(args, train: str, test: str, tmp: str, suffix: str, long: bool, tes
         ("BPA-S B=100", ["-a", "bpa-s", "-B", 100, "-C", 1, "--hypothesis", "last"], "kernel-bpas"),
         # LIBOKL's kernel-bogd removes the oldest vector (our bogd-fifo, the same rule); the paper's BOGD
         # (uniform removal, re-weighting, bound) beside it, against the same binary
-        ("BOGD-FIFO B=100", ["-a", "bogd-fifo", "-B", 100, "--regularization", 0.001, "--hypothesis", "last"], "kernel-bogd"),
+        (
+            "BOGD-FIFO B=100",
+            ["-a", "bogd-fifo", "-B", 100, "--regularization", 0.001, "--hypothesis", "last"],
+            "kernel-bogd",
+        ),
         ("BOGD B=100", ["-a", "bogd", "-B", 100, "--regularization", 0.001, "--hypothesis", "last"], "kernel-bogd"),
+        # LIBOKL's map is unscaled, ours scaled by D^(−1/2) (fourier.py): its -eta 0.5 is our 0.5 × 400
+        ("FOGD D=400", ["-a", "fogd", "-D", 400, "--learning-rate", 200, "--hypothesis", "last"], "kernel-fogd"),
+        # LIBOKL starts w at 0 at the switch (our --nystrom-start zero) with k = 20
+        (
+            "NOGD B=100 k=20",
+            ["-a", "nogd", "-B", 100, "--rank", 20, "--nystrom-start", "zero", "--hypothesis", "last"],
+            "kernel-nogd",
+        ),
     ]
     if not long:
         specs.append(("kernel OGD", ["-a", "kernel-ogd", "--learning-rate", 0.5, "--hypothesis", "last"], "kernel-ogd"))
@@ -436,7 +459,8 @@ def warm(args, train: str, test: str, tmp: str) -> None:
         ["-a", "projectron++", "--eta", args.eta],
         ["-a", "bpegasos", "-B", 50, "--maintenance", "smallest", "--shuffle"],
         ["-a", "bpegasos", "-B", 50, "--maintenance", "merge", "--shuffle"],
-        *(["-a", name, "-B", 50] for name in ("bpa-s", "bogd", "bogd-fifo")),
+        *(["-a", name, "-B", 50] for name in ("bpa-s", "bogd", "bogd-fifo", "nogd")),
+        ["-a", "fogd"],
         ["-a", "kernel-ogd"],
     ):
         budgetlearn("train", *algo, "--gamma", GAMMA, "-q", head, "-o", model)

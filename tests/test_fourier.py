@@ -144,3 +144,55 @@ def test_nogd_refuses_a_rank_above_its_budget_and_a_hostile_rank():
     arrays["scalars"][2] = 1e9  # the loop indexes M by it
     with pytest.raises(ValueError, match="rank"):
         type(learner).check_saved(header, arrays)
+
+
+def test_sharded_fogd_mixes_the_plain_average_of_the_weights(tmp_path):
+    """Two shards and one mix at the end: the last hypothesis is the shards' w weighted by their examples,
+    and the averaged one the average over every example of both, (Σ_w T_w avg_w)/T; each shard's the serial
+    run's over its own file (the map is the run's seed's on both)."""
+    from click.testing import CliRunner
+
+    from budgetcli.entry import main
+    from budgetcli.model import Model
+
+    def run(*args):
+        r = CliRunner().invoke(main, [str(a) for a in args])
+        assert r.exit_code == 0, r.output
+
+    parts = []
+    for w, n in enumerate((200, 300)):
+        X, y = random_stream(n, 5, seed=40 + w)
+        path = tmp_path / f"part-{w}.svm"
+        path.write_text(
+            "".join(
+                f"{int(label):+d} " + " ".join(f"{j + 1}:{float(v)!r}" for j, v in enumerate(x) if v) + "\n"
+                for x, label in zip(X, y)
+            )
+        )
+        parts.append(path)
+    common = ["-a", "fogd", "-D", 30, "--gamma", 0.5, "--seed", 5, "-q"]
+    for hypothesis in ("average", "last"):  # the file's weights: the averaged hypothesis', or the last one's
+        run(
+            "train",
+            *common,
+            "--hypothesis",
+            hypothesis,
+            *parts,
+            "--sync-every",
+            100_000,
+            "-o",
+            tmp_path / "mixed.model",
+        )
+        serial = []
+        for w, path in enumerate(parts):
+            run("train", *common, "--hypothesis", hypothesis, path, "-o", tmp_path / f"s{w}.model")
+            serial.append(Model.load(tmp_path / f"s{w}.model").learner)
+        mixed = Model.load(tmp_path / "mixed.model").learner
+        counts = np.array([s.counter("examples") for s in serial], float)
+        assert mixed.counter("examples") == counts.sum() == 500
+        np.testing.assert_allclose(
+            mixed.feature_map_weights(),
+            sum(c * s.feature_map_weights() for c, s in zip(counts, serial)) / counts.sum(),
+            rtol=1e-12,
+            atol=1e-15,
+        )

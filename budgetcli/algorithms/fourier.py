@@ -51,7 +51,6 @@ from ..learner import (
     ScoreOverflow,
     loop_arrays,
 )
-from ..mixing import Unmixable
 from ..params import Param
 from ..registry import register
 from ..rng import seed_state
@@ -184,7 +183,8 @@ class FourierOGD(KernelLearner):
     paper = "Lu, Hoi, Wang, Zhao, Liu, JMLR 17, 2016, §4 (FOGD); LIBOKL kernel-fogd"
     params = (COMPONENTS, LEARNING_RATE, RATE_SCHEDULE)
     loop = fogd_range
-    mixing = Unmixable("fogd's sharded form (averaging w over one seed's map) is not built yet")
+    # sharded: every shard makes the map from the run's seed, so a mix is the plain average of w
+    # (distributed/average.py), with nothing to compress back
     FOURIER = ("fourier_w", "fourier_sum")
     feature_map = "random Fourier features"
 

@@ -40,6 +40,8 @@ def mix(
     cls = registry.get(reports[0]["header"]["algorithm"])
     merged = labels_from_dict(labels).values if cls.multiclass else None
     counters = base_counters + sum(r["arrays"]["counters"] - base_counters for r in reports)
+    if cls.feature_map is not None:
+        return _mixed_weights(reports, counters, base)
     T = int(counters[EXAMPLES])
     total = sum(r["learned"] for r in reports)
     union = _Union(
@@ -91,6 +93,31 @@ def mix(
     if cls.mixing.row_classes(reports[0]["arrays"]) is not None:
         arrays = cls.mixing.with_row_classes(arrays, np.array(union.classes, np.int64).reshape(-1), union.width)
     return header, with_rows(cls, arrays, online, sums / max(T, 1), T)
+
+
+def _mixed_weights(reports: list[dict], counters: np.ndarray, base: dict | None) -> tuple[dict, dict]:
+    """The mix of a learner whose hypothesis is a weight vector over a fixed feature map (fogd): every
+    shard's map is made from the run's seed, so the mix is the plain weighted average of w, with no
+    union and no compression; the averaged hypothesis' sums as `mix` says."""
+    T = int(counters[EXAMPLES])
+    total = sum(r["learned"] for r in reports)
+    w = (
+        sum(r["learned"] / total * r["arrays"]["fourier_w"] for r in reports)
+        if total
+        else reports[0]["arrays"]["fourier_w"]
+    )
+    sums = sum(r["average"] * int(r["arrays"]["counters"][EXAMPLES]) for r in reports)
+    if base is not None:
+        sums = sums - (len(reports) - 1) * base["average"] * int(base["arrays"]["counters"][EXAMPLES])
+    header = dict(
+        reports[0]["header"],
+        n_features=max(r["header"]["n_features"] for r in reports),
+        counters={c: int(v) for c, v in zip(COUNTER_NAMES, counters)},
+    )
+    arrays = dict(
+        reports[0]["arrays"], counters=counters, fourier_w=w, fourier_sum=sums, fourier_stamp=np.array([T + 1.0])
+    )
+    return header, arrays
 
 
 class _Union:

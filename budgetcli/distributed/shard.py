@@ -74,6 +74,9 @@ class Shard:
         """‖f − r‖², f this shard's model, r the last mixed model, in the RKHS:
         αᵀKα − 2 βᵀK_rf α + βᵀK_rβ (Kamp et al. 2014: the local condition ‖f − r‖² ≤ Δ)."""
         learner = self.model.learner
+        if learner.feature_map is not None:  # ‖w − w_r‖² in the feature space every shard shares
+            ref = self.reference if isinstance(self.reference, np.ndarray) else 0.0
+            return float(np.sum((learner.feature_map_weights() - ref) ** 2))
         n = len(learner.support)
         rows, beta, rr = self.reference
         if n == 0:
@@ -140,7 +143,9 @@ class Shard:
 
 def _reference(learner) -> tuple:
     """A mixed model as `Shard.divergence` measures from it: its support vectors (CSR), coefficients β
-    and ‖r‖² = βᵀKβ; the zero function for None."""
+    and ‖r‖² = βᵀKβ; the zero function for None; a feature-map learner's weights."""
+    if learner is not None and learner.feature_map is not None:
+        return learner.feature_map_weights().copy()
     if learner is None or not len(learner.support):
         return (np.zeros(1, np.int64), np.zeros(0, np.int32), np.zeros(0)), np.zeros((0, 1)), 0.0
     beta = online_rows(learner).copy()
