@@ -196,3 +196,25 @@ def test_sharded_fogd_mixes_the_plain_average_of_the_weights(tmp_path):
             rtol=1e-12,
             atol=1e-15,
         )
+
+
+def test_export_refuses_a_feature_map_model_in_one_line_and_info_names_the_map(tmp_path):
+    from click.testing import CliRunner
+
+    from budgetcli.entry import main
+
+    X, y = random_stream(100, 4, seed=41)
+    data = tmp_path / "d.svm"
+    data.write_text(
+        "".join(
+            f"{int(t):+d} " + " ".join(f"{j + 1}:{float(v)!r}" for j, v in enumerate(x) if v) + "\n"
+            for x, t in zip(X, y)
+        )
+    )
+    r = CliRunner().invoke(main, ["train", "-a", "fogd", "-D", "20", "-q", str(data), "-o", str(tmp_path / "f.model")])
+    assert r.exit_code == 0, r.output
+    r = CliRunner().invoke(main, ["export", str(tmp_path / "f.model"), "-o", str(tmp_path / "f.libsvm")])
+    assert r.exit_code != 0 and len(r.output.strip().splitlines()) == 1
+    assert "weight vector over random Fourier features" in r.output and not (tmp_path / "f.libsvm").exists()
+    r = CliRunner().invoke(main, ["info", str(tmp_path / "f.model")])
+    assert "feature map     random Fourier features: 40 weights" in r.output
