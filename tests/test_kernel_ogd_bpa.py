@@ -147,3 +147,6 @@ def test_bogd_refuses_a_budget_of_one_but_fifo_takes_it():
     with pytest.raises(ValueError, match="-B/--budget must be at least 2"):
         registry.get("bogd")(Kernel("rbf", 0.5), budget=1)
     registry.get("bogd-fifo")(Kernel("rbf", 0.5), budget=1)
+    for name in ("bogd", "bogd++", "bogd-fifo"):
+        with pytest.raises(ValueError, match="must be below 1"):
+            registry.get(name)(Kernel("rbf", 0.5), learning_rate=2.0, regularization=0.5)

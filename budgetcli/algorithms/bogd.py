@@ -174,6 +174,12 @@ class BOGD(KernelLearner):
             raise ValueError(
                 f"{cls.name}: -B/--budget must be at least 2 (removing one re-weights the others by B/(B − 1))"
             )
+        if h["learning_rate"] * h["regularization"] >= 1.0:
+            raise ValueError(
+                f"{cls.name}: --learning-rate × --regularization must be below 1 (every round scales the "
+                f"coefficients by 1 − ηλ = {1.0 - h['learning_rate'] * h['regularization']:g}: they would be "
+                "erased or flipped)"
+            )
         return h
 
 
