@@ -401,6 +401,10 @@ class KernelLearner:
         )
         return out
 
+    def feature_map_weights(self) -> np.ndarray | None:
+        """A feature-map learner's weights (`feature_map`); None for a support-set learner."""
+        return None
+
     def learned_nothing(self) -> bool:
         """The hypothesis is f = 0: no support vector (a feature-map learner: every weight 0)."""
         return len(self.support) == 0
