@@ -742,6 +742,18 @@ def victim(policy, rng_state, budget, additions):
 
 
 @njit(cache=True, inline="always")
+def hinge_round(counters, margin):
+    """Count a round of a learner on the hinge loss by its margin y f(x): a mistake at y f ≤ 0, a margin
+    update at 0 < y f < 1.  True when the loss is positive, y f < 1 (strict: the subgradient at the kink
+    is taken as 0, as LIBOKL's hinge loss takes it)."""
+    if margin <= 0.0:
+        counters[MISTAKES] += 1
+    elif margin < 1.0:
+        counters[MARGIN_UPDATES] += 1
+    return margin < 1.0
+
+
+@njit(cache=True, inline="always")
 def touch(alpha, avg_sum, avg_stamp, i, t):
     """Call before alpha[i] changes in round t (1-based, counters[EXAMPLES] after the increment).
 

@@ -41,6 +41,7 @@ from ..learner import (
     OLDEST,
     RANDOM,
     KernelLearner,
+    hinge_round,
     loop_arrays,
     new_coefficient,
     open_round,
@@ -109,17 +110,13 @@ def bogd_range(S, K, rows, start, book, st, h):
             return t
         idx, val, yt, f, sq, n, rnd = open_round(S, K, indptr, indices, values, y, t, scratch, counters, alpha, krow)
         additions = counters[MISTAKES] + counters[MARGIN_UPDATES]  # every margin error adds a vector
-        margin = yt * f
-        if margin <= 0.0:
-            counters[MISTAKES] += 1
+        error = hinge_round(counters, yt * f)
         if shrink != 1.0:
             for i in range(n):
                 touch(alpha, st.avg_sum, st.avg_stamp, i, rnd)
                 alpha[i] *= shrink
-        if margin >= 1.0:
+        if not error:
             continue
-        if margin > 0.0:
-            counters[MARGIN_UPDATES] += 1
         slot = n
         if n >= h.budget:
             if h.removal == WEIGHTED:

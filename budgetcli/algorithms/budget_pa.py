@@ -51,10 +51,9 @@ import math
 from .._jit import njit
 from ..kernels import self_kernel
 from ..learner import (
-    MARGIN_UPDATES,
-    MISTAKES,
     PROJECTIONS,
     KernelLearner,
+    hinge_round,
     evict_from_inverse,
     loop_arrays,
     new_coefficient,
@@ -82,15 +81,11 @@ def bpa_range(S, K, rows, start, book, st, h):
             return t
         idx, val, yt, f, sq, n, rnd = open_round(S, K, indptr, indices, values, y, t, scratch, counters, alpha, krow)
         margin = yt * f
-        if margin <= 0.0:
-            counters[MISTAKES] += 1
-        if margin >= 1.0:
+        if not hinge_round(counters, margin):
             continue
         kxx = self_kernel(K, sq)
-        if kxx <= 0.0:
+        if kxx <= 0.0:  # x = 0 under a linear or homogeneous kernel: f(x) = 0, a mistake that changes nothing
             continue
-        if margin > 0.0:
-            counters[MARGIN_UPDATES] += 1
         tau = min(h.cost, (1.0 - margin) / kxx)
         slot, coef = n, tau * yt
         if n >= h.budget:
@@ -126,15 +121,11 @@ def bpa_p_range(S, K, rows, start, book, st, h):
             return t
         idx, val, yt, f, sq, n, rnd = open_round(S, K, indptr, indices, values, y, t, scratch, counters, alpha, krow)
         margin = yt * f
-        if margin <= 0.0:
-            counters[MISTAKES] += 1
-        if margin >= 1.0:
+        if not hinge_round(counters, margin):
             continue
         kxx = self_kernel(K, sq)
-        if kxx <= 0.0:
+        if kxx <= 0.0:  # x = 0 under a linear or homogeneous kernel: f(x) = 0, a mistake that changes nothing
             continue
-        if margin > 0.0:
-            counters[MARGIN_UPDATES] += 1
         tau = min(h.cost, (1.0 - margin) / kxx)
         delta2, _ = project(kinv, krow, d, n, kxx)  # d = K⁻¹k_t over the kept vectors
         if delta2 <= SPAN_TOL * kxx:  # x_t in their span: the PA step projected onto them
@@ -199,15 +190,11 @@ def bpa_nn_range(S, K, rows, start, book, st, h):
             return t
         idx, val, yt, f, sq, n, rnd = open_round(S, K, indptr, indices, values, y, t, scratch, counters, alpha, krow)
         margin = yt * f
-        if margin <= 0.0:
-            counters[MISTAKES] += 1
-        if margin >= 1.0:
+        if not hinge_round(counters, margin):
             continue
         kxx = self_kernel(K, sq)
-        if kxx <= 0.0:
+        if kxx <= 0.0:  # x = 0 under a linear or homogeneous kernel: f(x) = 0, a mistake that changes nothing
             continue
-        if margin > 0.0:
-            counters[MARGIN_UPDATES] += 1
         tau = min(h.cost, (1.0 - margin) / kxx)
         slot, coef = n, tau * yt
         if n >= h.budget:

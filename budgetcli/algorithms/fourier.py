@@ -41,10 +41,9 @@ from .._jit import njit
 from ..core import unique
 from ..learner import (
     EXAMPLES,
-    MARGIN_UPDATES,
-    MISTAKES,
     ExampleOverflow,
     KernelLearner,
+    hinge_round,
     NonFiniteRound,
     Overflow,
     Rows,
@@ -150,13 +149,8 @@ def fogd_range(S, K, rows, start, book, st, h):
             raise ScoreOverflow
         counters[EXAMPLES] += 1
         rnd = counters[EXAMPLES]
-        margin = y[t] * f
-        if margin <= 0.0:
-            counters[MISTAKES] += 1
-        if margin >= 1.0:
+        if not hinge_round(counters, y[t] * f):
             continue
-        if margin > 0.0:
-            counters[MARGIN_UPDATES] += 1
         rate = h.learning_rate if h.rate_schedule == CONSTANT else h.learning_rate / rnd**0.5
         step = rate * y[t]
         for i in range(z.shape[0]):  # w held its value in f_stamp .. f_{rnd−1} (learner.touch)

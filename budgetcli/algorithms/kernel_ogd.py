@@ -19,7 +19,7 @@ Choices where the papers leave room:
 from __future__ import annotations
 
 from .._jit import njit
-from ..learner import MARGIN_UPDATES, MISTAKES, KernelLearner, loop_arrays, new_coefficient, open_round
+from ..learner import KernelLearner, hinge_round, loop_arrays, new_coefficient, open_round
 from ..params import POSITIVE, choice, number
 from ..registry import register
 from ..support import sv_fits, sv_put
@@ -45,13 +45,8 @@ def ogd_range(S, K, rows, start, book, st, h):
         if not sv_fits(S, indptr[t + 1] - indptr[t]):
             return t
         idx, val, yt, f, sq, n, rnd = open_round(S, K, indptr, indices, values, y, t, scratch, counters, alpha, krow)
-        margin = yt * f
-        if margin <= 0.0:
-            counters[MISTAKES] += 1
-        if margin >= 1.0:
+        if not hinge_round(counters, yt * f):
             continue
-        if margin > 0.0:
-            counters[MARGIN_UPDATES] += 1
         rate = h.learning_rate if h.rate_schedule == CONSTANT else h.learning_rate / rnd**0.5
         sv_put(S, n, idx, val, sq)
         new_coefficient(alpha, st.avg_sum, st.avg_stamp, n, rate * yt, rnd)

@@ -37,9 +37,8 @@ import numpy as np
 from .._jit import njit
 from ..learner import (
     EXAMPLES,
-    MARGIN_UPDATES,
-    MISTAKES,
     KernelLearner,
+    hinge_round,
     example,
     loop_arrays,
     new_coefficient,
@@ -95,13 +94,8 @@ def nogd_range(S, K, rows, start, book, st, h):
         idx, val, yt, f, sq, n, rnd = open_round(S, K, indptr, indices, values, y, t, scratch, counters, alpha, krow)
         if sc[PHASE] == SWITCHING:  # it predicted with the phase-one expansion
             f, sc[PHASE] = sc[SWITCH_SCORE], LINEAR_PHASE
-        margin = yt * f
-        if margin <= 0.0:
-            counters[MISTAKES] += 1
-        if margin >= 1.0:
+        if not hinge_round(counters, yt * f):
             continue
-        if margin > 0.0:
-            counters[MARGIN_UPDATES] += 1
         if sc[PHASE] == KERNEL_PHASE:
             sv_put(S, n, idx, val, sq)
             new_coefficient(alpha, st.avg_sum, st.avg_stamp, n, h.learning_rate * yt, rnd)
