@@ -5,6 +5,8 @@ train + test as fresh processes on both sides, interleaved round after round.
     python bench/feature_maps.py [TRAIN TEST (default sample_data/a9a sample_data/a9a.t)] [--runs 5]
                                  [--gamma 0.01] [-D 400] [-B 100]
 
+On data with more than two labels (letter), mc-nogd against Nystroem + SGD (one-vs-all).
+
 Ours: `budgetlearn train -a fogd -D D --gamma G TRAIN -o M` then `budgetlearn eval M TEST` (the default
 hypothesis, averaged); `-a nogd -B B` likewise.  The peers: one script each, in a fresh process, that
 loads both files, fits the map (RBFSampler with 2D components, the feature dimension of our D cos/sin
@@ -42,9 +44,10 @@ if kind == "rbf-sampler":
     m = RBFSampler(gamma=gamma, n_components=size, random_state=0).fit(X)
 else:
     m = Nystroem(gamma=gamma, n_components=size, random_state=0).fit(X[:size])
-clf = SGDClassifier(loss="hinge", random_state=0)
+clf = SGDClassifier(loss="hinge", random_state=0)  # one-vs-all for more than two classes
+classes = np.unique(y)
 for a in range(0, X.shape[0], 1000):
-    clf.partial_fit(m.transform(X[a:a + 1000]), y[a:a + 1000], classes=[-1.0, 1.0])
+    clf.partial_fit(m.transform(X[a:a + 1000]), y[a:a + 1000], classes=classes)
 print(100 * float(np.mean(clf.predict(m.transform(Xt)) == yt)))
 """
 
@@ -59,7 +62,13 @@ def main():
     ap.add_argument("-B", type=int, default=100, help="NOGD's landmarks (Nystroem's components)")
     args = ap.parse_args()
     py, tmp = sys.executable, tempfile.mkdtemp()
-    pairs = {"fogd": (["-D", args.D], ["rbf-sampler", 2 * args.D]), "nogd": (["-B", args.B], ["nystroem", args.B])}
+    with open(args.train) as f:
+        multiclass = len({line.split(None, 1)[0] for line in f if line.strip()}) > 2
+    if multiclass:  # fogd has no multiclass form yet
+        print("more than two labels: mc-nogd against Nystroem + SGD (one-vs-all) only")
+        pairs = {"mc-nogd": (["-B", args.B], ["nystroem", args.B])}
+    else:
+        pairs = {"fogd": (["-D", args.D], ["rbf-sampler", 2 * args.D]), "nogd": (["-B", args.B], ["nystroem", args.B])}
     cmds = {}
     for name, (ours, (kind, size)) in pairs.items():
         model = os.path.join(tmp, f"{name}.model")

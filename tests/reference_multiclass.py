@@ -276,8 +276,55 @@ def mc_projectron_pp(X, y, k, eta) -> MCTrace:
 
 
 # Each algorithm's reference run for tests/test_contract.py (see tests/reference.py).
+def mc_nogd(X, y, k, budget, eta, eta1, rank, start="projected") -> MCTrace:
+    """Lu, Hoi, Wang, Zhao, Liu, JMLR 2016, §5, multiclass, written with W as the JMLR authors' NyGD.m: phase
+    one stores each updating example once with η(e_y − e_r) (ℓ = 1 − f_y + f_r > 0) until B; on the first
+    updating round with B stored, M = Λ_k^(−1/2) V_kᵀ (the k largest eigenpairs above 1e-10 λ_max), W = A·M⁺
+    (m × k; "zero": 0), that round predicted by the expansion; then V = W M κ(x), and on ℓ > 0 the rows y and
+    r of W move by ±η₁ M κ(x).  MCTrace.coef is (W M)ᵀ, the expansion over the landmarks."""
+    tr = MCTrace()
+    Mc = int(max(y)) + 1
+    V, A, m, W, Mk = [], [], 0, None, None
+    for t in range(len(y)):
+        x, yt = X[t], int(y[t])
+        m = max(m, yt + 1)
+        kappa = np.array([k(v, x) for v in V])
+        f = scores(V, A, x, k, m) if W is None else (W @ (Mk @ kappa))[:m]
+        tr.scores.append(f)
+        r = rival(f, yt)
+        margin = f[yt] - f[r] if r >= 0 else math.inf
+        tr.mistakes.append(margin <= 0)
+        tr.margin_updates.append(0 < margin < 1)
+        if margin >= 1:
+            continue
+        if W is None and len(V) < budget:
+            c = np.zeros(Mc)
+            c[yt], c[r] = eta, -eta
+            V.append(x)
+            A.append(c)
+            continue
+        if W is None:  # the switch
+            lam, U = np.linalg.eigh(gram(V, k))
+            top = [i for i in np.argsort(lam)[::-1][:rank] if lam[i] > 1e-10 * lam.max()]
+            Mk = (U[:, top] / np.sqrt(lam[top])).T
+            W = (np.array(A).T @ np.linalg.pinv(Mk)) if start == "projected" else np.zeros((Mc, len(top)))
+        z = Mk @ kappa
+        W[yt] += eta1 * z
+        W[r] -= eta1 * z
+    if W is not None:
+        A = list((W @ Mk).T)
+    return finish(tr, V, A, m)
+
+
 REFERENCES = {
     "mc-perceptron": ({}, lambda X, y, k, seed: max_score(X, y, k)),
+    "mc-nogd": [
+        (
+            {"budget": 8, "nystrom_rank": 4, "nystrom_start": s},
+            lambda X, y, k, seed, s=s: mc_nogd(X, y, k, 8, 0.5, 0.5, 4, s),
+        )
+        for s in ("projected", "zero")
+    ],
     "mc-pa": ({}, lambda X, y, k, seed: max_score(X, y, k, "pa")),
     "mrbp": ({"budget": 8}, lambda X, y, k, seed: max_score(X, y, k, "rbp", 8, seed=seed)),
     "mc-projectron++": ({"eta": 0.3}, lambda X, y, k, seed: mc_projectron_pp(X, y, k, 0.3)),

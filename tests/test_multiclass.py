@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from budgetcli import registry
+from budgetcli import algorithms, registry  # noqa: F401  (algorithms registers them)
 from budgetcli.io.libsvm import DataError
 from budgetcli.kernels import Kernel
 from budgetcli.labels import BinaryLabels, MulticlassLabels, labels_from_dict
@@ -354,3 +354,19 @@ def test_mc_projectron_grows_its_pool_for_two_copies_of_an_example():
     learner = train_in_chunks(registry.get("mc-projectron++")(Kernel("rbf", 0.3), seed=1), X, y, 50)
     assert learner.counter("examples") == 300
     assert len(learner.support) > 200  # the pool grew several times on the way
+
+
+@pytest.mark.parametrize("start", ["projected", "zero"])
+@pytest.mark.parametrize("kernel", KERNELS, ids=lambda k: k.kind)
+@pytest.mark.parametrize("budget, rank, eta, eta1", [(10, 3, 0.5, 0.5), (20, 20, 0.2, 1.0)])
+def test_multiclass_nogd_matches_the_paper_s_two_phases(start, kernel, budget, rank, eta, eta1):
+    """mc-nogd kept as an expansion over its landmarks against NyGD.m's W written out (classes joining
+    mid-stream, the switch round predicted by the expansion)."""
+    X, y = mc_stream(300, 4, 4, seed=2)
+    learner = registry.get("mc-nogd")(
+        kernel, budget=budget, nystrom_rank=rank, learning_rate=eta, linear_rate=eta1, nystrom_start=start
+    )
+    trace = ref.mc_nogd(X, y, rk(kernel), budget, eta, eta1, rank, start)
+    assert len(trace.support) == budget
+    assert_matches(learner, trace, X, y)
+    assert learner.scalars[0] == 2.0  # the switch happened

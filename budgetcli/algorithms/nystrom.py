@@ -1,5 +1,6 @@
-"""Nyström online gradient descent, `nogd` (Lu, Hoi, Wang, Zhao, Liu, "Large Scale Online Kernel Learning",
-JMLR 17, 2016, §5; LIBOKL's `kernel-nogd`).
+"""Nyström online gradient descent, `nogd` and `mc-nogd` (Lu, Hoi, Wang, Zhao, Liu, "Large Scale Online
+Kernel Learning", JMLR 17, 2016, §5; LIBOKL's `kernel-nogd`; the multiclass form as the JMLR authors'
+NyGD.m).
 
 Two phases.  Kernel OGD (kernel_ogd.py) with step η until B vectors are stored: these first B margin
 errors become the landmarks x̂_1 … x̂_B.  On the first margin error with B stored, the switch: the k
@@ -13,6 +14,11 @@ It is kept as what it is, a kernel expansion over the landmarks: f(x) = wᵀMκ(
 and the linear step is α ← α + η₁ y Mᵀ(Mκ(x_t)).  So prediction, the averaged hypothesis, export to
 LIBSVM's format and every interface are the kernel learners' own, and the model file holds the
 landmarks, α and M.
+
+`mc-nogd` is the same on the multiclass contract (multiclass.py): phase one stores each updating example
+once with η(e_y − e_r), r the best other class, on the multiclass hinge loss 1 − f_y + f_r > 0; at the
+switch W = A·M⁺ (every class's coefficients projected, A ← V_k V_kᵀ A, written Mᵀ Λ_k M A in the loop so
+that the running average sees the change in its round); then the rows y and r move by ±η₁ Mᵀ M κ(x_t).
 
 Choices where the sources differ:
 - The start of w at the switch (`--nystrom-start`): `projected`, the JMLR authors' code, w = Mᵀ⁺α, so
@@ -47,11 +53,13 @@ from ..learner import (
     touch,
 )
 from ..mixing import Unmixable
+from ..multiclass import MulticlassLearner, change, class_scores, open_class_round, rival, set_row
 from ..params import BUDGET, POSITIVE, choice, count, number
 from ..registry import register
 from ..support import COUNT, sv_fits, sv_put
 from .kernel_ogd import LEARNING_RATE
 
+PROJECTED = 0  # --nystrom-start's code
 PHASE, SWITCH_SCORE, RANK = 0, 1, 2  # scalars: the phase, the switch round's score, the map's rank
 KERNEL_PHASE, SWITCHING, LINEAR_PHASE = 0.0, 1.0, 2.0
 EIGEN_TOL = 1e-10  # eigenvalues ≤ EIGEN_TOL·λ_max are left out of the map
@@ -116,16 +124,20 @@ def nogd_range(S, K, rows, start, book, st, h):
     return y.shape[0]
 
 
-@register
-class NystromOGD(KernelLearner):
-    name = "nogd"
-    summary = "Nyström OGD: kernel OGD until B landmarks, then linear OGD on their rank-k Nyström map"
-    paper = "Lu, Hoi, Wang, Zhao, Liu, JMLR 17, 2016, §5 (NOGD); LIBOKL kernel-nogd"
-    params = (BUDGET, LEARNING_RATE, LINEAR_RATE, RANK_PARAM, START)
-    n_scalars = 3
-    slot_arrays = KernelLearner.slot_arrays | {"nystrom": "square", "z": "work"}
-    loop = nogd_range
-    mixing = Unmixable("nogd's shards would each choose their own landmarks and map: its models cannot be averaged")
+def nystrom_map(learner, n: int):
+    """M = Λ_k^(−1/2) V_kᵀ from the k largest eigenpairs of the n landmarks' Gram matrix (those above
+    EIGEN_TOL·λ_max) into slot["nystrom"], its rank into scalars; returns (λ, V, the kept indices)."""
+    lam, V = np.linalg.eigh(learner.gram())
+    top = np.argsort(lam, kind="stable")[::-1][: learner.hyper["nystrom_rank"]]
+    top = top[lam[top] > EIGEN_TOL * max(lam.max(), 0.0)]  # none: every landmark is 0 in feature space
+    learner.slot["nystrom"][: len(top), :n] = (V[:, top] / np.sqrt(lam[top])).T
+    learner.scalars[RANK] = len(top)
+    return lam, V, top
+
+
+class NystromFamily:
+    """What nogd and mc-nogd share besides their loops: the rank's default and its bound, and the check of
+    the phase and rank a model file holds (the loops index M by them)."""
 
     @classmethod
     def resolve_params(cls, given: dict) -> dict:
@@ -151,6 +163,18 @@ class NystromOGD(KernelLearner):
         if phase == KERNEL_PHASE and rank != 0:
             raise ValueError("a map's rank before the switch")
 
+
+@register
+class NystromOGD(NystromFamily, KernelLearner):
+    name = "nogd"
+    summary = "Nyström OGD: kernel OGD until B landmarks, then linear OGD on their rank-k Nyström map"
+    paper = "Lu, Hoi, Wang, Zhao, Liu, JMLR 17, 2016, §5 (NOGD); LIBOKL kernel-nogd"
+    params = (BUDGET, LEARNING_RATE, LINEAR_RATE, RANK_PARAM, START)
+    n_scalars = 3
+    slot_arrays = KernelLearner.slot_arrays | {"nystrom": "square", "z": "work"}
+    loop = nogd_range
+    mixing = Unmixable("nogd's shards would each choose their own landmarks and map: its models cannot be averaged")
+
     def _learn_range(self, rows, start: int) -> int:
         while True:
             stop = super()._learn_range(rows, start)
@@ -162,12 +186,7 @@ class NystromOGD(KernelLearner):
     def _switch(self, rnd: int) -> None:
         """Make the map M from the landmarks' Gram matrix, and w's start, in round `rnd` (not yet counted)."""
         n = len(self.support)
-        lam, V = np.linalg.eigh(self.gram())
-        top = np.argsort(lam, kind="stable")[::-1][: self.hyper["nystrom_rank"]]
-        top = top[lam[top] > EIGEN_TOL * max(lam.max(), 0.0)]  # none: every landmark is 0 in feature space
-        M = (V[:, top] / np.sqrt(lam[top])).T
-        self.slot["nystrom"][: len(top), :n] = M
-        self.scalars[RANK] = len(top)
+        lam, V, top = nystrom_map(self, n)
         s = self.slot
         alpha = s["alpha"][:n]
         s["avg_sum"][:n] += alpha * (rnd - s["avg_stamp"][:n])  # learner.touch: α changes in round rnd
@@ -177,3 +196,81 @@ class NystromOGD(KernelLearner):
         else:
             Vk = V[:, top]
             alpha[:] = Vk @ (Vk.T @ alpha)
+
+
+@njit(cache=True)
+def mc_nogd_range(S, K, rows, start, book, st, h):
+    indptr, indices, values, y, scratch, counters = loop_arrays(rows, book)
+    f, M, z, lam, sc = st.scores, st.nystrom, st.z, st.eigen, book.scalars
+    for t in range(start, y.shape[0]):
+        if not sv_fits(S, indptr[t + 1] - indptr[t]):
+            return t
+        if sc[PHASE] == KERNEL_PHASE and S.meta[COUNT] >= h.budget:  # is this the switch round?
+            idx, val = example(indptr, indices, values, t)
+            m = max(st.n_classes[0], y[t] + 1)
+            class_scores(S, K, st.coef, st.scale[0], m, st.krow, scratch, idx, val, f)
+            r = rival(f, m, y[t])
+            if r >= 0 and f[y[t]] - f[r] < 1.0 and math.isfinite(f[y[t]] - f[r]):
+                sc[PHASE] = SWITCHING
+                return t  # the learner makes the map, then calls again from this round
+        idx, val, yt, m, sq, rnd = open_class_round(S, K, indptr, indices, values, y, t, scratch, counters, st)
+        r = rival(f, m, yt)
+        if r < 0:
+            continue
+        margin = f[yt] - f[r]  # the phase-one expansion's, in the switch round too
+        if not hinge_round(counters, margin):
+            continue
+        n = S.meta[COUNT]
+        if sc[PHASE] == KERNEL_PHASE:
+            sv_put(S, n, idx, val, sq)
+            set_row(st, n, yt, h.learning_rate / st.scale[0], r, -h.learning_rate / st.scale[0])
+            continue
+        k = int(sc[RANK])
+        if sc[PHASE] == SWITCHING:  # the start: every class's coefficients projected, V_k V_kᵀ = Mᵀ Λ_k M
+            for i in range(m):
+                for q in range(k):
+                    s = 0.0
+                    for j in range(n):
+                        s += M[q, j] * st.coef[j, i]
+                    z[q] = lam[q] * s if h.nystrom_start == PROJECTED else 0.0
+                for j in range(n):
+                    s = 0.0
+                    for q in range(k):
+                        s += M[q, j] * z[q]
+                    change(st, j, i, s - st.coef[j, i])
+            sc[PHASE] = LINEAR_PHASE
+        for q in range(k):  # z = M κ(x_t)
+            s = 0.0
+            for j in range(n):
+                s += M[q, j] * st.krow[j]
+            z[q] = s
+        step = h.linear_rate / st.scale[0]
+        for j in range(n):  # the rows y and r move by ±η₁ Mᵀz
+            s = 0.0
+            for q in range(k):
+                s += M[q, j] * z[q]
+            change(st, j, yt, step * s)
+            change(st, j, r, -step * s)
+    return y.shape[0]
+
+
+@register
+class MulticlassNystromOGD(NystromFamily, MulticlassLearner):
+    name = "mc-nogd"
+    summary = "multiclass Nyström OGD: multiclass kernel OGD until B landmarks, then linear OGD on their Nyström map"
+    paper = "Lu, Hoi, Wang, Zhao, Liu, JMLR 17, 2016, §5 (NOGD, multiclass)"
+    params = NystromOGD.params
+    n_scalars = 3
+    slot_arrays = MulticlassLearner.slot_arrays | {"nystrom": "square", "z": "work", "eigen": "work"}
+    loop = mc_nogd_range
+    mixing = NystromOGD.mixing
+
+    def _learn_range(self, rows, start: int) -> int:
+        while True:
+            stop = super()._learn_range(rows, start)
+            if self.scalars[PHASE] != SWITCHING:
+                return stop
+            n = len(self.support)
+            lam, _, top = nystrom_map(self, n)
+            self.slot["eigen"][: len(top)] = lam[top]  # the start's projection (the loop, this round)
+            start = stop
