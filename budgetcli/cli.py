@@ -690,7 +690,9 @@ def _print_train_summary(s: dict, result) -> None:
         f"examples        {s['examples']:,}",
         f"mistakes        {s['mistakes']:,} ({100 * s['online_mistake_rate']:.2f}% online)",
         f"margin updates  {s['margin_updates']:,}",
-        f"support vectors {s['support_size']:,}",
+        f"feature map     {result.model.learner.feature_map_weights().size:,} weights"
+        if result.model.learner.feature_map is not None
+        else f"support vectors {s['support_size']:,}",
         f"seconds         {s['seconds']:.2f}",
         f"model           {s['model']} (predicts with {HYPOTHESES[s['hypothesis']]})",
     ]

@@ -37,7 +37,7 @@ def describe(model, path) -> dict:
         "support_nonzeros": support.nnz,
         "feature_map": None
         if learner.feature_map is None
-        else {"kind": learner.feature_map, "weights": len(learner.feature_map_weights())},
+        else {"kind": learner.feature_map, "weights": int(learner.feature_map_weights().size)},
         "n_features": learner.n_features,
         "bytes": os.path.getsize(path),
         "counters": {name: learner.counter(name) for name in COUNTER_NAMES},

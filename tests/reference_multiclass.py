@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .reference import DEPENDENCE_TOL, SplitMix64, swap_remove
+from .reference import DEPENDENCE_TOL, SplitMix64, fourier_omega, swap_remove
 
 GOLDEN = (math.sqrt(5.0) - 1.0) / 2.0
 
@@ -316,8 +316,35 @@ def mc_nogd(X, y, k, budget, eta, eta1, rank, start="projected") -> MCTrace:
     return finish(tr, V, A, m)
 
 
+def mc_fogd(X, y, k, D, eta, seed=0) -> MCTrace:
+    """JMLR 2016 §4, multiclass as the authors' FouGD.m: z(x) = D^(−1/2)[cos Ωᵀx, sin Ωᵀx] (tests/reference.py's
+    map, k's γ), V = W z(x); on ℓ = 1 − V_y + V_r > 0 the rows y and r of W move by ±η z(x).  MCTrace.coef is
+    W over the known classes, a row per class."""
+    omega = fourier_omega(seed, range(1, X.shape[1] + 1), D, k.gamma)
+    tr = MCTrace()
+    W = np.zeros((int(max(y)) + 1, 2 * D))
+    m = 0
+    for t in range(len(y)):
+        yt = int(y[t])
+        m = max(m, yt + 1)
+        theta = X[t] @ omega
+        z = np.concatenate([np.cos(theta), np.sin(theta)]) / np.sqrt(D)
+        f = W[:m] @ z
+        tr.scores.append(f)
+        r = rival(f, yt)
+        margin = f[yt] - f[r] if r >= 0 else math.inf
+        tr.mistakes.append(margin <= 0)
+        tr.margin_updates.append(0 < margin < 1)
+        if margin < 1:
+            W[yt] += eta * z
+            W[r] -= eta * z
+    tr.coef, tr.n_classes = W[:m], m
+    return tr
+
+
 REFERENCES = {
     "mc-perceptron": ({}, lambda X, y, k, seed: max_score(X, y, k)),
+    "mc-fogd": ({"components": 16}, lambda X, y, k, seed: mc_fogd(X, y, k, 16, 0.5, seed)),
     "mc-nogd": [
         (
             {"budget": 8, "nystrom_rank": 4, "nystrom_start": s},

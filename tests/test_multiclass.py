@@ -370,3 +370,27 @@ def test_multiclass_nogd_matches_the_paper_s_two_phases(start, kernel, budget, r
     assert len(trace.support) == budget
     assert_matches(learner, trace, X, y)
     assert learner.scalars[0] == 2.0  # the switch happened
+
+
+@pytest.mark.parametrize("D, eta, seed", [(8, 0.5, 0), (64, 2.0, 7)])
+def test_multiclass_fogd_matches_the_paper_s_update(D, eta, seed):
+    """mc-fogd's weight rows against FouGD.m's update written out, over the same map (classes joining
+    mid-stream)."""
+    X, y = mc_stream(300, 4, 4, seed=3)
+    kernel = Kernel("rbf", 0.5)
+    learner = registry.get("mc-fogd")(kernel, seed=seed, components=D, learning_rate=eta)
+    trace = ref.mc_fogd(X, y, rk(kernel), D, eta, seed)
+    scores, mistakes, margins = [], [], []
+    for t in range(len(y)):
+        ch = chunk_from_dense(X[t : t + 1], y[t : t + 1])
+        before = learner.counters.copy()
+        f = learner.decision_function(ch)[0]
+        learner.learn(ch, y[t : t + 1])
+        m = int(learner.n_classes[0])
+        scores.append(np.pad(f, (0, m - len(f))))  # a class first seen here scores 0
+        mistakes.append(bool(learner.counter("mistakes") - before[1]))
+        margins.append(bool(learner.counter("margin_updates") - before[2]))
+    assert mistakes == [bool(v) for v in trace.mistakes] and margins == [bool(v) for v in trace.margin_updates]
+    for a, b in zip(scores, trace.scores):
+        np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(learner.feature_map_weights(), trace.coef, rtol=1e-9, atol=1e-12)

@@ -36,20 +36,23 @@ import math
 
 import numpy as np
 
-from .. import statecheck
+from .. import bounds, statecheck
 from .._jit import njit
 from ..core import unique
 from ..learner import (
     EXAMPLES,
     ExampleOverflow,
     KernelLearner,
-    hinge_round,
     NonFiniteRound,
     Overflow,
     Rows,
     ScoreOverflow,
+    TooLarge,
+    hinge_round,
     loop_arrays,
 )
+from ..mixing import Unmixable
+from ..multiclass import rival
 from ..params import Param
 from ..registry import register
 from ..rng import seed_state
@@ -253,4 +256,157 @@ class FourierOGD(KernelLearner):
         self = super().from_state(header, arrays)
         for name in self.fourier:
             self.fourier[name][:] = arrays[name]
+        return self
+
+
+@njit(cache=True)
+def mc_fogd_range(S, K, rows, start, book, st, h):
+    indptr, indices, values, y, scratch, counters = loop_arrays(rows, book)
+    W, W_sum, stamp, omega, rowmap, z, f = (
+        st.fourier_w,
+        st.fourier_sum,
+        st.fourier_stamp,
+        st.omega,
+        st.rowmap,
+        st.z,
+        st.scores,
+    )
+    for t in range(start, y.shape[0]):
+        features(omega, rowmap, values, indptr[t], indptr[t + 1], z)
+        yt = y[t]
+        m = max(st.n_classes[0], yt + 1)  # a new class joins with a zero row
+        for i in range(m):
+            s = 0.0
+            for q in range(z.shape[0]):
+                s += W[i, q] * z[q]
+            if not math.isfinite(s):
+                raise ScoreOverflow
+            f[i] = s
+        st.n_classes[0] = m
+        counters[EXAMPLES] += 1
+        rnd = counters[EXAMPLES]
+        r = rival(f, m, yt)
+        if r < 0 or not hinge_round(counters, f[yt] - f[r]):
+            continue
+        rate = h.learning_rate if h.rate_schedule == CONSTANT else h.learning_rate / rnd**0.5
+        for i, sign in ((yt, 1.0), (r, -1.0)):  # the rows y and r move by ±η z(x_t)
+            for q in range(z.shape[0]):  # row i held its value in f_stamp .. f_{rnd−1} (learner.touch)
+                W_sum[i, q] += W[i, q] * (rnd - stamp[i])
+                W[i, q] += sign * rate * z[q]
+            stamp[i] = rnd
+    return y.shape[0]
+
+
+@njit(cache=True)
+def fourier_class_scores(omega, rowmap, indptr, values, W, z, out):
+    for t in range(out.shape[0]):
+        features(omega, rowmap, values, indptr[t], indptr[t + 1], z)
+        for i in range(out.shape[1]):
+            s = 0.0
+            for q in range(z.shape[0]):
+                s += W[i, q] * z[q]
+            out[t, i] = s
+
+
+@register
+class MulticlassFourierOGD(FourierOGD):
+    """fogd's multiclass form (the JMLR authors' FouGD.m): one weight row per class over the same map,
+    f_i(x) = W_iᵀz(x); on the multiclass hinge loss 1 − f_y + f_r > 0 (r the best other class), the rows
+    y and r move by ±η z(x).  Classes join as they appear, with a zero row (multiclass.py's convention)."""
+
+    name = "mc-fogd"
+    summary = "multiclass Fourier OGD: one weight row per class over D random Fourier features; no support set"
+    paper = "Lu, Hoi, Wang, Zhao, Liu, JMLR 17, 2016, §4 (FOGD, multiclass as the authors' FouGD.m)"
+    multiclass = True
+    loop = mc_fogd_range
+    mixing = Unmixable("mc-fogd's sharded form (the shards' classes merged into one order) is not built yet")
+
+    def __init__(self, kernel, seed: int = 0, **params):
+        super().__init__(kernel, seed=seed, **params)
+        self._resize_classes(4)
+        self.n_classes = np.zeros(1, np.int64)
+
+    def _resize_classes(self, rows: int) -> None:
+        """Room for `rows` classes in the weights, their sums and stamps (the known ones kept)."""
+        d = 2 * self.hyper["components"]
+        if rows * d > bounds.MAX_COEFFICIENTS:
+            raise TooLarge(f"{rows:,} classes × {d:,} weights pass the {bounds.MAX_COEFFICIENTS:,} a model may hold")
+        old = self.fourier if self.fourier["fourier_w"].ndim == 2 else None
+        new = {"fourier_w": np.zeros((rows, d)), "fourier_sum": np.zeros((rows, d)), "fourier_stamp": np.ones(rows)}
+        if old is not None:
+            k = min(rows, old["fourier_w"].shape[0])
+            for name in new:
+                new[name][:k] = old[name][:k]
+        self.fourier = new
+        self._scores = np.zeros(rows)
+
+    def _labels(self, y: np.ndarray, lines: np.ndarray) -> np.ndarray:
+        y = np.asarray(y)
+        if len(y) and (y.dtype.kind not in "iu" or y.min() < 0):
+            raise ValueError(f"{self.name} learns class indices 0, 1, ... (labels.MulticlassLabels.encode)")
+        y = y.astype(np.int64)
+        if len(y) and y.max() >= self.fourier["fourier_w"].shape[0]:
+            try:
+                self._resize_classes(max(int(y.max()) + 1, 2 * self.fourier["fourier_w"].shape[0]))
+            except TooLarge as exc:
+                row = int(np.argmax(y >= self.fourier["fourier_w"].shape[0]))
+                raise Overflow(row, int(lines[row]), str(exc)) from None
+        return y
+
+    def _state_arrays(self) -> dict:
+        return super()._state_arrays() | {"scores": self._scores, "n_classes": self.n_classes}
+
+    def decision_function(self, chunk) -> np.ndarray:
+        m = int(self.n_classes[0])
+        out = np.zeros((len(chunk), m), np.float64)
+        rowmap = self.map.rows_of(chunk.indices)
+        fourier_class_scores(
+            self.map.omega, rowmap, chunk.indptr, chunk.values, self.fourier["fourier_w"], self._z, out
+        )
+        return out
+
+    def feature_map_weights(self) -> np.ndarray:
+        return self.fourier["fourier_w"][: int(self.n_classes[0])]
+
+    def averaged_coefficients(self) -> np.ndarray:
+        """(1/T) Σ_t W_t over the T rounds seen, a row per known class."""
+        m, T = int(self.n_classes[0]), self.counter("examples")
+        W, s, stamp = (self.fourier[name][:m] for name in ("fourier_w", "fourier_sum", "fourier_stamp"))
+        return (s + W * (T + 1 - stamp)[:, None]) / max(T, 1)
+
+    averaged_alpha = averaged_coefficients
+
+    def set_coefficients(self, coef: np.ndarray) -> None:
+        self.fourier["fourier_w"][: len(coef)] = coef
+
+    def learned_nothing(self) -> bool:
+        return not self.feature_map_weights().any()
+
+    def state(self) -> tuple[dict, dict]:
+        header, arrays = KernelLearner.state(self)
+        m = int(self.n_classes[0])
+        header["n_classes"] = m
+        return header, arrays | {name: a[:m].copy() for name, a in self.fourier.items()}
+
+    @classmethod
+    def saved_arrays(cls, header: dict, members: dict) -> dict:
+        out = super().saved_arrays(header, members)
+        m = header["n_classes"]
+        if not isinstance(m, int) or isinstance(m, bool) or not 0 <= m:
+            raise ValueError("n_classes must be an integer ≥ 0")
+        d = out["fourier_w"][0][0]
+        return out | {
+            "fourier_w": ((m, d), statecheck.F64),
+            "fourier_sum": ((m, d), statecheck.F64),
+            "fourier_stamp": ((m,), statecheck.F64),
+        }
+
+    @classmethod
+    def from_state(cls, header: dict, arrays: dict) -> "MulticlassFourierOGD":
+        self = KernelLearner.from_state.__func__(cls, header, arrays)
+        m = int(header["n_classes"])
+        self._resize_classes(max(m, 4))
+        for name in self.fourier:
+            self.fourier[name][:m] = arrays[name]
+        self.n_classes[0] = m
         return self
