@@ -5,7 +5,7 @@ train + test as fresh processes on both sides, interleaved round after round.
     python bench/feature_maps.py [TRAIN TEST (default sample_data/a9a sample_data/a9a.t)] [--runs 5]
                                  [--gamma 0.01] [-D 400] [-B 100]
 
-On data with more than two labels (letter), mc-nogd against Nystroem + SGD (one-vs-all).
+On data with more than two labels (letter), mc-fogd and mc-nogd against the same pipelines (SGD one-vs-all).
 
 Ours: `budgetlearn train -a fogd -D D --gamma G TRAIN -o M` then `budgetlearn eval M TEST` (the default
 hypothesis, averaged); `-a nogd -B B` likewise.  The peers: one script each, in a fresh process, that
@@ -64,11 +64,11 @@ def main():
     py, tmp = sys.executable, tempfile.mkdtemp()
     with open(args.train) as f:
         multiclass = len({line.split(None, 1)[0] for line in f if line.strip()}) > 2
-    if multiclass:  # fogd has no multiclass form yet
-        print("more than two labels: mc-nogd against Nystroem + SGD (one-vs-all) only")
-        pairs = {"mc-nogd": (["-B", args.B], ["nystroem", args.B])}
-    else:
-        pairs = {"fogd": (["-D", args.D], ["rbf-sampler", 2 * args.D]), "nogd": (["-B", args.B], ["nystroem", args.B])}
+    prefix = "mc-" if multiclass else ""  # the multiclass forms against SGD's one-vs-all
+    pairs = {
+        f"{prefix}fogd": (["-D", args.D], ["rbf-sampler", 2 * args.D]),
+        f"{prefix}nogd": (["-B", args.B], ["nystroem", args.B]),
+    }
     cmds = {}
     for name, (ours, (kind, size)) in pairs.items():
         model = os.path.join(tmp, f"{name}.model")
