@@ -218,3 +218,43 @@ def test_export_refuses_a_feature_map_model_in_one_line_and_info_names_the_map(t
     assert "weight vector over random Fourier features" in r.output and not (tmp_path / "f.libsvm").exists()
     r = CliRunner().invoke(main, ["info", str(tmp_path / "f.model")])
     assert "feature map     random Fourier features: 40 weights" in r.output
+
+
+def test_a_value_too_large_stops_training_on_its_line_and_scores_nan_when_predicting():
+    """Every θ = ω_iᵀx is checked in training (the run stops naming the example); prediction gives NaN,
+    which the commands turn into one line about the data, never a traceback."""
+    from budgetcli.learner import Overflow
+
+    learner = registry.get("fogd")(Kernel("rbf", 0.5), seed=8, components=4)
+    X, y = random_stream(20, 3, seed=42)
+    learner.learn(chunk_from_dense(X, y), y)
+    bad = chunk_from_dense(np.array([[1.7e308, 0.0, 0.0]]), np.array([1.0]))
+    assert np.isnan(learner.decision_function(bad)).all()
+    before = learner.state()
+    with pytest.raises(Overflow):
+        learner.learn(bad, np.array([1.0]))
+    assert learner.counter("examples") == before[0]["counters"]["examples"]
+
+
+def test_nogd_does_not_switch_on_an_example_it_refuses():
+    """An example whose ‖x‖² overflows at the switch round stops the run before the map is made: the
+    learner stays in its first phase, as it was after the rounds before it."""
+    from budgetcli.learner import Overflow
+
+    learner = registry.get("nogd")(Kernel("rbf", 0.5), budget=3)
+    X, y = random_stream(40, 3, seed=43)
+    for t in range(len(y)):
+        learner.learn(chunk_from_dense(X[t : t + 1], y[t : t + 1]), y[t : t + 1])
+        if len(learner.support) == 3:
+            break
+    with pytest.raises(Overflow):
+        learner.learn(chunk_from_dense(np.array([[1e200, 1e200, 0.0]]), np.array([-1.0])), np.array([-1.0]))
+    assert learner.scalars[0] == 0.0 and learner.scalars[2] == 0.0
+
+
+def test_a_nystrom_file_with_scalars_of_another_length_is_refused():
+    learner = registry.get("nogd")(Kernel("rbf", 0.5), budget=3)
+    header, arrays = learner.state()
+    arrays["scalars"] = np.zeros(0)
+    with pytest.raises(ValueError, match="scalars"):
+        type(learner).check_saved(header, arrays)

@@ -11,8 +11,9 @@ that the budgeted f is an unbiased estimate of the unbudgeted one:
 - `bogd++`: r drawn with probability p_r = 1 − q_r, q_i = (B − 1) a_i / Σ_j a_j the probability that
   i is kept, a_i = |α_i| √k(x_i, x_i) the size of its term of f; the kept α_i / q_i.  The q_i minimise
   the estimate's variance Σ α_i² k_ii (1 − q_i)/q_i subject to Σ q_i = B − 1;
-- both then bound every kept coefficient, |α_i| ≤ ηγ (the paper's bound, which keeps the
-  re-weighting from growing coefficients without end);
+- both then bound every re-weighted coefficient, |α_i| ≤ ηγ (the paper's bound, which keeps the
+  re-weighting from growing coefficients without end; a newcomer's η y and a term kept for sure are
+  not re-weighted, so with γ < 1 they may exceed it);
 - `bogd-fifo`: LIBOKL's `kernel-bogd` and the JMLR 2016 authors' multiclass BOGD: the oldest vector
   removed, no re-weighting, no bound (NORMA with its oldest terms truncated).
 

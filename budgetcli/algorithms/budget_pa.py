@@ -81,10 +81,10 @@ def bpa_range(S, K, rows, start, book, st, h):
             return t
         idx, val, yt, f, sq, n, rnd = open_round(S, K, indptr, indices, values, y, t, scratch, counters, alpha, krow)
         margin = yt * f
-        if not hinge_round(counters, margin):
-            continue
         kxx = self_kernel(K, sq)
-        if kxx <= 0.0:  # x = 0 under a linear or homogeneous kernel: f(x) = 0, a mistake that changes nothing
+        if kxx <= 0.0 and margin > 0.0:  # τ = ℓ/k(x, x) undefined (x = 0, or poly with coef0 < 0): skipped
+            continue
+        if not hinge_round(counters, margin) or kxx <= 0.0:
             continue
         tau = min(h.cost, (1.0 - margin) / kxx)
         slot, coef = n, tau * yt
@@ -121,10 +121,10 @@ def bpa_p_range(S, K, rows, start, book, st, h):
             return t
         idx, val, yt, f, sq, n, rnd = open_round(S, K, indptr, indices, values, y, t, scratch, counters, alpha, krow)
         margin = yt * f
-        if not hinge_round(counters, margin):
-            continue
         kxx = self_kernel(K, sq)
-        if kxx <= 0.0:  # x = 0 under a linear or homogeneous kernel: f(x) = 0, a mistake that changes nothing
+        if kxx <= 0.0 and margin > 0.0:  # τ = ℓ/k(x, x) undefined (x = 0, or poly with coef0 < 0): skipped
+            continue
+        if not hinge_round(counters, margin) or kxx <= 0.0:
             continue
         tau = min(h.cost, (1.0 - margin) / kxx)
         delta2, _ = project(kinv, krow, d, n, kxx)  # d = K⁻¹k_t over the kept vectors
@@ -190,10 +190,10 @@ def bpa_nn_range(S, K, rows, start, book, st, h):
             return t
         idx, val, yt, f, sq, n, rnd = open_round(S, K, indptr, indices, values, y, t, scratch, counters, alpha, krow)
         margin = yt * f
-        if not hinge_round(counters, margin):
-            continue
         kxx = self_kernel(K, sq)
-        if kxx <= 0.0:  # x = 0 under a linear or homogeneous kernel: f(x) = 0, a mistake that changes nothing
+        if kxx <= 0.0 and margin > 0.0:  # τ = ℓ/k(x, x) undefined (x = 0, or poly with coef0 < 0): skipped
+            continue
+        if not hinge_round(counters, margin) or kxx <= 0.0:
             continue
         tau = min(h.cost, (1.0 - margin) / kxx)
         slot, coef = n, tau * yt

@@ -14,10 +14,11 @@ numbers, not a support set.
 
 The map is the seed and D.  ω_i's coordinate for input feature j is a pure function of (seed, j, i) (a
 counter-based draw: splitmix64's mixing function of the three, then Box–Muller), so a model file holds w
-and its running sums and never Ω: any machine regenerates the same Ω, and neither chunk boundaries,
-resuming, nor the order in which features first appear change it.  Ω's rows are made for the features
-seen, in a table of feature indices (`FourierMap`): memory is D × the features seen, not D × the largest
-index (hashed indices up to 2³¹ − 1 work).
+and its running sums and never Ω: another process regenerates the same Ω (another machine too, as far as
+its numpy rounds float64 log and cos as this one's: they are the only inexact steps), and neither chunk
+boundaries, resuming, nor the order in which features first appear change it.  Ω's rows are made for the
+features seen, in a table of feature indices (`FourierMap`): memory is D × the features seen, not D × the
+largest index (hashed indices up to 2³¹ − 1 work); prediction adds the rows of features first seen there.
 
 Choices where the sources leave room:
 - The map is scaled by D^(−1/2), so that ‖z‖² = k(x, x) = 1 and η means what kernel OGD's does (a
@@ -27,7 +28,8 @@ Choices where the sources leave room:
   which is not a Gaussian kernel's feature) and draws Ω from the clock, lazily in data order; we do not.
 - The update is strict, y f < 1, and a zero score is a mistake, as kernel OGD's (kernel_ogd.py).
 - The Gaussian kernel only (the map is its); another kernel is refused.
-- The averaged hypothesis is (1/T) Σ_t w_t, kept exactly by running sums as the kernel learners' are.
+- The averaged hypothesis is (1/T) Σ_t w_(t+1), the weights after each of the T rounds, kept exactly by
+  running sums as the kernel learners' are (learner.touch).
 """
 
 from __future__ import annotations
@@ -122,7 +124,8 @@ class FourierMap:
 
 @njit(cache=True, inline="always")
 def features(omega, rowmap, values, lo, hi, z):
-    """z = z(x) for the example whose non-zeros are lo..hi of the chunk (rowmap: their rows of Ω)."""
+    """z = z(x) for the example whose non-zeros are lo..hi of the chunk (rowmap: their rows of Ω); False
+    when a θ = ω_iᵀx is not finite (a feature value too large: z then holds NaN, and so will a score)."""
     d = z.shape[0] // 2
     for i in range(d):
         z[i] = 0.0
@@ -130,13 +133,14 @@ def features(omega, rowmap, values, lo, hi, z):
         row, v = rowmap[k], values[k]
         for i in range(d):
             z[i] += v * omega[row, i]
-    if not math.isfinite(z[0]):  # θ is not finite: a feature value too large
-        raise ExampleOverflow
+    finite = True
     norm = 1.0 / math.sqrt(d)
     for i in range(d):
         theta = z[i]
+        finite = finite and math.isfinite(theta)
         z[i] = norm * math.cos(theta)
         z[d + i] = norm * math.sin(theta)
+    return finite
 
 
 @njit(cache=True)
@@ -144,7 +148,8 @@ def fogd_range(S, K, rows, start, book, st, h):
     indptr, indices, values, y, scratch, counters = loop_arrays(rows, book)
     w, w_sum, stamp, omega, rowmap, z = st.fourier_w, st.fourier_sum, st.fourier_stamp, st.omega, st.rowmap, st.z
     for t in range(start, y.shape[0]):
-        features(omega, rowmap, values, indptr[t], indptr[t + 1], z)
+        if not features(omega, rowmap, values, indptr[t], indptr[t + 1], z):
+            raise ExampleOverflow
         f = 0.0
         for i in range(z.shape[0]):
             f += w[i] * z[i]
@@ -242,7 +247,7 @@ class FourierOGD(KernelLearner):
 
     @classmethod
     def saved_arrays(cls, header: dict, members: dict) -> dict:
-        d = header["params"]["components"]
+        d = header["params"].get("components") if isinstance(header.get("params"), dict) else None
         if not isinstance(d, int) or isinstance(d, bool) or not 1 <= d <= MAX_COMPONENTS:
             raise ValueError(f"params.components must be an integer in [1, {MAX_COMPONENTS}]")
         return super().saved_arrays(header, members) | {
@@ -272,7 +277,8 @@ def mc_fogd_range(S, K, rows, start, book, st, h):
         st.scores,
     )
     for t in range(start, y.shape[0]):
-        features(omega, rowmap, values, indptr[t], indptr[t + 1], z)
+        if not features(omega, rowmap, values, indptr[t], indptr[t + 1], z):
+            raise ExampleOverflow
         yt = y[t]
         m = max(st.n_classes[0], yt + 1)  # a new class joins with a zero row
         for i in range(m):
@@ -391,9 +397,7 @@ class MulticlassFourierOGD(FourierOGD):
     @classmethod
     def saved_arrays(cls, header: dict, members: dict) -> dict:
         out = super().saved_arrays(header, members)
-        m = header["n_classes"]
-        if not isinstance(m, int) or isinstance(m, bool) or not 0 <= m:
-            raise ValueError("n_classes must be an integer ≥ 0")
+        m = statecheck.header_int(header, "n_classes", 0, statecheck.MAX_CLASSES)
         d = out["fourier_w"][0][0]
         return out | {
             "fourier_w": ((m, d), statecheck.F64),

@@ -91,12 +91,12 @@ def nogd_range(S, K, rows, start, book, st, h):
     indptr, indices, values, y, scratch, counters = loop_arrays(rows, book)
     alpha, krow, M, z, sc = st.alpha, st.krow, st.nystrom, st.z, book.scalars
     for t in range(start, y.shape[0]):
-        if not sv_fits(S, indptr[t + 1] - indptr[t]):
+        if sc[PHASE] == KERNEL_PHASE and not sv_fits(S, indptr[t + 1] - indptr[t]):  # only phase one stores
             return t
         if sc[PHASE] == KERNEL_PHASE and S.meta[COUNT] >= h.budget:  # is this the switch round?
             idx, val = example(indptr, indices, values, t)
-            f, _ = score_example(S, K, alpha, krow, scratch, idx, val)
-            if y[t] * f < 1.0 and math.isfinite(f):
+            f, sq = score_example(S, K, alpha, krow, scratch, idx, val)
+            if y[t] * f < 1.0 and math.isfinite(f) and math.isfinite(sq):  # else open_round refuses it
                 sc[PHASE], sc[SWITCH_SCORE] = SWITCHING, f
                 return t  # the learner makes the map, then calls again from this round
         idx, val, yt, f, sq, n, rnd = open_round(S, K, indptr, indices, values, y, t, scratch, counters, alpha, krow)
@@ -154,11 +154,16 @@ class NystromFamily:
     def check_saved(cls, header, arrays):
         """The phase and the map's rank the loop trusts (it indexes M by them)."""
         super().check_saved(header, arrays)
+        if arrays["scalars"].shape != (cls.n_scalars,):
+            raise ValueError(f"scalars holds {arrays['scalars'].shape[0]} numbers, not {cls.n_scalars}")
+        k = header["params"].get("nystrom_rank") if isinstance(header.get("params"), dict) else None
+        if type(k) is not int:
+            raise ValueError("params.nystrom_rank is not an integer")
         phase, rank = float(arrays["scalars"][PHASE]), float(arrays["scalars"][RANK])
         n = len(arrays["sv_indptr"]) - 1
         if phase not in (KERNEL_PHASE, LINEAR_PHASE):
             raise ValueError(f"scalars[{PHASE}] (the phase) is {phase}, not 0 or 2")
-        if rank != int(rank) or not 0 <= rank <= min(header["params"]["nystrom_rank"], n):
+        if rank != int(rank) or not 0 <= rank <= min(k, n):
             raise ValueError(f"scalars[{RANK}] (the map's rank) is {rank}, not an integer in 0..min(k, |S|)")
         if phase == KERNEL_PHASE and rank != 0:
             raise ValueError("a map's rank before the switch")
@@ -203,14 +208,14 @@ def mc_nogd_range(S, K, rows, start, book, st, h):
     indptr, indices, values, y, scratch, counters = loop_arrays(rows, book)
     f, M, z, lam, sc = st.scores, st.nystrom, st.z, st.eigen, book.scalars
     for t in range(start, y.shape[0]):
-        if not sv_fits(S, indptr[t + 1] - indptr[t]):
+        if sc[PHASE] == KERNEL_PHASE and not sv_fits(S, indptr[t + 1] - indptr[t]):  # only phase one stores
             return t
         if sc[PHASE] == KERNEL_PHASE and S.meta[COUNT] >= h.budget:  # is this the switch round?
             idx, val = example(indptr, indices, values, t)
             m = max(st.n_classes[0], y[t] + 1)
-            class_scores(S, K, st.coef, st.scale[0], m, st.krow, scratch, idx, val, f)
+            sq = class_scores(S, K, st.coef, st.scale[0], m, st.krow, scratch, idx, val, f)
             r = rival(f, m, y[t])
-            if r >= 0 and f[y[t]] - f[r] < 1.0 and math.isfinite(f[y[t]] - f[r]):
+            if r >= 0 and f[y[t]] - f[r] < 1.0 and math.isfinite(f[y[t]] - f[r]) and math.isfinite(sq):
                 sc[PHASE] = SWITCHING
                 return t  # the learner makes the map, then calls again from this round
         idx, val, yt, m, sq, rnd = open_class_round(S, K, indptr, indices, values, y, t, scratch, counters, st)
