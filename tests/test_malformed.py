@@ -183,8 +183,8 @@ CASES = [
         line3(b"2 1:1"),
         1,
         "FILE:3: a third label value in binary training (labels so far: +1, -1); this algorithm is "
-        "binary-only, the multiclass ones are: bpegasos, mc-pa, mc-perceptron, mc-projectron++, mrbp, pegasos "
-        "(token '2')",
+        "binary-only, the multiclass ones are: bpegasos, mc-fogd, mc-nogd, mc-pa, mc-perceptron, mc-projectron++, "
+        "mrbp, pegasos (token '2')",
         skip="same",
     ),
     Case("empty file", "0 bytes", b"", 1, "FILE: no examples to train on", skip="same"),

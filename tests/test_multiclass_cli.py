@@ -115,7 +115,10 @@ def test_binary_algorithm_refuses_multiclass_data_and_names_the_multiclass_ones(
     model = tmp_path / "m.model"
     r = run("train", "-a", "projectron++", train, "-o", model)
     assert r.exit_code == 1
-    assert "binary-only" in r.output and "bpegasos, mc-pa, mc-perceptron, mc-projectron++, mrbp, pegasos" in r.output
+    assert (
+        "binary-only" in r.output
+        and "bpegasos, mc-fogd, mc-nogd, mc-pa, mc-perceptron, mc-projectron++, mrbp, pegasos" in r.output
+    )
     assert not model.exists()
 
 

@@ -74,7 +74,7 @@ RANK_PARAM = count(
 LINEAR_RATE = number(
     "linear_rate",
     None,
-    "η₁: NOGD's step in its linear phase (LIBOKL's -eta1)",
+    "η1: NOGD's step in its linear phase (LIBOKL's -eta1)",
     POSITIVE,
     default_text="η (--learning-rate)",
 )
