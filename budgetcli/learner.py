@@ -407,7 +407,8 @@ class KernelLearner:
 
     def learned_nothing(self) -> bool:
         """The hypothesis is f = 0: no support vector (a feature-map learner: every weight 0)."""
-        return len(self.support) == 0
+        weights = self.feature_map_weights()
+        return len(self.support) == 0 if weights is None else not weights.any()
 
     def averaged_alpha(self) -> np.ndarray:
         """Coefficients of the averaged hypothesis (1/T) Σ_{t=1..T} f_t over the T rounds seen,

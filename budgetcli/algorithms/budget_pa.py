@@ -72,6 +72,19 @@ SPAN_TOL = 1e-6  # BPA-P: ‖δ‖² ≤ SPAN_TOL·k(x,x) counts as in the span 
 NN_SPAN_TOL = 1e-10
 
 
+@njit(cache=True, inline="always")
+def pa_step(K, counters, sq, margin, cost):
+    """The round counted, and PA-I's step: (τ, k(x, x)), τ = min(C, ℓ/k(x, x)), or τ = 0 when there is
+    no step: no loss, or k(x, x) ≤ 0, where ℓ/k(x, x) is undefined (x = 0, or a poly kernel with coef0 < 0)
+    and the round counts only as the mistake it may be."""
+    kxx = self_kernel(K, sq)
+    if kxx <= 0.0 and margin > 0.0:
+        return 0.0, kxx
+    if not hinge_round(counters, margin) or kxx <= 0.0:
+        return 0.0, kxx
+    return min(cost, (1.0 - margin) / kxx), kxx
+
+
 @njit(cache=True)
 def bpa_range(S, K, rows, start, book, st, h):
     indptr, indices, values, y, scratch, counters = loop_arrays(rows, book)
@@ -80,13 +93,9 @@ def bpa_range(S, K, rows, start, book, st, h):
         if not sv_fits(S, indptr[t + 1] - indptr[t]):
             return t
         idx, val, yt, f, sq, n, rnd = open_round(S, K, indptr, indices, values, y, t, scratch, counters, alpha, krow)
-        margin = yt * f
-        kxx = self_kernel(K, sq)
-        if kxx <= 0.0 and margin > 0.0:  # τ = ℓ/k(x, x) undefined (x = 0, or poly with coef0 < 0): skipped
+        tau, kxx = pa_step(K, counters, sq, yt * f, h.cost)
+        if tau == 0.0:
             continue
-        if not hinge_round(counters, margin) or kxx <= 0.0:
-            continue
-        tau = min(h.cost, (1.0 - margin) / kxx)
         slot, coef = n, tau * yt
         if n >= h.budget:
             slot, least = 0, math.inf
@@ -120,13 +129,9 @@ def bpa_p_range(S, K, rows, start, book, st, h):
         if not sv_fits(S, indptr[t + 1] - indptr[t]):
             return t
         idx, val, yt, f, sq, n, rnd = open_round(S, K, indptr, indices, values, y, t, scratch, counters, alpha, krow)
-        margin = yt * f
-        kxx = self_kernel(K, sq)
-        if kxx <= 0.0 and margin > 0.0:  # τ = ℓ/k(x, x) undefined (x = 0, or poly with coef0 < 0): skipped
+        tau, kxx = pa_step(K, counters, sq, yt * f, h.cost)
+        if tau == 0.0:
             continue
-        if not hinge_round(counters, margin) or kxx <= 0.0:
-            continue
-        tau = min(h.cost, (1.0 - margin) / kxx)
         delta2, _ = project(kinv, krow, d, n, kxx)  # d = K⁻¹k_t over the kept vectors
         if delta2 <= SPAN_TOL * kxx:  # x_t in their span: the PA step projected onto them
             for i in range(n):
@@ -189,13 +194,9 @@ def bpa_nn_range(S, K, rows, start, book, st, h):
         if not sv_fits(S, indptr[t + 1] - indptr[t]):
             return t
         idx, val, yt, f, sq, n, rnd = open_round(S, K, indptr, indices, values, y, t, scratch, counters, alpha, krow)
-        margin = yt * f
-        kxx = self_kernel(K, sq)
-        if kxx <= 0.0 and margin > 0.0:  # τ = ℓ/k(x, x) undefined (x = 0, or poly with coef0 < 0): skipped
+        tau, kxx = pa_step(K, counters, sq, yt * f, h.cost)
+        if tau == 0.0:
             continue
-        if not hinge_round(counters, margin) or kxx <= 0.0:
-            continue
-        tau = min(h.cost, (1.0 - margin) / kxx)
         slot, coef = n, tau * yt
         if n >= h.budget:
             slot, least, partner, part = 0, math.inf, -1, 0.0

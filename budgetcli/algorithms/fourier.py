@@ -57,7 +57,7 @@ from ..mixing import Unmixable
 from ..multiclass import rival
 from ..params import Param
 from ..registry import register
-from ..rng import seed_state
+from ..rng import MIX1, MIX2, seed_state
 from .kernel_ogd import CONSTANT, LEARNING_RATE, RATE_SCHEDULE
 
 MAX_COMPONENTS = 1 << 20  # D: w and its sums are 2D numbers each, Ω D per feature seen
@@ -76,9 +76,9 @@ _FEATURE, _COMPONENT, _SECOND = 0xD1B54A32D192ED03, 0x8CB92BA72F3D8DD7, 0x632BE5
 
 
 def _mix(z: np.ndarray) -> np.ndarray:
-    """splitmix64's output function on uint64 arrays (wrapping arithmetic)."""
-    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    """splitmix64's output function (rng.next_u64's) on uint64 arrays (wrapping arithmetic)."""
+    z = (z ^ (z >> np.uint64(30))) * MIX1
+    z = (z ^ (z >> np.uint64(27))) * MIX2
     return z ^ (z >> np.uint64(31))
 
 
@@ -224,16 +224,13 @@ class FourierOGD(KernelLearner):
         return out
 
     def averaged_alpha(self) -> np.ndarray:
-        """(1/T) Σ_t w_t over the T rounds seen."""
+        """(1/T) Σ_t w_(t+1), the weights after each of the T rounds seen."""
         T = self.counter("examples")
         w, s = self.fourier["fourier_w"], self.fourier["fourier_sum"]
         return (s + w * (T + 1 - self.fourier["fourier_stamp"][0])) / max(T, 1)
 
     def feature_map_weights(self) -> np.ndarray:
         return self.fourier["fourier_w"]
-
-    def learned_nothing(self) -> bool:
-        return not self.fourier["fourier_w"].any()
 
     def set_coefficients(self, coef: np.ndarray) -> None:
         self.fourier["fourier_w"][:] = coef
@@ -384,9 +381,6 @@ class MulticlassFourierOGD(FourierOGD):
 
     def set_coefficients(self, coef: np.ndarray) -> None:
         self.fourier["fourier_w"][: len(coef)] = coef
-
-    def learned_nothing(self) -> bool:
-        return not self.feature_map_weights().any()
 
     def state(self) -> tuple[dict, dict]:
         header, arrays = KernelLearner.state(self)

@@ -86,6 +86,16 @@ START = choice(
 )
 
 
+@njit(cache=True, inline="always")
+def nystrom_features(M, krow, k, n, z):
+    """z = M κ(x_t): the example's k Nyström features from its kernel row over the n landmarks."""
+    for q in range(k):
+        s = 0.0
+        for j in range(n):
+            s += M[q, j] * krow[j]
+        z[q] = s
+
+
 @njit(cache=True)
 def nogd_range(S, K, rows, start, book, st, h):
     indptr, indices, values, y, scratch, counters = loop_arrays(rows, book)
@@ -109,11 +119,7 @@ def nogd_range(S, K, rows, start, book, st, h):
             new_coefficient(alpha, st.avg_sum, st.avg_stamp, n, h.learning_rate * yt, rnd)
             continue
         k = int(sc[RANK])
-        for r in range(k):  # z = M κ(x_t)
-            s = 0.0
-            for j in range(n):
-                s += M[r, j] * krow[j]
-            z[r] = s
+        nystrom_features(M, krow, k, n, z)
         step = h.linear_rate * yt
         for j in range(n):  # α += η₁ y Mᵀz
             s = 0.0
@@ -150,6 +156,15 @@ class NystromFamily:
             h["linear_rate"] = h["learning_rate"]
         return h
 
+    def _learn_range(self, rows, start: int) -> int:
+        """The loop stops before the switch round; the map is made (`_switch`) and the loop goes on."""
+        while True:
+            stop = super()._learn_range(rows, start)
+            if self.scalars[PHASE] != SWITCHING:
+                return stop
+            self._switch(int(self.counters[EXAMPLES]) + 1)
+            start = stop
+
     @classmethod
     def check_saved(cls, header, arrays):
         """The phase and the map's rank the loop trusts (it indexes M by them)."""
@@ -179,14 +194,6 @@ class NystromOGD(NystromFamily, KernelLearner):
     slot_arrays = KernelLearner.slot_arrays | {"nystrom": "square", "z": "work"}
     loop = nogd_range
     mixing = Unmixable("nogd's shards would each choose their own landmarks and map: its models cannot be averaged")
-
-    def _learn_range(self, rows, start: int) -> int:
-        while True:
-            stop = super()._learn_range(rows, start)
-            if self.scalars[PHASE] != SWITCHING:
-                return stop
-            self._switch(int(self.counters[EXAMPLES]) + 1)
-            start = stop
 
     def _switch(self, rnd: int) -> None:
         """Make the map M from the landmarks' Gram matrix, and w's start, in round `rnd` (not yet counted)."""
@@ -244,11 +251,7 @@ def mc_nogd_range(S, K, rows, start, book, st, h):
                         s += M[q, j] * z[q]
                     change(st, j, i, s - st.coef[j, i])
             sc[PHASE] = LINEAR_PHASE
-        for q in range(k):  # z = M κ(x_t)
-            s = 0.0
-            for j in range(n):
-                s += M[q, j] * st.krow[j]
-            z[q] = s
+        nystrom_features(M, st.krow, k, n, z)
         step = h.linear_rate / st.scale[0]
         for j in range(n):  # the rows y and r move by ±η₁ Mᵀz
             s = 0.0
@@ -270,12 +273,7 @@ class MulticlassNystromOGD(NystromFamily, MulticlassLearner):
     loop = mc_nogd_range
     mixing = NystromOGD.mixing
 
-    def _learn_range(self, rows, start: int) -> int:
-        while True:
-            stop = super()._learn_range(rows, start)
-            if self.scalars[PHASE] != SWITCHING:
-                return stop
-            n = len(self.support)
-            lam, _, top = nystrom_map(self, n)
-            self.slot["eigen"][: len(top)] = lam[top]  # the start's projection (the loop, this round)
-            start = stop
+    def _switch(self, rnd: int) -> None:
+        """Make the map; the loop projects the coefficients in this round (its running average's way)."""
+        lam, _, top = nystrom_map(self, len(self.support))
+        self.slot["eigen"][: len(top)] = lam[top]
