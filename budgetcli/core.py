@@ -68,6 +68,11 @@ class Chunk:
             return 0
         return int(self.indices.max()) + int(bool((self.indices == 0).any()))
 
+    @property
+    def csr(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(indptr, indices, values): the arrays the compiled loops and scorers take."""
+        return self.indptr, self.indices, self.values
+
     def row(self, i: int) -> tuple[np.ndarray, np.ndarray]:
         """(indices, values) of example ``i``, as views."""
         start, stop = self.indptr[i], self.indptr[i + 1]

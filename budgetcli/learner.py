@@ -294,7 +294,7 @@ class KernelLearner:
         sums = self._new_retire_log_sums(need)
         if self.retire_log.start.shape[0] < need or self.retire_log.coef_sum.shape[1:] != sums.shape[1:]:
             self.retire_log = RetireLog(np.zeros(need, np.int64), np.zeros(need, np.int64), sums, self.retire_log.count)
-        rows = Rows(chunk.indptr, chunk.indices, chunk.values, y)
+        rows = Rows(*chunk.csr, y)
         while start < n:
             before = int(self.counters[EXAMPLES])
             try:
@@ -381,9 +381,7 @@ class KernelLearner:
                 k.code,
                 k.gamma,
                 self.slot["alpha"],
-                chunk.indptr,
-                chunk.indices,
-                chunk.values,
+                *chunk.csr,
                 self.scratch,
                 k.offset,
             )
@@ -393,9 +391,7 @@ class KernelLearner:
             k,
             self.slot["alpha"],
             self.slot["krow"],
-            chunk.indptr,
-            chunk.indices,
-            chunk.values,
+            *chunk.csr,
             self.scratch,
             out,
         )

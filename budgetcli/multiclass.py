@@ -118,9 +118,7 @@ class MulticlassLearner(KernelLearner):
             self.scale[0],
             m,
             self.slot["krow"],
-            chunk.indptr,
-            chunk.indices,
-            chunk.values,
+            *chunk.csr,
             self.scratch,
             out,
         )

@@ -30,7 +30,15 @@ DEPENDENCE_TOL = 1e-10
 
 @njit(cache=True, fastmath={"reassoc", "contract"})
 def project(kinv, krow, d, n, kxx):
-    """d = K⁻¹ k_t (eq. 7); returns (‖δ_t‖², ‖P k‖²) with ‖δ_t‖² = k(x,x) − k_tᵀ d (eq. 8)."""
+    """d = K⁻¹ k_t (eq. 7); returns (‖δ_t‖², ‖P k‖²) with ‖δ_t‖² = k(x,x) − k_tᵀ d (eq. 8).  Compiled
+    with fastmath: the sums may be reassociated (vectorised)."""
+    return exact_project(kinv, krow, d, n, kxx)
+
+
+@njit(cache=True, inline="always")
+def exact_project(kinv, krow, d, n, kxx):
+    """`project` summed in order (numba inlines it, so it takes the caller's flags: `project`'s fastmath,
+    or none)."""
     pk2 = 0.0
     for i in range(n):
         s = 0.0
@@ -154,35 +162,38 @@ def onto_kept(learner, removed, coef, ridge=1e-10):
     return np.linalg.solve(gram + ridge * np.eye(n), cross.T @ np.asarray(coef).T).T
 
 
+def cholesky(K):
+    """(scipy.linalg, L) with K = LLᵀ, L lower triangular, or (scipy.linalg, None) when rounding makes
+    the factorisation fail.  scipy.linalg is imported here: most commands never rebuild, and it is slow
+    to import."""
+    import scipy.linalg
+
+    try:
+        return scipy.linalg, scipy.linalg.cholesky(K, lower=True, check_finite=False)
+    except np.linalg.LinAlgError:
+        return scipy.linalg, None
+
+
 def spd_inverse(K):
     """K⁻¹ of a symmetric positive definite K by one Cholesky factorisation.  The learners only ever
     add a vector whose projection error is above DEPENDENCE_TOL · k(x, x) (or keep a ridge), so K is
     positive definite; if rounding makes the factorisation fail, the pseudo-inverse is used."""
-    import scipy.linalg  # here: most commands never rebuild, and scipy.linalg is slow to import
-
-    n = K.shape[0]
-    if n == 0:
+    if K.shape[0] == 0:
         return K
-    try:
-        factor = scipy.linalg.cho_factor(K, lower=True, check_finite=False)
-    except np.linalg.LinAlgError:
+    linalg, L = cholesky(K)
+    if L is None:
         return np.linalg.pinv(K, hermitian=True)
-    inv = scipy.linalg.cho_solve(factor, np.eye(n), check_finite=False)
+    inv = linalg.cho_solve((L, True), np.eye(K.shape[0]), check_finite=False)
     return (inv + inv.T) / 2.0  # exactly symmetric, as the kept inverse is
 
 
 def inverse_cholesky(K):
     """W = L⁻¹ (lower triangular) for K = LLᵀ, so that K⁻¹ = WᵀW.  If rounding makes the
     factorisation fail (K numerically singular), the factor of K + ε·mean(diag K)·I, ε = 1e-12."""
-    import scipy.linalg  # here: most commands never rebuild, and scipy.linalg is slow to import
-
     n = K.shape[0]
     if n == 0:
         return K
-    try:
-        L = scipy.linalg.cholesky(K, lower=True, check_finite=False)
-    except np.linalg.LinAlgError:
-        L = scipy.linalg.cholesky(
-            K + 1e-12 * max(float(np.trace(K)) / n, 1e-300) * np.eye(n), lower=True, check_finite=False
-        )
-    return scipy.linalg.solve_triangular(L, np.eye(n), lower=True, check_finite=False)
+    linalg, L = cholesky(K)
+    if L is None:
+        L = linalg.cholesky(K + 1e-12 * max(float(np.trace(K)) / n, 1e-300) * np.eye(n), lower=True, check_finite=False)
+    return linalg.solve_triangular(L, np.eye(n), lower=True, check_finite=False)

@@ -212,7 +212,7 @@ class FourierOGD(KernelLearner):
         self._rowmap = self.map.rows_of(chunk.indices)
         before = int(self.counters[EXAMPLES])
         try:
-            self._learn_range(Rows(chunk.indptr, chunk.indices, chunk.values, y), 0)
+            self._learn_range(Rows(*chunk.csr, y), 0)
         except NonFiniteRound as exc:
             row = int(self.counters[EXAMPLES]) - before - exc.counted
             raise Overflow(row, int(chunk.line_numbers[row]), exc.reason) from None

@@ -40,7 +40,7 @@ from ..mixing import Mixing
 from ..modelfile import Member
 from ..multiclass import MulticlassLearner, change, open_class_round, rival, set_row
 from ..params import ETA
-from ..projection import DEPENDENCE_TOL, grow_inverse, spd_inverse
+from ..projection import DEPENDENCE_TOL, exact_project, grow_inverse, spd_inverse
 from ..registry import register
 from ..support import COUNT, sv_fits, sv_put
 
@@ -48,19 +48,11 @@ from ..support import COUNT, sv_fits, sv_put
 @njit(cache=True)
 def class_projection(kinv, members, n, krow, kc, d, kxx):
     """d = K_c⁻¹ k_c for one class (k_c gathered from the full kernel row); returns (‖δ_c‖², ‖P_c k‖²)."""
-    # Written out rather than calling projection.project: that one is compiled with fastmath, whose
-    # reassociated sums moved this learner's coefficients by ~1e-7 from the reference on
-    # ill-conditioned classes (tests/test_multiclass.py).
+    # Not projection.project: that one is compiled with fastmath, whose reassociated sums moved this
+    # learner's coefficients by ~1e-7 from the reference on ill-conditioned classes (tests/test_multiclass.py).
     for a in range(n):
         kc[a] = krow[members[a]]
-    pk2 = 0.0
-    for a in range(n):
-        s = 0.0
-        for b in range(n):
-            s += kinv[a, b] * kc[b]
-        d[a] = s
-        pk2 += kc[a] * s
-    delta2 = kxx - pk2
+    delta2, pk2 = exact_project(kinv, kc, d, n, kxx)
     if delta2 <= DEPENDENCE_TOL * kxx:
         delta2 = 0.0
     return delta2, pk2
