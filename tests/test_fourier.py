@@ -8,9 +8,10 @@ import numpy as np
 import pytest
 
 from budgetcli import algorithms, registry  # noqa: F401  (algorithms registers them)
-from budgetcli.algorithms.fourier import FourierMap
+from budgetcli.algorithms.fourier import DIRECT_INDICES, DIRECT_PER_FEATURE, FourierMap, omega_rows
 from budgetcli.core import Chunk
 from budgetcli.kernels import Kernel
+from budgetcli.trig import TRIG_LIMIT, cos_sin
 
 from . import reference
 from .helpers import chunk_from_dense, random_stream
@@ -23,12 +24,18 @@ def rows(m: FourierMap, features) -> np.ndarray:
     return m.omega[where]
 
 
+@pytest.mark.parametrize("arithmetic", ["vectorised", "scalar"])
 @pytest.mark.parametrize("schedule", ["constant", "inverse-sqrt"])
 @pytest.mark.parametrize("D, eta, gamma, seed", [(8, 0.5, 0.5, 0), (64, 2.0, 0.1, 7), (200, 0.05, 2.0, 3)])
-def test_fogd_matches_the_paper_s_update(schedule, D, eta, gamma, seed):
+def test_fogd_matches_the_paper_s_update(schedule, D, eta, gamma, seed, arithmetic):
     X, y = random_stream(200, 5, seed=31)
     learner = registry.get("fogd")(
-        Kernel("rbf", gamma), seed=seed, components=D, learning_rate=eta, rate_schedule=schedule
+        Kernel("rbf", gamma),
+        seed=seed,
+        components=D,
+        learning_rate=eta,
+        rate_schedule=schedule,
+        map_arithmetic=arithmetic,
     )
     trace = reference.fogd(X, y, reference.make_kernel("rbf", gamma), D, eta, seed, schedule)
     scores, mistakes, margins = run_stepwise(learner, X, y)
@@ -60,6 +67,20 @@ def test_the_map_is_the_seed_whatever_order_features_come_in():
         np.testing.assert_array_equal(rows(a, [j]), rows(b, [j]))
     other = FourierMap(10, 32, 0.5)  # another seed, another map
     assert not np.array_equal(rows(a, [2]), rows(other, [2]))
+
+
+def test_small_and_hashed_indices_mixed_get_the_rows_of_their_features():
+    """Chunks of small indices (looked up in the direct table), of middling and of hashed ones (searched
+    in the sorted keys), in turns: every row is the draw of its feature, and the direct table stays within
+    its bound."""
+    m = FourierMap(3, 16, 0.5)
+    rng = np.random.default_rng(5)
+    for step in range(120):
+        high = (300, 200_000, 2**31 - 1)[step % 3]
+        idx = rng.integers(0, high, 40).astype(np.int32)
+        np.testing.assert_array_equal(rows(m, idx), omega_rows(3, idx, 16, 0.5))
+        assert len(m.direct) <= max(DIRECT_INDICES, DIRECT_PER_FEATURE * len(m.keys))
+    assert len(m.direct) > 0 and len(m.keys) > 300
 
 
 def test_memory_follows_the_features_seen_not_the_largest_index():
@@ -96,6 +117,20 @@ def test_a_model_file_holds_the_weights_not_the_map(tmp_path):
     loaded = Model.load(path).learner
     test = chunk_from_dense(*random_stream(50, 5, seed=35))
     np.testing.assert_array_equal(loaded.decision_function(test), learner.decision_function(test))
+    assert loaded.hyper["map_arithmetic"] == "vectorised"
+
+
+@pytest.mark.parametrize("name", ["fogd", "mc-fogd"])
+def test_a_file_written_before_the_vectorised_map_keeps_its_scalar_arithmetic(name):
+    """tests/data/models/ holds fogd and mc-fogd files written before --map-arithmetic: they load as
+    scalar (test_contract checks their scores bit for bit), and a resumed run goes on so."""
+    from budgetcli.model import Model
+
+    from .test_model_compat import GOLDEN
+
+    learner = Model.load(GOLDEN / f"{name}.model").learner
+    assert learner.hyper["map_arithmetic"] == "scalar"
+    assert registry.get(name)(Kernel("rbf", 0.5)).hyper["map_arithmetic"] == "vectorised"
 
 
 def test_other_kernels_are_refused():
@@ -258,3 +293,22 @@ def test_a_nystrom_file_with_scalars_of_another_length_is_refused():
     arrays["scalars"] = np.zeros(0)
     with pytest.raises(ValueError, match="scalars"):
         type(learner).check_saved(header, arrays)
+
+
+def test_the_map_s_cos_and_sin_are_within_2_to_the_minus_53_of_numpy_s():
+    """trig.py's vectorised cos θ and sin θ against numpy's, over the reduced range (an absolute error of
+    at most 2⁻⁵³: one unit in the last place of a value in [½, 1)) and past it (libm's own), and NaN for a
+    θ that is not finite."""
+    rng = np.random.default_rng(8)
+    theta = np.concatenate(
+        [rng.normal(0, s, 20_000) for s in (1e-6, 0.5, 3.0, 100.0, 3e4)]
+        + [np.array([0.0, -0.0, np.pi / 4, -np.pi / 2, np.pi, TRIG_LIMIT, -TRIG_LIMIT, 2e5, 1e12])]
+    )
+    got = np.array([cos_sin(t) for t in theta])
+    for column, exact in ((0, np.cos(theta)), (1, np.sin(theta))):
+        err = np.abs(got[:, column] - exact)
+        assert err.max() <= 2.0**-53, theta[err > 2.0**-53][:5]
+    past = np.abs(theta) > TRIG_LIMIT
+    np.testing.assert_array_equal(got[past, 0], np.cos(theta[past]))
+    for bad in (np.inf, -np.inf, np.nan):
+        assert np.isnan(cos_sin(bad)).all()

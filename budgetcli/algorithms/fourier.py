@@ -24,8 +24,10 @@ Choices where the sources leave room:
 - The map is scaled by D^(−1/2), so that ‖z‖² = k(x, x) = 1 and η means what kernel OGD's does (a
   margin error moves f(x_t) by η).  LIBOKL and the JMLR authors' code leave z unscaled, so their η is
   ours divided by D: LIBOKL's `-eta 0.001 -D 400` is `--learning-rate 0.4 -D 400` here.
-- Exact cos and sin.  LIBOKL approximates them (a parabolic sine, and sign(θ)·|cos θ| for the cosine,
-  which is not a Gaussian kernel's feature) and draws Ω from the clock, lazily in data order; we do not.
+- cos and sin to within 2⁻⁵³ (trig.py: fdlibm's polynomials, vectorised, the same
+  on every machine), and wᵀz summed in four interleaved lanes in a fixed order (`dot`).  LIBOKL
+  approximates them (a parabolic sine, and sign(θ)·|cos θ| for the cosine, which is not a Gaussian
+  kernel's feature) and draws Ω from the clock, lazily in data order; we do not.
 - The update is strict, y f < 1, and a zero score is a mistake, as kernel OGD's (kernel_ogd.py).
 - The Gaussian kernel only (the map is its); another kernel is refused.
 - The averaged hypothesis is (1/T) Σ_t w_(t+1), the weights after each of the T rounds, kept exactly by
@@ -55,9 +57,10 @@ from ..learner import (
 )
 from ..mixing import Unmixable
 from ..multiclass import rival
-from ..params import Param
+from ..params import Param, choice
 from ..registry import register
 from ..rng import MIX1, MIX2, seed_state
+from ..trig import TRIG_LIMIT, cos_sin, reduced_cos_sin
 from .kernel_ogd import CONSTANT, LEARNING_RATE, RATE_SCHEDULE
 
 MAX_COMPONENTS = 1 << 20  # D: w and its sums are 2D numbers each, Ω D per feature seen
@@ -93,37 +96,75 @@ def omega_rows(seed: int, features: np.ndarray, components: int, gamma: float) -
     return math.sqrt(2.0 * gamma) * np.sqrt(-2.0 * np.log(u1)) * np.cos(2.0 * math.pi * u2)
 
 
+VECTORISED, SCALAR = 0, 1  # MAP_ARITHMETIC's codes
+MAP_ARITHMETIC = choice(
+    "map_arithmetic",
+    ("vectorised", "scalar"),
+    "vectorised",
+    "FOGD's cos, sin and score sums: vectorised (fdlibm's polynomials, error at most 2^-53, sums in four lanes; "
+    "about twice as fast) or scalar (libm's, summed in order: the arithmetic of files written before the vectorised map)",
+)
+DIRECT_INDICES = 1 << 16  # a direct table of rows for indices below max(this, DIRECT_PER_FEATURE × features seen)
+DIRECT_PER_FEATURE = 8  # (8 bytes an entry: the table never passes 512 KB or 64 bytes per feature seen)
+
+
 class FourierMap:
-    """Ω for the features seen: `keys` (sorted feature indices) → `where` (their rows of `omega`)."""
+    """Ω for the features seen: `keys` (sorted feature indices) → `where` (their rows of `omega`), and
+    `direct`, the row of every index below its length (−1: not seen), which spares a chunk of small
+    indices the sort that searching `keys` needs."""
 
     def __init__(self, seed: int, components: int, gamma: float):
         self.seed, self.components, self.gamma = seed, components, gamma
         self.keys = np.zeros(0, np.int64)
         self.where = np.zeros(0, np.int64)
+        self.direct = np.zeros(0, np.int64)
         self.omega = np.zeros((0, components))
 
     def rows_of(self, indices: np.ndarray) -> np.ndarray:
         """The row of Ω for each of these feature indices, made for the features not seen before."""
         if len(indices) == 0:
             return np.zeros(0, np.int64)
+        top, cap = int(indices.max()), max(DIRECT_INDICES, DIRECT_PER_FEATURE * len(self.keys))
+        if top < cap:
+            if top >= len(self.direct):
+                self._widen(top + 1, cap)
+            rows = self.direct[indices]
+            if rows.min() < 0:
+                self._add(unique(indices[rows < 0]))
+                rows = self.direct[indices]
+            return rows
         distinct, inverse = unique(indices, return_inverse=True)
         pos = np.minimum(np.searchsorted(self.keys, distinct), max(len(self.keys) - 1, 0))
-        new = distinct[~(self.keys[pos] == distinct)] if len(self.keys) else distinct
-        if len(new):
-            n = len(self.keys)
-            if n + len(new) > self.omega.shape[0]:
-                grown = np.zeros((max(n + len(new), 2 * self.omega.shape[0]), self.components))
-                grown[:n] = self.omega[:n]
-                self.omega = grown
-            self.omega[n : n + len(new)] = omega_rows(self.seed, new, self.components, self.gamma)
-            keys = np.concatenate([self.keys, new.astype(np.int64)])
-            order = np.argsort(keys, kind="stable")
-            self.keys, self.where = keys[order], np.concatenate([self.where, np.arange(n, n + len(new))])[order]
+        self._add(distinct[~(self.keys[pos] == distinct)] if len(self.keys) else distinct)
         return self.where[np.searchsorted(self.keys, distinct)][inverse]
+
+    def _add(self, new: np.ndarray) -> None:
+        """Ω's rows for these features, not seen before (sorted, distinct)."""
+        if not len(new):
+            return
+        n = len(self.keys)
+        if n + len(new) > self.omega.shape[0]:
+            grown = np.zeros((max(n + len(new), 2 * self.omega.shape[0]), self.components))
+            grown[:n] = self.omega[:n]
+            self.omega = grown
+        self.omega[n : n + len(new)] = omega_rows(self.seed, new, self.components, self.gamma)
+        keys = np.concatenate([self.keys, new.astype(np.int64)])
+        order = np.argsort(keys, kind="stable")
+        self.keys, self.where = keys[order], np.concatenate([self.where, np.arange(n, n + len(new))])[order]
+        small = new < len(self.direct)
+        self.direct[new[small]] = np.arange(n, n + len(new))[small]
+
+    def _widen(self, length: int, cap: int) -> None:
+        """The direct table over indices 0 .. length − 1 at least, up to `cap` (doubling, so that widening
+        is rare)."""
+        direct = np.full(min(max(length, 2 * len(self.direct)), cap), -1, np.int64)
+        small = self.keys < len(direct)
+        direct[self.keys[small]] = self.where[small]
+        self.direct = direct
 
 
 @njit(cache=True, inline="always")
-def features(omega, rowmap, values, lo, hi, z):
+def features(omega, rowmap, values, lo, hi, z, arithmetic):
     """z = z(x) for the example whose non-zeros are lo..hi of the chunk (rowmap: their rows of Ω); False
     when a θ = ω_iᵀx is not finite (a feature value too large: z then holds NaN, and so will a score)."""
     d = z.shape[0] // 2
@@ -133,26 +174,60 @@ def features(omega, rowmap, values, lo, hi, z):
         row, v = rowmap[k], values[k]
         for i in range(d):
             z[i] += v * omega[row, i]
-    finite = True
     norm = 1.0 / math.sqrt(d)
+    if arithmetic == VECTORISED:
+        outside = 0
+        for i in range(d):
+            outside += 0 if abs(z[i]) <= TRIG_LIMIT else 1
+        if outside == 0:  # the common case, four lanes at a time
+            for i in range(d):
+                c, s = reduced_cos_sin(z[i])
+                z[i] = norm * c
+                z[d + i] = norm * s
+            return True
+    finite = True
     for i in range(d):
         theta = z[i]
         finite = finite and math.isfinite(theta)
-        z[i] = norm * math.cos(theta)
-        z[d + i] = norm * math.sin(theta)
+        c, s = cos_sin(theta) if arithmetic == VECTORISED else (math.cos(theta), math.sin(theta))
+        z[i] = norm * c
+        z[d + i] = norm * s
     return finite
+
+
+@njit(cache=True, inline="always")
+def dot(w, z, arithmetic):
+    """wᵀz, VECTORISED: summed in four interleaved lanes, (s₀ + s₁) + (s₂ + s₃), then the tail in order, a
+    fixed order (the same result on every machine) that the compiler runs as one vector of four; SCALAR:
+    summed in order."""
+    n = z.shape[0]
+    if arithmetic == SCALAR:
+        s = 0.0
+        for i in range(n):
+            s += w[i] * z[i]
+        return s
+    body = n - n % 4
+    s0 = s1 = s2 = s3 = 0.0
+    for i in range(0, body, 4):
+        s0 += w[i] * z[i]
+        s1 += w[i + 1] * z[i + 1]
+        s2 += w[i + 2] * z[i + 2]
+        s3 += w[i + 3] * z[i + 3]
+    s = (s0 + s1) + (s2 + s3)
+    for i in range(body, n):
+        s += w[i] * z[i]
+    return s
 
 
 @njit(cache=True)
 def fogd_range(S, K, rows, start, book, st, h):
     indptr, indices, values, y, scratch, counters = loop_arrays(rows, book)
     w, w_sum, stamp, omega, rowmap, z = st.fourier_w, st.fourier_sum, st.fourier_stamp, st.omega, st.rowmap, st.z
+    arithmetic = h.map_arithmetic
     for t in range(start, y.shape[0]):
-        if not features(omega, rowmap, values, indptr[t], indptr[t + 1], z):
+        if not features(omega, rowmap, values, indptr[t], indptr[t + 1], z, arithmetic):
             raise ExampleOverflow
-        f = 0.0
-        for i in range(z.shape[0]):
-            f += w[i] * z[i]
+        f = dot(w, z, arithmetic)
         if not math.isfinite(f):
             raise ScoreOverflow
         counters[EXAMPLES] += 1
@@ -169,13 +244,10 @@ def fogd_range(S, K, rows, start, book, st, h):
 
 
 @njit(cache=True)
-def fourier_scores(omega, rowmap, indptr, values, w, z, out):
+def fourier_scores(omega, rowmap, indptr, values, w, z, arithmetic, out):
     for t in range(out.shape[0]):
-        features(omega, rowmap, values, indptr[t], indptr[t + 1], z)
-        f = 0.0
-        for i in range(z.shape[0]):
-            f += w[i] * z[i]
-        out[t] = f
+        features(omega, rowmap, values, indptr[t], indptr[t + 1], z, arithmetic)
+        out[t] = dot(w, z, arithmetic)
 
 
 @register
@@ -183,7 +255,7 @@ class FourierOGD(KernelLearner):
     name = "fogd"
     summary = "Fourier OGD: kernel OGD on D random Fourier features of the Gaussian kernel; 2D numbers, no support set"
     paper = "Lu, Hoi, Wang, Zhao, Liu, JMLR 17, 2016, §4 (FOGD); LIBOKL kernel-fogd"
-    params = (COMPONENTS, LEARNING_RATE, RATE_SCHEDULE)
+    params = (COMPONENTS, LEARNING_RATE, RATE_SCHEDULE, MAP_ARITHMETIC)
     loop = fogd_range
     # sharded: every shard makes the map from the run's seed, so a mix is the plain average of w
     # (distributed/average.py), with nothing to compress back
@@ -220,8 +292,17 @@ class FourierOGD(KernelLearner):
     def decision_function(self, chunk) -> np.ndarray:
         out = np.empty(len(chunk), np.float64)
         rowmap = self.map.rows_of(chunk.indices)
-        fourier_scores(self.map.omega, rowmap, chunk.indptr, chunk.values, self.fourier["fourier_w"], self._z, out)
+        w = self.fourier["fourier_w"]
+        fourier_scores(self.map.omega, rowmap, chunk.indptr, chunk.values, w, self._z, self._arithmetic(), out)
         return out
+
+    def _arithmetic(self) -> int:
+        return MAP_ARITHMETIC.code(self.hyper["map_arithmetic"])
+
+    @staticmethod
+    def _as_written(header: dict) -> dict:
+        """A file written before --map-arithmetic holds no such parameter: it was the scalar one."""
+        return header | {"params": {"map_arithmetic": "scalar"} | header["params"]}
 
     def averaged_alpha(self) -> np.ndarray:
         """(1/T) Σ_t w_(t+1), the weights after each of the T rounds seen."""
@@ -255,7 +336,7 @@ class FourierOGD(KernelLearner):
 
     @classmethod
     def from_state(cls, header: dict, arrays: dict) -> "FourierOGD":
-        self = super().from_state(header, arrays)
+        self = super().from_state(cls._as_written(header), arrays)
         for name in self.fourier:
             self.fourier[name][:] = arrays[name]
         return self
@@ -273,18 +354,16 @@ def mc_fogd_range(S, K, rows, start, book, st, h):
         st.z,
         st.scores,
     )
+    arithmetic = h.map_arithmetic
     for t in range(start, y.shape[0]):
-        if not features(omega, rowmap, values, indptr[t], indptr[t + 1], z):
+        if not features(omega, rowmap, values, indptr[t], indptr[t + 1], z, arithmetic):
             raise ExampleOverflow
         yt = y[t]
         m = max(st.n_classes[0], yt + 1)  # a new class joins with a zero row
         for i in range(m):
-            s = 0.0
-            for q in range(z.shape[0]):
-                s += W[i, q] * z[q]
-            if not math.isfinite(s):
+            f[i] = dot(W[i], z, arithmetic)
+            if not math.isfinite(f[i]):
                 raise ScoreOverflow
-            f[i] = s
         st.n_classes[0] = m
         counters[EXAMPLES] += 1
         rnd = counters[EXAMPLES]
@@ -301,14 +380,11 @@ def mc_fogd_range(S, K, rows, start, book, st, h):
 
 
 @njit(cache=True)
-def fourier_class_scores(omega, rowmap, indptr, values, W, z, out):
+def fourier_class_scores(omega, rowmap, indptr, values, W, z, arithmetic, out):
     for t in range(out.shape[0]):
-        features(omega, rowmap, values, indptr[t], indptr[t + 1], z)
+        features(omega, rowmap, values, indptr[t], indptr[t + 1], z, arithmetic)
         for i in range(out.shape[1]):
-            s = 0.0
-            for q in range(z.shape[0]):
-                s += W[i, q] * z[q]
-            out[t, i] = s
+            out[t, i] = dot(W[i], z, arithmetic)
 
 
 @register
@@ -363,9 +439,8 @@ class MulticlassFourierOGD(FourierOGD):
         m = int(self.n_classes[0])
         out = np.zeros((len(chunk), m), np.float64)
         rowmap = self.map.rows_of(chunk.indices)
-        fourier_class_scores(
-            self.map.omega, rowmap, chunk.indptr, chunk.values, self.fourier["fourier_w"], self._z, out
-        )
+        W = self.fourier["fourier_w"]
+        fourier_class_scores(self.map.omega, rowmap, chunk.indptr, chunk.values, W, self._z, self._arithmetic(), out)
         return out
 
     def feature_map_weights(self) -> np.ndarray:
@@ -401,7 +476,7 @@ class MulticlassFourierOGD(FourierOGD):
 
     @classmethod
     def from_state(cls, header: dict, arrays: dict) -> "MulticlassFourierOGD":
-        self = KernelLearner.from_state.__func__(cls, header, arrays)
+        self = KernelLearner.from_state.__func__(cls, cls._as_written(header), arrays)
         m = int(header["n_classes"])
         self._resize_classes(max(m, 4))
         for name in self.fourier:

@@ -1,0 +1,60 @@
+"""cos θ and sin θ together, in plain float64 arithmetic that the compiler vectorises: FOGD's feature map
+computes D of them per example, and libm's scalar calls were three quarters of its time on long streams.
+
+The method is fdlibm's (Sun Microsystems, 1993; FreeBSD's and musl's libm are its descendants): θ is
+reduced to r = θ − k·π/2, |r| ≤ π/4, with π/2 in three parts (Cody and Waite), then sin r and cos r are
+the minimax polynomials of fdlibm's __kernel_sin and __kernel_cos, and k mod 4 picks the quadrant.  There
+are no branches, only selects, so a loop over an array of θ runs four lanes at a time.  Every step is an
+IEEE operation without fused multiply-adds, so the results are the same on every machine and on both the
+compiled-at-install and the just-in-time path.
+
+Accuracy: an absolute error of at most 2⁻⁵³ for |θ| ≤ TRIG_LIMIT (one unit in the last place of a value in
+[½, 1); the test compares with numpy's cos and sin over that range), equal to libm's in 80–95% of
+arguments.  A result near 0 is not correct to its own last place, as libm's is: fdlibm carries the reduced
+r's rounding error on to its kernels, which this leaves out (the features are summed with others of size
+up to 1, where that error is below the last place).  Beyond TRIG_LIMIT the three-part reduction loses bits,
+so the callers use math.cos and math.sin there (`cos_sin`).
+"""
+
+from __future__ import annotations
+
+import math
+
+from ._jit import njit
+
+TRIG_LIMIT = 1.0e5  # |θ| up to which the reduction is exact enough: k = round(θ·2/π) < 2^20, k·PIO2_1 exact
+INV_PIO2 = 6.36619772367581382433e-01  # 2/π
+PIO2_1 = 1.57079632673412561417e00  # π/2's first 33 bits
+PIO2_2 = 6.07710050630396597660e-11  # the next 33 bits
+PIO2_3 = 2.02226624871116645580e-21  # the next 33 bits
+S1, S2, S3 = -1.66666666666666324348e-01, 8.33333333332248946124e-03, -1.98412698298579493134e-04
+S4, S5, S6 = 2.75573137070700676789e-06, -2.50507602534068634195e-08, 1.58969099521155010221e-10
+C1, C2, C3 = 4.16666666666666019037e-02, -1.38888888888741095749e-03, 2.48015872894767294178e-05
+C4, C5, C6 = -2.75573143513906633035e-07, 2.08757232129817482790e-09, -1.13596475577881948265e-11
+
+
+@njit(cache=True, inline="always")
+def reduced_cos_sin(theta):
+    """(cos θ, sin θ) for |θ| ≤ TRIG_LIMIT (NaN for a θ that is not finite)."""
+    k = math.floor(theta * INV_PIO2 + 0.5)
+    r = ((theta - k * PIO2_1) - k * PIO2_2) - k * PIO2_3
+    z = r * r
+    s = r + z * r * (S1 + z * (S2 + z * (S3 + z * (S4 + z * (S5 + z * S6)))))
+    half = 0.5 * z
+    w = 1.0 - half
+    c = w + (((1.0 - w) - half) + z * z * (C1 + z * (C2 + z * (C3 + z * (C4 + z * (C5 + z * C6))))))
+    quadrant = k - 4.0 * math.floor(k * 0.25)  # k mod 4, as a float: 0, 1, 2 or 3
+    odd = quadrant == 1.0 or quadrant == 3.0
+    sin_theta = c if odd else s
+    cos_theta = s if odd else c
+    sin_theta = -sin_theta if quadrant >= 2.0 else sin_theta
+    cos_theta = -cos_theta if quadrant == 1.0 or quadrant == 2.0 else cos_theta
+    return cos_theta, sin_theta
+
+
+@njit(cache=True, inline="always")
+def cos_sin(theta):
+    """(cos θ, sin θ) for any θ: `reduced_cos_sin` within TRIG_LIMIT, libm's beyond (not vectorised)."""
+    if abs(theta) <= TRIG_LIMIT:
+        return reduced_cos_sin(theta)
+    return math.cos(theta), math.sin(theta)
