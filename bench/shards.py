@@ -13,7 +13,8 @@ the number of synchronisations, the bytes of arrays the shards sent and were sen
 and the CPU seconds of the run.  The one-process `train` on TRAIN comes first, as the reference: the
 goal is to stay within 1 point of its test accuracy for k ≤ 8.  Settings: rbf γ = 0.04 (--gamma),
 seed 0, rbp, mrbp, forgetron and budget-perceptron B = 300, projectron++ and mc-projectron++ η = 0.5,
-bpegasos B = 100 with merging (multiclass: letter.scale with --gamma 0.5).
+bpegasos B = 100 with merging, the others (fogd among them) at their defaults (multiclass: letter.scale
+with --gamma 0.5).
 
 With --divergence, every static row (the models mixed every --sync-every examples per shard) gets one
 row per Δ of dynamic averaging beside it (each shard checks ‖f − r‖² ≤ Δ every --sync-every examples,
@@ -57,6 +58,7 @@ SETTINGS = {
     "mc-perceptron": {},
     "mrbp": {"budget": 300},
     "mc-projectron++": {"eta": 0.5},
+    "fogd": {},
 }
 KERNEL = KernelSpec("rbf", 0.04)  # --gamma sets it
 

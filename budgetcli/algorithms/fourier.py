@@ -24,10 +24,12 @@ Choices where the sources leave room:
 - The map is scaled by D^(−1/2), so that ‖z‖² = k(x, x) = 1 and η means what kernel OGD's does (a
   margin error moves f(x_t) by η).  LIBOKL and the JMLR authors' code leave z unscaled, so their η is
   ours divided by D: LIBOKL's `-eta 0.001 -D 400` is `--learning-rate 0.4 -D 400` here.
-- cos and sin to within 2⁻⁵³ (trig.py: fdlibm's polynomials, vectorised, the same
-  on every machine), and wᵀz summed in four interleaved lanes in a fixed order (`dot`).  LIBOKL
-  approximates them (a parabolic sine, and sign(θ)·|cos θ| for the cosine, which is not a Gaussian
-  kernel's feature) and draws Ω from the clock, lazily in data order; we do not.
+- cos and sin to within 2⁻⁵³ (trig.py: fdlibm's polynomials, vectorised, the same on every machine), and
+  wᵀz summed in four interleaved lanes in a fixed order (`dot`): `--map-arithmetic vectorised`, about
+  twice as fast on long streams as libm's cos and sin and an ordered sum (`scalar`, what files written
+  before it hold, so that they score and resume bit for bit).  LIBOKL approximates them (a parabolic
+  sine, and sign(θ)·|cos θ| for the cosine, which is not a Gaussian kernel's feature) and draws Ω from
+  the clock, lazily in data order; we do not.
 - The update is strict, y f < 1, and a zero score is a mistake, as kernel OGD's (kernel_ogd.py).
 - The Gaussian kernel only (the map is its); another kernel is refused.
 - The averaged hypothesis is (1/T) Σ_t w_(t+1), the weights after each of the T rounds, kept exactly by
@@ -102,10 +104,13 @@ MAP_ARITHMETIC = choice(
     ("vectorised", "scalar"),
     "vectorised",
     "FOGD's cos, sin and score sums: vectorised (fdlibm's polynomials, error at most 2^-53, sums in four lanes; "
-    "about twice as fast) or scalar (libm's, summed in order: the arithmetic of files written before the vectorised map)",
+    "about twice as fast) or scalar (libm's, summed in order: the arithmetic of files written before the "
+    "vectorised map)",
 )
-DIRECT_INDICES = 1 << 16  # a direct table of rows for indices below max(this, DIRECT_PER_FEATURE × features seen)
-DIRECT_PER_FEATURE = 8  # (8 bytes an entry: the table never passes 512 KB or 64 bytes per feature seen)
+# a direct table of rows for the indices below max(DIRECT_INDICES, DIRECT_PER_FEATURE × features seen):
+# 8 bytes an entry, so at most the larger of 512 KB and 64 bytes per feature seen (Ω's row is 8D bytes)
+DIRECT_INDICES = 1 << 16
+DIRECT_PER_FEATURE = 8
 
 
 class FourierMap:
