@@ -22,7 +22,7 @@ The rows (rbf kernel, γ = 0.01; R is the round, 0, 1, ...; M and P files in a t
                          budgetlearn predict M TEST -o P
                          budgetedsvm-train -A 4 -B 100 -m 0 -g 0.02 -L 0.0001 -e 1 -r 1 TRAIN M
                          budgetedsvm-predict TEST M P
-    (B = 500: -B 500; merge: --maintenance merge and -m 1)
+    (B = 500: -B 500; merge: --maintenance merge, or merge-lookup (the default), and -m 1)
     Issue #33's rows, LIBOKL at its defaults (B = 100, γ = 0.01, η = 0.5, C = 1, λ = 0.001, D = 400, k = 20),
     ours with the hypothesis LIBOKL tests with (the last; for FOGD and NOGD the average of w over its
     updates, so ours --hypothesis average there) and the same settings:
@@ -422,7 +422,8 @@ def bsgd_rows(args, train: str, test: str, tmp: str) -> list[Row]:
     specs = [
         ("BSGD B=100 removal", 100, "smallest", 0, 0.2),  # issue #34's targets
         ("BSGD B=500 removal", 500, "smallest", 0, 0.2),
-        ("BSGD B=100 merge", 100, "merge", 1, 0.05),
+        ("BSGD B=100 merge", 100, "merge", 1, 0.05),  # the exact golden-section search
+        ("BSGD B=100 merge-lookup", 100, "merge-lookup", 1, 0.05),  # bpegasos' default: h from a table
     ]
     return [
         Row(

@@ -121,6 +121,36 @@ def golden_h(kmn, saa, sab, sbb, tol=1e-8):
     return h, g(h)
 
 
+def table_h(r_index, k_index, steps=400, _cells={}):
+    """Qaadan and Glasmachers (2018): the merge's h precomputed on a grid over (r, κ), r = b/a ∈ [−1, 1]
+    the ratio of two collinear coefficient rows (the larger a), κ ∈ [0, 1]; a cell is the golden-section
+    argmax for a = 1, b = r (made when first asked for)."""
+    if (r_index, k_index) not in _cells:
+        r = -1.0 + 2.0 * r_index / steps
+        if k_index == 0:  # κ → 0: eq. 21 → a² at h = 1, 0 elsewhere
+            _cells[r_index, k_index] = 1.0
+        elif k_index == steps:  # κ → 1: maximise a(1−h)² + b h²'s opposite, h = a/(a + b) within [½, 1]
+            _cells[r_index, k_index] = 1.0 / (1.0 + r) if r > 0 else 1.0
+        else:
+            _cells[r_index, k_index] = golden_h(k_index / steps, 1.0, r, r * r)[0]
+    return _cells[r_index, k_index]
+
+
+def lookup_h(kmn, saa, sab, sbb, steps=400):
+    """h for collinear rows from the table: r = Σab over the larger row's Σ², bilinear interpolation
+    between the four grid points around (r, κ); h ↦ 1 − h when the partner's row is the larger (the
+    table is for z in the half nearer the larger row, as golden_h searches)."""
+    swap = saa < sbb * (1 - 1e-9)
+    r = min(max(sab / sbb if swap else sab / saa, -1.0), 1.0)
+    x, yk = (r + 1.0) * steps / 2, min(max(kmn, 0.0), 1.0) * steps
+    i, j = min(int(x), steps - 1), min(int(yk), steps - 1)
+    fx, fy = x - i, yk - j
+    h = (1 - fy) * ((1 - fx) * table_h(i, j) + fx * table_h(i + 1, j)) + fy * (
+        (1 - fx) * table_h(i, j + 1) + fx * table_h(i + 1, j + 1)
+    )
+    return 1.0 - h if swap else h
+
+
 def smallest(V, A, born, k):
     """§4.1: argmin_j ‖α_j‖² k(x_j, x_j); values within a relative 1e-9 of the minimum tie, and the
     oldest of the tied SVs is taken."""
@@ -145,14 +175,21 @@ def maintain(V, A, born, k, mode, rng):
             A[j] = A[j] + A[p] * dj
         swap_remove([V, A, born], p)
         return
-    # merge, §4.3: partner of least degradation, h by golden section, z on the segment
+    # merge, §4.3: partner of least degradation, h by golden section (merge-lookup: from the table when
+    # the two rows are collinear), z on the segment
     a = A[p]
     best = None
     for j in range(len(V)):
         if j == p:
             continue
         kpj = k(V[p], V[j])
-        h, gh = golden_h(kpj, float(a @ a), float(a @ A[j]), float(A[j] @ A[j]))
+        saa, sab, sbb = float(a @ a), float(a @ A[j]), float(A[j] @ A[j])
+        if mode == "merge-lookup" and sab * sab >= saa * sbb * (1 - 1e-9):  # collinear rows: two classes
+            h = lookup_h(kpj, saa, sab, sbb)
+            k1, k2 = kpj ** ((1 - h) ** 2), kpj ** (h * h)
+            gh = k1 * k1 * saa + 2 * k1 * k2 * sab + k2 * k2 * sbb
+        else:
+            h, gh = golden_h(kpj, saa, sab, sbb)
         deg = float(a @ a) + float(A[j] @ A[j]) + 2 * kpj * float(a @ A[j]) - gh
         if best is None or deg < best[0]:
             best = (deg, j, h, kpj)

@@ -233,6 +233,48 @@ def test_sharded_fogd_mixes_the_plain_average_of_the_weights(tmp_path):
         )
 
 
+def test_sharded_mc_fogd_mixes_each_class_s_row_over_the_shards_that_met_it(tmp_path):
+    """Two shards with different classes, met in different orders, one mix at the end: the mixed model's
+    classes are shard 0's in its order, then shard 1's new ones; each class's row is the shards' rows for
+    it weighted by their examples, a shard that never met the class counting a zero row (the serial run
+    over each shard's file gives its rows)."""
+    from click.testing import CliRunner
+
+    from budgetcli.entry import main
+    from budgetcli.model import Model
+
+    def run(*args):
+        r = CliRunner().invoke(main, [str(a) for a in args])
+        assert r.exit_code == 0, r.output
+
+    rng = np.random.default_rng(41)
+    parts, order = [], []  # order: the classes as the shards meet them, shard after shard
+    for w, (n, classes) in enumerate(((240, (7, 2, 5)), (160, (5, 9)))):
+        X = rng.normal(size=(n, 4))
+        y = np.array(classes)[np.argmax(X[:, : len(classes)], axis=1)]
+        order += [float(c) for c in dict.fromkeys(y) if float(c) not in order]
+        path = tmp_path / f"part-{w}.svm"
+        path.write_text(
+            "".join(f"{c} " + " ".join(f"{j + 1}:{float(v)!r}" for j, v in enumerate(x)) + "\n" for x, c in zip(X, y))
+        )
+        parts.append(path)
+    common = ["-a", "mc-fogd", "-D", 20, "--gamma", 0.5, "--seed", 3, "-q", "--hypothesis", "last"]
+    run("train", *common, *parts, "--sync-every", 100_000, "-o", tmp_path / "mixed.model")
+    serial = []
+    for w, path in enumerate(parts):
+        run("train", *common, path, "-o", tmp_path / f"s{w}.model")
+        serial.append(Model.load(tmp_path / f"s{w}.model"))
+    mixed = Model.load(tmp_path / "mixed.model")
+    assert mixed.labels.values == order and sorted(order) == [2.0, 5.0, 7.0, 9.0]
+    counts = np.array([s.learner.counter("examples") for s in serial], float)
+    assert mixed.learner.counter("examples") == counts.sum() == 400
+    expected = np.zeros((4, 40))
+    for c, s in zip(counts, serial):
+        for row, value in zip(s.learner.feature_map_weights(), s.labels.values):
+            expected[mixed.labels.values.index(value)] += c / counts.sum() * row
+    np.testing.assert_allclose(mixed.learner.feature_map_weights(), expected, rtol=1e-12, atol=1e-15)
+
+
 def test_export_refuses_a_feature_map_model_in_one_line_and_info_names_the_map(tmp_path):
     from click.testing import CliRunner
 

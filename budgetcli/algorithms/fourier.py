@@ -57,7 +57,6 @@ from ..learner import (
     hinge_round,
     loop_arrays,
 )
-from ..mixing import Unmixable
 from ..multiclass import rival
 from ..params import Param, choice
 from ..registry import register
@@ -403,7 +402,6 @@ class MulticlassFourierOGD(FourierOGD):
     paper = "Lu, Hoi, Wang, Zhao, Liu, JMLR 17, 2016, §4 (FOGD, multiclass as the authors' FouGD.m)"
     multiclass = True
     loop = mc_fogd_range
-    mixing = Unmixable("mc-fogd's sharded form (the shards' classes merged into one order) is not built yet")
 
     def __init__(self, kernel, seed: int = 0, **params):
         super().__init__(kernel, seed=seed, **params)

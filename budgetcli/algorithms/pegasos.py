@@ -23,6 +23,15 @@ formula of quantities the round computes anyway), so line 8 never costs a pass o
   segment (eq. 20); h ∈ [0, 1] (in the half nearer the SV of larger ‖α‖², see `golden_h`) maximises Σ_i (α_m^(i)
   k_mn^{(1−h)²} + α_n^(i) k_mn^{h²})² (eq. 21) by
   golden-section search to a bracket of width 1e−8, and α_z^(i) = α_m^(i) k(x_m, z) + α_n^(i) k(x_n, z).
+- `merge-lookup`: `merge` with h read off a table (Qaadan and Glasmachers, "Speeding up budgeted
+  stochastic gradient descent SVM training with precomputed golden section search", 2018) wherever it
+  applies: when the two rows of coefficients are collinear, b = r·a (always so with two classes, whose
+  rows are ±(c, −c)), eq. 21 is a²(k^{(1−h)²} + r k^{h²})², so its argmax depends on (r, k) alone.  The
+  table holds the exact search's h on a 401 × 401 grid over r ∈ [−1, 1] (the larger row's ratio) and
+  k ∈ [0, 1], each cell made the first time a merge needs it (`table_h`), and a merge interpolates
+  bilinearly between the four cells around (r, k); the degradation of the chosen h is computed exactly.
+  Rows that are not collinear (three classes or more) get the exact search.  On a9a (two classes,
+  B = 100) it halves a run's time at the same accuracy (docs/BENCHMARK.md).
 
 Choices where the paper leaves room (each mirrored by tests/reference_multiclass.py):
 - "Smallest" ties: until the ball projection (line 8) first acts, every SV has the same
@@ -42,6 +51,9 @@ Choices where the paper leaves room (each mirrored by tests/reference_multiclass
   B = 500: cond(K) ≈ 4e13, K⁻¹K − I ≈ 2e8, test accuracy 47.8%; with 1e−6: 63.7%, and 86.3% →
   90.9% at γ = 2).  Wide kernels on 2-D data stay the weak spot of `project` (docs/RESULTS.md).
 - Round 1 shrinks w by 1 − 1/1 = 0: the model is empty then, so nothing is lost.
+- `merge-lookup`'s table at k = 0 and k = 1, where eq. 21 is flat and a search finds any h: their limits
+  (1; and 1/(1 + r) for r > 0, else 1); without them a merge near those ends lost up to 99.8% of eq. 21.
+  The table's h keeps eq. 21 within a relative 1e−4 of the exact search's maximum (tests/test_multiclass.py).
 """
 
 from __future__ import annotations
@@ -75,7 +87,8 @@ from ..registry import register
 from ..rng import randbelow
 from ..support import COUNT, POOL_GARBAGE, POOL_USED, dense_column, sv_fits, sv_kernel_row, sv_put, sv_remove
 
-SMALLEST, PROJECT, MERGE = 3, 4, 5  # budget maintenance besides learner.RANDOM (UNBOUNDED: none)
+# budget maintenance besides learner.RANDOM (UNBOUNDED: none)
+SMALLEST, PROJECT, MERGE, MERGE_LOOKUP = 3, 4, 5, 6
 GOLDEN = (math.sqrt(5.0) - 1.0) / 2.0
 H_TOL = 1e-8
 SPAN_TOL = 1e-6  # `project`: ‖δ‖² ≤ SPAN_TOL·k(x,x) counts as in the span (see the module doc)
@@ -84,11 +97,14 @@ TIE = 1e-9  # relative: ‖α_j‖² k_jj values this close count as a tie in `s
 LAMBDA = number("lambda_", 1e-4, "λ: regularisation of pegasos/bpegasos (step 1/(λt), ball ‖w‖ ≤ 1/√λ)", POSITIVE)
 MAINTENANCE = choice(
     "maintenance",
-    ("random", "smallest", "project", "merge"),
-    "merge",
-    "bpegasos budget maintenance: random | smallest (§4.1) | project (§4.2) | merge (§4.3, rbf only)",
-    codes=(RANDOM, SMALLEST, PROJECT, MERGE),
+    ("random", "smallest", "project", "merge", "merge-lookup"),
+    "merge-lookup",  # as accurate as merge on a9a (3 seeds), twice as fast (docs/BENCHMARK.md)
+    "bpegasos budget maintenance: random | smallest (§4.1) | project (§4.2) | merge (§4.3, rbf only) | "
+    "merge-lookup (merge, h from a precomputed table where it applies: Qaadan and Glasmachers 2018)",
+    codes=(RANDOM, SMALLEST, PROJECT, MERGE, MERGE_LOOKUP),
 )
+TABLE_STEPS = 400  # merge-lookup's grid: r = b/a over [−1, 1] and κ over [0, 1], in 400 steps each
+COLLINEAR = 1e-9  # relative: Σab² this close to Σa²·Σb² counts as collinear rows (every two-class model)
 
 
 @njit(cache=True)
@@ -124,6 +140,45 @@ def golden_h(k, saa, sab, sbb):
             d = lo + GOLDEN * (hi - lo)
             gd = merge_objective(k, saa, sab, sbb, d)
     return 0.5 * (lo + hi)
+
+
+@njit(cache=True)
+def table_h(table, i, j):
+    """The table's h at grid point (r_i, κ_j), made the first time it is asked for: the exact search's
+    (`golden_h`) for a = 1, b = r_i, so h ∈ [½, 1].  At κ = 0 and κ = 1, where eq. 21 is flat (0 but at
+    h = 1; constant) and a search finds any h, its limits: 1, and argmin (1 − h)² + r h², 1/(1 + r) for
+    r > 0, else 1 (eq. 21 ≈ (1 + r + ln κ ((1 − h)² + r h²))² as κ → 1)."""
+    if math.isnan(table[i, j]):
+        r = -1.0 + 2.0 * i / TABLE_STEPS
+        if j == 0 or (j == TABLE_STEPS and r <= 0.0):
+            table[i, j] = 1.0
+        elif j == TABLE_STEPS:
+            table[i, j] = 1.0 / (1.0 + r)
+        else:
+            table[i, j] = golden_h(j / TABLE_STEPS, 1.0, r, r * r)
+    return table[i, j]
+
+
+@njit(cache=True)
+def lookup_h(table, k, saa, sab, sbb):
+    """merge-lookup's h for rows a, b that are collinear (b = r·a or a = r·b, |r| ≤ 1): eq. 21 is then
+    (a k^{(1−h)²} + b k^{h²})², whose argmax depends on r and k only, so it is read off a table over
+    (r, k) by bilinear interpolation (Qaadan and Glasmachers 2018, "precomputed golden section search");
+    the larger row's side of the segment as `golden_h` takes it (h ↦ 1 − h when b is the larger)."""
+    swap = not saa >= sbb * (1.0 - TIE)
+    r = sab / sbb if swap else (sab / saa if saa > 0.0 else 0.0)
+    if not abs(r) <= 1.0:  # rounding just past ±1, or NaN (whose degradation is NaN: never chosen)
+        r = min(max(r, -1.0), 1.0) if r == r else 0.0
+    if not 0.0 <= k <= 1.0:
+        k = min(max(k, 0.0), 1.0) if k == k else 0.0
+    x = (r + 1.0) * (TABLE_STEPS / 2.0)
+    y = k * TABLE_STEPS
+    i, j = min(int(x), TABLE_STEPS - 1), min(int(y), TABLE_STEPS - 1)
+    fx, fy = x - i, y - j
+    h = (1.0 - fy) * ((1.0 - fx) * table_h(table, i, j) + fx * table_h(table, i + 1, j)) + fy * (
+        (1.0 - fx) * table_h(table, i, j + 1) + fx * table_h(table, i + 1, j + 1)
+    )
+    return 1.0 - h if swap else h
 
 
 @njit(cache=True)
@@ -193,7 +248,7 @@ def sv_weight(S, K, coef, j, m):
 def room_needed(S, indptr, t, mode):
     """Pool entries round t may need: x_t, and with `merge` a merged point, at most the union of two SVs."""
     room = indptr[t + 1] - indptr[t]
-    if mode == MERGE:
+    if mode == MERGE or mode == MERGE_LOOKUP:
         longest = room
         for j in range(S.meta[COUNT]):
             if S.length[j] > longest:
@@ -289,8 +344,8 @@ def maintain(S, K, book, st, scale, n, m, mode, norm2):
         return project_out(S, book, st, scale, n, m, p, app, norm2)
     # f(x_p) for the ‖w‖² update: ‖w − Δ‖² = ‖w‖² − 2⟨w, Δ⟩ + ‖Δ‖²
     sv_kernel_row(S, K, book.scratch, p, st.krow2)
-    if mode == MERGE:
-        return merge(S, K, book, st, scale, n, m, p, app, norm2)
+    if mode == MERGE or mode == MERGE_LOOKUP:
+        return merge(S, K, book, st, scale, n, m, p, app, norm2, mode)
     f = st.scores  # work space now: f(x_p) in stored units
     row_scores(coef, 1.0, st.krow2, n, m, f)
     wd = 0.0
@@ -337,8 +392,9 @@ def project_out(S, book, st, scale, n, m, p, app, norm2):
 
 
 @njit(cache=True)
-def merge_partner(st, n, m, p, app):
-    """§4.3: the partner q of least degradation, the degradation and h (krow2 = k(x_p, ·))."""
+def merge_partner(st, n, m, p, app, mode):
+    """§4.3: the partner q of least degradation, the degradation and h (krow2 = k(x_p, ·)); h by the
+    exact search, or with merge-lookup from the table where the rows are collinear."""
     coef, krow2 = st.coef, st.krow2
     best, best_deg, best_h = -1, math.inf, 0.0
     for j in range(n):
@@ -349,7 +405,10 @@ def merge_partner(st, n, m, p, app):
         for i in range(m):
             sab += coef[p, i] * coef[j, i]
             sbb += coef[j, i] * coef[j, i]
-        h = golden_h(krow2[j], app, sab, sbb)
+        if mode == MERGE_LOOKUP and sab * sab >= app * sbb * (1.0 - COLLINEAR):
+            h = lookup_h(st.merge_table, krow2[j], app, sab, sbb)
+        else:
+            h = golden_h(krow2[j], app, sab, sbb)
         deg = app + sbb + 2.0 * krow2[j] * sab - merge_objective(krow2[j], app, sab, sbb, h)
         if deg < best_deg:
             best, best_deg, best_h = j, deg, h
@@ -362,10 +421,10 @@ class NoMergePartner(NonFiniteRound):
 
 
 @njit(cache=True)
-def merge(S, K, book, st, scale, n, m, p, app, norm2):
+def merge(S, K, book, st, scale, n, m, p, app, norm2, mode):
     """§4.3: merge p with its partner into z in slot p; the new ‖w‖².  st.scores is work space."""
     coef, krow2, krow3, f = st.coef, st.krow2, st.krow3, st.scores
-    q, best_deg, h = merge_partner(st, n, m, p, app)
+    q, best_deg, h = merge_partner(st, n, m, p, app, mode)
     if q < 0:  # every degradation NaN (the settings overflowed): there is no slot to merge with
         raise NoMergePartner
     kpq = krow2[q]
@@ -437,10 +496,23 @@ class Pegasos(MulticlassLearner):
     def _state_arrays(self):
         # without `project` there is no K⁻¹: the loop gets stand-ins it never touches
         s = self.slot
-        return super()._state_arrays() | {"kinv": s.get("kinv", NO_MATRIX), "d": s.get("d", s["krow"])}
+        return super()._state_arrays() | {
+            "kinv": s.get("kinv", NO_MATRIX),
+            "d": s.get("d", s["krow"]),
+            "merge_table": self._merge_table(),
+        }
+
+    def _merge_table(self) -> np.ndarray:
+        """merge-lookup's table of h (NaN where not made yet: `table_h` fills it as merges ask); a
+        stand-in the loop never touches for the other maintenances."""
+        if self.hyper.get("maintenance") != "merge-lookup":
+            return NO_MATRIX
+        if getattr(self, "_table", None) is None:
+            self._table = np.full((TABLE_STEPS + 1, TABLE_STEPS + 1), np.nan)
+        return self._table
 
     def _pool_room(self, nnz: int) -> int:
-        if self.hyper.get("maintenance") != "merge":
+        if self.hyper.get("maintenance") not in ("merge", "merge-lookup"):
             return nnz
         n = len(self.support)
         longest = max(nnz, int(self.support.arrays.length[:n].max()) if n else 0)
@@ -450,7 +522,7 @@ class Pegasos(MulticlassLearner):
 @register
 class BudgetedPegasos(Pegasos):
     name = "bpegasos"
-    summary = "budgeted multiclass Pegasos: at most B SVs, --maintenance random|smallest|project|merge"
+    summary = "budgeted multiclass Pegasos: at most B SVs, --maintenance random|smallest|project|merge[-lookup]"
     paper = "Wang, Crammer, Vucetic, ICML 2010, Algorithm 1 and §4.1–4.3 (BPegasosM)"
     params = (LAMBDA, BUDGET, MAINTENANCE)
     evicts = True
@@ -487,9 +559,10 @@ class BudgetedPegasos(Pegasos):
 
     @classmethod
     def check_kernel(cls, kernel_kind, params):
-        if params.get("maintenance") == "merge" and kernel_kind != "rbf":
+        if params.get("maintenance") in ("merge", "merge-lookup") and kernel_kind != "rbf":
             raise ValueError(
-                f"--maintenance merge needs the Gaussian kernel (--kernel rbf), got --kernel {kernel_kind}: "
+                f"--maintenance {params['maintenance']} needs the Gaussian kernel (--kernel rbf), "
+                f"got --kernel {kernel_kind}: "
                 "the merged point of §4.3 is derived for k(x, x') = exp(−γ‖x − x'‖²); "
                 "use --maintenance project, smallest or random"
             )

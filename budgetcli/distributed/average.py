@@ -41,7 +41,7 @@ def mix(
     merged = labels_from_dict(labels).values if cls.multiclass else None
     counters = base_counters + sum(r["arrays"]["counters"] - base_counters for r in reports)
     if cls.feature_map is not None:
-        return _mixed_weights(reports, counters, base)
+        return _mixed_weights(reports, counters, base, merged)
     T = int(counters[EXAMPLES])
     total = sum(r["learned"] for r in reports)
     union = _Union(
@@ -95,28 +95,39 @@ def mix(
     return header, with_rows(cls, arrays, online, sums / max(T, 1), T)
 
 
-def _mixed_weights(reports: list[dict], counters: np.ndarray, base: dict | None) -> tuple[dict, dict]:
-    """The mix of a learner whose hypothesis is a weight vector over a fixed feature map (fogd): every
-    shard's map is made from the run's seed, so the mix is the plain weighted average of w, with no
-    union and no compression; the averaged hypothesis' sums as `mix` says."""
+def _mixed_weights(
+    reports: list[dict], counters: np.ndarray, base: dict | None, merged: list | None
+) -> tuple[dict, dict]:
+    """The mix of a learner whose hypothesis is a weight vector over a fixed feature map (fogd; mc-fogd's
+    a row per class, each shard's classes put in the merged order `merged`, a class a shard has not met
+    counting as a zero row there): every shard's map is made from the run's seed, so the mix is the plain
+    weighted average of the weights, with no union and no compression; the averaged hypothesis' sums as
+    `mix` says."""
     T = int(counters[EXAMPLES])
     total = sum(r["learned"] for r in reports)
-    w = (
-        sum(r["learned"] / total * r["arrays"]["fourier_w"] for r in reports)
-        if total
-        else reports[0]["arrays"]["fourier_w"]
-    )
-    sums = sum(r["average"] * int(r["arrays"]["counters"][EXAMPLES]) for r in reports)
+
+    def rows(report: dict, name: str) -> np.ndarray:
+        """The report's weights (`fourier_w`) or averaged weights ("average") in the merged class order."""
+        w = report["arrays"]["fourier_w"] if name == "fourier_w" else report[name]
+        if merged is None:
+            return w
+        out = np.zeros((len(merged), w.shape[1]))
+        out[[merged.index(v) for v in labels_from_dict(report["labels"]).values]] = w
+        return out
+
+    w = sum(r["learned"] / total * rows(r, "fourier_w") for r in reports) if total else rows(reports[0], "fourier_w")
+    sums = sum(rows(r, "average") * int(r["arrays"]["counters"][EXAMPLES]) for r in reports)
     if base is not None:
-        sums = sums - (len(reports) - 1) * base["average"] * int(base["arrays"]["counters"][EXAMPLES])
+        sums = sums - (len(reports) - 1) * rows(base, "average") * int(base["arrays"]["counters"][EXAMPLES])
     header = dict(
         reports[0]["header"],
         n_features=max(r["header"]["n_features"] for r in reports),
         counters={c: int(v) for c, v in zip(COUNTER_NAMES, counters)},
     )
-    arrays = dict(
-        reports[0]["arrays"], counters=counters, fourier_w=w, fourier_sum=sums, fourier_stamp=np.array([T + 1.0])
-    )
+    stamp = np.full(w.shape[:1] if merged is not None else 1, T + 1.0)
+    if merged is not None:
+        header["n_classes"] = len(merged)
+    arrays = dict(reports[0]["arrays"], counters=counters, fourier_w=w, fourier_sum=sums, fourier_stamp=stamp)
     return header, arrays
 
 

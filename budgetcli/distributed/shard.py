@@ -75,8 +75,11 @@ class Shard:
         αᵀKα − 2 βᵀK_rf α + βᵀK_rβ (Kamp et al. 2014: the local condition ‖f − r‖² ≤ Δ)."""
         learner = self.model.learner
         if learner.feature_map is not None:  # ‖w − w_r‖² in the feature space every shard shares
-            ref = self.reference if isinstance(self.reference, np.ndarray) else 0.0
-            return float(np.sum((learner.feature_map_weights() - ref) ** 2))
+            w = learner.feature_map_weights()
+            ref = self.reference if isinstance(self.reference, np.ndarray) else np.zeros_like(w)
+            if w.ndim == 2 and len(ref) != len(w):  # classes met since the mix have a zero row in r
+                ref = np.pad(ref, ((0, len(w) - len(ref)), (0, 0)))
+            return float(np.sum((w - ref) ** 2))
         n = len(learner.support)
         rows, beta, rr = self.reference
         if n == 0:
