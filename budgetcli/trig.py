@@ -1,5 +1,5 @@
 """cos θ and sin θ together, in plain float64 arithmetic that the compiler vectorises: FOGD's feature map
-computes D of them per example, and libm's scalar calls were three quarters of its time on long streams.
+computes D of them per example, and libm's scalar calls were half of its time on long streams.
 
 The method is fdlibm's (Sun Microsystems, 1993; FreeBSD's and musl's libm are its descendants): θ is
 reduced to r = θ − k·π/2, |r| ≤ π/4, with π/2 in three parts (Cody and Waite), then sin r and cos r are

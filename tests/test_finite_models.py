@@ -116,7 +116,7 @@ CASES = [
         "a9a",
         1,
         BLOCK.format(
-            513, "scalars", "lines 513–1024", f"bpegasos --lambda 1e-10 --budget 100 --maintenance merge, {RBF}"
+            513, "scalars", "lines 513–1024", f"bpegasos --lambda 1e-10 --budget 100 --maintenance merge-lookup, {RBF}"
         ),
     ),
     Case(
