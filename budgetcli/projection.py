@@ -162,16 +162,19 @@ def onto_kept(learner, removed, coef, ridge=1e-10):
     return np.linalg.solve(gram + ridge * np.eye(n), cross.T @ np.asarray(coef).T).T
 
 
-def cholesky(K):
-    """(scipy.linalg, L) with K = LLᵀ, L lower triangular, or (scipy.linalg, None) when rounding makes
-    the factorisation fail.  scipy.linalg is imported here: most commands never rebuild, and it is slow
-    to import."""
+def _linalg():
+    """scipy.linalg, imported when first needed: most commands never rebuild, and it is slow to import."""
     import scipy.linalg
 
+    return scipy.linalg
+
+
+def cholesky(K):
+    """L with K = LLᵀ (lower triangular), or None when rounding makes the factorisation fail."""
     try:
-        return scipy.linalg, scipy.linalg.cholesky(K, lower=True, check_finite=False)
+        return _linalg().cholesky(K, lower=True, check_finite=False)
     except np.linalg.LinAlgError:
-        return scipy.linalg, None
+        return None
 
 
 def spd_inverse(K):
@@ -180,10 +183,10 @@ def spd_inverse(K):
     positive definite; if rounding makes the factorisation fail, the pseudo-inverse is used."""
     if K.shape[0] == 0:
         return K
-    linalg, L = cholesky(K)
+    L = cholesky(K)
     if L is None:
         return np.linalg.pinv(K, hermitian=True)
-    inv = linalg.cho_solve((L, True), np.eye(K.shape[0]), check_finite=False)
+    inv = _linalg().cho_solve((L, True), np.eye(K.shape[0]), check_finite=False)
     return (inv + inv.T) / 2.0  # exactly symmetric, as the kept inverse is
 
 
@@ -193,7 +196,9 @@ def inverse_cholesky(K):
     n = K.shape[0]
     if n == 0:
         return K
-    linalg, L = cholesky(K)
+    L = cholesky(K)
     if L is None:
-        L = linalg.cholesky(K + 1e-12 * max(float(np.trace(K)) / n, 1e-300) * np.eye(n), lower=True, check_finite=False)
-    return linalg.solve_triangular(L, np.eye(n), lower=True, check_finite=False)
+        L = _linalg().cholesky(
+            K + 1e-12 * max(float(np.trace(K)) / n, 1e-300) * np.eye(n), lower=True, check_finite=False
+        )
+    return _linalg().solve_triangular(L, np.eye(n), lower=True, check_finite=False)

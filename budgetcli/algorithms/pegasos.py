@@ -492,6 +492,7 @@ class Pegasos(MulticlassLearner):
     constants = {"budget": 0, "maintenance": UNBOUNDED}
     loop = pegasos_range
     mixing = PegasosMixing()
+    _table = None  # merge-lookup's table, made at its first use (`_merge_table`)
 
     def _state_arrays(self):
         # without `project` there is no K⁻¹: the loop gets stand-ins it never touches
@@ -507,7 +508,7 @@ class Pegasos(MulticlassLearner):
         stand-in the loop never touches for the other maintenances."""
         if self.hyper.get("maintenance") != "merge-lookup":
             return NO_MATRIX
-        if getattr(self, "_table", None) is None:
+        if self._table is None:
             self._table = np.full((TABLE_STEPS + 1, TABLE_STEPS + 1), np.nan)
         return self._table
 

@@ -112,7 +112,7 @@ def _mixed_weights(
         if merged is None:
             return w
         out = np.zeros((len(merged), w.shape[1]))
-        out[[merged.index(v) for v in labels_from_dict(report["labels"]).values]] = w
+        out[merged_columns(report, merged)] = w
         return out
 
     w = sum(r["learned"] / total * rows(r, "fourier_w") for r in reports) if total else rows(reports[0], "fourier_w")
@@ -131,6 +131,11 @@ def _mixed_weights(
     return header, arrays
 
 
+def merged_columns(report: dict, merged: list) -> list[int]:
+    """Where each of a multiclass report's classes goes in the merged label order `merged`."""
+    return [merged.index(v) for v in labels_from_dict(report["labels"]).values]
+
+
 class _Union:
     """The union of expansions' support vectors (identical ones merged, in order of first sight), with a
     weighted sum of their online coefficients and one of their running sums."""
@@ -143,7 +148,7 @@ class _Union:
     def add(self, report: dict, merged: list | None, weight: float, count: float, row_classes=None) -> None:
         """online += weight · the report's coefficients, sums += count · its averaged ones; with
         `row_classes` (KernelLearner.row_classes) a vector is merged only with one of its own class."""
-        columns = None if merged is None else [merged.index(v) for v in labels_from_dict(report["labels"]).values]
+        columns = None if merged is None else merged_columns(report, merged)
         coef, avg = report_rows(report, columns)
         a = report["arrays"]
         indptr = a["sv_indptr"]
