@@ -38,6 +38,7 @@ from .kernels import Kernel, sparse_sqnorm
 from .params import Param
 from .mixing import Mixing
 from .projection import onto_kept, schur_downdate
+from .retired import Retired
 from .rng import randbelow, seed_state
 from .support import COUNT, SupportSet, kernel_row
 
@@ -218,7 +219,7 @@ class KernelLearner:
         # this many (compress_retired; a running average's constant memory); 0: keep them all until the
         # model is written (online-to-batch's exact average), which folds them (fold_retired)
         self.fold_every = 0
-        self.retired: list[tuple[np.ndarray, np.ndarray, float]] = []  # (indices, values, Σ_t coefficient)
+        self.retired = Retired(self.multiclass)  # the evicted vectors and their Σ_t coefficient
         self.retire_log = RetireLog(np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0), np.zeros(1, np.int64))
         self.slot = {name: self._new_slot_array(kind, self.support.capacity) for name, kind in self.slot_arrays.items()}
         self.stale: set[str] = set()  # resume-state arrays to rebuild before learning (`rebuilt`)
@@ -303,7 +304,7 @@ class KernelLearner:
                 row = start + int(self.counters[EXAMPLES]) - before - exc.counted
                 raise Overflow(row, int(chunk.line_numbers[row]), exc.reason) from None
             self._collect_retired()  # before `reserve` may compact the pool
-            while self.fold_every and len(self.retired) >= 2 * self.fold_every:
+            if self.fold_every:
                 self.compress_retired(self.fold_every)
             if start < n:  # the next example may not fit: grow and go on
                 nnz = self._pool_room(int(chunk.indptr[start + 1] - chunk.indptr[start]))
@@ -363,13 +364,10 @@ class KernelLearner:
 
     def _collect_retired(self) -> None:
         log = self.retire_log
-        a = self.support.arrays
-        for k in range(int(log.count[0])):
-            lo, hi = log.start[k], log.start[k] + log.length[k]
-            total = log.coef_sum[k]
-            self.retired.append(
-                (a.pool_idx[lo:hi].copy(), a.pool_val[lo:hi].copy(), float(total) if total.ndim == 0 else total.copy())
-            )
+        c = int(log.count[0])
+        if c:
+            a = self.support.arrays
+            self.retired.append_pool(a.pool_idx, a.pool_val, log.start[:c], log.length[:c], log.coef_sum[:c])
         log.count[0] = 0
 
     def decision_function(self, chunk) -> np.ndarray:
@@ -443,15 +441,12 @@ class KernelLearner:
 
     def retired_rows(self) -> tuple:
         """The evicted vectors kept in `retired`, as CSR rows (indptr, indices, values)."""
-        indptr = np.cumsum([0] + [len(i) for i, _, _ in self.retired])
-        indices = np.concatenate([i for i, _, _ in self.retired]).astype(np.int32)
-        values = np.concatenate([v for _, v, _ in self.retired])
-        return indptr, indices, values
+        return self.retired.rows()
 
     def retired_sums(self) -> np.ndarray:
         """Σ_t coefficient of each evicted vector over the rounds it was in the hypothesis (multiclass:
         classes × vectors, as `projection.onto_kept` takes them)."""
-        return np.array([c for _, _, c in self.retired])
+        return self.retired.sums().copy()
 
     def fold_retired(self) -> None:
         """Fold the part of the running average that evicted vectors hold into the kept ones, and
@@ -477,20 +472,34 @@ class KernelLearner:
         the vector it was folded onto: on a9a.t (γ = 0.04),
         rbp B = 200 84.16% and forgetron B = 100 83.38% (the exact average, projected once at the end:
         84.23% and 83.52%), where folding onto the kept support every B evictions gave 83.40% and 79.61%."""
-        head, tail = self.retired[: 2 * keep], self.retired[2 * keep :]
-        if len(head) <= keep:
+        archive = self.retired
+        if len(archive) < 2 * keep:
             return
-        K = self.kernel.args()
-        sums = np.array([c for _, _, c in head], np.float64).reshape(len(head), -1)
-        lengths = np.fromiter((len(v) for _, v, _ in head), np.int64, len(head))
-        indptr = np.zeros(len(head) + 1, np.int64)
-        np.cumsum(lengths, out=indptr[1:])
-        indices = np.concatenate([i for i, _, _ in head]).astype(np.int32, copy=False)
-        values = np.concatenate([v for _, v, _ in head]).astype(np.float64, copy=False)
-        sq = np.bincount(np.repeat(np.arange(len(head)), lengths), weights=values * values, minlength=len(head))
+        # each compression takes the survivors of the last and the next `keep` evicted vectors: the
+        # survivors are carried as arrays, the archive's rows read as slices, and the rest moved once
+        survivors = (*archive.rows(0, keep), archive.sums(0, keep).reshape(keep, -1))
+        end = keep
+        while len(archive) - end >= keep:
+            survivors = self._compress(keep, survivors, (*archive.rows(end, end + keep), archive.sums(end, end + keep)))
+            end += keep
+        indptr, indices, values, sums = survivors
+        archive.replace_head(end, indptr, indices, values, sums.reshape((keep,) + archive.sums().shape[1:]))
+
+    def _compress(self, keep: int, first: tuple, then: tuple) -> tuple:
+        """One compression (`compress_retired`) of the 2·keep rows `first` + `then`, each (indptr,
+        indices, values, sums); returns the `keep` survivors in the same form, in their order."""
+        indptr = np.concatenate([first[0], then[0][1:] + first[0][-1]])
+        indices = np.concatenate([first[1], then[1]])
+        values = np.concatenate([first[2], then[2]])
+        sums = np.concatenate([first[3], then[3].reshape(len(then[0]) - 1, -1)])
+        head = len(indptr) - 1
+        lengths = np.diff(indptr)
+        sq = np.bincount(np.repeat(np.arange(head), lengths), weights=values * values, minlength=head)
         weight = np.linalg.norm(sums, axis=1) * np.sqrt(np.abs(self._self_kernels(sq)))
         kept = np.sort(np.argsort(-weight, kind="stable")[:keep])
-        gone = np.setdiff1d(np.arange(len(head)), kept)
+        is_gone = np.ones(head, bool)
+        is_gone[kept] = False
+        gone = np.flatnonzero(is_gone)
 
         def rows(which):  # the CSR rows `which` of the head, gathered without a Python loop
             sub = np.zeros(len(which) + 1, np.int64)
@@ -498,20 +507,19 @@ class KernelLearner:
             take = np.repeat(indptr[which] - sub[:-1], lengths[which]) + np.arange(sub[-1])
             return sub, indices[take], values[take]
 
-        S = SupportSet.from_csr(*rows(kept))
+        kept_rows = rows(kept)
+        # a dense copy: the kernel rows are a multiply-add per feature (support.py: same bits as sparse)
+        S = SupportSet.from_csr(*kept_rows, dense=True)
         self._ensure_scratch(int(indices.max()) + 1 if len(indices) else 0)
-        gram = np.zeros((len(kept), len(kept)))
-        kernel_matrix(S.arrays, K, *rows(kept), self.scratch, gram)
-        cross = np.zeros((len(gone), len(kept)))
+        K = self.kernel.args()
+        gram = np.zeros((keep, keep))
+        kernel_matrix(S.arrays, K, *kept_rows, self.scratch, gram)
+        cross = np.zeros((len(gone), keep))
         kernel_matrix(S.arrays, K, *rows(gone), self.scratch, cross)
-        ridge = 1e-10 * max(float(np.trace(gram)) / len(kept), 1e-300)
-        beta = np.linalg.solve(gram + ridge * np.eye(len(kept)), cross.T @ sums[gone])
-        merged = sums[kept] + beta
-        if np.ndim(head[0][2]) == 0:  # binary: a float per vector
-            merged = merged[:, 0].tolist()
-        else:
-            merged = list(merged.astype(np.asarray(head[0][2]).dtype))
-        self.retired = [(head[i][0], head[i][1], c) for i, c in zip(kept.tolist(), merged)] + tail
+        ridge = 1e-10 * max(float(np.trace(gram)) / keep, 1e-300)
+        gram.flat[:: keep + 1] += ridge  # gram + ridge·I, without making I
+        beta = np.linalg.solve(gram, cross.T @ sums[gone])
+        return (*kept_rows, sums[kept] + beta)
 
     def _self_kernels(self, sq: np.ndarray) -> np.ndarray:
         """k(x, x) of vectors whose squared norms are `sq`."""

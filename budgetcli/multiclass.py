@@ -162,7 +162,7 @@ class MulticlassLearner(KernelLearner):
 
     def retired_sums(self) -> np.ndarray:
         m = int(self.n_classes[0])
-        return np.array([c[:m] for _, _, c in self.retired]).reshape(-1, m).T  # classes × retired vectors
+        return self.retired.sums()[:, :m].T.copy()  # classes × retired vectors
 
     def state(self) -> tuple[dict, dict]:
         header, arrays = super().state()

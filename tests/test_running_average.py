@@ -241,7 +241,8 @@ def test_running_sums_that_overflow_the_average_are_refused(days, tmp_path):
 def test_the_archive_of_evicted_vectors_is_compressed_onto_its_weightiest_members():
     """compress_retired against numpy: of the first 2·keep evicted vectors, the `keep` with the largest
     |Σα| stay (rbf: k(x, x) = 1), each gaining the least-squares projection of the others' part onto
-    their span; the vectors evicted after them wait for the next compression."""
+    their span; then the survivors and the next `keep` vectors are compressed again, until fewer than
+    2·keep are left, and the vectors after the last compression wait for the next."""
     X, y = random_stream(400, 4, 21)
     learner = registry.get("rbp")(Kernel("rbf", 0.5), budget=8)
     learner.keep_retired = True  # as a running average sets it; no compression while learning (fold_every 0)
@@ -251,17 +252,54 @@ def test_the_archive_of_evicted_vectors_is_compressed_onto_its_weightiest_member
     dense = np.zeros((len(retired), 4))
     for r, (i, v, _) in enumerate(retired):
         dense[r, i - 1] = v  # feature index j: column j − 1
-    sums = np.array([c for _, _, c in retired])
-    keep = np.sort(np.argsort(-np.abs(sums[:20]), kind="stable")[:10])
-    gone = np.setdiff1d(np.arange(20), keep)
     K = np.exp(-0.5 * ((dense[:, None, :] - dense[None, :, :]) ** 2).sum(-1))
-    gram = K[np.ix_(keep, keep)]
-    ridge = 1e-10 * np.trace(gram) / len(keep)
-    expected = sums[keep] + np.linalg.solve(gram + ridge * np.eye(len(keep)), K[np.ix_(keep, gone)] @ sums[gone])
+    order = list(range(len(retired)))  # the archive, as positions in `retired`
+    sums = {r: c for r, (_, _, c) in enumerate(retired)}
+    while len(order) >= 20:
+        head = np.array(order[:20])
+        s = np.array([sums[r] for r in head])
+        keep = np.sort(np.argsort(-np.abs(s), kind="stable")[:10])
+        gone = np.setdiff1d(np.arange(20), keep)
+        gram = K[np.ix_(head[keep], head[keep])]
+        ridge = 1e-10 * np.trace(gram) / len(keep)
+        merged = s[keep] + np.linalg.solve(gram + ridge * np.eye(10), K[np.ix_(head[keep], head[gone])] @ s[gone])
+        sums.update(zip(head[keep].tolist(), merged))
+        order = head[keep].tolist() + order[20:]
+    assert len(retired) - len(order) >= 30  # compressed several times
     learner.compress_retired(10)
-    assert len(learner.retired) == len(retired) - 10
-    assert [v.tolist() for _, v, _ in learner.retired] == [retired[k][1].tolist() for k in keep] + [
-        v.tolist() for _, v, _ in retired[20:]
-    ]
-    np.testing.assert_allclose([c for _, _, c in learner.retired[:10]], expected, rtol=1e-8, atol=1e-10)
-    assert [c for _, _, c in learner.retired[10:]] == [c for _, _, c in retired[20:]]
+    assert len(learner.retired) == len(order)
+    assert [v.tolist() for _, v, _ in learner.retired] == [retired[r][1].tolist() for r in order]
+    np.testing.assert_allclose(
+        [c for _, _, c in learner.retired[:10]], [sums[r] for r in order[:10]], rtol=1e-8, atol=1e-10
+    )
+    assert [c for _, _, c in learner.retired[10:]] == [retired[r][2] for r in order[10:]]
+
+
+@pytest.mark.parametrize("algorithm", ["mrbp", "bpegasos"])
+def test_the_archive_takes_classes_that_arrive_after_evictions_began(algorithm):
+    """A multiclass running average whose stream brings new classes after vectors were evicted: the
+    archive's summed coefficients are rows over the classes known when each vector left, so later
+    rows are wider (the class columns start at 4 and double).  The narrower rows count as zero for
+    the new classes; the archive compresses across both (this raised a ValueError on mixed widths),
+    and where the stream is cut into chunks changes nothing."""
+    rng = np.random.default_rng(3)
+    n, d = 900, 6
+    X = rng.standard_normal((n, d))
+    y = np.concatenate([rng.integers(0, 2, 300), rng.integers(0, 9, n - 300)])  # classes 2–8 after 300
+    X[np.arange(n), y % d] += 2.0
+
+    def archive(pieces):
+        learner = registry.get(algorithm)(Kernel("rbf", 0.5), budget=8)
+        learner.keep_retired, learner.fold_every = True, 10
+        for part in np.array_split(np.arange(n), pieces):
+            learner.learn(chunk_from_dense(X[part], y[part]), y[part])
+        return learner
+
+    whole, cut = archive(1), archive(7)
+    assert whole.coef.shape[1] >= 9 and 10 <= len(whole.retired) < 20
+    sums = whole.retired.sums()
+    assert sums.shape == (len(whole.retired), whole.coef.shape[1]) and np.abs(sums[:, 4:9]).max() > 0
+    assert [v.tolist() for _, v, _ in cut.retired] == [v.tolist() for _, v, _ in whole.retired]
+    np.testing.assert_array_equal(cut.retired.sums()[:, :9], sums[:, :9])
+    assert not cut.retired.sums()[:, 9:].any() and not sums[:, 9:].any()
+    np.testing.assert_array_equal(cut.averaged_coefficients(), whole.averaged_coefficients())
