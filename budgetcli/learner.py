@@ -476,18 +476,28 @@ class KernelLearner:
         if len(archive) < 2 * keep:
             return
         # each compression takes the survivors of the last and the next `keep` evicted vectors: the
-        # survivors are carried as arrays, the archive's rows read as slices, and the rest moved once
+        # survivors are carried as arrays with their Gram matrix, the archive's rows read as slices,
+        # and the rest moved once
         survivors = (*archive.rows(0, keep), archive.sums(0, keep).reshape(keep, -1))
+        gram = archive.head_gram if archive.head_gram is not None and len(archive.head_gram) == keep else None
         end = keep
         while len(archive) - end >= keep:
-            survivors = self._compress(keep, survivors, (*archive.rows(end, end + keep), archive.sums(end, end + keep)))
+            then = (*archive.rows(end, end + keep), archive.sums(end, end + keep))
+            survivors, gram = self._compress(keep, survivors, then, gram)
             end += keep
         indptr, indices, values, sums = survivors
         archive.replace_head(end, indptr, indices, values, sums.reshape((keep,) + archive.sums().shape[1:]))
+        archive.head_gram = gram
 
-    def _compress(self, keep: int, first: tuple, then: tuple) -> tuple:
+    def _compress(self, keep: int, first: tuple, then: tuple, first_gram: np.ndarray | None) -> tuple:
         """One compression (`compress_retired`) of the 2·keep rows `first` + `then`, each (indptr,
-        indices, values, sums); returns the `keep` survivors in the same form, in their order."""
+        indices, values, sums), `first_gram` the kernel matrix of `first` when known; returns the
+        `keep` survivors in the same form, in their order, and their kernel matrix.
+
+        Most survivors survive again (87% for forgetron B = 300 on a9a, 97% for bpegasos B = 100), so
+        the kernel values among them are taken from `first_gram`: k(x_t, sv_i) depends on the two
+        vectors alone (kernel_row's sum runs over x_t's features in order), the same bits whichever
+        set computes it."""
         indptr = np.concatenate([first[0], then[0][1:] + first[0][-1]])
         indices = np.concatenate([first[1], then[1]])
         values = np.concatenate([first[2], then[2]])
@@ -507,19 +517,30 @@ class KernelLearner:
             take = np.repeat(indptr[which] - sub[:-1], lengths[which]) + np.arange(sub[-1])
             return sub, indices[take], values[take]
 
-        kept_rows = rows(kept)
-        # a dense copy: the kernel rows are a multiply-add per feature (support.py: same bits as sparse)
-        S = SupportSet.from_csr(*kept_rows, dense=True)
+        def kernels(columns, which):  # k(x_t, sv_i) for the rows `which` against the rows `columns`
+            # a dense copy: a multiply-add per feature (support.py: the same bits as the sparse way)
+            out = np.zeros((len(which), len(columns)))
+            if len(which) and len(columns):
+                S = SupportSet.from_csr(*rows(columns), dense=True)
+                kernel_matrix(S.arrays, K, *rows(which), self.scratch, out)
+            return out
+
         self._ensure_scratch(int(indices.max()) + 1 if len(indices) else 0)
         K = self.kernel.args()
-        gram = np.zeros((keep, keep))
-        kernel_matrix(S.arrays, K, *kept_rows, self.scratch, gram)
-        cross = np.zeros((len(gone), keep))
-        kernel_matrix(S.arrays, K, *rows(gone), self.scratch, cross)
+        if first_gram is None:
+            table = kernels(kept, np.arange(head))  # every row of the head against the survivors
+        else:
+            old = kept[kept < keep]  # kept is sorted: the survivors from `first` come first
+            table = np.empty((head, keep))
+            table[:keep, : len(old)] = first_gram[:, old]
+            table[:keep, len(old) :] = kernels(kept[len(old) :], np.arange(keep))
+            table[keep:] = kernels(kept, np.arange(keep, head))
+        gram, cross = table[kept], table[gone]
+        kept_gram = gram.copy()
         ridge = 1e-10 * max(float(np.trace(gram)) / keep, 1e-300)
         gram.flat[:: keep + 1] += ridge  # gram + ridge·I, without making I
         beta = np.linalg.solve(gram, cross.T @ sums[gone])
-        return (*kept_rows, sums[kept] + beta)
+        return (*rows(kept), sums[kept] + beta), kept_gram
 
     def _self_kernels(self, sq: np.ndarray) -> np.ndarray:
         """k(x, x) of vectors whose squared norms are `sq`."""

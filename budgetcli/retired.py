@@ -36,6 +36,9 @@ class Retired:
         self._values = np.zeros(0, np.float64)
         self._sums = np.zeros((0, 0)) if multiclass else np.zeros(0)
         self.n = 0
+        # the kernel matrix of the first rows, when a compression left its survivors there
+        # (KernelLearner.compress_retired sets it; anything that changes those rows clears it)
+        self.head_gram: np.ndarray | None = None
 
     def __len__(self) -> int:
         return self.n
@@ -64,6 +67,7 @@ class Retired:
 
     def clear(self) -> None:
         self.n = 0
+        self.head_gram = None
 
     def append(self, indptr: np.ndarray, indices: np.ndarray, values: np.ndarray, sums: np.ndarray) -> None:
         """Add CSR rows (indptr from 0) and their summed coefficients at the end."""
