@@ -17,7 +17,7 @@ import math
 import numpy as np
 
 from . import registry
-from .core import DataError
+from .core import DataError, unique
 from .statecheck import MAX_CLASSES
 
 
@@ -33,7 +33,7 @@ class BinaryLabels:
 
     def encode(self, chunk, source: str = "data") -> np.ndarray:
         """y ∈ {−1, +1} for the chunk's labels; a third label value is a DataError naming its line."""
-        new = [v for v in np.unique(chunk.labels).tolist() if v not in (self.negative, self.positive)]
+        new = [v for v in unique(chunk.labels).tolist() if v not in (self.negative, self.positive)]
         if new:
             self._assign(new, chunk, source)
         keep_spellings(self.spellings, chunk)
