@@ -32,6 +32,11 @@ from .kernels import kernel_from_dot, scatter, unscatter
 
 COUNT, POOL_USED, POOL_GARBAGE = 0, 1, 2
 DENSE_LIMIT = 1 << 21  # most entries (feature × slot) of the dense copy; above it the set stays sparse
+# Garbage the pool may hold before it is compacted, besides as much as the live part: a learner that
+# replaces vectors (rbp, bogd, bpa-s at their budget) leaves its loop whenever the pool is full, and
+# with only the live part's worth of slack it did so every |S| replacements (bogd B = 100 on a9a × 16:
+# 1,175 loop calls, each with a compaction and a dispatch); 65,536 entries (768 KB) make that rare.
+GARBAGE_SLACK = 1 << 16
 NO_DENSE = np.zeros((0, 0), np.float64)
 
 
@@ -189,7 +194,9 @@ class SupportSet:
     def reserve(self, slots: int, nnz: int) -> None:
         """Make room for `slots` live vectors in all and `nnz` more pool entries (amortised doubling)."""
         a = self.arrays
-        if a.meta[POOL_GARBAGE] > 0 and a.meta[POOL_GARBAGE] >= a.meta[POOL_USED] - a.meta[POOL_GARBAGE]:
+        if a.meta[POOL_GARBAGE] > 0 and a.meta[POOL_GARBAGE] >= max(
+            a.meta[POOL_USED] - a.meta[POOL_GARBAGE], GARBAGE_SLACK
+        ):
             self.compact()
             a = self.arrays
         cap = self.capacity_for(slots)
