@@ -60,6 +60,12 @@ a9a×16 (test accuracy beside it); BSGD rows on the median wall ratio of the tra
 better median test accuracy, ≤ 0.2 with removal, ≤ 0.05 with merging.  Run it twice, with and without
 --jit, for both paths.
 
+Our side is the checkout (`python -m budgetcli`, the checkout the working directory) run by this script's
+interpreter, so run it with an environment that holds the dependencies but no editable install of
+budgetlearn: an editable install's import hook is loaded by every process (about 20 ms here, `python -X
+importtime -c pass`), which a user's `pip install .` does not pay; the script prints a line when it finds
+one (`editable_hook_note`).
+
 Without a peer's binary its rows are printed from FALLBACK (figures from an earlier run, labelled as
 such) and only our side is measured.
 """
@@ -605,6 +611,21 @@ def _path_in_use() -> str:
     return budgetlearn("--version").out.splitlines()[-1]
 
 
+def editable_hook_note() -> str | None:
+    """A line saying that this environment holds an editable install of budgetlearn, whose import hook every
+    process of ours loads (a user's `pip install .` has none), or None."""
+    import glob
+    import site
+
+    for directory in site.getsitepackages():
+        for path in glob.glob(os.path.join(directory, "__editable__*budgetlearn*.pth")):
+            return (
+                f"note: {os.path.basename(path)} is loaded by every process of this environment (an editable "
+                "install's import hook, ~20 ms): our times include it, an installed copy's do not"
+            )
+    return None
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("train", nargs="?", default=str(dataset("a9a/a9a")))
@@ -619,6 +640,8 @@ def main():
     args = ap.parse_args()
     os.environ["BUDGETLEARN_JIT"] = "1" if args.jit else "0"  # inherited by every budgetlearn process
     print(_path_in_use(), flush=True)
+    if note := editable_hook_note():
+        print(note, flush=True)
     train, test = os.path.abspath(args.train), os.path.abspath(args.test)
     for path in filter(None, (args.kol, args.budgetedsvm and os.path.join(args.budgetedsvm, "budgetedsvm-train"))):
         if not os.access(path, os.X_OK):

@@ -23,7 +23,7 @@ ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 
 from loops import fmt_load  # noqa: E402
-from peers import interleaved  # noqa: E402
+from peers import editable_hook_note, interleaved  # noqa: E402
 from run import GAMMA, NYSTROEM_SGD  # noqa: E402
 
 OURS = {"lbp": ["-B", "300"], "rbp": ["-B", "300"], "forgetron": ["-B", "300"]}
@@ -36,6 +36,8 @@ def main():
     ap.add_argument("--runs", type=int, default=5)
     args = ap.parse_args()
     py, tmp = sys.executable, tempfile.mkdtemp()
+    if note := editable_hook_note():
+        print(note)
     cmds = {"peer": [py, "-c", NYSTROEM_SGD, args.train, args.test, str(GAMMA)]}
     for name, opts in OURS.items():
         model = os.path.join(tmp, f"{name}.model")

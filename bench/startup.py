@@ -34,7 +34,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 sys.path.insert(0, os.path.join(ROOT, "bench"))
 
-from peers import measure  # noqa: E402  (bench/peers.py: wall, CPU and the child's own peak RSS)
+from peers import editable_hook_note, measure  # noqa: E402  (bench/peers.py: wall, CPU and own peak RSS)
 from repro.common import dataset  # noqa: E402
 
 BREAKDOWN = r"""
@@ -77,6 +77,8 @@ def main():
     args = ap.parse_args()
     os.environ["BUDGETLEARN_JIT"] = "1" if args.jit else "0"  # inherited by every child
     print(measure([sys.executable, "-m", "budgetcli", "--version"], ROOT).out.splitlines()[-1])
+    if note := editable_hook_note():
+        print(note)
     with tempfile.TemporaryDirectory() as tmp:
         model, ten, thousand = (os.path.join(tmp, n) for n in ("m.model", "ten.txt", "thousand.txt"))
         for src_path, dst_path, n in ((args.test, ten, 10), (args.train, thousand, 1000)):
