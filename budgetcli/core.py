@@ -40,6 +40,17 @@ class DataError(ValueError):
         return (type(self), (self.source, self.line, self.token, self.reason))
 
 
+def gather_rows(starts, lengths, indices, values) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The rows at positions starts[k] .. starts[k] + lengths[k] of (indices, values), as CSR (indptr,
+    indices, values): one gather, no Python loop (a chunk's rows, a pool's vectors, an archive's)."""
+    lengths = np.asarray(lengths, np.int64)
+    indptr = np.zeros(len(lengths) + 1, np.int64)
+    np.cumsum(lengths, out=indptr[1:])
+    # each entry's position: its row's start plus its offset in the row
+    take = np.repeat(np.asarray(starts, np.int64) - indptr[:-1], lengths) + np.arange(indptr[-1])
+    return indptr, indices[take], values[take]
+
+
 @dataclass(eq=False)
 class Chunk:
     """A block of examples in CSR form."""
@@ -81,17 +92,10 @@ class Chunk:
     def take(self, rows) -> "Chunk":
         """A new Chunk of the given rows, in the given order (for shuffled epochs)."""
         rows = np.asarray(rows, dtype=np.int64)
-        lengths = np.diff(self.indptr)[rows]
-        indptr = np.zeros(len(rows) + 1, dtype=np.int64)
-        np.cumsum(lengths, out=indptr[1:])
-        # entry positions of each taken row: its start plus 0 .. length-1
-        starts = np.repeat(self.indptr[rows] - indptr[:-1], lengths)
-        entries = starts + np.arange(indptr[-1])
+        indptr, indices, values = gather_rows(self.indptr[rows], np.diff(self.indptr)[rows], self.indices, self.values)
         present = set(self.labels[rows].tolist())
         spellings = {v: s for v, s in self.label_spellings.items() if v in present}
-        return Chunk(
-            indptr, self.indices[entries], self.values[entries], self.labels[rows], self.line_numbers[rows], spellings
-        )
+        return Chunk(indptr, indices, values, self.labels[rows], self.line_numbers[rows], spellings)
 
     @classmethod
     def from_dense(cls, X, y) -> "Chunk":

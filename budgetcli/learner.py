@@ -34,6 +34,7 @@ import numpy as np
 
 from . import fewscores, statecheck
 from ._jit import njit, record
+from .core import gather_rows
 from .kernels import Kernel, sparse_sqnorm
 from .params import Param
 from .mixing import Mixing
@@ -511,11 +512,8 @@ class KernelLearner:
         is_gone[kept] = False
         gone = np.flatnonzero(is_gone)
 
-        def rows(which):  # the CSR rows `which` of the head, gathered without a Python loop
-            sub = np.zeros(len(which) + 1, np.int64)
-            np.cumsum(lengths[which], out=sub[1:])
-            take = np.repeat(indptr[which] - sub[:-1], lengths[which]) + np.arange(sub[-1])
-            return sub, indices[take], values[take]
+        def rows(which):  # the CSR rows `which` of the head
+            return gather_rows(indptr[which], lengths[which], indices, values)
 
         def kernels(columns, which):  # k(x_t, sv_i) for the rows `which` against the rows `columns`
             # a dense copy: a multiply-add per feature (support.py: the same bits as the sparse way)

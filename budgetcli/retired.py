@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .core import gather_rows
+
 
 def _grown(a: np.ndarray, need: int) -> np.ndarray:
     """`a` with room for `need` rows (doubling), its content kept."""
@@ -87,11 +89,8 @@ class Retired:
         self.n += rows
 
     def append_pool(self, pool_idx, pool_val, start, length, sums) -> None:
-        """Add the vectors at pool ranges start[k] .. start[k] + length[k] (one gather, no Python loop)."""
-        indptr = np.zeros(len(start) + 1, np.int64)
-        np.cumsum(length, out=indptr[1:])
-        take = np.arange(indptr[-1]) + np.repeat(start - indptr[:-1], length)
-        self.append(indptr, pool_idx[take], pool_val[take], sums)
+        """Add the vectors at pool ranges start[k] .. start[k] + length[k]."""
+        self.append(*gather_rows(start, length, pool_idx, pool_val), sums)
 
     def replace_head(self, end: int, indptr, indices, values, sums) -> None:
         """Rows 0 .. end − 1 become the given rows (a compression's survivors); the rest follow."""

@@ -28,6 +28,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ._jit import njit, record
+from .core import gather_rows
 from .kernels import kernel_from_dot, scatter, unscatter
 
 COUNT, POOL_USED, POOL_GARBAGE = 0, 1, 2
@@ -257,14 +258,7 @@ class SupportSet:
         """The live vectors as CSR (indptr, indices, values), row i = slot i."""
         a = self.arrays
         n = len(self)
-        lengths = a.length[:n]
-        indptr = np.zeros(n + 1, np.int64)
-        np.cumsum(lengths, out=indptr[1:])
-        if n == 0:
-            return indptr, np.zeros(0, np.int32), np.zeros(0, np.float64)
-        # pool position of every entry: its row's start plus its offset in the row (no Python loop)
-        take = np.arange(indptr[-1]) + np.repeat(a.start[:n].astype(np.int64) - indptr[:-1], lengths)
-        return indptr, a.pool_idx[take], a.pool_val[take]
+        return gather_rows(a.start[:n], a.length[:n], a.pool_idx, a.pool_val)
 
     @classmethod
     def from_csr(cls, indptr, indices, values, dense: bool = False) -> "SupportSet":
