@@ -4,6 +4,8 @@ that is a weight vector over a map: the map regenerated from the seed, memory by
 
 from __future__ import annotations
 
+import copy
+
 import numpy as np
 import pytest
 
@@ -102,6 +104,42 @@ def test_memory_follows_the_features_seen_not_the_largest_index():
     learner.learn(chunk, chunk.labels)
     assert learner.map.omega.nbytes <= 2 * 1200 * 50 * 8  # ≤ 1,200 features seen, at most doubled
     assert learner.counter("examples") == 300
+
+
+@pytest.mark.parametrize("name", ["fogd", "mc-fogd"])
+def test_prediction_neither_grows_the_map_nor_scores_otherwise_than_learning_would(name):
+    """Features first met in prediction (new small indices, hashed ones up to 2³¹ − 1) get their rows of
+    Ω for that chunk alone: the map keeps what learning made (memory bounded by the features learned,
+    however long a stream is scored), and the scores are those of the map grown by them, bit for bit,
+    and w·z(x) with z made in numpy from the same draws."""
+    X, y = random_stream(200, 6, seed=36)
+    labels = y if name == "fogd" else (y > 0).astype(np.int64) + (X[:, 0] > 0.5)  # classes 0, 1, 2
+    learner = registry.get(name)(Kernel("rbf", 0.5), seed=5, components=16)
+    learner.learn(chunk_from_dense(X, labels.astype(np.float64)), labels)
+    keys, omega = learner.map.keys.copy(), learner.map.omega.copy()
+    rng = np.random.default_rng(37)
+    idx = [np.array([2, 9, 40]), np.array([1, 2**31 - 1]), np.array([3, 5]), np.array([7, 1_000_000, 2**30])]
+    vals = [rng.standard_normal(len(i)) for i in idx]
+    test = Chunk(
+        np.cumsum([0] + [len(i) for i in idx]).astype(np.int64),
+        np.concatenate(idx).astype(np.int32),
+        np.concatenate(vals),
+        np.ones(len(idx)),
+        np.arange(1, len(idx) + 1),
+    )
+    scores = learner.decision_function(test)
+    assert np.array_equal(learner.map.keys, keys) and np.array_equal(learner.map.omega, omega)
+    assert np.array_equal(learner.decision_function(test), scores)  # and again, the same
+    grown = copy.deepcopy(learner)
+    grown.map.rows_of(test.indices)  # what prediction did before: keep the new features' rows
+    assert len(grown.map.keys) > len(keys)
+    assert np.array_equal(grown.decision_function(test), scores)
+    D = 16
+    w = learner.feature_map_weights().reshape(-1, 2 * D)
+    for t, (i, v) in enumerate(zip(idx, vals)):
+        theta = v @ omega_rows(5, i.astype(np.int64), D, 0.5)
+        z = np.concatenate([np.cos(theta), np.sin(theta)]) / np.sqrt(D)
+        np.testing.assert_allclose(scores[t], w @ z if name == "mc-fogd" else (w @ z)[0], rtol=1e-9, atol=1e-12)
 
 
 def test_a_model_file_holds_the_weights_not_the_map(tmp_path):

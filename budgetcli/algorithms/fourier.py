@@ -18,7 +18,9 @@ and its running sums and never Ω: another process regenerates the same Ω (anot
 its numpy rounds float64 log and cos as this one's: they are the only inexact steps), and neither chunk
 boundaries, resuming, nor the order in which features first appear change it.  Ω's rows are made for the
 features seen, in a table of feature indices (`FourierMap`): memory is D × the features seen, not D × the
-largest index (hashed indices up to 2³¹ − 1 work); prediction adds the rows of features first seen there.
+largest index (hashed indices up to 2³¹ − 1 work).  Only learning adds to it: a feature first met in
+prediction gets its rows for that chunk alone (`FourierMap.for_scoring`), so scoring an endless stream
+neither grows the map nor changes the model.
 
 Choices where the sources leave room:
 - The map is scaled by D^(−1/2), so that ‖z‖² = k(x, x) = 1 and η means what kernel OGD's does (a
@@ -141,6 +143,31 @@ class FourierMap:
         pos = np.minimum(np.searchsorted(self.keys, distinct), max(len(self.keys) - 1, 0))
         self._add(distinct[~(self.keys[pos] == distinct)] if len(self.keys) else distinct)
         return self.where[np.searchsorted(self.keys, distinct)][inverse]
+
+    def lookup(self, indices: np.ndarray) -> np.ndarray:
+        """The row of Ω of each of these feature indices, −1 for a feature not seen (nothing is added)."""
+        if len(indices) == 0 or len(self.keys) == 0:
+            return np.full(len(indices), -1, np.int64)
+        if int(indices.max()) < len(self.direct):
+            return self.direct[indices]
+        pos = np.minimum(np.searchsorted(self.keys, indices), len(self.keys) - 1)
+        return np.where(self.keys[pos] == indices, self.where[pos], -1)
+
+    def for_scoring(self, indices: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(Ω', rows): what a chunk whose non-zeros have these feature indices is scored with.  Ω itself
+        when every feature was seen in learning; otherwise the rows this chunk uses, those of unseen
+        features made for it alone (the same draws `_add` would keep), so that prediction neither grows
+        the map (memory bounded by what was learned) nor changes the model it reads."""
+        rows = self.lookup(indices)
+        if len(rows) == 0 or rows.min() >= 0:
+            return self.omega, rows
+        distinct, inverse = unique(indices, return_inverse=True)
+        known = self.lookup(distinct)
+        omega = np.empty((len(distinct), self.components))
+        seen = known >= 0
+        omega[seen] = self.omega[known[seen]]
+        omega[~seen] = omega_rows(self.seed, distinct[~seen], self.components, self.gamma)
+        return omega, inverse.astype(np.int64)
 
     def _add(self, new: np.ndarray) -> None:
         """Ω's rows for these features, not seen before (sorted, distinct)."""
@@ -295,9 +322,9 @@ class FourierOGD(KernelLearner):
 
     def decision_function(self, chunk) -> np.ndarray:
         out = np.empty(len(chunk), np.float64)
-        rowmap = self.map.rows_of(chunk.indices)
+        omega, rowmap = self.map.for_scoring(chunk.indices)
         w = self.fourier["fourier_w"]
-        fourier_scores(self.map.omega, rowmap, chunk.indptr, chunk.values, w, self._z, self._arithmetic(), out)
+        fourier_scores(omega, rowmap, chunk.indptr, chunk.values, w, self._z, self._arithmetic(), out)
         return out
 
     def _arithmetic(self) -> int:
@@ -441,9 +468,9 @@ class MulticlassFourierOGD(FourierOGD):
     def decision_function(self, chunk) -> np.ndarray:
         m = int(self.n_classes[0])
         out = np.zeros((len(chunk), m), np.float64)
-        rowmap = self.map.rows_of(chunk.indices)
+        omega, rowmap = self.map.for_scoring(chunk.indices)
         W = self.fourier["fourier_w"]
-        fourier_class_scores(self.map.omega, rowmap, chunk.indptr, chunk.values, W, self._z, self._arithmetic(), out)
+        fourier_class_scores(omega, rowmap, chunk.indptr, chunk.values, W, self._z, self._arithmetic(), out)
         return out
 
     def feature_map_weights(self) -> np.ndarray:
