@@ -63,6 +63,32 @@ def test_bpa_nn_matches_the_paper_s_objective(kernel, budget, cost):
     assert_matches_reference(learner, trace, X, y)
 
 
+def test_bpa_nn_s_kept_neighbours_are_the_scan_s_after_every_change():
+    """The neighbour of every kept vector, kept up to date from the changed slot's row alone
+    (`slot_changed`), equals a fresh scan (`neighbours`) after every replacement and addition, ties
+    (repeated points) included."""
+    from budgetcli import _jit
+
+    _jit.compile_all()
+    from budgetcli.algorithms.budget_pa import neighbours, slot_changed
+
+    rng = np.random.default_rng(30)
+    points = (rng.random((400, 4)) < 0.5).astype(float)  # 16 distinct points: ties everywhere
+    capacity = 12
+    gram = np.zeros((capacity, capacity))
+    kept = np.zeros((capacity, 4))
+    near, near_d2 = np.zeros(capacity), np.zeros(capacity)
+    n, fresh, fresh_d2 = 0, np.zeros(capacity), np.zeros(capacity)
+    for x in points:
+        slot = n if n < capacity else int(rng.integers(capacity))
+        n = max(n, slot + 1)
+        kept[slot] = x
+        gram[:n, :n] = np.exp(-0.5 * ((kept[:n, None, :] - kept[None, :n, :]) ** 2).sum(-1))
+        slot_changed(gram, n, slot, near, near_d2)
+        neighbours(gram, n, fresh, fresh_d2)
+        assert np.array_equal(near[:n], fresh[:n]) and np.array_equal(near_d2[:n], fresh_d2[:n])
+
+
 def test_bpa_nn_moves_part_of_the_removed_vector_to_its_neighbour():
     """What tells BPA-NN from BPA-S: kept coefficients other than the newcomer's change at a removal."""
     X, y = random_stream(200, 4, seed=28)
