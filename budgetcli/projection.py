@@ -7,7 +7,8 @@ For a support set with Gram matrix K and kept inverse K⁻¹ (or (aI + K)⁻¹ f
 - `schur_downdate`: the inverse without one support vector (rank-one Schur complement), O(|S|²);
 - `factor_project`, `factor_solve`, `factor_grow`: the same with the inverse Cholesky factor W = L⁻¹
   kept instead of K⁻¹ (the Projectron and Projectron++): ‖δ_t‖² needs only z = Wk_t (half of
-  `project`'s product), d = Wᵀz only when α changes, and a joining vector adds one row, O(|S|).
+  `project`'s product), d = Wᵀz only when α changes, and a joining vector adds one row, O(|S|);
+  `factor_project_solve` makes z and d in one pass over W when d is needed whatever comes (a mistake).
 Nothing is ever inverted afresh.
 
 `project` is compiled with fastmath reassoc/contract only (no assumptions about NaN or inf), so the
@@ -49,19 +50,52 @@ def exact_project(kinv, krow, d, n, kxx):
     return kxx - pk2, pk2
 
 
-@njit(cache=True, fastmath={"reassoc", "contract"})
+@njit(cache=True)
 def factor_project(w, krow, z, n, kxx):
     """z = W k_t for the kept factor W = L⁻¹ of K = LLᵀ (lower triangular, so K⁻¹ = WᵀW); returns
     (‖δ_t‖², ‖P k‖²) with ‖P k‖² = k_tᵀK⁻¹k_t = ‖z‖² (eq. 8): half the product `project` does, and d
     only when an update needs it (`factor_solve`)."""
+    for i in range(n):
+        z[i] = factor_row(w, krow, i)
+    pk2 = squares(z, n)
+    return kxx - pk2, pk2
+
+
+@njit(cache=True)
+def factor_project_solve(w, krow, z, d, n, kxx):
+    """`factor_project` and then `factor_solve` in one pass over W, for a round that needs d whatever
+    ‖δ_t‖ is (a mistake): row i gives z_i and, while it is in cache, its terms W_ij z_i of every d_j.
+    The same sums in the same order as the two apart, so the same bits; W (|S|²/2 numbers, beyond the
+    caches from about a thousand vectors) is read once instead of twice."""
+    for j in range(n):
+        d[j] = 0.0
+    for i in range(n):
+        zi = factor_row(w, krow, i)
+        z[i] = zi
+        for j in range(i + 1):
+            d[j] += w[i, j] * zi
+    pk2 = squares(z, n)
+    return kxx - pk2, pk2
+
+
+@njit(cache=True, fastmath={"reassoc", "contract"})
+def factor_row(w, krow, i):
+    """Σ_{j ≤ i} W[i, j] k_t[j], summed in SIMD order (fastmath: vectorised, ~2.6× faster; the order
+    is fixed for a given i, so resume and chunking stay bit for bit)."""
+    s = 0.0
+    for j in range(i + 1):
+        s += w[i, j] * krow[j]
+    return s
+
+
+@njit(cache=True, fastmath={"contract"})
+def squares(z, n):
+    """‖z‖² summed in order, with a fused multiply-add per term where the machine has one (what the
+    factor's product did when it summed ‖z‖² row by row)."""
     pk2 = 0.0
     for i in range(n):
-        s = 0.0
-        for j in range(i + 1):
-            s += w[i, j] * krow[j]
-        z[i] = s
-        pk2 += s * s
-    return kxx - pk2, pk2
+        pk2 += z[i] * z[i]
+    return pk2
 
 
 @njit(cache=True)

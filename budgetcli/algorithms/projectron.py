@@ -57,7 +57,14 @@ from ..learner import (
 )
 from ..mixing import WithinSpan
 from ..params import ETA, choice
-from ..projection import DEPENDENCE_TOL, factor_grow, factor_of_support, factor_project, factor_solve
+from ..projection import (
+    DEPENDENCE_TOL,
+    factor_grow,
+    factor_of_support,
+    factor_project,
+    factor_project_solve,
+    factor_solve,
+)
 from ..registry import register
 from ..support import sv_fits, sv_put
 
@@ -86,14 +93,17 @@ def projectron_range(S, K, rows, start, book, st, h):
         if margin > 0.0 and not (h.margin_step != NO_MARGIN and margin < 1.0):
             continue
         kxx = self_kernel(K, sq)
-        delta2, pk2 = factor_project(w, krow, z, n, kxx)
+        fig2 = margin <= 0.0 or h.margin_step == PROJECTRON_STEP  # Fig. 2's step: projected or added, d is needed
+        if fig2:
+            delta2, pk2 = factor_project_solve(w, krow, z, d, n, kxx)  # and d = K⁻¹k_t
+        else:
+            delta2, pk2 = factor_project(w, krow, z, n, kxx)
         dependent = delta2 <= DEPENDENCE_TOL * kxx
-        if margin <= 0.0 or h.margin_step == PROJECTRON_STEP:  # Fig. 2's step
+        if fig2:
             if margin <= 0.0:
                 counters[MISTAKES] += 1
             else:
                 counters[MARGIN_UPDATES] += 1
-            factor_solve(w, z, d, n)  # d = K⁻¹k_t: projected or added, it is needed
             if dependent or math.sqrt(delta2) <= h.eta:
                 for i in range(n):
                     touch(alpha, st.avg_sum, st.avg_stamp, i, rnd)
