@@ -69,11 +69,14 @@ def factor_project_solve(w, krow, z, d, n, kxx):
     caches from about a thousand vectors) is read once instead of twice."""
     for j in range(n):
         d[j] = 0.0
-    for i in range(n):
-        zi = factor_row(w, krow, i)
-        z[i] = zi
-        for j in range(i + 1):
-            d[j] += w[i, j] * zi
+    body = n - n % ROWS
+    for i in range(0, body, ROWS):
+        for r in range(i, i + ROWS):
+            z[r] = factor_row(w, krow, r)
+        add_rows(w, z, d, i)
+    for i in range(body, n):
+        z[i] = factor_row(w, krow, i)
+        add_row(w, z, d, i)
     pk2 = squares(z, n)
     return kxx - pk2, pk2
 
@@ -103,10 +106,42 @@ def factor_solve(w, z, d, n):
     """d = Wᵀz = K⁻¹k_t (eq. 7) from `factor_project`'s z: the other half of the product."""
     for j in range(n):
         d[j] = 0.0
-    for i in range(n):
-        zi = z[i]
-        for j in range(i + 1):
-            d[j] += w[i, j] * zi
+    body = n - n % ROWS
+    for i in range(0, body, ROWS):
+        add_rows(w, z, d, i)
+    for i in range(body, n):
+        add_row(w, z, d, i)
+
+
+ROWS = 4  # rows of W that `add_rows` adds to d at once
+
+
+@njit(cache=True)
+def add_rows(w, z, d, i):
+    """d[j] += W[r, j] z[r] for the rows r = i … i+3 and every j ≤ r, as `add_row` four times: each d[j]
+    gets the same terms in the same order (r ascending, a multiply then an add each), so the same bits;
+    but d[j] is read and written once for the four rows instead of four times."""
+    z0, z1, z2, z3 = z[i], z[i + 1], z[i + 2], z[i + 3]
+    for j in range(i + 1):  # the columns all four rows have
+        s = d[j]
+        s += w[i, j] * z0
+        s += w[i + 1, j] * z1
+        s += w[i + 2, j] * z2
+        s += w[i + 3, j] * z3
+        d[j] = s
+    for j in range(i + 1, i + ROWS):  # the triangle's corner: column j gets the rows r ≥ j
+        s = d[j]
+        for r in range(j, i + ROWS):
+            s += w[r, j] * z[r]
+        d[j] = s
+
+
+@njit(cache=True)
+def add_row(w, z, d, i):
+    """d[j] += W[i, j] z[i] for every j ≤ i."""
+    zi = z[i]
+    for j in range(i + 1):
+        d[j] += w[i, j] * zi
 
 
 @njit(cache=True)
