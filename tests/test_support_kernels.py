@@ -72,7 +72,6 @@ def test_dense_copy_gives_bit_identical_kernel_rows(kernel):
 
 
 def test_dense_copy_is_given_up_past_its_limit(monkeypatch):
-
     monkeypatch.setattr(support, "DENSE_LIMIT", 100)
     s = SupportSet(capacity=4, pool_capacity=8, dense=True)
     s.cover(20)
@@ -212,7 +211,6 @@ def test_the_dense_copy_changes_no_run(algorithm, params, limit, monkeypatch):
     """Every learner, with the dense copy and without it (or giving it up when its capacity passes 64 slots
     mid-stream): the same saved state bit for bit.  Along the way the copy must hold exactly the live
     vectors (evictions, removals, Ahpatron's halving, Pegasos' merging all move slots)."""
-
     cls = registry.get(algorithm)
     kw = {"budget": 25} if any(p.name == "budget" for p in cls.params) else {}
     X, y = random_stream(300, 6, seed=9)

@@ -131,18 +131,13 @@ class FourierMap:
         if len(indices) == 0:
             return np.zeros(0, np.int64)
         top, cap = int(indices.max()), max(DIRECT_INDICES, DIRECT_PER_FEATURE * len(self.keys))
-        if top < cap:
-            if top >= len(self.direct):
-                self._widen(top + 1, cap)
-            rows = self.direct[indices]
-            if rows.min() < 0:
-                self._add(unique(indices[rows < 0]))
-                rows = self.direct[indices]
-            return rows
-        distinct, inverse = unique(indices, return_inverse=True)
-        pos = np.minimum(np.searchsorted(self.keys, distinct), max(len(self.keys) - 1, 0))
-        self._add(distinct[~(self.keys[pos] == distinct)] if len(self.keys) else distinct)
-        return self.where[np.searchsorted(self.keys, distinct)][inverse]
+        if len(self.direct) <= top < cap:  # small indices: looked up in the direct table, not searched
+            self._widen(top + 1, cap)
+        rows = self.lookup(indices)
+        if rows.min() < 0:
+            self._add(unique(indices[rows < 0]))
+            rows = self.lookup(indices)
+        return rows
 
     def lookup(self, indices: np.ndarray) -> np.ndarray:
         """The row of Ω of each of these feature indices, −1 for a feature not seen (nothing is added)."""
