@@ -35,13 +35,13 @@ import numpy as np
 from . import fewscores, statecheck
 from ._jit import njit, record
 from .core import gather_rows
-from .kernels import Kernel, sparse_sqnorm
+from .kernels import Kernel, kernel_from_dot, scatter, sparse_sqnorm, unscatter
 from .params import Param
 from .mixing import Mixing
 from .projection import onto_kept, schur_downdate
 from .retired import Retired
 from .rng import randbelow, seed_state
-from .support import COUNT, SupportSet, kernel_row
+from .support import COUNT, DENSE_LIMIT, SupportSet, kernel_row
 
 # Training counters, kept in one int64 array so the compiled loops can update them.
 EXAMPLES, MISTAKES, MARGIN_UPDATES, PROJECTIONS = range(4)
@@ -512,33 +512,18 @@ class KernelLearner:
         is_gone[kept] = False
         gone = np.flatnonzero(is_gone)
 
-        def rows(which):  # the CSR rows `which` of the head
-            return gather_rows(indptr[which], lengths[which], indices, values)
-
-        def kernels(columns, which):  # k(x_t, sv_i) for the rows `which` against the rows `columns`
-            # a dense copy: a multiply-add per feature (support.py: the same bits as the sparse way)
-            out = np.zeros((len(which), len(columns)))
-            if len(which) and len(columns):
-                S = SupportSet.from_csr(*rows(columns), dense=True)
-                kernel_matrix(S.arrays, K, *rows(which), self.scratch, out)
-            return out
-
         self._ensure_scratch(int(indices.max()) + 1 if len(indices) else 0)
-        K = self.kernel.args()
-        if first_gram is None:
-            table = kernels(kept, np.arange(head))  # every row of the head against the survivors
-        else:
-            old = kept[kept < keep]  # kept is sorted: the survivors from `first` come first
-            table = np.empty((head, keep))
-            table[:keep, : len(old)] = first_gram[:, old]
-            table[:keep, len(old) :] = kernels(kept[len(old) :], np.arange(keep))
-            table[keep:] = kernels(kept, np.arange(keep, head))
-        gram, cross = table[kept], table[gone]
+        gram, cross = np.empty((keep, keep)), np.empty((len(gone), keep))
+        known = NO_MATRIX if first_gram is None else first_gram
+        compression_kernels(
+            self.kernel.args(), indptr, indices, values, sq, kept, gone, known, keep, self.scratch, gram, cross
+        )
         kept_gram = gram.copy()
         ridge = 1e-10 * max(float(np.trace(gram)) / keep, 1e-300)
         gram.flat[:: keep + 1] += ridge  # gram + ridge·I, without making I
         beta = np.linalg.solve(gram, cross.T @ sums[gone])
-        return (*rows(kept), sums[kept] + beta), kept_gram
+        survivors = gather_rows(indptr[kept], lengths[kept], indices, values)
+        return (*survivors, sums[kept] + beta), kept_gram
 
     def _self_kernels(self, sq: np.ndarray) -> np.ndarray:
         """k(x, x) of vectors whose squared norms are `sq`."""
@@ -846,6 +831,80 @@ def kernel_matrix(S, K, indptr, indices, values, scratch, out):
         idx = indices[indptr[t] : indptr[t + 1]]
         val = values[indptr[t] : indptr[t + 1]]
         kernel_row(S, K, scratch, idx, val, sparse_sqnorm(val), out[t])
+
+
+@njit(cache=True)
+def compression_kernels(K, indptr, indices, values, sq, kept, gone, known, keep, scratch, gram, cross):
+    """gram[a, b] = k(x_kept[a], x_kept[b]) and cross[g, b] = k(x_gone[g], x_kept[b]) for the rows of a
+    compression's CSR block (`KernelLearner._compress`), sq their squared norms, `scratch` a zeroed
+    work vector as wide as the block's features; between two of the first `keep` rows the value is read
+    from `known` when it has rows (their kernel matrix).
+
+    Each computed value is `kernel_row`'s: the dot product summed over the row's features in order (a
+    feature the column lacks adds a zero), then `kernel_from_dot(K, dot, ‖row‖², ‖column‖²)`; so a
+    value is the same bits whichever compression computed it.  The survivors are copied dense (feature
+    × survivor, as the support set keeps them) while that copy stays within DENSE_LIMIT entries, so that
+    a row's features each add to all the survivors' sums in one contiguous sweep; wider data scatters
+    each survivor in turn instead."""
+    head, n = indptr.shape[0] - 1, kept.shape[0]
+    reuse = known.shape[0] > 0
+    if scratch.shape[0] * n > DENSE_LIMIT:
+        place = np.empty(head, np.int64)  # a row's row of gram (≥ 0), or of cross (−1 − its row)
+        for b in range(n):
+            place[kept[b]] = b
+        for g in range(gone.shape[0]):
+            place[gone[g]] = -1 - g
+        for b in range(n):
+            c = kept[b]
+            scatter(scratch, indices[indptr[c] : indptr[c + 1]], values[indptr[c] : indptr[c + 1]])
+            for r in range(head):
+                if reuse and r < keep and c < keep:
+                    value = known[r, c]
+                else:
+                    dot = 0.0
+                    for j in range(indptr[r], indptr[r + 1]):
+                        dot += values[j] * scratch[indices[j]]
+                    value = kernel_from_dot(K, dot, sq[r], sq[c])
+                if place[r] >= 0:
+                    gram[place[r], b] = value
+                else:
+                    cross[-1 - place[r], b] = value
+            unscatter(scratch, indices[indptr[c] : indptr[c + 1]])
+        return
+    dense = np.zeros((scratch.shape[0], n))
+    for b in range(n):
+        for j in range(indptr[kept[b]], indptr[kept[b] + 1]):
+            dense[indices[j], b] = values[j]
+    out = np.empty(n)
+    is_kept = np.zeros(head, np.bool_)
+    for b in range(n):
+        is_kept[kept[b]] = True
+    a = g = 0  # the row's place in gram, or in cross
+    for r in range(head):
+        target = gram[a] if is_kept[r] else cross[g]
+        if reuse and r < keep:  # the survivors carried over are known; the new ones are few
+            for b in range(n):
+                c = kept[b]
+                if c < keep:
+                    target[b] = known[r, c]
+                else:
+                    dot = 0.0
+                    for j in range(indptr[r], indptr[r + 1]):
+                        dot += values[j] * dense[indices[j], b]
+                    target[b] = kernel_from_dot(K, dot, sq[r], sq[c])
+        else:
+            out[:] = 0.0
+            for j in range(indptr[r], indptr[r + 1]):
+                v = values[j]
+                feature = dense[indices[j]]
+                for b in range(n):
+                    out[b] += v * feature[b]
+            for b in range(n):
+                target[b] = kernel_from_dot(K, out[b], sq[r], sq[kept[b]])
+        if is_kept[r]:
+            a += 1
+        else:
+            g += 1
 
 
 @njit(cache=True)

@@ -8,10 +8,12 @@ import json
 import numpy as np
 import pytest
 
-from budgetcli import modelfile, registry
+from budgetcli import learner, modelfile, registry
+from budgetcli.core import gather_rows
 from budgetcli.kernels import Kernel
 from budgetcli.labels import MulticlassLabels
 from budgetcli.model import Model
+from budgetcli.support import DENSE_LIMIT, SupportSet
 
 from .helpers import chunk_from_dense, random_stream
 from .test_cli import run, write_stream
@@ -273,6 +275,50 @@ def test_the_archive_of_evicted_vectors_is_compressed_onto_its_weightiest_member
         [c for _, _, c in learner.retired[:10]], [sums[r] for r in order[:10]], rtol=1e-8, atol=1e-10
     )
     assert [c for _, _, c in learner.retired[10:]] == [retired[r][2] for r in order[10:]]
+
+
+@pytest.mark.parametrize("kernel", [Kernel("rbf", 0.3), Kernel("poly", 0.5, 1.0, 2), Kernel("linear")])
+@pytest.mark.parametrize("widest", [40, 400_000])  # a dense copy of the survivors, or past DENSE_LIMIT
+@pytest.mark.parametrize("reuse", [False, True])
+def test_a_compression_s_kernel_values_are_kernel_row_s_bits(kernel, widest, reuse):
+    """compression_kernels against kernel_matrix, the loops' own arithmetic (a dense and a sparse
+    support set): every value it computes is the same bits, in gram (survivors × survivors) and cross
+    (the others × survivors), whichever path it takes; with a known matrix of the first `keep` rows,
+    the values among those are read from it and nothing else is."""
+    rng = np.random.default_rng(7)
+    keep, head = 24, 48
+    lengths = rng.integers(0, 30, head)
+    indptr = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
+    indices = np.concatenate([np.sort(rng.choice(np.arange(1, widest), k, replace=False)) for k in lengths])
+    indices = indices.astype(np.int32)
+    values = rng.standard_normal(indptr[-1])
+    sq = np.bincount(np.repeat(np.arange(head), lengths), weights=values * values, minlength=head)
+    ends = [0, keep - 1, keep, head - 1]  # the first and last carried over, the first and last new
+    others = rng.choice(np.setdiff1d(np.arange(head), ends), keep - len(ends), replace=False)
+    kept = np.sort(np.concatenate([ends, others]))
+    gone = np.setdiff1d(np.arange(head), kept)
+    known = -1.0 - np.arange(keep * keep, dtype=float).reshape(keep, keep) if reuse else learner.NO_MATRIX
+    scratch = np.zeros(widest + 1)
+    gram, cross = np.full((keep, keep), np.nan), np.full((len(gone), keep), np.nan)
+    learner.compression_kernels(
+        kernel.args(), indptr, indices, values, sq, kept, gone, known, keep, scratch, gram, cross
+    )
+    assert not scratch.any()
+    assert (scratch.shape[0] * keep > DENSE_LIMIT) == (widest > 40)
+
+    def rows(which):
+        return gather_rows(indptr[which], lengths[which], indices, values)
+
+    for dense in (True, False):
+        S = SupportSet.from_csr(*rows(kept), dense=dense)
+        assert S.keeps_dense == (dense and widest == 40)
+        expected = np.zeros((head, keep))
+        learner.kernel_matrix(S.arrays, kernel.args(), *rows(np.arange(head)), scratch, expected)
+        if reuse:  # rows and survivors both among the first `keep`: read from known
+            carried = np.flatnonzero(kept < keep)
+            expected[np.ix_(np.arange(keep), carried)] = known[:, kept[carried]]
+        assert gram.tobytes() == expected[kept].tobytes()
+        assert cross.tobytes() == expected[gone].tobytes()
 
 
 @pytest.mark.parametrize("algorithm", ["mrbp", "bpegasos"])
