@@ -35,7 +35,6 @@ import errno
 import io
 import os
 import signal
-import socket
 import stat
 import sys
 import tempfile
@@ -224,6 +223,8 @@ def _open_direct(path: str) -> Iterator[IO[bytes]]:
     """A device or FIFO opened for writing (never created: O_CREAT would make a regular file if
     the node vanished meanwhile), or a Unix socket connected to."""
     if stat.S_ISSOCK(os.stat(path).st_mode):
+        import socket  # here: every process writes files, few write to a socket (its import is ~2 ms)
+
         sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
             try:

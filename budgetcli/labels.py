@@ -137,6 +137,11 @@ class MulticlassLabels:
     def encode(self, chunk, source: str = "data") -> np.ndarray:
         """Class indices (int64) of the chunk's labels, adding unseen labels in file order; a label
         past the MAX_CLASSES a model file may hold is a DataError naming its line."""
+        distinct, inverse = unique(chunk.labels, return_inverse=True)
+        index = [self._index.get(v) for v in distinct.tolist()]
+        if None not in index:  # every label known (every block after the first, mostly): no loop
+            keep_spellings(self.spellings, chunk)
+            return np.array(index, np.int64)[inverse]
         out = np.empty(len(chunk.labels), np.int64)
         for row, v in enumerate(chunk.labels.tolist()):
             i = self._index.get(v)

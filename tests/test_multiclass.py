@@ -258,6 +258,9 @@ def test_multiclass_labels_grow_mid_stream_and_keep_spellings():
     later = chunk_from_dense(X, np.array([26.0, 2.0, 5.0]))
     later.label_spellings = {26.0: "26", 2.0: "2.0", 5.0: "5"}
     np.testing.assert_array_equal(labels.encode(later), [2, 1, 0])
+    known = chunk_from_dense(np.ones((5, 1)), np.array([26.0, 5.0, 5.0, 2.0, 26.0]))  # no new label
+    known.label_spellings = {26.0: "26.00", 5.0: "5", 2.0: "2"}
+    np.testing.assert_array_equal(labels.encode(known), [2, 0, 0, 1, 2])
     assert labels.names == ["05", "2", "26"]  # the first spelling wins
     again = labels_from_dict(labels.to_dict())
     assert again.decode(np.array([[0.0, 1.0, -1.0], [3.0, 3.0, 0.0], [0.0, 0.0, 0.1]])) == ["2", "05", "26"]
