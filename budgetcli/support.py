@@ -129,14 +129,7 @@ def kernel_row(S, K, scratch, idx, val, x_sqnorm, out):
     n = S.meta[COUNT]
     D = S.dense
     if D.shape[0] > 0:
-        for i in range(n):
-            out[i] = 0.0
-        for j in range(idx.shape[0]):
-            if idx[j] < D.shape[0]:  # features no support vector has add nothing
-                v = val[j]
-                feature = D[idx[j]]
-                for i in range(n):
-                    out[i] += v * feature[i]
+        dense_dots(D, idx, val, n, out)
     else:
         scatter(scratch, idx, val)
         for i in range(n):
@@ -148,6 +141,57 @@ def kernel_row(S, K, scratch, idx, val, x_sqnorm, out):
         unscatter(scratch, idx)
     for i in range(n):
         out[i] = kernel_from_dot(K, out[i], x_sqnorm, S.sqnorm[i])
+
+
+@njit(cache=True)
+def dense_dots(D, idx, val, n, out):
+    """out[i] = x·sv_i for the slots i < n from the dense copy: x_j·D[j, i] added over x's features in
+    increasing j, from +0.0 (features no support vector has add nothing).  Four features at a time:
+    each out[i] gets the same products in the same order as one feature at a time, so the same bits,
+    but is read and written once per four features."""
+    for i in range(n):
+        out[i] = 0.0
+    k = 0  # features waiting, at most three: (f0, v0), (f1, v1), (f2, v2)
+    f0 = f1 = f2 = 0
+    v0 = v1 = v2 = 0.0
+    for j in range(idx.shape[0]):
+        if idx[j] >= D.shape[0]:
+            continue
+        if k == 0:
+            f0, v0, k = idx[j], val[j], 1
+        elif k == 1:
+            f1, v1, k = idx[j], val[j], 2
+        elif k == 2:
+            f2, v2, k = idx[j], val[j], 3
+        else:
+            a, b, c, e, v3 = D[f0], D[f1], D[f2], D[idx[j]], val[j]
+            for i in range(n):
+                s = out[i]
+                s += v0 * a[i]
+                s += v1 * b[i]
+                s += v2 * c[i]
+                s += v3 * e[i]
+                out[i] = s
+            k = 0
+    if k == 3:
+        a, b, c = D[f0], D[f1], D[f2]
+        for i in range(n):
+            s = out[i]
+            s += v0 * a[i]
+            s += v1 * b[i]
+            s += v2 * c[i]
+            out[i] = s
+    elif k == 2:
+        a, b = D[f0], D[f1]
+        for i in range(n):
+            s = out[i]
+            s += v0 * a[i]
+            s += v1 * b[i]
+            out[i] = s
+    elif k == 1:
+        a = D[f0]
+        for i in range(n):
+            out[i] += v0 * a[i]
 
 
 @njit(cache=True)
