@@ -41,7 +41,7 @@ from .mixing import Mixing
 from .projection import onto_kept, schur_downdate
 from .retired import Retired
 from .rng import randbelow, seed_state
-from .support import COUNT, DENSE_LIMIT, SupportSet, kernel_row
+from .support import COUNT, DENSE_LIMIT, SupportSet, dense_dots, kernel_row
 
 # Training counters, kept in one int64 array so the compiled loops can update them.
 EXAMPLES, MISTAKES, MARGIN_UPDATES, PROJECTIONS = range(4)
@@ -843,9 +843,8 @@ def compression_kernels(K, indptr, indices, values, sq, kept, gone, known, keep,
     Each computed value is `kernel_row`'s: the dot product summed over the row's features in order (a
     feature the column lacks adds a zero), then `kernel_from_dot(K, dot, ‖row‖², ‖column‖²)`; so a
     value is the same bits whichever compression computed it.  The survivors are copied dense (feature
-    × survivor, as the support set keeps them) while that copy stays within DENSE_LIMIT entries, so that
-    a row's features each add to all the survivors' sums in one contiguous sweep; wider data scatters
-    each survivor in turn instead."""
+    × survivor, as the support set keeps them) while that copy stays within DENSE_LIMIT entries, and a
+    row's dot products are kernel_row's sweep (`dense_dots`); wider data scatters each survivor in turn."""
     head, n = indptr.shape[0] - 1, kept.shape[0]
     reuse = known.shape[0] > 0
     if scratch.shape[0] * n > DENSE_LIMIT:
@@ -893,12 +892,7 @@ def compression_kernels(K, indptr, indices, values, sq, kept, gone, known, keep,
                         dot += values[j] * dense[indices[j], b]
                     target[b] = kernel_from_dot(K, dot, sq[r], sq[c])
         else:
-            out[:] = 0.0
-            for j in range(indptr[r], indptr[r + 1]):
-                v = values[j]
-                feature = dense[indices[j]]
-                for b in range(n):
-                    out[b] += v * feature[b]
+            dense_dots(dense, indices[indptr[r] : indptr[r + 1]], values[indptr[r] : indptr[r + 1]], n, out)
             for b in range(n):
                 target[b] = kernel_from_dot(K, out[b], sq[r], sq[kept[b]])
         if is_kept[r]:
