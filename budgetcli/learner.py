@@ -847,12 +847,12 @@ def compression_kernels(K, indptr, indices, values, sq, kept, gone, known, keep,
     row's dot products are kernel_row's sweep (`dense_dots`); wider data scatters each survivor in turn."""
     head, n = indptr.shape[0] - 1, kept.shape[0]
     reuse = known.shape[0] > 0
+    place = np.empty(head, np.int64)  # a row's row of gram (≥ 0), or of cross (−1 − its row)
+    for b in range(n):
+        place[kept[b]] = b
+    for g in range(gone.shape[0]):
+        place[gone[g]] = -1 - g
     if scratch.shape[0] * n > DENSE_LIMIT:
-        place = np.empty(head, np.int64)  # a row's row of gram (≥ 0), or of cross (−1 − its row)
-        for b in range(n):
-            place[kept[b]] = b
-        for g in range(gone.shape[0]):
-            place[gone[g]] = -1 - g
         for b in range(n):
             c = kept[b]
             scatter(scratch, indices[indptr[c] : indptr[c + 1]], values[indptr[c] : indptr[c + 1]])
@@ -875,12 +875,8 @@ def compression_kernels(K, indptr, indices, values, sq, kept, gone, known, keep,
         for j in range(indptr[kept[b]], indptr[kept[b] + 1]):
             dense[indices[j], b] = values[j]
     out = np.empty(n)
-    is_kept = np.zeros(head, np.bool_)
-    for b in range(n):
-        is_kept[kept[b]] = True
-    a = g = 0  # the row's place in gram, or in cross
     for r in range(head):
-        target = gram[a] if is_kept[r] else cross[g]
+        target = gram[place[r]] if place[r] >= 0 else cross[-1 - place[r]]
         if reuse and r < keep:  # the survivors carried over are known; the new ones are few
             for b in range(n):
                 c = kept[b]
@@ -895,10 +891,6 @@ def compression_kernels(K, indptr, indices, values, sq, kept, gone, known, keep,
             dense_dots(dense, indices[indptr[r] : indptr[r + 1]], values[indptr[r] : indptr[r + 1]], n, out)
             for b in range(n):
                 target[b] = kernel_from_dot(K, out[b], sq[r], sq[kept[b]])
-        if is_kept[r]:
-            a += 1
-        else:
-            g += 1
 
 
 @njit(cache=True)
