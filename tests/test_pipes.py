@@ -15,6 +15,7 @@ from click.testing import CliRunner
 from budgetcli.entry import main
 
 from .test_cli import write_stream
+from .test_crash_safety import budgetlearn
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 CLI = f'"{sys.executable}" -m budgetcli'
@@ -115,13 +116,7 @@ def test_ctrl_c_during_predict_leaves_the_old_predictions(tmp_path, trained):
     data, model = trained
     out = tmp_path / "pred.txt"
     out.write_text("old\n")
-    p = subprocess.Popen(
-        [sys.executable, "-m", "budgetcli", "predict", str(model), "-", "-o", str(out)],
-        cwd=PROJECT_ROOT,
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
+    p = budgetlearn("predict", model, "-", "-o", out, stdin=subprocess.PIPE)  # SIGINT as from a terminal
     p.stdin.write((data.read_text() * 20).encode())  # several blocks predicted; the producer then stalls
     p.stdin.flush()
     time.sleep(3.0)
