@@ -8,10 +8,11 @@ import json
 import numpy as np
 import pytest
 
-from budgetcli import learner, modelfile, registry
+from budgetcli import modelfile, registry
 from budgetcli.core import gather_rows
 from budgetcli.kernels import Kernel
 from budgetcli.labels import MulticlassLabels
+from budgetcli.learner import NO_MATRIX, compression_kernels, kernel_matrix
 from budgetcli.model import Model
 from budgetcli.support import DENSE_LIMIT, SupportSet
 
@@ -297,12 +298,10 @@ def test_a_compression_s_kernel_values_are_kernel_row_s_bits(kernel, widest, reu
     others = rng.choice(np.setdiff1d(np.arange(head), ends), keep - len(ends), replace=False)
     kept = np.sort(np.concatenate([ends, others]))
     gone = np.setdiff1d(np.arange(head), kept)
-    known = -1.0 - np.arange(keep * keep, dtype=float).reshape(keep, keep) if reuse else learner.NO_MATRIX
+    known = -1.0 - np.arange(keep * keep, dtype=float).reshape(keep, keep) if reuse else NO_MATRIX
     scratch = np.zeros(widest + 1)
     gram, cross = np.full((keep, keep), np.nan), np.full((len(gone), keep), np.nan)
-    learner.compression_kernels(
-        kernel.args(), indptr, indices, values, sq, kept, gone, known, keep, scratch, gram, cross
-    )
+    compression_kernels(kernel.args(), indptr, indices, values, sq, kept, gone, known, keep, scratch, gram, cross)
     assert not scratch.any()
     assert (scratch.shape[0] * keep > DENSE_LIMIT) == (widest > 40)
 
@@ -313,7 +312,7 @@ def test_a_compression_s_kernel_values_are_kernel_row_s_bits(kernel, widest, reu
         S = SupportSet.from_csr(*rows(kept), dense=dense)
         assert S.keeps_dense == (dense and widest == 40)
         expected = np.zeros((head, keep))
-        learner.kernel_matrix(S.arrays, kernel.args(), *rows(np.arange(head)), scratch, expected)
+        kernel_matrix(S.arrays, kernel.args(), *rows(np.arange(head)), scratch, expected)
         if reuse:  # rows and survivors both among the first `keep`: read from known
             carried = np.flatnonzero(kept < keep)
             expected[np.ix_(np.arange(keep), carried)] = known[:, kept[carried]]
