@@ -452,6 +452,7 @@ def _train_spec(ctx, hypothesis: str | None, sharding: dict | None, options: dic
         sigma=options["sigma"],
         degree=options["degree"],
         coef0=options["coef0"],
+        exp=options["rbf_exp"],
     )
     epochs = options["epochs"] if _given(ctx, "epochs") or not sharding else None  # a sharded checkpoint's
     try:
@@ -1173,6 +1174,7 @@ def tune(
     sigma,
     degree,
     coef0,
+    rbf_exp,
     data,
     **params,
 ):
@@ -1206,7 +1208,7 @@ def tune(
         settings = tune_.settings_of(grid)
         base = TrainSpec(
             algorithm,
-            KernelSpec(kernel, gamma, sigma, degree, coef0),
+            KernelSpec(kernel, gamma, sigma, degree, coef0, rbf_exp),
             params,
             seed,
             epochs,

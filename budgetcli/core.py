@@ -139,6 +139,7 @@ class KernelSpec:
     sigma: float | None = None
     degree: int = 3
     coef0: float = 0.0
+    exp: str = "vectorised"  # rbf: kernels.EXPS, how exp(−γ d²) is computed (kernels.Kernel.exp)
 
     def gamma_for(self, first_chunk_features: int) -> float:
         """γ from gamma or sigma; by default 1/k with k the first chunk's `Chunk.feature_count` (LIBSVM

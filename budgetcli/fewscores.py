@@ -10,7 +10,8 @@ order so that the result is the same to the last bit (tests/test_fewscores.py ch
   terms left to right; `np.cumsum` over [0.0, t_1, t_2, …] is the same sequence of additions
   (trailing +0.0 padding cannot change a sum that never is −0.0);
 - rbf: d2 = (‖x‖² + ‖sv‖²) − 2·dot, clamped at 0, then exp(−γ·d2) through `math.exp`, the same
-  C library exp numba's llvm.exp calls (numpy's own SIMD exp may differ in the last bit);
+  C library exp numba's llvm.exp calls (numpy's own SIMD exp may differ in the last bit), or for a
+  kernel with the vectorised exp through `exponential.exp_array`, the compiled exp_row's steps;
 - the poly kernel is left to numba: numba raises a float to an integer power by repeated
   squaring, Python by the C library's pow.
 """
@@ -21,14 +22,15 @@ import math
 
 import numpy as np
 
-from .kernels import LINEAR, RBF
+from .exponential import exp_array
+from .kernels import LINEAR, RBF, RBF_VECTORISED
 from .support import COUNT, SVArrays
 
 MAX_KERNEL_VALUES = 1 << 16  # above this many k(x, sv) per chunk the compiled loop is cheaper than its start-up
 
 
 def handles(code: int, n_examples: int, n_support: int) -> bool:
-    return code in (LINEAR, RBF) and n_examples * n_support <= MAX_KERNEL_VALUES
+    return code in (LINEAR, RBF, RBF_VECTORISED) and n_examples * n_support <= MAX_KERNEL_VALUES
 
 
 def _sequential_sums(terms: np.ndarray) -> np.ndarray:
@@ -71,11 +73,14 @@ def binary_scores(
         scratch[idx] = val
         dots = _sequential_sums(sv_val * scratch[sv_idx])
         scratch[idx] = 0.0
-        if code == RBF:
+        if code in (RBF, RBF_VECTORISED):
             sq = _sequential_sums((val * val)[None, :])[0]
             d2 = (sq + S.sqnorm[:n]) - 2.0 * dots
             d2[d2 < 0.0] = 0.0
-            k = np.array([math.exp(v) for v in (-gamma * d2).tolist()])
+            if code == RBF:
+                k = np.array([math.exp(v) for v in (-gamma * d2).tolist()])
+            else:
+                k = exp_array(-gamma * d2)
         else:
             k = dots
         out[t] = _sequential_sums((a * k)[None, :])[0]

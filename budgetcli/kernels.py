@@ -18,9 +18,12 @@ from typing import NamedTuple
 
 from ._jit import njit, record
 from .core import KernelSpec
+from .exponential import exp_scalar
 from .params import Param, choice
 
 LINEAR, POLY, RBF = 0, 1, 2
+RBF_VECTORISED = 3  # rbf with exponential.py's exp (`Kernel.exp`); RBF is the C library's
+EXPS = ("vectorised", "libm")  # Kernel.exp; new models take the first
 MAX_DEGREE = 64  # of the poly kernel; a model file may declare no more (statecheck.check_common)
 MAX_LOG10 = 308  # a double holds magnitudes below 1.8e308
 KERNEL_CODES = {"linear": LINEAR, "poly": POLY, "rbf": RBF}
@@ -47,6 +50,13 @@ KERNEL_PARAMS = {
         Param("sigma", float, _SPEC.sigma, "rbf width σ as in exp(−‖x−y‖²/(2σ²)); same as --gamma 1/(2σ²)"),
         Param("degree", int, _SPEC.degree, "poly kernel degree (1 to 64)"),
         Param("coef0", float, _SPEC.coef0, "poly: (γ x·y + coef0)^degree"),
+        choice(
+            "rbf_exp",
+            EXPS,
+            _SPEC.exp,
+            "rbf: exp by fdlibm's method four values at a time, the same bits on every machine (vectorised), "
+            "or by the C library, one at a time (libm: what files written before the choice hold)",
+        ),
     )
 }
 
@@ -55,7 +65,7 @@ KERNEL_PARAMS = {
 class KernelArgs(NamedTuple):
     """A kernel as the compiled code takes it."""
 
-    code: int  # LINEAR, POLY or RBF
+    code: int  # LINEAR, POLY, RBF or RBF_VECTORISED
     gamma: float
     coef0: float
     degree: int
@@ -74,16 +84,22 @@ class Kernel:
     # export and a resumed run all keep (constant: no learner here updates a bias); 0 for every model
     # budgetlearn trains.  Kept with the kernel because every compiled scoring function takes it.
     offset: float = 0.0
+    # rbf: how exp(−γ d²) is computed (EXPS); a file without the field was written with libm's exp, and
+    # is scored and resumed with it, bit for bit.  Other kernels take no exp and keep "libm".
+    exp: str = "libm"
 
     @classmethod
     def of(cls, spec: KernelSpec, first_chunk_features: int) -> "Kernel":
         """The kernel a spec gives on data whose first chunk's largest feature index is that
         (core.KernelSpec.gamma_for); ValueError for a bad value."""
-        return cls(spec.kind, spec.gamma_for(first_chunk_features), spec.coef0, spec.degree)
+        exp = spec.exp if spec.kind == "rbf" else "libm"
+        return cls(spec.kind, spec.gamma_for(first_chunk_features), spec.coef0, spec.degree, exp=exp)
 
     def __post_init__(self):
         if self.kind not in KERNEL_CODES:
             raise ValueError(f"unknown kernel {self.kind!r}; choose one of {', '.join(KERNEL_CODES)}")
+        if self.exp not in EXPS or (self.exp != "libm" and self.kind != "rbf"):
+            raise ValueError(f"the kernel's exp must be one of {', '.join(EXPS)} (rbf only), got {self.exp!r}")
         if self.kind != "linear" and not (self.gamma > 0 and math.isfinite(self.gamma)):
             raise ValueError(f"gamma must be a positive number, got {self.gamma}")
         if not math.isfinite(self.coef0):
@@ -102,7 +118,7 @@ class Kernel:
 
     @property
     def code(self) -> int:
-        return KERNEL_CODES[self.kind]
+        return RBF_VECTORISED if self.exp == "vectorised" else KERNEL_CODES[self.kind]
 
     @property
     def sigma(self) -> float:
@@ -125,6 +141,8 @@ class Kernel:
         out = {"kind": self.kind, "gamma": self.gamma, "coef0": self.coef0, "degree": self.degree}
         if self.offset:  # only an imported model has one: every other file stays as it was
             out["offset"] = self.offset
+        if self.exp != "libm":
+            out["exp"] = self.exp
         return out
 
     @classmethod
@@ -135,18 +153,19 @@ class Kernel:
             coef0=float(d["coef0"]),
             degree=int(d["degree"]),
             offset=float(d.get("offset", 0.0)),
+            exp=d.get("exp", "libm"),
         )
 
 
 @njit(cache=True, inline="always")
 def kernel_from_dot(K, dot, sqnorm_a, sqnorm_b):
     """k(a, b) from a·b and the squared norms (the norms are only used by the RBF kernel)."""
-    if K.code == RBF:
+    if K.code == RBF or K.code == RBF_VECTORISED:
         # ‖a − b‖² = ‖a‖² + ‖b‖² − 2 a·b can come out a hair below zero for a == b: clamp.
         d2 = sqnorm_a + sqnorm_b - 2.0 * dot
         if d2 < 0.0:
             d2 = 0.0
-        return math.exp(-K.gamma * d2)
+        return math.exp(-K.gamma * d2) if K.code == RBF else exp_scalar(-K.gamma * d2)
     if K.code == POLY:
         return (K.gamma * dot + K.coef0) ** K.degree
     return dot
@@ -155,7 +174,7 @@ def kernel_from_dot(K, dot, sqnorm_a, sqnorm_b):
 @njit(cache=True, inline="always")
 def self_kernel(K, sqnorm):
     """k(x, x)."""
-    if K.code == RBF:
+    if K.code == RBF or K.code == RBF_VECTORISED:
         return 1.0
     if K.code == POLY:
         return (K.gamma * sqnorm + K.coef0) ** K.degree

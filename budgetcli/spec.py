@@ -144,7 +144,12 @@ class TrainSpec:
         fields `FROM_MODEL` names), and a running average when the model keeps one."""
         learner = model.learner
         kernel = KernelSpec(
-            learner.kernel.kind, learner.kernel.gamma, None, learner.kernel.degree, learner.kernel.coef0
+            learner.kernel.kind,
+            learner.kernel.gamma,
+            None,
+            learner.kernel.degree,
+            learner.kernel.coef0,
+            learner.kernel.exp,
         )
         hypothesis = self.hypothesis
         if hypothesis is None:  # the model's own setting, as its kernel and parameters are

@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from .core import MAX_INDEX
-from .kernels import MAX_DEGREE
+from .kernels import EXPS, MAX_DEGREE
 from .rng import seed_state
 
 I64, I32, U64, F64 = (np.dtype(t) for t in (np.int64, np.int32, np.uint64, np.float64))
@@ -137,6 +137,8 @@ def check_common(header: dict, arrays: dict, counter_names: tuple) -> None:
             raise ValueError(f"kernel {name} = {kernel.get(name)!r} is not a finite number")
     if type(kernel.get("degree")) is not int or not 0 <= kernel["degree"] <= MAX_DEGREE:
         raise ValueError(f"kernel degree = {kernel.get('degree')!r} is not an integer in 0..{MAX_DEGREE}")
+    if "exp" in kernel and (kernel["exp"] not in EXPS or kernel.get("kind") != "rbf"):
+        raise ValueError(f"kernel exp = {kernel['exp']!r} is not one of {', '.join(EXPS)} of an rbf kernel")
     budget = header["params"].get("budget")
     n = len(arrays["sv_indptr"]) - 1
     # an averaged hypothesis may keep evicted vectors beyond the budget (Model.averaged)

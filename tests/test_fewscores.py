@@ -27,7 +27,9 @@ def compiled_scores(learner, chunk):
     return out
 
 
-@pytest.mark.parametrize("kernel", [Kernel("rbf", 0.04), Kernel("rbf", 0.7), Kernel("linear")])
+@pytest.mark.parametrize(
+    "kernel", [Kernel("rbf", 0.04), Kernel("rbf", 0.7), Kernel("rbf", 0.7, exp="vectorised"), Kernel("linear")]
+)
 @pytest.mark.parametrize("algo,params", [("perceptron", {}), ("projectron++", {"eta": 0.3}), ("rbp", {"budget": 20})])
 @pytest.mark.parametrize("seed", range(3))
 def test_bit_identical_to_compiled_scores(kernel, algo, params, seed):

@@ -203,6 +203,12 @@ CASES = [
         "invalid model: kernel coef0 = nan is not a finite number",
     ),
     Case(
+        "a kernel exp that is neither of the two",
+        "rbp",
+        _set("kernel", "exp", "fast"),
+        "invalid model: kernel exp = 'fast' is not one of vectorised, libm of an rbf kernel",
+    ),
+    Case(
         "more support vectors than the budget",
         "rbp",
         _set("params", "budget", 5),

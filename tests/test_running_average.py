@@ -278,7 +278,9 @@ def test_the_archive_of_evicted_vectors_is_compressed_onto_its_weightiest_member
     assert [c for _, _, c in learner.retired[10:]] == [retired[r][2] for r in order[10:]]
 
 
-@pytest.mark.parametrize("kernel", [Kernel("rbf", 0.3), Kernel("poly", 0.5, 1.0, 2), Kernel("linear")])
+@pytest.mark.parametrize(
+    "kernel", [Kernel("rbf", 0.3), Kernel("rbf", 0.3, exp="vectorised"), Kernel("poly", 0.5, 1.0, 2), Kernel("linear")]
+)
 @pytest.mark.parametrize("widest", [40, 400_000])  # a dense copy of the survivors, or past DENSE_LIMIT
 @pytest.mark.parametrize("reuse", [False, True])
 def test_a_compression_s_kernel_values_are_kernel_row_s_bits(kernel, widest, reuse):

@@ -46,7 +46,7 @@ def data(n=200, seed=0, d=5):
 
 def cli_learner(algorithm, X, y, gamma, **params):
     """The learner the CLI's pipeline builds, trained on the same examples in the same order."""
-    learner = registry.get(algorithm)(Kernel("rbf", gamma), seed=0, **params)
+    learner = registry.get(algorithm)(Kernel.of(KernelSpec(gamma=gamma), 1), seed=0, **params)
     learner.learn(chunk_from_dense(X, y), np.where(y > 0, 1.0, -1.0))
     return learner
 

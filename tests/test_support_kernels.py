@@ -22,7 +22,9 @@ def sparse(v):
 
 @pytest.mark.parametrize("dense", [False, True], ids=["sparse", "dense"])
 @pytest.mark.parametrize(
-    "kernel", [Kernel("rbf", 0.7), Kernel("poly", 0.5, 1.5, 3), Kernel("linear")], ids=lambda k: k.kind
+    "kernel",
+    [Kernel("rbf", 0.7), Kernel("rbf", 0.7, exp="vectorised"), Kernel("poly", 0.5, 1.5, 3), Kernel("linear")],
+    ids=lambda k: k.kind + ("-" + k.exp if k.kind == "rbf" else ""),
 )
 def test_kernel_row_matches_definition(kernel, dense):
     rng = np.random.default_rng(0)
@@ -45,7 +47,9 @@ def test_kernel_row_matches_definition(kernel, dense):
 
 
 @pytest.mark.parametrize(
-    "kernel", [Kernel("rbf", 0.04), Kernel("poly", 0.5, 1.5, 3), Kernel("linear")], ids=lambda k: k.kind
+    "kernel",
+    [Kernel("rbf", 0.04), Kernel("rbf", 0.04, exp="vectorised"), Kernel("poly", 0.5, 1.5, 3), Kernel("linear")],
+    ids=lambda k: k.kind + ("-" + k.exp if k.kind == "rbf" else ""),
 )
 def test_dense_copy_gives_bit_identical_kernel_rows(kernel):
     """The dense copy adds the same products in the same order as the sparse gather: the kernel rows
