@@ -18,7 +18,7 @@ from typing import NamedTuple
 
 from ._jit import njit, record
 from .core import KernelSpec
-from .exponential import exp_scalar
+from .exponential import exp_row, exp_scalar
 from .params import Param, choice
 
 LINEAR, POLY, RBF = 0, 1, 2
@@ -169,6 +169,20 @@ def kernel_from_dot(K, dot, sqnorm_a, sqnorm_b):
     if K.code == POLY:
         return (K.gamma * dot + K.coef0) ** K.degree
     return dot
+
+
+@njit(cache=True)
+def kernel_values(K, out, n, x_sqnorm, sqnorms):
+    """out[i] = k(x, y_i) from out[i] = x·y_i, i < n, with ‖y_i‖² = sqnorms[i]: `kernel_from_dot`'s
+    values, and for the vectorised rbf its steps with the exps four at a time (`exp_row`)."""
+    if K.code == RBF_VECTORISED:
+        for i in range(n):
+            d2 = x_sqnorm + sqnorms[i] - 2.0 * out[i]
+            out[i] = -K.gamma * (0.0 if d2 < 0.0 else d2)
+        exp_row(out, n)
+        return
+    for i in range(n):
+        out[i] = kernel_from_dot(K, out[i], x_sqnorm, sqnorms[i])
 
 
 @njit(cache=True, inline="always")

@@ -35,7 +35,7 @@ import numpy as np
 from . import fewscores, statecheck
 from ._jit import njit, record
 from .core import gather_rows
-from .kernels import Kernel, kernel_from_dot, scatter, sparse_sqnorm, unscatter
+from .kernels import Kernel, kernel_from_dot, kernel_values, scatter, sparse_sqnorm, unscatter
 from .params import Param
 from .mixing import Mixing
 from .projection import onto_kept, schur_downdate
@@ -841,8 +841,9 @@ def compression_kernels(K, indptr, indices, values, sq, kept, gone, known, keep,
     from `known` when it has rows (their kernel matrix).
 
     Each computed value is `kernel_row`'s: the dot product summed over the row's features in order (a
-    feature the column lacks adds a zero), then `kernel_from_dot(K, dot, ‖row‖², ‖column‖²)`; so a
-    value is the same bits whichever compression computed it.  The survivors are copied dense (feature
+    feature the column lacks adds a zero), then `kernel_from_dot(K, dot, ‖row‖², ‖column‖²)` (a row at
+    a time through `kernel_values`: the same bits); so a value is the same bits whichever compression
+    computed it.  The survivors are copied dense (feature
     × survivor, as the support set keeps them) while that copy stays within DENSE_LIMIT entries, and a
     row's dot products are kernel_row's sweep (`dense_dots`); wider data scatters each survivor in turn."""
     head, n = indptr.shape[0] - 1, kept.shape[0]
@@ -874,7 +875,9 @@ def compression_kernels(K, indptr, indices, values, sq, kept, gone, known, keep,
     for b in range(n):
         for j in range(indptr[kept[b]], indptr[kept[b] + 1]):
             dense[indices[j], b] = values[j]
-    out = np.empty(n)
+    kept_sq = np.empty(n)
+    for b in range(n):
+        kept_sq[b] = sq[kept[b]]
     for r in range(head):
         target = gram[place[r]] if place[r] >= 0 else cross[-1 - place[r]]
         if reuse and r < keep:  # the survivors carried over are known; the new ones are few
@@ -888,9 +891,8 @@ def compression_kernels(K, indptr, indices, values, sq, kept, gone, known, keep,
                         dot += values[j] * dense[indices[j], b]
                     target[b] = kernel_from_dot(K, dot, sq[r], sq[c])
         else:
-            dense_dots(dense, indices[indptr[r] : indptr[r + 1]], values[indptr[r] : indptr[r + 1]], n, out)
-            for b in range(n):
-                target[b] = kernel_from_dot(K, out[b], sq[r], sq[kept[b]])
+            dense_dots(dense, indices[indptr[r] : indptr[r + 1]], values[indptr[r] : indptr[r + 1]], n, target)
+            kernel_values(K, target, n, sq[r], kept_sq)
 
 
 @njit(cache=True)

@@ -30,8 +30,7 @@ import numpy as np
 
 from ._jit import njit, record
 from .core import gather_rows
-from .exponential import exp_row
-from .kernels import RBF_VECTORISED, kernel_from_dot, scatter, unscatter
+from .kernels import kernel_values, scatter, unscatter
 
 COUNT, POOL_USED, POOL_GARBAGE = 0, 1, 2
 DENSE_LIMIT = 1 << 21  # most entries (feature × slot) of the dense copy; above it the set stays sparse
@@ -141,14 +140,7 @@ def kernel_row(S, K, scratch, idx, val, x_sqnorm, out):
                 dot += S.pool_val[j] * scratch[S.pool_idx[j]]
             out[i] = dot
         unscatter(scratch, idx)
-    if K.code == RBF_VECTORISED:  # kernel_from_dot's steps, the exps four at a time
-        for i in range(n):
-            d2 = x_sqnorm + S.sqnorm[i] - 2.0 * out[i]
-            out[i] = -K.gamma * (0.0 if d2 < 0.0 else d2)
-        exp_row(out, n)
-        return
-    for i in range(n):
-        out[i] = kernel_from_dot(K, out[i], x_sqnorm, S.sqnorm[i])
+    kernel_values(K, out, n, x_sqnorm, S.sqnorm)
 
 
 @njit(cache=True)
