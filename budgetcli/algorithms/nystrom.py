@@ -88,18 +88,44 @@ START = choice(
 
 @njit(cache=True, inline="always")
 def nystrom_features(M, krow, k, n, z):
-    """z = M κ(x_t): the example's k Nyström features from its kernel row over the n landmarks."""
-    for q in range(k):
+    """z = M κ(x_t): the example's k Nyström features from its kernel row over the n landmarks.  Each z_q
+    is summed over j in order from 0.0, four rows of M at a time: four sums that do not wait on each
+    other, each with the bits it has alone."""
+    q = 0
+    while q + 4 <= k:
+        s0 = s1 = s2 = s3 = 0.0
+        for j in range(n):
+            kj = krow[j]
+            s0 += M[q, j] * kj
+            s1 += M[q + 1, j] * kj
+            s2 += M[q + 2, j] * kj
+            s3 += M[q + 3, j] * kj
+        z[q], z[q + 1], z[q + 2], z[q + 3] = s0, s1, s2, s3
+        q += 4
+    for q in range(q, k):
         s = 0.0
         for j in range(n):
             s += M[q, j] * krow[j]
         z[q] = s
 
 
+@njit(cache=True, inline="always")
+def back_projection(M, z, k, n, out):
+    """out_j = (Mᵀz)_j for j < n, each summed over q in order from 0.0, a row of M at a time: the same
+    sums as one j at a time, four lanes wide instead of one chain of k dependent adds per j."""
+    for j in range(n):
+        out[j] = 0.0
+    for q in range(k):
+        zq = z[q]
+        for j in range(n):
+            out[j] += M[q, j] * zq
+
+
 @njit(cache=True)
 def nogd_range(S, K, rows, start, book, st, h):
     indptr, indices, values, y, scratch, counters = loop_arrays(rows, book)
     alpha, krow, M, z, sc = st.alpha, st.krow, st.nystrom, st.z, book.scalars
+    mz = np.empty(alpha.shape[0])  # Mᵀz
     for t in range(start, y.shape[0]):
         if sc[PHASE] == KERNEL_PHASE and not sv_fits(S, indptr[t + 1] - indptr[t]):  # only phase one stores
             return t
@@ -120,13 +146,11 @@ def nogd_range(S, K, rows, start, book, st, h):
             continue
         k = int(sc[RANK])
         nystrom_features(M, krow, k, n, z)
+        back_projection(M, z, k, n, mz)
         step = h.linear_rate * yt
         for j in range(n):  # α += η₁ y Mᵀz
-            s = 0.0
-            for r in range(k):
-                s += M[r, j] * z[r]
             touch(alpha, st.avg_sum, st.avg_stamp, j, rnd)
-            alpha[j] += step * s
+            alpha[j] += step * mz[j]
     return y.shape[0]
 
 
@@ -214,6 +238,7 @@ class NystromOGD(NystromFamily, KernelLearner):
 def mc_nogd_range(S, K, rows, start, book, st, h):
     indptr, indices, values, y, scratch, counters = loop_arrays(rows, book)
     f, M, z, lam, sc = st.scores, st.nystrom, st.z, st.eigen, book.scalars
+    mz = np.empty(st.coef.shape[0])  # Mᵀz
     for t in range(start, y.shape[0]):
         if sc[PHASE] == KERNEL_PHASE and not sv_fits(S, indptr[t + 1] - indptr[t]):  # only phase one stores
             return t
@@ -252,13 +277,11 @@ def mc_nogd_range(S, K, rows, start, book, st, h):
                     change(st, j, i, s - st.coef[j, i])
             sc[PHASE] = LINEAR_PHASE
         nystrom_features(M, st.krow, k, n, z)
+        back_projection(M, z, k, n, mz)
         step = h.linear_rate / st.scale[0]
         for j in range(n):  # the rows y and r move by ±η₁ Mᵀz
-            s = 0.0
-            for q in range(k):
-                s += M[q, j] * z[q]
-            change(st, j, yt, step * s)
-            change(st, j, r, -step * s)
+            change(st, j, yt, step * mz[j])
+            change(st, j, r, -step * mz[j])
     return y.shape[0]
 
 
