@@ -196,7 +196,19 @@ def features(omega, rowmap, values, lo, hi, z, arithmetic):
     d = z.shape[0] // 2
     for i in range(d):
         z[i] = 0.0
-    for k in range(lo, hi):
+    k = lo
+    while k + 4 <= hi:  # four features a pass: each θ_i adds the same products in the same order, the same bits
+        w0, w1, w2, w3 = omega[rowmap[k]], omega[rowmap[k + 1]], omega[rowmap[k + 2]], omega[rowmap[k + 3]]
+        v0, v1, v2, v3 = values[k], values[k + 1], values[k + 2], values[k + 3]
+        for i in range(d):
+            theta = z[i]
+            theta += v0 * w0[i]
+            theta += v1 * w1[i]
+            theta += v2 * w2[i]
+            theta += v3 * w3[i]
+            z[i] = theta
+        k += 4
+    for k in range(k, hi):
         row, v = rowmap[k], values[k]
         for i in range(d):
             z[i] += v * omega[row, i]
