@@ -17,7 +17,9 @@ A binary budgetlearn model is f(x) = Σ_i α_i k(x, sv_i) with the label map's +
   with the one coefficient row whatever the grouping, so the grouping only keeps the file
   meaningful to tools that read nr_sv;
 - the kernel in LIBSVM's own parameterisation, which is ours (LIBSVM names poly 'polynomial'): rbf exp(−γ‖x−y‖²),
-  poly (γ x·y + coef0)^degree, linear x·y;
+  poly (γ x·y + coef0)^degree, linear x·y (LIBSVM computes exp with the C library: its scores of a
+  model made with `--rbf-exp vectorised` may differ from ours in the last bits, as its ‖x − y‖² does;
+  an imported model keeps the C library's exp, `kernels.Kernel.exp`);
 - numbers with 17 significant digits (``repr``), so LIBSVM reads back the same doubles.
 
 LIBSVM reads labels as C ints, so a label map with a non-integer label is refused; so is a
