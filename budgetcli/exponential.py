@@ -48,10 +48,9 @@ TWO_M64 = 2.0**-64
 SCALE = np.array([2.0 ** (k + 64 if k < SUBNORMAL_K else k) for k in range(K_LOWEST, 1)])
 
 
-@njit(cache=True, inline="always")
-def _reduced(x):
-    """(k as a float, exp(x)/2ᵏ) for x ≤ 0, x clamped to LOWEST (NaN: NaN, NaN)."""
-    x = LOWEST if x < LOWEST else (0.0 if x > 0.0 else x)
+def _steps(x):
+    """(k, exp(x)/2ᵏ) for LOWEST ≤ x ≤ 0 in plain arithmetic: compiled (`_reduced`) and on numpy arrays
+    (`exp_array`), the same operations in the same order."""
     k = (x * INV_LN2 + SHIFT) - SHIFT
     r = (x - k * LN2_HI) - k * LN2_LO
     r2 = r * r
@@ -60,6 +59,15 @@ def _reduced(x):
         (C10 + C11 * r) + (C12 + C13 * r) * r2
     ) * (r4 * r4)
     return k, 1.0 + (r + r2 * q)
+
+
+_compiled_steps = njit(cache=True, inline="always")(_steps)
+
+
+@njit(cache=True, inline="always")
+def _reduced(x):
+    """(k as a float, exp(x)/2ᵏ) for x ≤ 0, x clamped to LOWEST (NaN: NaN, NaN)."""
+    return _compiled_steps(LOWEST if x < LOWEST else (0.0 if x > 0.0 else x))
 
 
 @njit(cache=True)
@@ -88,15 +96,7 @@ def exp_row(v, n):
 
 def exp_array(x: np.ndarray) -> np.ndarray:
     """exp of every element (all ≤ 0), the same bits as `exp_row`, in numpy."""
-    x = np.where(x < LOWEST, LOWEST, np.where(x > 0.0, 0.0, x))
-    k = (x * INV_LN2 + SHIFT) - SHIFT
-    r = (x - k * LN2_HI) - k * LN2_LO
-    r2 = r * r
-    r4 = r2 * r2
-    q = (((C2 + C3 * r) + (C4 + C5 * r) * r2) + ((C6 + C7 * r) + (C8 + C9 * r) * r2) * r4) + (
-        (C10 + C11 * r) + (C12 + C13 * r) * r2
-    ) * (r4 * r4)
-    y = 1.0 + (r + r2 * q)
+    k, y = _steps(np.where(x < LOWEST, LOWEST, np.where(x > 0.0, 0.0, x)))
     with np.errstate(invalid="ignore"):
         ks = np.where(np.isfinite(k), k, 0.0).astype(np.int64)
     return np.where(np.isfinite(y), np.ldexp(y, ks), y)

@@ -63,6 +63,7 @@ from ..multiclass import rival
 from ..params import Param, choice
 from ..registry import register
 from ..rng import MIX1, MIX2, seed_state
+from ..support import dense_dots
 from ..trig import TRIG_LIMIT, cos_sin, reduced_cos_sin
 from .kernel_ogd import CONSTANT, LEARNING_RATE, RATE_SCHEDULE
 
@@ -194,24 +195,7 @@ def features(omega, rowmap, values, lo, hi, z, arithmetic):
     """z = z(x) for the example whose non-zeros are lo..hi of the chunk (rowmap: their rows of Ω); False
     when a θ = ω_iᵀx is not finite (a feature value too large: z then holds NaN, and so will a score)."""
     d = z.shape[0] // 2
-    for i in range(d):
-        z[i] = 0.0
-    k = lo
-    while k + 4 <= hi:  # four features a pass: each θ_i adds the same products in the same order, the same bits
-        w0, w1, w2, w3 = omega[rowmap[k]], omega[rowmap[k + 1]], omega[rowmap[k + 2]], omega[rowmap[k + 3]]
-        v0, v1, v2, v3 = values[k], values[k + 1], values[k + 2], values[k + 3]
-        for i in range(d):
-            theta = z[i]
-            theta += v0 * w0[i]
-            theta += v1 * w1[i]
-            theta += v2 * w2[i]
-            theta += v3 * w3[i]
-            z[i] = theta
-        k += 4
-    for k in range(k, hi):
-        row, v = rowmap[k], values[k]
-        for i in range(d):
-            z[i] += v * omega[row, i]
+    dense_dots(omega, rowmap[lo:hi], values[lo:hi], d, z)  # θ = Ωᵀx, Ω's rows as a dense copy's features
     norm = 1.0 / math.sqrt(d)
     if arithmetic == VECTORISED:
         outside = 0
