@@ -54,8 +54,8 @@ KERNEL_PARAMS = {
             "rbf_exp",
             EXPS,
             _SPEC.exp,
-            "rbf: exp by fdlibm's method four values at a time, the same bits on every machine (vectorised), "
-            "or by the C library, one at a time (libm: what files written before the choice hold)",
+            "rbf: exp in plain arithmetic, four values at a time, the same bits on every machine (vectorised), "
+            "or the C library's, one value at a time (libm: what files written before the choice hold)",
         ),
     )
 }
