@@ -9,10 +9,10 @@ The method: k = round(x / ln 2) (by adding and subtracting 1.5·2⁵², exact be
 |r| ≤ ln2/2; exp(r) = 1 + (r + r²·q(r)), q the Taylor series' 1/2! + r/3! + … + r¹¹/13! (its truncation
 error is below 2⁻⁵⁷ of the result) in Estrin's form: pairs a + b·r, joined by r², r⁴ and r⁸, a chain
 of five steps where Horner's is twelve, so that the lanes are not waiting on each other; then
-exp(x) = exp(r)·2ᵏ.  No division: fdlibm's
-rational form divides, which the compiler leaves scalar on CPUs whose vector divide is slow (Zen 3),
-and then the whole loop runs one value at a time.  Accuracy: within one unit in the last place of the
-C library's exp over the whole range, and equal to it for nine arguments in ten (the test measures both).
+exp(x) = exp(r)·2ᵏ.  No division: fdlibm's rational form divides, which the compiler leaves scalar on
+CPUs whose vector divide is slow (Zen 3), and then the whole loop runs one value at a time.
+Accuracy: within one unit in the last place of the C library's exp over the whole range, and equal to
+it for nine arguments in ten (the test measures both).
 
 The same value three ways, bit for bit (each step an IEEE operation, no fused multiply-adds, which
 neither numba nor numpy make unasked):

@@ -158,14 +158,19 @@ class Kernel:
 
 
 @njit(cache=True, inline="always")
+def rbf_exponent(K, dot, sqnorm_a, sqnorm_b):
+    """−γ‖a − b‖² from a·b and the squared norms.  ‖a − b‖² = ‖a‖² + ‖b‖² − 2 a·b can come out a hair
+    below zero for a == b: clamped at 0."""
+    d2 = sqnorm_a + sqnorm_b - 2.0 * dot
+    return -K.gamma * (0.0 if d2 < 0.0 else d2)
+
+
+@njit(cache=True, inline="always")
 def kernel_from_dot(K, dot, sqnorm_a, sqnorm_b):
     """k(a, b) from a·b and the squared norms (the norms are only used by the RBF kernel)."""
     if K.code == RBF or K.code == RBF_VECTORISED:
-        # ‖a − b‖² = ‖a‖² + ‖b‖² − 2 a·b can come out a hair below zero for a == b: clamp.
-        d2 = sqnorm_a + sqnorm_b - 2.0 * dot
-        if d2 < 0.0:
-            d2 = 0.0
-        return math.exp(-K.gamma * d2) if K.code == RBF else exp_scalar(-K.gamma * d2)
+        x = rbf_exponent(K, dot, sqnorm_a, sqnorm_b)
+        return math.exp(x) if K.code == RBF else exp_scalar(x)
     if K.code == POLY:
         return (K.gamma * dot + K.coef0) ** K.degree
     return dot
@@ -177,8 +182,7 @@ def kernel_values(K, out, n, x_sqnorm, sqnorms):
     values, and for the vectorised rbf its steps with the exps four at a time (`exp_row`)."""
     if K.code == RBF_VECTORISED:
         for i in range(n):
-            d2 = x_sqnorm + sqnorms[i] - 2.0 * out[i]
-            out[i] = -K.gamma * (0.0 if d2 < 0.0 else d2)
+            out[i] = rbf_exponent(K, out[i], x_sqnorm, sqnorms[i])
         exp_row(out, n)
         return
     for i in range(n):

@@ -36,7 +36,7 @@ def test_the_row_the_scalar_and_the_numpy_form_give_the_same_bits():
     array = exp_array(x)
     assert np.array_equal(row.view(np.int64), scalar.view(np.int64))
     assert np.array_equal(row.view(np.int64), array.view(np.int64))
-    assert exp_row is not None and np.isnan(exp_array(np.array([math.nan]))[0]) and math.isnan(exp_scalar(math.nan))
+    assert np.isnan(exp_array(np.array([math.nan]))[0]) and math.isnan(exp_scalar(math.nan))
 
 
 def test_within_one_unit_in_the_last_place_of_the_c_library_s_exp():
