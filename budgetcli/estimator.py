@@ -66,12 +66,12 @@ class KernelSettings:
 
     _learner = "learner"
 
-    def _keep(self, algorithm, kernel, gamma, sigma, degree, coef0, seed) -> None:
+    def _keep(self, algorithm, kernel, gamma, sigma, degree, coef0, rbf_exp, seed) -> None:
         self.algorithm, self.kernel, self.gamma, self.sigma = algorithm, kernel, gamma, sigma
-        self.degree, self.coef0, self.seed = degree, coef0, seed
+        self.degree, self.coef0, self.rbf_exp, self.seed = degree, coef0, rbf_exp, seed
 
     def _train_spec(self, params: dict, **more) -> TrainSpec:
-        kernel = KernelSpec(self.kernel, self.gamma, self.sigma, self.degree, self.coef0)
+        kernel = KernelSpec(self.kernel, self.gamma, self.sigma, self.degree, self.coef0, self.rbf_exp)
         return TrainSpec(self.algorithm, kernel, params, self.seed, **more)
 
     def __getstate__(self):

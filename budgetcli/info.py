@@ -29,7 +29,9 @@ def describe(model, path) -> dict:
         "algorithm": learner.name,
         "params": dict(learner.hyper),
         "seed": learner.seed,
-        "kernel": kernel.to_dict() | {"sigma": kernel.sigma if kernel.kind != "linear" else None},
+        "kernel": kernel.to_dict()
+        | {"sigma": kernel.sigma if kernel.kind != "linear" else None}
+        | ({"exp": kernel.exp} if kernel.kind == "rbf" else {}),  # named too where the file leaves it out (libm's)
         "labels": label_info,
         "hypothesis": model.hypothesis,
         "resume_state": _resume_state(model),
@@ -58,7 +60,7 @@ def format_text(d: dict) -> str:
     kernel = {
         "linear": "linear",
         "poly": f"poly (gamma={k['gamma']:g}, coef0={k['coef0']:g}, degree={k['degree']})",
-        "rbf": f"rbf (gamma={k['gamma']:g}, sigma={k['sigma']:g})" if k["sigma"] else "rbf",
+        "rbf": f"rbf (gamma={k['gamma']:g}, sigma={k['sigma']:g}, exp {k['exp']})",
     }[k["kind"]] + (f", bias {k['offset']:g} (an imported LIBSVM model's −rho)" if k.get("offset") else "")
     lab = d["labels"]
     if lab.get("kind") == "binary":

@@ -81,6 +81,9 @@ class BudgetClassifier(KernelSettings, base.MiniBatchClassifier):
         The rbf width instead of γ: exp(−‖x−y‖²/(2σ²)).
     degree, coef0
         Of the poly kernel.
+    rbf_exp
+        How the rbf kernel's exp(−γ d²) is computed, as `train --rbf-exp`: "vectorised" (budgetlearn's
+        own, four values at a time) or "libm" (the C library's); a loaded model keeps its own.
     seed
         Seeds the algorithms that draw random numbers (rbp, mrbp, ...); a seeded run is reproducible.
     average
@@ -109,11 +112,12 @@ class BudgetClassifier(KernelSettings, base.MiniBatchClassifier):
         sigma: float | None = KernelSpec.sigma,
         degree: int = KernelSpec.degree,
         coef0: float = KernelSpec.coef0,
+        rbf_exp: str = KernelSpec.exp,
         seed: int = 0,
         average: bool = False,
         **params,
     ):
-        self._keep(algorithm, kernel, gamma, sigma, degree, coef0, seed)
+        self._keep(algorithm, kernel, gamma, sigma, degree, coef0, rbf_exp, seed)
         self.average = average
         self.params = params
         self._cls = learner_class("BudgetClassifier", algorithm, params)
@@ -347,6 +351,8 @@ class BudgetClassifier(KernelSettings, base.MiniBatchClassifier):
             )
         classifier = cls(**_from_json(extra["params"]))
         classifier.learner = model.learner
+        if model.learner.kernel.kind == "rbf":  # the file's exp (libm's in a file from before the choice)
+            classifier.rbf_exp = model.learner.kernel.exp
         classifier.features = {_from_json(name): j + 1 for j, name in enumerate(extra["features"])}
         classifier._keep_average()
         classifier.classes = {_from_json(label): code for label, code in extra["classes"]}

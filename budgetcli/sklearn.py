@@ -35,6 +35,8 @@ constant, ...) are Python warnings.  Conventions:
   model file): Platt's sigmoid as `budgetlearn calibrate` fits it.
 - gamma=None is train's default 1/k, k the number of features of the first block (the last column
   holding a non-zero), as LIBSVM's 1/#features; sigma is the alternative width exp(−‖x−y‖²/(2σ²)).
+- rbf_exp is `train --rbf-exp`: how the rbf kernel's exp is computed ("vectorised", budgetlearn's own,
+  or "libm", the C library's); `from_model` takes the model's own.
 """
 
 from __future__ import annotations
@@ -72,11 +74,12 @@ class BudgetClassifier(KernelSettings, ClassifierMixin, BaseEstimator):
         sigma=KernelSpec.sigma,
         degree=KernelSpec.degree,
         coef0=KernelSpec.coef0,
+        rbf_exp=KernelSpec.exp,
         seed=0,
         epochs=1,
         **params,
     ):
-        self._keep(algorithm, kernel, gamma, sigma, degree, coef0, seed)
+        self._keep(algorithm, kernel, gamma, sigma, degree, coef0, rbf_exp, seed)
         self.average, self.epochs = average, epochs
         for name, value in params.items():  # checked in fit: scikit-learn estimators do not raise here
             setattr(self, name, value)
@@ -221,6 +224,7 @@ class BudgetClassifier(KernelSettings, ClassifierMixin, BaseEstimator):
             gamma=k.gamma,
             degree=k.degree,
             coef0=k.coef0,
+            rbf_exp=k.exp if k.kind == "rbf" else KernelSpec.exp,  # a file without the field: libm's
             seed=learner.seed,
             **learner.hyper,
         )

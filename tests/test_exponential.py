@@ -4,6 +4,7 @@ within a unit in the last place of the C library's, and a model records which ex
 from __future__ import annotations
 
 import dataclasses
+import json
 import math
 
 import numpy as np
@@ -107,6 +108,11 @@ def test_a_resumed_model_keeps_its_exp_and_goes_on_bit_for_bit(tmp_path, exp):
     _train(*common, "--rbf-exp", exp, tmp_path / "a.txt", "-o", tmp_path / "half.model")
     _train("--resume", tmp_path / "half.model", tmp_path / "b.txt", "-o", tmp_path / "resumed.model")
     assert Model.load(tmp_path / "resumed.model").learner.kernel.exp == exp
+    # info names it, the file's field or (libm) its absence
+    info = CliRunner().invoke(main, ["info", "--json", str(tmp_path / "resumed.model")])
+    assert json.loads(info.stdout)["kernel"]["exp"] == exp
+    info = CliRunner().invoke(main, ["info", str(tmp_path / "resumed.model")])
+    assert f"exp {exp})" in info.stdout
     assert (tmp_path / "resumed.model").read_bytes() == (tmp_path / "whole.model").read_bytes()
     r = CliRunner().invoke(
         main, ["train", "--resume", str(tmp_path / "half.model"), "--rbf-exp", "libm", str(tmp_path / "b.txt")]

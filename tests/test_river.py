@@ -17,6 +17,7 @@ pd = pytest.importorskip("pandas")
 from click.testing import CliRunner  # noqa: E402
 from river import checks, datasets, evaluate, metrics, preprocessing  # noqa: E402
 
+from budgetcli import modelfile  # noqa: E402
 from budgetcli.entry import main  # noqa: E402
 from budgetcli.model import Model  # noqa: E402
 from budgetcli.modelfile import ModelFileError  # noqa: E402
@@ -350,6 +351,47 @@ def test_save_load_and_the_cli_read_the_same_model(tmp_path):
     for x, y in rows[600:]:
         loaded.learn_one(x, y)
     assert_same_learner(loaded.learner, Model.load(tmp_path / "resumed.model").learner)
+
+
+@pytest.mark.parametrize("exp", ["vectorised", "libm"])
+def test_rbf_exp_is_train_s_rbf_exp(tmp_path, exp):
+    """rbf_exp is `train --rbf-exp`, and a loaded classifier keeps its file's exp: libm's for a file from
+    before the choice, whose saved parameters do not name it."""
+    rows = phishing()[:400]
+    model = BudgetClassifier("projectron++", gamma=0.5, eta=0.3, rbf_exp=exp)
+    for x, y in rows:
+        model.learn_one(x, y)
+    columns = {name: j + 1 for j, name in enumerate(rows[0][0])}
+    _, cli = cli_model(
+        tmp_path,
+        rows,
+        columns,
+        lambda y: "+1" if y else "-1",
+        "-a",
+        "projectron++",
+        "--gamma",
+        "0.5",
+        "--eta",
+        "0.3",
+        "--rbf-exp",
+        exp,
+    )
+    assert model.learner.kernel.exp == exp
+    assert_same_learner(model.learner, cli.learner)
+
+    path = tmp_path / "r.model"
+    model.save(path)
+    header, arrays = modelfile.load(path)
+    params = header["river"]["params"]["dict"]  # [name, value] pairs (river._json)
+    assert ["rbf_exp", exp] in params
+    params.remove(["rbf_exp", exp])  # as a file written before rbf_exp was a parameter
+    modelfile.save(path, header, arrays)
+    loaded = BudgetClassifier.load(path)
+    assert loaded.rbf_exp == exp
+    for x, y in rows[:50]:
+        loaded.learn_one(x, y)
+        model.learn_one(x, y)
+    assert_same_learner(loaded.learner, model.learner)
 
 
 def test_save_keeps_names_and_labels_of_several_types(tmp_path):

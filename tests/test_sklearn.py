@@ -44,9 +44,9 @@ def data(n=200, seed=0, d=5):
     return random_stream(n, d, seed)
 
 
-def cli_learner(algorithm, X, y, gamma, **params):
+def cli_learner(algorithm, X, y, gamma, exp=KernelSpec.exp, **params):
     """The learner the CLI's pipeline builds, trained on the same examples in the same order."""
-    learner = registry.get(algorithm)(Kernel.of(KernelSpec(gamma=gamma), 1), seed=0, **params)
+    learner = registry.get(algorithm)(Kernel.of(KernelSpec(gamma=gamma, exp=exp), 1), seed=0, **params)
     learner.learn(chunk_from_dense(X, y), np.where(y > 0, 1.0, -1.0))
     return learner
 
@@ -71,6 +71,28 @@ def test_fit_is_the_online_learner(algorithm, params):
     Xt, _ = data(100, seed=1)
     np.testing.assert_array_equal(clf.decision_function(Xt), ref.decision_function(chunk_from_dense(Xt, np.ones(100))))
     assert list(clf.classes_) == [-1.0, 1.0]
+
+
+@pytest.mark.parametrize("exp", ["vectorised", "libm"])
+def test_rbf_exp_is_train_s_rbf_exp(exp, tmp_path):
+    """rbf_exp is `train --rbf-exp`: the learner of that exp, coefficients and header; `from_model`
+    takes a model's own exp (libm's for a file from before the choice), so that a clone learns with it."""
+    X, y = data()
+    clf = BudgetClassifier("projectron++", eta=0.3, gamma=0.5, rbf_exp=exp).fit(X, y)
+    ref = cli_learner("projectron++", X, y, 0.5, exp, eta=0.3)
+    assert clf.learner_.kernel.exp == exp
+    h1, a1 = clf.learner_.state()
+    h2, a2 = ref.state()
+    assert h1 == h2
+    assert_same_state(a1, a2)
+    path = tmp_path / "m.model"
+    Model(ref, clf.labels_, "running-average").save(path)
+    wrapped = BudgetClassifier.from_model(path)
+    assert wrapped.get_params()["rbf_exp"] == exp
+    again = clone(wrapped).fit(X, y)
+    h3, a3 = again.learner_.state()
+    assert h3 == h2
+    assert_same_state(a3, a2)
 
 
 def test_sparse_input_is_the_same_as_dense():
