@@ -3,7 +3,7 @@ whole process: LIBOKL's `KOL` (RBP, Forgetron, budget Projectron++) and Budgeted
 budgeted Pegasos).  The peers are not part of the project: they are built from their public sources
 (LIBOL/KOL, djurikom/BudgetedSVM) following their own READMEs, and their binaries are given here.
 Build KOL for release (`cmake -DCMAKE_BUILD_TYPE=Release -DEIGEN_DIR=... ..`): its CMakeLists leaves
-the build type open, and without -DNDEBUG its FOGD takes 1.5× as long (docs/BENCHMARK.md).
+the build type open, and without -DNDEBUG its FOGD takes 1.3–1.5× as long (docs/BENCHMARK.md).
 
     python bench/peers.py [TRAIN TEST (default sample_data/a9a sample_data/a9a.t)]
                           [--kol KOL_EXECUTABLE] [--budgetedsvm DIR (holding budgetedsvm-train, -predict)]
