@@ -57,11 +57,13 @@ def _resume_state(model) -> str:
 def format_text(d: dict) -> str:
     params = ", ".join(f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}" for k, v in d["params"].items())
     k = d["kernel"]
-    kernel = {
-        "linear": "linear",
-        "poly": f"poly (gamma={k['gamma']:g}, coef0={k['coef0']:g}, degree={k['degree']})",
-        "rbf": f"rbf (gamma={k['gamma']:g}, sigma={k['sigma']:g}, exp {k['exp']})",
-    }[k["kind"]] + (f", bias {k['offset']:g} (an imported LIBSVM model's −rho)" if k.get("offset") else "")
+    if k["kind"] == "rbf":
+        kernel = f"rbf (gamma={k['gamma']:g}, sigma={k['sigma']:g}, exp {k['exp']})"
+    elif k["kind"] == "poly":
+        kernel = f"poly (gamma={k['gamma']:g}, coef0={k['coef0']:g}, degree={k['degree']})"
+    else:
+        kernel = "linear"
+    kernel += f", bias {k['offset']:g} (an imported LIBSVM model's −rho)" if k.get("offset") else ""
     lab = d["labels"]
     if lab.get("kind") == "binary":
         labels = f"binary: {lab['positive']} (score > 0), {lab['negative']} (score <= 0)"
