@@ -299,6 +299,7 @@ def test_bad_values_are_refused_and_change_nothing():
         (("perceptron",), {"kernel": "sigmoid"}, "unknown kernel 'sigmoid'"),
         (("perceptron",), {"gamma": 1.0, "sigma": 1.0}, "give --gamma or --sigma, not both"),
         (("bpegasos",), {"kernel": "linear"}, "merge"),
+        (("perceptron",), {"rbf_exp": "fast"}, "exp must be one of vectorised, libm"),
     ],
 )
 def test_bad_parameters_fail_at_construction(args, kwargs, message):

@@ -165,6 +165,8 @@ def test_bad_parameters_fail_in_fit_with_a_clear_message():
         BudgetClassifier("svm").fit(X, y)
     with pytest.raises(ValueError, match="--eta must be"):
         BudgetClassifier("projectron", eta=-1.0).fit(X, y)
+    with pytest.raises(ValueError, match="exp must be one of vectorised, libm"):
+        BudgetClassifier("perceptron", rbf_exp="fast").fit(X, y)
 
 
 def test_pickle_and_to_model_predict_the_same(tmp_path):
