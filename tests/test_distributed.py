@@ -1277,3 +1277,41 @@ def test_sharded_forgetrons_learn_data_whose_identical_examples_have_opposite_la
     assert r.exit_code == 0, r.output
     model = Model.load(tmp_path / "m.model").learner
     assert len(model.support) <= 3 and model.counter("examples") == 400
+
+
+def test_nogd_mixes_as_an_expansion_and_maps_the_mixed_landmarks(shards, tmp_path):
+    """Sharded nogd: every mix's union back to B; once the shards have switched, the mixed model is in
+    the linear phase with the Nyström map of the mixed landmarks, M K̂ Mᵀ = I_k on numpy's Gram matrix
+    of them, its rank the one asked for."""
+    from budgetcli.algorithms.nystrom import LINEAR_PHASE, PHASE, RANK
+
+    out = tmp_path / "m.model"
+    args = ["-a", "nogd", "-B", "15", "--rank", "6", "--gamma", "0.5", "--sync-every", "100", "--backend", "serial"]
+    args += ["--save-resume"]
+    r = run("train", *args, "-q", shards / "part-*.svm", "-o", out)
+    assert r.exit_code == 0, r.output
+    learner = Model.load(out, resume=True).learner
+    n, k = len(learner.support), int(learner.scalars[RANK])
+    assert (n, k, learner.scalars[PHASE]) == (15, 6, LINEAR_PHASE)
+    X = dense_rows(learner.support.to_csr(), 4)
+    M = learner.slot["nystrom"][:k, :n]
+    np.testing.assert_allclose(M @ rbf(X, X) @ M.T, np.eye(k), atol=1e-8)
+    # a compact file leaves the map out, and a resumed run makes it again, the same bits
+    compact = tmp_path / "compact.model"
+    assert run("train", *args[:-1], "-q", shards / "part-*.svm", "-o", compact).exit_code == 0
+    again = Model.load(compact, resume=True).learner
+    assert "nystrom" in again.stale
+    again.rebuild_stale()
+    np.testing.assert_array_equal(again.slot["nystrom"][:k, :n], M)
+
+
+@pytest.mark.parametrize("name", ["nogd", "mc-nogd"])
+def test_serial_and_dask_write_the_same_nogd_model_file(shards, class_shards, tmp_path, name):
+    pytest.importorskip("distributed")
+    data = (class_shards if name == "mc-nogd" else shards) / "part-*.svm"
+    args = ["train", "-a", name, "-B", "12", "--gamma", "0.5", "--sync-every", "80", "-q", data, "--backend"]
+    assert run(*args, "serial", "-o", tmp_path / "serial.model").exit_code == 0
+    r = run(*args, "dask", "--jobs", "2", "-o", tmp_path / "dask.model")
+    assert r.exit_code == 0, r.output
+    assert (tmp_path / "serial.model").read_bytes() == (tmp_path / "dask.model").read_bytes()
+    assert len(Model.load(tmp_path / "serial.model").learner.support) == 12

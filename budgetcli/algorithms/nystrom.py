@@ -12,8 +12,9 @@ change again; a round costs B kernel values and O(kB).
 
 It is kept as what it is, a kernel expansion over the landmarks: f(x) = wᵀMκ(x) = αᵀκ(x) with α = Mᵀw,
 and the linear step is α ← α + η₁ y Mᵀ(Mκ(x_t)).  So prediction, the averaged hypothesis, export to
-LIBSVM's format and every interface are the kernel learners' own, and the model file holds the
-landmarks, α and M.
+LIBSVM's format and every interface are the kernel learners' own, and so is sharded training
+(`NystromMixing`).  The model file holds the landmarks and α; M is resume state (`remake_map`: made
+again from the landmarks, the same bits), held only with `--save-resume`, as the Projectron's factor.
 
 `mc-nogd` is the same on the multiclass contract (multiclass.py): phase one stores each updating example
 once with η(e_y − e_r), r the best other class, on the multiclass hinge loss 1 − f_y + f_r > 0; at the
@@ -52,7 +53,7 @@ from ..learner import (
     score_example,
     touch,
 )
-from ..mixing import Unmixable
+from ..mixing import Mixing
 from ..multiclass import MulticlassLearner, change, class_scores, open_class_round, rival, set_row
 from ..params import BUDGET, POSITIVE, choice, count, number
 from ..registry import register
@@ -165,6 +166,32 @@ def nystrom_map(learner, n: int):
     return lam, V, top
 
 
+def remake_map(learner, name: str) -> None:
+    """The map M made again from the landmarks after the switch (the resume state `rebuilt`): the same
+    Gram matrix by the same kernel code and the same eigensolver give the same bits and rank as at the
+    switch.  Before the switch there is no map."""
+    if learner.scalars[PHASE] == LINEAR_PHASE:
+        nystrom_map(learner, len(learner.support))
+
+
+class NystromMixing(Mixing):
+    """A mix of nogd models is the mix of the kernel expansions over their landmarks that they are
+    (f = αᵀκ(x)): the union brought back to B by the budget's compression, as every budgeted learner's.
+    When any shard had switched, the mixed model is in the linear phase, and its map M is made from the
+    mixed landmarks (`nystrom_map`, as the switch makes it); α is kept as mixed, so the mix is exactly
+    the compressed average, and M decides only how the next margin errors move α.  Otherwise the mixed
+    model is still in phase one, and switches when B are stored, as one process does."""
+
+    def scalars(self, shard_scalars: list, shard_counters: list, counters: np.ndarray) -> np.ndarray:
+        out = np.zeros(len(shard_scalars[0]))
+        out[PHASE] = max(s[PHASE] for s in shard_scalars)  # 0 or 2: a report is never mid-switch
+        return out
+
+    def after_mix(self, learner) -> None:
+        learner.stale.discard("nystrom")
+        remake_map(learner, "nystrom")
+
+
 class NystromFamily:
     """What nogd and mc-nogd share besides their loops: the rank's default and its bound, and the check of
     the phase and rank a model file holds (the loops index M by them)."""
@@ -216,8 +243,9 @@ class NystromOGD(NystromFamily, KernelLearner):
     params = (BUDGET, LEARNING_RATE, LINEAR_RATE, RANK_PARAM, START)
     n_scalars = 3
     slot_arrays = KernelLearner.slot_arrays | {"nystrom": "square", "z": "work"}
+    rebuilt = {"nystrom": remake_map}
     loop = nogd_range
-    mixing = Unmixable("nogd's shards would each choose their own landmarks and map: its models cannot be averaged")
+    mixing = NystromMixing()
 
     def _switch(self, rnd: int) -> None:
         """Make the map M from the landmarks' Gram matrix, and w's start, in round `rnd` (not yet counted)."""
@@ -293,6 +321,7 @@ class MulticlassNystromOGD(NystromFamily, MulticlassLearner):
     params = NystromOGD.params
     n_scalars = 3
     slot_arrays = MulticlassLearner.slot_arrays | {"nystrom": "square", "z": "work", "eigen": "work"}
+    rebuilt = NystromOGD.rebuilt
     loop = mc_nogd_range
     mixing = NystromOGD.mixing
 
