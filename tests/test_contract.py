@@ -95,7 +95,6 @@ def test_chunk_boundaries_change_nothing(name, params, run):
 
 @pytest.mark.parametrize("name,params,run", CASES, ids=CASE_IDS)
 def test_saved_state_loads_and_resumes_bit_for_bit(name, params, run):
-    """Bit for bit but for the arrays whose rounding depends on where calls end (helpers.py)."""
     cls = registry.get(name)
     X, y = stream(cls, 300, seed=4)
     whole = learn(learner(name, params), X, y, 300)
