@@ -207,6 +207,19 @@ class Model:
         part folded onto the support vectors (what `predict` uses, the same in both); with `resume`,
         the sums before that fold too, as "unfolded_" + `folded_array`, which a resume goes on from.
         Every 1-D array is stored in the narrowest dtype that holds its values exactly."""
+        try:  # every model written is one that loads: the loader's own checks, before anything is written
+            header, arrays, evicted_folded = self._written(resume)
+            statecheck.check_members(self.learner.name, self.learner.saved_arrays(header, arrays), arrays)
+            _check_state(type(self.learner), header, arrays)
+            modelfile.save(path, header, arrays)
+        except (ValueError, TypeError, KeyError) as exc:
+            raise UnloadableModel(
+                f"the model would not load ({exc.args[0] if exc.args else exc}); nothing written"
+            ) from None
+        self.resume_state, self.evicted_folded = resume, evicted_folded  # what its file holds now
+
+    def _written(self, resume: bool) -> tuple[dict, dict, int | None]:
+        """(header, arrays, evicted_folded) of the file `save` writes."""
         learner = self.learner
         header, arrays = learner.state() if resume else learner.portable_state()
         evicted_folded = self.evicted_folded
@@ -214,11 +227,11 @@ class Model:
             for name in learner.average_arrays:
                 arrays.pop(name)
         else:
-            folded = learner.folded_sums()
-            if folded is not None:
+            predicting = self.scorer()  # the averaged coefficients, as the file's reader makes them: finite
+            if learner.retired and len(learner.support):  # its running sums hold the archive folded in
                 if resume:
                     arrays["unfolded_" + learner.folded_array] = arrays[learner.folded_array]
-                arrays[learner.folded_array] = folded
+                arrays[learner.folded_array] = predicting._sums_view().copy()
             if learner.evicts and evicted_folded is not None:  # Model.inexact_resume; none: an earlier build's
                 evicted_folded += 0 if resume else len(learner.retired)
                 header["evicted_folded"] = evicted_folded
@@ -232,17 +245,7 @@ class Model:
         if self.calibration is not None:
             header["calibration"] = self.calibration
         header["library_version"] = __version__
-        arrays = {name: narrowest(a) for name, a in arrays.items()}
-        try:  # every model written is one that loads: the loader's own checks, before anything is written
-            statecheck.check_members(self.learner.name, self.learner.saved_arrays(header, arrays), arrays)
-            _check_state(type(self.learner), header, arrays)
-            self.scorer()  # a running average's coefficients, as the file's reader makes them: finite
-            modelfile.save(path, header, arrays)
-        except (ValueError, TypeError, KeyError) as exc:
-            raise UnloadableModel(
-                f"the model would not load ({exc.args[0] if exc.args else exc}); nothing written"
-            ) from None
-        self.resume_state, self.evicted_folded = resume, evicted_folded  # what its file holds now
+        return header, {name: narrowest(a) for name, a in arrays.items()}, evicted_folded
 
     @classmethod
     def load(cls, path, resume: bool = False) -> "Model":
