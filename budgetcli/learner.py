@@ -245,7 +245,7 @@ class KernelLearner:
         self.slot = {name: self._new_slot_array(kind, self.support.capacity) for name, kind in self.slot_arrays.items()}
         self.stale: set[str] = set()  # resume-state arrays to rebuild before learning (`rebuilt`)
         self._records = None  # (key, loop_args()) of the last call
-        self.notes: list[str] = []  # what the learner did that a summary should say (a rebuild)
+        self.notes: list[str] = []  # what the summary says of the run (a resume: pipeline.train; mixes: distributed)
 
     # ---- parameters -------------------------------------------------------------------------
     @classmethod
