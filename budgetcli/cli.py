@@ -43,7 +43,7 @@ from .progress import Progress
 from .export import IMPORTABLE
 from .model import HYPOTHESES, Model, UnloadableModel
 from .modelfile import ModelFileError
-from .spec import AVERAGES, BACKENDS, FROM_MODEL, Sharding, TrainSpec
+from .spec import AVERAGES, BACKENDS, FROM_MODEL, NotResumable, Sharding, TrainSpec, refuse_resume
 from .synthetic import GENERATORS
 
 ALGORITHMS = algorithms.load_all()
@@ -476,24 +476,17 @@ def _train_spec(ctx, hypothesis: str | None, sharding: dict | None, options: dic
 
 def _resumed(ctx, resume_path: str, hypothesis: str | None) -> Model:
     """The model `--resume` continues, refused when a setting the model keeps is given (the TrainSpec
-    fields FROM_MODEL), or when it cannot go on."""
+    fields FROM_MODEL), or when it cannot go on (spec.refuse_resume, every edge's rule)."""
     given = [p.opts[-1] for p in ctx.command.params if _spec_field(p.name) in FROM_MODEL and _given(ctx, p.name)]
     if given:
         raise click.UsageError(f"--resume continues the model's own settings; drop {', '.join(given)}")
     resume = _load(resume_path, resume=True)
-    if resume.hypothesis not in ("online", "running-average", "last"):
-        fail(f"{resume_path}: an averaged batch model cannot be resumed; resume the online model")
-    if hypothesis in AVERAGES + ("running-average",) and resume.hypothesis != "running-average":
-        if resume.learner.evicts or not resume.learner.average_kept:
-            lost = (
-                f"the vectors {resume.learner.name} evicted before this run were not kept"
-                if resume.learner.evicts
-                else "its file does not hold the running sums (a model trained without --average)"
-            )
-            raise click.UsageError(
-                f"{resume_path}: {lost}, so its average cannot be completed; "
-                + ("use --method last" if hypothesis in AVERAGES else "resume with --hypothesis last")
-            )
+    try:
+        refuse_resume(resume, hypothesis)
+    except NotResumable as exc:
+        if exc.settings:
+            raise click.UsageError(f"{resume_path}: {exc}") from None
+        fail(f"{resume_path}: {exc}")
     return resume
 
 

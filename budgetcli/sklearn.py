@@ -182,12 +182,12 @@ class BudgetClassifier(KernelSettings, ClassifierMixin, BaseEstimator):
             epochs=epochs,
             hypothesis="running-average" if self.average else "online",
         )
-        if spec.algorithm is None:
+        resume = self.to_model() if self.__sklearn_is_fitted__() else None
+        if spec.algorithm is None and resume is None:  # a fitted model goes on with its own
             spec = spec.choosing(n_classes)
         values = np.array([self._values[c] for c in column_or_1d(y).tolist()], np.float64)
         chunk = csr_chunk(X, values)
         chunk.label_spellings = {v: s for v, s in self._spellings().items() if v in set(values.tolist())}
-        resume = self.to_model() if self.__sklearn_is_fitted__() else None
         try:
             result = pipeline.train(spec, chunk, resume)
         except DataError as exc:
