@@ -446,14 +446,7 @@ def _given(ctx, name: str) -> bool:
 def _train_spec(ctx, hypothesis: str | None, sharding: dict | None, options: dict) -> TrainSpec:
     """The run's TrainSpec from the command line, checked: one line per rule (exit 2)."""
     params = {name: options[name] for name in registry.params() if options.get(name) is not None}
-    kernel = KernelSpec(
-        kind=options["kernel"],
-        gamma=options["gamma"],
-        sigma=options["sigma"],
-        degree=options["degree"],
-        coef0=options["coef0"],
-        exp=options["rbf_exp"],
-    )
+    kernel = KernelSpec.from_params(options)
     epochs = options["epochs"] if _given(ctx, "epochs") or not sharding else None  # a sharded checkpoint's
     try:
         return TrainSpec(
@@ -1162,14 +1155,8 @@ def tune(
     csv_path,
     save_best,
     hypothesis,
-    kernel,
-    gamma,
-    sigma,
-    degree,
-    coef0,
-    rbf_exp,
     data,
-    **params,
+    **options,
 ):
     """Train every (setting, permutation) pair of a parameter grid in parallel and print mean ± std
     of the online mistake rate, support size, test accuracy and seconds per setting.
@@ -1182,7 +1169,8 @@ def tune(
     refers to the warnings of a setting's runs, listed under the table (and in --json and --csv);
     a setting with a run that ended with no support vector is marked "nothing learned" and ranks
     after every setting that learned something, whatever --sort says."""
-    params = {k: v for k, v in params.items() if v is not None}
+    kernel = KernelSpec.from_params(options)
+    params = {k: v for k, v in options.items() if k in registry.params() and v is not None}
     if data == "-":
         raise click.UsageError("tune reads DATA once per run: give a file, not '-'")
     if jobs == 0 or jobs < -1:
@@ -1197,11 +1185,11 @@ def tune(
             fail(f"{path}: cannot write: {problem}")
     try:
         grid = tune_.parse_grid(list(grids), algorithm)
-        _no_grid_contradiction(grid, params, gamma, sigma)
+        _no_grid_contradiction(grid, params, kernel.gamma, kernel.sigma)
         settings = tune_.settings_of(grid)
         base = TrainSpec(
             algorithm,
-            KernelSpec(kernel, gamma, sigma, degree, coef0, rbf_exp),
+            kernel,
             params,
             seed,
             epochs,

@@ -41,6 +41,7 @@ constant, ...) are Python warnings.  Conventions:
 
 from __future__ import annotations
 
+import dataclasses
 import warnings
 
 import numpy as np
@@ -216,16 +217,14 @@ class BudgetClassifier(KernelSettings, ClassifierMixin, BaseEstimator):
 
             model = load(model)
         learner = model.learner
-        k = learner.kernel
+        kernel = learner.kernel.spec()
+        if kernel.kind != "rbf":  # only rbf takes an exp (a file without the field: libm's)
+            kernel = dataclasses.replace(kernel, exp=KernelSpec.exp)
         clf = cls(
             learner.name,
             average=model.hypothesis == "running-average",
-            kernel=k.kind,
-            gamma=k.gamma,
-            degree=k.degree,
-            coef0=k.coef0,
-            rbf_exp=k.exp if k.kind == "rbf" else KernelSpec.exp,  # a file without the field: libm's
             seed=learner.seed,
+            **kernel.params(),
             **learner.hyper,
         )
         classes = np.array(sorted(model.labels.classes), np.float64)

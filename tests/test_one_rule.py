@@ -76,3 +76,15 @@ def test_a_resumed_spec_that_names_other_settings_is_refused_not_silently_replac
     # the model's own values, or the defaults, are no contradiction
     same = budgetcli.TrainSpec("projectron++", budgetcli.KernelSpec(gamma=0.5), {"eta": 0.3})
     assert budgetcli.train(same, X[:10], y[:10], resume=model).learner.counter("examples") == 310
+
+
+# ---- the kernel's settings -----------------------------------------------------------------------
+
+
+def test_a_kernel_spec_is_made_from_its_options_in_one_place():
+    from budgetcli.core import KernelSpec
+    from budgetcli.kernels import KERNEL_PARAMS
+
+    assert sorted(KernelSpec.PARAM_NAMES.values()) == sorted(KERNEL_PARAMS)
+    spec = KernelSpec("poly", 0.5, None, 4, 1.5, "libm")
+    assert KernelSpec.from_params(spec.params() | {"eta": 0.1}) == spec
