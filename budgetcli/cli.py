@@ -67,6 +67,16 @@ class AlgorithmName(click.ParamType):
         return [CompletionItem(n) for n in sorted(ALGORITHMS) if n.startswith(incomplete.lower())]
 
 
+class Jobs(click.types.IntParamType):
+    """A --jobs value, by the rule every edge checks (bounds.check_jobs)."""
+
+    def convert(self, value, param, ctx):
+        try:
+            return bounds.check_jobs(super().convert(value, param, ctx))
+        except ValueError as exc:
+            self.fail(str(exc), param, ctx)
+
+
 # positional paths: typed so that the shells complete them as files (click's Path, no check made here)
 DATA_PATH = click.Path(allow_dash=True)
 MODEL_PATH = click.Path()
@@ -314,10 +324,10 @@ class _MoreData(click.Argument):
 @click.option(
     "-j",
     "--jobs",
-    type=click.IntRange(min=1),
+    type=Jobs(),
     default=1,
     show_default=True,
-    help="--backend dask: worker processes of the local cluster started for the run.",
+    help="--backend dask: worker processes of the local cluster started for the run (-1: one per core).",
 )
 @click.option(
     "--scheduler", default=None, metavar="ADDRESS", help="--backend dask: the scheduler of a running cluster."
@@ -754,7 +764,7 @@ def _load(model_path, resume: bool = False, data: str | None = None) -> Model:
 @click.option(
     "-j",
     "--jobs",
-    type=int,
+    type=Jobs(),
     default=1,
     show_default=True,
     help="Worker processes (-1: one per core), each reading its own byte range of DATA; the output is "
@@ -762,8 +772,6 @@ def _load(model_path, resume: bool = False, data: str | None = None) -> Model:
 )
 def predict(model_path, data, output, scores, proba, skip_bad_lines, jobs):
     """Predict one label per example of DATA, in input order."""
-    if jobs == 0 or jobs < -1:
-        raise click.UsageError("--jobs must be ≥ 1, or -1 for one per core")
     if scores and proba:
         raise click.UsageError("--scores and --proba are two outputs; choose one")
     _refuse_same_files([("MODEL", model_path), ("DATA", data)], [("-o", output)])
@@ -1098,7 +1106,7 @@ def _no_grid_contradiction(grid, params: dict, gamma, sigma) -> None:
 @click.option(
     "-j",
     "--jobs",
-    type=int,
+    type=Jobs(),
     default=1,
     show_default=True,
     help="Runs at once (-1: one per core). With dask, the cluster's workers decide.",
@@ -1173,8 +1181,6 @@ def tune(
     params = {k: v for k, v in options.items() if k in registry.params() and v is not None}
     if data == "-":
         raise click.UsageError("tune reads DATA once per run: give a file, not '-'")
-    if jobs == 0 or jobs < -1:
-        raise click.UsageError("--jobs must be ≥ 1, or -1 for one per core")
     sort = sort or ("test-accuracy" if test else "error")
     if sort == "test-accuracy" and not test:
         raise click.UsageError("--sort test-accuracy needs --test")

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, fields, replace
 
-from . import algorithms, registry  # noqa: F401  (algorithms: registered for lookups)
+from . import algorithms, bounds, registry  # noqa: F401  (algorithms: registered for lookups)
 from .core import KernelSpec, gamma_from_sigma
 
 # What a model predicts with (model.HYPOTHESES): the online learner's last hypothesis f_T or its running
@@ -56,6 +56,7 @@ class Sharding:
             )
         if self.sync == "dynamic" and self.divergence is None:
             raise ValueError("--sync dynamic needs --divergence Δ")
+        bounds.check_jobs(self.jobs)
         if self.sync_every is not None and not (type(self.sync_every) is int and self.sync_every >= 1):
             raise ValueError(f"--sync-every {self.sync_every!r}: give a whole number ≥ 1")
 

@@ -88,3 +88,23 @@ def test_a_kernel_spec_is_made_from_its_options_in_one_place():
     assert sorted(KernelSpec.PARAM_NAMES.values()) == sorted(KERNEL_PARAMS)
     spec = KernelSpec("poly", 0.5, None, 4, 1.5, "libm")
     assert KernelSpec.from_params(spec.params() | {"eta": 0.1}) == spec
+
+
+# ---- --jobs ----------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("jobs", ["0", "-2", "1.5"])
+def test_every_jobs_option_and_sharding_take_one_rule(stream, jobs):
+    folder, _, _ = stream
+    rule = "give a whole number ≥ 1, or -1 for one per core"
+    data, model = folder / "train", folder / "j.model"
+    for args in (
+        ("predict", "--jobs", jobs, model, data),
+        ("tune", "-a", "perceptron", "--jobs", jobs, data),
+        ("train", "-a", "perceptron", "--backend", "dask", "--jobs", jobs, data, "-o", model),
+    ):
+        r = run(*args)
+        assert r.exit_code == 2 and ("is not a valid integer" in r.output if jobs == "1.5" else rule in r.output), args
+    if jobs != "1.5":
+        with pytest.raises(ValueError, match=rule):
+            budgetcli.Sharding((str(data),), jobs=int(jobs))
