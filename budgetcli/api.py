@@ -97,11 +97,7 @@ def calibrate(model: Model, data, y=None, skip_bad_lines: bool = False) -> Model
 def _chunk(X, y) -> Chunk:
     from .estimator import csr_chunk
 
-    labels = np.asarray(y, np.float64)
-    if labels.shape != (X.shape[0],):
-        raise ValueError(f"y has shape {labels.shape}; X has {X.shape[0]} rows")
-    if not np.isfinite(labels).all():
-        raise ValueError("y holds a value that is not a finite number")
-    chunk = csr_chunk(X, labels)
+    chunk = csr_chunk(X, y)
+    labels = chunk.labels
     chunk.label_spellings = {float(v): format(v, "g") for v in unique(labels)}
     return chunk

@@ -50,7 +50,7 @@ class Model:
         hypothesis the model predicts with (the averaged one for a running-average model)."""
         from .estimator import csr_chunk
 
-        return self.scorer().decision_function(csr_chunk(X, np.zeros(X.shape[0])))
+        return self.scorer().decision_function(csr_chunk(X))
 
     def predict(self, X) -> np.ndarray:
         """The label values the model predicts for the rows of X, as `budgetlearn predict` does."""
