@@ -17,7 +17,7 @@ import warnings
 import numpy as np
 
 from . import metrics, pipeline
-from .core import Chunk, DataError, KernelSpec, unique  # noqa: F401  (names of the API)
+from .core import Chunk, DataError, KernelSpec, shortest_text, unique  # noqa: F401  (names of the API)
 from .model import Model
 from .spec import Sharding, TrainSpec  # noqa: F401
 
@@ -98,6 +98,5 @@ def _chunk(X, y) -> Chunk:
     from .estimator import csr_chunk
 
     chunk = csr_chunk(X, y)
-    labels = chunk.labels
-    chunk.label_spellings = {float(v): format(v, "g") for v in unique(labels)}
+    chunk.label_spellings = {float(v): shortest_text(v) for v in unique(chunk.labels)}
     return chunk

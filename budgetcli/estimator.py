@@ -1,7 +1,7 @@
 """What the scikit-learn and River classes (sklearn.py, river.py) share: their settings and pickling
-(`KernelSettings`), checking an algorithm's parameters, a CSR Chunk of an array, learning with a row
-that overflows named.  Neither scikit-learn nor River is imported here, so each class needs only its
-own library."""
+(`KernelSettings`), checking an algorithm's parameters, and the one door from arrays to the compiled
+code (`csr_chunk`, `checked_labels`), which the Python API takes too.  Neither scikit-learn nor River
+is imported here, so each class needs only its own library."""
 
 from __future__ import annotations
 
@@ -10,7 +10,6 @@ import scipy.sparse as sp
 
 from . import algorithms, registry  # noqa: F401  (algorithms: registered for lookups)
 from .core import MAX_INDEX, Chunk, DataError, KernelSpec
-from .learner import Overflow
 from .spec import TrainSpec
 
 
@@ -119,13 +118,3 @@ class KernelSettings:
             setattr(self, self._learner, learner)
         elif not self._learner.endswith("_"):  # River's: None before it learns; scikit-learn's: absent until fit
             setattr(self, self._learner, None)
-
-
-def learn(learner, chunk: Chunk, y: np.ndarray, rows: str = "row") -> None:
-    """learner.learn(chunk, y), a row whose numbers overflow as a ValueError naming it (`rows`: how the
-    caller's user names a row, e.g. "X")."""
-    try:
-        learner.learn(chunk, y)
-    except Overflow as exc:
-        where = f"X[{exc.row}]" if rows == "X" else f"{rows} {exc.row}"
-        raise ValueError(f"{where}: {exc.reason}") from None

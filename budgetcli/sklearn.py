@@ -27,8 +27,9 @@ constant, ...) are Python warnings.  Conventions:
 - `fit` makes `epochs` passes over X in the given order (nothing shuffled: a seeded run is
   reproducible); `partial_fit` makes one pass and keeps all state, exactly like `train --resume`.
   Classes may arrive mid-stream (through `classes=` or from y).
-- Numeric classes are the model's label values (a model file keeps them); other classes (strings)
-  are numbered in order of arrival.  Two classes: decision_function > 0 means `classes_[1]`
+- Numeric classes are the model's label values (a model file keeps them), and so are string classes
+  that spell a number as a data file's label does ('-1' is the label -1); other classes take the
+  smallest whole numbers ≥ 0 no class takes, in order of arrival (labels.label_values).  Two classes: decision_function > 0 means `classes_[1]`
   (scikit-learn's convention), and it is the learner's f, negated when the learner's +1 class is
   `classes_[0]` (the larger class came first, alone).  More: one column per class of `classes_`.
 - predict_proba exists once the model is calibrated (`calibrate` on held-out data, or a calibrated
@@ -51,9 +52,9 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
 from . import pipeline, registry
-from .core import DataError, KernelSpec
+from .core import DataError, KernelSpec, shortest_text
 from .estimator import KernelSettings, csr_chunk, learner_class
-from .labels import spelling_problem
+from .labels import kept_spelling, label_values
 from .model import Model
 
 _CHECK = dict(accept_sparse="csr", dtype=np.float64)
@@ -150,26 +151,20 @@ class BudgetClassifier(KernelSettings, ClassifierMixin, BaseEstimator):
 
     def _start(self, classes) -> None:
         self.classes_ = np.asarray(classes)
-        numeric = self.classes_.dtype.kind in "iufb"
-        # the model's label value of each class: the number itself, else its place in order of arrival
-        self._values = {c: float(c) if numeric else float(i) for i, c in enumerate(self.classes_.tolist())}
-        self._numeric = numeric
+        self._numeric = self.classes_.dtype.kind in "iufb"
+        self._values = label_values(self.classes_.tolist())  # the model's label value of each class
 
     def _add_classes(self, known) -> None:
         new = [c for c in known.tolist() if c not in self._values]
         if not new:
             return
-        for c in new:
-            self._values[c] = float(c) if self._numeric else float(len(self._values))
+        self._values = label_values(new, self._values)
         self.classes_ = np.unique(np.concatenate([self.classes_, np.asarray(new, dtype=self.classes_.dtype)]))
 
     def _spellings(self) -> dict:
-        """The label spellings a model file keeps: the class as written, when a file can keep it."""
-        out = {}
-        for c, v in self._values.items():
-            text = format(v, "g") if self._numeric else str(c)
-            out[v] = text if spelling_problem(text) is None else format(v, "g")
-        return out
+        """The label spellings a model file keeps: a number's shortest text, another class as written
+        (labels.kept_spelling)."""
+        return {v: shortest_text(v) if self._numeric else kept_spelling(v, str(c)) for c, v in self._values.items()}
 
     def _train(self, X, y, epochs: int, n_classes: int) -> None:
         if self.algorithm is None and self._algorithm_params():
