@@ -29,9 +29,10 @@ constant, ...) are Python warnings.  Conventions:
   Classes may arrive mid-stream (through `classes=` or from y).
 - Numeric classes are the model's label values (a model file keeps them), and so are string classes
   that spell a number as a data file's label does ('-1' is the label -1); other classes take the
-  smallest whole numbers ≥ 0 no class takes, in order of arrival (labels.label_values).  Two classes: decision_function > 0 means `classes_[1]`
-  (scikit-learn's convention), and it is the learner's f, negated when the learner's +1 class is
-  `classes_[0]` (the larger class came first, alone).  More: one column per class of `classes_`.
+  smallest whole numbers ≥ 0 no class takes, in order of arrival (labels.label_values).  Two
+  classes: decision_function > 0 means `classes_[1]` (scikit-learn's convention), and it is the
+  learner's f, negated when the learner's +1 class is `classes_[0]` (the larger class came first,
+  alone).  More: one column per class of `classes_`.
 - predict_proba exists once the model is calibrated (`calibrate` on held-out data, or a calibrated
   model file): Platt's sigmoid as `budgetlearn calibrate` fits it.
 - gamma=None is train's default 1/k, k the number of features of the first block (the last column
