@@ -57,7 +57,9 @@ class Chunk:
     """A block of examples in CSR form."""
 
     indptr: np.ndarray  # int64, (n + 1,)
-    indices: np.ndarray  # int32, the data file's indices (≥ 0; an array's column j is j + 1), increasing in a row
+    indices: (
+        np.ndarray
+    )  # int32, the data file's indices (≥ 0; an array's column j is j + Model.first_index), increasing
     values: np.ndarray  # float64
     labels: np.ndarray  # float64, (n,)
     line_numbers: np.ndarray  # int64, (n,), 1-based line of each example
@@ -78,7 +80,12 @@ class Chunk:
         index 0 occurs (so that a 0-based file and its 1-based copy get the same γ)."""
         if not len(self.indices):
             return 0
-        return int(self.indices.max()) + int(bool((self.indices == 0).any()))
+        return int(self.indices.max()) + int(self.holds_index_zero)
+
+    @property
+    def holds_index_zero(self) -> bool:
+        """Index 0 occurs: the data numbers its features from 0 (model.Model.first_index)."""
+        return bool(len(self.indices)) and int(self.indices.min()) == 0
 
     @property
     def csr(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

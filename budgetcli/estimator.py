@@ -27,16 +27,17 @@ def learner_class(owner: str, algorithm: str, params: dict) -> type:
     return cls
 
 
-def csr_chunk(X, labels=None, columns: np.ndarray | None = None) -> Chunk:
+def csr_chunk(X, labels=None, columns: np.ndarray | None = None, first_index: int = 1) -> Chunk:
     """A CSR Chunk of X (numpy or scipy.sparse), explicit zeros dropped, indices sorted: the one door
     from arrays to the compiled code (the Python API, the scikit-learn and River classes, to learn and
     to predict), so every one of them refuses what it refuses, in the same words.  X must be 2-D with
     finite values (a DataError naming the first bad row, `X:ROW`); `labels` (None: to predict) go
     through `checked_labels`.
 
-    `columns[j]` is the learner's feature index of X's column j (increasing in j); by default j + 1,
-    the index a 1-based data file gives that column (so a model trained on the file predicts on the array
-    scikit-learn's load_svmlight_file reads from it)."""
+    `columns[j]` is the learner's feature index of X's column j (increasing in j); by default j +
+    `first_index`, the model's numbering (model.Model.first_index: 1, the index a 1-based data file gives
+    that column, or 0 for a model of 0-based data), so that a model trained on a file predicts on the
+    array scikit-learn's load_svmlight_file reads from it, and the other way round."""
     X = sp.csr_matrix(X if sp.issparse(X) else _two_dimensional(X), dtype=np.float64, copy=True)
     n = X.shape[0]
     labels = np.zeros(n) if labels is None else checked_labels(labels, n)
@@ -44,7 +45,7 @@ def csr_chunk(X, labels=None, columns: np.ndarray | None = None) -> Chunk:
     if not finite.all():
         row = int(np.searchsorted(X.indptr, np.flatnonzero(~finite)[0], side="right"))
         raise DataError("X", row, None, "a feature value is not a finite number (the kernels need finite values)")
-    largest = X.shape[1] if columns is None else int(np.max(columns, initial=-1))
+    largest = X.shape[1] - 1 + first_index if columns is None else int(np.max(columns, initial=-1))
     if largest > MAX_INDEX:  # a feature index must fit the 32 bits the loops index with, as in a data file
         raise ValueError(
             f"X has {X.shape[1]:,} columns; budgetlearn takes at most {MAX_INDEX:,} features (as a LIBSVM "
@@ -53,7 +54,7 @@ def csr_chunk(X, labels=None, columns: np.ndarray | None = None) -> Chunk:
     X.sum_duplicates()
     X.eliminate_zeros()
     X.sort_indices()
-    indices = X.indices + 1 if columns is None else np.asarray(columns)[X.indices]
+    indices = X.indices + first_index if columns is None else np.asarray(columns)[X.indices]
     return Chunk(
         X.indptr.astype(np.int64),
         indices.astype(np.int32),

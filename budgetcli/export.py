@@ -277,4 +277,5 @@ def import_libsvm(path, algorithm_cls, params: dict, seed: int = 0):
     # LIBSVM's label[0] takes dec > 0: it is our +1 label.
     spelt = dict(zip(m["labels"], m["spellings"]))
     labels = BinaryLabels(negative=second, positive=first, spellings={v: kept_spelling(v, spelt[v]) for v in spelt})
-    return Model(learner, labels)
+    # its features are numbered as its support vectors show: from 0 when index 0 occurs (Model.first_index)
+    return Model(learner, labels, first_index=0 if (m["indices"] == 0).any() else 1)

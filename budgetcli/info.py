@@ -41,6 +41,7 @@ def describe(model, path) -> dict:
         if learner.feature_map is None
         else {"kind": learner.feature_map, "weights": int(learner.feature_map_weights().size)},
         "n_features": learner.n_features,
+        "first_index": model.first_index,  # the index of an array's column 0 (Model.first_index)
         "bytes": os.path.getsize(path),
         "counters": {name: learner.counter(name) for name in COUNTER_NAMES},
     }
@@ -85,6 +86,7 @@ def format_text(d: dict) -> str:
                 f"{d['support_size']:,} ({d['support_nonzeros']:,} non-zeros, {d['n_features']:,} features)",
             )
         ),
+        ("features", f"numbered from {d['first_index']} (an array's column j is index j + {d['first_index']})"),
         ("bytes", f"{d['bytes']:,}"),
         ("examples", f"{t:,}"),
         ("mistakes", f"{c['mistakes']:,}" + (f" ({100 * c['mistakes'] / t:.2f}% online)" if t else "")),

@@ -10,8 +10,10 @@
 
 X is a numpy array or a scipy.sparse matrix (kept sparse: the learners store sparse support vectors);
 its column j is the feature of index j + 1 of a data file, as scikit-learn's load_svmlight_file reads
-a 1-based file.  Algorithm parameters are keyword arguments with their canonical names (`eta`,
-`budget`, `beta`, `lambda_`, `cost`, ... as `budgetlearn algorithms` lists them); get_params /
+a 1-based file, or of index j for a model `from_model` loads that learned from a 0-based file (one
+holding index 0, as dump_svmlight_file writes by default: the model's `first_index`).  Algorithm
+parameters are keyword arguments with their canonical names (`eta`, `budget`, `beta`, `lambda_`,
+`cost`, ... as `budgetlearn algorithms` lists them); get_params /
 set_params / clone see them like the fixed ones.  An unknown algorithm or a parameter the algorithm
 does not take is a ValueError at fit time (scikit-learn validates in fit, not in __init__), and so
 are settings that provably learn nothing, as `budgetlearn train` refuses them.
@@ -183,7 +185,7 @@ class BudgetClassifier(KernelSettings, ClassifierMixin, BaseEstimator):
         if spec.algorithm is None and resume is None:  # a fitted model goes on with its own
             spec = spec.choosing(n_classes)
         values = np.array([self._values[c] for c in column_or_1d(y).tolist()], np.float64)
-        chunk = csr_chunk(X, values)
+        chunk = csr_chunk(X, values, first_index=resume.first_index if resume is not None else 1)
         chunk.label_spellings = {v: s for v, s in self._spellings().items() if v in set(values.tolist())}
         try:
             result = pipeline.train(spec, chunk, resume)
@@ -194,7 +196,7 @@ class BudgetClassifier(KernelSettings, ClassifierMixin, BaseEstimator):
         for message in result.warnings:
             warnings.warn(message, UserWarning, stacklevel=3)
         self.learner_, self.labels_ = result.model.learner, result.model.labels
-        self.hypothesis_ = result.model.hypothesis
+        self.hypothesis_, self.first_index_ = result.model.hypothesis, result.model.first_index
         self.calibration_ = None
 
     # ---- prediction ------------------------------------------------------------------------
@@ -202,7 +204,10 @@ class BudgetClassifier(KernelSettings, ClassifierMixin, BaseEstimator):
         """The fitted model as budgetlearn's Model (save with .save(path); then the CLI's predict, eval,
         export, info, calibrate and train --resume use it)."""
         check_is_fitted(self)
-        return Model(self.learner_, self.labels_, self.hypothesis_, calibration=self.calibration_)
+        first_index = getattr(self, "first_index_", 1)  # a classifier pickled before the field: 1
+        return Model(
+            self.learner_, self.labels_, self.hypothesis_, calibration=self.calibration_, first_index=first_index
+        )
 
     @classmethod
     def from_model(cls, model) -> "BudgetClassifier":
@@ -226,6 +231,7 @@ class BudgetClassifier(KernelSettings, ClassifierMixin, BaseEstimator):
         classes = np.array(sorted(model.labels.classes), np.float64)
         clf._start(classes)
         clf.learner_, clf.labels_, clf.hypothesis_ = learner, model.labels, model.hypothesis
+        clf.first_index_ = model.first_index  # the model's numbering of X's columns (Model.first_index)
         clf.calibration_ = model.calibration
         return clf
 
@@ -233,7 +239,7 @@ class BudgetClassifier(KernelSettings, ClassifierMixin, BaseEstimator):
         """The model's scores of X: f (binary model) or one column per class, in the model's order."""
         check_is_fitted(self)
         X = validate_data(self, X, reset=False, **_CHECK) if hasattr(self, "n_features_in_") else _matrix(X)
-        return self.to_model().scorer().decision_function(csr_chunk(X))
+        return self.to_model().decision_function(X)
 
     def _columns(self) -> np.ndarray:
         """For each class of classes_, its column in a multiclass model's scores (−1: never learnt)."""

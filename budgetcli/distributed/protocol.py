@@ -81,7 +81,13 @@ def train(spec: TrainSpec, resume: Model | None = None, watch: Watch | None = No
     learner.notes = _notes(len(sources), sync, rounds, checks, shards, carried)
     skipped = [e for r in reports for e in r["skipped"][1]]
     source = sources[0] if len(sources) == 1 else f"{len(sources)} shards: {sources[0]} … {sources[-1]}"
-    model = Model(learner, labels_from_dict(labels), sharding=shards.sharding(*sync), run=_run(spec, resume, sync))
+    model = Model(
+        learner,
+        labels_from_dict(labels),
+        sharding=shards.sharding(*sync),
+        run=_run(spec, resume, sync),
+        first_index=_first_index(reports, resume),
+    )
     return TrainResult(
         model.as_written(spec.written, _run(spec, resume, sync)),
         time.perf_counter() - started,
@@ -214,12 +220,22 @@ def _rounds(spec: TrainSpec, shards, sources, sync, resume, watch: Watch) -> tup
         if spec.checkpoint_every and counters[EXAMPLES] - last_checkpoint >= spec.checkpoint_every:
             last_checkpoint = int(counters[EXAMPLES])
             checkpoint = Model(
-                learner, labels_from_dict(labels), sharding=shards.sharding(*sync), run=_run(spec, resume, sync)
+                learner,
+                labels_from_dict(labels),
+                sharding=shards.sharding(*sync),
+                run=_run(spec, resume, sync),
+                first_index=_first_index(reports, resume),
             )
             watch.on_checkpoint(checkpoint.as_written(spec.written, _run(spec, resume, sync)))
     if learner is None:
         raise DataError(sources[0], 0, None, "no examples to train on")
     return learner, labels, reports, rounds, checks
+
+
+def _first_index(reports: list, resume: Model | None) -> int:
+    """The mixed model's numbering of features (Model.first_index): 0 once any shard, or the resumed
+    model, met index 0."""
+    return min([r["first_index"] for r in reports] + [resume.first_index if resume is not None else 1])
 
 
 def _run(spec: TrainSpec, resume: Model | None, sync: tuple) -> dict:
