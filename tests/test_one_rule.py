@@ -231,6 +231,11 @@ def test_a_model_numbers_its_features_as_its_data_did_and_old_files_from_1(strea
     both = tmp_path / "both.model"
     assert run("train", "-q", "--resume", one, zero, "-o", both).exit_code == 0
     assert Model.load(both).first_index == 0
+    sharded = tmp_path / "sharded.model"  # one shard that meets index 0 is enough
+    assert (
+        run("train", "-q", "-a", "perceptron", "--gamma", "0.5", folder / "train", zero, "-o", sharded).exit_code == 0
+    )
+    assert Model.load(sharded).first_index == 0
     # a hostile header
     import budgetcli.modelfile as modelfile
 
