@@ -1198,10 +1198,10 @@ def tune(
     if sort == "test-accuracy" and not test:
         raise click.UsageError("--sort test-accuracy needs --test")
     _refuse_same_files([("DATA", data), ("--test", test)], [("--csv", csv_path), ("--save-best", save_best)])
-    for path in (csv_path, save_best):
+    for path, what in ((csv_path, "the table"), (save_best, "the model")):
         problem = path and writable_problem(path)
         if problem:
-            fail(f"{path}: cannot write: {problem}")
+            fail(f"{path}: cannot write {what}: {problem}")
     try:
         grid = tune_.parse_grid(list(grids), algorithm)
         _no_grid_contradiction(grid, params, gamma, sigma)
