@@ -43,7 +43,7 @@ from .progress import Progress
 from .export import IMPORTABLE
 from .model import HYPOTHESES, Model, UnloadableModel
 from .modelfile import ModelFileError
-from .spec import AVERAGES, BACKENDS, FROM_MODEL, Sharding, TrainSpec
+from .spec import AVERAGES, BACKENDS, FROM_MODEL, NotResumable, Sharding, TrainSpec, refuse_resume
 from .synthetic import GENERATORS
 
 ALGORITHMS = algorithms.load_all()
@@ -65,6 +65,16 @@ class AlgorithmName(click.ParamType):
         from click.shell_completion import CompletionItem
 
         return [CompletionItem(n) for n in sorted(ALGORITHMS) if n.startswith(incomplete.lower())]
+
+
+class Jobs(click.types.IntParamType):
+    """A --jobs value, by the rule every edge checks (bounds.check_jobs)."""
+
+    def convert(self, value, param, ctx):
+        try:
+            return bounds.check_jobs(super().convert(value, param, ctx))
+        except ValueError as exc:
+            self.fail(str(exc), param, ctx)
 
 
 # positional paths: typed so that the shells complete them as files (click's Path, no check made here)
@@ -314,10 +324,10 @@ class _MoreData(click.Argument):
 @click.option(
     "-j",
     "--jobs",
-    type=click.IntRange(min=1),
+    type=Jobs(),
     default=1,
     show_default=True,
-    help="--backend dask: worker processes of the local cluster started for the run.",
+    help="--backend dask: worker processes of the local cluster started for the run (-1: one per core).",
 )
 @click.option(
     "--scheduler", default=None, metavar="ADDRESS", help="--backend dask: the scheduler of a running cluster."
@@ -446,14 +456,7 @@ def _given(ctx, name: str) -> bool:
 def _train_spec(ctx, hypothesis: str | None, sharding: dict | None, options: dict) -> TrainSpec:
     """The run's TrainSpec from the command line, checked: one line per rule (exit 2)."""
     params = {name: options[name] for name in registry.params() if options.get(name) is not None}
-    kernel = KernelSpec(
-        kind=options["kernel"],
-        gamma=options["gamma"],
-        sigma=options["sigma"],
-        degree=options["degree"],
-        coef0=options["coef0"],
-        exp=options["rbf_exp"],
-    )
+    kernel = KernelSpec.from_params(options)
     epochs = options["epochs"] if _given(ctx, "epochs") or not sharding else None  # a sharded checkpoint's
     try:
         return TrainSpec(
@@ -476,24 +479,17 @@ def _train_spec(ctx, hypothesis: str | None, sharding: dict | None, options: dic
 
 def _resumed(ctx, resume_path: str, hypothesis: str | None) -> Model:
     """The model `--resume` continues, refused when a setting the model keeps is given (the TrainSpec
-    fields FROM_MODEL), or when it cannot go on."""
+    fields FROM_MODEL), or when it cannot go on (spec.refuse_resume, every edge's rule)."""
     given = [p.opts[-1] for p in ctx.command.params if _spec_field(p.name) in FROM_MODEL and _given(ctx, p.name)]
     if given:
         raise click.UsageError(f"--resume continues the model's own settings; drop {', '.join(given)}")
     resume = _load(resume_path, resume=True)
-    if resume.hypothesis not in ("online", "running-average", "last"):
-        fail(f"{resume_path}: an averaged batch model cannot be resumed; resume the online model")
-    if hypothesis in AVERAGES + ("running-average",) and resume.hypothesis != "running-average":
-        if resume.learner.evicts or not resume.learner.average_kept:
-            lost = (
-                f"the vectors {resume.learner.name} evicted before this run were not kept"
-                if resume.learner.evicts
-                else "its file does not hold the running sums (a model trained without --average)"
-            )
-            raise click.UsageError(
-                f"{resume_path}: {lost}, so its average cannot be completed; "
-                + ("use --method last" if hypothesis in AVERAGES else "resume with --hypothesis last")
-            )
+    try:
+        refuse_resume(resume, hypothesis)
+    except NotResumable as exc:
+        if exc.settings:
+            raise click.UsageError(f"{resume_path}: {exc}") from None
+        fail(f"{resume_path}: {exc}")
     return resume
 
 
@@ -768,7 +764,7 @@ def _load(model_path, resume: bool = False, data: str | None = None) -> Model:
 @click.option(
     "-j",
     "--jobs",
-    type=int,
+    type=Jobs(),
     default=1,
     show_default=True,
     help="Worker processes (-1: one per core), each reading its own byte range of DATA; the output is "
@@ -776,8 +772,6 @@ def _load(model_path, resume: bool = False, data: str | None = None) -> Model:
 )
 def predict(model_path, data, output, scores, proba, skip_bad_lines, jobs):
     """Predict one label per example of DATA, in input order."""
-    if jobs == 0 or jobs < -1:
-        raise click.UsageError("--jobs must be ≥ 1, or -1 for one per core")
     if scores and proba:
         raise click.UsageError("--scores and --proba are two outputs; choose one")
     _refuse_same_files([("MODEL", model_path), ("DATA", data)], [("-o", output)])
@@ -1112,7 +1106,7 @@ def _no_grid_contradiction(grid, params: dict, gamma, sigma) -> None:
 @click.option(
     "-j",
     "--jobs",
-    type=int,
+    type=Jobs(),
     default=1,
     show_default=True,
     help="Runs at once (-1: one per core). With dask, the cluster's workers decide.",
@@ -1169,14 +1163,8 @@ def tune(
     csv_path,
     save_best,
     hypothesis,
-    kernel,
-    gamma,
-    sigma,
-    degree,
-    coef0,
-    rbf_exp,
     data,
-    **params,
+    **options,
 ):
     """Train every (setting, permutation) pair of a parameter grid in parallel and print mean ± std
     of the online mistake rate, support size, test accuracy and seconds per setting.
@@ -1189,11 +1177,10 @@ def tune(
     refers to the warnings of a setting's runs, listed under the table (and in --json and --csv);
     a setting with a run that ended with no support vector is marked "nothing learned" and ranks
     after every setting that learned something, whatever --sort says."""
-    params = {k: v for k, v in params.items() if v is not None}
+    kernel = KernelSpec.from_params(options)
+    params = {k: v for k, v in options.items() if k in registry.params() and v is not None}
     if data == "-":
         raise click.UsageError("tune reads DATA once per run: give a file, not '-'")
-    if jobs == 0 or jobs < -1:
-        raise click.UsageError("--jobs must be ≥ 1, or -1 for one per core")
     sort = sort or ("test-accuracy" if test else "error")
     if sort == "test-accuracy" and not test:
         raise click.UsageError("--sort test-accuracy needs --test")
@@ -1204,11 +1191,11 @@ def tune(
             fail(f"{path}: cannot write {what}: {problem}")
     try:
         grid = tune_.parse_grid(list(grids), algorithm)
-        _no_grid_contradiction(grid, params, gamma, sigma)
+        _no_grid_contradiction(grid, params, kernel.gamma, kernel.sigma)
         settings = tune_.settings_of(grid)
         base = TrainSpec(
             algorithm,
-            KernelSpec(kernel, gamma, sigma, degree, coef0, rbf_exp),
+            kernel,
             params,
             seed,
             epochs,

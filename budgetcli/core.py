@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 import numpy as np
 
@@ -140,6 +141,27 @@ class KernelSpec:
     degree: int = 3
     coef0: float = 0.0
     exp: str = "vectorised"  # rbf: kernels.EXPS, how exp(−γ d²) is computed (kernels.Kernel.exp)
+
+    # each field's name as an option and a keyword argument (kernels.KERNEL_PARAMS, `--rbf-exp`, ...)
+    PARAM_NAMES: ClassVar[dict] = {
+        "kind": "kernel",
+        "gamma": "gamma",
+        "sigma": "sigma",
+        "degree": "degree",
+        "coef0": "coef0",
+        "exp": "rbf_exp",
+    }
+
+    @classmethod
+    def from_params(cls, values) -> "KernelSpec":
+        """The spec of the kernel options or keyword arguments in `values` (a mapping by their names,
+        PARAM_NAMES; others are ignored, absent ones take the defaults): how every edge (the commands,
+        `tune`, the scikit-learn and River classes) makes one."""
+        return cls(**{field: values[name] for field, name in cls.PARAM_NAMES.items() if name in values})
+
+    def params(self) -> dict:
+        """The spec as options by name (`from_params`' inverse)."""
+        return {name: getattr(self, field) for field, name in self.PARAM_NAMES.items()}
 
     def gamma_for(self, first_chunk_features: int) -> float:
         """γ from gamma or sigma; by default 1/k with k the first chunk's `Chunk.feature_count` (LIBSVM

@@ -71,8 +71,7 @@ class KernelSettings:
         self.degree, self.coef0, self.rbf_exp, self.seed = degree, coef0, rbf_exp, seed
 
     def _train_spec(self, params: dict, **more) -> TrainSpec:
-        kernel = KernelSpec(self.kernel, self.gamma, self.sigma, self.degree, self.coef0, self.rbf_exp)
-        return TrainSpec(self.algorithm, kernel, params, self.seed, **more)
+        return TrainSpec(self.algorithm, KernelSpec.from_params(vars(self)), params, self.seed, **more)
 
     def __getstate__(self):
         state = dict(vars(self))

@@ -41,6 +41,7 @@ constant, ...) are Python warnings.  Conventions:
 
 from __future__ import annotations
 
+import dataclasses
 import warnings
 
 import numpy as np
@@ -182,12 +183,12 @@ class BudgetClassifier(KernelSettings, ClassifierMixin, BaseEstimator):
             epochs=epochs,
             hypothesis="running-average" if self.average else "online",
         )
-        if spec.algorithm is None:
+        resume = self.to_model() if self.__sklearn_is_fitted__() else None
+        if spec.algorithm is None and resume is None:  # a fitted model goes on with its own
             spec = spec.choosing(n_classes)
         values = np.array([self._values[c] for c in column_or_1d(y).tolist()], np.float64)
         chunk = csr_chunk(X, values)
         chunk.label_spellings = {v: s for v, s in self._spellings().items() if v in set(values.tolist())}
-        resume = self.to_model() if self.__sklearn_is_fitted__() else None
         try:
             result = pipeline.train(spec, chunk, resume)
         except DataError as exc:
@@ -216,16 +217,14 @@ class BudgetClassifier(KernelSettings, ClassifierMixin, BaseEstimator):
 
             model = load(model)
         learner = model.learner
-        k = learner.kernel
+        kernel = learner.kernel.spec()
+        if kernel.kind != "rbf":  # only rbf takes an exp (a file without the field: libm's)
+            kernel = dataclasses.replace(kernel, exp=KernelSpec.exp)
         clf = cls(
             learner.name,
             average=model.hypothesis == "running-average",
-            kernel=k.kind,
-            gamma=k.gamma,
-            degree=k.degree,
-            coef0=k.coef0,
-            rbf_exp=k.exp if k.kind == "rbf" else KernelSpec.exp,  # a file without the field: libm's
             seed=learner.seed,
+            **kernel.params(),
             **learner.hyper,
         )
         classes = np.array(sorted(model.labels.classes), np.float64)

@@ -49,7 +49,7 @@ import numpy as np
 
 from . import pipeline, registry
 from .atomic import output_file
-from .core import DataError
+from .core import DataError, KernelSpec
 from .io.permuted import PermutedExamples
 from .kernels import KERNEL_PARAMS
 from .predict import splittable
@@ -191,7 +191,7 @@ def plan(data: str, test: str | None, base: TrainSpec, settings: list[dict], per
             try:
                 spec = replace(
                     base,
-                    kernel=replace(base.kernel, **kernel),
+                    kernel=KernelSpec.from_params(base.kernel.params() | kernel),
                     params={**base.params, **params},
                     seed=base.seed + max(perm, 0),
                     shuffle=perm >= 0,

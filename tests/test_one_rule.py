@@ -1,0 +1,110 @@
+"""One rule in one place: each rule below is one function that every edge (the command, the Python API,
+`tune`, the scikit-learn and River classes) calls, so that the edges cannot disagree."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+import budgetcli
+from budgetcli.entry import main
+from budgetcli.io.libsvm import write_libsvm
+
+from .helpers import random_stream
+
+
+def run(*args):
+    return CliRunner().invoke(main, [str(a) for a in args])
+
+
+@pytest.fixture(scope="module")
+def stream(tmp_path_factory):
+    """(folder, X, y): 300 examples of a binary problem, written 1-based to `folder/train`."""
+    folder = tmp_path_factory.mktemp("rule")
+    X, y = random_stream(300, 5, 0)
+    nz = X != 0
+    rows, cols = np.nonzero(nz)
+    indptr = np.concatenate([[0], np.cumsum(nz.sum(axis=1))])
+    with open(folder / "train", "w") as f:
+        write_libsvm(f, indptr, cols + 1, X[rows, cols], y, ["+1" if v > 0 else "-1" for v in y])
+    return folder, X, y
+
+
+# ---- whether a model can be resumed -------------------------------------------------------------
+
+
+def test_the_python_api_refuses_a_batch_model_s_resume_in_the_command_s_words(stream):
+    folder, X, y = stream
+    batch = folder / "batch.model"
+    assert (
+        run("online-to-batch", "-q", "-a", "perceptron", "--gamma", "0.5", folder / "train", "-o", batch).exit_code == 0
+    )
+    r = run("train", "-q", "--resume", batch, folder / "train", "-o", folder / "x.model")
+    assert r.exit_code == 1
+    with pytest.raises(ValueError) as refused:
+        budgetcli.train(budgetcli.TrainSpec(), X, y, resume=budgetcli.load(batch))
+    assert r.stderr.strip() == f"budgetlearn: error: {batch}: {refused.value}"
+    assert "an averaged batch model cannot be resumed" in str(refused.value)
+    clf = pytest.importorskip("budgetcli.sklearn").BudgetClassifier.from_model(batch)
+    with pytest.raises(ValueError, match="an averaged batch model cannot be resumed"):
+        clf.partial_fit(X, y)
+
+
+def test_an_average_that_cannot_be_completed_is_refused_by_every_edge(stream):
+    folder, X, y = stream
+    online = folder / "rbp.model"
+    common = ["-q", "-a", "rbp", "-B", "10", "--gamma", "0.5", "--hypothesis", "last"]
+    assert run("train", *common, folder / "train", "-o", online).exit_code == 0
+    r = run("train", "-q", "--resume", online, "--hypothesis", "average", folder / "train", "-o", folder / "y.model")
+    assert r.exit_code == 2 and "evicted before this run were not kept" in r.output
+    with pytest.raises(ValueError, match="evicted before this run were not kept, so its average cannot be completed"):
+        budgetcli.train(budgetcli.TrainSpec(hypothesis="running-average"), X, y, resume=budgetcli.load(online))
+
+
+def test_a_resumed_spec_that_names_other_settings_is_refused_not_silently_replaced(stream):
+    folder, X, y = stream
+    model = budgetcli.train(budgetcli.TrainSpec("projectron++", budgetcli.KernelSpec(gamma=0.5), {"eta": 0.3}), X, y)
+    for spec, named in (
+        (budgetcli.TrainSpec("rbp", params={"budget": 20}), "algorithm rbp"),
+        (budgetcli.TrainSpec("projectron++", params={"eta": 0.2}), "eta 0.2"),
+        (budgetcli.TrainSpec(kernel=budgetcli.KernelSpec(gamma=0.1)), "kernel gamma 0.1"),
+        (budgetcli.TrainSpec(seed=3), "seed 3"),
+    ):
+        with pytest.raises(ValueError, match=f"continues the model's own settings; the spec gives {named}"):
+            budgetcli.train(spec, X, y, resume=model)
+    # the model's own values, or the defaults, are no contradiction
+    same = budgetcli.TrainSpec("projectron++", budgetcli.KernelSpec(gamma=0.5), {"eta": 0.3})
+    assert budgetcli.train(same, X[:10], y[:10], resume=model).learner.counter("examples") == 310
+
+
+# ---- the kernel's settings -----------------------------------------------------------------------
+
+
+def test_a_kernel_spec_is_made_from_its_options_in_one_place():
+    from budgetcli.core import KernelSpec
+    from budgetcli.kernels import KERNEL_PARAMS
+
+    assert sorted(KernelSpec.PARAM_NAMES.values()) == sorted(KERNEL_PARAMS)
+    spec = KernelSpec("poly", 0.5, None, 4, 1.5, "libm")
+    assert KernelSpec.from_params(spec.params() | {"eta": 0.1}) == spec
+
+
+# ---- --jobs ----------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("jobs", ["0", "-2", "1.5"])
+def test_every_jobs_option_and_sharding_take_one_rule(stream, jobs):
+    folder, _, _ = stream
+    rule = "give a whole number ≥ 1, or -1 for one per core"
+    data, model = folder / "train", folder / "j.model"
+    for args in (
+        ("predict", "--jobs", jobs, model, data),
+        ("tune", "-a", "perceptron", "--jobs", jobs, data),
+        ("train", "-a", "perceptron", "--backend", "dask", "--jobs", jobs, data, "-o", model),
+    ):
+        r = run(*args)
+        assert r.exit_code == 2 and ("is not a valid integer" in r.output if jobs == "1.5" else rule in r.output), args
+    if jobs != "1.5":
+        with pytest.raises(ValueError, match=rule):
+            budgetcli.Sharding((str(data),), jobs=int(jobs))
