@@ -1311,4 +1311,94 @@ def generate(generator, examples, seed, output):
         write_failed(output, "the data", exc)
 
 
-COMMANDS = (train, online_to_batch, calibrate, predict, eval_, export, import_, info, plot, tune, algorithms, generate)
+@click.command()
+@click.argument("data", type=DATA_PATH)
+@click.option("-l", "--lower", type=float, default=None, help="Lower end of every feature's scaled range. Default: -1.")
+@click.option("-u", "--upper", type=float, default=None, help="Upper end of every feature's scaled range. Default: 1.")
+@click.option(
+    "-y",
+    "--target-range",
+    type=float,
+    nargs=2,
+    default=None,
+    metavar="LOWER UPPER",
+    help="Also scale the labels (targets) onto [LOWER, UPPER]. Default: labels as they are.",
+)
+@click.option(
+    "-s",
+    "--save-ranges",
+    type=click.Path(dir_okay=False, allow_dash=False),
+    default=None,
+    metavar="FILE",
+    help="Write the ranges found to FILE (svm-scale's range file), for -r and train --scale-ranges.",
+)
+@click.option(
+    "-r",
+    "--restore-ranges",
+    type=click.Path(dir_okay=False),
+    default=None,
+    metavar="FILE",
+    help="Scale by the ranges of FILE (written by -s or by svm-scale -s) instead of DATA's own: DATA is read "
+    "once, as a stream; a feature FILE has no range for is left out (svm-scale's 'scaled to 0').",
+)
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(dir_okay=False, allow_dash=True),
+    default="-",
+    help="Where to write the scaled data (default stdout); written atomically.",
+)
+@click.option("--skip-bad-lines", is_flag=True, help="Skip malformed lines (and report how many) instead of failing.")
+def scale(data, lower, upper, target_range, save_ranges, restore_ranges, output, skip_bad_lines):
+    """Scale every feature of DATA linearly onto [-l, -u] as LIBSVM's svm-scale does, and write DATA so
+    scaled, in svm-scale's own output (labels %.17g, values %g, zeros left out), with svm-scale's range
+    files (-s, -r): each program reads the other's.
+
+    A feature's range is its min and max over DATA, where an example without the feature counts as 0; a
+    feature with min = max is left out. Without -r, DATA is read twice (once for the ranges); standard
+    input, which cannot be, is held in memory (about 12 bytes per value): for a stream larger than memory,
+    save the ranges of a sample with -s and scale the stream with -r. Lines without a label are scaled
+    too (and written without one); qid tokens and comments are left out."""
+    from . import scaling
+
+    if restore_ranges is not None and (lower is not None or upper is not None or target_range is not None):
+        raise click.UsageError("-r takes the interval from its file; drop -l, -u and -y")
+    lower, upper = scaling.LOWER if lower is None else lower, scaling.UPPER if upper is None else upper
+    if not (upper > lower and np.isfinite([lower, upper]).all()):
+        raise click.UsageError(f"-u {upper:g} must be greater than -l {lower:g}")
+    if target_range is not None and not (target_range[1] > target_range[0] and np.isfinite(target_range).all()):
+        raise click.UsageError(f"-y {target_range[0]:g} {target_range[1]:g}: the upper end must be greater")
+    _refuse_same_files([("DATA", data), ("-r", restore_ranges)], [("-o", output), ("-s", save_ranges)])
+    try:
+        ranges = None if restore_ranges is None else scaling.read_ranges(restore_ranges)
+        with contextlib.ExitStack() as files:
+            out = files.enter_context(output_file(output))
+            save = None if save_ranges is None else files.enter_context(output_file(save_ranges))
+            report = scaling.scale(data, out, ranges, lower, upper, target_range, save, skip_bad_lines)
+    except DataError as exc:
+        fail(str(exc))
+    except OSError as exc:
+        write_failed(output, "the scaled data", exc)
+    if report.skipped:
+        click.echo(
+            f"budgetlearn: note: skipped {report.skipped:,} malformed lines (first: {report.first_skipped})", err=True
+        )
+    for warning in report.warnings(data if data != "-" else "<stdin>", restore_ranges):
+        click.echo(f"budgetlearn: warning: {warning}", err=True)
+
+
+COMMANDS = (
+    train,
+    online_to_batch,
+    calibrate,
+    predict,
+    eval_,
+    export,
+    import_,
+    info,
+    plot,
+    tune,
+    algorithms,
+    generate,
+    scale,
+)

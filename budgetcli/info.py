@@ -40,10 +40,20 @@ def describe(model, path) -> dict:
         "feature_map": None
         if learner.feature_map is None
         else {"kind": learner.feature_map, "weights": int(learner.feature_map_weights().size)},
-        "n_features": learner.n_features,
+        **_features(learner),
         "bytes": os.path.getsize(path),
         "counters": {name: learner.counter(name) for name in COUNTER_NAMES},
     }
+
+
+def _features(learner) -> dict:
+    """The features the model was trained on, counted as LIBSVM counts them (Chunk.feature_count): the
+    largest feature index, and one more when index 0 occurs (in the support vectors: a 0-based file's).
+    The learner keeps the largest index + 1 (the width its dense copies need); reporting that as the
+    count made a 1-based file of 123 features (a9a) a model of 124."""
+    largest = learner.n_features - 1  # -1: no feature seen
+    zero = largest >= 0 and bool((learner.support.to_csr()[1] == 0).any())
+    return {"n_features": max(largest, 0) + int(zero), "max_feature_index": largest if largest >= 0 else None}
 
 
 def _resume_state(model) -> str:
@@ -82,7 +92,8 @@ def format_text(d: dict) -> str:
             if d.get("feature_map")
             else (
                 "support vectors",
-                f"{d['support_size']:,} ({d['support_nonzeros']:,} non-zeros, {d['n_features']:,} features)",
+                f"{d['support_size']:,} ({d['support_nonzeros']:,} non-zeros, {d['n_features']:,} features"
+                + (f", indices up to {d['max_feature_index']:,})" if d["max_feature_index"] is not None else ")"),
             )
         ),
         ("bytes", f"{d['bytes']:,}"),

@@ -394,11 +394,13 @@ def score_lines(model: Model, block_lines: int = 4096) -> int:
 
 
 def scores(
-    model: Model, data, skip_bad_lines: bool = False, block_lines: int = 4096
+    model: Model, data, skip_bad_lines: bool = False, block_lines: int = 4096, labels: bool = True
 ) -> Iterator[tuple[object, np.ndarray]]:
     """(chunk, decision values) for each chunk of `data`, in order: a vector f(x) for a binary
-    model, an n × m matrix of class scores for a multiclass one (`score_lines` rows at most)."""
-    with LibsvmReader(data, block_lines=score_lines(model, block_lines), skip_bad_lines=skip_bad_lines) as reader:
+    model, an n × m matrix of class scores for a multiclass one (`score_lines` rows at most).
+    `labels=False`: lines without a label are read too (label NaN), as predict reads them."""
+    lines = score_lines(model, block_lines)
+    with LibsvmReader(data, block_lines=lines, skip_bad_lines=skip_bad_lines, labels=labels) as reader:
         for chunk in reader:
             yield chunk, chunk_scores(model, chunk, reader.source_name)
 
