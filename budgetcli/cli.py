@@ -186,8 +186,8 @@ def _train_options(f):
                 metavar="MODEL",
                 help="Continue training MODEL where it stopped (its algorithm, kernel, parameters, labels, "
                 "counters and random state): bit for bit when it was saved with --save-resume (or is a "
-                "checkpoint), else after rebuilding its resume state from the support vectors; -o may "
-                "name the same file.",
+                "checkpoint), else after rebuilding its resume state from the support vectors (a note says "
+                "when that is not bit for bit); -o may name the same file.",
             ),
             click.option(
                 "--skip-bad-lines", is_flag=True, help="Skip malformed lines (and report how many) instead of failing."
@@ -196,9 +196,10 @@ def _train_options(f):
                 "--save-resume",
                 is_flag=True,
                 help="Also write the resume state (the Gram inverse or matrix of the Projectron, SOP, CKS "
-                "and Ahpatron families: |S|² numbers), so that --resume continues bit for bit. "
-                "Without it the model holds what prediction needs and the small state, and --resume "
-                "rebuilds the rest from the support vectors (as Vowpal Wabbit's --save_resume).",
+                "and Ahpatron families: |S|² numbers; the archive of evicted vectors an evicting learner's "
+                "average keeps), so that --resume continues bit for bit. Without it the model holds what "
+                "prediction needs and the small state, and --resume rebuilds the rest from the support "
+                "vectors (as Vowpal Wabbit's --save_resume); the summary says whether that is bit for bit.",
             ),
             click.option(
                 "--checkpoint-every",
@@ -363,8 +364,9 @@ class _MoreData(click.Argument):
     default=None,
     help="What the model predicts with. average: the averaged hypothesis (1/T) Σ f_t (as scikit-learn's "
     "SGDClassifier(average=True)), usually far better on held-out data than the last one; the model still "
-    "resumes the online learner, and learners that evict fold the evicted vectors onto the kept ones as they "
-    "go (every B evictions: constant memory). last: the last hypothesis f_T, the online learner as it stands. "
+    "resumes the online learner, and learners that evict keep an archive of at most 2·max(B, 64) evicted "
+    "vectors (constant memory), folded onto the kept ones in the file. last: the last hypothesis f_T, the "
+    "online learner as it stands. "
     "Default: average, but for the learners that track drift (budgetlearn algorithms says which) and for a "
     "sharded run of a learner that evicts (last); a resumed model's own.",
 )
@@ -675,9 +677,12 @@ def _train_summary(result, spec: TrainSpec, output) -> dict:
         "seconds": round(result.seconds, 4),
         "model": output,
         "warnings": result.warnings,
-        "notes": list(learner.notes),
+        "notes": list(result.online.learner.notes),  # the online learner's (a batch model is a copy)
         "hypothesis": spec.written,
         "online_support_size": len(result.online.learner.support),
+        # whether `train --resume` from the file written goes on bit for bit (null: a batch model)
+        "resume_exact": None if spec.written in AVERAGES else result.model.inexact_resume() is None,
+        "resume_not_exact": result.model.inexact_resume(),
     }
 
 
@@ -693,6 +698,15 @@ def _print_train_summary(s: dict, result) -> None:
         f"seconds         {s['seconds']:.2f}",
         f"model           {s['model']} (predicts with {HYPOTHESES[s['hypothesis']]})",
     ]
+    if s["resume_exact"] is not None:
+        lines.append(
+            "resume          "
+            + (
+                "bit for bit"
+                if s["resume_exact"]
+                else f"not bit for bit: {s['resume_not_exact']} (--save-resume keeps it)"
+            )
+        )
     if s["support_size"] > s["online_support_size"]:
         lines.append(
             f"note            the exact average keeps {s['support_size'] - s['online_support_size']:,} "

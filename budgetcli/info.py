@@ -35,6 +35,11 @@ def describe(model, path) -> dict:
         "labels": label_info,
         "hypothesis": model.hypothesis,
         "resume_state": _resume_state(model),
+        # whether `train --resume` from this file goes on bit for bit (null: a batch model), and why not
+        "resume_exact": None
+        if model.hypothesis in ("average", "projected-average")
+        else model.inexact_resume() is None,
+        "resume_not_exact": model.inexact_resume(),
         "support_size": len(support),
         "support_nonzeros": support.nnz,
         "feature_map": None
@@ -57,11 +62,18 @@ def _features(learner) -> dict:
 
 
 def _resume_state(model) -> str:
-    if not model.learner.rebuilt:
+    learner = model.learner
+    archive = model.hypothesis == "running-average" and learner.evicts  # the average's evicted vectors
+    if not learner.rebuilt and not archive:
         return "none needed"
     if model.resume_state:
         return "saved (--resume continues bit for bit)"
-    return "not saved: --resume rebuilds " + ", ".join(sorted(model.learner.rebuilt)) + " from the support vectors"
+    lost = (
+        [f"--resume rebuilds {', '.join(sorted(learner.rebuilt))} from the support vectors"] if learner.rebuilt else []
+    )
+    return "not saved: " + "; ".join(
+        lost + (["the evicted vectors' archive is folded into the average"] if archive else [])
+    )
 
 
 def format_text(d: dict) -> str:
@@ -87,6 +99,12 @@ def format_text(d: dict) -> str:
         ("labels", labels),
         ("hypothesis", f"{d['hypothesis']}: predicts with {HYPOTHESES[d['hypothesis']]}"),
         ("resume state", d["resume_state"]),
+        (
+            "resume",
+            {True: "bit for bit", None: d["resume_not_exact"]}.get(
+                d["resume_exact"], f"not bit for bit: {d['resume_not_exact']} (train --save-resume keeps it)"
+            ),
+        ),
         (
             ("feature map", f"{d['feature_map']['kind']}: {d['feature_map']['weights']:,} weights, made from the seed")
             if d.get("feature_map")

@@ -163,11 +163,9 @@ class BudgetClassifier(KernelSettings, base.MiniBatchClassifier):
         learn(self.learner, chunk, codes)
 
     def _keep_average(self) -> None:
-        """With `average`, a learner that evicts logs what it evicts and folds it onto the kept vectors
-        every max(B, 64) evictions, as `budgetlearn train` does: the average stays in bounded memory."""
-        if self.average:
-            self.learner.keep_retired = True
-            self.learner.fold_every = max(self.learner.hyper.get("budget", 0), 64)
+        """With `average`, a learner that evicts keeps what it evicts in a bounded archive, as `budgetlearn
+        train` does (KernelLearner.keep_evicted): the average stays in bounded memory."""
+        self.learner.keep_evicted("running-average" if self.average else "online")
 
     def _encode(self, labels: list) -> tuple[np.ndarray, dict]:
         """The learner's codes of `labels` and the label map with the new ones (self.classes is
@@ -240,10 +238,12 @@ class BudgetClassifier(KernelSettings, base.MiniBatchClassifier):
     def _scores(self, chunk: Chunk) -> np.ndarray:
         """f(x) per row (binary) or the n × m class scores (multiclass), of the last hypothesis or, with
         `average`, of the averaged one (a copy of the learner with the averaged coefficients, made again
-        after each learning step; vectors evicted since the last fold are left out); zeros before any
-        learning."""
+        after each learning step, the archive of evicted vectors folded in as a saved file holds it);
+        zeros before any learning."""
         if self.learner is not None and self.average:
-            model = Model(self.learner, BinaryLabels(), "running-average")
+            model = getattr(self, "_averaged", None)
+            if model is None or model.learner is not self.learner:  # its scorer is made again after learning
+                model = self._averaged = Model(self.learner, BinaryLabels(), "running-average")
             return model.scorer().decision_function(chunk)
         if self.learner is not None:
             return self.learner.decision_function(chunk)
