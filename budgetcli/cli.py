@@ -35,7 +35,7 @@ from .atomic import (
 )
 from . import predict as predict_
 from . import tune as tune_
-from .core import DataError, KernelSpec, unique
+from .core import DataError, KernelSpec, shortest_text, unique
 from .io.libsvm import write_libsvm
 from .kernels import KERNEL_PARAMS
 from .curve import CurveWriteError, LearningCurve, describe
@@ -1317,7 +1317,7 @@ def generate(generator, examples, seed, output):
     indptr = np.arange(0, n * d + 1, d, dtype=np.int64)
     indices = np.tile(np.arange(d, dtype=np.int32), n)
     binary = set(unique(y).tolist()) <= {-1.0, 1.0}
-    names = ["+1" if v > 0 else "-1" for v in y] if binary else [format(v, "g") for v in y]
+    names = ["+1" if v > 0 else "-1" for v in y] if binary else [shortest_text(v) for v in y]
     try:
         with output_file(output) as out:
             write_libsvm(out, indptr, indices, X.ravel(), y, label_strings=names)

@@ -45,19 +45,20 @@ def describe(model, path) -> dict:
         "feature_map": None
         if learner.feature_map is None
         else {"kind": learner.feature_map, "weights": int(learner.feature_map_weights().size)},
-        **_features(learner),
+        **_features(learner, model.first_index),
+        "first_index": model.first_index,  # the index of an array's column 0 (Model.first_index)
         "bytes": os.path.getsize(path),
         "counters": {name: learner.counter(name) for name in COUNTER_NAMES},
     }
 
 
-def _features(learner) -> dict:
+def _features(learner, first_index: int) -> dict:
     """The features the model was trained on, counted as LIBSVM counts them (Chunk.feature_count): the
-    largest feature index, and one more when index 0 occurs (in the support vectors: a 0-based file's).
-    The learner keeps the largest index + 1 (the width its dense copies need); reporting that as the
-    count made a 1-based file of 123 features (a9a) a model of 124."""
+    largest feature index, and one more when index 0 occurred in its data (`first_index` 0: a 0-based
+    file's).  The learner keeps the largest index + 1 (the width its dense copies need); reporting that
+    as the count made a 1-based file of 123 features (a9a) a model of 124."""
     largest = learner.n_features - 1  # -1: no feature seen
-    zero = largest >= 0 and bool((learner.support.to_csr()[1] == 0).any())
+    zero = largest >= 0 and first_index == 0
     return {"n_features": max(largest, 0) + int(zero), "max_feature_index": largest if largest >= 0 else None}
 
 
@@ -114,6 +115,7 @@ def format_text(d: dict) -> str:
                 + (f", indices up to {d['max_feature_index']:,})" if d["max_feature_index"] is not None else ")"),
             )
         ),
+        ("features", f"numbered from {d['first_index']} (an array's column j is index j + {d['first_index']})"),
         ("bytes", f"{d['bytes']:,}"),
         ("examples", f"{t:,}"),
         ("mistakes", f"{c['mistakes']:,}" + (f" ({100 * c['mistakes'] / t:.2f}% online)" if t else "")),

@@ -48,15 +48,27 @@ class Model:
     # folded them and did not say how many).  A run that goes on from the model starts it again at 0
     # (pipeline.train): what it keeps is complete for its own continuation.
     evicted_folded: int | None = 0
+    # The feature index of an array's column 0: column j is index j + first_index (every array edge maps
+    # so, estimator.csr_chunk).  0 once index 0 occurred in the data the model learned from (a 0-based
+    # file, as scikit-learn's dump_svmlight_file writes; load_svmlight_file's zero_based="auto" decides
+    # alike), else 1.  The header keeps 0 only: a file without the field means 1, what every edge did
+    # before the field (column j is index j + 1; an index 0 of such a file has no column).
+    first_index: int = 1
+
+    def learned_from(self, chunk) -> None:
+        """Note how `chunk`, learned from, numbers its features (`first_index`)."""
+        if self.first_index and chunk.holds_index_zero:
+            self.first_index = 0
 
     # ---- prediction, for the Python API (api.py) ----------------------------------------------------
     def decision_function(self, X) -> np.ndarray:
-        """The scores of the rows of X (numpy or scipy.sparse, 0-based columns = feature index − 1):
+        """The scores of the rows of X (numpy or scipy.sparse, column j the feature of index j +
+        `first_index`):
         f(x) for a binary model (> 0: its +1 label), an n × classes matrix for a multiclass one, of the
         hypothesis the model predicts with (the averaged one for a running-average model)."""
         from .estimator import csr_chunk
 
-        return self.scorer().decision_function(csr_chunk(X))
+        return self.scorer().decision_function(csr_chunk(X, first_index=self.first_index))
 
     def predict(self, X) -> np.ndarray:
         """The label values the model predicts for the rows of X, as `budgetlearn predict` does."""
@@ -193,7 +205,9 @@ class Model:
                     sv_put(learner.support.arrays, n + j, idx, val, float(val @ val))
                 coef = np.concatenate([coef, sums.T])
         learner.set_coefficients(coef)
-        return Model(learner, self.labels, "projected-average" if projected else "average")
+        return Model(
+            learner, self.labels, "projected-average" if projected else "average", first_index=self.first_index
+        )
 
     def save(self, path, resume: bool = False) -> None:
         """Write the model file: compact (what prediction needs, and the small state resuming needs),
@@ -226,6 +240,8 @@ class Model:
             header["run"] = self.run
         if self.calibration is not None:
             header["calibration"] = self.calibration
+        if self.first_index != 1:
+            header["first_index"] = self.first_index
         header["library_version"] = __version__
         arrays = {name: narrowest(a) for name, a in arrays.items()}
         try:  # every model written is one that loads: the loader's own checks, before anything is written
@@ -273,6 +289,9 @@ class Model:
             learner = learner_cls.from_state(header, arrays)
             labels = labels_from_dict(header["labels"])
             hypothesis = header.get("hypothesis", "online")
+            first_index = header.get("first_index", 1)
+            if first_index not in (0, 1) or isinstance(first_index, bool):
+                raise ModelFileError(f"{path}: invalid model: first_index {first_index!r} is neither 0 nor 1")
             resume_state = header.get("resume_state", True) is not False
             sharding = header.get("sharding")
             if sharding is not None:
@@ -304,6 +323,7 @@ class Model:
             run=header.get("run") if isinstance(header.get("run"), dict) else None,
             calibration=header.get("calibration"),
             evicted_folded=evicted_folded,
+            first_index=first_index,
         )
         if resume or hypothesis != "running-average":
             return model

@@ -368,6 +368,7 @@ def learn_block(model: Model, chunk, y, source: str) -> None:
     is no longer finite (checked after every block: O(|S|)).  A model that is not finite is never
     written (Model.save checks again what it writes)."""
     learner = model.learner
+    model.learned_from(chunk)
     try:
         learner.learn(chunk, y)
     except Overflow as exc:
