@@ -172,6 +172,22 @@ def _train_options(f):
                 help="Shuffle the examples in every pass (seeded by --seed); reads DATA into memory.",
             ),
             click.option(
+                "--scale",
+                is_flag=True,
+                help="Scale every feature onto [-1, 1] as svm-scale does, by ranges the model keeps and applies "
+                "wherever it scores (predict, eval, calibrate, the Python API): the ranges of a first pass over "
+                "DATA when it is a file, of its first block when it is a stream (a feature first seen later is "
+                "left out). A resumed model keeps its own.",
+            ),
+            click.option(
+                "--scale-ranges",
+                type=click.Path(dir_okay=False),
+                default=None,
+                metavar="FILE",
+                help="Scale by the ranges of FILE (budgetlearn scale -s, or svm-scale -s), kept in the model "
+                "as with --scale.",
+            ),
+            click.option(
                 "-o",
                 "--output",
                 type=click.Path(dir_okay=False),
@@ -436,6 +452,8 @@ def online_to_batch(ctx, method, **options):
 
 def _spec_field(option: str) -> str | None:
     """The TrainSpec field a train option sets (None: an option of the command's input and output)."""
+    if option == "scale_ranges":
+        return "scale"
     if option in KERNEL_PARAMS:
         return "kernel"
     if option in registry.params():
@@ -458,6 +476,7 @@ def _train_spec(ctx, hypothesis: str | None, sharding: dict | None, options: dic
     params = {name: options[name] for name in registry.params() if options.get(name) is not None}
     kernel = KernelSpec.from_params(options)
     epochs = options["epochs"] if _given(ctx, "epochs") or not sharding else None  # a sharded checkpoint's
+    scale = _scale(options["scale"], options["scale_ranges"])
     try:
         return TrainSpec(
             algorithm=options["algorithm"],
@@ -472,9 +491,24 @@ def _train_spec(ctx, hypothesis: str | None, sharding: dict | None, options: dic
             save_resume=options["save_resume"],
             sharding=None if sharding is None else Sharding(**sharding),
             resumed=options["resume_path"] is not None,
+            scale=scale,
         )
     except ValueError as exc:
         raise click.UsageError(str(exc)) from None
+
+
+def _scale(scale: bool, ranges_path: str | None):
+    """TrainSpec.scale of --scale and --scale-ranges FILE (read here: a bad file is one line, exit 1)."""
+    if ranges_path is None:
+        return scale
+    if scale:
+        raise click.UsageError("--scale takes the data's ranges, --scale-ranges a file's; choose one")
+    from .scaling import read_ranges
+
+    try:
+        return read_ranges(ranges_path)
+    except DataError as exc:
+        fail(str(exc))
 
 
 def _resumed(ctx, resume_path: str, hypothesis: str | None) -> Model:

@@ -41,6 +41,14 @@ def describe(model, path) -> dict:
         if learner.feature_map is None
         else {"kind": learner.feature_map, "weights": int(learner.feature_map_weights().size)},
         **_features(learner),
+        "scaling": None
+        if model.scaling is None
+        else {
+            "lower": model.scaling.ranges.lower,
+            "upper": model.scaling.ranges.upper,
+            "features": len(model.scaling.ranges),
+            "from": model.scaling.source,
+        },
         "bytes": os.path.getsize(path),
         "counters": {name: learner.counter(name) for name in COUNTER_NAMES},
     }
@@ -62,6 +70,9 @@ def _resume_state(model) -> str:
     if model.resume_state:
         return "saved (--resume continues bit for bit)"
     return "not saved: --resume rebuilds " + ", ".join(sorted(model.learner.rebuilt)) + " from the support vectors"
+
+
+_FROM = {"data": "a first pass over the data", "first block": "the data's first block", "ranges file": "a range file"}
 
 
 def format_text(d: dict) -> str:
@@ -95,6 +106,17 @@ def format_text(d: dict) -> str:
                 f"{d['support_size']:,} ({d['support_nonzeros']:,} non-zeros, {d['n_features']:,} features"
                 + (f", indices up to {d['max_feature_index']:,})" if d["max_feature_index"] is not None else ")"),
             )
+        ),
+        *(
+            [
+                (
+                    "scaling",
+                    f"[{d['scaling']['lower']:g}, {d['scaling']['upper']:g}] on {d['scaling']['features']:,} "
+                    f"features, ranges from {_FROM[d['scaling']['from']]} (applied to every example scored)",
+                )
+            ]
+            if d["scaling"]
+            else []
         ),
         ("bytes", f"{d['bytes']:,}"),
         ("examples", f"{t:,}"),

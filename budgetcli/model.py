@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import __version__, algorithms, modelfile, registry, statecheck  # noqa: F401  (algorithms: registered)
+from . import __version__, algorithms, modelfile, registry, scaling as scaling_, statecheck  # noqa: F401
 from .labels import BinaryLabels, MulticlassLabels, labels_from_dict
 from .modelfile import ModelFileError
 from .projection import onto_kept
@@ -42,6 +42,7 @@ class Model:
     predicting: bool = False
     run: dict | None = None  # what decided the model (spec.TrainSpec.to_dict), saved in the header
     calibration: dict | None = None  # Platt's sigmoid(s) for probabilities (calibration.py; `budgetlearn calibrate`)
+    scaling: object = None  # scaling.Scaling applied to every example before the learner (`train --scale`)
 
     # ---- prediction, for the Python API (api.py) ----------------------------------------------------
     def decision_function(self, X) -> np.ndarray:
@@ -86,12 +87,14 @@ class Model:
         """The learner predicting with the model's hypothesis: a running-average model's averaged
         coefficients, made once, on a copy (the online learner stays resumable)."""
         if self.hypothesis != "running-average" or self.predicting:
-            return self.learner
-        if getattr(self, "_averaged", None) is None or self._averaged[0] != self.learner.counter("examples"):
-            learner = type(self.learner).from_state(*self.learner.portable_state())
-            learner.set_coefficients(_averaged_finite(self.learner))
-            self._averaged = (self.learner.counter("examples"), learner)
-        return self._averaged[1]
+            learner = self.learner
+        else:
+            if getattr(self, "_averaged", None) is None or self._averaged[0] != self.learner.counter("examples"):
+                learner = type(self.learner).from_state(*self.learner.portable_state())
+                learner.set_coefficients(_averaged_finite(self.learner))
+                self._averaged = (self.learner.counter("examples"), learner)
+            learner = self._averaged[1]
+        return learner if self.scaling is None else self.scaling.scorer(learner)  # a scaled model scales first
 
     def as_written(self, hypothesis: str, run: dict | None = None) -> "Model":
         """The model a run whose spec names `hypothesis` writes (spec.HYPOTHESES): the online learner
@@ -136,7 +139,7 @@ class Model:
                     sv_put(learner.support.arrays, n + j, idx, val, float(val @ val))
                 coef = np.concatenate([coef, sums.T])
         learner.set_coefficients(coef)
-        return Model(learner, self.labels, "projected-average" if projected else "average")
+        return Model(learner, self.labels, "projected-average" if projected else "average", scaling=self.scaling)
 
     def save(self, path, resume: bool = False) -> None:
         """Write the model file: compact (what prediction needs, and the small state resuming needs),
@@ -155,10 +158,14 @@ class Model:
             header["run"] = self.run
         if self.calibration is not None:
             header["calibration"] = self.calibration
+        if self.scaling is not None:
+            header["scaling"] = self.scaling.header()
+            arrays |= self.scaling.arrays()
         header["library_version"] = __version__
         arrays = {name: narrowest(a) for name, a in arrays.items()}
         try:  # every model written is one that loads: the loader's own checks, before anything is written
-            statecheck.check_members(self.learner.name, self.learner.saved_arrays(header, arrays), arrays)
+            expected = self.learner.saved_arrays(header, arrays) | scaling_.saved_arrays(header, arrays)
+            statecheck.check_members(self.learner.name, expected, arrays)
             _check_state(type(self.learner), header, arrays)
             if self.hypothesis == "running-average":
                 _averaged_finite(self.learner)
@@ -185,10 +192,12 @@ class Model:
         header, arrays = modelfile.load(path, expect=expect, skip=skip)
         arrays = {name: a.astype(expected[name][1]) if name in expected else a for name, a in arrays.items()}
         _file_indices(header, arrays)
+        scaled = {name: arrays.pop(name) for name in scaling_.ARRAYS if name in arrays}
         try:
             learner_cls = registry.get(header["algorithm"])
             try:
                 _check_state(learner_cls, header, arrays)
+                scaling = _scaling(header, scaled)
             except (ValueError, TypeError) as exc:
                 raise ModelFileError(f"{path}: invalid model: {exc}") from None
             learner = learner_cls.from_state(header, arrays)
@@ -224,6 +233,7 @@ class Model:
             sharding,
             run=header.get("run") if isinstance(header.get("run"), dict) else None,
             calibration=header.get("calibration"),
+            scaling=scaling,
         )
         if resume or hypothesis != "running-average":
             return model
@@ -255,6 +265,17 @@ def _check_state(learner_cls, header: dict, arrays: dict) -> None:
     labels_from_dict(header["labels"]).check(learner_cls, header)
 
 
+def _scaling(header: dict, arrays: dict):
+    """The model's scaling (scaling.Scaling) from its header field and arrays, or None without one;
+    ValueError naming what is wrong, arrays of a scaling without the field included."""
+    if "scaling" not in header:
+        if arrays:
+            raise ValueError(f"arrays {', '.join(sorted(arrays))} without a scaling")
+        return None
+    kernel = header["kernel"].get("kind") if isinstance(header.get("kernel"), dict) else None
+    return scaling_.Scaling.from_file(header["scaling"], arrays, kernel)
+
+
 def _file_indices(header: dict, arrays: dict) -> None:
     """A model file written before index 0 was a feature stored each feature index less one: its
     vectors' indices (and n_features, the largest index + 1) are shifted up to the file's, in place."""
@@ -284,7 +305,7 @@ def _expected_arrays(header: dict, members: dict) -> dict:
     dtype).  An algorithm this build lacks is left to Model.load's own message."""
     try:
         learner_cls = registry.get(header.get("algorithm"))
-        expected = learner_cls.saved_arrays(header, members)
+        expected = learner_cls.saved_arrays(header, members) | scaling_.saved_arrays(header, members)
     except (KeyError, TypeError, AttributeError):  # a header field missing or mistyped: worded by Model.load
         return {}
     except ValueError as exc:

@@ -125,6 +125,7 @@ class BudgetClassifier(KernelSettings, base.MiniBatchClassifier):
         self.learner = None
         self.features: dict = {}
         self.classes: dict = {}
+        self.scaling = None  # a loaded model's (train --scale): applied to every row, as the CLI applies it
 
     @property
     def _multiclass(self) -> bool:
@@ -159,7 +160,7 @@ class BudgetClassifier(KernelSettings, base.MiniBatchClassifier):
             kernel = Kernel.of(self._train_spec(self.params).kernel, len(self.features))
             self.learner = self._cls(kernel, seed=self.seed, **self.params)
             self._keep_average()
-        learn(self.learner, chunk, codes)
+        learn(self.learner, chunk if self.scaling is None else self.scaling.apply(chunk), codes)
 
     def _keep_average(self) -> None:
         """With `average`, a learner that evicts logs what it evicts and folds it onto the kept vectors
@@ -241,8 +242,9 @@ class BudgetClassifier(KernelSettings, base.MiniBatchClassifier):
         `average`, of the averaged one (a copy of the learner with the averaged coefficients, made again
         after each learning step; vectors evicted since the last fold are left out); zeros before any
         learning."""
-        if self.learner is not None and self.average:
-            model = Model(self.learner, BinaryLabels(), "running-average")
+        if self.learner is not None and (self.average or self.scaling is not None):
+            hypothesis = "running-average" if self.average else "online"
+            model = Model(self.learner, BinaryLabels(), hypothesis, scaling=self.scaling)
             return model.scorer().decision_function(chunk)
         if self.learner is not None:
             return self.learner.decision_function(chunk)
@@ -315,7 +317,7 @@ class BudgetClassifier(KernelSettings, base.MiniBatchClassifier):
         else:
             by_code = {code: value[label] for label, code in self.classes.items()}
             labels = BinaryLabels(by_code.get(-1.0), by_code.get(1.0), spellings)
-        return Model(self.learner, labels, "running-average" if self.average else "online")
+        return Model(self.learner, labels, "running-average" if self.average else "online", scaling=self.scaling)
 
     def save(self, path) -> None:
         """Write a budgetlearn model file (atomically, as every model file) holding, in the header
@@ -350,7 +352,7 @@ class BudgetClassifier(KernelSettings, base.MiniBatchClassifier):
                 "only BudgetClassifier.save writes one"
             )
         classifier = cls(**_from_json(extra["params"]))
-        classifier.learner = model.learner
+        classifier.learner, classifier.scaling = model.learner, model.scaling
         if model.learner.kernel.kind == "rbf":  # the file's exp (libm's in a file from before the choice)
             classifier.rbf_exp = model.learner.kernel.exp
         classifier.features = {_from_json(name): j + 1 for j, name in enumerate(extra["features"])}
