@@ -13,30 +13,35 @@ about a row name it `X:ROW` (1-based), as a file's name `FILE:LINE`.  docs/PYTHO
 from __future__ import annotations
 
 import os
+import warnings
 
 import numpy as np
 
-from . import pipeline
+from . import metrics, pipeline
 from .core import Chunk, DataError, KernelSpec, unique  # noqa: F401  (names of the API)
 from .model import Model
 from .spec import Sharding, TrainSpec  # noqa: F401
-from .tune import test_accuracy
 
 
 def train(spec: TrainSpec, data, y=None, resume: Model | None = None) -> Model:
     """The model `spec` makes from `data`: a path (str or PathLike; '-' for standard input; the inputs
     of `spec.sharding` when it has one), or an array X with its labels y.  `resume`: a model to go on
     from (its own algorithm, kernel, parameters and state).  Raises DataError (a ValueError naming the
-    line or row) on bad data, ValueError on bad settings."""
+    line or row) on bad data, ValueError on bad settings.  The warnings of train's summary (a model no
+    better than a constant, ...) are Python warnings."""
     if spec.sharding is not None:
         from . import distributed
 
-        return distributed.train(spec, resume).model
-    if y is not None:
-        data = _chunk(data, y)
-    elif not isinstance(data, (str, os.PathLike)):
-        raise TypeError("give data as a path, or as an array X with its labels y")
-    return pipeline.train(spec, data if isinstance(data, Chunk) else os.fspath(data), resume).model
+        result = distributed.train(spec, resume)
+    else:
+        if y is not None:
+            data = _chunk(data, y)
+        elif not isinstance(data, (str, os.PathLike)):
+            raise TypeError("give data as a path, or as an array X with its labels y")
+        result = pipeline.train(spec, data if isinstance(data, Chunk) else os.fspath(data), resume)
+    for message in result.warnings:  # train's summary warnings (a model no better than a constant, ...)
+        warnings.warn(message, UserWarning, stacklevel=2)
+    return result.model
 
 
 def load(path) -> Model:
@@ -58,10 +63,20 @@ def predictions(model: Model, data) -> np.ndarray:
 
 def accuracy(model: Model, data, y=None) -> float:
     """The share of examples of `data` (a path, or an array X with labels y) whose label the model
-    predicts, as `budgetlearn eval` counts it (a label the model never saw is always wrong)."""
+    predicts, as `budgetlearn eval` counts it (a label the model never saw is always wrong), with
+    eval's warnings as Python warnings (labels the model never saw, no better than a constant)."""
     if y is not None:
-        return float(np.mean(model.predict(data) == np.asarray(y, np.float64)))
-    return test_accuracy(model, os.fspath(data))
+        chunk = _chunk(data, y)
+        blocks, source = [(chunk, model.scorer().decision_function(chunk))], "X"
+    else:
+        source = os.fspath(data)
+        blocks = pipeline.scores(model, source)
+    tally = metrics.PredictionTally(model.labels)
+    for chunk, scores in blocks:
+        tally.add(chunk.labels, scores)
+    for message in tally.warnings():
+        warnings.warn(message, UserWarning, stacklevel=2)
+    return tally.accuracy(source)
 
 
 def calibrate(model: Model, data, y=None, skip_bad_lines: bool = False) -> Model:
@@ -93,11 +108,7 @@ def calibrate(model: Model, data, y=None, skip_bad_lines: bool = False) -> Model
 def _chunk(X, y) -> Chunk:
     from .estimator import csr_chunk
 
-    labels = np.asarray(y, np.float64)
-    if labels.shape != (X.shape[0],):
-        raise ValueError(f"y has shape {labels.shape}; X has {X.shape[0]} rows")
-    if not np.isfinite(labels).all():
-        raise ValueError("y holds a value that is not a finite number")
-    chunk = csr_chunk(X, labels)
+    chunk = csr_chunk(X, y)
+    labels = chunk.labels
     chunk.label_spellings = {float(v): format(v, "g") for v in unique(labels)}
     return chunk

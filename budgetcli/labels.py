@@ -67,6 +67,13 @@ class BinaryLabels:
     def spelling(self, v: float, chunk=None) -> str:
         return spelling_of(v, self.spellings, chunk)
 
+    def predicted(self, scores: np.ndarray) -> np.ndarray:
+        """The label values of scores f: the +1 label where f > 0, the −1 label where f ≤ 0 (a map that
+        holds one label predicts it everywhere)."""
+        positive = self.positive if self.positive is not None else self.negative
+        negative = self.negative if self.negative is not None else self.positive
+        return np.where(scores > 0, positive, negative)
+
     def index_of(self, values: np.ndarray) -> np.ndarray:
         """1 for the +1 label, 0 for the −1 label, −1 for a value the map does not hold."""
         values = np.asarray(values)
@@ -169,6 +176,10 @@ class MulticlassLabels:
     def predict_index(self, scores: np.ndarray) -> np.ndarray:
         """The class with the highest score per row (ties: the class seen first)."""
         return np.argmax(scores, axis=1) if scores.shape[1] else np.zeros(scores.shape[0], np.int64)
+
+    def predicted(self, scores: np.ndarray) -> np.ndarray:
+        """The label values of an n × m score matrix: each row's top class."""
+        return np.asarray(self.values, np.float64)[self.predict_index(scores)]
 
     def decode(self, scores: np.ndarray) -> list[str]:
         """Labels in the training file's spelling for an n×m score matrix."""

@@ -51,7 +51,7 @@ class Model:
         hypothesis the model predicts with (the averaged one for a running-average model)."""
         from .estimator import csr_chunk
 
-        return self.scorer().decision_function(csr_chunk(X, np.zeros(X.shape[0])))
+        return self.scorer().decision_function(csr_chunk(X))
 
     def predict(self, X) -> np.ndarray:
         """The label values the model predicts for the rows of X, as `budgetlearn predict` does."""
@@ -75,13 +75,8 @@ class Model:
 
     def predicted(self, scores: np.ndarray) -> np.ndarray:
         """The label values of the model's scores: the top class, or the +1 label where f > 0 and the
-        −1 label where f ≤ 0 (a model that saw one label predicts it everywhere)."""
-        if self.learner.multiclass:
-            return np.asarray(self.labels.classes)[self.labels.predict_index(scores)]
-        labels = self.labels
-        positive = labels.positive if labels.positive is not None else labels.negative
-        negative = labels.negative if labels.negative is not None else labels.positive
-        return np.where(scores > 0, positive, negative)
+        −1 label where f ≤ 0 (a model that saw one label predicts it everywhere): its label map's rule."""
+        return self.labels.predicted(scores)
 
     def scorer(self):
         """The learner predicting with the model's hypothesis: a running-average model's averaged

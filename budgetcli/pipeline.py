@@ -13,6 +13,7 @@ from .core import Chunk, DataError, unique
 from .io.libsvm import LibsvmReader, concatenate
 from .kernels import Kernel
 from .labels import BinaryLabels, MulticlassLabels
+from .metrics import constant_warning, one_label_warning
 from .learner import Overflow, kernel_matrix
 from .model import Model
 from .spec import TrainSpec
@@ -319,32 +320,19 @@ def _sample(chunk, most: int):
 
 
 def outcome_warnings(model: Model, sample, labels: dict, mistakes: int) -> list[str]:
-    """Warnings that the model may be no better than a constant:
+    """Warnings that the model may be no better than a constant (metrics.constant_warning and
+    metrics.one_label_warning, eval's rules):
     - its online mistake rate over this run is not below the rate of always answering the run's most
       frequent label (the stream's majority-class error);
     - the written model predicts one label for every example of `sample` (the first block's, evenly
       spaced), which holds several."""
-    out = []
-    total = sum(labels.values())
-    if total:
-        majority = max(labels, key=lambda v: labels[v])
-        constant = 1.0 - labels[majority] / total
-        if mistakes / total >= constant:
-            out.append(
-                f"the online mistake rate {100 * mistakes / total:.2f}% is not below the {100 * constant:.2f}% "
-                f"of always answering the most frequent label {model.labels.spelling(majority)}: the model "
-                "may be no better than a constant"
-            )
-    if sample is not None and len(unique(sample.labels)) > 1:
+    out = [constant_warning(sum(labels.values()) - mistakes, labels, model.labels.spelling, online=True)]
+    true = set(unique(sample.labels).tolist()) if sample is not None else set()
+    if len(true) > 1:
         with np.errstate(all="ignore"):
             predicted = model.predicted(model.scorer().decision_function(sample))
-        if len(unique(predicted)) == 1:
-            out.append(
-                f"the model predicts {model.labels.spelling(float(predicted[0]))} for all {len(sample):,} "
-                "examples it was checked on (from the first block), which hold several labels: it is no "
-                "better than a constant there; try another --gamma, a larger budget, or another algorithm"
-            )
-    return out
+        out.append(one_label_warning(true, unique(predicted).tolist(), model.labels.spelling, len(sample)))
+    return [w for w in out if w]
 
 
 def support_warnings(learner) -> list[str]:

@@ -57,7 +57,7 @@ from river import base
 from scipy.special import expit, softmax
 
 from . import modelfile
-from .estimator import KernelSettings, csr_chunk, learn, learner_class
+from .estimator import KernelSettings, checked_labels, csr_chunk, learn, learner_class
 from .core import Chunk, KernelSpec
 from .kernels import Kernel
 from .labels import BinaryLabels, MulticlassLabels, spelling_problem, third_label_message
@@ -147,8 +147,9 @@ class BudgetClassifier(KernelSettings, base.MiniBatchClassifier):
     def learn_many(self, X, y) -> None:
         """The rounds of X's rows in order, in one call of the learner's compiled loop: the same
         model as `learn_one` row by row (rows as dicts of their non-missing values)."""
+        labels = checked_labels(y, len(X), numbers=False)
         chunk, new = self._frame(X)
-        codes, classes = self._encode(list(y))
+        codes, classes = self._encode(labels)
         self._learn(chunk, codes, new, classes)
 
     def _learn(self, chunk: Chunk, codes: np.ndarray, new: list, classes: dict) -> None:
@@ -234,7 +235,7 @@ class BudgetClassifier(KernelSettings, base.MiniBatchClassifier):
         keep = np.flatnonzero(columns >= 0)
         keep = keep[np.argsort(columns[keep])]
         dense = np.where(present[:, keep], values[:, keep], 0.0)
-        return csr_chunk(dense, np.zeros(len(X)), columns[keep]), [names[c] for c in unseen]
+        return csr_chunk(dense, None, columns[keep]), [names[c] for c in unseen]
 
     # ---- prediction ------------------------------------------------------------------------
     def _scores(self, chunk: Chunk) -> np.ndarray:

@@ -250,7 +250,7 @@ class BudgetClassifier(KernelSettings, ClassifierMixin, BaseEstimator):
         """The model's scores of X: f (binary model) or one column per class, in the model's order."""
         check_is_fitted(self)
         X = validate_data(self, X, reset=False, **_CHECK) if hasattr(self, "n_features_in_") else _matrix(X)
-        return self.to_model().scorer().decision_function(csr_chunk(X, np.zeros(X.shape[0])))
+        return self.to_model().scorer().decision_function(csr_chunk(X))
 
     def _columns(self) -> np.ndarray:
         """For each class of classes_, its column in a multiclass model's scores (−1: never learnt)."""

@@ -49,9 +49,10 @@ import numpy as np
 
 from . import grid, pipeline, registry
 from .atomic import output_file
-from .core import DataError, KernelSpec
+from .core import KernelSpec
 from .io.permuted import PermutedExamples
 from .kernels import KERNEL_PARAMS
+from .metrics import PredictionTally
 from .predict import splittable
 from .spec import TrainSpec
 
@@ -272,14 +273,11 @@ def execute(run: Run) -> RunResult:
 
 def test_accuracy(model, test) -> float:
     """Fraction of the test examples whose label the model predicts, as `eval` counts it
-    (Model.predicted: a label the model never saw is always wrong)."""
-    right = total = 0
+    (metrics.accuracy)."""
+    tally = PredictionTally(model.labels)
     for chunk, scores in pipeline.scores(model, test):
-        right += int(np.count_nonzero(model.predicted(scores) == chunk.labels))
-        total += len(chunk)
-    if total == 0:
-        raise DataError(test, 0, None, "no examples to test on")
-    return right / total
+        tally.add(chunk.labels, scores)
+    return tally.accuracy(test)
 
 
 @contextmanager

@@ -108,3 +108,55 @@ def test_every_jobs_option_and_sharding_take_one_rule(stream, jobs):
     if jobs != "1.5":
         with pytest.raises(ValueError, match=rule):
             budgetcli.Sharding((str(data),), jobs=int(jobs))
+
+
+# ---- accuracy and the warnings of a model no better than a constant --------------------------------
+
+
+def test_eval_tune_and_the_python_api_count_accuracy_and_warn_alike(stream, tmp_path):
+    import json
+    import warnings
+
+    from budgetcli import tune
+
+    folder, X, y = stream
+    model_path = folder / "acc.model"
+    assert run("train", "-q", "-a", "perceptron", "--gamma", "0.5", folder / "train", "-o", model_path).exit_code == 0
+    test = tmp_path / "test"
+    y_test = np.where(np.arange(len(y)) % 10 == 0, 0.0, y)  # a label the model never saw: always wrong
+    text = (folder / "train").read_text().splitlines()
+    test.write_text(
+        "".join(("0" if v == 0 else line.split()[0]) + line[line.index(" ") :] + "\n" for v, line in zip(y_test, text))
+    )
+    report = json.loads(run("eval", "--json", model_path, test).stdout)
+    model = budgetcli.load(model_path)
+    with warnings.catch_warnings(record=True) as from_path:
+        warnings.simplefilter("always")
+        on_path = budgetcli.accuracy(model, test)
+    with warnings.catch_warnings(record=True) as from_arrays:
+        warnings.simplefilter("always")
+        on_arrays = budgetcli.accuracy(model, X, y_test)
+    assert report["accuracy"] == on_path == on_arrays == tune.test_accuracy(model, str(test))
+    assert report["warnings"] and "never saw: 0 (30 examples)" in report["warnings"][0]
+    assert [str(w.message) for w in from_path] == report["warnings"] == [str(w.message) for w in from_arrays]
+
+
+def test_train_and_the_python_api_warn_of_a_model_no_better_than_a_constant_alike(tmp_path):
+    import json
+
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-0.5, 0.5, (200, 3))
+    y = np.where(np.arange(200) % 100 < 43, 1.0, -1.0)
+    data = tmp_path / "d"
+    with open(data, "w") as f:
+        write_libsvm(
+            f, np.arange(0, 601, 3), np.tile([1, 2, 3], 200), X.ravel(), y, ["+1" if v > 0 else "-1" for v in y]
+        )
+    r = run("train", "-q", "--json", "-a", "projectron", "--kernel", "linear", "--eta", "1", data, "-o", tmp_path / "m")
+    expected = json.loads(r.stdout)["warnings"]
+    assert any("is not below the 43.00% of always answering the most frequent label -1" in w for w in expected)
+    spec = budgetcli.TrainSpec("projectron", budgetcli.KernelSpec("linear"), {"eta": 1.0})
+    with pytest.warns(UserWarning) as warned:
+        budgetcli.train(spec, X, y)
+    got = [str(w.message) for w in warned]
+    assert got == expected
