@@ -25,7 +25,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from . import pipeline
+from . import metrics, pipeline
 from .core import Chunk, DataError
 from .io.libsvm import LibsvmReader, concatenate
 from .spec import TrainSpec
@@ -104,12 +104,11 @@ def fold_result(spec: TrainSpec, everything: Chunk, folds: np.ndarray, k: int, s
     `eval` scores."""
     result = pipeline.train(spec, everything.take(np.flatnonzero(folds != k)))
     model, held = result.model, everything.take(np.flatnonzero(folds == k))
-    correct, step = 0, pipeline.score_lines(model)
+    tally, step = metrics.PredictionTally(model.labels), pipeline.score_lines(model)
     for a in range(0, len(held), step):
         block = held.take(np.arange(a, min(a + step, len(held))))
-        predicted = model.predicted(pipeline.chunk_scores(model, block, source))
-        correct += int(np.count_nonzero(predicted == block.labels))
-    return Fold(len(held), correct, result.warnings), result
+        tally.add(block.labels, pipeline.chunk_scores(model, block, source))
+    return Fold(len(held), tally.right, result.warnings), result
 
 
 def cross_validate(spec: TrainSpec, data, k: int) -> CrossValidation:
