@@ -172,6 +172,22 @@ def _train_options(f):
                 help="Shuffle the examples in every pass (seeded by --seed); reads DATA into memory.",
             ),
             click.option(
+                "--scale",
+                is_flag=True,
+                help="Scale every feature onto [-1, 1] as svm-scale does, by ranges the model keeps and applies "
+                "wherever it scores (predict, eval, calibrate, the Python API): the ranges of a first pass over "
+                "DATA when it is a file, of its first block when it is a stream (a feature first seen later is "
+                "left out). A resumed model keeps its own.",
+            ),
+            click.option(
+                "--scale-ranges",
+                type=click.Path(dir_okay=False),
+                default=None,
+                metavar="FILE",
+                help="Scale by the ranges of FILE (budgetlearn scale -s, or svm-scale -s), kept in the model "
+                "as with --scale.",
+            ),
+            click.option(
                 "-o",
                 "--output",
                 type=click.Path(dir_okay=False),
@@ -371,7 +387,20 @@ class _MoreData(click.Argument):
     "sharded run of a learner that evicts (last); a resumed model's own.",
 )
 @click.option("--average", is_flag=True, help="The same as --hypothesis average.")
-def train(ctx, more_data, backend, jobs, scheduler, sync_every, sync, divergence, hypothesis, average, **options):
+@click.option(
+    "-v",
+    "--folds",
+    type=click.IntRange(min=2),
+    default=None,
+    metavar="K",
+    help="K-fold cross-validation, as svm-train -v: print 'Cross Validation Accuracy = P%' (the share of DATA's "
+    "examples that the model trained with these options on the other folds predicts right) and write no "
+    "model. Folds are stratified as LIBSVM's and seeded by --seed; each fold's model is the one train writes "
+    "from the other folds' examples in file order. DATA is read into memory.",
+)
+def train(
+    ctx, more_data, backend, jobs, scheduler, sync_every, sync, divergence, hypothesis, average, folds, **options
+):
     """Train an algorithm online over DATA (one pass, or --epochs passes) and write the model (DATA.model).
 
     With no -a, the algorithm is projectron++ for two labels and mc-projectron++ for more; the model
@@ -411,7 +440,46 @@ def train(ctx, more_data, backend, jobs, scheduler, sync_every, sync, divergence
         raise click.UsageError("--sync and --divergence are for a sharded run (several inputs or --backend)")
     if average and hypothesis == "last":
         raise click.UsageError("--average and --hypothesis last contradict each other")
-    _train(ctx, WRITTEN["average" if average else hypothesis] if average or hypothesis else None, sharding, options)
+    written = WRITTEN["average" if average else hypothesis] if average or hypothesis else None
+    if folds is not None:
+        _cross_validate(ctx, folds, written, sharding, options)
+        return
+    _train(ctx, written, sharding, options)
+
+
+def _cross_validate(ctx, k: int, hypothesis: str | None, sharding: dict | None, options: dict) -> None:
+    """train -v K: the folds' accuracy on stdout as svm-train prints it (crossval.py), no model written."""
+    from . import crossval
+
+    given = [
+        flag
+        for name, flag in (
+            ("output", "-o"),
+            ("resume_path", "--resume"),
+            ("checkpoint_every", "--checkpoint-every"),
+            ("curve_path", "--curve"),
+            ("save_resume", "--save-resume"),
+        )
+        if _given(ctx, name)
+    ] + (["several inputs"] if sharding else [])
+    if given:
+        raise click.UsageError(f"-v writes no model (as svm-train -v): drop {', '.join(given)}")
+    spec = _train_spec(ctx, hypothesis, None, options)
+    try:
+        cv = crossval.cross_validate(spec, options["data"], k)
+    except DataError as exc:
+        fail(str(exc))
+    except KeyboardInterrupt:
+        fail("interrupted", 130)
+    click.echo(json.dumps(cv.to_dict()) if options["as_json"] else crossval.accuracy_line(cv.accuracy))
+    if not options["quiet"]:
+        lines = [f"note            {cv.note}"] if cv.note else []
+        lines.append(
+            f"folds           {len(cv.folds)} of {cv.examples:,} examples (stratified, --seed {spec.seed}): "
+            + ", ".join(f"{100 * f.correct / f.examples:.2f}%" for f in cv.folds)
+        )
+        lines += [f"warning         {w}" for w in cv.warnings]
+        click.echo("\n".join(lines), err=True)
 
 
 @click.command(name="online-to-batch", cls=_TrainCommand)
@@ -438,6 +506,8 @@ def online_to_batch(ctx, method, **options):
 
 def _spec_field(option: str) -> str | None:
     """The TrainSpec field a train option sets (None: an option of the command's input and output)."""
+    if option == "scale_ranges":
+        return "scale"
     if option in KERNEL_PARAMS:
         return "kernel"
     if option in registry.params():
@@ -460,6 +530,7 @@ def _train_spec(ctx, hypothesis: str | None, sharding: dict | None, options: dic
     params = {name: options[name] for name in registry.params() if options.get(name) is not None}
     kernel = KernelSpec.from_params(options)
     epochs = options["epochs"] if _given(ctx, "epochs") or not sharding else None  # a sharded checkpoint's
+    scale = _scale(options["scale"], options["scale_ranges"])
     try:
         return TrainSpec(
             algorithm=options["algorithm"],
@@ -474,9 +545,24 @@ def _train_spec(ctx, hypothesis: str | None, sharding: dict | None, options: dic
             save_resume=options["save_resume"],
             sharding=None if sharding is None else Sharding(**sharding),
             resumed=options["resume_path"] is not None,
+            scale=scale,
         )
     except ValueError as exc:
         raise click.UsageError(str(exc)) from None
+
+
+def _scale(scale: bool, ranges_path: str | None):
+    """TrainSpec.scale of --scale and --scale-ranges FILE (read here: a bad file is one line, exit 1)."""
+    if ranges_path is None:
+        return scale
+    if scale:
+        raise click.UsageError("--scale takes the data's ranges, --scale-ranges a file's; choose one")
+    from .scaling import read_ranges
+
+    try:
+        return read_ranges(ranges_path)
+    except DataError as exc:
+        fail(str(exc))
 
 
 def _resumed(ctx, resume_path: str, hypothesis: str | None) -> Model:
@@ -1056,7 +1142,11 @@ def _tune_run(runs, settings, grid, jobs, backend, scheduler, sort, csv_path, sa
         writing.append((csv_path, "the table"))
         tune_.write_csv(csv_path, rows, [n for n, _ in grid], runs[0].spec.epochs)
     best = None
-    if save_best is not None:
+    if save_best is not None and runs[0].folds:  # the model of the best setting's train command: all of DATA
+        model = pipeline.train(tune_.setting_spec(runs[0].spec, rows[0].setting), runs[0].data).model
+        writing.append((save_best, "the model"))
+        model.save(save_best)
+    elif save_best is not None:
         best = tune_.best_run(rows[0], sort)
         run = next(r for r in runs if (r.setting, r.permutation) == (best.setting, best.permutation))
         model = tune_.retrain(run, best)
@@ -1100,7 +1190,22 @@ def _no_grid_contradiction(grid, params: dict, gamma, sigma) -> None:
     help="Runs per setting, each over a seeded permutation of DATA (run p: seed --seed + p, as "
     "`train --shuffle --seed`); 0: one run over DATA in its own order.",
 )
-@click.option("--seed", type=SEED, default=0, show_default=True, help="Seed of run 0; run p uses --seed + p.")
+@click.option(
+    "--folds",
+    type=click.IntRange(min=2),
+    default=None,
+    metavar="K",
+    help="Rank the settings by K-fold cross-validated accuracy, each exactly `train -v K` with that setting "
+    "(the folds seeded by --seed): a setting's runs are its K folds, each trained on the others in file "
+    "order and scored on the one held out, with the hypothesis train writes. --test is then only reported.",
+)
+@click.option(
+    "--seed",
+    type=SEED,
+    default=0,
+    show_default=True,
+    help="Seed of run 0; run p uses --seed + p. With --folds: the seed of the folds and of every run.",
+)
 @click.option(
     "--epochs",
     type=click.IntRange(min=1),
@@ -1157,7 +1262,21 @@ def _no_grid_contradiction(grid, params: dict, gamma, sigma) -> None:
     type=click.Path(dir_okay=False),
     default=None,
     metavar="MODEL",
-    help="Save the model of the best run of the best setting (trained again here, identically).",
+    help="Save the model of the best run of the best setting (trained again here, identically); with --folds, "
+    "the model the best setting's train command writes from all of DATA.",
+)
+@click.option(
+    "--scale",
+    is_flag=True,
+    help="Every run scales as train --scale (the ranges of DATA; with "
+    "--folds, of each fold's training part, as train -v --scale).",
+)
+@click.option(
+    "--scale-ranges",
+    type=click.Path(dir_okay=False),
+    default=None,
+    metavar="FILE",
+    help="Every run scales by the ranges of FILE, as train --scale-ranges.",
 )
 @_kernel_options
 @_param_options
@@ -1177,6 +1296,9 @@ def tune(
     csv_path,
     save_best,
     hypothesis,
+    folds,
+    scale,
+    scale_ranges,
     data,
     **options,
 ):
@@ -1195,9 +1317,15 @@ def tune(
     params = {k: v for k, v in options.items() if k in registry.params() and v is not None}
     if data == "-":
         raise click.UsageError("tune reads DATA once per run: give a file, not '-'")
-    sort = sort or ("test-accuracy" if test else "error")
+    ctx = click.get_current_context()
+    if folds and _given(ctx, "permutations"):
+        raise click.UsageError("--folds K makes a setting's runs its K folds; drop --permutations")
+    sort = sort or ("cv-accuracy" if folds else "test-accuracy" if test else "error")
     if sort == "test-accuracy" and not test:
         raise click.UsageError("--sort test-accuracy needs --test")
+    if sort == "cv-accuracy" and not folds:
+        raise click.UsageError("--sort cv-accuracy needs --folds K")
+    scaled = _scale(scale, scale_ranges)
     _refuse_same_files([("DATA", data), ("--test", test)], [("--csv", csv_path), ("--save-best", save_best)])
     for path, what in ((csv_path, "the table"), (save_best, "the model")):
         problem = path and writable_problem(path)
@@ -1214,10 +1342,20 @@ def tune(
             seed,
             epochs,
             hypothesis=WRITTEN[hypothesis] if hypothesis else None,
+            scale=scaled,
         )
-        runs = tune_.plan(data, test, base, settings, permutations)
+        runs = tune_.plan(data, test, base, settings, permutations, folds or 0)
     except ValueError as exc:
         raise click.UsageError(str(exc))
+    if scaled is True and not folds:  # a permuted run reads DATA in another order: the ranges of train --scale DATA
+        from .scaling import of_data
+
+        try:
+            ranges = of_data(data, kernel.kind).ranges
+        except DataError as exc:
+            fail(str(exc))
+        runs = [dataclasses.replace(r, spec=dataclasses.replace(r.spec, scale=ranges)) for r in runs]
+
     if scheduler is None:  # local processes or threads; a cluster's own workers decide there
         jobs, note = bounds.workers(jobs, len(runs), "run")
         if note:
@@ -1225,6 +1363,9 @@ def tune(
     writing = []  # (path, what) of the output being written
     try:
         rows, best = _tune_run(runs, settings, grid, jobs, backend, scheduler, sort, csv_path, save_best, writing)
+        best_command = _best_command(
+            algorithm, kernel, params, rows[0], sort, data, epochs, hypothesis, seed, folds, scale, scale_ranges
+        )
     except DataError as exc:
         fail(str(exc))
     except UnloadableModel as exc:
@@ -1248,13 +1389,37 @@ def tune(
                     "seed": seed,
                     "epochs": epochs,
                     "rows": [r.to_dict() for r in rows],
+                    "best": best_command,
                 }
             )
         )
     else:
         _print_tune(algorithm, sort, rows, epochs)
+        click.echo(f"best: {best_command}")
     if save_best is not None:
-        click.echo(f"best model: {save_best} ({tune_._describe(rows[0].setting)}, seed {best.seed})", err=True)
+        seed_note = f", seed {best.seed}" if best is not None else ""
+        click.echo(f"best model: {save_best} ({tune_._describe(rows[0].setting)}{seed_note})", err=True)
+
+
+def _best_command(algorithm, kernel, params, top, sort, data, epochs, hypothesis, seed, folds, scale, ranges) -> str:
+    """The `budgetlearn train` command whose model the table's best setting is: with --folds the model its
+    cross-validation estimates (train -v K of the same command prints its accuracy); else its best run's
+    (`--shuffle --seed S` for a permuted run), as --save-best saves it."""
+    from .grid import train_command
+
+    setting_kernel = {k: v for k, v in top.setting.items() if k in tune_.KERNEL_GRID}
+    default = KernelSpec().params()
+    given_kernel = {k: v for k, v in kernel.params().items() if v != default[k] and v is not None}
+    more = [] if epochs == 1 else ["--epochs", str(epochs)]
+    more += ["--hypothesis", hypothesis] if hypothesis else []
+    more += ["--scale"] if scale else ["--scale-ranges", ranges] if ranges else []
+    run = None if folds else tune_.best_run(top, sort)
+    if run is not None and run.permutation >= 0:
+        more += ["--shuffle", "--seed", str(run.seed)]
+    elif seed:
+        more += ["--seed", str(seed)]
+    setting_params = {k: v for k, v in top.setting.items() if k not in tune_.KERNEL_GRID}
+    return train_command(algorithm, given_kernel | setting_kernel, params | setting_params, data, tuple(more))
 
 
 def _print_tune(algorithm, sort, rows, epochs) -> None:
@@ -1264,13 +1429,14 @@ def _print_tune(algorithm, sort, rows, epochs) -> None:
         title=f"{algorithm}, {len(rows[0].runs)} run(s) per setting of {epochs} pass(es), sorted by {sort}",
         title_justify="left",
     )
-    for col in ("rank", "setting", "online error %", "support size", "test accuracy %", "seconds", "notes"):
+    cv = ("cv accuracy %",) if rows[0].stats("cv_accuracy")[0] is not None else ()
+    for col in ("rank", "setting", *cv, "online error %", "support size", "test accuracy %", "seconds", "notes"):
         table.add_column(col, justify="left" if col in ("setting", "notes") else "right")
     cells, legend = tune_.format_table(rows, sort)
     for row in cells:
         table.add_row(*row)
     console = _console(highlight=False)
-    console.width = max(100, console.width)
+    console.width = max(120 if cv else 100, console.width)
     console.print(table)
     if any(r.learned_nothing for r in rows):
         click.echo("nothing learned: a run ended with f = 0 (0 support vectors); such settings rank last")

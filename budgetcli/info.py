@@ -47,6 +47,14 @@ def describe(model, path) -> dict:
         else {"kind": learner.feature_map, "weights": int(learner.feature_map_weights().size)},
         **_features(learner, model.first_index),
         "first_index": model.first_index,  # the index of an array's column 0 (Model.first_index)
+        "scaling": None
+        if model.scaling is None
+        else {
+            "lower": model.scaling.ranges.lower,
+            "upper": model.scaling.ranges.upper,
+            "features": len(model.scaling.ranges),
+            "from": model.scaling.source,
+        },
         "bytes": os.path.getsize(path),
         "counters": {name: learner.counter(name) for name in COUNTER_NAMES},
     }
@@ -75,6 +83,9 @@ def _resume_state(model) -> str:
     return "not saved: " + "; ".join(
         lost + (["the evicted vectors' archive is folded into the average"] if archive else [])
     )
+
+
+_FROM = {"data": "a first pass over the data", "first block": "the data's first block", "ranges file": "a range file"}
 
 
 def format_text(d: dict) -> str:
@@ -116,6 +127,17 @@ def format_text(d: dict) -> str:
             )
         ),
         ("features", f"numbered from {d['first_index']} (an array's column j is index j + {d['first_index']})"),
+        *(
+            [
+                (
+                    "scaling",
+                    f"[{d['scaling']['lower']:g}, {d['scaling']['upper']:g}] on {d['scaling']['features']:,} "
+                    f"features, ranges from {_FROM[d['scaling']['from']]} (applied to every example scored)",
+                )
+            ]
+            if d["scaling"]
+            else []
+        ),
         ("bytes", f"{d['bytes']:,}"),
         ("examples", f"{t:,}"),
         ("mistakes", f"{c['mistakes']:,}" + (f" ({100 * c['mistakes'] / t:.2f}% online)" if t else "")),

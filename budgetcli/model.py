@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import __version__, algorithms, modelfile, registry, statecheck  # noqa: F401  (algorithms: registered)
+from . import __version__, algorithms, modelfile, registry, scaling as scaling_, statecheck  # noqa: F401
 from .labels import BinaryLabels, MulticlassLabels, labels_from_dict
 from .modelfile import ModelFileError
 from .projection import onto_kept
@@ -60,6 +60,8 @@ class Model:
         if self.first_index and chunk.holds_index_zero:
             self.first_index = 0
 
+    scaling: object = None  # scaling.Scaling applied to every example before the learner (`train --scale`)
+
     # ---- prediction, for the Python API (api.py) ----------------------------------------------------
     def decision_function(self, X) -> np.ndarray:
         """The scores of the rows of X (numpy or scipy.sparse, column j the feature of index j +
@@ -100,15 +102,17 @@ class Model:
         coefficients, the archive of evicted vectors folded in as a written file holds them
         (`KernelLearner.folded_sums`), made once, on a copy (the online learner stays as it is)."""
         if self.hypothesis != "running-average" or self.predicting:
-            return self.learner
-        if getattr(self, "_averaged", None) is None or self._averaged[0] != self.learner.counter("examples"):
-            learner = type(self.learner).from_state(*self.learner.portable_state())
-            folded = self.learner.folded_sums()
-            if folded is not None:
-                learner._sums_view()[...] = folded
-            learner.set_coefficients(_averaged_finite(learner))
-            self._averaged = (self.learner.counter("examples"), learner)
-        return self._averaged[1]
+            learner = self.learner
+        else:
+            if getattr(self, "_averaged", None) is None or self._averaged[0] != self.learner.counter("examples"):
+                learner = type(self.learner).from_state(*self.learner.portable_state())
+                folded = self.learner.folded_sums()
+                if folded is not None:
+                    learner._sums_view()[...] = folded
+                learner.set_coefficients(_averaged_finite(learner))
+                self._averaged = (self.learner.counter("examples"), learner)
+            learner = self._averaged[1]
+        return learner if self.scaling is None else self.scaling.scorer(learner)  # a scaled model scales first
 
     def as_written(self, hypothesis: str, run: dict | None = None) -> "Model":
         """The model a run whose spec names `hypothesis` writes (spec.HYPOTHESES): the online learner
@@ -206,7 +210,11 @@ class Model:
                 coef = np.concatenate([coef, sums.T])
         learner.set_coefficients(coef)
         return Model(
-            learner, self.labels, "projected-average" if projected else "average", first_index=self.first_index
+            learner,
+            self.labels,
+            "projected-average" if projected else "average",
+            first_index=self.first_index,
+            scaling=self.scaling,
         )
 
     def save(self, path, resume: bool = False) -> None:
@@ -242,10 +250,14 @@ class Model:
             header["calibration"] = self.calibration
         if self.first_index != 1:
             header["first_index"] = self.first_index
+        if self.scaling is not None:
+            header["scaling"] = self.scaling.header()
+            arrays |= self.scaling.arrays()
         header["library_version"] = __version__
         arrays = {name: narrowest(a) for name, a in arrays.items()}
         try:  # every model written is one that loads: the loader's own checks, before anything is written
-            statecheck.check_members(self.learner.name, self.learner.saved_arrays(header, arrays), arrays)
+            expected = self.learner.saved_arrays(header, arrays) | scaling_.saved_arrays(header, arrays)
+            statecheck.check_members(self.learner.name, expected, arrays)
             _check_state(type(self.learner), header, arrays)
             self.scorer()  # a running average's coefficients, as the file's reader makes them: finite
             modelfile.save(path, header, arrays)
@@ -272,6 +284,7 @@ class Model:
         header, arrays = modelfile.load(path, expect=expect, skip=skip)
         arrays = {name: a.astype(expected[name][1]) if name in expected else a for name, a in arrays.items()}
         _file_indices(header, arrays)
+        scaled = {name: arrays.pop(name) for name in scaling_.ARRAYS if name in arrays}
         try:
             learner_cls = registry.get(header["algorithm"])
             try:
@@ -281,6 +294,7 @@ class Model:
                 evicted_folded = header.get("evicted_folded", None if earlier else 0)
                 if evicted_folded is not None and not (type(evicted_folded) is int and 0 <= evicted_folded < 2**62):
                     raise ValueError(f"evicted_folded = {evicted_folded!r} is not a count of vectors")
+                scaling = _scaling(header, scaled)
             except (ValueError, TypeError) as exc:
                 raise ModelFileError(f"{path}: invalid model: {exc}") from None
             unfolded = "unfolded_" + learner_cls.folded_array
@@ -324,6 +338,7 @@ class Model:
             calibration=header.get("calibration"),
             evicted_folded=evicted_folded,
             first_index=first_index,
+            scaling=scaling,
         )
         if resume or hypothesis != "running-average":
             return model
@@ -355,6 +370,17 @@ def _check_state(learner_cls, header: dict, arrays: dict) -> None:
     labels_from_dict(header["labels"]).check(learner_cls, header)
 
 
+def _scaling(header: dict, arrays: dict):
+    """The model's scaling (scaling.Scaling) from its header field and arrays, or None without one;
+    ValueError naming what is wrong, arrays of a scaling without the field included."""
+    if "scaling" not in header:
+        if arrays:
+            raise ValueError(f"arrays {', '.join(sorted(arrays))} without a scaling")
+        return None
+    kernel = header["kernel"].get("kind") if isinstance(header.get("kernel"), dict) else None
+    return scaling_.Scaling.from_file(header["scaling"], arrays, kernel)
+
+
 def _file_indices(header: dict, arrays: dict) -> None:
     """A model file written before index 0 was a feature stored each feature index less one: its
     vectors' indices (and n_features, the largest index + 1) are shifted up to the file's, in place."""
@@ -384,7 +410,7 @@ def _expected_arrays(header: dict, members: dict) -> dict:
     dtype).  An algorithm this build lacks is left to Model.load's own message."""
     try:
         learner_cls = registry.get(header.get("algorithm"))
-        expected = learner_cls.saved_arrays(header, members)
+        expected = learner_cls.saved_arrays(header, members) | scaling_.saved_arrays(header, members)
     except (KeyError, TypeError, AttributeError):  # a header field missing or mistyped: worded by Model.load
         return {}
     except ValueError as exc:

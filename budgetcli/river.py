@@ -131,6 +131,7 @@ class BudgetClassifier(KernelSettings, base.MiniBatchClassifier):
         self.learner = None
         self.features: dict = {}
         self.classes: dict = {}
+        self.scaling = None  # a loaded model's (train --scale): applied to every row, as the CLI applies it
 
     @property
     def _multiclass(self) -> bool:
@@ -169,7 +170,7 @@ class BudgetClassifier(KernelSettings, base.MiniBatchClassifier):
             self.learner = self._cls(kernel, seed=self.seed, **self.params)
             self._keep_average()
         try:
-            self.learner.learn(chunk, codes)
+            self.learner.learn(chunk if self.scaling is None else self.scaling.apply(chunk), codes)
         except Overflow as exc:
             self._commit(labels[: exc.row], new, first, classes, exc.row)
             if made and exc.row == 0:
@@ -265,10 +266,11 @@ class BudgetClassifier(KernelSettings, base.MiniBatchClassifier):
         `average`, of the averaged one (a copy of the learner with the averaged coefficients, made again
         after each learning step, the archive of evicted vectors folded in as a saved file holds it);
         zeros before any learning."""
-        if self.learner is not None and self.average:
+        if self.learner is not None and (self.average or self.scaling is not None):
             model = getattr(self, "_averaged", None)
             if model is None or model.learner is not self.learner:  # its scorer is made again after learning
-                model = self._averaged = Model(self.learner, BinaryLabels(), "running-average")
+                hypothesis = "running-average" if self.average else "online"
+                model = self._averaged = Model(self.learner, BinaryLabels(), hypothesis, scaling=self.scaling)
             return model.scorer().decision_function(chunk)
         if self.learner is not None:
             return self.learner.decision_function(chunk)
@@ -336,7 +338,7 @@ class BudgetClassifier(KernelSettings, base.MiniBatchClassifier):
         else:
             by_code = {code: value[label] for label, code in self.classes.items()}
             labels = BinaryLabels(by_code.get(-1.0), by_code.get(1.0), spellings)
-        return Model(self.learner, labels, "running-average" if self.average else "online")
+        return Model(self.learner, labels, "running-average" if self.average else "online", scaling=self.scaling)
 
     def save(self, path) -> None:
         """Write a budgetlearn model file (atomically, as every model file) holding, in the header
@@ -371,7 +373,7 @@ class BudgetClassifier(KernelSettings, base.MiniBatchClassifier):
                 "only BudgetClassifier.save writes one"
             )
         classifier = cls(**_from_json(extra["params"]))
-        classifier.learner = model.learner
+        classifier.learner, classifier.scaling = model.learner, model.scaling
         if model.learner.kernel.kind == "rbf":  # the file's exp (libm's in a file from before the choice)
             classifier.rbf_exp = model.learner.kernel.exp
         classifier.features = {_from_json(name): j + 1 for j, name in enumerate(extra["features"])}

@@ -149,7 +149,7 @@ def check(lower, upper, indices, mins, maxs) -> None:
     if not (isinstance(lower, (int, float)) and isinstance(upper, (int, float))):
         raise ValueError(f"scaling lower = {lower!r}, upper = {upper!r} are not numbers")
     if not (math.isfinite(lower) and math.isfinite(upper) and upper > lower):
-        raise ValueError(f"scaling interval [{lower!r}, {upper!r}] is not finite with upper > lower")
+        raise ValueError(f"scaling interval [{lower:g}, {upper:g}] is not finite with upper > lower")
     if not (indices.ndim == mins.ndim == maxs.ndim == 1 and len(indices) == len(mins) == len(maxs)):
         raise ValueError("scaling ranges are not one index, min and max per feature")
     if len(indices) and (indices[0] < 0 or indices[-1] > MAX_INDEX or (np.diff(indices) <= 0).any()):
@@ -162,7 +162,7 @@ def check(lower, upper, indices, mins, maxs) -> None:
     bad = ~(mins < maxs) | ~np.isfinite(slope) | (slope == 0)
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
-        raise ValueError(f"the range [{mins[i]!r}, {maxs[i]!r}] of feature {indices[i]} is not one with min < max")
+        raise ValueError(f"the range [{mins[i]:g}, {maxs[i]:g}] of feature {indices[i]} is not one with min < max")
 
 
 class RangeTally:

@@ -3,7 +3,9 @@ its map, its output format and its range files; and the scaling a model carries 
 
 from __future__ import annotations
 
+import json
 import math
+import os
 
 import numpy as np
 import pytest
@@ -195,3 +197,139 @@ def test_the_slopes_alone_give_the_kernel_distances_of_the_whole_map(tmp_path):
             assert math.isclose(np.sum((a[i] - a[j]) ** 2), np.sum((b[i] - b[j]) ** 2), rel_tol=1e-12, abs_tol=1e-12)
     held = np.isin(chunk.indices, [1, 3, 4]).sum()  # feature 2 has no range: left out
     assert len(slopes.indices) == held < len(whole.indices)
+
+
+# ---- the scaling a model carries ------------------------------------------------------------------
+
+
+def integer_data(path, n: int = 300, seed: int = 0, high: int = 5) -> list[str]:
+    """Integer features 0..4 (feature 3 up to 8): svm-scale's images of them onto [-1, 1] (steps of 0.5,
+    0.25) are exact in %g, so a model of svm-scale'd text and a model that scales alike see the same numbers."""
+    rng = np.random.default_rng(seed)
+    lines = []
+    for _ in range(n):
+        x = [int(rng.integers(0, high)), int(rng.integers(0, 5)), int(rng.integers(0, 9))]
+        label = "+1" if x[0] + x[1] - 0.5 * x[2] > 1.0 else "-1"
+        lines.append(label + "".join(f" {j + 1}:{v}" for j, v in enumerate(x) if v))
+    path.write_text("\n".join(lines) + "\n")
+    return lines
+
+
+def scores(model, data) -> list[float]:
+    r = run("predict", "--scores", model, data)
+    assert r.exit_code == 0, r.output
+    return [float(line.split()[1]) for line in r.stdout.splitlines()]
+
+
+@pytest.mark.parametrize("kernel", [("--gamma", "0.5"), ("--kernel", "linear"), ("--kernel", "poly", "--coef0", "1")])
+def test_a_model_that_scales_is_the_model_of_scaled_data(tmp_path, kernel):
+    train, test = tmp_path / "train.txt", tmp_path / "test.txt"
+    integer_data(train)
+    integer_data(test, 100, seed=1)
+    ranges = tmp_path / "r.txt"
+    assert run("scale", "-s", ranges, "-o", tmp_path / "train.scaled", train).exit_code == 0
+    assert run("scale", "-r", ranges, "-o", tmp_path / "test.scaled", test).exit_code == 0
+    common = ("train", "-q", "-a", "perceptron", *kernel)
+    assert run(*common, "--scale", train, "-o", tmp_path / "own.model").exit_code == 0
+    assert run(*common, "--scale-ranges", ranges, train, "-o", tmp_path / "file.model").exit_code == 0
+    assert run(*common, tmp_path / "train.scaled", "-o", tmp_path / "scaled.model").exit_code == 0
+    expected = scores(tmp_path / "scaled.model", tmp_path / "test.scaled")
+    for model in ("own.model", "file.model"):
+        got = scores(tmp_path / model, test)  # the raw test file: the model scales it
+        assert np.allclose(got, expected, rtol=1e-9, atol=1e-12)
+    # and without the scaling the model is another one
+    assert run(*common, train, "-o", tmp_path / "raw.model").exit_code == 0
+    assert not np.allclose(scores(tmp_path / "raw.model", test), expected)
+    own = json.loads(run("eval", "--json", tmp_path / "own.model", test).stdout)
+    scaled = json.loads(run("eval", "--json", tmp_path / "scaled.model", tmp_path / "test.scaled").stdout)
+    assert own["accuracy"] == scaled["accuracy"]  # (svm-scale spells +1 as 1)
+
+
+def test_a_stream_is_scaled_by_its_first_block(tmp_path):
+    train = tmp_path / "train.txt"
+    lines = integer_data(train, 5000)
+    lines[4500] = "+1 1:40 2:1"  # beyond the first block (4,096 examples): outside its range of feature 1
+    train.write_text("\n".join(lines) + "\n")
+    r = run("train", "-a", "perceptron", "--scale", "-", "-o", tmp_path / "m", input=train.read_text())
+    assert r.exit_code == 0 and "from the data's first block" in r.stderr
+    from budgetcli.model import Model
+
+    streamed = Model.load(tmp_path / "m").scaling.ranges
+    first = RangeTally()
+    first.add(read_all(train).take(np.arange(4096)))
+    assert streamed.maxs.tolist() == first.ranges().maxs.tolist() == [4.0, 4.0, 8.0]
+    # a file is read twice: its ranges are the whole file's
+    assert run("train", "-q", "-a", "perceptron", "--scale", train, "-o", tmp_path / "f").exit_code == 0
+    assert Model.load(tmp_path / "f").scaling.ranges.maxs.tolist() == [40.0, 4.0, 8.0]
+    assert "scaling         [-1, 1] on 3 features, ranges from a first pass" in run("info", tmp_path / "f").stdout
+
+
+def test_a_resumed_run_keeps_the_models_scaling(tmp_path):
+    first, second = tmp_path / "a.txt", tmp_path / "b.txt"
+    integer_data(first, 200)
+    integer_data(second, 200, seed=3, high=40)  # feature 1 far beyond the first part's range
+    both = tmp_path / "ab.txt"
+    both.write_text(first.read_text() + second.read_text())
+    m = tmp_path / "m"
+    assert run("train", "-q", "-a", "perceptron", "--scale", "--save-resume", first, "-o", m).exit_code == 0
+    r = run("train", "--resume", m, "--scale", second, "-o", m)
+    assert r.exit_code == 2 and "--resume continues the model's own settings; drop --scale" in r.stderr
+    assert run("train", "-q", "--resume", m, second, "-o", tmp_path / "m2").exit_code == 0
+    from budgetcli.model import Model
+
+    kept = Model.load(tmp_path / "m2").scaling.ranges
+    assert kept.maxs.tolist() == Model.load(m).scaling.ranges.maxs.tolist() == [4.0, 4.0, 8.0]
+    # the one run over both parts, scaled by the first part's ranges, is the resumed run
+    assert run("scale", "-s", tmp_path / "r", "-o", os.devnull, first).exit_code == 0
+    one = ("train", "-q", "-a", "perceptron", "--scale-ranges", tmp_path / "r", both, "-o", tmp_path / "one")
+    assert run(*one).exit_code == 0
+    assert scores(tmp_path / "m2", both) == scores(tmp_path / "one", both)
+
+
+def test_every_interface_applies_the_models_scaling(tmp_path):
+    import budgetcli
+    from budgetcli.sklearn import BudgetClassifier
+    from budgetcli.spec import TrainSpec
+
+    train, test = tmp_path / "train.txt", tmp_path / "test.txt"
+    integer_data(train)
+    integer_data(test, 100, seed=1)
+    m = tmp_path / "m"
+    assert run("train", "-q", "-a", "perceptron", "--scale", train, "-o", m).exit_code == 0
+    cli = scores(m, test)
+    chunk = read_all(test)
+    X = chunk.to_dense(3)
+    model = budgetcli.load(m)
+    assert np.allclose(model.decision_function(X), cli, rtol=0, atol=1e-9)
+    assert budgetcli.predictions(model, test).tolist() == model.predict(X).tolist()
+    clf = BudgetClassifier.from_model(m)
+    assert np.allclose(clf.decision_function(X) * (1 if clf.classes_[1] == 1 else -1), cli, rtol=0, atol=1e-9)
+    # trained from arrays: the same ranges, the same model
+    y = read_all(train).labels
+    Xtrain = read_all(train).to_dense(3)
+    api = budgetcli.train(TrainSpec("perceptron", scale=True), Xtrain, y)
+    assert np.allclose(api.decision_function(X), cli, rtol=0, atol=1e-9)
+    fitted = BudgetClassifier("perceptron", scale=True).fit(Xtrain, y)
+    assert np.allclose(fitted.decision_function(X), cli, rtol=0, atol=1e-9)
+    fitted.to_model().save(tmp_path / "sk")
+    assert scores(tmp_path / "sk", test) == cli
+    # calibrate fits on the model's scaled scores; online-to-batch's average keeps the scaling
+    assert run("calibrate", m, test, "-o", tmp_path / "cal").exit_code == 0
+    assert run("predict", "--proba", tmp_path / "cal", test).exit_code == 0
+    avg = ("online-to-batch", "-a", "perceptron", "--scale", train, "-o", tmp_path / "avg")
+    assert run(*avg).exit_code == 0 and budgetcli.load(tmp_path / "avg").scaling is not None
+
+
+def test_what_cannot_carry_a_scaling_says_so(tmp_path):
+    train = tmp_path / "train.txt"
+    integer_data(train)
+    m = tmp_path / "m"
+    assert run("train", "-q", "-a", "perceptron", "--scale", train, "-o", m).exit_code == 0
+    r = run("export", m, "-o", tmp_path / "out")
+    assert r.exit_code == 1 and "LIBSVM's model format cannot hold" in r.stderr and not (tmp_path / "out").exists()
+    r = run("train", "-a", "perceptron", "--scale", train, train, "-o", tmp_path / "s")
+    assert r.exit_code == 2 and "--scale is not available for a sharded run" in r.stderr
+    r = run("train", "--scale", "--scale-ranges", train, train, "-o", tmp_path / "s")
+    assert r.exit_code == 2 and "choose one" in r.stderr
+    r = run("train", "--scale-ranges", train, train, "-o", tmp_path / "s")  # not a range file
+    assert r.exit_code == 1 and r.stderr.startswith(f"budgetlearn: error: {train}:1: not a range file")
