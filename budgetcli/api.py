@@ -1,6 +1,7 @@
 """budgetlearn from Python: a training run is a `TrainSpec`; `train` makes its model from a file or
 from arrays, `load` reads a model file (the CLI's, or one written here), a `Model` predicts on arrays
-and saves, `accuracy` scores it on a file or on arrays.  The scikit-learn and River classes
+and saves, `predictions` are its labels for a file (lines with or without labels) or arrays, `accuracy`
+scores it on a file or on arrays.  The scikit-learn and River classes
 (sklearn.py, river.py) are edges over the same pieces.  `import budgetcli` gives these names without
 loading numpy or numba until one is used.
 
@@ -14,6 +15,8 @@ from __future__ import annotations
 
 import os
 import warnings
+
+import numpy as np
 
 from . import metrics, pipeline
 from .core import Chunk, DataError, KernelSpec, shortest_text, unique  # noqa: F401  (names of the API)
@@ -47,6 +50,16 @@ def load(path) -> Model:
     resume=model)`).  Raises modelfile.ModelFileError naming the file for anything that is not a whole,
     valid model file."""
     return Model.load(path, resume=True)
+
+
+def predictions(model: Model, data) -> np.ndarray:
+    """The label values the model predicts for `data`: a path (whose lines may leave out their label,
+    as `budgetlearn predict` reads them: `1:1 5:1`), or an array X, as `Model.predict`.  Raises
+    DataError naming the line on bad data."""
+    if not isinstance(data, (str, os.PathLike)):
+        return model.predict(data)
+    out = [model.predicted(f) for _, f in pipeline.scores(model, os.fspath(data), labels=False)]
+    return np.concatenate(out) if out else np.zeros(0)
 
 
 def accuracy(model: Model, data, y=None) -> float:

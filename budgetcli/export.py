@@ -89,6 +89,12 @@ def libsvm_text(model, path="model") -> str:
     """The model as LIBSVM model text; ExportError when LIBSVM cannot express it."""
     labels = _binary_labels(model, path)
     learner = model.learner
+    if model.scaling is not None:
+        raise ExportError(
+            f"{path}: the model scales every example it scores (train --scale), which LIBSVM's model format "
+            "cannot hold; to export, train on data scaled by `budgetlearn scale -s RANGES` (and give svm-predict "
+            "data scaled by `budgetlearn scale -r RANGES`)"
+        )
     if learner.feature_map is not None:
         raise ExportError(
             f"{path}: a {learner.name} model is a weight vector over {learner.feature_map}, not a support "

@@ -114,6 +114,17 @@ EXAMPLES = {
             "budgetlearn generate shifting-7 -n 20000 -o drift.svm",
         )
     ],
+    "scale": [
+        (
+            "Scale the training set onto [-1, 1], save its ranges, and scale the test set by them (as svm-scale)",
+            "budgetlearn scale -s a9a.range sample_data/a9a > a9a.scale\n"
+            "budgetlearn scale -r a9a.range sample_data/a9a.t > a9a.t.scale",
+        ),
+        (
+            "Non-negative sparse features onto [0, 1], zeros kept zero",
+            "budgetlearn scale -l 0 sample_data/a9a -o a9a.scale",
+        ),
+    ],
 }
 
 

@@ -131,6 +131,7 @@ class BudgetClassifier(KernelSettings, base.MiniBatchClassifier):
         self.learner = None
         self.features: dict = {}
         self.classes: dict = {}
+        self.scaling = None  # a loaded model's (train --scale): applied to every row, as the CLI applies it
 
     @property
     def _multiclass(self) -> bool:
@@ -169,7 +170,7 @@ class BudgetClassifier(KernelSettings, base.MiniBatchClassifier):
             self.learner = self._cls(kernel, seed=self.seed, **self.params)
             self._keep_average()
         try:
-            self.learner.learn(chunk, codes)
+            self.learner.learn(chunk if self.scaling is None else self.scaling.apply(chunk), codes)
         except Overflow as exc:
             self._commit(labels[: exc.row], new, first, classes, exc.row)
             if made and exc.row == 0:
@@ -187,11 +188,9 @@ class BudgetClassifier(KernelSettings, base.MiniBatchClassifier):
         self.classes = {label: code for label, code in classes.items() if label in seen}
 
     def _keep_average(self) -> None:
-        """With `average`, a learner that evicts logs what it evicts and folds it onto the kept vectors
-        every max(B, 64) evictions, as `budgetlearn train` does: the average stays in bounded memory."""
-        if self.average:
-            self.learner.keep_retired = True
-            self.learner.fold_every = max(self.learner.hyper.get("budget", 0), 64)
+        """With `average`, a learner that evicts keeps what it evicts in a bounded archive, as `budgetlearn
+        train` does (KernelLearner.keep_evicted): the average stays in bounded memory."""
+        self.learner.keep_evicted("running-average" if self.average else "online")
 
     def _encode(self, labels: list) -> tuple[np.ndarray, dict]:
         """The learner's codes of `labels` and the label map with the new ones (self.classes is
@@ -265,10 +264,13 @@ class BudgetClassifier(KernelSettings, base.MiniBatchClassifier):
     def _scores(self, chunk: Chunk) -> np.ndarray:
         """f(x) per row (binary) or the n × m class scores (multiclass), of the last hypothesis or, with
         `average`, of the averaged one (a copy of the learner with the averaged coefficients, made again
-        after each learning step; vectors evicted since the last fold are left out); zeros before any
-        learning."""
-        if self.learner is not None and self.average:
-            model = Model(self.learner, BinaryLabels(), "running-average")
+        after each learning step, the archive of evicted vectors folded in as a saved file holds it);
+        zeros before any learning."""
+        if self.learner is not None and (self.average or self.scaling is not None):
+            model = getattr(self, "_averaged", None)
+            if model is None or model.learner is not self.learner:  # its scorer is made again after learning
+                hypothesis = "running-average" if self.average else "online"
+                model = self._averaged = Model(self.learner, BinaryLabels(), hypothesis, scaling=self.scaling)
             return model.scorer().decision_function(chunk)
         if self.learner is not None:
             return self.learner.decision_function(chunk)
@@ -336,7 +338,7 @@ class BudgetClassifier(KernelSettings, base.MiniBatchClassifier):
         else:
             by_code = {code: value[label] for label, code in self.classes.items()}
             labels = BinaryLabels(by_code.get(-1.0), by_code.get(1.0), spellings)
-        return Model(self.learner, labels, "running-average" if self.average else "online")
+        return Model(self.learner, labels, "running-average" if self.average else "online", scaling=self.scaling)
 
     def save(self, path) -> None:
         """Write a budgetlearn model file (atomically, as every model file) holding, in the header
@@ -371,7 +373,7 @@ class BudgetClassifier(KernelSettings, base.MiniBatchClassifier):
                 "only BudgetClassifier.save writes one"
             )
         classifier = cls(**_from_json(extra["params"]))
-        classifier.learner = model.learner
+        classifier.learner, classifier.scaling = model.learner, model.scaling
         if model.learner.kernel.kind == "rbf":  # the file's exp (libm's in a file from before the choice)
             classifier.rbf_exp = model.learner.kernel.exp
         classifier.features = {_from_json(name): j + 1 for j, name in enumerate(extra["features"])}

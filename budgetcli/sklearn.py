@@ -41,6 +41,9 @@ constant, ...) are Python warnings.  Conventions:
   holding a non-zero), as LIBSVM's 1/#features; sigma is the alternative width exp(−‖x−y‖²/(2σ²)).
 - rbf_exp is `train --rbf-exp`: how the rbf kernel's exp is computed ("vectorised", budgetlearn's own,
   or "libm", the C library's); `from_model` takes the model's own.
+- scale=True is `train --scale`: `fit` scales every feature onto [−1, 1] by the ranges of X (svm-scale's,
+  a missing value counting 0), which the model keeps and applies to every X it scores; `partial_fit` and
+  a model file's classifier (`from_model`) keep their own ranges.
 """
 
 from __future__ import annotations
@@ -83,10 +86,11 @@ class BudgetClassifier(KernelSettings, ClassifierMixin, BaseEstimator):
         rbf_exp=KernelSpec.exp,
         seed=0,
         epochs=1,
+        scale=False,
         **params,
     ):
         self._keep(algorithm, kernel, gamma, sigma, degree, coef0, rbf_exp, seed)
-        self.average, self.epochs = average, epochs
+        self.average, self.epochs, self.scale = average, epochs, scale
         for name, value in params.items():  # checked in fit: scikit-learn estimators do not raise here
             setattr(self, name, value)
 
@@ -177,12 +181,13 @@ class BudgetClassifier(KernelSettings, ClassifierMixin, BaseEstimator):
         learner_class("BudgetClassifier", algorithm, self._algorithm_params())  # a clear message for a bad name
         if self.epochs is not None and not (isinstance(self.epochs, (int, np.integer)) and self.epochs >= 1):
             raise ValueError(f"epochs={self.epochs!r}: give a whole number ≥ 1")
+        resume = self.to_model() if self.__sklearn_is_fitted__() else None
         spec = self._train_spec(
             self._algorithm_params(),
             epochs=epochs,
             hypothesis="running-average" if self.average else "online",
+            scale=bool(self.scale) and resume is None,  # a fitted model goes on with its own scaling
         )
-        resume = self.to_model() if self.__sklearn_is_fitted__() else None
         if spec.algorithm is None and resume is None:  # a fitted model goes on with its own
             spec = spec.choosing(n_classes)
         values = np.array([self._values[c] for c in column_or_1d(y).tolist()], np.float64)
@@ -199,6 +204,7 @@ class BudgetClassifier(KernelSettings, ClassifierMixin, BaseEstimator):
         self.learner_, self.labels_ = result.model.learner, result.model.labels
         self.hypothesis_, self.first_index_ = result.model.hypothesis, result.model.first_index
         self.calibration_ = None
+        self.scaling_ = result.model.scaling
 
     # ---- prediction ------------------------------------------------------------------------
     def to_model(self) -> Model:
@@ -207,7 +213,12 @@ class BudgetClassifier(KernelSettings, ClassifierMixin, BaseEstimator):
         check_is_fitted(self)
         first_index = getattr(self, "first_index_", 1)  # a classifier pickled before the field: 1
         return Model(
-            self.learner_, self.labels_, self.hypothesis_, calibration=self.calibration_, first_index=first_index
+            self.learner_,
+            self.labels_,
+            self.hypothesis_,
+            calibration=self.calibration_,
+            first_index=first_index,
+            scaling=getattr(self, "scaling_", None),
         )
 
     @classmethod
@@ -226,6 +237,7 @@ class BudgetClassifier(KernelSettings, ClassifierMixin, BaseEstimator):
             learner.name,
             average=model.hypothesis == "running-average",
             seed=learner.seed,
+            scale=model.scaling is not None,
             **kernel.params(),
             **learner.hyper,
         )
@@ -233,7 +245,7 @@ class BudgetClassifier(KernelSettings, ClassifierMixin, BaseEstimator):
         clf._start(classes)
         clf.learner_, clf.labels_, clf.hypothesis_ = learner, model.labels, model.hypothesis
         clf.first_index_ = model.first_index  # the model's numbering of X's columns (Model.first_index)
-        clf.calibration_ = model.calibration
+        clf.calibration_, clf.scaling_ = model.calibration, model.scaling
         return clf
 
     def _scores(self, X) -> np.ndarray:

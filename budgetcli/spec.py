@@ -78,8 +78,12 @@ class TrainSpec:
     sharding: Sharding | None = None
     block_lines: int = 4096  # examples per block read (decides nothing in the model)
     resumed: bool = False  # algorithm, kernel, params and seed are a model's, checked when it was made
+    # scale every feature as svm-scale does, by the model's own ranges (scaling.py): True, from the data
+    # (a first pass over a file, the first block of a stream), or given (scaling.Ranges: --scale-ranges)
+    scale: object = field(default=False, metadata=_MODEL)
 
     def __post_init__(self):
+        self._check_scale()
         if self.algorithm is None:  # chosen from the data (`choosing`), then checked as if given
             if self.params:
                 raise ValueError(
@@ -114,6 +118,17 @@ class TrainSpec:
                     "average needs; train without --average, or in one process"
                 )
 
+    def _check_scale(self) -> None:
+        from .scaling import Ranges
+
+        if not (type(self.scale) is bool or isinstance(self.scale, Ranges)):
+            raise ValueError(f"scale={self.scale!r}: give True (the data's ranges), False, or scaling.Ranges")
+        if self.scale is not False and self.sharding is not None:
+            raise ValueError(
+                "--scale is not available for a sharded run: scale the shards by one range file "
+                "(budgetlearn scale -s, then -r)"
+            )
+
     def choosing(self, n_labels: int) -> "TrainSpec":
         """This spec with its algorithm: the one given, else the default for data whose first block
         holds `n_labels` distinct labels (registry.DEFAULT)."""
@@ -135,16 +150,13 @@ class TrainSpec:
         cls = self.learner_class
         return "online" if self.sharding is not None and cls.evicts else cls.default_hypothesis
 
-    @property
-    def keep_retired(self) -> bool:
-        """The learner keeps what it evicts: an averaged hypothesis needs it."""
-        return self.written in AVERAGES + ("running-average",)
-
     def resuming(self, model) -> "TrainSpec":
         """This run's settings going on from `model`: its algorithm, kernel, parameters and seed (the
         fields `FROM_MODEL` names), and a running average when the model keeps one.  NotResumable when
         the model cannot go on as asked (`refuse_resume`)."""
         refuse_resume(model, self.hypothesis)
+        if model.scaling is not None and self.sharding is not None:
+            raise NotResumable("a scaled model (train --scale) cannot go on in a sharded run")
         learner = model.learner
         kernel = learner.kernel.spec()
         if not self.resumed:  # a spec made for the model (the CLI's, scikit-learn's) names nothing else
@@ -160,6 +172,7 @@ class TrainSpec:
             seed=learner.seed,
             hypothesis=hypothesis,
             resumed=True,
+            scale=False,  # the model's own scaling goes on (pipeline.train)
         )
 
     def _refuse_other_settings(self, learner, kernel: KernelSpec) -> None:
@@ -181,6 +194,8 @@ class TrainSpec:
                 other.append(f"{name} {given!r} (the model's: {learner.hyper.get(name)!r})")
         if self.seed != default.seed and self.seed != learner.seed:
             other.append(f"seed {self.seed} (the model's: {learner.seed})")
+        if self.scale is not False:
+            other.append("scale (a resumed model keeps its own scaling)")
         if other:
             raise NotResumable(
                 f"a resumed run continues the model's own settings; the spec gives {'; '.join(other)}", settings=True
@@ -189,7 +204,10 @@ class TrainSpec:
     def to_dict(self) -> dict:
         """What decided the model, as its header stores it ("run"; JSON): the settings, not where the run
         was (a sharded run's backend, workers and scheduler), so that every backend writes one file."""
-        out = asdict(self)
+        out = asdict(replace(self, scale=False))
+        out.pop("scale")
+        if self.scale is not False:  # the ranges themselves are the model's (Model.scaling)
+            out["scale"] = "ranges" if self.scale is not True else "data"
         out["hypothesis"] = self.written
         if self.sharding is not None:
             out["sharding"] = {  # how the shards were mixed; which shards: the header's "sharding" sources

@@ -24,6 +24,7 @@ from budgetcli.modelfile import ModelFileError  # noqa: E402
 from budgetcli.river import BudgetClassifier  # noqa: E402
 
 from .helpers import assert_same_state  # noqa: E402
+from budgetcli.retired import ARCHIVE_ARRAYS  # noqa: E402
 
 CONFIGS = {
     "perceptron": {},
@@ -89,6 +90,8 @@ def assert_same_learner(a, b):
     assert h1 == h2
     for name in type(a).average_arrays:  # a plain model file leaves the multiclass running average out
         a1.pop(name), a2.pop(name)
+    for name in ARCHIVE_ARRAYS:  # what an evicting learner keeps for the CLI's average, beside the online learner
+        a1.pop(name, None), a2.pop(name, None)
     assert_same_state(a1, a2)
 
 
@@ -465,6 +468,29 @@ def csr_chunk_of(X, columns):
 
     order = sorted(X.columns, key=columns.get)
     return csr_chunk(X[order].to_numpy(float), np.zeros(len(X)), np.array([columns[c] for c in order]))
+
+
+def test_average_of_an_evicting_learner_saves_its_archive_and_goes_on_exactly(tmp_path):
+    """average=True with a learner that evicts keeps the archive of evicted vectors `budgetlearn train`
+    keeps (the same learner, archive included, as the CLI's run over the stream), and `save` writes it:
+    a loaded classifier goes on as the one that was never saved, and predicts as it does."""
+    rows = phishing()
+    columns = {name: j + 1 for j, name in enumerate(rows[0][0])}
+    model = BudgetClassifier("rbp", budget=5, gamma=0.5, seed=2, average=True)
+    for x, y in rows[:900]:
+        model.learn_one(x, y)
+    assert model.learner.retired.compressions > 0
+    model.save(tmp_path / "r.model")
+    loaded = BudgetClassifier.load(tmp_path / "r.model")
+    for x, y in rows[900:]:
+        model.learn_one(x, y)
+        loaded.learn_one(x, y)
+    assert_same_state(loaded.learner.state()[1], model.learner.state()[1])
+    X = pd.DataFrame([x for x, _ in rows])
+    assert loaded.predict_proba_many(X).equals(model.predict_proba_many(X))
+    options = ["-a", "rbp", "-B", "5", "--gamma", "0.5", "--seed", "2", "--average"]
+    _, cli = cli_model(tmp_path, rows, columns, lambda y: "+1" if y else "-1", *options)
+    assert_same_state(cli.learner.state()[1], model.learner.state()[1])
 
 
 def test_an_example_refused_for_overflow_keeps_neither_its_features_nor_its_label():
