@@ -176,10 +176,11 @@ class BudgetClassifier(KernelSettings, base.MiniBatchClassifier):
             if made and exc.row == 0:
                 self.learner = None
             raise ValueError(f"row {exc.row}: {exc.reason}") from None
-        self._commit(labels, new, first, classes, len(labels))
+        self.features.update((name, n + k + 1) for k, name in enumerate(new))
+        self.classes = classes
 
     def _commit(self, learnt: list, new: list, first: list, classes: dict, rows: int) -> None:
-        """Keep the features and labels of the first `rows` rows, which were learnt."""
+        """Keep the features and labels of the first `rows` rows only, which were learnt."""
         n = len(self.features)
         self.features.update((name, n + k + 1) for k, (name, row) in enumerate(zip(new, first)) if row < rows)
         seen = set(self.classes) | set(learnt)
