@@ -16,8 +16,6 @@ from __future__ import annotations
 import os
 import warnings
 
-import numpy as np
-
 from . import metrics, pipeline
 from .core import Chunk, DataError, KernelSpec, shortest_text, unique  # noqa: F401  (names of the API)
 from .model import Model
@@ -83,8 +81,18 @@ def accuracy(model: Model, data, y=None) -> float:
 def calibrate(model: Model, data, y=None, skip_bad_lines: bool = False) -> Model:
     """The model with probabilities fitted on held-out data (a path, or an array X with labels y):
     Platt's sigmoid, pairwise coupled for several classes (calibration.py).  Examples whose label the
-    model never saw are left out.  The model predicts as before; `predict_proba` then answers.
-    Raises DataError on bad data, ValueError when the data do not hold two of the model's classes."""
+    model never saw are left out.  The model predicts as before; `predict_proba` then answers.  What
+    `budgetlearn calibrate` warns of (labels the model never saw, classes without or with few held-out
+    examples, a sigmoid that does not grow with the score: calibration.calibrate_model) are Python
+    warnings.  Raises DataError on bad data, ValueError when the data do not hold two of the model's
+    classes."""
+    for message in fit_calibration(model, data, y, skip_bad_lines):
+        warnings.warn(message, UserWarning, stacklevel=2)
+    return model
+
+
+def fit_calibration(model: Model, data, y=None, skip_bad_lines: bool = False) -> list[str]:
+    """`calibrate`'s fit, returning its warnings (for the command, which prints them)."""
     from . import calibration
 
     if y is not None:
@@ -92,18 +100,7 @@ def calibrate(model: Model, data, y=None, skip_bad_lines: bool = False) -> Model
         blocks = [(chunk, model.scorer().decision_function(chunk))]
     else:
         blocks = pipeline.scores(model, os.fspath(data), skip_bad_lines=skip_bad_lines)
-    scores, classes = [], []
-    for chunk, f in blocks:
-        index = model.labels.index_of(chunk.labels)
-        scores.append(f[index >= 0])
-        classes.append(index[index >= 0])
-    classes = np.concatenate(classes) if classes else np.zeros(0, np.int64)
-    if len(unique(classes)) < 2:
-        raise ValueError(
-            "the calibration data hold fewer than two of the model's labels: no probabilities can be fitted"
-        )
-    model.calibration = calibration.calibrate(np.concatenate(scores), classes, len(model.labels.classes))
-    return model
+    return calibration.calibrate_model(model, blocks)
 
 
 def _chunk(X, y, first_index: int) -> Chunk:

@@ -986,12 +986,12 @@ def calibrate(model_path, data, output, skip_bad_lines):
     (Wu, Lin and Weng 2004, method 2).  The model predicts as before; predict --proba writes
     probabilities and eval reports their log loss and calibration error.  Training the model further
     drops its calibration."""
-    from .api import calibrate as fit
+    from .api import fit_calibration
 
     _refuse_same_files([("MODEL", model_path), ("DATA", data)], [("-o", output)], may_replace={("MODEL", "-o")})
     model = _load(model_path, resume=True, data=data)
     try:
-        fit(model, data, skip_bad_lines=skip_bad_lines)
+        warnings = fit_calibration(model, data, skip_bad_lines=skip_bad_lines)
     except DataError as exc:
         fail(str(exc))
     except ValueError as exc:
@@ -1009,6 +1009,8 @@ def calibrate(model_path, data, output, skip_bad_lines):
         else (f"{len(c['A'])} pairwise sigmoids")
     )
     click.echo(f"calibrated on {c['examples']:,} examples of {data}: {sigmoids}; wrote {output}", err=True)
+    for warning in warnings:  # as eval prints its own
+        click.echo(f"warning: {warning}", err=True)
 
 
 @click.command()

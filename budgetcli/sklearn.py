@@ -61,6 +61,7 @@ from . import pipeline, registry
 from .core import DataError, KernelSpec, shortest_text
 from .estimator import KernelSettings, csr_chunk, learner_class
 from .labels import kept_spelling, label_values
+from .metrics import unseen_warning
 from .model import Model
 
 _CHECK = dict(accept_sparse="csr", dtype=np.float64)
@@ -285,8 +286,13 @@ class BudgetClassifier(KernelSettings, ClassifierMixin, BaseEstimator):
 
         check_is_fitted(self)
         X = validate_data(self, X, reset=False, **_CHECK) if hasattr(self, "n_features_in_") else _matrix(X)
-        values = np.array([self._values.get(c, np.nan) for c in column_or_1d(y).tolist()], np.float64)
+        y = column_or_1d(y).tolist()
+        values = np.array([self._values.get(c, np.nan) for c in y], np.float64)
         known = ~np.isnan(values)
+        unseen = {c: y.count(c) for c in dict.fromkeys(c for c in y if c not in self._values)}
+        message = unseen_warning(unseen, set(), str, [str(c) for c in self.classes_], "they are left out of the fit")
+        if message:  # as budgetlearn calibrate and budgetcli.calibrate warn of labels the model never saw
+            warnings.warn(message, UserWarning, stacklevel=2)
         model = calibrate(self.to_model(), X[known], values[known])
         self.calibration_ = model.calibration
         return self

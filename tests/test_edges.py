@@ -161,3 +161,15 @@ def test_a_class_whose_text_is_a_number_is_that_number_in_the_model_file(tmp_pat
         from budgetcli.labels import label_values
 
         label_values(["1", 1.0])
+
+
+def test_a_model_file_whose_spelling_lost_digits_predicts_its_labels_with_them(tmp_path):
+    """A file the Python API wrote before spelt the label 1.0000000001 as 1."""
+    from budgetcli import modelfile
+
+    X = np.array([[1.0], [-1.0]])
+    budgetcli.train(SPEC, X, [1.0, 1.0000000001]).save(tmp_path / "m.model")
+    header, arrays = modelfile.load(tmp_path / "m.model")
+    header["labels"]["spellings"] = [[1.0, "1"], [1.0000000001, "1"]]
+    modelfile.save(tmp_path / "old.model", header, arrays)
+    assert sorted(budgetcli.load(tmp_path / "old.model").labels.spellings.values()) == ["1", "1.0000000001"]
