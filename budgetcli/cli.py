@@ -476,7 +476,7 @@ def _cross_validate(ctx, k: int, hypothesis: str | None, sharding: dict | None, 
             f"folds           {len(cv.folds)} of {cv.examples:,} examples (stratified, --seed {spec.seed}): "
             + ", ".join(f"{100 * f.correct / f.examples:.2f}%" for f in cv.folds)
         )
-        lines += [f"warning         {w}" for w in cv.warnings]
+        lines += [f"warning         fold {k}: {w}" for k, fold in enumerate(cv.folds, 1) for w in fold.warnings]
         click.echo("\n".join(lines), err=True)
 
 
@@ -1380,8 +1380,7 @@ def tune(
             )
         )
     else:
-        _print_tune(algorithm, sort, rows, epochs)
-        click.echo(f"best: {best_command}")
+        _print_tune(algorithm, sort, rows, epochs, best_command)
     if save_best is not None:
         seed_note = f", seed {best.seed}" if best is not None else ""
         click.echo(f"best model: {save_best} ({tune_._describe(rows[0].setting)}{seed_note})", err=True)
@@ -1408,7 +1407,7 @@ def _best_command(algorithm, kernel, params, top, sort, data, epochs, hypothesis
     return train_command(algorithm, given_kernel | setting_kernel, params | setting_params, data, tuple(more))
 
 
-def _print_tune(algorithm, sort, rows, epochs) -> None:
+def _print_tune(algorithm, sort, rows, epochs, best_command: str) -> None:
     from rich.table import Table
 
     table = Table(
@@ -1424,6 +1423,7 @@ def _print_tune(algorithm, sort, rows, epochs) -> None:
     console = _console(highlight=False)
     console.width = max(120 if cv else 100, console.width)
     console.print(table)
+    click.echo(f"best: {best_command}")
     if any(r.learned_nothing for r in rows):
         click.echo("nothing learned: a run ended with f = 0 (0 support vectors); such settings rank last")
     for line in legend:  # whole lines, never wrapped
