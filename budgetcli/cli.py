@@ -618,7 +618,10 @@ def _train(ctx, hypothesis: str | None, sharding: dict | None, options: dict) ->
         options = dict(options, algorithm=resume.learner.name)
     spec = _train_spec(ctx, hypothesis, sharding, options)
     if resume is not None:
-        spec = spec.resuming(resume)
+        try:
+            spec = spec.resuming(resume)
+        except NotResumable as exc:  # what the run's own settings contradict (a scaled model, sharded)
+            fail(f"{resume_path}: {exc}", 2 if exc.settings else 1)
     output = _model_output(options["output"], data, spec.checkpoint_every)
     shards = _shards(spec, quiet)
     if shards is not None:
