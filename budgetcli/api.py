@@ -16,6 +16,8 @@ from __future__ import annotations
 import os
 import warnings
 
+import numpy as np
+
 from . import metrics, pipeline
 from .core import Chunk, DataError, KernelSpec, shortest_text, unique  # noqa: F401  (names of the API)
 from .model import Model
