@@ -478,7 +478,7 @@ def _cross_validate(ctx, k: int, hypothesis: str | None, sharding: dict | None, 
             f"folds           {len(cv.folds)} of {cv.examples:,} examples (stratified, --seed {spec.seed}): "
             + ", ".join(f"{100 * f.correct / f.examples:.2f}%" for f in cv.folds)
         )
-        lines += [f"warning         {w}" for w in cv.warnings]
+        lines += [f"warning         fold {k}: {w}" for k, fold in enumerate(cv.folds, 1) for w in fold.warnings]
         click.echo("\n".join(lines), err=True)
 
 
@@ -620,7 +620,10 @@ def _train(ctx, hypothesis: str | None, sharding: dict | None, options: dict) ->
         options = dict(options, algorithm=resume.learner.name)
     spec = _train_spec(ctx, hypothesis, sharding, options)
     if resume is not None:
-        spec = spec.resuming(resume)
+        try:
+            spec = spec.resuming(resume)
+        except NotResumable as exc:  # what the run's own settings contradict (a scaled model, sharded)
+            fail(f"{resume_path}: {exc}", 2 if exc.settings else 1)
     output = _model_output(options["output"], data, spec.checkpoint_every)
     shards = _shards(spec, quiet)
     if shards is not None:
@@ -1396,8 +1399,7 @@ def tune(
             )
         )
     else:
-        _print_tune(algorithm, sort, rows, epochs)
-        click.echo(f"best: {best_command}")
+        _print_tune(algorithm, sort, rows, epochs, best_command)
     if save_best is not None:
         seed_note = f", seed {best.seed}" if best is not None else ""
         click.echo(f"best model: {save_best} ({tune_._describe(rows[0].setting)}{seed_note})", err=True)
@@ -1424,7 +1426,7 @@ def _best_command(algorithm, kernel, params, top, sort, data, epochs, hypothesis
     return train_command(algorithm, given_kernel | setting_kernel, params | setting_params, data, tuple(more))
 
 
-def _print_tune(algorithm, sort, rows, epochs) -> None:
+def _print_tune(algorithm, sort, rows, epochs, best_command: str) -> None:
     from rich.table import Table
 
     table = Table(
@@ -1440,6 +1442,7 @@ def _print_tune(algorithm, sort, rows, epochs) -> None:
     console = _console(highlight=False)
     console.width = max(120 if cv else 100, console.width)
     console.print(table)
+    click.echo(f"best: {best_command}")
     if any(r.learned_nothing for r in rows):
         click.echo("nothing learned: a run ended with f = 0 (0 support vectors); such settings rank last")
     for line in legend:  # whole lines, never wrapped

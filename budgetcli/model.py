@@ -98,21 +98,25 @@ class Model:
         return self.labels.predicted(scores)
 
     def scorer(self):
-        """The learner predicting with the model's hypothesis: a running-average model's averaged
-        coefficients, the archive of evicted vectors folded in as a written file holds them
-        (`KernelLearner.folded_sums`), made once, on a copy (the online learner stays as it is)."""
+        """What scores examples with the model's hypothesis (`hypothesis_learner`), scaling them first
+        when the model scales (`train --scale`)."""
+        learner = self.hypothesis_learner()
+        return learner if self.scaling is None else self.scaling.scorer(learner)
+
+    def hypothesis_learner(self):
+        """The learner of the model's hypothesis: a running-average model's averaged coefficients, the
+        archive of evicted vectors folded in as a written file holds them (`KernelLearner.folded_sums`),
+        made once, on a copy (the online learner stays as it is); else the learner itself."""
         if self.hypothesis != "running-average" or self.predicting:
-            learner = self.learner
-        else:
-            if getattr(self, "_averaged", None) is None or self._averaged[0] != self.learner.counter("examples"):
-                learner = type(self.learner).from_state(*self.learner.portable_state())
-                folded = self.learner.folded_sums()
-                if folded is not None:
-                    learner._sums_view()[...] = folded
-                learner.set_coefficients(_averaged_finite(learner))
-                self._averaged = (self.learner.counter("examples"), learner)
-            learner = self._averaged[1]
-        return learner if self.scaling is None else self.scaling.scorer(learner)  # a scaled model scales first
+            return self.learner
+        if getattr(self, "_averaged", None) is None or self._averaged[0] != self.learner.counter("examples"):
+            learner = type(self.learner).from_state(*self.learner.portable_state())
+            folded = self.learner.folded_sums()
+            if folded is not None:
+                learner._sums_view()[...] = folded
+            learner.set_coefficients(_averaged_finite(learner))
+            self._averaged = (self.learner.counter("examples"), learner)
+        return self._averaged[1]
 
     def as_written(self, hypothesis: str, run: dict | None = None) -> "Model":
         """The model a run whose spec names `hypothesis` writes (spec.HYPOTHESES): the online learner
@@ -224,6 +228,20 @@ class Model:
         part folded onto the support vectors (what `predict` uses, the same in both); with `resume`,
         the sums before that fold too, as "unfolded_" + `folded_array`, which a resume goes on from.
         Every 1-D array is stored in the narrowest dtype that holds its values exactly."""
+        try:  # every model written is one that loads: the loader's own checks, before anything is written
+            header, arrays, evicted_folded = self._written(resume)
+            expected = self.learner.saved_arrays(header, arrays) | scaling_.saved_arrays(header, arrays)
+            statecheck.check_members(self.learner.name, expected, arrays)
+            _check_state(type(self.learner), header, arrays)
+            modelfile.save(path, header, arrays)
+        except (ValueError, TypeError, KeyError) as exc:
+            raise UnloadableModel(
+                f"the model would not load ({exc.args[0] if exc.args else exc}); nothing written"
+            ) from None
+        self.resume_state, self.evicted_folded = resume, evicted_folded  # what its file holds now
+
+    def _written(self, resume: bool) -> tuple[dict, dict, int | None]:
+        """(header, arrays, evicted_folded) of the file `save` writes."""
         learner = self.learner
         header, arrays = learner.state() if resume else learner.portable_state()
         evicted_folded = self.evicted_folded
@@ -231,11 +249,11 @@ class Model:
             for name in learner.average_arrays:
                 arrays.pop(name)
         else:
-            folded = learner.folded_sums()
-            if folded is not None:
+            predicting = self.hypothesis_learner()  # the averaged coefficients, as the file's reader makes them: finite
+            if learner.retired and len(learner.support):  # its running sums hold the archive folded in
                 if resume:
                     arrays["unfolded_" + learner.folded_array] = arrays[learner.folded_array]
-                arrays[learner.folded_array] = folded
+                arrays[learner.folded_array] = predicting._sums_view().copy()
             if learner.evicts and evicted_folded is not None:  # Model.inexact_resume; none: an earlier build's
                 evicted_folded += 0 if resume else len(learner.retired)
                 header["evicted_folded"] = evicted_folded
@@ -254,18 +272,7 @@ class Model:
             header["scaling"] = self.scaling.header()
             arrays |= self.scaling.arrays()
         header["library_version"] = __version__
-        arrays = {name: narrowest(a) for name, a in arrays.items()}
-        try:  # every model written is one that loads: the loader's own checks, before anything is written
-            expected = self.learner.saved_arrays(header, arrays) | scaling_.saved_arrays(header, arrays)
-            statecheck.check_members(self.learner.name, expected, arrays)
-            _check_state(type(self.learner), header, arrays)
-            self.scorer()  # a running average's coefficients, as the file's reader makes them: finite
-            modelfile.save(path, header, arrays)
-        except (ValueError, TypeError, KeyError) as exc:
-            raise UnloadableModel(
-                f"the model would not load ({exc.args[0] if exc.args else exc}); nothing written"
-            ) from None
-        self.resume_state, self.evicted_folded = resume, evicted_folded  # what its file holds now
+        return header, {name: narrowest(a) for name, a in arrays.items()}, evicted_folded
 
     @classmethod
     def load(cls, path, resume: bool = False) -> "Model":

@@ -156,7 +156,7 @@ class TrainSpec:
         the model cannot go on as asked (`refuse_resume`)."""
         refuse_resume(model, self.hypothesis)
         if model.scaling is not None and self.sharding is not None:
-            raise NotResumable("a scaled model (train --scale) cannot go on in a sharded run")
+            raise NotResumable("a scaled model (train --scale) cannot go on in a sharded run", settings=True)
         learner = model.learner
         kernel = learner.kernel.spec()
         if not self.resumed:  # a spec made for the model (the CLI's, scikit-learn's) names nothing else

@@ -162,6 +162,42 @@ def test_online_to_batch_says_when_a_compressed_archive_makes_its_average_inexac
     assert "where online-to-batch keeps them all" in note and "not bit for bit as, one run" in note
 
 
+def test_a_running_average_resumed_with_the_last_hypothesis_writes_the_last_one(days, tmp_path):
+    """`train --resume AVG --hypothesis last`: the run no longer keeps what it evicts, and writes the
+    online learner as the last hypothesis (it wrote a running average missing this run's evictions)."""
+    whole, day1, day2 = days
+    avg, last, one = tmp_path / "avg.model", tmp_path / "last.model", tmp_path / "one.model"
+    assert run("train", "-a", "rbp", "-B", "10", *RBF, "--average", "--save-resume", day1, "-o", avg).exit_code == 0
+    r = run("train", "--resume", avg, "--hypothesis", "last", "--save-resume", day2, "-o", last)
+    assert r.exit_code == 0, r.output
+    assert run("train", "-a", "rbp", "-B", "10", *RBF, "--hypothesis", "last", whole, "-o", one).exit_code == 0
+    header, arrays = modelfile.load(last)
+    assert header["hypothesis"] == "online" and not any(name.startswith("retired_") for name in arrays)
+    assert np.array_equal(scores(last, whole), scores(one, whole))
+
+
+def test_a_running_average_of_an_earlier_build_loads_and_says_its_resume_is_not_exact(days, tmp_path):
+    """An evicting learner's running average written before the archive was resume state (no
+    "evicted_folded" in its header: it folded the evicted vectors into the file, without saying how
+    many) predicts as before, and `info` and a resume say that a resume from it is not exact."""
+    whole, day1, day2 = days
+    new, old = tmp_path / "new.model", tmp_path / "old.model"
+    assert run("train", "-a", "rbp", "-B", "10", *RBF, "--average", "--save-resume", day1, "-o", new).exit_code == 0
+    header, arrays = modelfile.load(new)
+    for name in [n for n in arrays if n.startswith(("retired_", "unfolded_"))]:
+        del arrays[name]
+    del header["evicted_folded"]
+    modelfile.save(old, header, arrays)  # the layout an earlier build wrote: the folded sums alone
+    assert np.array_equal(scores(old, whole), scores(new, whole))
+    info = json.loads(run("info", "--json", old).output)
+    assert info["resume_exact"] is False and "an earlier build's file" in info["resume_not_exact"]
+    assert json.loads(run("info", "--json", new).output)["resume_exact"] is True
+    r = run("train", "--resume", old, "--json", "-q", day2, "-o", tmp_path / "next.model")
+    assert r.exit_code == 0, r.output
+    (note,) = json.loads(r.output)["notes"]
+    assert "an earlier build's file" in note and "not bit for bit as, one run" in note
+
+
 def test_refusals_say_why(days, tmp_path):
     whole, day1, _ = days
     out = tmp_path / "m.model"

@@ -333,3 +333,60 @@ def test_what_cannot_carry_a_scaling_says_so(tmp_path):
     assert r.exit_code == 2 and "choose one" in r.stderr
     r = run("train", "--scale-ranges", train, train, "-o", tmp_path / "s")  # not a range file
     assert r.exit_code == 1 and r.stderr.startswith(f"budgetlearn: error: {train}:1: not a range file")
+    r = run("train", "--resume", m, train, train, "-o", tmp_path / "s")  # shards of a scaled model
+    assert (
+        r.exit_code == 2
+        and r.stderr == f"budgetlearn: error: {m}: a scaled model (train --scale) cannot go on in a sharded run\n"
+    )
+    assert not (tmp_path / "s").exists()
+
+
+def test_tune_scales_its_runs_as_train_does(tmp_path):
+    train = tmp_path / "train.txt"
+    integer_data(train, 200)
+    r = run("tune", "-a", "perceptron", "--grid", "gamma=0.5,1", "--scale", "--folds", 3, "--json", train)
+    assert r.exit_code == 0, r.output
+    for row in json.loads(r.stdout)["rows"]:
+        cv = run("train", "-a", "perceptron", "--gamma", row["setting"]["gamma"], "--scale", "-v", 3, "--json", train)
+        assert row["cv_accuracy_mean"] == json.loads(cv.stdout)["cross_validation_accuracy"]
+    # permuted runs: the ranges of the whole file (train --scale's), whatever order a run reads it in
+    r = run(
+        "tune", "-a", "perceptron", "--gamma", 0.5, "--scale", "--permutations", 2, "--test", train, "--json", train
+    )
+    best = json.loads(r.stdout)["best"]
+    assert best.startswith("budgetlearn train -a perceptron --gamma 0.5 --scale --shuffle --seed ")
+    model = tmp_path / "best.model"
+    assert run(*best.split()[1:-1], train, "-o", model).exit_code == 0
+    accuracy = json.loads(run("eval", "--json", model, train).stdout)["accuracy"]
+    assert accuracy in [r["test_accuracy"] for r in json.loads(r.stdout)["rows"][0]["per_run"]]
+
+
+def test_a_river_classifier_applies_a_files_scaling(tmp_path):
+    pytest.importorskip("river")
+    from budgetcli.river import BudgetClassifier
+    from budgetcli.scaling import Scaling
+
+    train = tmp_path / "train.txt"
+    integer_data(train, 150)
+    chunk = read_all(train)
+    X = chunk.to_dense(3)
+    clf = BudgetClassifier("perceptron", gamma=0.5)
+    tally = RangeTally()  # the ranges of the file, as train --scale takes them (River has no way to make them:
+    tally.add(chunk)  # a file's scaling comes from a CLI model, or a file edited; set here before learning)
+    clf.scaling = Scaling.for_kernel(tally.ranges(), "rbf", "data")
+    for row, label in zip(X, chunk.labels):
+        clf.learn_one({j + 1: v for j, v in enumerate(row)}, label)  # zeros too: columns 1, 2, 3 as in the file
+    clf.save(tmp_path / "river.model")
+    loaded = BudgetClassifier.load(tmp_path / "river.model")
+    assert loaded.scaling is not None
+    expected = scores(tmp_path / "river.model", train)  # the CLI scales as the file says
+    river = [loaded._scores(read_all(train).take([i]))[0] for i in range(len(chunk))]
+    assert np.allclose(river, expected, rtol=0, atol=1e-9)
+    cli = tmp_path / "cli.model"
+    assert (
+        run(
+            "train", "-q", "-a", "perceptron", "--gamma", 0.5, "--hypothesis", "last", "--scale", train, "-o", cli
+        ).exit_code
+        == 0
+    )
+    assert np.allclose(scores(cli, train), expected, rtol=0, atol=1e-9)  # the same model as train --scale
