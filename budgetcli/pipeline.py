@@ -129,6 +129,7 @@ def train(spec: TrainSpec, data, resume: Model | None = None, watch: Watch | Non
             seen.start(model.learner)
         seen.add(chunk)
         model.learner.keep_retired = spec.keep_retired
+        model.learner.threads = spec.threads
         # a running average keeps at most 2·max(B, 64) evicted vectors (compress_retired: constant memory)
         model.learner.fold_every = (
             max(model.learner.hyper.get("budget", 0), 64) if spec.written == "running-average" else 0

@@ -159,3 +159,17 @@ def test_predict_eval_and_online_to_batch_on_the_compiled_path_load_no_numba(dat
     # which imports numpy.ma itself
     resumed = _run(["train", "-q", "--resume", model, data / "b", "-o", model], False, data)
     assert resumed == ["scipy.linalg,numpy.ma"]
+
+
+@needs_extension
+def test_threads_on_the_compiled_path_load_no_numba_and_write_the_one_thread_jit_model(data):
+    """`--threads 2` runs its worker threads from the extension (which must release the GIL for them, or
+    the run would hang) and writes the JIT's one-thread model byte for byte."""
+    models = {}
+    for threads, jit in ((1, True), (2, False)):
+        models[threads] = data / f"threads-{threads}.model"
+        args = ["train", "-q", "-a", "projectron", "--eta", "0.05", "--threads", threads, data / "b"]
+        loaded = _run([*args, "-o", models[threads]], jit, data)
+        if not jit:
+            assert loaded == [], f"the compiled threaded run loaded {loaded}"
+    assert models[1].read_bytes() == models[2].read_bytes()
