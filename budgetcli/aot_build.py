@@ -20,6 +20,7 @@ numba.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -191,6 +192,7 @@ def _workload(tmp: str) -> None:
         run("online-to-batch", "-q", "-a", algorithm, data, "-o", model)
     for kernel in ("linear", "poly"):
         run("train", "-q", "-a", "projectron++", "--kernel", kernel, at("b"), "-o", at("k.model"))
+    run("train", "-q", "-a", "projectron++", "--threads", "2", at("b"), "-o", at("k.model"))  # sync.Workers
     run("tune", "-a", "rbp", "--grid", "B=10,20", at("b"), "--csv", at("t.csv"))
     run("train", "-q", "-a", "perceptron", at("b"), at("b"), "-o", at("s.model"))
     run("export", at("k.model"), "-o", at("k.svm"))
@@ -218,7 +220,8 @@ def build(outdir: str = HERE) -> str:
     for i, (name, ret, args) in enumerate(entries):
         signature = numba_type(ret)(*[numba_type(a) for a in args])
         cc.export(f"e{i}", signature)(functions[name])
-    cc.compile()
+    with _releasing_the_gil({s.func for s in _jit._lazy if s.options.get("nogil")}):
+        cc.compile()
     import numba
 
     extension = os.path.join(outdir, cc.output_file)
@@ -241,6 +244,29 @@ def write_record(outdir: str, record: dict, extension: str | None = None) -> Non
         }
     with open(os.path.join(outdir, MODULE + ".json"), "w") as f:
         json.dump(record, f, indent=1, sort_keys=True)
+
+
+@contextlib.contextmanager
+def _releasing_the_gil(functions: set):
+    """pycc compiles every entry with the same flags, which hold the GIL; an entry of a function decorated
+    with nogil=True (a worker thread's, sync.py) must release it, as the JIT's does, or the other threads
+    wait for it.  So, while the extension is compiled, numba's compile_extra as pycc calls it sets the
+    flag for those functions."""
+    from numba.pycc import compiler
+
+    original = compiler.compile_extra
+
+    def compile_extra(typingctx, targetctx, func, args, return_type, flags, locals, **kw):
+        if func in functions:
+            flags = flags.copy()
+            flags.release_gil = True
+        return original(typingctx, targetctx, func, args, return_type, flags, locals, **kw)
+
+    compiler.compile_extra = compile_extra
+    try:
+        yield
+    finally:
+        compiler.compile_extra = original
 
 
 def _host_cpu() -> str:

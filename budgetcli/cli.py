@@ -43,7 +43,7 @@ from .progress import Progress
 from .export import IMPORTABLE
 from .model import HYPOTHESES, Model, UnloadableModel
 from .modelfile import ModelFileError
-from .spec import AVERAGES, BACKENDS, FROM_MODEL, NotResumable, Sharding, TrainSpec, refuse_resume
+from .spec import AVERAGES, BACKENDS, FROM_MODEL, MAX_THREADS, NotResumable, Sharding, TrainSpec, refuse_resume
 from .synthetic import GENERATORS
 
 ALGORITHMS = algorithms.load_all()
@@ -186,6 +186,15 @@ def _train_options(f):
                 metavar="FILE",
                 help="Scale by the ranges of FILE (budgetlearn scale -s, or svm-scale -s), kept in the model "
                 "as with --scale.",
+            ),
+            click.option(
+                "--threads",
+                type=click.IntRange(min=1, max=MAX_THREADS),
+                default=1,
+                show_default=True,
+                metavar="N",
+                help="projectron and projectron++: the factor's products on N threads, from 256 support "
+                "vectors; the same model file, byte for byte, as one thread.",
             ),
             click.option(
                 "-o",
@@ -543,6 +552,7 @@ def _train_spec(ctx, hypothesis: str | None, sharding: dict | None, options: dic
             skip_bad_lines=options["skip_bad_lines"],
             checkpoint_every=options["checkpoint_every"],
             save_resume=options["save_resume"],
+            threads=options["threads"],
             sharding=None if sharding is None else Sharding(**sharding),
             resumed=options["resume_path"] is not None,
             scale=scale,

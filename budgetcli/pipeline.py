@@ -142,6 +142,7 @@ def train(spec: TrainSpec, data, resume: Model | None = None, watch: Watch | Non
             seen.start(model.learner)
         seen.add(chunk)
         model.learner.keep_evicted(spec.written)
+        model.learner.threads = spec.threads
         y = model.labels.encode(chunk, reader.source_name)
         if stops is None:
             stops = _stops(model, spec, watch)

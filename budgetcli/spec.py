@@ -23,6 +23,7 @@ from .core import KernelSpec, gamma_from_sigma
 HYPOTHESES = ("online", "running-average", "average", "projected-average", "last")
 AVERAGES = ("average", "projected-average")  # batch averages of f_1 .. f_T (online-to-batch)
 BACKENDS = ("serial", "dask")
+MAX_THREADS = 256  # --threads
 
 _MODEL = {"resume": "model"}  # metadata: a resumed run takes this field from the model
 
@@ -77,6 +78,7 @@ class TrainSpec:
     save_resume: bool = False  # the written model also holds the resume state
     sharding: Sharding | None = None
     block_lines: int = 4096  # examples per block read (decides nothing in the model)
+    threads: int = 1  # threads for the products of a learner that has them (decides nothing in the model)
     resumed: bool = False  # algorithm, kernel, params and seed are a model's, checked when it was made
     # scale every feature as svm-scale does, by the model's own ranges (scaling.py): True, from the data
     # (a first pass over a file, the first block of a stream), or given (scaling.Ranges: --scale-ranges)
@@ -102,6 +104,10 @@ class TrainSpec:
                 raise ValueError(f"--{name.replace('_', '-')} {value!r}: give a whole number ≥ 1")
         if type(self.seed) is not int or self.seed < 0:
             raise ValueError(f"--seed {self.seed!r}: give a whole number ≥ 0")
+        if not (type(self.threads) is int and 1 <= self.threads <= MAX_THREADS):
+            raise ValueError(f"--threads {self.threads!r}: give a whole number in [1, {MAX_THREADS}]")
+        if self.threads > 1:
+            self._check_threads(cls)
         if not self.resumed:  # bad parameters and kernels, and settings that learn nothing
             from .kernels import Kernel
 
@@ -128,6 +134,17 @@ class TrainSpec:
                 "--scale is not available for a sharded run: scale the shards by one range file "
                 "(budgetlearn scale -s, then -r)"
             )
+
+    def _check_threads(self, cls) -> None:
+        from . import sync
+
+        if not cls.threaded:
+            threaded = ", ".join(name for name, c in sorted(registry.ALGORITHMS.items()) if c.threaded)
+            raise ValueError(f"--threads: {cls.name} runs on one thread (the threaded ones: {threaded})")
+        if self.sharding is not None:
+            raise ValueError("--threads is for a run in one process, not a sharded one")
+        if not sync.available():
+            raise ValueError("--threads needs a POSIX system")
 
     def choosing(self, n_labels: int) -> "TrainSpec":
         """This spec with its algorithm: the one given, else the default for data whose first block
@@ -215,7 +232,7 @@ class TrainSpec:
                 "sync": self.sharding.sync,
                 "divergence": self.sharding.divergence,
             }
-        for name in ("block_lines", "resumed", "save_resume", "checkpoint_every"):
+        for name in ("block_lines", "resumed", "save_resume", "checkpoint_every", "threads"):
             out.pop(name)
         return out
 

@@ -243,3 +243,17 @@ def test_a_failed_or_skipped_build_says_why(tmp_path):
     assert _version(root).endswith("(not compiled at install: BUDGETLEARN_NO_AOT was set at install)")
     record.write_text('{"cpu": "znv')  # a record cut short by a full disk
     assert _version(root).endswith("(compiled at install failed: its record, budgetcli/_loops.json, is damaged)")
+
+
+@needs_extension
+def test_threads_on_the_compiled_path_load_no_numba_and_write_the_one_thread_jit_model(data):
+    """`--threads 2` runs its worker threads from the extension (which must release the GIL for them, or
+    the run would hang) and writes the JIT's one-thread model byte for byte."""
+    models = {}
+    for threads, jit in ((1, True), (2, False)):
+        models[threads] = data / f"threads-{threads}.model"
+        args = ["train", "-q", "-a", "projectron", "--eta", "0.05", "--threads", threads, data / "b"]
+        loaded = _run([*args, "-o", models[threads]], jit, data)
+        if not jit:
+            assert loaded == [], f"the compiled threaded run loaded {loaded}"
+    assert models[1].read_bytes() == models[2].read_bytes()
