@@ -5,7 +5,8 @@ scores it on a file or on arrays.  The scikit-learn and River classes
 (sklearn.py, river.py) are edges over the same pieces.  `import budgetcli` gives these names without
 loading numpy or numba until one is used.
 
-Arrays: X is numpy or scipy.sparse, its column j the feature of index j + 1 in a data file; y holds
+Arrays: X is numpy or scipy.sparse, its column j the feature of index j + 1 in a data file (a model
+learned from a 0-based file, whose features start at index 0: j; `Model.first_index`); y holds
 the label values (numbers, as a data file's labels: two of them for a binary algorithm).  Messages
 about a row name it `X:ROW` (1-based), as a file's name `FILE:LINE`.  docs/PYTHON.md has examples.
 """
@@ -18,7 +19,7 @@ import warnings
 import numpy as np
 
 from . import metrics, pipeline
-from .core import Chunk, DataError, KernelSpec, unique  # noqa: F401  (names of the API)
+from .core import Chunk, DataError, KernelSpec, shortest_text, unique  # noqa: F401  (names of the API)
 from .model import Model
 from .spec import Sharding, TrainSpec  # noqa: F401
 
@@ -35,7 +36,7 @@ def train(spec: TrainSpec, data, y=None, resume: Model | None = None) -> Model:
         result = distributed.train(spec, resume)
     else:
         if y is not None:
-            data = _chunk(data, y)
+            data = _chunk(data, y, resume.first_index if resume is not None else 1)
         elif not isinstance(data, (str, os.PathLike)):
             raise TypeError("give data as a path, or as an array X with its labels y")
         result = pipeline.train(spec, data if isinstance(data, Chunk) else os.fspath(data), resume)
@@ -66,7 +67,7 @@ def accuracy(model: Model, data, y=None) -> float:
     predicts, as `budgetlearn eval` counts it (a label the model never saw is always wrong), with
     eval's warnings as Python warnings (labels the model never saw, no better than a constant)."""
     if y is not None:
-        chunk = _chunk(data, y)
+        chunk = _chunk(data, y, model.first_index)
         blocks, source = [(chunk, model.scorer().decision_function(chunk))], "X"
     else:
         source = os.fspath(data)
@@ -82,33 +83,32 @@ def accuracy(model: Model, data, y=None) -> float:
 def calibrate(model: Model, data, y=None, skip_bad_lines: bool = False) -> Model:
     """The model with probabilities fitted on held-out data (a path, or an array X with labels y):
     Platt's sigmoid, pairwise coupled for several classes (calibration.py).  Examples whose label the
-    model never saw are left out.  The model predicts as before; `predict_proba` then answers.
-    Raises DataError on bad data, ValueError when the data do not hold two of the model's classes."""
-    from . import calibration
-
-    if y is not None:
-        chunk = _chunk(data, y)
-        blocks = [(chunk, model.scorer().decision_function(chunk))]
-    else:
-        blocks = pipeline.scores(model, os.fspath(data), skip_bad_lines=skip_bad_lines)
-    scores, classes = [], []
-    for chunk, f in blocks:
-        index = model.labels.index_of(chunk.labels)
-        scores.append(f[index >= 0])
-        classes.append(index[index >= 0])
-    classes = np.concatenate(classes) if classes else np.zeros(0, np.int64)
-    if len(unique(classes)) < 2:
-        raise ValueError(
-            "the calibration data hold fewer than two of the model's labels: no probabilities can be fitted"
-        )
-    model.calibration = calibration.calibrate(np.concatenate(scores), classes, len(model.labels.classes))
+    model never saw are left out.  The model predicts as before; `predict_proba` then answers.  What
+    `budgetlearn calibrate` warns of (labels the model never saw, classes without or with few held-out
+    examples, a sigmoid that does not grow with the score: calibration.calibrate_model) are Python
+    warnings.  Raises DataError on bad data, ValueError when the data do not hold two of the model's
+    classes."""
+    for message in fit_calibration(model, data, y, skip_bad_lines):
+        warnings.warn(message, UserWarning, stacklevel=2)
     return model
 
 
-def _chunk(X, y) -> Chunk:
+def fit_calibration(model: Model, data, y=None, skip_bad_lines: bool = False) -> list[str]:
+    """`calibrate`'s fit, returning its warnings (for the command, which prints them)."""
+    from . import calibration
+
+    if y is not None:
+        chunk = _chunk(data, y, model.first_index)
+        blocks = [(chunk, model.scorer().decision_function(chunk))]
+    else:
+        blocks = pipeline.scores(model, os.fspath(data), skip_bad_lines=skip_bad_lines)
+    return calibration.calibrate_model(model, blocks)
+
+
+def _chunk(X, y, first_index: int) -> Chunk:
+    """The Chunk of arrays X and y, X's column j the feature of index j + first_index (Model.first_index)."""
     from .estimator import csr_chunk
 
-    chunk = csr_chunk(X, y)
-    labels = chunk.labels
-    chunk.label_spellings = {float(v): format(v, "g") for v in unique(labels)}
+    chunk = csr_chunk(X, y, first_index=first_index)
+    chunk.label_spellings = {float(v): shortest_text(v) for v in unique(chunk.labels)}
     return chunk

@@ -35,7 +35,7 @@ from .atomic import (
 )
 from . import predict as predict_
 from . import tune as tune_
-from .core import DataError, KernelSpec, unique
+from .core import DataError, KernelSpec, shortest_text, unique
 from .io.libsvm import write_libsvm
 from .kernels import KERNEL_PARAMS
 from .curve import CurveWriteError, LearningCurve, describe
@@ -202,8 +202,8 @@ def _train_options(f):
                 metavar="MODEL",
                 help="Continue training MODEL where it stopped (its algorithm, kernel, parameters, labels, "
                 "counters and random state): bit for bit when it was saved with --save-resume (or is a "
-                "checkpoint), else after rebuilding its resume state from the support vectors; -o may "
-                "name the same file.",
+                "checkpoint), else after rebuilding its resume state from the support vectors (a note says "
+                "when that is not bit for bit); -o may name the same file.",
             ),
             click.option(
                 "--skip-bad-lines", is_flag=True, help="Skip malformed lines (and report how many) instead of failing."
@@ -212,9 +212,10 @@ def _train_options(f):
                 "--save-resume",
                 is_flag=True,
                 help="Also write the resume state (the Gram inverse or matrix of the Projectron, SOP, CKS "
-                "and Ahpatron families: |S|² numbers), so that --resume continues bit for bit. "
-                "Without it the model holds what prediction needs and the small state, and --resume "
-                "rebuilds the rest from the support vectors (as Vowpal Wabbit's --save_resume).",
+                "and Ahpatron families: |S|² numbers; the archive of evicted vectors an evicting learner's "
+                "average keeps), so that --resume continues bit for bit. Without it the model holds what "
+                "prediction needs and the small state, and --resume rebuilds the rest from the support "
+                "vectors (as Vowpal Wabbit's --save_resume); the summary says whether that is bit for bit.",
             ),
             click.option(
                 "--checkpoint-every",
@@ -379,8 +380,9 @@ class _MoreData(click.Argument):
     default=None,
     help="What the model predicts with. average: the averaged hypothesis (1/T) Σ f_t (as scikit-learn's "
     "SGDClassifier(average=True)), usually far better on held-out data than the last one; the model still "
-    "resumes the online learner, and learners that evict fold the evicted vectors onto the kept ones as they "
-    "go (every B evictions: constant memory). last: the last hypothesis f_T, the online learner as it stands. "
+    "resumes the online learner, and learners that evict keep an archive of at most 2·max(B, 64) evicted "
+    "vectors (constant memory), folded onto the kept ones in the file. last: the last hypothesis f_T, the "
+    "online learner as it stands. "
     "Default: average, but for the learners that track drift (budgetlearn algorithms says which) and for a "
     "sharded run of a learner that evicts (last); a resumed model's own.",
 )
@@ -764,9 +766,12 @@ def _train_summary(result, spec: TrainSpec, output) -> dict:
         "seconds": round(result.seconds, 4),
         "model": output,
         "warnings": result.warnings,
-        "notes": list(learner.notes),
+        "notes": list(result.online.learner.notes),  # the online learner's (a batch model is a copy)
         "hypothesis": spec.written,
         "online_support_size": len(result.online.learner.support),
+        # whether `train --resume` from the file written goes on bit for bit (null: a batch model)
+        "resume_exact": None if spec.written in AVERAGES else result.model.inexact_resume() is None,
+        "resume_not_exact": result.model.inexact_resume(),
     }
 
 
@@ -782,6 +787,15 @@ def _print_train_summary(s: dict, result) -> None:
         f"seconds         {s['seconds']:.2f}",
         f"model           {s['model']} (predicts with {HYPOTHESES[s['hypothesis']]})",
     ]
+    if s["resume_exact"] is not None:
+        lines.append(
+            "resume          "
+            + (
+                "bit for bit"
+                if s["resume_exact"]
+                else f"not bit for bit: {s['resume_not_exact']} (--save-resume keeps it)"
+            )
+        )
     if s["support_size"] > s["online_support_size"]:
         lines.append(
             f"note            the exact average keeps {s['support_size'] - s['online_support_size']:,} "
@@ -975,12 +989,12 @@ def calibrate(model_path, data, output, skip_bad_lines):
     (Wu, Lin and Weng 2004, method 2).  The model predicts as before; predict --proba writes
     probabilities and eval reports their log loss and calibration error.  Training the model further
     drops its calibration."""
-    from .api import calibrate as fit
+    from .api import fit_calibration
 
     _refuse_same_files([("MODEL", model_path), ("DATA", data)], [("-o", output)], may_replace={("MODEL", "-o")})
     model = _load(model_path, resume=True, data=data)
     try:
-        fit(model, data, skip_bad_lines=skip_bad_lines)
+        warnings = fit_calibration(model, data, skip_bad_lines=skip_bad_lines)
     except DataError as exc:
         fail(str(exc))
     except ValueError as exc:
@@ -998,6 +1012,8 @@ def calibrate(model_path, data, output, skip_bad_lines):
         else (f"{len(c['A'])} pairwise sigmoids")
     )
     click.echo(f"calibrated on {c['examples']:,} examples of {data}: {sigmoids}; wrote {output}", err=True)
+    for warning in warnings:  # as eval prints its own
+        click.echo(f"warning: {warning}", err=True)
 
 
 @click.command()
@@ -1472,7 +1488,7 @@ def generate(generator, examples, seed, output):
     indptr = np.arange(0, n * d + 1, d, dtype=np.int64)
     indices = np.tile(np.arange(d, dtype=np.int32), n)
     binary = set(unique(y).tolist()) <= {-1.0, 1.0}
-    names = ["+1" if v > 0 else "-1" for v in y] if binary else [format(v, "g") for v in y]
+    names = ["+1" if v > 0 else "-1" for v in y] if binary else [shortest_text(v) for v in y]
     try:
         with output_file(output) as out:
             write_libsvm(out, indptr, indices, X.ravel(), y, label_strings=names)

@@ -201,18 +201,23 @@ def data_warnings(counts: dict, right: int, predicted: list, known: set, spellin
     above always answering the data's most frequent label (`constant_warning`), and one label predicted
     for every example (`one_label_warning`).  `counts`: label -> examples of the data, in the report's
     order; `known`: the model's labels; `spelling` writes a label."""
-    out = []
-    unseen = [(v, c) for v, c in counts.items() if v not in known and c]
-    if unseen:
-        listed = ", ".join(f"{spelling(v)} ({c:,} examples)" for v, c in unseen)
-        out.append(
-            f"the data holds labels the model never saw: {listed}; the model's labels are "
-            f"{', '.join(model_labels)}, and every such example counts as wrong (a 0/1 file against a "
-            "±1 model?)"
-        )
+    out = [unseen_warning(counts, known, spelling, model_labels, "every such example counts as wrong")]
     out.append(constant_warning(right, counts, spelling, online=False))
     out.append(one_label_warning({v for v, c in counts.items() if c}, predicted, spelling))
     return [w for w in out if w]
+
+
+def unseen_warning(counts: dict, known: set, spelling, model_labels: list[str], consequence: str) -> str | None:
+    """The warning that the data hold labels the model never saw (`counts`: label -> examples; `known`:
+    the model's labels), or None: eval's, and calibrate's (`consequence`: what becomes of them)."""
+    unseen = [(v, c) for v, c in counts.items() if v not in known and c]
+    if not unseen:
+        return None
+    listed = ", ".join(f"{spelling(v)} ({c:,} examples)" for v, c in unseen)
+    return (
+        f"the data holds labels the model never saw: {listed}; the model's labels are "
+        f"{', '.join(model_labels)}, and {consequence} (a 0/1 file against a ±1 model?)"
+    )
 
 
 def constant_warning(right: int, counts: dict, spelling, online: bool) -> str | None:

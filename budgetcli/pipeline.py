@@ -103,6 +103,10 @@ def train(spec: TrainSpec, data, resume: Model | None = None, watch: Watch | Non
     if resume is not None:
         spec = spec.resuming(resume)
         resume.sharding = None  # a sharded run's reading positions do not hold for one input
+        note = resume.resume_note(spec.written)
+        if note is not None:
+            resume.learner.notes.append(note)
+        resume.evicted_folded = 0  # from here on, the run keeps all its own continuation needs
         if resume.calibration is not None:  # fitted to the scores the model had: they change now
             resume.calibration = None
             calibration_dropped.append(
@@ -139,11 +143,7 @@ def train(spec: TrainSpec, data, resume: Model | None = None, watch: Watch | Non
             first = _sample(raw, OUTCOME_SAMPLE)  # scored through the model, which scales it
             seen.start(model.learner)
         seen.add(chunk)
-        model.learner.keep_retired = spec.keep_retired
-        # a running average keeps at most 2·max(B, 64) evicted vectors (compress_retired: constant memory)
-        model.learner.fold_every = (
-            max(model.learner.hyper.get("budget", 0), 64) if spec.written == "running-average" else 0
-        )
+        model.learner.keep_evicted(spec.written)
         y = model.labels.encode(chunk, reader.source_name)
         if stops is None:
             stops = _stops(model, spec, watch)
@@ -413,6 +413,7 @@ def learn_block(model: Model, chunk, y, source: str) -> None:
     is no longer finite (checked after every block: O(|S|)).  A model that is not finite is never
     written (Model.save checks again what it writes)."""
     learner = model.learner
+    model.learned_from(chunk)
     try:
         learner.learn(chunk, y)
     except Overflow as exc:

@@ -10,8 +10,10 @@
 
 X is a numpy array or a scipy.sparse matrix (kept sparse: the learners store sparse support vectors);
 its column j is the feature of index j + 1 of a data file, as scikit-learn's load_svmlight_file reads
-a 1-based file.  Algorithm parameters are keyword arguments with their canonical names (`eta`,
-`budget`, `beta`, `lambda_`, `cost`, ... as `budgetlearn algorithms` lists them); get_params /
+a 1-based file, or of index j for a model `from_model` loads that learned from a 0-based file (one
+holding index 0, as dump_svmlight_file writes by default: the model's `first_index`).  Algorithm
+parameters are keyword arguments with their canonical names (`eta`, `budget`, `beta`, `lambda_`,
+`cost`, ... as `budgetlearn algorithms` lists them); get_params /
 set_params / clone see them like the fixed ones.  An unknown algorithm or a parameter the algorithm
 does not take is a ValueError at fit time (scikit-learn validates in fit, not in __init__), and so
 are settings that provably learn nothing, as `budgetlearn train` refuses them.
@@ -27,10 +29,12 @@ constant, ...) are Python warnings.  Conventions:
 - `fit` makes `epochs` passes over X in the given order (nothing shuffled: a seeded run is
   reproducible); `partial_fit` makes one pass and keeps all state, exactly like `train --resume`.
   Classes may arrive mid-stream (through `classes=` or from y).
-- Numeric classes are the model's label values (a model file keeps them); other classes (strings)
-  are numbered in order of arrival.  Two classes: decision_function > 0 means `classes_[1]`
-  (scikit-learn's convention), and it is the learner's f, negated when the learner's +1 class is
-  `classes_[0]` (the larger class came first, alone).  More: one column per class of `classes_`.
+- Numeric classes are the model's label values (a model file keeps them), and so are string classes
+  that spell a number as a data file's label does ('-1' is the label -1); other classes take the
+  smallest whole numbers ≥ 0 no class takes, in order of arrival (labels.label_values).  Two
+  classes: decision_function > 0 means `classes_[1]` (scikit-learn's convention), and it is the
+  learner's f, negated when the learner's +1 class is `classes_[0]` (the larger class came first,
+  alone).  More: one column per class of `classes_`.
 - predict_proba exists once the model is calibrated (`calibrate` on held-out data, or a calibrated
   model file): Platt's sigmoid as `budgetlearn calibrate` fits it.
 - gamma=None is train's default 1/k, k the number of features of the first block (the last column
@@ -54,9 +58,10 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
 from . import pipeline, registry
-from .core import DataError, KernelSpec
+from .core import DataError, KernelSpec, shortest_text
 from .estimator import KernelSettings, csr_chunk, learner_class
-from .labels import spelling_problem
+from .labels import kept_spelling, label_values
+from .metrics import unseen_warning
 from .model import Model
 
 _CHECK = dict(accept_sparse="csr", dtype=np.float64)
@@ -154,26 +159,20 @@ class BudgetClassifier(KernelSettings, ClassifierMixin, BaseEstimator):
 
     def _start(self, classes) -> None:
         self.classes_ = np.asarray(classes)
-        numeric = self.classes_.dtype.kind in "iufb"
-        # the model's label value of each class: the number itself, else its place in order of arrival
-        self._values = {c: float(c) if numeric else float(i) for i, c in enumerate(self.classes_.tolist())}
-        self._numeric = numeric
+        self._numeric = self.classes_.dtype.kind in "iufb"
+        self._values = label_values(self.classes_.tolist())  # the model's label value of each class
 
     def _add_classes(self, known) -> None:
         new = [c for c in known.tolist() if c not in self._values]
         if not new:
             return
-        for c in new:
-            self._values[c] = float(c) if self._numeric else float(len(self._values))
+        self._values = label_values(new, self._values)
         self.classes_ = np.unique(np.concatenate([self.classes_, np.asarray(new, dtype=self.classes_.dtype)]))
 
     def _spellings(self) -> dict:
-        """The label spellings a model file keeps: the class as written, when a file can keep it."""
-        out = {}
-        for c, v in self._values.items():
-            text = format(v, "g") if self._numeric else str(c)
-            out[v] = text if spelling_problem(text) is None else format(v, "g")
-        return out
+        """The label spellings a model file keeps: a number's shortest text, another class as written
+        (labels.kept_spelling)."""
+        return {v: shortest_text(v) if self._numeric else kept_spelling(v, str(c)) for c, v in self._values.items()}
 
     def _train(self, X, y, epochs: int, n_classes: int) -> None:
         if self.algorithm is None and self._algorithm_params():
@@ -192,7 +191,7 @@ class BudgetClassifier(KernelSettings, ClassifierMixin, BaseEstimator):
         if spec.algorithm is None and resume is None:  # a fitted model goes on with its own
             spec = spec.choosing(n_classes)
         values = np.array([self._values[c] for c in column_or_1d(y).tolist()], np.float64)
-        chunk = csr_chunk(X, values)
+        chunk = csr_chunk(X, values, first_index=resume.first_index if resume is not None else 1)
         chunk.label_spellings = {v: s for v, s in self._spellings().items() if v in set(values.tolist())}
         try:
             result = pipeline.train(spec, chunk, resume)
@@ -203,7 +202,7 @@ class BudgetClassifier(KernelSettings, ClassifierMixin, BaseEstimator):
         for message in result.warnings:
             warnings.warn(message, UserWarning, stacklevel=3)
         self.learner_, self.labels_ = result.model.learner, result.model.labels
-        self.hypothesis_ = result.model.hypothesis
+        self.hypothesis_, self.first_index_ = result.model.hypothesis, result.model.first_index
         self.calibration_ = None
         self.scaling_ = result.model.scaling
 
@@ -212,11 +211,13 @@ class BudgetClassifier(KernelSettings, ClassifierMixin, BaseEstimator):
         """The fitted model as budgetlearn's Model (save with .save(path); then the CLI's predict, eval,
         export, info, calibrate and train --resume use it)."""
         check_is_fitted(self)
+        first_index = getattr(self, "first_index_", 1)  # a classifier pickled before the field: 1
         return Model(
             self.learner_,
             self.labels_,
             self.hypothesis_,
             calibration=self.calibration_,
+            first_index=first_index,
             scaling=getattr(self, "scaling_", None),
         )
 
@@ -243,6 +244,7 @@ class BudgetClassifier(KernelSettings, ClassifierMixin, BaseEstimator):
         classes = np.array(sorted(model.labels.classes), np.float64)
         clf._start(classes)
         clf.learner_, clf.labels_, clf.hypothesis_ = learner, model.labels, model.hypothesis
+        clf.first_index_ = model.first_index  # the model's numbering of X's columns (Model.first_index)
         clf.calibration_, clf.scaling_ = model.calibration, model.scaling
         return clf
 
@@ -250,7 +252,7 @@ class BudgetClassifier(KernelSettings, ClassifierMixin, BaseEstimator):
         """The model's scores of X: f (binary model) or one column per class, in the model's order."""
         check_is_fitted(self)
         X = validate_data(self, X, reset=False, **_CHECK) if hasattr(self, "n_features_in_") else _matrix(X)
-        return self.to_model().scorer().decision_function(csr_chunk(X))
+        return self.to_model().decision_function(X)
 
     def _columns(self) -> np.ndarray:
         """For each class of classes_, its column in a multiclass model's scores (−1: never learnt)."""
@@ -284,8 +286,13 @@ class BudgetClassifier(KernelSettings, ClassifierMixin, BaseEstimator):
 
         check_is_fitted(self)
         X = validate_data(self, X, reset=False, **_CHECK) if hasattr(self, "n_features_in_") else _matrix(X)
-        values = np.array([self._values.get(c, np.nan) for c in column_or_1d(y).tolist()], np.float64)
+        y = column_or_1d(y).tolist()
+        values = np.array([self._values.get(c, np.nan) for c in y], np.float64)
         known = ~np.isnan(values)
+        unseen = {c: y.count(c) for c in dict.fromkeys(c for c in y if c not in self._values)}
+        message = unseen_warning(unseen, set(), str, [str(c) for c in self.classes_], "they are left out of the fit")
+        if message:  # as budgetlearn calibrate and budgetcli.calibrate warn of labels the model never saw
+            warnings.warn(message, UserWarning, stacklevel=2)
         model = calibrate(self.to_model(), X[known], values[known])
         self.calibration_ = model.calibration
         return self

@@ -150,11 +150,6 @@ class TrainSpec:
         cls = self.learner_class
         return "online" if self.sharding is not None and cls.evicts else cls.default_hypothesis
 
-    @property
-    def keep_retired(self) -> bool:
-        """The learner keeps what it evicts: an averaged hypothesis needs it."""
-        return self.written in AVERAGES + ("running-average",)
-
     def resuming(self, model) -> "TrainSpec":
         """This run's settings going on from `model`: its algorithm, kernel, parameters and seed (the
         fields `FROM_MODEL` names), and a running average when the model keeps one.  NotResumable when

@@ -788,7 +788,15 @@ REFERENCES = {
         )
         for s in ("projected", "zero")
     ],
-    "fogd": ({"components": 16}, lambda X, y, k, seed: fogd(X, y, k, 16, 0.5, seed)),
+    "fogd": [
+        (
+            {"components": 16, "map_arithmetic": arithmetic},
+            lambda X, y, k, seed, a=arithmetic: fogd(
+                X, y, k, 16, 0.5, seed, arithmetic=a.replace("vectorised", "float64")
+            ),
+        )
+        for arithmetic in ("single", "vectorised")
+    ],
     "bogd-fifo": ({"budget": 8}, lambda X, y, k, seed: bogd(X, y, k, 8, 0.5, 0.001, np.inf, "oldest", seed)),
     "spa": ({"spa_lambda": 0.5}, lambda X, y, k, seed: shifting_perceptron(X, y, k, 0.5)),
     "budget-perceptron": (

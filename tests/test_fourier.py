@@ -191,15 +191,16 @@ def test_memory_follows_the_features_seen_not_the_largest_index():
     assert learner.counter("examples") == 300
 
 
+@pytest.mark.parametrize("arithmetic", ["single", "vectorised"])
 @pytest.mark.parametrize("name", ["fogd", "mc-fogd"])
-def test_prediction_neither_grows_the_map_nor_scores_otherwise_than_learning_would(name):
+def test_prediction_neither_grows_the_map_nor_scores_otherwise_than_learning_would(name, arithmetic):
     """Features first met in prediction (new small indices, hashed ones up to 2³¹ − 1) get their rows of
     Ω for that chunk alone: the map keeps what learning made (memory bounded by the features learned,
     however long a stream is scored), and the scores are those of the map grown by them, bit for bit,
     and w·z(x) with z made in numpy from the same draws."""
     X, y = random_stream(200, 6, seed=36)
     labels = y if name == "fogd" else (y > 0).astype(np.int64) + (X[:, 0] > 0.5)  # classes 0, 1, 2
-    learner = registry.get(name)(Kernel("rbf", 0.5), seed=5, components=16)
+    learner = registry.get(name)(Kernel("rbf", 0.5), seed=5, components=16, map_arithmetic=arithmetic)
     learner.learn(chunk_from_dense(X, labels.astype(np.float64)), labels)
     keys, omega = learner.map.keys.copy(), learner.map.omega.copy()
     rng = np.random.default_rng(37)
@@ -222,8 +223,11 @@ def test_prediction_neither_grows_the_map_nor_scores_otherwise_than_learning_wou
     D = 16
     w = learner.feature_map_weights().reshape(-1, 2 * D)
     for t, (i, v) in enumerate(zip(idx, vals)):
-        theta = v @ omega_rows(5, i.astype(np.int64), D, 0.5)
-        z = np.concatenate([np.cos(theta), np.sin(theta)]) / np.sqrt(D)
+        drawn = omega_rows(5, i.astype(np.int64), D, 0.5)
+        if arithmetic == "single":  # the float32 map written out in numpy: the same bits
+            z = reference.single_fourier_features(v, drawn.astype(np.float32), 1 / np.sqrt(D))
+        else:
+            z = np.concatenate([np.cos(v @ drawn), np.sin(v @ drawn)]) / np.sqrt(D)
         np.testing.assert_allclose(scores[t], w @ z if name == "mc-fogd" else (w @ z)[0], rtol=1e-9, atol=1e-12)
 
 
@@ -240,7 +244,7 @@ def test_a_model_file_holds_the_weights_not_the_map(tmp_path):
     loaded = Model.load(path).learner
     test = chunk_from_dense(*random_stream(50, 5, seed=35))
     np.testing.assert_array_equal(loaded.decision_function(test), learner.decision_function(test))
-    assert loaded.hyper["map_arithmetic"] == "vectorised"
+    assert loaded.hyper["map_arithmetic"] == "single"
 
 
 @pytest.mark.parametrize("name", ["fogd", "mc-fogd"])
@@ -253,7 +257,27 @@ def test_a_file_written_before_the_vectorised_map_keeps_its_scalar_arithmetic(na
 
     learner = Model.load(GOLDEN / f"{name}.model").learner
     assert learner.hyper["map_arithmetic"] == "scalar" and learner.hyper["map_scale"] == "normalised"
-    assert registry.get(name)(Kernel("rbf", 0.5)).hyper["map_arithmetic"] == "vectorised"
+    assert registry.get(name)(Kernel("rbf", 0.5)).hyper["map_arithmetic"] == "single"
+
+
+@pytest.mark.parametrize("arithmetic", ["vectorised", "scalar", "single"])
+def test_a_file_keeps_the_arithmetic_and_scale_it_names(tmp_path, arithmetic):
+    """A model written with the vectorised map (the default before the single one) or any other goes on
+    loading, scoring and resuming with it, bit for bit."""
+    from budgetcli.labels import BinaryLabels
+    from budgetcli.model import Model
+
+    X, y = random_stream(300, 5, seed=41)
+    learner = registry.get("fogd")(Kernel("rbf", 0.5), seed=3, components=40, map_arithmetic=arithmetic)
+    learner.learn(chunk_from_dense(X[:200], y[:200]), y[:200])
+    Model(learner, BinaryLabels()).save(tmp_path / "f.model")
+    loaded = Model.load(tmp_path / "f.model").learner
+    assert loaded.hyper["map_arithmetic"] == arithmetic and loaded.hyper["map_scale"] == "normalised"
+    rest = chunk_from_dense(X[200:], y[200:])
+    np.testing.assert_array_equal(loaded.decision_function(rest), learner.decision_function(rest))
+    loaded.learn(rest, y[200:])
+    learner.learn(rest, y[200:])
+    np.testing.assert_array_equal(loaded.feature_map_weights(), learner.feature_map_weights())
 
 
 def test_other_kernels_are_refused():

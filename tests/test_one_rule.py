@@ -160,3 +160,87 @@ def test_train_and_the_python_api_warn_of_a_model_no_better_than_a_constant_alik
         budgetcli.train(spec, X, y)
     got = [str(w.message) for w in warned]
     assert got == expected
+
+
+# ---- feature numbering: the edges agree ----------------------------------------------------------
+
+
+def test_every_edge_gives_the_same_scores_on_a_zero_based_dump_and_its_arrays(tmp_path):
+    """The command, the Python API (a path and arrays), scikit-learn (fit and from_model of the command's
+    model) and River, on the same examples, give the same scores bit for bit: a model trained by the
+    command on scikit-learn's dump_svmlight_file output (0-based) knows that an array's column j is its
+    index j (it scored 50% through from_model where eval gave 96%)."""
+    import pandas as pd
+
+    sklearn_datasets = pytest.importorskip("sklearn.datasets")
+    river = pytest.importorskip("budgetcli.river")
+    from budgetcli.sklearn import BudgetClassifier
+
+    rng = np.random.default_rng(1)
+    X = np.round(rng.normal(size=(400, 5)), 6)  # values the dump's %.16g writes exactly
+    y = np.where(X[:, 0] + 0.5 * X[:, 1] ** 2 > 0.3, 1.0, -1.0)
+    X_test, X = X[300:], X[:300]
+    y_test, y = y[300:], y[:300]
+    sklearn_datasets.dump_svmlight_file(X, y, str(tmp_path / "train"))  # zero_based=True: indices 0..4
+    sklearn_datasets.dump_svmlight_file(X_test, y_test, str(tmp_path / "test"))
+    assert (tmp_path / "train").read_text().split()[1].startswith("0:")
+    model = tmp_path / "cli.model"
+    assert (
+        run("train", "-q", "-a", "projectron++", "--hypothesis", "last", tmp_path / "train", "-o", model).exit_code == 0
+    )
+    lines = run("predict", "--scores", model, tmp_path / "test").stdout.splitlines()
+    expected = budgetcli.load(model).decision_function(X_test)
+    written = np.array([float(line.split()[1]) for line in lines])  # predict --scores writes 10 digits
+    np.testing.assert_array_equal(written, [float(f"{v:.10g}") for v in expected])
+    spec = budgetcli.TrainSpec("projectron++", hypothesis="online")
+    scores = {
+        "api, a path": budgetcli.train(spec, tmp_path / "train").decision_function(X_test),
+        "api, arrays": budgetcli.train(spec, X, y).decision_function(X_test),
+        "scikit-learn fit": BudgetClassifier("projectron++", average=False).fit(X, y).decision_function(X_test),
+        "scikit-learn from_model": BudgetClassifier.from_model(model).decision_function(X_test),
+    }
+    online = river.BudgetClassifier("projectron++")
+    online.learn_many(pd.DataFrame(X), pd.Series(y))
+    scores["river"] = online.to_model().decision_function(X_test)
+    for edge, got in scores.items():
+        np.testing.assert_array_equal(got, expected, err_msg=edge)
+    report = run("eval", "--json", model, tmp_path / "test").stdout
+    accuracy = BudgetClassifier.from_model(model).score(X_test, y_test)
+    assert f'"accuracy": {accuracy}' in report and accuracy > 0.7
+    assert budgetcli.accuracy(budgetcli.load(model), X_test, y_test) == accuracy
+    assert run("info", "--json", model).stdout.count('"first_index": 0') == 1
+
+
+def test_a_model_numbers_its_features_as_its_data_did_and_old_files_from_1(stream, tmp_path):
+    from budgetcli.model import Model
+
+    folder, X, y = stream
+    one = tmp_path / "one.model"
+    assert run("train", "-q", "-a", "perceptron", "--gamma", "0.5", folder / "train", "-o", one).exit_code == 0
+    loaded = Model.load(one)
+    assert loaded.first_index == 1
+    header = __import__("budgetcli.modelfile", fromlist=["load"]).load(one)[0]
+    assert "first_index" not in header  # a 1-based model's file is as it was before the field
+    np.testing.assert_array_equal(
+        loaded.decision_function(X),
+        budgetcli.train(budgetcli.TrainSpec("perceptron", budgetcli.KernelSpec(gamma=0.5)), X, y).decision_function(X),
+    )
+    # index 0 met on a resumed day: the model's features are numbered from 0 from then on
+    zero = tmp_path / "zero.txt"
+    zero.write_text("+1 0:1 1:0.5\n-1 0:-1 2:0.5\n")
+    both = tmp_path / "both.model"
+    assert run("train", "-q", "--resume", one, zero, "-o", both).exit_code == 0
+    assert Model.load(both).first_index == 0
+    sharded = tmp_path / "sharded.model"  # one shard that meets index 0 is enough
+    assert (
+        run("train", "-q", "-a", "perceptron", "--gamma", "0.5", folder / "train", zero, "-o", sharded).exit_code == 0
+    )
+    assert Model.load(sharded).first_index == 0
+    # a hostile header
+    import budgetcli.modelfile as modelfile
+
+    header, arrays = modelfile.load(both)
+    header["first_index"] = 2
+    modelfile.save(tmp_path / "bad.model", header, arrays)
+    r = run("info", tmp_path / "bad.model")
+    assert r.exit_code == 1 and "first_index 2 is neither 0 nor 1" in r.stderr

@@ -111,10 +111,11 @@ VECTORISED, SCALAR, SINGLE = 0, 1, 2  # MAP_ARITHMETIC's codes
 MAP_ARITHMETIC = choice(
     "map_arithmetic",
     ("vectorised", "scalar", "single"),
-    "vectorised",
-    "FOGD's map: vectorised (float64, fdlibm's polynomials, error at most 2^-53, score summed in four lanes), "
-    "scalar (libm's cos and sin, score summed in order: the arithmetic of files written before the vectorised "
-    "map) or single (Ω·x, cos and sin in float32 with short polynomials, error below 1e-7 a feature; the fastest)",
+    "single",
+    "FOGD's map: single (Ω·x, cos and sin in float32 with short polynomials, error below 1e-7 a feature; the "
+    "fastest), vectorised (float64, fdlibm's polynomials, error at most 2^-53, score summed in four lanes; the "
+    "default of files written before single) or scalar (libm's cos and sin, score summed in order: the "
+    "arithmetic of files written before the vectorised map)",
 )
 NORMALISED, UNSCALED = 0, 1  # MAP_SCALE's codes
 MAP_SCALE = choice(
@@ -129,6 +130,13 @@ NO_OMEGA, NO_SINGLE_OMEGA, NO_SINGLE = np.zeros((0, 0)), np.zeros((0, 0), np.flo
 # 8 bytes an entry, so at most the larger of 512 KB and 64 bytes per feature seen (Ω's row is 8D bytes)
 DIRECT_INDICES = 1 << 16
 DIRECT_PER_FEATURE = 8
+
+
+def single_values(values: np.ndarray) -> np.ndarray:
+    """x's values rounded to float32 for the single map; one past float32's range becomes ±inf, and the loop
+    then reports its example as one whose θ is not finite."""
+    with np.errstate(over="ignore"):
+        return values.astype(np.float32)
 
 
 class FourierMap:
@@ -374,14 +382,14 @@ class FourierOGD(KernelLearner):
         arithmetic's, with the chunk's values rounded once); the kind the arithmetic does not use empty."""
         if omega.dtype == np.float64:
             return omega, (NO_SINGLE_OMEGA, NO_SINGLE, self._theta)
-        return NO_OMEGA, (omega, values.astype(np.float32), self._theta)
+        return NO_OMEGA, (omega, single_values(values), self._theta)
 
     def learn(self, chunk, y: np.ndarray) -> None:
         y = self._labels(y, chunk.line_numbers)
         self.n_features = max(self.n_features, chunk.n_features)
         self._rowmap = self.map.rows_of(chunk.indices)
         if self.map.omega.dtype == np.float32:
-            self._values = chunk.values.astype(np.float32)
+            self._values = single_values(chunk.values)
         before = int(self.counters[EXAMPLES])
         try:
             self._learn_range(Rows(*chunk.csr, y), 0)

@@ -35,7 +35,7 @@ from typing import BinaryIO, Iterator
 
 import numpy as np
 
-from ..core import MAX_INDEX, Chunk, DataError
+from ..core import MAX_INDEX, Chunk, DataError, parse_number, shortest_text
 from .fastparse import PUNT, ROOM, parse_lines
 
 __all__ = [
@@ -445,11 +445,7 @@ def _parse_strict(raw: bytes, lineno: int, source: str, labels: bool = True):
 
 
 def _strict_number(text: str, what: str, token: str, error) -> float:
-    # float() also takes digit separators ('1_0'), which the format does not have.
-    try:
-        number = None if "_" in text else float(text)
-    except ValueError:
-        number = None
+    number = parse_number(text)
     if number is None:
         raise error(f"{what} is not a number", token)
     if not math.isfinite(number):
@@ -478,8 +474,9 @@ def _token_at(raw: bytes, pos: int) -> str:
 def write_libsvm(fileobj_text, indptr, indices, values, labels, label_strings=None) -> None:
     """Write CSR data (``indices`` are the file's) as LIBSVM text to a text file object.
 
-    Values are written with ``repr`` and labels with ``'%.17g'`` (or as the
-    given ``label_strings``), so reading the file back gives bit-identical floats.
+    Values are written with ``repr`` and labels as the shortest text that reads back
+    (``core.shortest_text``; or as the given ``label_strings``), so reading the file back gives
+    bit-identical floats.
     """
     indptr = np.asarray(indptr, dtype=np.int64).tolist()
     file_indices = np.asarray(indices, dtype=np.int64).tolist()
@@ -489,7 +486,7 @@ def write_libsvm(fileobj_text, indptr, indices, values, labels, label_strings=No
     if not (np.isfinite(values).all() and np.isfinite(labels).all()):
         raise ValueError("labels and values must be finite")
     if label_strings is None:
-        label_strings = ["%.17g" % label for label in labels.tolist()]
+        label_strings = [shortest_text(label) for label in labels.tolist()]
     if len(label_strings) != len(indptr) - 1:
         raise ValueError(f"{len(label_strings)} labels for {len(indptr) - 1} examples")
     values = values.tolist()
