@@ -138,6 +138,8 @@ def train(spec: TrainSpec, data, resume: Model | None = None, watch: Watch | Non
         raw, chunk = chunk, chunk if model.scaling is None else model.scaling.apply(chunk)  # the learner's view
         if warnings is None:
             warnings = kernel_warnings(model.learner.kernel, chunk, not resume and spec.kernel.default_gamma)
+            if not any(SCALE_HINT in w for w in warnings):  # one hint to scale is enough
+                warnings += scaling_.spread_warning(chunk, SCALE_HINT)
             first = _sample(raw, OUTCOME_SAMPLE)  # scored through the model, which scales it
             seen.start(model.learner)
         seen.add(chunk)

@@ -228,6 +228,16 @@ CASES = [
         ),
     ),
     Case("the same, scaled", ("train", "-a", "perceptron", "--scale"), "spread", 0, ()),
+    Case(
+        "the same, linear kernel",
+        ("train", "-a", "perceptron", "--kernel", "linear"),
+        "spread",
+        0,
+        (
+            "the features are on different scales: on the first block feature 4 spans 290, 292× the median "
+            "feature's 0.9932, so the kernel sees little but the widest features; scale them" + SCALE_HINT,
+        ),
+    ),
 ]
 
 

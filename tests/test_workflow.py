@@ -183,7 +183,19 @@ def test_tune_folds_ranks_by_the_hand_made_cross_validation(tmp_path):
     data = tmp_path / "data.txt"
     data.write_text("\n".join(lines) + "\n")
     r = run(
-        "tune", "-a", "rbp", "--grid", "budget=20,200", "--grid", "gamma=2**-6..2**-4:2", "--folds", 5, "--json", data
+        "tune",
+        "-a",
+        "rbp",
+        "--grid",
+        "budget=20,200",
+        "--grid",
+        "gamma=2**-6..2**-4:2",
+        "--folds",
+        5,
+        "--json",
+        data,
+        "--save-best",
+        tmp_path / "best.model",
     )
     assert r.exit_code == 0, r.output
     table = json.loads(r.stdout)
@@ -199,6 +211,10 @@ def test_tune_folds_ranks_by_the_hand_made_cross_validation(tmp_path):
     assert ranked == sorted(expected, key=lambda s: -expected[s])  # best first (ties: grid order)
     best = ranked[0]
     assert table["best"] == f"budgetlearn train -a rbp --gamma {best[1]!r} --budget {best[0]} {data}"
+    # --save-best saves the model of that command, which cross-validation estimated
+    assert run(*table["best"].split()[1:], "-o", tmp_path / "again.model").exit_code == 0
+    saved = run("predict", "--scores", tmp_path / "best.model", data).stdout
+    assert saved and saved == run("predict", "--scores", tmp_path / "again.model", data).stdout
 
 
 @pytest.mark.parametrize(
