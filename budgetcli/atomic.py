@@ -13,8 +13,14 @@
   Ctrl-C, a full disk) the temporary file is removed and an existing target keeps its old content,
   so a cron job never leaves half a predictions file or a partial model behind.
 - A symbolic link is followed: what it points to is judged by the rules above, and a regular
-  file (or a dangling link's target) is replaced atomically where it lives, so the link stays a
-  link, as `cp` and `sed -i --follow-symlinks` treat it.
+  file is replaced atomically where it lives, so the link stays a link, as `cp` and `sed -i
+  --follow-symlinks` treat it.  A link that loops or dangles is refused as `cp` refuses it ("Too
+  many levels of symbolic links", "not writing through dangling symlink"), never replaced by a
+  regular file: a dangling link names a file wherever it once pointed, which nobody may expect
+  to be created.
+- A path that names a directory (it ends in `/`, `.` or `..`) but is none is refused ("Not a
+  directory", as `cp FILE x.model/` says), rather than writing `x.model`; an empty path is refused
+  as `open` refuses it.
 
 New files get the permissions a plain `open()` gives (0666 less the umask), whichever way they
 were written.  A replaced regular file keeps its mode, and its owner and group where this user may
@@ -25,7 +31,9 @@ outputs' device and inode numbers (so another spelling of the path, a hard link 
 are caught) before anything is opened for writing.
 
 SIGTERM during training is turned into the same clean stop as Ctrl-C (`stop_signals_raise_interrupt`).
-`kill -9` cannot be caught: it may leave a `.NAME.*.tmp` file beside the target, never a partial target.
+`kill -9` cannot be caught: it may leave a `.NAME.*.tmp` file beside the target, never a partial target
+(NAME is the target's name, shortened when needed so that the temporary name fits the file system's
+NAME_MAX: any name `touch` can create can be written).
 """
 
 from __future__ import annotations
@@ -74,8 +82,31 @@ def _standard_stream(st: os.stat_result):
     return None
 
 
+def refusal(path: str) -> OSError | None:
+    """The error an output at `path` is refused with before anything is written (as `cp` refuses
+    it; see the module docstring), or None."""
+    path = os.fspath(path)
+    if path == "-":
+        return None
+    if path == "":
+        return FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), path)
+    try:
+        st = os.stat(path)  # follows symbolic links
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return OSError(errno.ELOOP, os.strerror(errno.ELOOP), path)
+        if os.path.islink(path):  # there, but what it points to is not
+            return FileNotFoundError(errno.ENOENT, "not writing through dangling symlink", path)
+        st = None
+    names_directory = path.endswith(os.sep) or os.path.basename(path) in (".", "..")
+    if names_directory and (st is None or not stat.S_ISDIR(st.st_mode)):
+        return NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR), path)
+    return None
+
+
 def output_kind(path: str) -> str:
-    """How `output_file` writes `path`: "stdout", "stderr", "direct", "directory" or "replace"."""
+    """How `output_file` writes `path`: "stdout", "stderr", "direct", "directory" or "replace"
+    (`refusal` says first whether it may be written at all)."""
     if path == "-":
         return "stdout"
     try:
@@ -92,6 +123,9 @@ def output_kind(path: str) -> str:
 
 def writable_problem(path: str) -> str | None:
     """Why `path` cannot be written, checked before a long run; None when it looks writable."""
+    refused = refusal(path)
+    if refused is not None:
+        return refused.strerror
     kind = output_kind(path)
     if kind == "directory":
         return "is a directory"
@@ -111,6 +145,9 @@ def output_file(path: str, binary: bool = False) -> Iterator[IO]:
     when it concerns the path.  When the block raises, what was buffered is dropped quietly, so the
     block's own exception is the one that comes out."""
     path = os.fspath(path)
+    refused = refusal(path)
+    if refused is not None:
+        raise refused
     kind = output_kind(path)
     if kind in ("stdout", "stderr"):
         stream = sys.stdout if kind == "stdout" else sys.stderr
@@ -127,7 +164,7 @@ def output_file(path: str, binary: bool = False) -> Iterator[IO]:
         return
     target = os.path.realpath(path)  # a link stays a link: what it points to is replaced
     directory, name = os.path.split(target)
-    fd, tmp_path = tempfile.mkstemp(dir=directory, prefix="." + name + ".", suffix=".tmp")
+    fd, tmp_path = tempfile.mkstemp(dir=directory, prefix=_temporary_prefix(directory, name), suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as raw:
             yield from _written(raw, binary)
@@ -139,6 +176,21 @@ def output_file(path: str, binary: bool = False) -> Iterator[IO]:
             os.unlink(tmp_path)
         raise
     _fsync_directory(directory)
+
+
+# what mkstemp adds to the prefix: 8 random characters, then the suffix ".tmp"
+_TEMPORARY_TAIL = 8 + len(".tmp")
+
+
+def _temporary_prefix(directory: str, name: str) -> str:
+    """ ".NAME." for the temporary file beside `name`, NAME cut (in bytes, as the file system counts
+    them) so that the whole temporary name fits the directory's NAME_MAX."""
+    try:
+        name_max = os.pathconf(directory, "PC_NAME_MAX")
+    except (OSError, ValueError, AttributeError):
+        name_max = 255
+    room = max(1, name_max - _TEMPORARY_TAIL - 2)  # the two dots
+    return "." + os.fsdecode(os.fsencode(name)[:room]) + "."
 
 
 def _take_mode(tmp_path: str, target: str) -> None:

@@ -217,6 +217,10 @@ class KernelLearner:
     # (model.Model.save); a learner loaded without them cannot continue its average.
     average_arrays: ClassVar[tuple[str, ...]] = ()
     average_kept: bool = True
+    # A learner whose products can run on several threads with the same results (`train --threads N`);
+    # `threads`, a run's setting and not the model's, is how many it uses.
+    threaded: ClassVar[bool] = False
+    threads: int = 1
 
     def __init_subclass__(cls, **kw):
         super().__init_subclass__(**kw)

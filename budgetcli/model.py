@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import __version__, algorithms, modelfile, registry, statecheck  # noqa: F401  (algorithms: registered)
+from . import __version__, algorithms, modelfile, registry, scaling as scaling_, statecheck  # noqa: F401
 from .labels import BinaryLabels, MulticlassLabels, labels_from_dict
 from .modelfile import ModelFileError
 from .projection import onto_kept
@@ -48,15 +48,29 @@ class Model:
     # folded them and did not say how many).  A run that goes on from the model starts it again at 0
     # (pipeline.train): what it keeps is complete for its own continuation.
     evicted_folded: int | None = 0
+    # The feature index of an array's column 0: column j is index j + first_index (every array edge maps
+    # so, estimator.csr_chunk).  0 once index 0 occurred in the data the model learned from (a 0-based
+    # file, as scikit-learn's dump_svmlight_file writes; load_svmlight_file's zero_based="auto" decides
+    # alike), else 1.  The header keeps 0 only: a file without the field means 1, what every edge did
+    # before the field (column j is index j + 1; an index 0 of such a file has no column).
+    first_index: int = 1
+
+    def learned_from(self, chunk) -> None:
+        """Note how `chunk`, learned from, numbers its features (`first_index`)."""
+        if self.first_index and chunk.holds_index_zero:
+            self.first_index = 0
+
+    scaling: object = None  # scaling.Scaling applied to every example before the learner (`train --scale`)
 
     # ---- prediction, for the Python API (api.py) ----------------------------------------------------
     def decision_function(self, X) -> np.ndarray:
-        """The scores of the rows of X (numpy or scipy.sparse, 0-based columns = feature index − 1):
+        """The scores of the rows of X (numpy or scipy.sparse, column j the feature of index j +
+        `first_index`):
         f(x) for a binary model (> 0: its +1 label), an n × classes matrix for a multiclass one, of the
         hypothesis the model predicts with (the averaged one for a running-average model)."""
         from .estimator import csr_chunk
 
-        return self.scorer().decision_function(csr_chunk(X, np.zeros(X.shape[0])))
+        return self.scorer().decision_function(csr_chunk(X, first_index=self.first_index))
 
     def predict(self, X) -> np.ndarray:
         """The label values the model predicts for the rows of X, as `budgetlearn predict` does."""
@@ -80,18 +94,19 @@ class Model:
 
     def predicted(self, scores: np.ndarray) -> np.ndarray:
         """The label values of the model's scores: the top class, or the +1 label where f > 0 and the
-        −1 label where f ≤ 0 (a model that saw one label predicts it everywhere)."""
-        if self.learner.multiclass:
-            return np.asarray(self.labels.classes)[self.labels.predict_index(scores)]
-        labels = self.labels
-        positive = labels.positive if labels.positive is not None else labels.negative
-        negative = labels.negative if labels.negative is not None else labels.positive
-        return np.where(scores > 0, positive, negative)
+        −1 label where f ≤ 0 (a model that saw one label predicts it everywhere): its label map's rule."""
+        return self.labels.predicted(scores)
 
     def scorer(self):
-        """The learner predicting with the model's hypothesis: a running-average model's averaged
-        coefficients, the archive of evicted vectors folded in as a written file holds them
-        (`KernelLearner.folded_sums`), made once, on a copy (the online learner stays as it is)."""
+        """What scores examples with the model's hypothesis (`hypothesis_learner`), scaling them first
+        when the model scales (`train --scale`)."""
+        learner = self.hypothesis_learner()
+        return learner if self.scaling is None else self.scaling.scorer(learner)
+
+    def hypothesis_learner(self):
+        """The learner of the model's hypothesis: a running-average model's averaged coefficients, the
+        archive of evicted vectors folded in as a written file holds them (`KernelLearner.folded_sums`),
+        made once, on a copy (the online learner stays as it is); else the learner itself."""
         if self.hypothesis != "running-average" or self.predicting:
             return self.learner
         if getattr(self, "_averaged", None) is None or self._averaged[0] != self.learner.counter("examples"):
@@ -198,7 +213,13 @@ class Model:
                     sv_put(learner.support.arrays, n + j, idx, val, float(val @ val))
                 coef = np.concatenate([coef, sums.T])
         learner.set_coefficients(coef)
-        return Model(learner, self.labels, "projected-average" if projected else "average")
+        return Model(
+            learner,
+            self.labels,
+            "projected-average" if projected else "average",
+            first_index=self.first_index,
+            scaling=self.scaling,
+        )
 
     def save(self, path, resume: bool = False) -> None:
         """Write the model file: compact (what prediction needs, and the small state resuming needs),
@@ -209,7 +230,8 @@ class Model:
         Every 1-D array is stored in the narrowest dtype that holds its values exactly."""
         try:  # every model written is one that loads: the loader's own checks, before anything is written
             header, arrays, evicted_folded = self._written(resume)
-            statecheck.check_members(self.learner.name, self.learner.saved_arrays(header, arrays), arrays)
+            expected = self.learner.saved_arrays(header, arrays) | scaling_.saved_arrays(header, arrays)
+            statecheck.check_members(self.learner.name, expected, arrays)
             _check_state(type(self.learner), header, arrays)
             modelfile.save(path, header, arrays)
         except (ValueError, TypeError, KeyError) as exc:
@@ -227,7 +249,7 @@ class Model:
             for name in learner.average_arrays:
                 arrays.pop(name)
         else:
-            predicting = self.scorer()  # the averaged coefficients, as the file's reader makes them: finite
+            predicting = self.hypothesis_learner()  # the averaged coefficients, as the file's reader makes them: finite
             if learner.retired and len(learner.support):  # its running sums hold the archive folded in
                 if resume:
                     arrays["unfolded_" + learner.folded_array] = arrays[learner.folded_array]
@@ -244,6 +266,11 @@ class Model:
             header["run"] = self.run
         if self.calibration is not None:
             header["calibration"] = self.calibration
+        if self.first_index != 1:
+            header["first_index"] = self.first_index
+        if self.scaling is not None:
+            header["scaling"] = self.scaling.header()
+            arrays |= self.scaling.arrays()
         header["library_version"] = __version__
         return header, {name: narrowest(a) for name, a in arrays.items()}, evicted_folded
 
@@ -264,6 +291,7 @@ class Model:
         header, arrays = modelfile.load(path, expect=expect, skip=skip)
         arrays = {name: a.astype(expected[name][1]) if name in expected else a for name, a in arrays.items()}
         _file_indices(header, arrays)
+        scaled = {name: arrays.pop(name) for name in scaling_.ARRAYS if name in arrays}
         try:
             learner_cls = registry.get(header["algorithm"])
             try:
@@ -273,6 +301,7 @@ class Model:
                 evicted_folded = header.get("evicted_folded", None if earlier else 0)
                 if evicted_folded is not None and not (type(evicted_folded) is int and 0 <= evicted_folded < 2**62):
                     raise ValueError(f"evicted_folded = {evicted_folded!r} is not a count of vectors")
+                scaling = _scaling(header, scaled)
             except (ValueError, TypeError) as exc:
                 raise ModelFileError(f"{path}: invalid model: {exc}") from None
             unfolded = "unfolded_" + learner_cls.folded_array
@@ -281,6 +310,9 @@ class Model:
             learner = learner_cls.from_state(header, arrays)
             labels = labels_from_dict(header["labels"])
             hypothesis = header.get("hypothesis", "online")
+            first_index = header.get("first_index", 1)
+            if first_index not in (0, 1) or isinstance(first_index, bool):
+                raise ModelFileError(f"{path}: invalid model: first_index {first_index!r} is neither 0 nor 1")
             resume_state = header.get("resume_state", True) is not False
             sharding = header.get("sharding")
             if sharding is not None:
@@ -312,6 +344,8 @@ class Model:
             run=header.get("run") if isinstance(header.get("run"), dict) else None,
             calibration=header.get("calibration"),
             evicted_folded=evicted_folded,
+            first_index=first_index,
+            scaling=scaling,
         )
         if resume or hypothesis != "running-average":
             return model
@@ -343,6 +377,17 @@ def _check_state(learner_cls, header: dict, arrays: dict) -> None:
     labels_from_dict(header["labels"]).check(learner_cls, header)
 
 
+def _scaling(header: dict, arrays: dict):
+    """The model's scaling (scaling.Scaling) from its header field and arrays, or None without one;
+    ValueError naming what is wrong, arrays of a scaling without the field included."""
+    if "scaling" not in header:
+        if arrays:
+            raise ValueError(f"arrays {', '.join(sorted(arrays))} without a scaling")
+        return None
+    kernel = header["kernel"].get("kind") if isinstance(header.get("kernel"), dict) else None
+    return scaling_.Scaling.from_file(header["scaling"], arrays, kernel)
+
+
 def _file_indices(header: dict, arrays: dict) -> None:
     """A model file written before index 0 was a feature stored each feature index less one: its
     vectors' indices (and n_features, the largest index + 1) are shifted up to the file's, in place."""
@@ -372,7 +417,7 @@ def _expected_arrays(header: dict, members: dict) -> dict:
     dtype).  An algorithm this build lacks is left to Model.load's own message."""
     try:
         learner_cls = registry.get(header.get("algorithm"))
-        expected = learner_cls.saved_arrays(header, members)
+        expected = learner_cls.saved_arrays(header, members) | scaling_.saved_arrays(header, members)
     except (KeyError, TypeError, AttributeError):  # a header field missing or mistyped: worded by Model.load
         return {}
     except ValueError as exc:

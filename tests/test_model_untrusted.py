@@ -23,7 +23,7 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from budgetcli import algorithms, modelfile, registry
+from budgetcli import algorithms, modelfile, registry, scaling
 from budgetcli.entry import main
 from budgetcli.io.libsvm import DataError, read_all
 from budgetcli.labels import BinaryLabels, MulticlassLabels
@@ -55,6 +55,7 @@ def files(tmp_path_factory):
         "averaged": ["-a", "perceptron", data],
         # an evicting learner's running average with its archive of evicted vectors (resume state)
         "archive": ["-a", "rbp", "-B", "10", "--average", "--save-resume", data],
+        "scaled": ["-a", "perceptron", "--scale", "--hypothesis", "last", data],
     }.items():
         models[name] = d / f"{name}.model"
         r = CliRunner().invoke(main, ["train", "-q", *map(str, args), "-o", str(models[name])])
@@ -67,7 +68,7 @@ def edited(source: Path, target: Path, edit: Callable[[dict, dict], None]) -> Pa
     are edited in the dtypes the learner uses (a file may store them narrower: Model.save)."""
     header, arrays = modelfile.load(source)
     members = {name: modelfile.Member((a.shape, a.dtype)) for name, a in arrays.items()}
-    expected = registry.get(header["algorithm"]).saved_arrays(header, members)
+    expected = registry.get(header["algorithm"]).saved_arrays(header, members) | scaling.saved_arrays(header, members)
     arrays = {name: a.astype(expected[name][1]) for name, a in arrays.items()}
     edit(header, arrays)
     modelfile.save(target, header, arrays)
@@ -270,6 +271,49 @@ CASES = [
         "archive",
         _set("header", "evicted_folded", -1),
         "invalid model: evicted_folded = -1 is not a count of vectors",
+    ),
+    Case(
+        "scaling ranges whose indices do not increase",
+        "scaled",
+        _set("scale_indices", 0, 2**31 - 1),
+        "invalid model: scaling indices are not increasing feature indices in 0..2147483647",
+    ),
+    Case(
+        "a scaling range with min = max",
+        "scaled",
+        lambda h, a: (a["scale_min"].__setitem__(0, 0.5), a["scale_max"].__setitem__(0, 0.5)),
+        "invalid model: the range [0.5, 0.5] of feature 1 is not one with min < max",
+    ),
+    Case(
+        "a scaling range of NaN",
+        "scaled",
+        _set("scale_min", 1, np.nan),
+        "invalid model: the range of feature 2 is not finite",
+    ),
+    Case(
+        "a scaling interval with upper below lower",
+        "scaled",
+        lambda h, a: h["scaling"].__setitem__("upper", -2.0),
+        "invalid model: scaling interval [-1, -2] is not finite with upper > lower",
+    ),
+    Case(
+        "scaling arrays of different lengths",
+        "scaled",
+        _with("scale_max", lambda a: np.append(a, 9.0)),
+        "invalid model: array 'scale_max' is float64 of shape (N,); a perceptron model with these sizes saves "
+        "float64 of shape N",
+    ),
+    Case(
+        "scaling arrays without the scaling",
+        "scaled",
+        lambda h, a: h.pop("scaling"),
+        "invalid model: array 'scale_indices' is not part of a perceptron model",
+    ),
+    Case(
+        "a scaling without its arrays",
+        "scaled",
+        lambda h, a: [a.pop(name) for name in scaling.ARRAYS],
+        "invalid model: no array 'scale_indices', or not a vector",
     ),
     Case(
         "fewer labels than classes",

@@ -409,9 +409,11 @@ def test_save_keeps_names_and_labels_of_several_types(tmp_path):
     assert list(loaded.classes.items()) == list(model.classes.items())
     assert loaded._get_params() == model._get_params()
     assert [loaded.predict_proba_one(x) for x, _ in stream] == [model.predict_proba_one(x) for x, _ in stream]
-    # not all labels are numbers: the CLI sees class indices, spelt as the labels where a data file could
-    # hold them as a token (no whitespace, printable ASCII), else as the index: ('t', None) holds a space
-    assert Model.load(tmp_path / "m.model").labels.names == ["10", "1", "s"]
+    # the CLI sees a number as itself and other labels as the smallest whole numbers no label takes (0, 1),
+    # spelt as the labels where a data file could hold them as a token (no whitespace, printable ASCII),
+    # else as the number: ('t', None) holds a space
+    labels = Model.load(tmp_path / "m.model").labels
+    assert labels.names == ["10", "0", "s"] and labels.classes == [10.0, 0.0, 1.0]
     assert loaded.predict_one(stream[1][0]) == ("t", None)  # River's own labels are its own
 
 
@@ -489,3 +491,22 @@ def test_average_of_an_evicting_learner_saves_its_archive_and_goes_on_exactly(tm
     options = ["-a", "rbp", "-B", "5", "--gamma", "0.5", "--seed", "2", "--average"]
     _, cli = cli_model(tmp_path, rows, columns, lambda y: "+1" if y else "-1", *options)
     assert_same_state(cli.learner.state()[1], model.learner.state()[1])
+
+
+def test_an_example_refused_for_overflow_keeps_neither_its_features_nor_its_label():
+    model = BudgetClassifier("perceptron", kernel="linear")
+    with pytest.raises(ValueError, match="row 0: the example's squared norm"):
+        model.learn_one({"a": 1e200}, "x")
+    assert (model.learner, model.features, model.classes) == (None, {}, {})
+    model.learn_one({"a": 1.0}, "x")
+    with pytest.raises(ValueError, match="row 0: the example's squared norm"):
+        model.learn_one({"z": 1e200}, "y")
+    assert (model.learner.counter("examples"), model.features, model.classes) == (1, {"a": 1}, {"x": -1.0})
+    # many at a time: the rows before the refused one were learnt, and only theirs are kept
+    many = BudgetClassifier("mc-perceptron", kernel="linear")
+    X = pd.DataFrame({"a": [1.0, 0.5, None], "b": [None, 2.0, None], "c": [None, None, 1e200]})
+    with pytest.raises(ValueError, match="row 2: the example's squared norm"):
+        many.learn_many(X, pd.Series(["p", "q", "r"]))
+    assert (many.learner.counter("examples"), many.features, many.classes) == (2, {"a": 1, "b": 2}, {"p": 0, "q": 1})
+    many.learn_one({"d": 1.0}, "s")  # the next new feature and class take the next column and code
+    assert many.features == {"a": 1, "b": 2, "d": 3} and many.classes == {"p": 0, "q": 1, "s": 2}
