@@ -3,11 +3,12 @@ counters, random state) plus the label map, saved in one model file (modelfile.p
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from . import __version__, algorithms, modelfile, registry, statecheck  # noqa: F401  (algorithms: registered)
+from .atomic import FileState
 from .labels import BinaryLabels, MulticlassLabels, labels_from_dict
 from .modelfile import ModelFileError
 from .projection import onto_kept
@@ -42,6 +43,9 @@ class Model:
     predicting: bool = False
     run: dict | None = None  # what decided the model (spec.TrainSpec.to_dict), saved in the header
     calibration: dict | None = None  # Platt's sigmoid(s) for probabilities (calibration.py; `budgetlearn calibrate`)
+    # the file it was loaded from, as it was then (atomic.FileState): saved back to that path, it must
+    # still be that file, or another run wrote it meanwhile and is not overwritten
+    read_from: object = field(default=None, repr=False, compare=False)
 
     # ---- prediction, for the Python API (api.py) ----------------------------------------------------
     def decision_function(self, X) -> np.ndarray:
@@ -138,10 +142,14 @@ class Model:
         learner.set_coefficients(coef)
         return Model(learner, self.labels, "projected-average" if projected else "average")
 
-    def save(self, path, resume: bool = False) -> None:
+    def save(self, path, resume: bool = False, expect=None) -> None:
         """Write the model file: compact (what prediction needs, and the small state resuming needs),
         or with `resume` also the resume state (K⁻¹ and other |S|² arrays), for a bit-for-bit resume.
-        Every 1-D array is stored in the narrowest dtype that holds its values exactly."""
+        Every 1-D array is stored in the narrowest dtype that holds its values exactly.  Written to
+        the file it was loaded from (or to the one whose atomic.FileState is `expect`), it replaces it
+        only if that file has not changed since (atomic.ChangedSinceRead otherwise)."""
+        if expect is None and self.read_from is not None and self.read_from.names(path):
+            expect = self.read_from
         header, arrays = self.learner.state() if resume else self.learner.portable_state()
         if self.hypothesis != "running-average":  # what only the average needs; a plain model stays compact
             for name in self.learner.average_arrays:
@@ -162,7 +170,7 @@ class Model:
             _check_state(type(self.learner), header, arrays)
             if self.hypothesis == "running-average":
                 _averaged_finite(self.learner)
-            modelfile.save(path, header, arrays)
+            modelfile.save(path, header, arrays, expect)
         except (ValueError, TypeError, KeyError) as exc:
             raise UnloadableModel(
                 f"the model would not load ({exc.args[0] if exc.args else exc}); nothing written"
@@ -182,6 +190,10 @@ class Model:
                 return ()
             return registry.get(header["algorithm"]).resume_arrays(header)
 
+        try:  # taken before it is read: a file replaced meanwhile is then refused when written back
+            read_from = FileState(path)
+        except (OSError, ValueError):
+            read_from = None  # modelfile.load says why it cannot be read
         header, arrays = modelfile.load(path, expect=expect, skip=skip)
         arrays = {name: a.astype(expected[name][1]) if name in expected else a for name, a in arrays.items()}
         _file_indices(header, arrays)
@@ -224,6 +236,7 @@ class Model:
             sharding,
             run=header.get("run") if isinstance(header.get("run"), dict) else None,
             calibration=header.get("calibration"),
+            read_from=read_from,
         )
         if resume or hypothesis != "running-average":
             return model

@@ -21,7 +21,7 @@ import warnings
 import numpy as np
 
 from . import bounds, pipeline
-from .io.libsvm import LibsvmReader
+from .io.libsvm import LibsvmReader, bounded_lines
 from .model import Model
 
 RANGE_BYTES = 16 << 20  # at most this much input per task: bounds the predictions held at once
@@ -149,10 +149,10 @@ class RangeLines:
         with open(self.path, "rb") as f:
             f.seek(self.start)
             left = self.end - self.start
-            for line in f:
+            for line, taken in bounded_lines(f):  # a line too long to hold is cut, as the reader's bound wants
                 if left <= 0:
                     break
-                left -= len(line)
+                left -= taken
                 yield line
 
 

@@ -133,3 +133,31 @@ def test_generate_output_is_atomic_too(tmp_path):
     r = CliRunner().invoke(main, ["generate", "projectron-gaussians", "-n", "50", "-o", str(out)])
     assert r.exit_code == 0 and out.read_text().count("\n") == 50
     assert [n for n in os.listdir(tmp_path) if n != "g.txt"] == []
+
+
+def test_a_stream_named_by_a_path_is_read_once(tmp_path, trained):
+    """/dev/stdin on a pipe, or a FIFO, is a stream as `-` is: `--epochs 2` keeps it in memory (its
+    second pass read nothing: 300 examples learnt for 600, silently); tune, which reads DATA and --test
+    once per run, and a sharded run, which reads a shard more than once, refuse it in one line."""
+    data, model = trained
+    p = shell(f'cat "{data}" | {CLI} train -a perceptron --epochs 2 --json -q /dev/stdin -o "{tmp_path}/m2"')
+    assert p.returncode == 0 and '"examples": 600' in p.stdout, p.stderr
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    for args, message in (
+        (
+            ["tune", "-a", "perceptron", str(fifo)],
+            f"tune reads DATA once per run: give a regular file, not {fifo} (a FIFO)",
+        ),
+        (
+            ["tune", "-a", "perceptron", str(data), "--test", "-"],
+            "tune reads --test once per run: give a regular file, not - (standard input)",
+        ),
+        (
+            ["train", "-a", "perceptron", str(fifo), str(data), "-o", str(tmp_path / "s.model")],
+            f"{fifo}: a shard is read more than once, and a FIFO can be read once: give a file",
+        ),
+    ):
+        r = CliRunner().invoke(main, args)  # never opens the FIFO: no writer needed
+        assert r.exit_code == 2 and r.stderr.startswith(f"budgetlearn: error: {message}"), r.stderr
+        assert r.stderr.count("\n") == 1
