@@ -503,6 +503,9 @@ def _model_output(output: str | None, data: str, checkpoint_every: int | None) -
     if output is None:
         if data == "-":
             raise click.UsageError("-o/--output is required when DATA is '-'")
+        what = read_once(data) or _system_directory(data)  # /dev/stdin.model is no place for a model
+        if what:
+            raise click.UsageError(f"-o/--output is required when DATA is {what} ({data})")
         output = data + ".model"
     if output == "-":
         raise click.UsageError("a model file cannot be written to stdout; give a path with -o")
@@ -515,6 +518,19 @@ def _model_output(output: str | None, data: str, checkpoint_every: int | None) -
     if problem:
         fail(f"{output}: cannot write the model: {problem}")
     return output
+
+
+SYSTEM_DIRECTORIES = ("/dev", "/proc")  # where DATA.model may not go
+
+
+def _system_directory(path: str) -> str | None:
+    """ "in /dev" or "in /proc" for a path there (/dev/stdin, /dev/fd/0, /proc/self/fd/0: what a
+    shell gives for a stream, whatever file it is), else None."""
+    directory = os.path.realpath(os.path.dirname(os.path.abspath(path)))
+    for system in SYSTEM_DIRECTORIES:
+        if directory == system or directory.startswith(system + "/"):
+            return f"in {system}"
+    return None
 
 
 def _train(ctx, hypothesis: str | None, sharding: dict | None, options: dict) -> None:
@@ -913,6 +929,9 @@ def calibrate(model_path, data, output, skip_bad_lines):
     from .api import calibrate as fit
 
     _refuse_same_files([("MODEL", model_path), ("DATA", data)], [("-o", output)], may_replace={("MODEL", "-o")})
+    problem = writable_problem(output)  # before the held-out data is read
+    if problem:
+        fail(f"{output}: cannot write the model: {problem}")
     model = _load(model_path, resume=True, data=data)
     try:
         fit(model, data, skip_bad_lines=skip_bad_lines)

@@ -161,3 +161,31 @@ def test_a_stream_named_by_a_path_is_read_once(tmp_path, trained):
         r = CliRunner().invoke(main, args)  # never opens the FIFO: no writer needed
         assert r.exit_code == 2 and r.stderr.startswith(f"budgetlearn: error: {message}"), r.stderr
         assert r.stderr.count("\n") == 1
+
+
+def test_the_default_model_path_is_never_beside_a_stream_or_in_a_system_directory(tmp_path, trained, monkeypatch):
+    """`train /dev/stdin < FILE` wrote /dev/stdin.model (a regular file on stdin is no stream, so only
+    '-' needed -o); a FIFO's DATA.model likewise.  Now -o is required, in one line, before anything is
+    read.  The system directory is simulated under tmp_path: no test writes in the real /dev."""
+    from budgetcli import cli
+
+    data, model = trained
+    fake = tmp_path / "dev"
+    fake.mkdir()
+    (fake / "stdin").symlink_to(data)
+    monkeypatch.setattr(cli, "SYSTEM_DIRECTORIES", (str(fake),))
+    r = CliRunner().invoke(main, ["train", "-a", "perceptron", str(fake / "stdin")], prog_name="budgetlearn")
+    assert (r.exit_code, r.stderr) == (
+        2,
+        f"budgetlearn: error: -o/--output is required when DATA is in {fake} ({fake / 'stdin'}) "
+        "(see 'budgetlearn train --help')\n",
+    )
+    assert sorted(p.name for p in fake.iterdir()) == ["stdin"]
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    r = CliRunner().invoke(main, ["online-to-batch", "-a", "perceptron", str(fifo)], prog_name="budgetlearn")
+    assert (r.exit_code, r.stderr.splitlines()[0]) == (
+        2,
+        f"budgetlearn: error: -o/--output is required when DATA is a FIFO ({fifo}) "
+        "(see 'budgetlearn online-to-batch --help')",
+    )
