@@ -117,7 +117,8 @@ def line_ranges(path, parts: int) -> list[tuple[int, int]]:
             if target <= cuts[-1]:
                 continue
             f.seek(target - 1)
-            f.readline()  # to the end of the line holding byte target-1: the next line starts here
+            while (rest := f.readline(1 << 20)) and not rest.endswith(b"\n"):  # a line may be long: in pieces
+                pass  # to the end of the line holding byte target-1: the next line starts here
             if cuts[-1] < f.tell() < size:
                 cuts.append(f.tell())
     cuts.append(size)

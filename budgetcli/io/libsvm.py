@@ -380,12 +380,7 @@ class LibsvmReader:
         """The next line holds more than max_line_bytes: an error naming it, after the rows before it
         (kept with skip_bad_lines)."""
         self._lineno += 1
-        error = DataError(
-            self.source_name,
-            self._lineno,
-            None,
-            f"the line is longer than {self._max_line:,} bytes, the most a line may hold",
-        )
+        error = line_too_long(self.source_name, self._lineno, self._max_line)
         if not self._skip_bad_lines:
             yield from self._hand_over(block, parsed)
             raise error
@@ -505,6 +500,10 @@ def _poller(f):
     poll = select.poll()
     poll.register(fd, select.POLLIN)
     return lambda: bool(poll.poll(0))
+
+
+def line_too_long(source: str, lineno: int, limit: int = MAX_LINE_BYTES) -> DataError:
+    return DataError(source, lineno, None, f"the line is longer than {limit:,} bytes, the most a line may hold")
 
 
 def bounded_lines(f, limit: int = MAX_LINE_BYTES) -> Iterator[tuple[bytes, int]]:
