@@ -15,7 +15,7 @@ from .kernels import Kernel
 from .labels import BinaryLabels, MulticlassLabels
 from .learner import Overflow, kernel_matrix
 from .model import Model
-from .spec import TrainSpec
+from .spec import AVERAGES, TrainSpec
 from .support import SupportSet
 
 
@@ -171,7 +171,9 @@ def train(spec: TrainSpec, data, resume: Model | None = None, watch: Watch | Non
     if watch.curve is not None:
         watch.curve.finish(model.learner)
     online = model
-    written = model.as_written(spec.written, spec.to_dict())
+    examples = sum(seen.labels.values())
+    # a resumed model over data without examples is returned as it is (a batch average is still made)
+    written = model if not examples and spec.written not in AVERAGES else model.as_written(spec.written, spec.to_dict())
     warnings = (warnings or []) + (
         calibration_dropped
         + support_warnings(online.learner)
@@ -187,7 +189,7 @@ def train(spec: TrainSpec, data, resume: Model | None = None, watch: Watch | Non
         warnings,
         online=online,
         spec=spec,
-        examples=sum(seen.labels.values()),
+        examples=examples,
     )
 
 
