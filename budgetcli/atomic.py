@@ -173,18 +173,20 @@ def _replace_unchanged(tmp_path: str, target: str, expect: FileState) -> None:
     checked and renamed under an exclusive lock on the target, which every such writer takes."""
     try:
         fd = os.open(target, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
-    except FileNotFoundError:  # removed since: nothing there to lose
+    except (FileNotFoundError, PermissionError):  # removed since (nothing there to lose), or not readable
         fd = None
     try:
         if fd is not None:
             _lock(fd)
-            if _state(os.fstat(fd)) != expect.state or _state(os.stat(target)) != expect.state:
-                raise ChangedSinceRead(
-                    errno.EBUSY,
-                    "it changed since this run read it (another run wrote it), so it is not overwritten: "
-                    "this run's data is not in it; continue from it again",
-                    target,
-                )
+        if os.path.lexists(target) and (
+            _state(os.stat(target)) != expect.state or (fd is not None and _state(os.fstat(fd)) != expect.state)
+        ):
+            raise ChangedSinceRead(
+                errno.EBUSY,
+                "it changed since this run read it (another run wrote it), so it is not overwritten: "
+                "this run's data is not in it; continue from it again",
+                target,
+            )
         new = _state(os.stat(tmp_path))
         os.replace(tmp_path, target)
         expect.state = new

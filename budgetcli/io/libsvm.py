@@ -119,9 +119,13 @@ def read_once(source) -> str | None:
     if not isinstance(source, (str, os.PathLike)):
         return None
     try:
-        mode = os.stat(source).st_mode
+        return _stream_kind(os.stat(source).st_mode)
     except (OSError, ValueError):
         return None
+
+
+def _stream_kind(mode: int) -> str | None:
+    """ "a FIFO", "a character device" or "a socket" for a file mode of one (a stream), else None."""
     for test, what in ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"), (stat.S_ISSOCK, "a socket")):
         if test(mode):
             return what
@@ -488,10 +492,9 @@ def _poller(f):
     return at once (data, or the end); None for a regular file or anything else (never polled)."""
     try:
         fd = f.fileno()
-        mode = os.fstat(fd).st_mode
+        if _stream_kind(os.fstat(fd).st_mode) is None:
+            return None
     except (AttributeError, OSError, ValueError):
-        return None
-    if not (stat.S_ISFIFO(mode) or stat.S_ISCHR(mode) or stat.S_ISSOCK(mode)):
         return None
     import select
 
