@@ -1,86 +1,77 @@
-"""Two threads for the Projectron's factor product z = W k_t (issue #19, "the Projectron++ product"):
-a prototype measured beside the shipped one-thread `projection.factor_project`, not a product path.
+"""`train --threads N` against one thread (issue #51): the Projectron++ run of the target as whole processes,
+interleaved, and the model files compared byte for byte.
 
-    python bench/factor_threads.py [--sizes 300,780,1500] [--reps 5000]
+    python bench/factor_threads.py [TRAIN (default sample_data/a9a)] [--threads 2] [--runs 5]
+                                   [--options "-a projectron++ --eta 0.1 --gamma 0.04 --average"]
 
-W is a random lower-triangular n × n matrix (the kept inverse Cholesky factor), k_t a random vector.
-The two-thread version splits the rows at n/√2 (equal halves of the triangle) in a numba `prange`
-over two parts, each row's dot product the same loop as the shipped one, then sums ‖z‖² as the shipped
-one does; both are compiled with the shipped fastmath flags (reassoc, contract).  Printed per n: wall
-and CPU time per product (means over --reps calls), and whether z and ‖z‖² are bit-identical to the
-shipped function's.
+Each round runs `budgetlearn train OPTIONS TRAIN -o M1` and the same with `--threads N` (which goes first
+alternates from round to round), as bench/peers.py measures a process (`measure`: wall, CPU = user +
+system, peak RSS), with the load average before each run: the machine may be shared, and a busy core
+takes from the threads' share first.  Printed: every run, the medians, the ratio of the median wall
+times (target ≤ 0.6 for N = 2 on 2 cores) and whether every model file of the threaded runs is the
+one-thread file byte for byte.  Our side is `python -m budgetcli` of this interpreter in the checkout, on
+the path `budgetlearn --version` names (first line).
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import shlex
+import statistics
 import sys
-import time
+import tempfile
 
-import numpy as np
-
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
 sys.path.insert(0, ROOT)
+sys.path.insert(0, HERE)
 
-from budgetcli import _jit  # noqa: E402
-from budgetcli.projection import factor_project  # noqa: E402
+from loops import fmt_load  # noqa: E402
+from peers import budgetlearn  # noqa: E402
+from repro.common import dataset  # noqa: E402
 
-
-def two_threads():
-    import numba
-
-    @numba.njit(parallel=True, fastmath={"reassoc", "contract"})
-    def factor_project_2(w, krow, z, n, kxx):
-        cut = int(n / np.sqrt(2.0))
-        for part in numba.prange(2):
-            lo = 0 if part == 0 else cut
-            hi = cut if part == 0 else n
-            for i in range(lo, hi):
-                s = 0.0
-                for j in range(i + 1):
-                    s += w[i, j] * krow[j]
-                z[i] = s
-        pk2 = 0.0
-        for i in range(n):
-            pk2 += z[i] * z[i]
-        return kxx - pk2, pk2
-
-    return factor_project_2
+TARGET = 0.6  # the threaded run's wall time ÷ one thread's, for 2 threads on 2 cores
 
 
-def timed(f, args, reps):
-    f(*args)
-    t, c = time.perf_counter(), time.process_time()
-    for _ in range(reps):
-        f(*args)
-    return (time.perf_counter() - t) / reps, (time.process_time() - c) / reps
-
-
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--sizes", default="300,780,1500")
-    ap.add_argument("--reps", type=int, default=5000)
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("train", nargs="?", default=str(dataset("a9a/a9a")))
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--options", default="-a projectron++ --eta 0.1 --gamma 0.04 --average")
     args = ap.parse_args()
-    _jit.compile_all()
-    parallel = two_threads()
-    print("load average before: " + " ".join(f"{x:.2f}" for x in os.getloadavg()))
-    for n in map(int, args.sizes.split(",")):
-        rng = np.random.default_rng(n)
-        w, k = np.tril(rng.normal(size=(n, n))), rng.normal(size=n)
-        z1, z2 = np.zeros(n), np.zeros(n)
-        one, two = factor_project(w, k, z1, n, 1.0), parallel(w, k, z2, n, 1.0)
-        same = one == two and bool((z1 == z2).all())
-        (w1, c1), (w2, c2) = (
-            timed(factor_project, (w, k, z1, n, 1.0), args.reps),
-            timed(parallel, (w, k, z2, n, 1.0), args.reps),
-        )
-        print(
-            f"n = {n:5d}: one thread {w1 * 1e6:7.1f} µs wall {c1 * 1e6:7.1f} µs CPU; two threads "
-            f"{w2 * 1e6:7.1f} µs wall {c2 * 1e6:7.1f} µs CPU; z identical {bool((z1 == z2).all())}, "
-            f"‖z‖² identical {same}"
-        )
-    print("load average after:  " + " ".join(f"{x:.2f}" for x in os.getloadavg()))
+    print(budgetlearn("--version").out.splitlines()[-1], flush=True)
+    options = shlex.split(args.options)
+    sides = {1: [], args.threads: []}
+    same = True
+    with tempfile.TemporaryDirectory() as tmp:
+        for r in range(args.runs):
+            order = list(sides) if r % 2 == 0 else list(sides)[::-1]
+            for threads in order:
+                model = os.path.join(tmp, f"{threads}.model")
+                load = os.getloadavg()
+                p = budgetlearn("train", *options, "--threads", threads, "-q", args.train, "-o", model)
+                sides[threads].append(p)
+                print(
+                    f"round {r + 1}: {threads} thread{'s' if threads > 1 else ' '}  wall {p.wall:7.2f} s  CPU "
+                    f"{p.cpu:7.2f} s  RSS {p.rss:5.0f} MB  load before {fmt_load(load)}",
+                    flush=True,
+                )
+            with (
+                open(os.path.join(tmp, "1.model"), "rb") as a,
+                open(os.path.join(tmp, f"{args.threads}.model"), "rb") as b,
+            ):
+                same = same and a.read() == b.read()
+    wall = {t: statistics.median(p.wall for p in runs) for t, runs in sides.items()}
+    cpu = {t: statistics.median(p.cpu for p in runs) for t, runs in sides.items()}
+    ratio = wall[args.threads] / wall[1]
+    print(
+        f"medians over {args.runs} rounds: 1 thread {wall[1]:.2f} s wall, {cpu[1]:.2f} s CPU; {args.threads} threads "
+        f"{wall[args.threads]:.2f} s wall, {cpu[args.threads]:.2f} s CPU; wall ratio {ratio:.2f} (target ≤ {TARGET} "
+        f"for 2 threads: {'met' if ratio <= TARGET else 'NOT MET'}); load average now {fmt_load(os.getloadavg())}"
+    )
+    print(f"model files byte for byte the same in every round: {'yes' if same else 'NO'}")
 
 
 if __name__ == "__main__":

@@ -29,6 +29,7 @@ from . import _aot
 
 _lazy: list["Lazy"] = []  # every stand-in made, compiled or not
 _records: list[type] = []  # record types made before numba was loaded
+_intrinsics: list["LazyIntrinsic"] = []  # `intrinsic` stand-ins, made numba's by compile_all
 _loaded = False  # compile_all has run
 
 
@@ -54,6 +55,27 @@ class Lazy:
         return getattr(self.compiled, name)
 
 
+class LazyIntrinsic:
+    """A function decorated with `intrinsic`, before numba is loaded: compiled code that calls it is
+    compiled after `compile_all` has put numba's intrinsic in its place."""
+
+    def __init__(self, func):
+        self.func, self.compiled = func, None
+        functools.update_wrapper(self, func)
+
+
+def intrinsic(func):
+    """numba.extending.intrinsic(func) (LLVM IR of our own, e.g. sync.py's atomic operations), made when
+    numba is loaded, as `njit`'s functions are."""
+    if _loaded:
+        from numba.extending import intrinsic as numba_intrinsic
+
+        return numba_intrinsic(func)
+    stand_in = LazyIntrinsic(func)
+    _intrinsics.append(stand_in)
+    return stand_in
+
+
 def njit(**options):
     """numba.njit(**options) as the module's docstring says: lazily, and with a cache that works anywhere."""
 
@@ -75,6 +97,11 @@ def compile_all() -> None:
         return
     _loaded = True
     _defer_blas_check()
+    if _intrinsics:
+        from numba.extending import intrinsic as numba_intrinsic
+
+        for made in _intrinsics:
+            made.compiled = numba_intrinsic(made.func)
     for stand_in in _lazy:
         stand_in.compiled = _compile(stand_in.func, stand_in.options)
     for cls in _records:
@@ -84,7 +111,7 @@ def compile_all() -> None:
         if not isinstance(names, dict):
             continue
         for name, value in list(names.items()):
-            if type(value) is Lazy:
+            if type(value) is Lazy or type(value) is LazyIntrinsic:
                 names[name] = value.compiled
             elif isinstance(value, type) and value.__module__ == module.__name__:  # e.g. a learner's `loop`
                 for attr, member in list(vars(value).items()):

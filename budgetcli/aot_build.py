@@ -20,6 +20,7 @@ numba.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -191,6 +192,7 @@ def _workload(tmp: str) -> None:
         run("online-to-batch", "-q", "-a", algorithm, data, "-o", model)
     for kernel in ("linear", "poly"):
         run("train", "-q", "-a", "projectron++", "--kernel", kernel, at("b"), "-o", at("k.model"))
+    run("train", "-q", "-a", "projectron++", "--threads", "2", at("b"), "-o", at("k.model"))  # sync.Workers
     run("tune", "-a", "rbp", "--grid", "B=10,20", at("b"), "--csv", at("t.csv"))
     run("train", "-q", "-a", "perceptron", at("b"), at("b"), "-o", at("s.model"))
     run("export", at("k.model"), "-o", at("k.svm"))
@@ -218,13 +220,53 @@ def build(outdir: str = HERE) -> str:
     for i, (name, ret, args) in enumerate(entries):
         signature = numba_type(ret)(*[numba_type(a) for a in args])
         cc.export(f"e{i}", signature)(functions[name])
-    cc.compile()
+    with _releasing_the_gil({s.func for s in _jit._lazy if s.options.get("nogil")}):
+        cc.compile()
     import numba
 
-    record = {"numba": numba.__version__, "cpu": cc.target_cpu, "sources": source_hashes(), "entries": len(entries)}
+    extension = os.path.join(outdir, cc.output_file)
+    write_record(outdir, {"numba": numba.__version__, "cpu": cc.target_cpu, "entries": len(entries)}, extension)
+    return extension
+
+
+def write_record(outdir: str, record: dict, extension: str | None = None) -> None:
+    """Write `outdir/_loops.json`: `record`, the hashes of the sources (`source_hashes`) and, for a built
+    `extension`, its file name, size and sha256, which `_aot` checks before loading it (a file truncated
+    at install or damaged since would kill the process with SIGBUS).  A build that failed or was skipped
+    records why instead (`{"failed": REASON}`, `{"skipped": REASON}`: setup.py), for `--version`."""
+    record = dict(record)
+    if extension is not None:
+        record["sources"] = source_hashes()
+        record["extension"] = {
+            "file": os.path.basename(extension),
+            "bytes": os.path.getsize(extension),
+            "sha256": _sha256(extension),
+        }
     with open(os.path.join(outdir, MODULE + ".json"), "w") as f:
         json.dump(record, f, indent=1, sort_keys=True)
-    return os.path.join(outdir, cc.output_file)
+
+
+@contextlib.contextmanager
+def _releasing_the_gil(functions: set):
+    """pycc compiles every entry with the same flags, which hold the GIL; an entry of a function decorated
+    with nogil=True (a worker thread's, sync.py) must release it, as the JIT's does, or the other threads
+    wait for it.  So, while the extension is compiled, numba's compile_extra as pycc calls it sets the
+    flag for those functions."""
+    from numba.pycc import compiler
+
+    original = compiler.compile_extra
+
+    def compile_extra(typingctx, targetctx, func, args, return_type, flags, locals, **kw):
+        if func in functions:
+            flags = flags.copy()
+            flags.release_gil = True
+        return original(typingctx, targetctx, func, args, return_type, flags, locals, **kw)
+
+    compiler.compile_extra = compile_extra
+    try:
+        yield
+    finally:
+        compiler.compile_extra = original
 
 
 def _host_cpu() -> str:

@@ -98,7 +98,7 @@ def write_predictions(
     (unless skip_bad_lines)."""
     output.write(header(model, columns))
     if jobs == 1 or not splittable(data):
-        for _, f in pipeline.scores(model, data, skip_bad_lines=skip_bad_lines):
+        for _, f in pipeline.scores(model, data, skip_bad_lines=skip_bad_lines, labels=False):
             output.write(prediction_text(model, f, columns))
         return
     for text in parallel_texts(model_path, data, columns, skip_bad_lines, jobs):
@@ -175,6 +175,7 @@ def predict_range(model_path, path, start: int, end: int, first_line: int, colum
             block_lines=pipeline.score_lines(model),
             skip_bad_lines=skip_bad_lines,
             first_line=first_line,
+            labels=False,  # a line to score needs no label
         ) as r:
             for chunk in r:
                 parts.append(prediction_text(model, pipeline.chunk_scores(model, chunk, r.source_name), columns))

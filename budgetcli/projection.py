@@ -20,8 +20,11 @@ implementations exactly (tests/test_algorithms.py, tests/test_alma.py).
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
+from . import sync
 from ._jit import njit
 
 # ‖δ_t‖² ≤ DEPENDENCE_TOL · k(x_t, x_t): x_t lies in the span numerically (‖δ_t‖ = 0), whatever η,
@@ -73,10 +76,10 @@ def factor_project_solve(w, krow, z, d, n, kxx):
     for i in range(0, body, ROWS):
         for r in range(i, i + ROWS):
             z[r] = factor_row(w, krow, r)
-        add_rows(w, z, d, i)
+        add_rows(w, z, d, i, 0, n)
     for i in range(body, n):
         z[i] = factor_row(w, krow, i)
-        add_row(w, z, d, i)
+        add_row(w, z, d, i, 0, n)
     pk2 = squares(z, n)
     return kxx - pk2, pk2
 
@@ -104,32 +107,39 @@ def squares(z, n):
 @njit(cache=True)
 def factor_solve(w, z, d, n):
     """d = Wᵀz = K⁻¹k_t (eq. 7) from `factor_project`'s z: the other half of the product."""
-    for j in range(n):
+    solve_columns(w, z, d, n, 0, n)
+
+
+@njit(cache=True)
+def solve_columns(w, z, d, n, lo, hi):
+    """d[j] = Σ_{r ≥ j} W[r, j] z[r] for the columns lo ≤ j < hi (all of them: `factor_solve`), each
+    summed from +0.0 over r ascending, a multiply then an add each, whatever lo and hi: the same bits."""
+    for j in range(lo, hi):
         d[j] = 0.0
     body = n - n % ROWS
-    for i in range(0, body, ROWS):
-        add_rows(w, z, d, i)
+    for i in range(lo - lo % ROWS, body, ROWS):  # rows before lo hold no column ≥ lo
+        add_rows(w, z, d, i, lo, hi)
     for i in range(body, n):
-        add_row(w, z, d, i)
+        add_row(w, z, d, i, lo, hi)
 
 
 ROWS = 4  # rows of W that `add_rows` adds to d at once
 
 
 @njit(cache=True)
-def add_rows(w, z, d, i):
-    """d[j] += W[r, j] z[r] for the rows r = i … i+3 and every j ≤ r, as `add_row` four times: each d[j]
-    gets the same terms in the same order (r ascending, a multiply then an add each), so the same bits;
-    but d[j] is read and written once for the four rows instead of four times."""
+def add_rows(w, z, d, i, lo, hi):
+    """d[j] += W[r, j] z[r] for the rows r = i … i+3 and the columns lo ≤ j < hi with j ≤ r, as `add_row`
+    four times: each d[j] gets the same terms in the same order (r ascending, a multiply then an add
+    each), so the same bits; but d[j] is read and written once for the four rows instead of four times."""
     z0, z1, z2, z3 = z[i], z[i + 1], z[i + 2], z[i + 3]
-    for j in range(i + 1):  # the columns all four rows have
+    for j in range(lo, min(hi, i + 1)):  # the columns all four rows have
         s = d[j]
         s += w[i, j] * z0
         s += w[i + 1, j] * z1
         s += w[i + 2, j] * z2
         s += w[i + 3, j] * z3
         d[j] = s
-    for j in range(i + 1, i + ROWS):  # the triangle's corner: column j gets the rows r ≥ j
+    for j in range(max(lo, i + 1), min(hi, i + ROWS)):  # the triangle's corner: column j gets the rows r ≥ j
         s = d[j]
         for r in range(j, i + ROWS):
             s += w[r, j] * z[r]
@@ -137,11 +147,101 @@ def add_rows(w, z, d, i):
 
 
 @njit(cache=True)
-def add_row(w, z, d, i):
-    """d[j] += W[i, j] z[i] for every j ≤ i."""
+def add_row(w, z, d, i, lo, hi):
+    """d[j] += W[i, j] z[i] for the columns lo ≤ j < hi with j ≤ i."""
     zi = z[i]
-    for j in range(i + 1):
+    for j in range(lo, min(hi, i + 1)):
         d[j] += w[i, j] * zi
+
+
+# ---- the factor's products on several threads (--threads N; sync.py) ---------------------------------
+# Each z_i (a row's dot product) and each d_j (a column's sum over the rows, in order) is computed whole
+# by one thread, as one thread computes it: the threads share rows and columns, never a sum, so the bits
+# are the one-thread ones whatever the number of threads.  The rows (for z) and the columns (for d) are
+# cut into BLOCKS blocks of equal area of the triangle, which the threads claim one at a time.
+
+THREADED_FROM = 256  # |S| from which the products use the threads (below, a job's hand-over costs more)
+BLOCKS = 16
+Z_JOB, D_JOB = 0, 1  # a job's kind: z = Wk_t by rows, or d = Wᵀz by columns
+
+
+@njit(cache=True)
+def row_block(n, b):
+    """The first row of block b: rows [row_block(b), row_block(b + 1)) hold 1/BLOCKS of the triangle."""
+    return int(n * math.sqrt(b / BLOCKS))
+
+
+@njit(cache=True)
+def column_block(n, b):
+    """The first column of block b: columns [column_block(b), column_block(b + 1)) hold 1/BLOCKS of it."""
+    return n - int(n * math.sqrt(1.0 - b / BLOCKS))
+
+
+@njit(cache=True)
+def do_blocks(w, krow, z, d, control, generation):
+    """Claim and do the blocks of job `generation` until none is left (main thread and workers alike)."""
+    kind, n = control[sync.KIND], control[sync.SIZE]
+    while True:
+        b = sync.claim(control, generation, BLOCKS)
+        if b < 0:
+            return
+        if kind == Z_JOB:
+            for i in range(row_block(n, b), row_block(n, b + 1)):
+                z[i] = factor_row(w, krow, i)
+        else:
+            solve_columns(w, z, d, n, column_block(n, b), column_block(n, b + 1))
+        sync.fetch_add(control, sync.DONE, 1)
+
+
+@njit(cache=True)
+def run_job(w, krow, z, d, control, kind, n):
+    """Post a job to the workers, do blocks of it too, and wait until all are done."""
+    generation = sync.post(control, kind, n)
+    do_blocks(w, krow, z, d, control, generation)
+    sync.wait_done(control, BLOCKS)
+
+
+@njit(cache=True, nogil=True)
+def factor_worker(w, krow, z, d, control):
+    """A worker thread's life (sync.Workers): do the blocks of each job posted until told to stop."""
+    sync.fetch_add(control, sync.READY, 1)
+    seen = 0
+    while True:
+        generation = sync.next_generation(control, seen)
+        if generation == sync.STOP:
+            return
+        seen = generation
+        do_blocks(w, krow, z, d, control, generation)
+
+
+@njit(cache=True)
+def threaded_project(w, krow, z, n, kxx, control):
+    """`factor_project` on the threads of `control` (none: its length is 0), the same bits."""
+    if control.shape[0] == 0 or n < THREADED_FROM:
+        return factor_project(w, krow, z, n, kxx)
+    run_job(w, krow, z, z, control, Z_JOB, n)
+    pk2 = squares(z, n)
+    return kxx - pk2, pk2
+
+
+@njit(cache=True)
+def threaded_project_solve(w, krow, z, d, n, kxx, control):
+    """`factor_project_solve` on the threads of `control`: z by rows, then d by columns; the same bits."""
+    if control.shape[0] == 0 or n < THREADED_FROM:
+        return factor_project_solve(w, krow, z, d, n, kxx)
+    run_job(w, krow, z, d, control, Z_JOB, n)
+    run_job(w, krow, z, d, control, D_JOB, n)
+    pk2 = squares(z, n)
+    return kxx - pk2, pk2
+
+
+@njit(cache=True)
+def threaded_solve(w, z, d, n, control):
+    """`factor_solve` on the threads of `control`, the same bits."""
+    if control.shape[0] == 0 or n < THREADED_FROM:
+        factor_solve(w, z, d, n)
+    else:
+        run_job(w, z, z, d, control, D_JOB, n)
 
 
 @njit(cache=True)

@@ -153,7 +153,7 @@ def dense_dots(D, idx, val, n, out):
         out[i] = 0.0
     k = 0  # features waiting, at most three: (f0, v0), (f1, v1), (f2, v2)
     f0 = f1 = f2 = 0
-    v0 = v1 = v2 = 0.0
+    v0 = v1 = v2 = val.dtype.type(0)  # of x's type: float32 values (FOGD's single map) sum in float32
     for j in range(idx.shape[0]):
         if idx[j] >= D.shape[0]:
             continue

@@ -679,15 +679,21 @@ def fourier_omega(seed: int, features, D: int, gamma: float) -> np.ndarray:
     return out
 
 
-def fogd(X, y, k, D, eta, seed=0, schedule="constant") -> Trace:
+def fogd(X, y, k, D, eta, seed=0, schedule="constant", arithmetic="float64", scale="normalised") -> Trace:
     """Lu, Hoi, Wang, Zhao, Liu, JMLR 2016, §4: z(x) = D^(−1/2)[cos Ωᵀx, sin Ωᵀx], Ω's columns ω_i ~ N(0, 2γI)
-    (the Gaussian kernel k's γ); w ← w + η_t y z(x) on y wᵀz(x) < 1.  Trace.alpha holds the final w."""
+    (the Gaussian kernel k's γ); w ← w + η_t y z(x) on y wᵀz(x) < 1.  Trace.alpha holds the final w.
+    scale "unscaled": z without the D^(−1/2) (LIBOKL's and the authors' code); arithmetic "single": z from
+    `single_fourier_features` (float32), else numpy's float64 cos and sin."""
     omega = fourier_omega(seed, range(1, X.shape[1] + 1), D, k.gamma)  # column j is the file's index j + 1
+    norm = 1.0 / np.sqrt(D) if scale == "normalised" else 1.0
     tr = Trace()
     w = np.zeros(2 * D)
     for t in range(len(y)):
-        theta = X[t] @ omega
-        z = np.concatenate([np.cos(theta), np.sin(theta)]) / np.sqrt(D)
+        if arithmetic == "single":
+            z = single_fourier_features(X[t], omega.astype(np.float32), norm)
+        else:
+            theta = X[t] @ omega
+            z = np.concatenate([np.cos(theta), np.sin(theta)]) * norm
         f = float(w @ z)
         tr.scores.append(f)
         tr.mistakes.append(y[t] * f <= 0)
@@ -696,6 +702,29 @@ def fogd(X, y, k, D, eta, seed=0, schedule="constant") -> Trace:
             w = w + (eta if schedule == "constant" else eta / np.sqrt(t + 1)) * y[t] * z
     tr.alpha = w
     return tr
+
+
+def single_fourier_features(x, omega32, norm) -> np.ndarray:
+    """FOGD's map in float32 (`--map-arithmetic single`, budgetcli/trig.py's docstring), on numpy's float32
+    arrays: θ = Σ_j x_j ω_j over x's non-zeros in increasing j, each product and sum rounded to float32;
+    k = the integer nearest θ·2/π (by adding and taking away 1.5·2²³), r = θ − k·π/2 with π/2 in three
+    float32 parts, then Cephes' sinf and cosf polynomials in r² and the quadrant k mod 4; each feature
+    the float32 product of norm and cos or sin.  The features as float64."""
+    f = np.float32
+    theta = np.zeros(omega32.shape[1], f)
+    for j in np.flatnonzero(x):
+        theta = theta + f(x[j]) * omega32[j]
+    k = (theta * f(2 / np.pi) + f(12582912.0)) - f(12582912.0)
+    r = ((theta - k * f(1.5703125)) - k * f(4.837512969970703125e-4)) - k * f(7.54978995489188216e-8)
+    z = r * r
+    sin_r = r + r * z * (f(-1.6666654611e-1) + z * (f(8.3321608736e-3) + z * f(-1.9515295891e-4)))
+    cos_r = (f(1) - f(0.5) * z) + z * z * (
+        f(4.166664568298827e-2) + z * (f(-1.388731625493765e-3) + z * f(2.443315711809948e-5))
+    )
+    quadrant = k.astype(np.int64) % 4
+    cos_t = np.select([quadrant == 0, quadrant == 1, quadrant == 2], [cos_r, -sin_r, -cos_r], sin_r)
+    sin_t = np.select([quadrant == 0, quadrant == 1, quadrant == 2], [sin_r, cos_r, -sin_r], -cos_r)
+    return np.concatenate([f(norm) * cos_t, f(norm) * sin_t]).astype(np.float64)
 
 
 def nogd(X, y, k, budget, eta, eta1, rank, start="projected") -> Trace:
@@ -759,7 +788,15 @@ REFERENCES = {
         )
         for s in ("projected", "zero")
     ],
-    "fogd": ({"components": 16}, lambda X, y, k, seed: fogd(X, y, k, 16, 0.5, seed)),
+    "fogd": [
+        (
+            {"components": 16, "map_arithmetic": arithmetic},
+            lambda X, y, k, seed, a=arithmetic: fogd(
+                X, y, k, 16, 0.5, seed, arithmetic=a.replace("vectorised", "float64")
+            ),
+        )
+        for arithmetic in ("single", "vectorised")
+    ],
     "bogd-fifo": ({"budget": 8}, lambda X, y, k, seed: bogd(X, y, k, 8, 0.5, 0.001, np.inf, "oldest", seed)),
     "spa": ({"spa_lambda": 0.5}, lambda X, y, k, seed: shifting_perceptron(X, y, k, 0.5)),
     "budget-perceptron": (

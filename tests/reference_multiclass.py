@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .reference import DEPENDENCE_TOL, SplitMix64, fourier_omega, swap_remove
+from .reference import DEPENDENCE_TOL, SplitMix64, fourier_omega, single_fourier_features, swap_remove
 
 GOLDEN = (math.sqrt(5.0) - 1.0) / 2.0
 
@@ -353,10 +353,10 @@ def mc_nogd(X, y, k, budget, eta, eta1, rank, start="projected") -> MCTrace:
     return finish(tr, V, A, m)
 
 
-def mc_fogd(X, y, k, D, eta, seed=0) -> MCTrace:
+def mc_fogd(X, y, k, D, eta, seed=0, arithmetic="float64") -> MCTrace:
     """JMLR 2016 §4, multiclass as the authors' FouGD.m: z(x) = D^(−1/2)[cos Ωᵀx, sin Ωᵀx] (tests/reference.py's
-    map, k's γ), V = W z(x); on ℓ = 1 − V_y + V_r > 0 the rows y and r of W move by ±η z(x).  MCTrace.coef is
-    W over the known classes, a row per class."""
+    map, k's γ; arithmetic "single": its float32 map), V = W z(x); on ℓ = 1 − V_y + V_r > 0 the rows y and r
+    of W move by ±η z(x).  MCTrace.coef is W over the known classes, a row per class."""
     omega = fourier_omega(seed, range(1, X.shape[1] + 1), D, k.gamma)
     tr = MCTrace()
     W = np.zeros((int(max(y)) + 1, 2 * D))
@@ -364,8 +364,10 @@ def mc_fogd(X, y, k, D, eta, seed=0) -> MCTrace:
     for t in range(len(y)):
         yt = int(y[t])
         m = max(m, yt + 1)
-        theta = X[t] @ omega
-        z = np.concatenate([np.cos(theta), np.sin(theta)]) / np.sqrt(D)
+        if arithmetic == "single":
+            z = single_fourier_features(X[t], omega.astype(np.float32), 1 / np.sqrt(D))
+        else:
+            z = np.concatenate([np.cos(X[t] @ omega), np.sin(X[t] @ omega)]) / np.sqrt(D)
         f = W[:m] @ z
         tr.scores.append(f)
         r = rival(f, yt)
@@ -381,7 +383,15 @@ def mc_fogd(X, y, k, D, eta, seed=0) -> MCTrace:
 
 REFERENCES = {
     "mc-perceptron": ({}, lambda X, y, k, seed: max_score(X, y, k)),
-    "mc-fogd": ({"components": 16}, lambda X, y, k, seed: mc_fogd(X, y, k, 16, 0.5, seed)),
+    "mc-fogd": [
+        (
+            {"components": 16, "map_arithmetic": arithmetic},
+            lambda X, y, k, seed, a=arithmetic: mc_fogd(
+                X, y, k, 16, 0.5, seed, "single" if a == "single" else "float64"
+            ),
+        )
+        for arithmetic in ("single", "vectorised")
+    ],
     "mc-nogd": [
         (
             {"budget": 8, "nystrom_rank": 4, "nystrom_start": s},

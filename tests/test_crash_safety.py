@@ -80,6 +80,18 @@ def wait_for(condition, timeout=60.0, every=0.005):
     return False
 
 
+def checkpoint_at(target: Path, examples: int):
+    """For wait_for: the target holds the checkpoint after `examples` examples (a complete file)."""
+
+    def held() -> bool:
+        try:
+            return Model.load(target).learner.counter("examples") == examples
+        except ValueError:
+            return False
+
+    return held
+
+
 def train_in_process(*args):
     r = CliRunner().invoke(main, [str(a) for a in args])
     assert r.exit_code == 0, r.output
@@ -165,14 +177,7 @@ def test_ctrl_c_with_checkpoints_leaves_the_last_complete_checkpoint(tmp_path, o
     # block 1 (4,096 lines) is learned, then the 904 lines the stalled stream holds (the reader hands
     # them over when the input pauses): checkpoints after 1,000 .. 5,000 examples
     feed(p, big, 5000)
-
-    def at_5000():
-        try:
-            return Model.load(target).learner.counter("examples") == 5000
-        except ValueError:
-            return False
-
-    assert wait_for(at_5000)
+    assert wait_for(checkpoint_at(target, 5000))
     p.send_signal(signal.SIGINT)
     out, err = p.communicate(timeout=60)
     assert p.returncode == 130
@@ -211,16 +216,6 @@ def test_two_trainings_writing_one_target_end_with_one_complete_model(tmp_path, 
 # ---------------------------------------------------------------------------- --checkpoint-every
 
 
-def _online_part(cls, state, hypothesis):
-    """A state without the running sums of the average where a checkpoint's fold moves them: the
-    running average of a learner that evicts folds the evicted vectors at each checkpoint (docs/USAGE.md),
-    so only its online learner is the same bit for bit."""
-    header, arrays = state
-    if cls.evicts and hypothesis is None:
-        arrays = {k: v for k, v in arrays.items() if k not in {"avg_sum", "avg_stamp", *cls.average_arrays}}
-    return header, arrays
-
-
 @pytest.mark.parametrize("hypothesis", ["online", None])
 @pytest.mark.parametrize("algorithm", sorted(ALGORITHMS))
 def test_every_checkpoint_is_the_model_of_the_examples_before_it(tmp_path, algorithm, hypothesis):
@@ -234,18 +229,18 @@ def test_every_checkpoint_is_the_model_of_the_examples_before_it(tmp_path, algor
     result = pipeline.train(
         replace(spec, block_lines=64, checkpoint_every=50),
         data,
-        watch=pipeline.Watch(on_checkpoint=lambda m: saved.append(_online_part(cls, m.learner.state(), hypothesis))),
+        watch=pipeline.Watch(on_checkpoint=lambda m: saved.append(m.learner.state())),
     )
     assert [h["counters"]["examples"] for h, _ in saved] == [50, 100, 150, 200]
     for k, (header, arrays) in enumerate(saved, 1):
         head = tmp_path / f"head{k}.txt"
         head.write_text("".join(lines[: 50 * k]))
-        expected = _online_part(cls, pipeline.train(spec, head).model.learner.state(), hypothesis)
+        expected = pipeline.train(spec, head).model.learner.state()
         assert header == expected[0]
         assert_same_state(expected[1], arrays)
-    # checkpointing does not change the final model
-    plain = _online_part(cls, pipeline.train(spec, data).model.learner.state(), hypothesis)
-    final = _online_part(cls, result.model.learner.state(), hypothesis)
+    # checkpointing does not change the final model (a running average's archive of evicted vectors included)
+    plain = pipeline.train(spec, data).model.learner.state()
+    final = result.model.learner.state()
     assert plain[0] == final[0]
     assert_same_state(plain[1], final[1])
 
@@ -306,15 +301,8 @@ def test_a_slow_fifo_then_sigterm_keeps_the_checkpoints_of_what_it_sent(tmp_path
         w.write(lines.read_bytes())
         w.flush()
         assert wait_for(lambda: _pipe_drained(w.fileno()))
-
-        def at_900():
-            try:
-                return Model.load(target).learner.counter("examples") == before + 900
-            except ValueError:
-                return False
-
         if resumed:
-            assert wait_for(at_900)  # before any signal
+            assert wait_for(checkpoint_at(target, before + 900))  # before any signal
         else:
             time.sleep(2.0)  # it now waits for more in read()
             assert not target.exists()
@@ -356,6 +344,42 @@ def test_resume_from_a_checkpoint_ends_with_the_model_of_one_run(tmp_path):
     whole, resumed = Model.load(whole, resume=True).learner, Model.load(checkpoint, resume=True).learner
     assert whole.state()[0] == resumed.state()[0]
     assert_same_state(whole.state()[1], resumed.state()[1])
+
+
+@pytest.mark.parametrize(
+    "algorithm",
+    [
+        ("forgetron", "-B", "8"),  # the running average's archive of evicted vectors
+        ("projectron++", "--eta", "0.5"),  # the kept inverse factor
+        ("spa",),  # the decay of every coefficient at a mistake
+    ],
+    ids=lambda a: a[0],
+)
+def test_kill_9_after_a_checkpoint_then_resume_with_the_rest_is_one_run(tmp_path, algorithm):
+    """A training process killed with SIGKILL (no handler runs) after a checkpoint: `train --resume` from
+    the checkpoint with the rest of the stream writes the file of one uninterrupted run, byte for byte."""
+    data = tmp_path / "train.txt"
+    write_stream(data, n=1250, seed=7)
+    big = tmp_path / "big.txt"
+    big.write_text(data.read_text() * 4)
+    lines = big.read_text().splitlines(keepends=True)
+    target = tmp_path / "m.model"
+    common = ["-a", *algorithm, "--gamma", "0.5", "--average"]
+    p = budgetlearn("train", *common, "--checkpoint-every", "300", "-", "-o", target, stdin=subprocess.PIPE)
+    feed(p, big, 5000)  # block 1 (4,096 lines) is learned: checkpoints after 300 .. 3,900 examples; then it waits
+    assert wait_for(checkpoint_at(target, 3900))
+    p.send_signal(signal.SIGKILL)
+    p.communicate(timeout=60)
+    assert p.returncode == -signal.SIGKILL
+    rest = tmp_path / "rest.txt"
+    rest.write_text("".join(lines[3900:]))
+    r = train_in_process("train", "--resume", target, "--save-resume", "--json", "-q", rest, "-o", target)
+    assert json.loads(r.stdout)["notes"] == []  # nothing rebuilt, nothing folded: the checkpoint holds it all
+    one = tmp_path / "one.model"
+    train_in_process("train", *common, "--save-resume", "-q", big, "-o", one)
+    assert target.read_bytes() == one.read_bytes()
+    if algorithm[0] == "forgetron":
+        assert Model.load(one, resume=True).learner.retired.compressions > 0
 
 
 def test_checkpoint_every_must_be_positive(tmp_path):

@@ -619,12 +619,23 @@ def test_a_lost_worker_s_shard_is_started_again_and_the_model_is_the_fault_free_
     assert (tmp_path / "dask.model").read_bytes() == (tmp_path / "serial.model").read_bytes()
 
 
-def test_an_interrupted_sharded_run_resumes_from_its_checkpoint_to_the_uninterrupted_model(shards, tmp_path):
+@pytest.mark.parametrize(
+    "algorithm,params",
+    [
+        ("rbp", {"budget": 12}),  # the last hypothesis of an evicting learner
+        ("projectron++", {"eta": 0.5}),  # its running average, and the factor each shard rebuilds
+        ("mc-perceptron", {}),  # a multiclass running average
+    ],
+)
+def test_an_interrupted_sharded_run_resumes_from_its_checkpoint_to_the_uninterrupted_model(
+    shards, class_shards, tmp_path, algorithm, params
+):
     from budgetcli.io.libsvm import DataError  # noqa: F401  (the module the run reads with)
 
     whole, ck = tmp_path / "whole.model", tmp_path / "ck.model"
-    common = ["-a", "rbp", "-B", "12", "--gamma", "0.5", "--sync-every", "40"]
-    glob = str(shards / "part-*.svm")
+    options = [a for name, v in params.items() for a in ({"budget": "-B", "eta": "--eta"}[name], str(v))]
+    common = ["-a", algorithm, *options, "--gamma", "0.5", "--sync-every", "40"]
+    glob = str((class_shards if registry.get(algorithm).multiclass else shards) / "part-*.svm")
     r = run("train", *common, glob, "--backend", "serial", "--checkpoint-every", "150", "-o", whole)
     assert r.exit_code == 0, r.output
     plain = tmp_path / "plain.model"
@@ -638,15 +649,15 @@ def test_an_interrupted_sharded_run_resumes_from_its_checkpoint_to_the_uninterru
     with pytest.raises(KeyboardInterrupt):
         train_shards(
             [glob],
-            "rbp",
+            algorithm,
             KernelSpec("rbf", 0.5),
-            {"budget": 12},
+            params,
             sync_every=40,
             checkpoint_every=150,
             on_checkpoint=stop_after_the_first,
         )
     taken = Model.load(ck, resume=True)
-    assert 0 < sum(taken.sharding["positions"]) < 300 + 350 + 400  # mid-run
+    assert 0 < sum(taken.sharding["positions"]) < 600  # mid-run (the shards hold more than 850 examples)
     r = run("train", "--resume", ck, glob, "--backend", "serial", "-o", ck)
     assert r.exit_code == 0, r.output
     assert "after the checkpoint" in r.output

@@ -13,7 +13,7 @@ from budgetcli import algorithms, registry  # noqa: F401  (algorithms registers 
 from budgetcli.algorithms.fourier import DIRECT_INDICES, DIRECT_PER_FEATURE, FourierMap, omega_rows
 from budgetcli.core import Chunk
 from budgetcli.kernels import Kernel
-from budgetcli.trig import TRIG_LIMIT, cos_sin
+from budgetcli.trig import TRIG_LIMIT, TRIG_LIMIT_SINGLE, cos_sin, single_cos_sin
 
 from . import reference
 from .helpers import chunk_from_dense, random_stream
@@ -26,10 +26,13 @@ def rows(m: FourierMap, features) -> np.ndarray:
     return m.omega[where]
 
 
-@pytest.mark.parametrize("arithmetic", ["vectorised", "scalar"])
+@pytest.mark.parametrize("arithmetic", ["vectorised", "scalar", "single"])
 @pytest.mark.parametrize("schedule", ["constant", "inverse-sqrt"])
 @pytest.mark.parametrize("D, eta, gamma, seed", [(8, 0.5, 0.5, 0), (64, 2.0, 0.1, 7), (200, 0.05, 2.0, 3)])
 def test_fogd_matches_the_paper_s_update(schedule, D, eta, gamma, seed, arithmetic):
+    """Against the paper's update with numpy's float64 map, and for the single arithmetic also against
+    the update with the float32 map written out in numpy (tests/reference.py), which its scores match to
+    the last bits of a float64 sum."""
     X, y = random_stream(200, 5, seed=31)
     learner = registry.get("fogd")(
         Kernel("rbf", gamma),
@@ -39,12 +42,94 @@ def test_fogd_matches_the_paper_s_update(schedule, D, eta, gamma, seed, arithmet
         rate_schedule=schedule,
         map_arithmetic=arithmetic,
     )
-    trace = reference.fogd(X, y, reference.make_kernel("rbf", gamma), D, eta, seed, schedule)
+    kernel = reference.make_kernel("rbf", gamma)
+    trace = reference.fogd(X, y, kernel, D, eta, seed, schedule)
     scores, mistakes, margins = run_stepwise(learner, X, y)
     assert mistakes == trace.mistakes and margins == trace.margin_updates
     assert any(margins)
-    np.testing.assert_allclose(scores, trace.scores, rtol=1e-9, atol=1e-9)
-    np.testing.assert_allclose(learner.feature_map_weights(), trace.alpha, rtol=1e-9, atol=1e-12)
+    # float32 features are within about 1e-7 of float64 ones: a score within ‖w‖₁ times that
+    tol = 1e-9 if arithmetic != "single" else 1e-6
+    np.testing.assert_allclose(scores, trace.scores, rtol=tol, atol=tol)
+    np.testing.assert_allclose(learner.feature_map_weights(), trace.alpha, rtol=tol, atol=1e-12 if tol < 1e-6 else tol)
+    if arithmetic == "single":
+        single = reference.fogd(X, y, kernel, D, eta, seed, schedule, arithmetic="single")
+        assert mistakes == single.mistakes and margins == single.margin_updates
+        np.testing.assert_allclose(scores, single.scores, rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(learner.feature_map_weights(), single.alpha, rtol=1e-12, atol=1e-15)
+
+
+@pytest.mark.parametrize("name", ["fogd", "mc-fogd"])
+@pytest.mark.parametrize("arithmetic", ["vectorised", "single"])
+def test_unscaled_features_are_libokl_s_and_its_eta_is_ours_times_d(name, arithmetic):
+    """--map-scale unscaled leaves out the D^(−1/2) (LIBOKL's and the JMLR authors' map): the paper's update
+    on those features, and the same decisions as normalised features at D times the step (w is then √D
+    times smaller, the scores the same up to rounding)."""
+    X, y = random_stream(200, 5, seed=38)
+    D, eta, gamma = 32, 0.01, 0.5
+    labels = y if name == "fogd" else (y > 0).astype(np.int64) + (X[:, 0] > 0.5)
+    made = {
+        scale: registry.get(name)(
+            Kernel("rbf", gamma),
+            seed=2,
+            components=D,
+            learning_rate=eta if scale == "unscaled" else eta * D,
+            map_arithmetic=arithmetic,
+            map_scale=scale,
+        )
+        for scale in ("unscaled", "normalised")
+    }
+    runs = {}
+    for scale, learner in made.items():  # scores before each round, and the counters after it
+        steps = []
+        for t in range(len(y)):
+            chunk = chunk_from_dense(X[t : t + 1], labels[t : t + 1].astype(np.float64))
+            before = learner.decision_function(chunk)[0]
+            learner.learn(chunk, labels[t : t + 1])
+            steps.append((before, learner.counters[1:3].copy()))
+        runs[scale] = steps
+    # the single map rounds each normalised feature to float32 (about 1e-7 of it), the unscaled one not
+    tol = 1e-9 if arithmetic != "single" else 1e-6
+    for (f_unscaled, counted), (f_normalised, counted_too) in zip(runs["unscaled"], runs["normalised"]):
+        assert np.array_equal(counted, counted_too)
+        np.testing.assert_allclose(f_unscaled, f_normalised, rtol=tol, atol=tol)
+    assert runs["unscaled"][-1][1].all()  # mistakes and margin updates both happened
+    if name == "fogd":
+        single = "single" if arithmetic == "single" else "float64"
+        trace = reference.fogd(
+            X, y, reference.make_kernel("rbf", gamma), D, eta, 2, scale="unscaled", arithmetic=single
+        )
+        assert runs["unscaled"][-1][1].tolist() == [sum(trace.mistakes), sum(trace.margin_updates)]
+        np.testing.assert_allclose([f for f, _ in runs["unscaled"]], trace.scores, rtol=1e-9, atol=1e-9)
+
+
+def test_the_single_map_is_its_float32_method_bit_for_bit():
+    """`--map-arithmetic single`'s features, compiled, are the float32 steps trig.py documents, written
+    out in numpy (tests/reference.py) bit for bit; where some |θ| passes TRIG_LIMIT_SINGLE, the float64
+    cos and sin of the float32 θ rounded to float32 (within one float32 rounding of numpy's)."""
+    from budgetcli.algorithms.fourier import NORMALISED, SINGLE, features
+
+    rng = np.random.default_rng(39)
+    D = 64
+    omega = omega_rows(4, np.arange(1, 9), D, 0.8).astype(np.float32)
+    no_omega = np.zeros((0, 0))
+    for spread in (0.3, 3.0, 100.0, 3000.0):
+        x = np.where(rng.random(8) < 0.6, rng.normal(0, spread, 8), 0.0)
+        nz = np.flatnonzero(x)
+        z = np.zeros(2 * D)
+        single = (omega, x[nz].astype(np.float32), np.zeros(D, np.float32))
+        assert features(no_omega, single, nz.astype(np.int64), x[nz], 0, len(nz), z, SINGLE, NORMALISED)
+        expected = reference.single_fourier_features(x, omega, 1 / np.sqrt(D))
+        theta = single[2]
+        inside = np.abs(theta) <= TRIG_LIMIT_SINGLE
+        if inside.all():
+            np.testing.assert_array_equal(z, expected)
+        else:
+            exact = np.concatenate([np.cos(theta.astype(np.float64)), np.sin(theta.astype(np.float64))])
+            rounded = (np.float32(1 / np.sqrt(D)) * exact.astype(np.float32)).astype(np.float64)
+            both = np.concatenate([~inside, ~inside])
+            assert np.abs(z[both] - rounded[both]).max() <= 2.0**-24 / np.sqrt(D)
+            np.testing.assert_array_equal(z[~both], expected[~both])
+    assert (np.abs(theta) > TRIG_LIMIT_SINGLE).any()  # the last spread tried the path beyond the limit
 
 
 def test_the_map_approximates_the_gaussian_kernel():
@@ -106,15 +191,16 @@ def test_memory_follows_the_features_seen_not_the_largest_index():
     assert learner.counter("examples") == 300
 
 
+@pytest.mark.parametrize("arithmetic", ["single", "vectorised"])
 @pytest.mark.parametrize("name", ["fogd", "mc-fogd"])
-def test_prediction_neither_grows_the_map_nor_scores_otherwise_than_learning_would(name):
+def test_prediction_neither_grows_the_map_nor_scores_otherwise_than_learning_would(name, arithmetic):
     """Features first met in prediction (new small indices, hashed ones up to 2³¹ − 1) get their rows of
     Ω for that chunk alone: the map keeps what learning made (memory bounded by the features learned,
     however long a stream is scored), and the scores are those of the map grown by them, bit for bit,
     and w·z(x) with z made in numpy from the same draws."""
     X, y = random_stream(200, 6, seed=36)
     labels = y if name == "fogd" else (y > 0).astype(np.int64) + (X[:, 0] > 0.5)  # classes 0, 1, 2
-    learner = registry.get(name)(Kernel("rbf", 0.5), seed=5, components=16)
+    learner = registry.get(name)(Kernel("rbf", 0.5), seed=5, components=16, map_arithmetic=arithmetic)
     learner.learn(chunk_from_dense(X, labels.astype(np.float64)), labels)
     keys, omega = learner.map.keys.copy(), learner.map.omega.copy()
     rng = np.random.default_rng(37)
@@ -137,8 +223,11 @@ def test_prediction_neither_grows_the_map_nor_scores_otherwise_than_learning_wou
     D = 16
     w = learner.feature_map_weights().reshape(-1, 2 * D)
     for t, (i, v) in enumerate(zip(idx, vals)):
-        theta = v @ omega_rows(5, i.astype(np.int64), D, 0.5)
-        z = np.concatenate([np.cos(theta), np.sin(theta)]) / np.sqrt(D)
+        drawn = omega_rows(5, i.astype(np.int64), D, 0.5)
+        if arithmetic == "single":  # the float32 map written out in numpy: the same bits
+            z = reference.single_fourier_features(v, drawn.astype(np.float32), 1 / np.sqrt(D))
+        else:
+            z = np.concatenate([np.cos(v @ drawn), np.sin(v @ drawn)]) / np.sqrt(D)
         np.testing.assert_allclose(scores[t], w @ z if name == "mc-fogd" else (w @ z)[0], rtol=1e-9, atol=1e-12)
 
 
@@ -155,7 +244,7 @@ def test_a_model_file_holds_the_weights_not_the_map(tmp_path):
     loaded = Model.load(path).learner
     test = chunk_from_dense(*random_stream(50, 5, seed=35))
     np.testing.assert_array_equal(loaded.decision_function(test), learner.decision_function(test))
-    assert loaded.hyper["map_arithmetic"] == "vectorised"
+    assert loaded.hyper["map_arithmetic"] == "single"
 
 
 @pytest.mark.parametrize("name", ["fogd", "mc-fogd"])
@@ -167,8 +256,28 @@ def test_a_file_written_before_the_vectorised_map_keeps_its_scalar_arithmetic(na
     from .test_model_compat import GOLDEN
 
     learner = Model.load(GOLDEN / f"{name}.model").learner
-    assert learner.hyper["map_arithmetic"] == "scalar"
-    assert registry.get(name)(Kernel("rbf", 0.5)).hyper["map_arithmetic"] == "vectorised"
+    assert learner.hyper["map_arithmetic"] == "scalar" and learner.hyper["map_scale"] == "normalised"
+    assert registry.get(name)(Kernel("rbf", 0.5)).hyper["map_arithmetic"] == "single"
+
+
+@pytest.mark.parametrize("arithmetic", ["vectorised", "scalar", "single"])
+def test_a_file_keeps_the_arithmetic_and_scale_it_names(tmp_path, arithmetic):
+    """A model written with the vectorised map (the default before the single one) or any other goes on
+    loading, scoring and resuming with it, bit for bit."""
+    from budgetcli.labels import BinaryLabels
+    from budgetcli.model import Model
+
+    X, y = random_stream(300, 5, seed=41)
+    learner = registry.get("fogd")(Kernel("rbf", 0.5), seed=3, components=40, map_arithmetic=arithmetic)
+    learner.learn(chunk_from_dense(X[:200], y[:200]), y[:200])
+    Model(learner, BinaryLabels()).save(tmp_path / "f.model")
+    loaded = Model.load(tmp_path / "f.model").learner
+    assert loaded.hyper["map_arithmetic"] == arithmetic and loaded.hyper["map_scale"] == "normalised"
+    rest = chunk_from_dense(X[200:], y[200:])
+    np.testing.assert_array_equal(loaded.decision_function(rest), learner.decision_function(rest))
+    loaded.learn(rest, y[200:])
+    learner.learn(rest, y[200:])
+    np.testing.assert_array_equal(loaded.feature_map_weights(), learner.feature_map_weights())
 
 
 def test_other_kernels_are_refused():
@@ -392,3 +501,20 @@ def test_the_map_s_cos_and_sin_are_within_2_to_the_minus_53_of_numpy_s():
     np.testing.assert_array_equal(got[past, 0], np.cos(theta[past]))
     for bad in (np.inf, -np.inf, np.nan):
         assert np.isnan(cos_sin(bad)).all()
+
+
+def test_the_single_map_s_cos_and_sin_are_within_1e_7_of_numpy_s():
+    """trig.single_cos_sin against numpy's float64 cos and sin of the same float32 θ, over its range
+    (|θ| ≤ TRIG_LIMIT_SINGLE): an absolute error below 1e-7 (about 1.5 units in the last place of a
+    float32 near 1)."""
+    rng = np.random.default_rng(40)
+    theta = np.concatenate(
+        [rng.normal(0, s, 4_000) for s in (1e-6, 0.5, 3.0, 100.0)]
+        + [rng.uniform(-TRIG_LIMIT_SINGLE, TRIG_LIMIT_SINGLE, 4_000)]
+        + [np.array([0.0, -0.0, np.pi / 4, -np.pi / 2, np.pi, TRIG_LIMIT_SINGLE, -TRIG_LIMIT_SINGLE])]
+    ).astype(np.float32)
+    got = np.array([single_cos_sin(t) for t in theta], np.float64)
+    wide = theta.astype(np.float64)
+    for column, exact in ((0, np.cos(wide)), (1, np.sin(wide))):
+        err = np.abs(got[:, column] - exact)
+        assert err.max() < 1e-7, (theta[np.argmax(err)], err.max())

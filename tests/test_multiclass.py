@@ -403,14 +403,15 @@ def test_multiclass_nogd_matches_the_paper_s_two_phases(start, kernel, budget, r
     assert learner.scalars[0] == 2.0  # the switch happened
 
 
+@pytest.mark.parametrize("arithmetic", ["single", "vectorised"])
 @pytest.mark.parametrize("D, eta, seed", [(8, 0.5, 0), (64, 2.0, 7)])
-def test_multiclass_fogd_matches_the_paper_s_update(D, eta, seed):
+def test_multiclass_fogd_matches_the_paper_s_update(D, eta, seed, arithmetic):
     """mc-fogd's weight rows against FouGD.m's update written out, over the same map (classes joining
-    mid-stream)."""
+    mid-stream; the single arithmetic against the float32 map written out in numpy)."""
     X, y = mc_stream(300, 4, 4, seed=3)
     kernel = Kernel("rbf", 0.5)
-    learner = registry.get("mc-fogd")(kernel, seed=seed, components=D, learning_rate=eta)
-    trace = ref.mc_fogd(X, y, rk(kernel), D, eta, seed)
+    learner = registry.get("mc-fogd")(kernel, seed=seed, components=D, learning_rate=eta, map_arithmetic=arithmetic)
+    trace = ref.mc_fogd(X, y, rk(kernel), D, eta, seed, "single" if arithmetic == "single" else "float64")
     scores, mistakes, margins = [], [], []
     for t in range(len(y)):
         ch = chunk_from_dense(X[t : t + 1], y[t : t + 1])

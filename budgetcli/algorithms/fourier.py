@@ -25,13 +25,21 @@ neither grows the map nor changes the model.
 Choices where the sources leave room:
 - The map is scaled by D^(−1/2), so that ‖z‖² = k(x, x) = 1 and η means what kernel OGD's does (a
   margin error moves f(x_t) by η).  LIBOKL and the JMLR authors' code leave z unscaled, so their η is
-  ours divided by D: LIBOKL's `-eta 0.001 -D 400` is `--learning-rate 0.4 -D 400` here.
-- cos and sin to within 2⁻⁵³ (trig.py: fdlibm's polynomials, vectorised, the same on every machine), and
-  wᵀz summed in four interleaved lanes in a fixed order (`dot`): `--map-arithmetic vectorised`, about
+  ours divided by D: LIBOKL's `-eta 0.001 -D 400` is `--learning-rate 0.4 -D 400` here, or
+  `--map-scale unscaled --learning-rate 0.001`, their map itself (files written before the option
+  are normalised).
+- `--map-arithmetic vectorised`: cos and sin to within 2⁻⁵³ (trig.py: fdlibm's polynomials, vectorised,
+  the same on every machine), and wᵀz summed in four interleaved lanes in a fixed order (`dot`), about
   twice as fast on long streams as libm's cos and sin and an ordered sum (`scalar`, what files written
-  before it hold, so that they score and resume bit for bit).  LIBOKL approximates them (a parabolic
-  sine, and sign(θ)·|cos θ| for the cosine, which is not a Gaussian kernel's feature) and draws Ω from
-  the clock, lazily in data order; we do not.
+  before it hold, so that they score and resume bit for bit).  `single`: Ω, x, θ = Ωᵀx, cos and sin in
+  float32 with Cephes' short polynomials (trig.single_cos_sin: within 1e-7 of the exact cos and sin of
+  the float32 θ), the features rounded to float32 and held as float64, the score the sum of the
+  pairs w_i z_i + w_(D+i) z_(D+i) in four lanes (`dot`); the same bits on every machine too, and about
+  twice as fast as the vectorised map again.  The map is a Monte Carlo estimate of the
+  kernel whose error is of order D^(−1/2) (5% at D = 400), so features within 1e-7 change no accuracy
+  (bench/fogd_arithmetic.py measures it).  LIBOKL approximates them too (a parabolic sine, and
+  sign(θ)·|cos θ| for the cosine, which is not a Gaussian kernel's feature) and draws Ω from the clock,
+  lazily in data order; we do not.
 - The update is strict, y f < 1, and a zero score is a mistake, as kernel OGD's (kernel_ogd.py).
 - The Gaussian kernel only (the map is its); another kernel is refused.
 - The averaged hypothesis is (1/T) Σ_t w_(t+1), the weights after each of the T rounds, kept exactly by
@@ -64,7 +72,7 @@ from ..params import Param, choice
 from ..registry import register
 from ..rng import MIX1, MIX2, seed_state
 from ..support import dense_dots
-from ..trig import TRIG_LIMIT, cos_sin, reduced_cos_sin
+from ..trig import TRIG_LIMIT, TRIG_LIMIT_SINGLE, cos_sin, reduced_cos_sin, single_cos_sin
 from .kernel_ogd import CONSTANT, LEARNING_RATE, RATE_SCHEDULE
 
 MAX_COMPONENTS = 1 << 20  # D: w and its sums are 2D numbers each, Ω D per feature seen
@@ -100,32 +108,50 @@ def omega_rows(seed: int, features: np.ndarray, components: int, gamma: float) -
     return math.sqrt(2.0 * gamma) * np.sqrt(-2.0 * np.log(u1)) * np.cos(2.0 * math.pi * u2)
 
 
-VECTORISED, SCALAR = 0, 1  # MAP_ARITHMETIC's codes
+VECTORISED, SCALAR, SINGLE = 0, 1, 2  # MAP_ARITHMETIC's codes
 MAP_ARITHMETIC = choice(
     "map_arithmetic",
-    ("vectorised", "scalar"),
-    "vectorised",
-    "FOGD's cos, sin and score sums: vectorised (fdlibm's polynomials, error at most 2^-53, sums in four lanes; "
-    "about twice as fast) or scalar (libm's, summed in order: the arithmetic of files written before the "
-    "vectorised map)",
+    ("vectorised", "scalar", "single"),
+    "single",
+    "FOGD's map: single (Ω·x, cos and sin in float32 with short polynomials, error below 1e-7 a feature; the "
+    "fastest), vectorised (float64, fdlibm's polynomials, error at most 2^-53, score summed in four lanes; the "
+    "default of files written before single) or scalar (libm's cos and sin, score summed in order: the "
+    "arithmetic of files written before the vectorised map)",
 )
+NORMALISED, UNSCALED = 0, 1  # MAP_SCALE's codes
+MAP_SCALE = choice(
+    "map_scale",
+    ("normalised", "unscaled"),
+    "normalised",
+    "FOGD's features: normalised (divided by √D, so ‖z‖² = 1 = k(x, x) and η means kernel OGD's) or unscaled "
+    "(|z_i| ≤ 1, ‖z‖² = D, as LIBOKL and the JMLR authors' code: their -eta is --learning-rate here)",
+)
+NO_OMEGA, NO_SINGLE_OMEGA, NO_SINGLE = np.zeros((0, 0)), np.zeros((0, 0), np.float32), np.zeros(0, np.float32)
 # a direct table of rows for the indices below max(DIRECT_INDICES, DIRECT_PER_FEATURE × features seen):
 # 8 bytes an entry, so at most the larger of 512 KB and 64 bytes per feature seen (Ω's row is 8D bytes)
 DIRECT_INDICES = 1 << 16
 DIRECT_PER_FEATURE = 8
 
 
+def single_values(values: np.ndarray) -> np.ndarray:
+    """x's values rounded to float32 for the single map; one past float32's range becomes ±inf, and the loop
+    then reports its example as one whose θ is not finite."""
+    with np.errstate(over="ignore"):
+        return values.astype(np.float32)
+
+
 class FourierMap:
     """Ω for the features seen: `keys` (sorted feature indices) → `where` (their rows of `omega`), and
     `direct`, the row of every index below its length (−1: not seen), which spares a chunk of small
-    indices the sort that searching `keys` needs."""
+    indices the sort that searching `keys` needs.  `omega` holds the draws as `dtype` (float32 for
+    --map-arithmetic single: each the float64 draw rounded once)."""
 
-    def __init__(self, seed: int, components: int, gamma: float):
+    def __init__(self, seed: int, components: int, gamma: float, dtype=np.float64):
         self.seed, self.components, self.gamma = seed, components, gamma
         self.keys = np.zeros(0, np.int64)
         self.where = np.zeros(0, np.int64)
         self.direct = np.zeros(0, np.int64)
-        self.omega = np.zeros((0, components))
+        self.omega = np.zeros((0, components), dtype)
 
     def rows_of(self, indices: np.ndarray) -> np.ndarray:
         """The row of Ω for each of these feature indices, made for the features not seen before."""
@@ -159,7 +185,7 @@ class FourierMap:
             return self.omega, rows
         distinct, inverse = unique(indices, return_inverse=True)
         known = self.lookup(distinct)
-        omega = np.empty((len(distinct), self.components))
+        omega = np.empty((len(distinct), self.components), self.omega.dtype)
         seen = known >= 0
         omega[seen] = self.omega[known[seen]]
         omega[~seen] = omega_rows(self.seed, distinct[~seen], self.components, self.gamma)
@@ -171,7 +197,7 @@ class FourierMap:
             return
         n = len(self.keys)
         if n + len(new) > self.omega.shape[0]:
-            grown = np.zeros((max(n + len(new), 2 * self.omega.shape[0]), self.components))
+            grown = np.zeros((max(n + len(new), 2 * self.omega.shape[0]), self.components), self.omega.dtype)
             grown[:n] = self.omega[:n]
             self.omega = grown
         self.omega[n : n + len(new)] = omega_rows(self.seed, new, self.components, self.gamma)
@@ -191,12 +217,15 @@ class FourierMap:
 
 
 @njit(cache=True, inline="always")
-def features(omega, rowmap, values, lo, hi, z, arithmetic):
-    """z = z(x) for the example whose non-zeros are lo..hi of the chunk (rowmap: their rows of Ω); False
-    when a θ = ω_iᵀx is not finite (a feature value too large: z then holds NaN, and so will a score)."""
+def features(omega, single, rowmap, values, lo, hi, z, arithmetic, scale):
+    """z = z(x) for the example whose non-zeros are lo..hi of the chunk (rowmap: their rows of Ω, `omega`
+    or, for the single arithmetic, `single`'s); False when a θ = ω_iᵀx is not finite (a feature value too
+    large: z then holds NaN, and so will a score)."""
     d = z.shape[0] // 2
+    if arithmetic == SINGLE:
+        return single_features(single, rowmap, lo, hi, z, scale)
     dense_dots(omega, rowmap[lo:hi], values[lo:hi], d, z)  # θ = Ωᵀx, Ω's rows as a dense copy's features
-    norm = 1.0 / math.sqrt(d)
+    norm = 1.0 / math.sqrt(d) if scale == NORMALISED else 1.0
     if arithmetic == VECTORISED:
         outside = 0
         for i in range(d):
@@ -218,11 +247,52 @@ def features(omega, rowmap, values, lo, hi, z, arithmetic):
 
 
 @njit(cache=True, inline="always")
-def dot(w, z, arithmetic):
-    """wᵀz, VECTORISED: summed in four interleaved lanes, (s₀ + s₁) + (s₂ + s₃), then the tail in order, a
-    fixed order (the same result on every machine) that the compiler runs as one vector of four; SCALAR:
-    summed in order."""
+def single_features(single, rowmap, lo, hi, z, scale):
+    """`features` in float32 (--map-arithmetic single), from `single` = (Ω, the chunk's values, θ) in
+    float32 (Ω's draws and x's values each rounded once; θ a work array): θ = Ωᵀx in float32, cos and
+    sin by trig.single_cos_sin, each feature the float32 product of one and the scale; z holds them as
+    float64 (exactly), for the score and the update as the other arithmetics'."""
+    d = z.shape[0] // 2
+    omega, values, theta = single
+    dense_dots(omega, rowmap[lo:hi], values[lo:hi], d, theta)
+    norm = np.float32(1.0 / math.sqrt(d) if scale == NORMALISED else 1.0)
+    outside = 0
+    for i in range(d):
+        outside += 0 if abs(theta[i]) <= TRIG_LIMIT_SINGLE else 1
+    cos_part, sin_part = z[:d], z[d:]  # two views: stores to one array at i and d + i keep the loop scalar
+    if outside == 0:  # the common case, eight or sixteen lanes at a time
+        for i in range(d):
+            c, s = single_cos_sin(theta[i])
+            cos_part[i] = norm * c
+            sin_part[i] = norm * s
+        return True
+    finite = True
+    for i in range(d):
+        t = theta[i]
+        finite = finite and math.isfinite(t)
+        if abs(t) <= TRIG_LIMIT_SINGLE:
+            c, s = single_cos_sin(t)
+        else:  # beyond the float32 reduction: the float64 cos and sin of the float32 θ, rounded
+            c64, s64 = cos_sin(np.float64(t))
+            c, s = np.float32(c64), np.float32(s64)
+        cos_part[i] = norm * c
+        sin_part[i] = norm * s
+    return finite
+
+
+@njit(cache=True, inline="always")
+def dot(w, z, arithmetic, pairs):
+    """wᵀz.  VECTORISED: summed in four interleaved lanes, (s₀ + s₁) + (s₂ + s₃), then the tail in order, a
+    fixed order (the same result on every machine); SCALAR: summed in order; SINGLE: the pairs
+    w_i z_i + w_(D+i) z_(D+i) of the cos and the sin of each component made at once (into `pairs`, a
+    loop the compiler vectorises), then summed as `lane_sum` sums them."""
     n = z.shape[0]
+    if arithmetic == SINGLE:
+        d = n // 2
+        w_cos, w_sin, z_cos, z_sin = w[:d], w[d:], z[:d], z[d:]  # views, as in single_features
+        for i in range(d):
+            pairs[i] = w_cos[i] * z_cos[i] + w_sin[i] * z_sin[i]
+        return lane_sum(pairs, d)
     if arithmetic == SCALAR:
         s = 0.0
         for i in range(n):
@@ -241,15 +311,32 @@ def dot(w, z, arithmetic):
     return s
 
 
+@njit(cache=True, inline="always")
+def lane_sum(p, n):
+    """Σ_{i<n} p_i in four interleaved lanes, (s₀ + s₁) + (s₂ + s₃), then the tail in order."""
+    body = n - n % 4
+    s0 = s1 = s2 = s3 = 0.0
+    for i in range(0, body, 4):
+        s0 += p[i]
+        s1 += p[i + 1]
+        s2 += p[i + 2]
+        s3 += p[i + 3]
+    s = (s0 + s1) + (s2 + s3)
+    for i in range(body, n):
+        s += p[i]
+    return s
+
+
 @njit(cache=True)
 def fogd_range(S, K, rows, start, book, st, h):
     indptr, indices, values, y, scratch, counters = loop_arrays(rows, book)
     w, w_sum, stamp, omega, rowmap, z = st.fourier_w, st.fourier_sum, st.fourier_stamp, st.omega, st.rowmap, st.z
-    arithmetic = h.map_arithmetic
+    single = (st.omega_single, st.values_single, st.theta_single)
+    arithmetic, scale, pairs = h.map_arithmetic, h.map_scale, st.pairs
     for t in range(start, y.shape[0]):
-        if not features(omega, rowmap, values, indptr[t], indptr[t + 1], z, arithmetic):
+        if not features(omega, single, rowmap, values, indptr[t], indptr[t + 1], z, arithmetic, scale):
             raise ExampleOverflow
-        f = dot(w, z, arithmetic)
+        f = dot(w, z, arithmetic, pairs)
         if not math.isfinite(f):
             raise ScoreOverflow
         counters[EXAMPLES] += 1
@@ -266,10 +353,10 @@ def fogd_range(S, K, rows, start, book, st, h):
 
 
 @njit(cache=True)
-def fourier_scores(omega, rowmap, indptr, values, w, z, arithmetic, out):
+def fourier_scores(omega, single, rowmap, indptr, values, w, z, pairs, arithmetic, scale, out):
     for t in range(out.shape[0]):
-        features(omega, rowmap, values, indptr[t], indptr[t + 1], z, arithmetic)
-        out[t] = dot(w, z, arithmetic)
+        features(omega, single, rowmap, values, indptr[t], indptr[t + 1], z, arithmetic, scale)
+        out[t] = dot(w, z, arithmetic, pairs)
 
 
 @register
@@ -277,7 +364,7 @@ class FourierOGD(KernelLearner):
     name = "fogd"
     summary = "Fourier OGD: kernel OGD on D random Fourier features of the Gaussian kernel; 2D numbers, no support set"
     paper = "Lu, Hoi, Wang, Zhao, Liu, JMLR 17, 2016, §4 (FOGD); LIBOKL kernel-fogd"
-    params = (COMPONENTS, LEARNING_RATE, RATE_SCHEDULE, MAP_ARITHMETIC)
+    params = (COMPONENTS, LEARNING_RATE, RATE_SCHEDULE, MAP_ARITHMETIC, MAP_SCALE)
     loop = fogd_range
     # sharded: every shard makes the map from the run's seed, so a mix is the plain average of w
     # (distributed/average.py), with nothing to compress back
@@ -288,8 +375,12 @@ class FourierOGD(KernelLearner):
         super().__init__(kernel, seed=seed, **params)
         d = 2 * self.hyper["components"]
         self.fourier = {"fourier_w": np.zeros(d), "fourier_sum": np.zeros(d), "fourier_stamp": np.ones(1)}
-        self.map = FourierMap(self.seed, self.hyper["components"], kernel.gamma)
+        single = self.hyper["map_arithmetic"] == "single"
+        self.map = FourierMap(self.seed, self.hyper["components"], kernel.gamma, np.float32 if single else np.float64)
         self._z = np.zeros(d)
+        self._theta = np.zeros(d // 2 if single else 0, np.float32)  # θ of the single arithmetic
+        self._pairs = np.zeros(d // 2 if single else 0)  # the single arithmetic's pairs of terms of a score
+        self._values = NO_SINGLE  # the chunk's values in float32, for the single arithmetic
         self._rowmap = np.zeros(0, np.int64)
 
     @classmethod
@@ -298,12 +389,34 @@ class FourierOGD(KernelLearner):
             raise ValueError(f"{cls.name} approximates the Gaussian kernel: it takes --kernel rbf, not {kernel_kind}")
 
     def _state_arrays(self) -> dict:
-        return self.slot | self.fourier | {"omega": self.map.omega, "rowmap": self._rowmap, "z": self._z}
+        omega, (omega_single, values_single, theta_single) = self._map_args(self.map.omega, self._values)
+        return (
+            self.slot
+            | self.fourier
+            | {
+                "omega": omega,
+                "omega_single": omega_single,
+                "values_single": values_single,
+                "theta_single": theta_single,
+                "rowmap": self._rowmap,
+                "z": self._z,
+                "pairs": self._pairs,
+            }
+        )
+
+    def _map_args(self, omega: np.ndarray, values: np.ndarray) -> tuple:
+        """(Ω, (Ω, values, θ)): the map as `features` takes it, float64 first, float32 second (the single
+        arithmetic's, with the chunk's values rounded once); the kind the arithmetic does not use empty."""
+        if omega.dtype == np.float64:
+            return omega, (NO_SINGLE_OMEGA, NO_SINGLE, self._theta)
+        return NO_OMEGA, (omega, single_values(values), self._theta)
 
     def learn(self, chunk, y: np.ndarray) -> None:
         y = self._labels(y, chunk.line_numbers)
         self.n_features = max(self.n_features, chunk.n_features)
         self._rowmap = self.map.rows_of(chunk.indices)
+        if self.map.omega.dtype == np.float32:
+            self._values = single_values(chunk.values)
         before = int(self.counters[EXAMPLES])
         try:
             self._learn_range(Rows(*chunk.csr, y), 0)
@@ -314,12 +427,16 @@ class FourierOGD(KernelLearner):
     def decision_function(self, chunk) -> np.ndarray:
         out = np.empty(len(chunk), np.float64)
         omega, rowmap = self.map.for_scoring(chunk.indices)
+        omega, single = self._map_args(omega, chunk.values)
         w = self.fourier["fourier_w"]
-        fourier_scores(omega, rowmap, chunk.indptr, chunk.values, w, self._z, self._arithmetic(), out)
+        fourier_scores(
+            omega, single, rowmap, chunk.indptr, chunk.values, w, self._z, self._pairs, *self._arithmetic(), out
+        )
         return out
 
-    def _arithmetic(self) -> int:
-        return MAP_ARITHMETIC.code(self.hyper["map_arithmetic"])
+    def _arithmetic(self) -> tuple[int, int]:
+        """The map's arithmetic and scale, as the compiled functions take them."""
+        return MAP_ARITHMETIC.code(self.hyper["map_arithmetic"]), MAP_SCALE.code(self.hyper["map_scale"])
 
     @staticmethod
     def _as_written(header: dict) -> dict:
@@ -376,14 +493,15 @@ def mc_fogd_range(S, K, rows, start, book, st, h):
         st.z,
         st.scores,
     )
-    arithmetic = h.map_arithmetic
+    single = (st.omega_single, st.values_single, st.theta_single)
+    arithmetic, scale, pairs = h.map_arithmetic, h.map_scale, st.pairs
     for t in range(start, y.shape[0]):
-        if not features(omega, rowmap, values, indptr[t], indptr[t + 1], z, arithmetic):
+        if not features(omega, single, rowmap, values, indptr[t], indptr[t + 1], z, arithmetic, scale):
             raise ExampleOverflow
         yt = y[t]
         m = max(st.n_classes[0], yt + 1)  # a new class joins with a zero row
         for i in range(m):
-            f[i] = dot(W[i], z, arithmetic)
+            f[i] = dot(W[i], z, arithmetic, pairs)
             if not math.isfinite(f[i]):
                 raise ScoreOverflow
         st.n_classes[0] = m
@@ -402,11 +520,11 @@ def mc_fogd_range(S, K, rows, start, book, st, h):
 
 
 @njit(cache=True)
-def fourier_class_scores(omega, rowmap, indptr, values, W, z, arithmetic, out):
+def fourier_class_scores(omega, single, rowmap, indptr, values, W, z, pairs, arithmetic, scale, out):
     for t in range(out.shape[0]):
-        features(omega, rowmap, values, indptr[t], indptr[t + 1], z, arithmetic)
+        features(omega, single, rowmap, values, indptr[t], indptr[t + 1], z, arithmetic, scale)
         for i in range(out.shape[1]):
-            out[t, i] = dot(W[i], z, arithmetic)
+            out[t, i] = dot(W[i], z, arithmetic, pairs)
 
 
 @register
@@ -460,8 +578,11 @@ class MulticlassFourierOGD(FourierOGD):
         m = int(self.n_classes[0])
         out = np.zeros((len(chunk), m), np.float64)
         omega, rowmap = self.map.for_scoring(chunk.indices)
+        omega, single = self._map_args(omega, chunk.values)
         W = self.fourier["fourier_w"]
-        fourier_class_scores(omega, rowmap, chunk.indptr, chunk.values, W, self._z, self._arithmetic(), out)
+        fourier_class_scores(
+            omega, single, rowmap, chunk.indptr, chunk.values, W, self._z, self._pairs, *self._arithmetic(), out
+        )
         return out
 
     def feature_map_weights(self) -> np.ndarray:

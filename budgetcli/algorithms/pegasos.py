@@ -32,6 +32,10 @@ formula of quantities the round computes anyway), so line 8 never costs a pass o
   bilinearly between the four cells around (r, k); the degradation of the chosen h is computed exactly.
   Rows that are not collinear (three classes or more) get the exact search.  On a9a (two classes,
   B = 100) it halves a run's time at the same accuracy (docs/BENCHMARK.md).
+- Not offered: Qaadan and Glasmachers' multi-merge (merging more than two support vectors at once,
+  arXiv 1806.10179).  Its algorithm is not in a text we can read, and built without it a "multi-merge"
+  would be a rule of our own under their name; the precomputed lookup above is the fast merge (issue
+  #51 dropped it).
 
 Choices where the paper leaves room (each mirrored by tests/reference_multiclass.py):
 - "Smallest" ties: until the ball projection (line 8) first acts, every SV has the same

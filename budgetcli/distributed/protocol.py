@@ -88,7 +88,7 @@ def train(spec: TrainSpec, resume: Model | None = None, watch: Watch | None = No
     learner.notes = _notes(len(sources), sync, rounds, checks, shards, carried) + pattern_notes(expansions)
     skipped = [e for r in reports for e in r["skipped"][1]]
     source = sources[0] if len(sources) == 1 else f"{len(sources)} shards: {sources[0]} … {sources[-1]}"
-    model = Model(learner, labels_from_dict(labels), sharding=shards.sharding(*sync), run=_run(spec, resume, sync))
+    model = _mixed(learner, labels, shards, sync, spec, resume, reports)
     return TrainResult(
         model.as_written(spec.written, _run(spec, resume, sync)),
         time.perf_counter() - started,
@@ -221,13 +221,24 @@ def _rounds(spec: TrainSpec, shards, sources, sync, resume, watch: Watch) -> tup
         shards.adopt(*learner.portable_state(), labels)  # the resume state each shard rebuilds: not sent
         if spec.checkpoint_every and counters[EXAMPLES] - last_checkpoint >= spec.checkpoint_every:
             last_checkpoint = int(counters[EXAMPLES])
-            checkpoint = Model(
-                learner, labels_from_dict(labels), sharding=shards.sharding(*sync), run=_run(spec, resume, sync)
-            )
+            checkpoint = _mixed(learner, labels, shards, sync, spec, resume, reports)
             watch.on_checkpoint(checkpoint.as_written(spec.written, _run(spec, resume, sync)))
     if learner is None:
         raise DataError(sources[0], 0, None, "no examples to train on")
     return learner, labels, reports, rounds, checks
+
+
+def _mixed(learner, labels: dict, shards, sync: tuple, spec: TrainSpec, resume: Model | None, reports: list) -> Model:
+    """The mixed model, as a checkpoint and the run write it: its features numbered from 0 once any shard,
+    or the resumed model, met index 0 (Model.first_index)."""
+    first_index = min([r["first_index"] for r in reports] + [resume.first_index if resume is not None else 1])
+    return Model(
+        learner,
+        labels_from_dict(labels),
+        sharding=shards.sharding(*sync),
+        run=_run(spec, resume, sync),
+        first_index=first_index,
+    )
 
 
 def _run(spec: TrainSpec, resume: Model | None, sync: tuple) -> dict:

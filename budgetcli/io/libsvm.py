@@ -52,7 +52,7 @@ from typing import BinaryIO, Iterator
 
 import numpy as np
 
-from ..core import MAX_INDEX, Chunk, DataError
+from ..core import MAX_INDEX, Chunk, DataError, parse_number, shortest_text
 from .fastparse import PUNT, ROOM, parse_lines
 
 __all__ = [
@@ -208,6 +208,9 @@ class LibsvmReader:
     file (parallel predict) numbers its lines as the whole file does.
     ``source`` may also be an iterable of lines with a ``name`` (the package's views of a file:
     a byte range, permuted lines: see `bounded_lines`).
+    With ``labels=False`` a line may leave out its label (``1:1 5:1``, a line to score): its label is
+    NaN.  By default every line must start with its label, and one that starts with a feature is a
+    DataError naming it.
     The module docstring says when a chunk of fewer than ``block_lines`` examples is handed over
     (``first_block_whole``), and how long a line may be (``max_line_bytes``).
     """
@@ -218,6 +221,7 @@ class LibsvmReader:
         block_lines: int = 4096,
         skip_bad_lines: bool = False,
         first_line: int = 1,
+        labels: bool = True,
         first_block_whole: bool = False,
         max_line_bytes: int = MAX_LINE_BYTES,
     ):
@@ -235,6 +239,7 @@ class LibsvmReader:
         self._max_line = max_line_bytes
         self._poll = None if self._compressed else _poller(self._file)  # a stream's: see _pieces
         self._skip_bad_lines = skip_bad_lines
+        self._labels = labels
         self._lineno = first_line - 1  # the last line read
         self._iterated = False
         self.n_examples = 0
@@ -425,7 +430,7 @@ class LibsvmReader:
         """Parse line self._lineno with _parse_strict into the block (an error raises, or is kept with
         skip_bad_lines)."""
         try:
-            parsed = _parse_strict(raw, self._lineno, self.source_name)
+            parsed = _parse_strict(raw, self._lineno, self.source_name, self._labels)
         except DataError as err:
             if not self._skip_bad_lines:
                 raise
@@ -438,7 +443,7 @@ class LibsvmReader:
         """The stream ended inside its last line, `raw`: report it unless it holds no data."""
         self._lineno += 1
         try:  # a line that is malformed as well gets its own error, as any other line
-            if _parse_strict(raw, self._lineno, self.source_name) is None:
+            if _parse_strict(raw, self._lineno, self.source_name, self._labels) is None:
                 return
             error = DataError(
                 self.source_name,
@@ -479,11 +484,12 @@ class LibsvmReader:
 
 
 def _first_rows(labels: np.ndarray) -> list:
-    """The row where each label value comes first, in row order."""
+    """The row where each label value comes first, in row order (an unlabelled row's NaN has none)."""
     order = np.argsort(labels, kind="stable")  # a value's first row first among its rows
     ordered = labels[order]
     new = np.ones(len(labels), dtype=bool)
     new[1:] = ordered[1:] != ordered[:-1]
+    new &= ~np.isnan(ordered)
     return np.sort(order[new]).tolist()
 
 
@@ -536,12 +542,13 @@ def _is_stream(f) -> bool:
         return True
 
 
-def _parse_strict(raw: bytes, lineno: int, source: str):
+def _parse_strict(raw: bytes, lineno: int, source: str, labels: bool = True):
     """Parse one line checking everything, token by token.
 
     Returns None for a blank or comment line, else
     (label token as bytes, label, indices, values); raises DataError
-    for the first problem in the line.
+    for the first problem in the line.  A line whose first token is a feature has no label: with
+    ``labels`` that is an error, else its label is NaN (token b"").
     """
 
     def error(reason, token):
@@ -563,7 +570,17 @@ def _parse_strict(raw: bytes, lineno: int, source: str):
     for tok in tokens:
         if not (tok.isascii() and tok.isprintable()):
             raise error("not valid text (control or non-ASCII character)", tok)
-    label = _strict_number(tokens[0], "label", tokens[0], error)
+    if ":" in tokens[0]:  # `1:1 5:1`, or `qid:3 1:1`: no label
+        if labels:
+            raise error(
+                "no label: the line starts with a feature, where its label must come first "
+                "(predict scores lines without one)",
+                tokens[0],
+            )
+        tokens.insert(0, "")
+        label = math.nan
+    else:
+        label = _strict_number(tokens[0], "label", tokens[0], error)
     indices: list[int] = []
     values: list[float] = []
     for tok in tokens[1:]:
@@ -592,11 +609,7 @@ def _parse_strict(raw: bytes, lineno: int, source: str):
 
 
 def _strict_number(text: str, what: str, token: str, error) -> float:
-    # float() also takes digit separators ('1_0'), which the format does not have.
-    try:
-        number = None if "_" in text else float(text)
-    except ValueError:
-        number = None
+    number = parse_number(text)
     if number is None:
         raise error(f"{what} is not a number", token)
     if not math.isfinite(number):
@@ -625,8 +638,9 @@ def _token_at(raw: bytes, pos: int) -> str:
 def write_libsvm(fileobj_text, indptr, indices, values, labels, label_strings=None) -> None:
     """Write CSR data (``indices`` are the file's) as LIBSVM text to a text file object.
 
-    Values are written with ``repr`` and labels with ``'%.17g'`` (or as the
-    given ``label_strings``), so reading the file back gives bit-identical floats.
+    Values are written with ``repr`` and labels as the shortest text that reads back
+    (``core.shortest_text``; or as the given ``label_strings``), so reading the file back gives
+    bit-identical floats.
     """
     indptr = np.asarray(indptr, dtype=np.int64).tolist()
     file_indices = np.asarray(indices, dtype=np.int64).tolist()
@@ -636,7 +650,7 @@ def write_libsvm(fileobj_text, indptr, indices, values, labels, label_strings=No
     if not (np.isfinite(values).all() and np.isfinite(labels).all()):
         raise ValueError("labels and values must be finite")
     if label_strings is None:
-        label_strings = ["%.17g" % label for label in labels.tolist()]
+        label_strings = [shortest_text(label) for label in labels.tolist()]
     if len(label_strings) != len(indptr) - 1:
         raise ValueError(f"{len(label_strings)} labels for {len(indptr) - 1} examples")
     values = values.tolist()

@@ -28,7 +28,7 @@ from array import array
 
 import numpy as np
 
-from ..labels import third_label_message
+from ..labels import kept_spelling, third_label_message
 from .libsvm import MAX_LINE_BYTES, DataError, LibsvmReader, bounded_lines
 
 _BOM = b"\xef\xbb\xbf"
@@ -90,9 +90,9 @@ class PermutedExamples:
     def model_spellings(self) -> dict:
         """The label spellings as training on the in-memory shuffle leaves them in the model: each
         label's first spelling in the file, in the order the labels are met (block by block of the
-        permuted stream; within a block, in file order)."""
+        permuted stream; within a block, in file order), each as a model file keeps it (kept_spelling)."""
         order = sorted(self.spellings, key=lambda v: (self.first_block[v], self.label_lines[v]))
-        return {v: self.spellings[v] for v in order}
+        return {v: kept_spelling(v, self.spellings[v]) for v in order}
 
     def lines(self) -> "PermutedLines":
         return PermutedLines(self.path, self.name, self.offsets)
