@@ -26,6 +26,13 @@ New files get the permissions a plain `open()` gives (0666 less the umask), whic
 were written.  A replaced regular file keeps its mode, and its owner and group where this user may
 set them, as `cp` onto an existing file and `sed -i` keep them.
 
+A file a run read and writes back (`train --resume M … -o M`, `calibrate M … -o M`, a model the
+Python API loaded and saves to its path) is replaced only if it is still the file that was read
+(`FileState`): two runs that continue one model at once would otherwise both succeed, the one
+that ends last overwriting the other's data.  The check and the rename are made under a lock on
+the file (`flock`), so that of two such runs ending together one writes and the other is refused
+(`ChangedSinceRead`), its model not written: nothing is lost silently.
+
 No command writes over one of its own inputs: `refuse_same_files` compares the inputs' and the
 outputs' device and inode numbers (so another spelling of the path, a hard link or a symbolic link
 are caught) before anything is opened for writing.
@@ -138,12 +145,77 @@ def writable_problem(path: str) -> str | None:
     return None
 
 
+class ChangedSinceRead(OSError):
+    """The file a run read and would write back was replaced or changed since (another run wrote it)."""
+
+
+def _state(st: os.stat_result) -> tuple:
+    # not the ctime: a hard link or a chmod changes it, not the content
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+
+
+class FileState:
+    """What a file was when a run read it (device, inode, size, modification time), to write it back
+    only if it is still that file (`output_file(..., expect=)`); each such write makes the state the
+    new file's, so that a run's later writes (checkpoints) expect its own."""
+
+    def __init__(self, path):
+        self.path = os.path.realpath(path)
+        self.state = _state(os.stat(path))
+
+    def names(self, path) -> bool:
+        """True when `path` is the path this state was taken at (however spelled, through links)."""
+        return os.path.realpath(path) == self.path
+
+
+def _replace_unchanged(tmp_path: str, target: str, expect: FileState) -> None:
+    """os.replace(tmp_path, target) if `target` is still the file `expect` saw, else ChangedSinceRead;
+    checked and renamed under an exclusive lock on the target, which every such writer takes."""
+    try:
+        fd = os.open(target, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    except (FileNotFoundError, PermissionError):  # removed since (nothing there to lose), or not readable
+        fd = None
+    try:
+        if fd is not None:
+            _lock(fd)
+        if os.path.lexists(target) and (
+            _state(os.stat(target)) != expect.state or (fd is not None and _state(os.fstat(fd)) != expect.state)
+        ):
+            raise ChangedSinceRead(
+                errno.EBUSY,
+                "it changed since this run read it (another run wrote it), so it is not overwritten: "
+                "this run's data is not in it; continue from it again",
+                target,
+            )
+        new = _state(os.stat(tmp_path))
+        os.replace(tmp_path, target)
+        expect.state = new
+    finally:
+        if fd is not None:
+            os.close(fd)  # and the lock with it
+
+
+def _lock(fd: int) -> None:
+    """An exclusive flock on fd, waiting for another writer's check and rename (a moment); none where
+    the file system has no locks (the check is still made)."""
+    try:
+        import fcntl
+    except ImportError:
+        return
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+    except OSError:
+        pass
+
+
 @contextlib.contextmanager
-def output_file(path: str, binary: bool = False) -> Iterator[IO]:
+def output_file(path: str, binary: bool = False, expect: FileState | None = None) -> Iterator[IO]:
     """A file object for the output at `path`, written as the module docstring says (text: UTF-8
     with "\\n" line ends; `binary`: bytes).  Failures raise OSError, with the path as its filename
     when it concerns the path.  When the block raises, what was buffered is dropped quietly, so the
-    block's own exception is the one that comes out."""
+    block's own exception is the one that comes out.  `expect`: the state of the file at `path`
+    when it was read; a regular file there is replaced only if it is still that file
+    (ChangedSinceRead otherwise)."""
     path = os.fspath(path)
     refused = refusal(path)
     if refused is not None:
@@ -170,7 +242,10 @@ def output_file(path: str, binary: bool = False) -> Iterator[IO]:
             yield from _written(raw, binary)
             os.fsync(raw.fileno())
         _take_mode(tmp_path, target)
-        os.replace(tmp_path, target)
+        if expect is None:
+            os.replace(tmp_path, target)
+        else:
+            _replace_unchanged(tmp_path, target, expect)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(tmp_path)

@@ -36,7 +36,7 @@ from .atomic import (
 from . import predict as predict_
 from . import tune as tune_
 from .core import DataError, KernelSpec, shortest_text, unique
-from .io.libsvm import write_libsvm
+from .io.libsvm import read_once, write_libsvm
 from .kernels import KERNEL_PARAMS
 from .curve import CurveWriteError, LearningCurve, describe
 from .progress import Progress
@@ -164,7 +164,8 @@ def _train_options(f):
                 type=click.IntRange(min=1),
                 default=1,
                 show_default=True,
-                help="Passes over DATA. A file is streamed again for each pass; stdin is kept in memory.",
+                help="Passes over DATA. A file is streamed again for each pass; stdin, a pipe or a FIFO is kept "
+                "in memory.",
             ),
             click.option(
                 "--shuffle",
@@ -596,6 +597,9 @@ def _model_output(output: str | None, data: str, checkpoint_every: int | None) -
     if output is None:
         if data == "-":
             raise click.UsageError("-o/--output is required when DATA is '-'")
+        what = read_once(data) or _system_directory(data)  # /dev/stdin.model is no place for a model
+        if what:
+            raise click.UsageError(f"-o/--output is required when DATA is {what} ({data})")
         output = data + ".model"
     if output == "-":
         raise click.UsageError("a model file cannot be written to stdout; give a path with -o")
@@ -608,6 +612,19 @@ def _model_output(output: str | None, data: str, checkpoint_every: int | None) -
     if problem:
         fail(f"{output}: cannot write the model: {problem}")
     return output
+
+
+SYSTEM_DIRECTORIES = ("/dev", "/proc")  # where DATA.model may not go
+
+
+def _system_directory(path: str) -> str | None:
+    """ "in /dev" or "in /proc" for a path there (/dev/stdin, /dev/fd/0, /proc/self/fd/0: what a
+    shell gives for a stream, whatever file it is), else None."""
+    directory = os.path.realpath(os.path.dirname(os.path.abspath(path)))
+    for system in SYSTEM_DIRECTORIES:
+        if directory == system or directory.startswith(system + "/"):
+            return f"in {system}"
+    return None
 
 
 def _train(ctx, hypothesis: str | None, sharding: dict | None, options: dict) -> None:
@@ -639,18 +656,18 @@ def _train(ctx, hypothesis: str | None, sharding: dict | None, options: dict) ->
     if shards is not None:
         spec = dataclasses.replace(spec, sharding=dataclasses.replace(spec.sharding, jobs=shards[1]))
     _refuse_same_files(
-        [("DATA", data)]
-        + [("DATA", s) for s in (shards[0] if shards else ()) if "://" not in s]
-        + [("--resume", resume_path)],
+        [("DATA", data)] + [("DATA", s) for s in (shards[0] if shards else ())] + [("--resume", resume_path)],
         [("-o", output), ("--curve", curve_path)],
         # train goes on from a model and may write it back; online-to-batch writes a batch model
         may_replace={("--resume", "-o")} if hypothesis in (None, "online", "running-average") else (),
     )
     checkpoints = []  # the model's example count (resumed ones included) at each checkpoint written
+    # train --resume M … -o M: M is replaced only while it is the file read (another run may continue it too)
+    read = resume.read_from if resume is not None and _same_file(output, resume_path) else None
 
     def checkpoint(model):
         with stop_signals_deferred():
-            model.save(output, resume=model.hypothesis not in AVERAGES)
+            model.save(output, resume=model.hypothesis not in AVERAGES, expect=read)
             checkpoints.append(model.learner.counter("examples"))
 
     terminal = sys.stderr.isatty()
@@ -666,8 +683,13 @@ def _train(ctx, hypothesis: str | None, sharding: dict | None, options: dict) ->
                 result = _train_sharded(spec, resume, watch)
             else:
                 result = pipeline.train(spec, data, resume, watch)
-            result.model.save(output, resume=spec.save_resume)
+            kept = result.examples == 0 and read is not None
+            if not kept:
+                result.model.save(output, resume=spec.save_resume, expect=read)
     summary = _train_summary(result, result.spec or spec, output)
+    if result.examples == 0:  # a resumed model over an empty day: no error in a cron job
+        left = f"; {output} left as it was" if kept else ""
+        summary["notes"].insert(0, f"{result.source} holds no examples: the model learned nothing new{left}")
     if options["algorithm"] is None and resume is None:
         summary["notes"].insert(0, f"{summary['algorithm']}: the default for {_data_kind(summary)} (-a NAME chooses)")
     if options["as_json"]:
@@ -676,22 +698,30 @@ def _train(ctx, hypothesis: str | None, sharding: dict | None, options: dict) ->
         _print_train_summary(summary, result)
 
 
+def _same_file(path: str, other: str | None) -> bool:
+    try:
+        return other is not None and os.path.samefile(path, other)
+    except (OSError, ValueError):
+        return False
+
+
 def _shards(spec: TrainSpec, quiet: bool) -> tuple[list, int] | None:
-    """A sharded run's shards (a glob that matches nothing is said later, in its place) and its local
-    cluster's workers, at most one per shard and per core (said when --jobs is lowered)."""
+    """A sharded run's shards that are files (a glob that matches nothing is said later, in its
+    place) and its local cluster's workers, at most one per shard and per core (said when --jobs is
+    lowered)."""
     if spec.sharding is None:
         return None
-    from . import distributed  # only a sharded run pays for its import
+    from .distributed.sources import is_url, shard_sources  # only a sharded run pays for its import
 
     shards = []
     with contextlib.suppress(ValueError, ImportError):
-        shards = distributed.shard_sources(spec.sharding.inputs)
+        shards = shard_sources(spec.sharding.inputs)
     jobs = spec.sharding.jobs
     if spec.sharding.backend == "dask" and spec.sharding.scheduler is None:
         jobs, note = bounds.workers(jobs, max(len(shards), 1), "shard")
         if note and not quiet:
             click.echo(f"budgetlearn: note: {note}", err=True)
-    return shards, jobs
+    return [s for s in shards if not is_url(s)], jobs
 
 
 def _train_sharded(spec: TrainSpec, resume, watch):
@@ -822,7 +852,11 @@ def _print_train_summary(s: dict, result) -> None:
 def _looks_like_output(path: str) -> bool:
     """A second train input that is rather the model svm-train's order names: a path that does not
     exist yet, or a model file."""
-    return "://" not in path and not any(c in path for c in "*?[") and (not os.path.exists(path) or _is_model(path))
+    if os.path.lexists(path):  # an existing name is that file, whatever characters it holds
+        return _is_model(path)
+    from .distributed.sources import is_url, is_pattern
+
+    return not is_url(path) and not is_pattern(path)
 
 
 def _is_model(path: str) -> bool:
@@ -1002,6 +1036,9 @@ def calibrate(model_path, data, output, skip_bad_lines):
     from .api import fit_calibration
 
     _refuse_same_files([("MODEL", model_path), ("DATA", data)], [("-o", output)], may_replace={("MODEL", "-o")})
+    problem = writable_problem(output)  # before the held-out data is read
+    if problem:
+        fail(f"{output}: cannot write the model: {problem}")
     model = _load(model_path, resume=True, data=data)
     try:
         warnings = fit_calibration(model, data, skip_bad_lines=skip_bad_lines)
@@ -1330,8 +1367,12 @@ def tune(
     after every setting that learned something, whatever --sort says."""
     kernel = KernelSpec.from_params(options)
     params = {k: v for k, v in options.items() if k in registry.params() and v is not None}
-    if data == "-":
-        raise click.UsageError("tune reads DATA once per run: give a file, not '-'")
+    for name, path in (("DATA", data), ("--test", test)):
+        what = path is not None and read_once(path)
+        if what:
+            raise click.UsageError(
+                f"tune reads {name} once per run: give a regular file, not {'-' if path == '-' else path} ({what})"
+            )
     ctx = click.get_current_context()
     if folds and _given(ctx, "permutations"):
         raise click.UsageError("--folds K makes a setting's runs its K folds; drop --permutations")

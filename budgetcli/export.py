@@ -38,13 +38,13 @@ evicting algorithms cannot be recovered from a LIBSVM file, so those are refused
 from __future__ import annotations
 
 import dataclasses
-import io
 import math
 import os
 
 import numpy as np
 
 from .core import MAX_INDEX, DataError, shortest_text
+from .io.libsvm import MAX_LINE_BYTES, bounded_lines, line_too_long
 from .kernels import Kernel
 from .labels import BinaryLabels, kept_spelling
 from .learner import KernelLearner
@@ -154,13 +154,14 @@ def read_libsvm_model(path) -> dict:
     labels as written), 'rho', 'coef', 'indptr', 'indices', 'values'}.  Errors are DataErrors naming file and line."""
     source = os.fspath(path)
     try:
-        f = io.TextIOWrapper(open_regular(source), encoding="utf-8", errors="replace")
+        f = open_regular(source)
     except OSError as exc:
         raise DataError(source, 0, None, f"cannot open: {exc.strerror or exc}") from None
     with f:
-        header, header_end = _libsvm_header(f, source)
+        lines = _text_lines(f, source)
+        header, header_end = _libsvm_header(lines, source)
         kernel, labels, spellings, rho, total = _libsvm_header_values(header, source, header_end)
-        coef, indptr, indices, values, lineno = _libsvm_support_vectors(f, source, header_end)
+        coef, indptr, indices, values, lineno = _libsvm_support_vectors(lines, source, header_end)
     if len(coef) != total:
         raise DataError(source, lineno, None, f"total_sv {total} but {len(coef)} SV lines")
     return {
@@ -173,6 +174,15 @@ def read_libsvm_model(path) -> dict:
         "indices": np.array(indices, np.int32),
         "values": np.array(values, np.float64),
     }
+
+
+def _text_lines(f, source: str):
+    """The lines of the binary file f as text, each at most MAX_LINE_BYTES as the data reader bounds
+    them: a longer one is a DataError naming it, never read whole (a hostile file's one huge line)."""
+    for lineno, (line, _) in enumerate(bounded_lines(f), start=1):
+        if len(line) > MAX_LINE_BYTES and not line.endswith(b"\n"):
+            raise line_too_long(source, lineno)
+        yield line.decode("utf-8", errors="replace")
 
 
 def _libsvm_header(f, source: str) -> tuple[dict[str, list[str]], int]:

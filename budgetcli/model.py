@@ -3,11 +3,12 @@ counters, random state) plus the label map, saved in one model file (modelfile.p
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from . import __version__, algorithms, modelfile, registry, scaling as scaling_, statecheck  # noqa: F401
+from .atomic import FileState
 from .labels import BinaryLabels, MulticlassLabels, labels_from_dict
 from .modelfile import ModelFileError
 from .projection import onto_kept
@@ -61,6 +62,9 @@ class Model:
             self.first_index = 0
 
     scaling: object = None  # scaling.Scaling applied to every example before the learner (`train --scale`)
+    # the file it was loaded from, as it was then (atomic.FileState): saved back to that path, it must
+    # still be that file, or another run wrote it meanwhile and is not overwritten
+    read_from: object = field(default=None, repr=False, compare=False)
 
     # ---- prediction, for the Python API (api.py) ----------------------------------------------------
     def decision_function(self, X) -> np.ndarray:
@@ -221,19 +225,23 @@ class Model:
             scaling=self.scaling,
         )
 
-    def save(self, path, resume: bool = False) -> None:
+    def save(self, path, resume: bool = False, expect=None) -> None:
         """Write the model file: compact (what prediction needs, and the small state resuming needs),
         or with `resume` also the resume state (K⁻¹ and other |S|² arrays, a running average's archive
         of evicted vectors), for a bit-for-bit resume.  A running average's file holds the archive's
         part folded onto the support vectors (what `predict` uses, the same in both); with `resume`,
         the sums before that fold too, as "unfolded_" + `folded_array`, which a resume goes on from.
-        Every 1-D array is stored in the narrowest dtype that holds its values exactly."""
+        Every 1-D array is stored in the narrowest dtype that holds its values exactly.  Written to
+        the file it was loaded from (or to the one whose atomic.FileState is `expect`), it replaces it
+        only if that file has not changed since (atomic.ChangedSinceRead otherwise)."""
+        if expect is None and self.read_from is not None and self.read_from.names(path):
+            expect = self.read_from
         try:  # every model written is one that loads: the loader's own checks, before anything is written
             header, arrays, evicted_folded = self._written(resume)
             expected = self.learner.saved_arrays(header, arrays) | scaling_.saved_arrays(header, arrays)
             statecheck.check_members(self.learner.name, expected, arrays)
             _check_state(type(self.learner), header, arrays)
-            modelfile.save(path, header, arrays)
+            modelfile.save(path, header, arrays, expect)
         except (ValueError, TypeError, KeyError) as exc:
             raise UnloadableModel(
                 f"the model would not load ({exc.args[0] if exc.args else exc}); nothing written"
@@ -288,6 +296,10 @@ class Model:
                 return ()
             return registry.get(header["algorithm"]).resume_arrays(header)
 
+        try:  # taken before it is read: a file replaced meanwhile is then refused when written back
+            read_from = FileState(path)
+        except (OSError, ValueError):
+            read_from = None  # modelfile.load says why it cannot be read
         header, arrays = modelfile.load(path, expect=expect, skip=skip)
         arrays = {name: a.astype(expected[name][1]) if name in expected else a for name, a in arrays.items()}
         _file_indices(header, arrays)
@@ -346,6 +358,7 @@ class Model:
             evicted_folded=evicted_folded,
             first_index=first_index,
             scaling=scaling,
+            read_from=read_from,
         )
         if resume or hypothesis != "running-average":
             return model

@@ -16,7 +16,7 @@ from .labels import BinaryLabels, MulticlassLabels
 from .metrics import constant_warning, one_label_warning
 from .learner import Overflow, kernel_matrix
 from .model import Model
-from .spec import TrainSpec
+from .spec import AVERAGES, TrainSpec
 from .support import SupportSet
 
 
@@ -47,23 +47,35 @@ class TrainResult:
     traffic: dict = field(default_factory=dict)  # a sharded run's: synchronisations, bytes_out, bytes_in
     online: Model | None = None  # the online learner the written `model` comes from (itself, unless a batch average)
     spec: TrainSpec | None = None  # the run's spec, its algorithm chosen (TrainSpec.choosing) when it was not given
+    examples: int | None = None  # examples this run learned (0: a resumed model over data without examples)
 
 
 def epochs_of(
-    data, epochs: int = 1, shuffle: bool = False, seed: int = 0, skip_bad_lines: bool = False, block_lines: int = 4096
+    data,
+    epochs: int = 1,
+    shuffle: bool = False,
+    seed: int = 0,
+    skip_bad_lines: bool = False,
+    block_lines: int = 4096,
+    first_block_whole: bool = True,
 ) -> Iterator[tuple[object, LibsvmReader, float | None]]:
     """(chunk, reader, done) for `epochs` passes over `data`; `done` is the share of the whole run's
     input read once the chunk is through, or None when the input's size is unknown (stdin, a pipe,
     a compressed file).
 
-    Without shuffling a file is streamed again for each pass (memory stays one chunk); stdin,
-    which cannot be read twice, and --shuffle keep the data in memory, as a Chunk given as `data` (the
-    Python API's arrays) is.  With `shuffle`, pass e (0-based) is permuted by numpy's generator seeded
-    with (seed, e)."""
-    in_memory = shuffle or (epochs > 1 and data == "-") or isinstance(data, Chunk)
+    Without shuffling a file is streamed again for each pass (memory stays one chunk); stdin, a pipe
+    or a FIFO, which cannot be read twice (scaling.two_passes), and --shuffle keep the data in
+    memory, as a Chunk given as `data` (the Python API's arrays) is.  With `shuffle`, pass e
+    (0-based) is permuted by numpy's generator seeded with (seed, e).
+
+    A chunk read holds fewer than `block_lines` examples when the input pauses, ends, fails or is
+    interrupted (LibsvmReader), the first one only when `first_block_whole` is false."""
+    in_memory = shuffle or isinstance(data, Chunk) or (epochs > 1 and not scaling_.two_passes(data))
     if not in_memory:
         for e in range(epochs):
-            with LibsvmReader(data, block_lines=block_lines, skip_bad_lines=skip_bad_lines) as reader:
+            with LibsvmReader(
+                data, block_lines=block_lines, skip_bad_lines=skip_bad_lines, first_block_whole=first_block_whole
+            ) as reader:
                 for chunk in reader:
                     share = reader.share_read()
                     yield chunk, reader, None if share is None else (e + share) / epochs
@@ -97,7 +109,11 @@ def train(spec: TrainSpec, data, resume: Model | None = None, watch: Watch | Non
     `spec.checkpoint_every` N, `watch.on_checkpoint(model)` is called each time exactly k·N examples
     of this run have been learned, so a checkpoint holds a whole number of N-example steps, whatever
     the chunk size; `watch.progress` gets a row at 1, 2, 4, ... examples of this run.  For all three a
-    chunk is cut where the count is reached (see `_learn_in_pieces`)."""
+    chunk is cut where the count is reached (see `_learn_in_pieces`).
+
+    Data without examples (an empty file, comments only) is a DataError for a new model; a resumed
+    model goes on over it unchanged (an empty day in a cron job is no error: `TrainResult.examples`
+    is then 0, and the model keeps even its probabilities)."""
     watch = watch or Watch()
     calibration_dropped = []
     if resume is not None:
@@ -106,12 +122,6 @@ def train(spec: TrainSpec, data, resume: Model | None = None, watch: Watch | Non
         note = resume.resume_note(spec.written)
         if note is not None:
             resume.learner.notes.append(note)
-        resume.evicted_folded = 0  # from here on, the run keeps all its own continuation needs
-        if resume.calibration is not None:  # fitted to the scores the model had: they change now
-            resume.calibration = None
-            calibration_dropped.append(
-                "the model's probabilities were fitted to its former scores and are dropped; calibrate it again"
-            )
     started = time.perf_counter()
     model = resume
     reader = None
@@ -121,8 +131,9 @@ def train(spec: TrainSpec, data, resume: Model | None = None, watch: Watch | Non
     seen = Counts()  # this run's labels and mistakes, for the check against a constant
     done_before = 0.0  # share of the input read before the current chunk
     scaling = _scaling(spec, data) if resume is None else None
+    # a new model's first block decides its defaults (algorithm, γ, label signs): it is read whole
     for chunk, reader, done in epochs_of(
-        data, spec.epochs or 1, spec.shuffle, spec.seed, spec.skip_bad_lines, spec.block_lines
+        data, spec.epochs or 1, spec.shuffle, spec.seed, spec.skip_bad_lines, spec.block_lines, resume is None
     ):
         if model is None:
             spec = spec.choosing(len(unique(chunk.labels)))
@@ -142,12 +153,24 @@ def train(spec: TrainSpec, data, resume: Model | None = None, watch: Watch | Non
                 warnings += scaling_.spread_warning(chunk, SCALE_HINT)
             first = _sample(raw, OUTCOME_SAMPLE)  # scored through the model, which scales it
             seen.start(model.learner)
+            model.evicted_folded = 0  # from here on, the run keeps all its own continuation needs
+            if model.calibration is not None:  # fitted to the scores the model had: they change now
+                model.calibration = None
+                calibration_dropped.append(
+                    "the model's probabilities were fitted to its former scores and are dropped; calibrate it again"
+                )
         seen.add(chunk)
         model.learner.keep_evicted(spec.written)
         model.learner.threads = spec.threads
-        y = model.labels.encode(chunk, reader.source_name)
         if stops is None:
             stops = _stops(model, spec, watch)
+        try:
+            y = model.labels.encode(chunk, reader.source_name)
+        except DataError as exc:  # a label the model cannot take: the rows before its line are learnt first
+            good = chunk.take(np.flatnonzero(chunk.line_numbers < exc.line))
+            if len(good):
+                _learn_in_pieces(model, good, model.labels.encode(good, reader.source_name), stops, reader.source_name)
+            raise
         if watch.progress is not None:  # the rows' share of the input: interpolated by position in the chunk
             watch.progress.locate(model.learner.counter("examples"), len(chunk), done_before, done)
             done_before = done
@@ -160,8 +183,10 @@ def train(spec: TrainSpec, data, resume: Model | None = None, watch: Watch | Non
     if watch.curve is not None:
         watch.curve.finish(model.learner)
     online = model
-    written = model.as_written(spec.written, spec.to_dict())
-    warnings += (
+    examples = sum(seen.labels.values())
+    # a resumed model over data without examples is returned as it is (a batch average is still made)
+    written = model if not examples and spec.written not in AVERAGES else model.as_written(spec.written, spec.to_dict())
+    warnings = (warnings or []) + (
         calibration_dropped
         + support_warnings(online.learner)
         + outcome_warnings(written, first, seen.labels, seen.mistakes(online))
@@ -176,6 +201,7 @@ def train(spec: TrainSpec, data, resume: Model | None = None, watch: Watch | Non
         warnings,
         online=online,
         spec=spec,
+        examples=examples,
     )
 
 

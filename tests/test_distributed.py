@@ -4,6 +4,7 @@ file on every backend, the algorithms that cannot be mixed, URLs, bad data in a 
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -345,6 +346,33 @@ def test_memory_urls_give_the_model_of_the_files(shards, tmp_path):
     assert from_urls.source == (
         "3 shards: memory:///budgetlearn-test/part-0.svm … memory:///budgetlearn-test/part-2.svm"
     )
+
+
+def test_a_name_that_exists_is_that_file_and_a_pattern_s_matches_are_listed(tmp_path):
+    """`day[1].txt` beside `day1.txt` is the first file, not a pattern matching the second (which was
+    read instead, silently); a name holding "://" that exists is a file, not a URL.  Only a name that
+    no file has is a pattern, and the summary lists what it matched."""
+    (tmp_path / "day[1].txt").write_text(lines(100, 1))
+    (tmp_path / "day1.txt").write_text(lines(150, 2))
+    (tmp_path / "x:").mkdir()
+    (tmp_path / "x:" / "day2.txt").write_text(lines(80, 3))
+    common = ["train", "-a", "perceptron", "--gamma", "0.5", "--json", "-q", "--backend", "serial"]
+
+    def summary(*inputs):
+        r = run(*common, *inputs, "-o", tmp_path / "m.model")
+        assert r.exit_code == 0, r.output
+        return json.loads(r.stdout)
+
+    s = summary(tmp_path / "day[1].txt", f"{tmp_path}/x://day2.txt")
+    assert s["examples"] == 100 + 80 and not any("matched" in n for n in s["notes"])
+    s = summary(tmp_path / "day[12].txt")
+    assert s["examples"] == 150 and f"{tmp_path}/day[12].txt matched 1 shard: {tmp_path}/day1.txt" in s["notes"]
+    s = summary(tmp_path / "day*.txt")
+    assert s["examples"] == 100 + 150
+    assert f"{tmp_path}/day*.txt matched 2 shards: {tmp_path}/day1.txt, {tmp_path}/day[1].txt" in s["notes"]
+    (tmp_path / "day[1].txt").unlink()  # no file of that name now: a pattern
+    s = summary(tmp_path / "day[1].txt")
+    assert s["examples"] == 150 and f"{tmp_path}/day[1].txt matched 1 shard: {tmp_path}/day1.txt" in s["notes"]
 
 
 @pytest.mark.parametrize("backend", ["serial", "dask"])

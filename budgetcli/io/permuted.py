@@ -29,7 +29,7 @@ from array import array
 import numpy as np
 
 from ..labels import kept_spelling, third_label_message
-from .libsvm import DataError, LibsvmReader
+from .libsvm import MAX_LINE_BYTES, DataError, LibsvmReader, bounded_lines
 
 _BOM = b"\xef\xbb\xbf"
 
@@ -43,9 +43,9 @@ class _RecordOffsets:
 
     def __iter__(self):
         pos = 0
-        for line in self.f:
+        for line, taken in bounded_lines(self.f):
             self.offsets.append(pos)
-            pos += len(line)
+            pos += taken
             yield line
 
 
@@ -108,7 +108,7 @@ class PermutedLines:
         with open(self.path, "rb") as f:
             for offset in self.offsets.tolist():
                 f.seek(offset)
-                line = f.readline()
+                line = f.readline(MAX_LINE_BYTES + 1)  # every example line was read whole before: never cut
                 if offset == 0 and line.startswith(_BOM):  # the reader only strips it on its own line 1
                     line = line[len(_BOM) :]
                 yield line
