@@ -462,11 +462,10 @@ class KernelLearner:
         """The name of the first number of the hypothesis or its running average that is not finite
         (a setting overflowed), else None: O(|S|), cheap enough after every chunk.  The resume state
         (K⁻¹ and the like) is checked when the model is saved (Model.save checks all it writes)."""
-        n = len(self.support)
-        for name, a in self._decisive_arrays(n).items():
-            if not np.isfinite(a).all():
-                return name
-        return None
+        arrays = self._decisive_arrays(len(self.support))
+        if np.isfinite(np.concatenate([a.ravel() for a in arrays.values()])).all():  # one check: after every
+            return None  # chunk, and River's learn_one learns chunks of one example
+        return next(name for name, a in arrays.items() if not np.isfinite(a).all())
 
     def _decisive_arrays(self, n: int) -> dict:
         """The arrays `nonfinite` checks: the running numbers and the per-slot vectors that are saved."""

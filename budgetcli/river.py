@@ -63,11 +63,10 @@ from scipy.special import expit, softmax
 
 from . import modelfile
 from .estimator import KernelSettings, checked_labels, csr_chunk, learner_class
-from .learner import Overflow
 from .core import Chunk, KernelSpec
-from .kernels import Kernel
 from .labels import BinaryLabels, MulticlassLabels, kept_spelling, label_values, third_label_message
 from .model import Model
+from .session import Session, TrainingStopped
 
 HEADER_FIELD = "river"  # the model file's header field holding the feature map, labels and parameters
 
@@ -165,17 +164,16 @@ class BudgetClassifier(KernelSettings, base.MiniBatchClassifier):
         kept, as learn_one of those rows would have kept them."""
         n = len(self.features)
         made = self.learner is None
-        if made:
-            kernel = Kernel.of(self._train_spec(self.params).kernel, n + len(new))
-            self.learner = self._cls(kernel, seed=self.seed, **self.params)
-            self._keep_average()
+        session = self._session(made)
+        if made:  # γ's default counts the features by name, those present with the value 0 too
+            self.learner = session.begin(chunk, features=n + len(new)).learner
         try:
-            self.learner.learn(chunk if self.scaling is None else self.scaling.apply(chunk), codes)
-        except Overflow as exc:
+            session.learn(chunk, targets=codes)
+        except TrainingStopped as exc:
             self._commit(labels[: exc.row], new, first, classes, exc.row)
             if made and exc.row == 0:
                 self.learner = None
-            raise ValueError(f"row {exc.row}: {exc.reason}") from None
+            raise ValueError(f"row {exc.row}: {exc.why}") from None
         self.features.update((name, n + k + 1) for k, name in enumerate(new))
         self.classes = classes
 
@@ -188,10 +186,20 @@ class BudgetClassifier(KernelSettings, base.MiniBatchClassifier):
             seen |= {False, True}
         self.classes = {label: code for label, code in classes.items() if label in seen}
 
-    def _keep_average(self) -> None:
-        """With `average`, a learner that evicts keeps what it evicts in a bounded archive, as `budgetlearn
-        train` does (KernelLearner.keep_evicted): the average stays in bounded memory."""
-        self.learner.keep_evicted("running-average" if self.average else "online")
+    def _session(self, new: bool = False) -> Session:
+        """The learning session over the learner (session.py): a new one for a new learner, else the one
+        made for this learner (made again when it is another: loaded, unpickled).  It learns as `budgetlearn
+        train` does, and with `average` a learner that evicts keeps what it evicts in a bounded archive:
+        the average stays in bounded memory.  The classifier keeps its own label map (any hashable
+        labels), and gives the session the learner's codes."""
+        hypothesis = "running-average" if self.average else "online"
+        if new:
+            self._learning = Session(self._train_spec(self.params, hypothesis=hypothesis))
+        elif getattr(self, "_learning", None) is None or self._learning.model.learner is not self.learner:
+            labels = MulticlassLabels() if self._multiclass else BinaryLabels()
+            model = Model(self.learner, labels, hypothesis, scaling=self.scaling)
+            self._learning = Session(self._train_spec(self.params, hypothesis=hypothesis, resumed=True), model)
+        return self._learning
 
     def _encode(self, labels: list) -> tuple[np.ndarray, dict]:
         """The learner's codes of `labels` and the label map with the new ones (self.classes is
@@ -264,17 +272,10 @@ class BudgetClassifier(KernelSettings, base.MiniBatchClassifier):
     # ---- prediction ------------------------------------------------------------------------
     def _scores(self, chunk: Chunk) -> np.ndarray:
         """f(x) per row (binary) or the n × m class scores (multiclass), of the last hypothesis or, with
-        `average`, of the averaged one (a copy of the learner with the averaged coefficients, made again
-        after each learning step, the archive of evicted vectors folded in as a saved file holds it);
-        zeros before any learning."""
-        if self.learner is not None and (self.average or self.scaling is not None):
-            model = getattr(self, "_averaged", None)
-            if model is None or model.learner is not self.learner:  # its scorer is made again after learning
-                hypothesis = "running-average" if self.average else "online"
-                model = self._averaged = Model(self.learner, BinaryLabels(), hypothesis, scaling=self.scaling)
-            return model.scorer().decision_function(chunk)
+        `average`, of the averaged one (the archive of evicted vectors folded in as a saved file holds
+        it: the session's score); zeros before any learning."""
         if self.learner is not None:
-            return self.learner.decision_function(chunk)
+            return self._session().score(chunk)
         return np.zeros((len(chunk), 0)) if self._cls.multiclass else np.zeros(len(chunk))
 
     def _probabilities(self, scores: np.ndarray) -> tuple[list, np.ndarray]:
@@ -378,7 +379,6 @@ class BudgetClassifier(KernelSettings, base.MiniBatchClassifier):
         if model.learner.kernel.kind == "rbf":  # the file's exp (libm's in a file from before the choice)
             classifier.rbf_exp = model.learner.kernel.exp
         classifier.features = {_from_json(name): j + 1 for j, name in enumerate(extra["features"])}
-        classifier._keep_average()
         classifier.classes = {_from_json(label): code for label, code in extra["classes"]}
         return classifier
 

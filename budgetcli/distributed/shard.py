@@ -10,7 +10,8 @@ from ..kernels import Kernel
 from ..labels import BinaryLabels, MulticlassLabels, labels_from_dict
 from ..mixing import averaged_rows, online_rows
 from ..model import Model
-from ..pipeline import learn_block
+from ..session import Session
+from ..spec import TrainSpec
 from .sources import open_shard
 
 
@@ -31,8 +32,14 @@ class Shard:
         epochs: int = 1,
     ):
         cls = registry.get(algorithm)
-        self.model = Model(
-            cls(Kernel.from_dict(kernel), seed=seed, **params), MulticlassLabels() if cls.multiclass else BinaryLabels()
+        # the model's own settings, learning the last hypothesis (a shard keeps no evicted vector)
+        self.spec = TrainSpec(cls.name, hypothesis="online", resumed=True)
+        self.session = Session(
+            self.spec,
+            Model(
+                cls(Kernel.from_dict(kernel), seed=seed, **params),
+                MulticlassLabels() if cls.multiclass else BinaryLabels(),
+            ),
         )
         # every shard its own stream: the same draws on every shard would evict alike
         self.model.learner.rng_state[:] = np.random.SeedSequence((seed, index)).generate_state(1, np.uint64)
@@ -42,6 +49,10 @@ class Shard:
         self.learned = 0  # examples learned since the last report
         self.dynamic = dynamic  # measure `divergence` after every step (dynamic averaging)
         self.reference = _reference(None)  # the last mixed model, for `divergence`: f = 0 at the start
+
+    @property
+    def model(self) -> Model:
+        return self.session.model
 
     def _passes(self, epochs: int, how: tuple):
         """The shard's blocks, `epochs` times over, each pass reading it afresh (as `train --epochs`
@@ -64,8 +75,7 @@ class Shard:
             chunk, self.pending = self.pending, None
             if len(chunk) > n - learned:
                 chunk, self.pending = chunk.take(np.arange(n - learned)), chunk.take(np.arange(n - learned, len(chunk)))
-            y = self.model.labels.encode(chunk, self.reader.source_name)
-            learn_block(self.model, chunk, y, self.reader.source_name)
+            self.session.learn(chunk, self.reader.source_name)
             learned += len(chunk)
         self.learned += learned
         return {"learned": learned, "divergence": self.divergence() if self.dynamic else None}
@@ -137,7 +147,7 @@ class Shard:
         own = self.model.learner.rng_state.copy()
         learner = registry.get(header["algorithm"]).from_state(header, arrays)
         learner.rng_state[:] = own
-        self.model = Model(learner, labels_from_dict(labels), first_index=self.model.first_index)
+        self.session = Session(self.spec, Model(learner, labels_from_dict(labels), first_index=self.model.first_index))
         if self.dynamic:
             self.reference = _reference(learner)
 
