@@ -801,14 +801,14 @@ def _train_summary(result, spec: TrainSpec, output) -> dict:
         "online_mistake_rate": mistakes / t if t else 0.0,
         "margin_updates": learner.counter("margin_updates"),
         "projections": learner.counter("projections"),
-        "support_size": len(learner.support),
+        "support_size": learner.support_size(),
         "skipped_lines": result.n_skipped,
         "seconds": round(result.seconds, 4),
         "model": output,
         "warnings": result.warnings,
         "notes": list(result.online.learner.notes),  # the online learner's (a batch model is a copy)
         "hypothesis": spec.written,
-        "online_support_size": len(result.online.learner.support),
+        "online_support_size": result.online.learner.support_size(),
         # whether `train --resume` from the file written goes on bit for bit (null: a batch model)
         "resume_exact": None if spec.written in AVERAGES else result.model.inexact_resume() is None,
         "resume_not_exact": result.model.inexact_resume(),
@@ -821,9 +821,7 @@ def _print_train_summary(s: dict, result) -> None:
         f"examples        {s['examples']:,}",
         f"mistakes        {s['mistakes']:,} ({100 * s['online_mistake_rate']:.2f}% online)",
         f"margin updates  {s['margin_updates']:,}",
-        f"feature map     {result.model.learner.feature_map_weights().size:,} weights"
-        if result.model.learner.feature_map is not None
-        else f"support vectors {s['support_size']:,}",
+        "{:<15} {}".format(*result.model.learner.summary_row()),  # its hypothesis' size, as its kind says it
         f"seconds         {s['seconds']:.2f}",
         f"model           {s['model']} (predicts with {HYPOTHESES[s['hypothesis']]})",
     ]

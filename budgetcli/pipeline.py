@@ -33,7 +33,7 @@ class TrainResult:
     source: str
     n_skipped: int = 0
     skipped: list = field(default_factory=list)
-    warnings: list = field(default_factory=list)  # kernel_warnings of the first block, then support_warnings
+    warnings: list = field(default_factory=list)  # the run's (`Report`)
     traffic: dict = field(default_factory=dict)  # a sharded run's: synchronisations, bytes_out, bytes_in
     online: Model | None = None  # the online learner the written `model` comes from (itself, unless a batch average)
     spec: TrainSpec | None = None  # the run's spec, its algorithm chosen (TrainSpec.choosing) when it was not given
@@ -247,7 +247,7 @@ OUTCOME_SAMPLE = 1000  # examples of the first block on which the written model'
 class Report:
     """What a run's summary warns of: the kernel on its first block (`kernel_warnings`, and a hint to
     scale features whose ranges differ widely), what going on changed in a resumed model (the session's
-    warnings), the support set it ended with (`support_warnings`), and whether the model is better than a
+    warnings), the hypothesis it ended with (its kind's `size_warnings`), and whether the model is better than a
     constant (the task's tally of the run, checked on a sample of the first block).  None of it changes
     what is learnt; each warning is one line, the same for every run over the same data and settings
     (tune lists each distinct one once)."""
@@ -270,7 +270,7 @@ class Report:
         return (
             self.kernel
             + self.session.warnings
-            + support_warnings(online.learner)
+            + online.learner.size_warnings()
             + self.tally.warnings(online, written, self.sample)
         )
 
@@ -280,27 +280,6 @@ def _sample(chunk, most: int):
     if len(chunk) <= most:
         return chunk
     return chunk.take(unique(np.linspace(0, len(chunk) - 1, most).astype(np.int64)))
-
-
-def support_warnings(learner) -> list[str]:
-    """Warnings about the support set a run ended with: none (f = 0: the model learned nothing), or
-    one vector after several mistakes when the algorithm's budget (if any) allows more."""
-    t, m, n = learner.counter("examples"), learner.counter("mistakes"), len(learner.support)
-    if learner.feature_map is not None:  # a weight vector over a fixed map, no support set
-        if learner.learned_nothing():
-            return [f"every weight is 0 after {t:,} examples: the model learned nothing (it scores every example 0)"]
-        return []
-    if n == 0:
-        return [f"0 support vectors after {t:,} examples: the model learned nothing (it scores every example 0)"]
-    if n == 1 and m > 1 and learner.hyper.get("budget", 2) > 1:
-        return [f"1 support vector after {t:,} examples and {m:,} mistakes: the support set stopped growing at one"]
-    classes = int(learner.n_classes[0]) if learner.multiclass else 2
-    if classes > bounds.WARN_CLASSES:
-        return [
-            f"{classes:,} classes: a multiclass model grows as classes × support vectors ({n:,} × {classes:,} "
-            f"coefficients here; its arrays may hold {bounds.MAX_COEFFICIENTS:,})"
-        ]
-    return []
 
 
 def score_lines(model: Model, block_lines: int = 4096) -> int:

@@ -33,7 +33,7 @@ import numpy as np
 
 from .core import DataError
 from .kernels import Kernel
-from .learner import Overflow
+from .records import Overflow
 from .model import Model
 from .spec import TrainSpec
 from .task import CLASSIFICATION

@@ -261,7 +261,7 @@ def execute(run: Run) -> RunResult:
         t,
         m,
         m / t,
-        len(learner.support),
+        learner.support_size(),
         acc,
         result.seconds,
         result.warnings,
@@ -350,7 +350,7 @@ def best_run(row: Row, sort: str) -> RunResult:
 def retrain(run: Run, expected: RunResult):
     """Train `run` again in this process and check it is the run of the table."""
     model = train_run(run).model
-    got = (model.learner.counter("examples"), model.learner.counter("mistakes"), len(model.learner.support))
+    got = (model.learner.counter("examples"), model.learner.counter("mistakes"), model.learner.support_size())
     if got != (expected.examples, expected.mistakes, expected.support_size):
         raise RuntimeError(
             f"retraining the best run gave {got}, the table says "
