@@ -1,7 +1,7 @@
 """budgetlearn: budgeted online kernel learning.
 
-The Python API (api.py): `TrainSpec`, `KernelSpec`, `Sharding`, `train`, `load`, `accuracy`, `calibrate`, `Model`,
-loaded on first use, so that `import budgetcli` (and `budgetlearn --version`) stays light.
+The Python API (api.py): `TrainSpec`, `KernelSpec`, `Sharding`, `train`, `load`, `predictions`, `accuracy`,
+`calibrate`, `Model`, loaded on first use, so that `import budgetcli` (and `budgetlearn --version`) stays light.
 """
 
 __version__ = "0.1.0"
@@ -14,6 +14,7 @@ _API = {
     "Model": "model",
     "train": "api",
     "load": "api",
+    "predictions": "api",
     "accuracy": "api",
     "calibrate": "api",
 }

@@ -4,8 +4,10 @@
 when the types of `args` are exactly those of an entry (numba's typing of arrays, scalars and tuples,
 spelt by `type_key`), else None, and the caller (`_jit.Lazy`) runs the JIT instead.  The extension is
 used only if every source it was built from is unchanged (`_loops.json` holds their hashes: an edited
-loop never runs stale machine code) and BUDGETLEARN_JIT is unset or 0.  `status()` says which path runs
-and why (`budgetlearn --version`)."""
+loop never runs stale machine code), if it is the file built, byte for byte (its size and sha256, also
+in `_loops.json`, checked before it is loaded: a truncated or damaged file would kill every command with
+SIGBUS), and BUDGETLEARN_JIT is unset or 0.  `status()` says which path runs and why (`budgetlearn
+--version`), a failed or skipped build's reason included."""
 
 from __future__ import annotations
 
@@ -78,7 +80,10 @@ def _frozen(key):
 
 
 def _unusable() -> str | None:
-    """Why the extension cannot be used, or None."""
+    """Why the extension cannot be used, or None: BUDGETLEARN_JIT, no extension (the install skipped or
+    failed its build: `_loops.json` says why), a source changed since it was built, or an extension that
+    is not, byte for byte, the one built (its size and sha256 in `_loops.json`: a file truncated at
+    install, or damaged since, would kill the process with SIGBUS when loaded)."""
     import importlib.util
 
     if os.environ.get("BUDGETLEARN_JIT", "0") not in ("", "0"):
@@ -86,12 +91,18 @@ def _unusable() -> str | None:
     try:
         with open(os.path.join(HERE, "_loops.json")) as f:
             record = json.load(f)
-        found = importlib.util.find_spec(f"{__package__}._loops") is not None
-    except (OSError, ValueError):
-        found = False
-    if not found:
+    except OSError:
+        record = None
+    except ValueError:
+        return "compiled at install failed: its record, budgetcli/_loops.json, is damaged"
+    if isinstance(record, dict) and "skipped" in record:
+        return f"not compiled at install: {record['skipped']}"
+    if isinstance(record, dict) and "failed" in record:
+        return f"compiled at install failed: {record['failed']}"
+    spec = importlib.util.find_spec(f"{__package__}._loops")
+    if record is None or spec is None or not isinstance(record, dict):
         return "no extension was compiled at install: that needs a C compiler"
-    for path, digest in record["sources"].items():
+    for path, digest in record.get("sources", {}).items():
         try:
             with open(os.path.join(HERE, path), "rb") as f:
                 same = hashlib.sha256(f.read()).hexdigest() == digest
@@ -99,6 +110,24 @@ def _unusable() -> str | None:
             same = False
         if not same:
             return f"budgetcli/{path} changed since the extension was compiled"
+    return _damage(record.get("extension"), spec.origin)
+
+
+def _damage(built, path: str) -> str | None:
+    """How the extension at `path` differs from the one `built` describes (_loops.json), or None."""
+    name = os.path.basename(path)
+    if not isinstance(built, dict) or built.get("file") != name or not isinstance(built.get("bytes"), int):
+        return f"compiled at install failed: budgetcli/_loops.json does not describe {name}"
+    damaged = f"the compiled extension is damaged: budgetcli/{name}"
+    try:
+        size = os.path.getsize(path)
+        if size != built["bytes"]:
+            return f"{damaged} holds {size:,} bytes, not the {built['bytes']:,} built"
+        with open(path, "rb") as f:
+            if hashlib.sha256(f.read()).hexdigest() != built.get("sha256"):
+                return f"{damaged} is not the file built (its sha256 differs)"
+    except OSError as exc:
+        return f"the compiled extension cannot be read: {exc.strerror or exc}"
     return None
 
 

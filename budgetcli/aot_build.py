@@ -224,10 +224,26 @@ def build(outdir: str = HERE) -> str:
         cc.compile()
     import numba
 
-    record = {"numba": numba.__version__, "cpu": cc.target_cpu, "sources": source_hashes(), "entries": len(entries)}
+    extension = os.path.join(outdir, cc.output_file)
+    write_record(outdir, {"numba": numba.__version__, "cpu": cc.target_cpu, "entries": len(entries)}, extension)
+    return extension
+
+
+def write_record(outdir: str, record: dict, extension: str | None = None) -> None:
+    """Write `outdir/_loops.json`: `record`, the hashes of the sources (`source_hashes`) and, for a built
+    `extension`, its file name, size and sha256, which `_aot` checks before loading it (a file truncated
+    at install or damaged since would kill the process with SIGBUS).  A build that failed or was skipped
+    records why instead (`{"failed": REASON}`, `{"skipped": REASON}`: setup.py), for `--version`."""
+    record = dict(record)
+    if extension is not None:
+        record["sources"] = source_hashes()
+        record["extension"] = {
+            "file": os.path.basename(extension),
+            "bytes": os.path.getsize(extension),
+            "sha256": _sha256(extension),
+        }
     with open(os.path.join(outdir, MODULE + ".json"), "w") as f:
         json.dump(record, f, indent=1, sort_keys=True)
-    return os.path.join(outdir, cc.output_file)
 
 
 @contextlib.contextmanager

@@ -1,10 +1,12 @@
 """budgetlearn from Python: a training run is a `TrainSpec`; `train` makes its model from a file or
 from arrays, `load` reads a model file (the CLI's, or one written here), a `Model` predicts on arrays
-and saves, `accuracy` scores it on a file or on arrays.  The scikit-learn and River classes
+and saves, `predictions` are its labels for a file (lines with or without labels) or arrays, `accuracy`
+scores it on a file or on arrays.  The scikit-learn and River classes
 (sklearn.py, river.py) are edges over the same pieces.  `import budgetcli` gives these names without
 loading numpy or numba until one is used.
 
-Arrays: X is numpy or scipy.sparse, its column j the feature of index j + 1 in a data file; y holds
+Arrays: X is numpy or scipy.sparse, its column j the feature of index j + 1 in a data file (a model
+learned from a 0-based file, whose features start at index 0: j; `Model.first_index`); y holds
 the label values (numbers, as a data file's labels: two of them for a binary algorithm).  Messages
 about a row name it `X:ROW` (1-based), as a file's name `FILE:LINE`.  docs/PYTHON.md has examples.
 """
@@ -12,30 +14,35 @@ about a row name it `X:ROW` (1-based), as a file's name `FILE:LINE`.  docs/PYTHO
 from __future__ import annotations
 
 import os
+import warnings
 
 import numpy as np
 
-from . import pipeline
-from .core import Chunk, DataError, KernelSpec, unique  # noqa: F401  (names of the API)
+from . import metrics, pipeline
+from .core import Chunk, DataError, KernelSpec, shortest_text, unique  # noqa: F401  (names of the API)
 from .model import Model
 from .spec import Sharding, TrainSpec  # noqa: F401
-from .tune import test_accuracy
 
 
 def train(spec: TrainSpec, data, y=None, resume: Model | None = None) -> Model:
     """The model `spec` makes from `data`: a path (str or PathLike; '-' for standard input; the inputs
     of `spec.sharding` when it has one), or an array X with its labels y.  `resume`: a model to go on
     from (its own algorithm, kernel, parameters and state).  Raises DataError (a ValueError naming the
-    line or row) on bad data, ValueError on bad settings."""
+    line or row) on bad data, ValueError on bad settings.  The warnings of train's summary (a model no
+    better than a constant, ...) are Python warnings."""
     if spec.sharding is not None:
         from . import distributed
 
-        return distributed.train(spec, resume).model
-    if y is not None:
-        data = _chunk(data, y)
-    elif not isinstance(data, (str, os.PathLike)):
-        raise TypeError("give data as a path, or as an array X with its labels y")
-    return pipeline.train(spec, data if isinstance(data, Chunk) else os.fspath(data), resume).model
+        result = distributed.train(spec, resume)
+    else:
+        if y is not None:
+            data = _chunk(data, y, resume.first_index if resume is not None else 1)
+        elif not isinstance(data, (str, os.PathLike)):
+            raise TypeError("give data as a path, or as an array X with its labels y")
+        result = pipeline.train(spec, data if isinstance(data, Chunk) else os.fspath(data), resume)
+    for message in result.warnings:  # train's summary warnings (a model no better than a constant, ...)
+        warnings.warn(message, UserWarning, stacklevel=2)
+    return result.model
 
 
 def load(path) -> Model:
@@ -45,48 +52,63 @@ def load(path) -> Model:
     return Model.load(path, resume=True)
 
 
+def predictions(model: Model, data) -> np.ndarray:
+    """The label values the model predicts for `data`: a path (whose lines may leave out their label,
+    as `budgetlearn predict` reads them: `1:1 5:1`), or an array X, as `Model.predict`.  Raises
+    DataError naming the line on bad data."""
+    if not isinstance(data, (str, os.PathLike)):
+        return model.predict(data)
+    out = [model.predicted(f) for _, f in pipeline.scores(model, os.fspath(data), labels=False)]
+    return np.concatenate(out) if out else np.zeros(0)
+
+
 def accuracy(model: Model, data, y=None) -> float:
     """The share of examples of `data` (a path, or an array X with labels y) whose label the model
-    predicts, as `budgetlearn eval` counts it (a label the model never saw is always wrong)."""
+    predicts, as `budgetlearn eval` counts it (a label the model never saw is always wrong), with
+    eval's warnings as Python warnings (labels the model never saw, no better than a constant)."""
     if y is not None:
-        return float(np.mean(model.predict(data) == np.asarray(y, np.float64)))
-    return test_accuracy(model, os.fspath(data))
+        chunk = _chunk(data, y, model.first_index)
+        blocks, source = [(chunk, model.scorer().decision_function(chunk))], "X"
+    else:
+        source = os.fspath(data)
+        blocks = pipeline.scores(model, source)
+    tally = metrics.PredictionTally(model.labels)
+    for chunk, scores in blocks:
+        tally.add(chunk.labels, scores)
+    for message in tally.warnings():
+        warnings.warn(message, UserWarning, stacklevel=2)
+    return tally.accuracy(source)
 
 
 def calibrate(model: Model, data, y=None, skip_bad_lines: bool = False) -> Model:
     """The model with probabilities fitted on held-out data (a path, or an array X with labels y):
     Platt's sigmoid, pairwise coupled for several classes (calibration.py).  Examples whose label the
-    model never saw are left out.  The model predicts as before; `predict_proba` then answers.
-    Raises DataError on bad data, ValueError when the data do not hold two of the model's classes."""
-    from . import calibration
-
-    if y is not None:
-        chunk = _chunk(data, y)
-        blocks = [(chunk, model.scorer().decision_function(chunk))]
-    else:
-        blocks = pipeline.scores(model, os.fspath(data), skip_bad_lines=skip_bad_lines)
-    scores, classes = [], []
-    for chunk, f in blocks:
-        index = model.labels.index_of(chunk.labels)
-        scores.append(f[index >= 0])
-        classes.append(index[index >= 0])
-    classes = np.concatenate(classes) if classes else np.zeros(0, np.int64)
-    if len(unique(classes)) < 2:
-        raise ValueError(
-            "the calibration data hold fewer than two of the model's labels: no probabilities can be fitted"
-        )
-    model.calibration = calibration.calibrate(np.concatenate(scores), classes, len(model.labels.classes))
+    model never saw are left out.  The model predicts as before; `predict_proba` then answers.  What
+    `budgetlearn calibrate` warns of (labels the model never saw, classes without or with few held-out
+    examples, a sigmoid that does not grow with the score: calibration.calibrate_model) are Python
+    warnings.  Raises DataError on bad data, ValueError when the data do not hold two of the model's
+    classes."""
+    for message in fit_calibration(model, data, y, skip_bad_lines):
+        warnings.warn(message, UserWarning, stacklevel=2)
     return model
 
 
-def _chunk(X, y) -> Chunk:
+def fit_calibration(model: Model, data, y=None, skip_bad_lines: bool = False) -> list[str]:
+    """`calibrate`'s fit, returning its warnings (for the command, which prints them)."""
+    from . import calibration
+
+    if y is not None:
+        chunk = _chunk(data, y, model.first_index)
+        blocks = [(chunk, model.scorer().decision_function(chunk))]
+    else:
+        blocks = pipeline.scores(model, os.fspath(data), skip_bad_lines=skip_bad_lines)
+    return calibration.calibrate_model(model, blocks)
+
+
+def _chunk(X, y, first_index: int) -> Chunk:
+    """The Chunk of arrays X and y, X's column j the feature of index j + first_index (Model.first_index)."""
     from .estimator import csr_chunk
 
-    labels = np.asarray(y, np.float64)
-    if labels.shape != (X.shape[0],):
-        raise ValueError(f"y has shape {labels.shape}; X has {X.shape[0]} rows")
-    if not np.isfinite(labels).all():
-        raise ValueError("y holds a value that is not a finite number")
-    chunk = csr_chunk(X, labels)
-    chunk.label_spellings = {float(v): format(v, "g") for v in unique(labels)}
+    chunk = csr_chunk(X, y, first_index=first_index)
+    chunk.label_spellings = {float(v): shortest_text(v) for v in unique(chunk.labels)}
     return chunk

@@ -13,19 +13,34 @@
   Ctrl-C, a full disk) the temporary file is removed and an existing target keeps its old content,
   so a cron job never leaves half a predictions file or a partial model behind.
 - A symbolic link is followed: what it points to is judged by the rules above, and a regular
-  file (or a dangling link's target) is replaced atomically where it lives, so the link stays a
-  link, as `cp` and `sed -i --follow-symlinks` treat it.
+  file is replaced atomically where it lives, so the link stays a link, as `cp` and `sed -i
+  --follow-symlinks` treat it.  A link that loops or dangles is refused as `cp` refuses it ("Too
+  many levels of symbolic links", "not writing through dangling symlink"), never replaced by a
+  regular file: a dangling link names a file wherever it once pointed, which nobody may expect
+  to be created.
+- A path that names a directory (it ends in `/`, `.` or `..`) but is none is refused ("Not a
+  directory", as `cp FILE x.model/` says), rather than writing `x.model`; an empty path is refused
+  as `open` refuses it.
 
 New files get the permissions a plain `open()` gives (0666 less the umask), whichever way they
 were written.  A replaced regular file keeps its mode, and its owner and group where this user may
 set them, as `cp` onto an existing file and `sed -i` keep them.
+
+A file a run read and writes back (`train --resume M … -o M`, `calibrate M … -o M`, a model the
+Python API loaded and saves to its path) is replaced only if it is still the file that was read
+(`FileState`): two runs that continue one model at once would otherwise both succeed, the one
+that ends last overwriting the other's data.  The check and the rename are made under a lock on
+the file (`flock`), so that of two such runs ending together one writes and the other is refused
+(`ChangedSinceRead`), its model not written: nothing is lost silently.
 
 No command writes over one of its own inputs: `refuse_same_files` compares the inputs' and the
 outputs' device and inode numbers (so another spelling of the path, a hard link or a symbolic link
 are caught) before anything is opened for writing.
 
 SIGTERM during training is turned into the same clean stop as Ctrl-C (`stop_signals_raise_interrupt`).
-`kill -9` cannot be caught: it may leave a `.NAME.*.tmp` file beside the target, never a partial target.
+`kill -9` cannot be caught: it may leave a `.NAME.*.tmp` file beside the target, never a partial target
+(NAME is the target's name, shortened when needed so that the temporary name fits the file system's
+NAME_MAX: any name `touch` can create can be written).
 """
 
 from __future__ import annotations
@@ -74,8 +89,31 @@ def _standard_stream(st: os.stat_result):
     return None
 
 
+def refusal(path: str) -> OSError | None:
+    """The error an output at `path` is refused with before anything is written (as `cp` refuses
+    it; see the module docstring), or None."""
+    path = os.fspath(path)
+    if path == "-":
+        return None
+    if path == "":
+        return FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), path)
+    try:
+        st = os.stat(path)  # follows symbolic links
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return OSError(errno.ELOOP, os.strerror(errno.ELOOP), path)
+        if os.path.islink(path):  # there, but what it points to is not
+            return FileNotFoundError(errno.ENOENT, "not writing through dangling symlink", path)
+        st = None
+    names_directory = path.endswith(os.sep) or os.path.basename(path) in (".", "..")
+    if names_directory and (st is None or not stat.S_ISDIR(st.st_mode)):
+        return NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR), path)
+    return None
+
+
 def output_kind(path: str) -> str:
-    """How `output_file` writes `path`: "stdout", "stderr", "direct", "directory" or "replace"."""
+    """How `output_file` writes `path`: "stdout", "stderr", "direct", "directory" or "replace"
+    (`refusal` says first whether it may be written at all)."""
     if path == "-":
         return "stdout"
     try:
@@ -92,6 +130,9 @@ def output_kind(path: str) -> str:
 
 def writable_problem(path: str) -> str | None:
     """Why `path` cannot be written, checked before a long run; None when it looks writable."""
+    refused = refusal(path)
+    if refused is not None:
+        return refused.strerror
     kind = output_kind(path)
     if kind == "directory":
         return "is a directory"
@@ -104,13 +145,81 @@ def writable_problem(path: str) -> str | None:
     return None
 
 
+class ChangedSinceRead(OSError):
+    """The file a run read and would write back was replaced or changed since (another run wrote it)."""
+
+
+def _state(st: os.stat_result) -> tuple:
+    # not the ctime: a hard link or a chmod changes it, not the content
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+
+
+class FileState:
+    """What a file was when a run read it (device, inode, size, modification time), to write it back
+    only if it is still that file (`output_file(..., expect=)`); each such write makes the state the
+    new file's, so that a run's later writes (checkpoints) expect its own."""
+
+    def __init__(self, path):
+        self.path = os.path.realpath(path)
+        self.state = _state(os.stat(path))
+
+    def names(self, path) -> bool:
+        """True when `path` is the path this state was taken at (however spelled, through links)."""
+        return os.path.realpath(path) == self.path
+
+
+def _replace_unchanged(tmp_path: str, target: str, expect: FileState) -> None:
+    """os.replace(tmp_path, target) if `target` is still the file `expect` saw, else ChangedSinceRead;
+    checked and renamed under an exclusive lock on the target, which every such writer takes."""
+    try:
+        fd = os.open(target, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    except (FileNotFoundError, PermissionError):  # removed since (nothing there to lose), or not readable
+        fd = None
+    try:
+        if fd is not None:
+            _lock(fd)
+        if os.path.lexists(target) and (
+            _state(os.stat(target)) != expect.state or (fd is not None and _state(os.fstat(fd)) != expect.state)
+        ):
+            raise ChangedSinceRead(
+                errno.EBUSY,
+                "it changed since this run read it (another run wrote it), so it is not overwritten: "
+                "this run's data is not in it; continue from it again",
+                target,
+            )
+        new = _state(os.stat(tmp_path))
+        os.replace(tmp_path, target)
+        expect.state = new
+    finally:
+        if fd is not None:
+            os.close(fd)  # and the lock with it
+
+
+def _lock(fd: int) -> None:
+    """An exclusive flock on fd, waiting for another writer's check and rename (a moment); none where
+    the file system has no locks (the check is still made)."""
+    try:
+        import fcntl
+    except ImportError:
+        return
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+    except OSError:
+        pass
+
+
 @contextlib.contextmanager
-def output_file(path: str, binary: bool = False) -> Iterator[IO]:
+def output_file(path: str, binary: bool = False, expect: FileState | None = None) -> Iterator[IO]:
     """A file object for the output at `path`, written as the module docstring says (text: UTF-8
     with "\\n" line ends; `binary`: bytes).  Failures raise OSError, with the path as its filename
     when it concerns the path.  When the block raises, what was buffered is dropped quietly, so the
-    block's own exception is the one that comes out."""
+    block's own exception is the one that comes out.  `expect`: the state of the file at `path`
+    when it was read; a regular file there is replaced only if it is still that file
+    (ChangedSinceRead otherwise)."""
     path = os.fspath(path)
+    refused = refusal(path)
+    if refused is not None:
+        raise refused
     kind = output_kind(path)
     if kind in ("stdout", "stderr"):
         stream = sys.stdout if kind == "stdout" else sys.stderr
@@ -127,18 +236,36 @@ def output_file(path: str, binary: bool = False) -> Iterator[IO]:
         return
     target = os.path.realpath(path)  # a link stays a link: what it points to is replaced
     directory, name = os.path.split(target)
-    fd, tmp_path = tempfile.mkstemp(dir=directory, prefix="." + name + ".", suffix=".tmp")
+    fd, tmp_path = tempfile.mkstemp(dir=directory, prefix=_temporary_prefix(directory, name), suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as raw:
             yield from _written(raw, binary)
             os.fsync(raw.fileno())
         _take_mode(tmp_path, target)
-        os.replace(tmp_path, target)
+        if expect is None:
+            os.replace(tmp_path, target)
+        else:
+            _replace_unchanged(tmp_path, target, expect)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(tmp_path)
         raise
     _fsync_directory(directory)
+
+
+# what mkstemp adds to the prefix: 8 random characters, then the suffix ".tmp"
+_TEMPORARY_TAIL = 8 + len(".tmp")
+
+
+def _temporary_prefix(directory: str, name: str) -> str:
+    """ ".NAME." for the temporary file beside `name`, NAME cut (in bytes, as the file system counts
+    them) so that the whole temporary name fits the directory's NAME_MAX."""
+    try:
+        name_max = os.pathconf(directory, "PC_NAME_MAX")
+    except (OSError, ValueError, AttributeError):
+        name_max = 255
+    room = max(1, name_max - _TEMPORARY_TAIL - 2)  # the two dots
+    return "." + os.fsdecode(os.fsencode(name)[:room]) + "."
 
 
 def _take_mode(tmp_path: str, target: str) -> None:

@@ -32,6 +32,14 @@ def cores() -> int:
         return os.cpu_count() or 1
 
 
+def check_jobs(jobs) -> int:
+    """The one rule of every --jobs (predict, tune, train's dask cluster) and of `Sharding(jobs=)`: a
+    whole number ≥ 1, or -1 for one per core (`workers`); ValueError otherwise."""
+    if type(jobs) is not int or not (jobs >= 1 or jobs == -1):
+        raise ValueError(f"--jobs {jobs!r}: give a whole number ≥ 1, or -1 for one per core")
+    return jobs
+
+
 def workers(requested: int, pieces: int, piece: str = "piece of work") -> tuple[int, str | None]:
     """(worker processes to start, a note when that is fewer than requested): min(requested, pieces,
     cores), with -1 meaning one per core.  `piece` names what is divided, for the note."""

@@ -141,6 +141,72 @@ def calibrate(scores: np.ndarray, classes: np.ndarray, k: int) -> dict:
     return {"method": "platt-pairwise", "A": A, "B": B, "examples": int(len(scores))}
 
 
+MIN_EXAMPLES = 10  # held-out examples of a class under which its fit is mostly the prior (a warning)
+
+
+def calibrate_model(model, blocks) -> list[str]:
+    """Fit `model.calibration` on held-out (chunk, scores) blocks (`calibrate`) and return what a user
+    should not miss, as eval's warnings are returned (`budgetlearn calibrate` prints them, the Python
+    API warns): labels the model never saw (left out of the fit, in eval's words), classes of the model
+    with no held-out example (their pairs keep r = 1/2), classes with fewer than MIN_EXAMPLES (their fit
+    is mostly Platt's prior, the probabilities stay near 1/2), and a fitted sigmoid that does not grow
+    with the score (A ≥ 0: the held-out scores do not separate the labels, an outlying score or examples
+    ranked the wrong way round), whose probabilities contradict the predictions.  ValueError when the
+    data hold fewer than two of the model's labels: nothing can be fitted."""
+    from .core import unique
+    from .metrics import unseen_warning
+
+    labels = model.labels
+    scores, classes, counts = [], [], {}
+    for chunk, f in blocks:
+        index = labels.index_of(chunk.labels)
+        scores.append(f[index >= 0])
+        classes.append(index[index >= 0])
+        values, n = unique(chunk.labels, return_counts=True)
+        for v, c in zip(values.tolist(), n.tolist()):
+            counts[v] = counts.get(v, 0) + c
+    classes = np.concatenate(classes) if classes else np.zeros(0, np.int64)
+    if len(unique(classes)) < 2:
+        raise ValueError(
+            "the calibration data hold fewer than two of the model's labels: no probabilities can be fitted"
+        )
+    model_labels = labels.classes
+    names = [labels.spelling(v) for v in model_labels]
+    unseen = unseen_warning(counts, set(model_labels), labels.spelling, names, "they are left out of the fit")
+    out = [unseen] if unseen else []
+    k = len(model_labels)
+    fitted = calibrate(np.concatenate(scores), classes, max(k, 2))
+    per_class = np.bincount(classes, minlength=k)
+    missing = [names[i] for i in range(k) if per_class[i] == 0]
+    if missing:
+        out.append(
+            f"the held-out data hold no example of {', '.join(missing)}: the probabilities of "
+            f"{'its' if len(missing) == 1 else 'their'} pairs are not fitted (1/2 each), and the most probable "
+            "label may not be the predicted one; calibrate on data that hold every class"
+        )
+    few = [f"{per_class[i]:,} of {names[i]}" for i in range(k) if 0 < per_class[i] < MIN_EXAMPLES]
+    if few:
+        out.append(
+            f"only {', '.join(few)} in the held-out data (fewer than {MIN_EXAMPLES}): the fit is mostly "
+            "Platt's prior, the probabilities stay near 1/2 and the most probable label may not be the "
+            "predicted one; calibrate on more held-out examples"
+        )
+    fitted_pairs = [(1, 0)] if fitted["method"] == "platt" else pairs(k)  # (i, j): P(i | i or j)
+    backwards = [
+        f"{names[i]} against {names[j]} (A = {a:.3g})"
+        for (i, j), a in zip(fitted_pairs, fitted["A"])
+        if a >= 0 and per_class[i] and per_class[j]
+    ]
+    if backwards:
+        out.append(
+            f"the fitted sigmoid of {', '.join(backwards)} does not grow with the score: the held-out scores "
+            "do not separate these labels (an outlying score, or examples ranked the wrong way round), and the "
+            "probabilities contradict the predictions"
+        )
+    model.calibration = fitted
+    return out
+
+
 def probabilities(calibration: dict, scores: np.ndarray) -> np.ndarray:
     """Class probabilities of each example: n × 2 for a binary model, columns (−1 label, +1 label); n × k
     for a multiclass one, in its class order."""

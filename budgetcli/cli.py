@@ -35,15 +35,15 @@ from .atomic import (
 )
 from . import predict as predict_
 from . import tune as tune_
-from .core import DataError, KernelSpec, unique
-from .io.libsvm import write_libsvm
+from .core import DataError, KernelSpec, shortest_text, unique
+from .io.libsvm import read_once, write_libsvm
 from .kernels import KERNEL_PARAMS
 from .curve import CurveWriteError, LearningCurve, describe
 from .progress import Progress
 from .export import IMPORTABLE
 from .model import HYPOTHESES, Model, UnloadableModel
 from .modelfile import ModelFileError
-from .spec import AVERAGES, BACKENDS, FROM_MODEL, MAX_THREADS, Sharding, TrainSpec
+from .spec import AVERAGES, BACKENDS, FROM_MODEL, MAX_THREADS, NotResumable, Sharding, TrainSpec, refuse_resume
 from .synthetic import GENERATORS
 
 ALGORITHMS = algorithms.load_all()
@@ -65,6 +65,16 @@ class AlgorithmName(click.ParamType):
         from click.shell_completion import CompletionItem
 
         return [CompletionItem(n) for n in sorted(ALGORITHMS) if n.startswith(incomplete.lower())]
+
+
+class Jobs(click.types.IntParamType):
+    """A --jobs value, by the rule every edge checks (bounds.check_jobs)."""
+
+    def convert(self, value, param, ctx):
+        try:
+            return bounds.check_jobs(super().convert(value, param, ctx))
+        except ValueError as exc:
+            self.fail(str(exc), param, ctx)
 
 
 # positional paths: typed so that the shells complete them as files (click's Path, no check made here)
@@ -154,12 +164,29 @@ def _train_options(f):
                 type=click.IntRange(min=1),
                 default=1,
                 show_default=True,
-                help="Passes over DATA. A file is streamed again for each pass; stdin is kept in memory.",
+                help="Passes over DATA. A file is streamed again for each pass; stdin, a pipe or a FIFO is kept "
+                "in memory.",
             ),
             click.option(
                 "--shuffle",
                 is_flag=True,
                 help="Shuffle the examples in every pass (seeded by --seed); reads DATA into memory.",
+            ),
+            click.option(
+                "--scale",
+                is_flag=True,
+                help="Scale every feature onto [-1, 1] as svm-scale does, by ranges the model keeps and applies "
+                "wherever it scores (predict, eval, calibrate, the Python API): the ranges of a first pass over "
+                "DATA when it is a file, of its first block when it is a stream (a feature first seen later is "
+                "left out). A resumed model keeps its own.",
+            ),
+            click.option(
+                "--scale-ranges",
+                type=click.Path(dir_okay=False),
+                default=None,
+                metavar="FILE",
+                help="Scale by the ranges of FILE (budgetlearn scale -s, or svm-scale -s), kept in the model "
+                "as with --scale.",
             ),
             click.option(
                 "--threads",
@@ -185,8 +212,8 @@ def _train_options(f):
                 metavar="MODEL",
                 help="Continue training MODEL where it stopped (its algorithm, kernel, parameters, labels, "
                 "counters and random state): bit for bit when it was saved with --save-resume (or is a "
-                "checkpoint), else after rebuilding its resume state from the support vectors; -o may "
-                "name the same file.",
+                "checkpoint), else after rebuilding its resume state from the support vectors (a note says "
+                "when that is not bit for bit); -o may name the same file.",
             ),
             click.option(
                 "--skip-bad-lines", is_flag=True, help="Skip malformed lines (and report how many) instead of failing."
@@ -195,9 +222,10 @@ def _train_options(f):
                 "--save-resume",
                 is_flag=True,
                 help="Also write the resume state (the Gram inverse or matrix of the Projectron, SOP, CKS "
-                "and Ahpatron families: |S|² numbers), so that --resume continues bit for bit. "
-                "Without it the model holds what prediction needs and the small state, and --resume "
-                "rebuilds the rest from the support vectors (as Vowpal Wabbit's --save_resume).",
+                "and Ahpatron families: |S|² numbers; the archive of evicted vectors an evicting learner's "
+                "average keeps), so that --resume continues bit for bit. Without it the model holds what "
+                "prediction needs and the small state, and --resume rebuilds the rest from the support "
+                "vectors (as Vowpal Wabbit's --save_resume); the summary says whether that is bit for bit.",
             ),
             click.option(
                 "--checkpoint-every",
@@ -323,10 +351,10 @@ class _MoreData(click.Argument):
 @click.option(
     "-j",
     "--jobs",
-    type=click.IntRange(min=1),
+    type=Jobs(),
     default=1,
     show_default=True,
-    help="--backend dask: worker processes of the local cluster started for the run.",
+    help="--backend dask: worker processes of the local cluster started for the run (-1: one per core).",
 )
 @click.option(
     "--scheduler", default=None, metavar="ADDRESS", help="--backend dask: the scheduler of a running cluster."
@@ -362,13 +390,27 @@ class _MoreData(click.Argument):
     default=None,
     help="What the model predicts with. average: the averaged hypothesis (1/T) Σ f_t (as scikit-learn's "
     "SGDClassifier(average=True)), usually far better on held-out data than the last one; the model still "
-    "resumes the online learner, and learners that evict fold the evicted vectors onto the kept ones as they "
-    "go (every B evictions: constant memory). last: the last hypothesis f_T, the online learner as it stands. "
+    "resumes the online learner, and learners that evict keep an archive of at most 2·max(B, 64) evicted "
+    "vectors (constant memory), folded onto the kept ones in the file. last: the last hypothesis f_T, the "
+    "online learner as it stands. "
     "Default: average, but for the learners that track drift (budgetlearn algorithms says which) and for a "
     "sharded run of a learner that evicts (last); a resumed model's own.",
 )
 @click.option("--average", is_flag=True, help="The same as --hypothesis average.")
-def train(ctx, more_data, backend, jobs, scheduler, sync_every, sync, divergence, hypothesis, average, **options):
+@click.option(
+    "-v",
+    "--folds",
+    type=click.IntRange(min=2),
+    default=None,
+    metavar="K",
+    help="K-fold cross-validation, as svm-train -v: print 'Cross Validation Accuracy = P%' (the share of DATA's "
+    "examples that the model trained with these options on the other folds predicts right) and write no "
+    "model. Folds are stratified as LIBSVM's and seeded by --seed; each fold's model is the one train writes "
+    "from the other folds' examples in file order. DATA is read into memory.",
+)
+def train(
+    ctx, more_data, backend, jobs, scheduler, sync_every, sync, divergence, hypothesis, average, folds, **options
+):
     """Train an algorithm online over DATA (one pass, or --epochs passes) and write the model (DATA.model).
 
     With no -a, the algorithm is projectron++ for two labels and mc-projectron++ for more; the model
@@ -408,7 +450,46 @@ def train(ctx, more_data, backend, jobs, scheduler, sync_every, sync, divergence
         raise click.UsageError("--sync and --divergence are for a sharded run (several inputs or --backend)")
     if average and hypothesis == "last":
         raise click.UsageError("--average and --hypothesis last contradict each other")
-    _train(ctx, WRITTEN["average" if average else hypothesis] if average or hypothesis else None, sharding, options)
+    written = WRITTEN["average" if average else hypothesis] if average or hypothesis else None
+    if folds is not None:
+        _cross_validate(ctx, folds, written, sharding, options)
+        return
+    _train(ctx, written, sharding, options)
+
+
+def _cross_validate(ctx, k: int, hypothesis: str | None, sharding: dict | None, options: dict) -> None:
+    """train -v K: the folds' accuracy on stdout as svm-train prints it (crossval.py), no model written."""
+    from . import crossval
+
+    given = [
+        flag
+        for name, flag in (
+            ("output", "-o"),
+            ("resume_path", "--resume"),
+            ("checkpoint_every", "--checkpoint-every"),
+            ("curve_path", "--curve"),
+            ("save_resume", "--save-resume"),
+        )
+        if _given(ctx, name)
+    ] + (["several inputs"] if sharding else [])
+    if given:
+        raise click.UsageError(f"-v writes no model (as svm-train -v): drop {', '.join(given)}")
+    spec = _train_spec(ctx, hypothesis, None, options)
+    try:
+        cv = crossval.cross_validate(spec, options["data"], k)
+    except DataError as exc:
+        fail(str(exc))
+    except KeyboardInterrupt:
+        fail("interrupted", 130)
+    click.echo(json.dumps(cv.to_dict()) if options["as_json"] else crossval.accuracy_line(cv.accuracy))
+    if not options["quiet"]:
+        lines = [f"note            {cv.note}"] if cv.note else []
+        lines.append(
+            f"folds           {len(cv.folds)} of {cv.examples:,} examples (stratified, --seed {spec.seed}): "
+            + ", ".join(f"{100 * f.correct / f.examples:.2f}%" for f in cv.folds)
+        )
+        lines += [f"warning         fold {k}: {w}" for k, fold in enumerate(cv.folds, 1) for w in fold.warnings]
+        click.echo("\n".join(lines), err=True)
 
 
 @click.command(name="online-to-batch", cls=_TrainCommand)
@@ -435,6 +516,8 @@ def online_to_batch(ctx, method, **options):
 
 def _spec_field(option: str) -> str | None:
     """The TrainSpec field a train option sets (None: an option of the command's input and output)."""
+    if option == "scale_ranges":
+        return "scale"
     if option in KERNEL_PARAMS:
         return "kernel"
     if option in registry.params():
@@ -455,15 +538,9 @@ def _given(ctx, name: str) -> bool:
 def _train_spec(ctx, hypothesis: str | None, sharding: dict | None, options: dict) -> TrainSpec:
     """The run's TrainSpec from the command line, checked: one line per rule (exit 2)."""
     params = {name: options[name] for name in registry.params() if options.get(name) is not None}
-    kernel = KernelSpec(
-        kind=options["kernel"],
-        gamma=options["gamma"],
-        sigma=options["sigma"],
-        degree=options["degree"],
-        coef0=options["coef0"],
-        exp=options["rbf_exp"],
-    )
+    kernel = KernelSpec.from_params(options)
     epochs = options["epochs"] if _given(ctx, "epochs") or not sharding else None  # a sharded checkpoint's
+    scale = _scale(options["scale"], options["scale_ranges"])
     try:
         return TrainSpec(
             algorithm=options["algorithm"],
@@ -479,31 +556,39 @@ def _train_spec(ctx, hypothesis: str | None, sharding: dict | None, options: dic
             threads=options["threads"],
             sharding=None if sharding is None else Sharding(**sharding),
             resumed=options["resume_path"] is not None,
+            scale=scale,
         )
     except ValueError as exc:
         raise click.UsageError(str(exc)) from None
 
 
+def _scale(scale: bool, ranges_path: str | None):
+    """TrainSpec.scale of --scale and --scale-ranges FILE (read here: a bad file is one line, exit 1)."""
+    if ranges_path is None:
+        return scale
+    if scale:
+        raise click.UsageError("--scale takes the data's ranges, --scale-ranges a file's; choose one")
+    from .scaling import read_ranges
+
+    try:
+        return read_ranges(ranges_path)
+    except DataError as exc:
+        fail(str(exc))
+
+
 def _resumed(ctx, resume_path: str, hypothesis: str | None) -> Model:
     """The model `--resume` continues, refused when a setting the model keeps is given (the TrainSpec
-    fields FROM_MODEL), or when it cannot go on."""
+    fields FROM_MODEL), or when it cannot go on (spec.refuse_resume, every edge's rule)."""
     given = [p.opts[-1] for p in ctx.command.params if _spec_field(p.name) in FROM_MODEL and _given(ctx, p.name)]
     if given:
         raise click.UsageError(f"--resume continues the model's own settings; drop {', '.join(given)}")
     resume = _load(resume_path, resume=True)
-    if resume.hypothesis not in ("online", "running-average", "last"):
-        fail(f"{resume_path}: an averaged batch model cannot be resumed; resume the online model")
-    if hypothesis in AVERAGES + ("running-average",) and resume.hypothesis != "running-average":
-        if resume.learner.evicts or not resume.learner.average_kept:
-            lost = (
-                f"the vectors {resume.learner.name} evicted before this run were not kept"
-                if resume.learner.evicts
-                else "its file does not hold the running sums (a model trained without --average)"
-            )
-            raise click.UsageError(
-                f"{resume_path}: {lost}, so its average cannot be completed; "
-                + ("use --method last" if hypothesis in AVERAGES else "resume with --hypothesis last")
-            )
+    try:
+        refuse_resume(resume, hypothesis)
+    except NotResumable as exc:
+        if exc.settings:
+            raise click.UsageError(f"{resume_path}: {exc}") from None
+        fail(f"{resume_path}: {exc}")
     return resume
 
 
@@ -512,6 +597,9 @@ def _model_output(output: str | None, data: str, checkpoint_every: int | None) -
     if output is None:
         if data == "-":
             raise click.UsageError("-o/--output is required when DATA is '-'")
+        what = read_once(data) or _system_directory(data)  # /dev/stdin.model is no place for a model
+        if what:
+            raise click.UsageError(f"-o/--output is required when DATA is {what} ({data})")
         output = data + ".model"
     if output == "-":
         raise click.UsageError("a model file cannot be written to stdout; give a path with -o")
@@ -524,6 +612,19 @@ def _model_output(output: str | None, data: str, checkpoint_every: int | None) -
     if problem:
         fail(f"{output}: cannot write the model: {problem}")
     return output
+
+
+SYSTEM_DIRECTORIES = ("/dev", "/proc")  # where DATA.model may not go
+
+
+def _system_directory(path: str) -> str | None:
+    """ "in /dev" or "in /proc" for a path there (/dev/stdin, /dev/fd/0, /proc/self/fd/0: what a
+    shell gives for a stream, whatever file it is), else None."""
+    directory = os.path.realpath(os.path.dirname(os.path.abspath(path)))
+    for system in SYSTEM_DIRECTORIES:
+        if directory == system or directory.startswith(system + "/"):
+            return f"in {system}"
+    return None
 
 
 def _train(ctx, hypothesis: str | None, sharding: dict | None, options: dict) -> None:
@@ -546,24 +647,27 @@ def _train(ctx, hypothesis: str | None, sharding: dict | None, options: dict) ->
         options = dict(options, algorithm=resume.learner.name)
     spec = _train_spec(ctx, hypothesis, sharding, options)
     if resume is not None:
-        spec = spec.resuming(resume)
+        try:
+            spec = spec.resuming(resume)
+        except NotResumable as exc:  # what the run's own settings contradict (a scaled model, sharded)
+            fail(f"{resume_path}: {exc}", 2 if exc.settings else 1)
     output = _model_output(options["output"], data, spec.checkpoint_every)
     shards = _shards(spec, quiet)
     if shards is not None:
         spec = dataclasses.replace(spec, sharding=dataclasses.replace(spec.sharding, jobs=shards[1]))
     _refuse_same_files(
-        [("DATA", data)]
-        + [("DATA", s) for s in (shards[0] if shards else ()) if "://" not in s]
-        + [("--resume", resume_path)],
+        [("DATA", data)] + [("DATA", s) for s in (shards[0] if shards else ())] + [("--resume", resume_path)],
         [("-o", output), ("--curve", curve_path)],
         # train goes on from a model and may write it back; online-to-batch writes a batch model
         may_replace={("--resume", "-o")} if hypothesis in (None, "online", "running-average") else (),
     )
     checkpoints = []  # the model's example count (resumed ones included) at each checkpoint written
+    # train --resume M … -o M: M is replaced only while it is the file read (another run may continue it too)
+    read = resume.read_from if resume is not None and _same_file(output, resume_path) else None
 
     def checkpoint(model):
         with stop_signals_deferred():
-            model.save(output, resume=model.hypothesis not in AVERAGES)
+            model.save(output, resume=model.hypothesis not in AVERAGES, expect=read)
             checkpoints.append(model.learner.counter("examples"))
 
     terminal = sys.stderr.isatty()
@@ -579,8 +683,13 @@ def _train(ctx, hypothesis: str | None, sharding: dict | None, options: dict) ->
                 result = _train_sharded(spec, resume, watch)
             else:
                 result = pipeline.train(spec, data, resume, watch)
-            result.model.save(output, resume=spec.save_resume)
+            kept = result.examples == 0 and read is not None
+            if not kept:
+                result.model.save(output, resume=spec.save_resume, expect=read)
     summary = _train_summary(result, result.spec or spec, output)
+    if result.examples == 0:  # a resumed model over an empty day: no error in a cron job
+        left = f"; {output} left as it was" if kept else ""
+        summary["notes"].insert(0, f"{result.source} holds no examples: the model learned nothing new{left}")
     if options["algorithm"] is None and resume is None:
         summary["notes"].insert(0, f"{summary['algorithm']}: the default for {_data_kind(summary)} (-a NAME chooses)")
     if options["as_json"]:
@@ -589,22 +698,30 @@ def _train(ctx, hypothesis: str | None, sharding: dict | None, options: dict) ->
         _print_train_summary(summary, result)
 
 
+def _same_file(path: str, other: str | None) -> bool:
+    try:
+        return other is not None and os.path.samefile(path, other)
+    except (OSError, ValueError):
+        return False
+
+
 def _shards(spec: TrainSpec, quiet: bool) -> tuple[list, int] | None:
-    """A sharded run's shards (a glob that matches nothing is said later, in its place) and its local
-    cluster's workers, at most one per shard and per core (said when --jobs is lowered)."""
+    """A sharded run's shards that are files (a glob that matches nothing is said later, in its
+    place) and its local cluster's workers, at most one per shard and per core (said when --jobs is
+    lowered)."""
     if spec.sharding is None:
         return None
-    from . import distributed  # only a sharded run pays for its import
+    from .distributed.sources import is_url, shard_sources  # only a sharded run pays for its import
 
     shards = []
     with contextlib.suppress(ValueError, ImportError):
-        shards = distributed.shard_sources(spec.sharding.inputs)
+        shards = shard_sources(spec.sharding.inputs)
     jobs = spec.sharding.jobs
     if spec.sharding.backend == "dask" and spec.sharding.scheduler is None:
         jobs, note = bounds.workers(jobs, max(len(shards), 1), "shard")
         if note and not quiet:
             click.echo(f"budgetlearn: note: {note}", err=True)
-    return shards, jobs
+    return [s for s in shards if not is_url(s)], jobs
 
 
 def _train_sharded(spec: TrainSpec, resume, watch):
@@ -689,9 +806,12 @@ def _train_summary(result, spec: TrainSpec, output) -> dict:
         "seconds": round(result.seconds, 4),
         "model": output,
         "warnings": result.warnings,
-        "notes": list(learner.notes),
+        "notes": list(result.online.learner.notes),  # the online learner's (a batch model is a copy)
         "hypothesis": spec.written,
         "online_support_size": len(result.online.learner.support),
+        # whether `train --resume` from the file written goes on bit for bit (null: a batch model)
+        "resume_exact": None if spec.written in AVERAGES else result.model.inexact_resume() is None,
+        "resume_not_exact": result.model.inexact_resume(),
     }
 
 
@@ -707,6 +827,15 @@ def _print_train_summary(s: dict, result) -> None:
         f"seconds         {s['seconds']:.2f}",
         f"model           {s['model']} (predicts with {HYPOTHESES[s['hypothesis']]})",
     ]
+    if s["resume_exact"] is not None:
+        lines.append(
+            "resume          "
+            + (
+                "bit for bit"
+                if s["resume_exact"]
+                else f"not bit for bit: {s['resume_not_exact']} (--save-resume keeps it)"
+            )
+        )
     if s["support_size"] > s["online_support_size"]:
         lines.append(
             f"note            the exact average keeps {s['support_size'] - s['online_support_size']:,} "
@@ -723,7 +852,11 @@ def _print_train_summary(s: dict, result) -> None:
 def _looks_like_output(path: str) -> bool:
     """A second train input that is rather the model svm-train's order names: a path that does not
     exist yet, or a model file."""
-    return "://" not in path and not any(c in path for c in "*?[") and (not os.path.exists(path) or _is_model(path))
+    if os.path.lexists(path):  # an existing name is that file, whatever characters it holds
+        return _is_model(path)
+    from .distributed.sources import is_url, is_pattern
+
+    return not is_url(path) and not is_pattern(path)
 
 
 def _is_model(path: str) -> bool:
@@ -778,7 +911,7 @@ def _load(model_path, resume: bool = False, data: str | None = None) -> Model:
 @click.option(
     "-j",
     "--jobs",
-    type=int,
+    type=Jobs(),
     default=1,
     show_default=True,
     help="Worker processes (-1: one per core), each reading its own byte range of DATA; the output is "
@@ -786,8 +919,6 @@ def _load(model_path, resume: bool = False, data: str | None = None) -> Model:
 )
 def predict(model_path, data, output, scores, proba, skip_bad_lines, jobs):
     """Predict one label per example of DATA, in input order."""
-    if jobs == 0 or jobs < -1:
-        raise click.UsageError("--jobs must be ≥ 1, or -1 for one per core")
     if scores and proba:
         raise click.UsageError("--scores and --proba are two outputs; choose one")
     _refuse_same_files([("MODEL", model_path), ("DATA", data)], [("-o", output)])
@@ -902,12 +1033,15 @@ def calibrate(model_path, data, output, skip_bad_lines):
     (Wu, Lin and Weng 2004, method 2).  The model predicts as before; predict --proba writes
     probabilities and eval reports their log loss and calibration error.  Training the model further
     drops its calibration."""
-    from .api import calibrate as fit
+    from .api import fit_calibration
 
     _refuse_same_files([("MODEL", model_path), ("DATA", data)], [("-o", output)], may_replace={("MODEL", "-o")})
+    problem = writable_problem(output)  # before the held-out data is read
+    if problem:
+        fail(f"{output}: cannot write the model: {problem}")
     model = _load(model_path, resume=True, data=data)
     try:
-        fit(model, data, skip_bad_lines=skip_bad_lines)
+        warnings = fit_calibration(model, data, skip_bad_lines=skip_bad_lines)
     except DataError as exc:
         fail(str(exc))
     except ValueError as exc:
@@ -925,6 +1059,8 @@ def calibrate(model_path, data, output, skip_bad_lines):
         else (f"{len(c['A'])} pairwise sigmoids")
     )
     click.echo(f"calibrated on {c['examples']:,} examples of {data}: {sigmoids}; wrote {output}", err=True)
+    for warning in warnings:  # as eval prints its own
+        click.echo(f"warning: {warning}", err=True)
 
 
 @click.command()
@@ -1058,7 +1194,11 @@ def _tune_run(runs, settings, grid, jobs, backend, scheduler, sort, csv_path, sa
         writing.append((csv_path, "the table"))
         tune_.write_csv(csv_path, rows, [n for n, _ in grid], runs[0].spec.epochs)
     best = None
-    if save_best is not None:
+    if save_best is not None and runs[0].folds:  # the model of the best setting's train command: all of DATA
+        model = pipeline.train(tune_.setting_spec(runs[0].spec, rows[0].setting), runs[0].data).model
+        writing.append((save_best, "the model"))
+        model.save(save_best)
+    elif save_best is not None:
         best = tune_.best_run(rows[0], sort)
         run = next(r for r in runs if (r.setting, r.permutation) == (best.setting, best.permutation))
         model = tune_.retrain(run, best)
@@ -1102,7 +1242,22 @@ def _no_grid_contradiction(grid, params: dict, gamma, sigma) -> None:
     help="Runs per setting, each over a seeded permutation of DATA (run p: seed --seed + p, as "
     "`train --shuffle --seed`); 0: one run over DATA in its own order.",
 )
-@click.option("--seed", type=SEED, default=0, show_default=True, help="Seed of run 0; run p uses --seed + p.")
+@click.option(
+    "--folds",
+    type=click.IntRange(min=2),
+    default=None,
+    metavar="K",
+    help="Rank the settings by K-fold cross-validated accuracy, each exactly `train -v K` with that setting "
+    "(the folds seeded by --seed): a setting's runs are its K folds, each trained on the others in file "
+    "order and scored on the one held out, with the hypothesis train writes. --test is then only reported.",
+)
+@click.option(
+    "--seed",
+    type=SEED,
+    default=0,
+    show_default=True,
+    help="Seed of run 0; run p uses --seed + p. With --folds: the seed of the folds and of every run.",
+)
 @click.option(
     "--epochs",
     type=click.IntRange(min=1),
@@ -1122,7 +1277,7 @@ def _no_grid_contradiction(grid, params: dict, gamma, sigma) -> None:
 @click.option(
     "-j",
     "--jobs",
-    type=int,
+    type=Jobs(),
     default=1,
     show_default=True,
     help="Runs at once (-1: one per core). With dask, the cluster's workers decide.",
@@ -1159,7 +1314,21 @@ def _no_grid_contradiction(grid, params: dict, gamma, sigma) -> None:
     type=click.Path(dir_okay=False),
     default=None,
     metavar="MODEL",
-    help="Save the model of the best run of the best setting (trained again here, identically).",
+    help="Save the model of the best run of the best setting (trained again here, identically); with --folds, "
+    "the model the best setting's train command writes from all of DATA.",
+)
+@click.option(
+    "--scale",
+    is_flag=True,
+    help="Every run scales as train --scale (the ranges of DATA; with "
+    "--folds, of each fold's training part, as train -v --scale).",
+)
+@click.option(
+    "--scale-ranges",
+    type=click.Path(dir_okay=False),
+    default=None,
+    metavar="FILE",
+    help="Every run scales by the ranges of FILE, as train --scale-ranges.",
 )
 @_kernel_options
 @_param_options
@@ -1179,14 +1348,11 @@ def tune(
     csv_path,
     save_best,
     hypothesis,
-    kernel,
-    gamma,
-    sigma,
-    degree,
-    coef0,
-    rbf_exp,
+    folds,
+    scale,
+    scale_ranges,
     data,
-    **params,
+    **options,
 ):
     """Train every (setting, permutation) pair of a parameter grid in parallel and print mean ± std
     of the online mistake rate, support size, test accuracy and seconds per setting.
@@ -1199,34 +1365,53 @@ def tune(
     refers to the warnings of a setting's runs, listed under the table (and in --json and --csv);
     a setting with a run that ended with no support vector is marked "nothing learned" and ranks
     after every setting that learned something, whatever --sort says."""
-    params = {k: v for k, v in params.items() if v is not None}
-    if data == "-":
-        raise click.UsageError("tune reads DATA once per run: give a file, not '-'")
-    if jobs == 0 or jobs < -1:
-        raise click.UsageError("--jobs must be ≥ 1, or -1 for one per core")
-    sort = sort or ("test-accuracy" if test else "error")
+    kernel = KernelSpec.from_params(options)
+    params = {k: v for k, v in options.items() if k in registry.params() and v is not None}
+    for name, path in (("DATA", data), ("--test", test)):
+        what = path is not None and read_once(path)
+        if what:
+            raise click.UsageError(
+                f"tune reads {name} once per run: give a regular file, not {'-' if path == '-' else path} ({what})"
+            )
+    ctx = click.get_current_context()
+    if folds and _given(ctx, "permutations"):
+        raise click.UsageError("--folds K makes a setting's runs its K folds; drop --permutations")
+    sort = sort or ("cv-accuracy" if folds else "test-accuracy" if test else "error")
     if sort == "test-accuracy" and not test:
         raise click.UsageError("--sort test-accuracy needs --test")
+    if sort == "cv-accuracy" and not folds:
+        raise click.UsageError("--sort cv-accuracy needs --folds K")
+    scaled = _scale(scale, scale_ranges)
     _refuse_same_files([("DATA", data), ("--test", test)], [("--csv", csv_path), ("--save-best", save_best)])
-    for path in (csv_path, save_best):
+    for path, what in ((csv_path, "the table"), (save_best, "the model")):
         problem = path and writable_problem(path)
         if problem:
-            fail(f"{path}: cannot write: {problem}")
+            fail(f"{path}: cannot write {what}: {problem}")
     try:
         grid = tune_.parse_grid(list(grids), algorithm)
-        _no_grid_contradiction(grid, params, gamma, sigma)
+        _no_grid_contradiction(grid, params, kernel.gamma, kernel.sigma)
         settings = tune_.settings_of(grid)
         base = TrainSpec(
             algorithm,
-            KernelSpec(kernel, gamma, sigma, degree, coef0, rbf_exp),
+            kernel,
             params,
             seed,
             epochs,
             hypothesis=WRITTEN[hypothesis] if hypothesis else None,
+            scale=scaled,
         )
-        runs = tune_.plan(data, test, base, settings, permutations)
+        runs = tune_.plan(data, test, base, settings, permutations, folds or 0)
     except ValueError as exc:
         raise click.UsageError(str(exc))
+    if scaled is True and not folds:  # a permuted run reads DATA in another order: the ranges of train --scale DATA
+        from .scaling import of_data
+
+        try:
+            ranges = of_data(data, kernel.kind).ranges
+        except DataError as exc:
+            fail(str(exc))
+        runs = [dataclasses.replace(r, spec=dataclasses.replace(r.spec, scale=ranges)) for r in runs]
+
     if scheduler is None:  # local processes or threads; a cluster's own workers decide there
         jobs, note = bounds.workers(jobs, len(runs), "run")
         if note:
@@ -1234,6 +1419,9 @@ def tune(
     writing = []  # (path, what) of the output being written
     try:
         rows, best = _tune_run(runs, settings, grid, jobs, backend, scheduler, sort, csv_path, save_best, writing)
+        best_command = _best_command(
+            algorithm, kernel, params, rows[0], sort, data, epochs, hypothesis, seed, folds, scale, scale_ranges
+        )
     except DataError as exc:
         fail(str(exc))
     except UnloadableModel as exc:
@@ -1257,30 +1445,55 @@ def tune(
                     "seed": seed,
                     "epochs": epochs,
                     "rows": [r.to_dict() for r in rows],
+                    "best": best_command,
                 }
             )
         )
     else:
-        _print_tune(algorithm, sort, rows, epochs)
+        _print_tune(algorithm, sort, rows, epochs, best_command)
     if save_best is not None:
-        click.echo(f"best model: {save_best} ({tune_._describe(rows[0].setting)}, seed {best.seed})", err=True)
+        seed_note = f", seed {best.seed}" if best is not None else ""
+        click.echo(f"best model: {save_best} ({tune_._describe(rows[0].setting)}{seed_note})", err=True)
 
 
-def _print_tune(algorithm, sort, rows, epochs) -> None:
+def _best_command(algorithm, kernel, params, top, sort, data, epochs, hypothesis, seed, folds, scale, ranges) -> str:
+    """The `budgetlearn train` command whose model the table's best setting is: with --folds the model its
+    cross-validation estimates (train -v K of the same command prints its accuracy); else its best run's
+    (`--shuffle --seed S` for a permuted run), as --save-best saves it."""
+    from .grid import train_command
+
+    setting_kernel = {k: v for k, v in top.setting.items() if k in tune_.KERNEL_GRID}
+    default = KernelSpec().params()
+    given_kernel = {k: v for k, v in kernel.params().items() if v != default[k] and v is not None}
+    more = [] if epochs == 1 else ["--epochs", str(epochs)]
+    more += ["--hypothesis", hypothesis] if hypothesis else []
+    more += ["--scale"] if scale else ["--scale-ranges", ranges] if ranges else []
+    run = None if folds else tune_.best_run(top, sort)
+    if run is not None and run.permutation >= 0:
+        more += ["--shuffle", "--seed", str(run.seed)]
+    elif seed:
+        more += ["--seed", str(seed)]
+    setting_params = {k: v for k, v in top.setting.items() if k not in tune_.KERNEL_GRID}
+    return train_command(algorithm, given_kernel | setting_kernel, params | setting_params, data, tuple(more))
+
+
+def _print_tune(algorithm, sort, rows, epochs, best_command: str) -> None:
     from rich.table import Table
 
     table = Table(
         title=f"{algorithm}, {len(rows[0].runs)} run(s) per setting of {epochs} pass(es), sorted by {sort}",
         title_justify="left",
     )
-    for col in ("rank", "setting", "online error %", "support size", "test accuracy %", "seconds", "notes"):
+    cv = ("cv accuracy %",) if rows[0].stats("cv_accuracy")[0] is not None else ()
+    for col in ("rank", "setting", *cv, "online error %", "support size", "test accuracy %", "seconds", "notes"):
         table.add_column(col, justify="left" if col in ("setting", "notes") else "right")
     cells, legend = tune_.format_table(rows, sort)
     for row in cells:
         table.add_row(*row)
     console = _console(highlight=False)
-    console.width = max(100, console.width)
+    console.width = max(120 if cv else 100, console.width)
     console.print(table)
+    click.echo(f"best: {best_command}")
     if any(r.learned_nothing for r in rows):
         click.echo("nothing learned: a run ended with f = 0 (0 support vectors); such settings rank last")
     for line in legend:  # whole lines, never wrapped
@@ -1326,7 +1539,7 @@ def generate(generator, examples, seed, output):
     indptr = np.arange(0, n * d + 1, d, dtype=np.int64)
     indices = np.tile(np.arange(d, dtype=np.int32), n)
     binary = set(unique(y).tolist()) <= {-1.0, 1.0}
-    names = ["+1" if v > 0 else "-1" for v in y] if binary else [format(v, "g") for v in y]
+    names = ["+1" if v > 0 else "-1" for v in y] if binary else [shortest_text(v) for v in y]
     try:
         with output_file(output) as out:
             write_libsvm(out, indptr, indices, X.ravel(), y, label_strings=names)
@@ -1334,4 +1547,94 @@ def generate(generator, examples, seed, output):
         write_failed(output, "the data", exc)
 
 
-COMMANDS = (train, online_to_batch, calibrate, predict, eval_, export, import_, info, plot, tune, algorithms, generate)
+@click.command()
+@click.argument("data", type=DATA_PATH)
+@click.option("-l", "--lower", type=float, default=None, help="Lower end of every feature's scaled range. Default: -1.")
+@click.option("-u", "--upper", type=float, default=None, help="Upper end of every feature's scaled range. Default: 1.")
+@click.option(
+    "-y",
+    "--target-range",
+    type=float,
+    nargs=2,
+    default=None,
+    metavar="LOWER UPPER",
+    help="Also scale the labels (targets) onto [LOWER, UPPER]. Default: labels as they are.",
+)
+@click.option(
+    "-s",
+    "--save-ranges",
+    type=click.Path(dir_okay=False, allow_dash=False),
+    default=None,
+    metavar="FILE",
+    help="Write the ranges found to FILE (svm-scale's range file), for -r and train --scale-ranges.",
+)
+@click.option(
+    "-r",
+    "--restore-ranges",
+    type=click.Path(dir_okay=False),
+    default=None,
+    metavar="FILE",
+    help="Scale by the ranges of FILE (written by -s or by svm-scale -s) instead of DATA's own: DATA is read "
+    "once, as a stream; a feature FILE has no range for is left out (svm-scale's 'scaled to 0').",
+)
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(dir_okay=False, allow_dash=True),
+    default="-",
+    help="Where to write the scaled data (default stdout); written atomically.",
+)
+@click.option("--skip-bad-lines", is_flag=True, help="Skip malformed lines (and report how many) instead of failing.")
+def scale(data, lower, upper, target_range, save_ranges, restore_ranges, output, skip_bad_lines):
+    """Scale every feature of DATA linearly onto [-l, -u] as LIBSVM's svm-scale does, and write DATA so
+    scaled, in svm-scale's own output (labels %.17g, values %g, zeros left out), with svm-scale's range
+    files (-s, -r): each program reads the other's.
+
+    A feature's range is its min and max over DATA, where an example without the feature counts as 0; a
+    feature with min = max is left out. Without -r, DATA is read twice (once for the ranges); standard
+    input, which cannot be, is held in memory (about 12 bytes per value): for a stream larger than memory,
+    save the ranges of a sample with -s and scale the stream with -r. Lines without a label are scaled
+    too (and written without one); qid tokens and comments are left out."""
+    from . import scaling
+
+    if restore_ranges is not None and (lower is not None or upper is not None or target_range is not None):
+        raise click.UsageError("-r takes the interval from its file; drop -l, -u and -y")
+    lower, upper = scaling.LOWER if lower is None else lower, scaling.UPPER if upper is None else upper
+    if not (upper > lower and np.isfinite([lower, upper]).all()):
+        raise click.UsageError(f"-u {upper:g} must be greater than -l {lower:g}")
+    if target_range is not None and not (target_range[1] > target_range[0] and np.isfinite(target_range).all()):
+        raise click.UsageError(f"-y {target_range[0]:g} {target_range[1]:g}: the upper end must be greater")
+    _refuse_same_files([("DATA", data), ("-r", restore_ranges)], [("-o", output), ("-s", save_ranges)])
+    try:
+        ranges = None if restore_ranges is None else scaling.read_ranges(restore_ranges)
+        with contextlib.ExitStack() as files:
+            out = files.enter_context(output_file(output))
+            save = None if save_ranges is None else files.enter_context(output_file(save_ranges))
+            report = scaling.scale(data, out, ranges, lower, upper, target_range, save, skip_bad_lines)
+    except DataError as exc:
+        fail(str(exc))
+    except OSError as exc:
+        write_failed(output, "the scaled data", exc)
+    if report.skipped:
+        click.echo(
+            f"budgetlearn: note: skipped {report.skipped:,} malformed lines (first: {report.first_skipped})", err=True
+        )
+    for warning in report.warnings(data if data != "-" else "<stdin>", restore_ranges):
+        click.echo(f"budgetlearn: warning: {warning}", err=True)
+
+
+COMMANDS = (
+    train,
+    online_to_batch,
+    calibrate,
+    predict,
+    eval_,
+    export,
+    import_,
+    info,
+    plot,
+    tune,
+    algorithms,
+    generate,
+    scale,
+)

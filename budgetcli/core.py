@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 import numpy as np
 
@@ -56,7 +57,9 @@ class Chunk:
     """A block of examples in CSR form."""
 
     indptr: np.ndarray  # int64, (n + 1,)
-    indices: np.ndarray  # int32, the data file's indices (≥ 0; an array's column j is j + 1), increasing in a row
+    indices: (
+        np.ndarray
+    )  # int32, the data file's indices (≥ 0; an array's column j is j + Model.first_index), increasing
     values: np.ndarray  # float64
     labels: np.ndarray  # float64, (n,)
     line_numbers: np.ndarray  # int64, (n,), 1-based line of each example
@@ -77,7 +80,12 @@ class Chunk:
         index 0 occurs (so that a 0-based file and its 1-based copy get the same γ)."""
         if not len(self.indices):
             return 0
-        return int(self.indices.max()) + int(bool((self.indices == 0).any()))
+        return int(self.indices.max()) + int(self.holds_index_zero)
+
+    @property
+    def holds_index_zero(self) -> bool:
+        """Index 0 occurs: the data numbers its features from 0 (model.Model.first_index)."""
+        return bool(len(self.indices)) and int(self.indices.min()) == 0
 
     @property
     def csr(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -100,7 +108,7 @@ class Chunk:
     @classmethod
     def from_dense(cls, X, y) -> "Chunk":
         """A Chunk of the non-zeros of the rows of X, column j as feature index j + 1 (as a 1-based data
-        file numbers them), lines numbered 1..n and labels spelt %g; for tests, generated streams and
+        file numbers them), lines numbered 1..n and labels spelt by `shortest_text`; for tests, generated streams and
         small data."""
         X = np.asarray(X, np.float64)
         rows, cols = np.nonzero(X)
@@ -113,7 +121,7 @@ class Chunk:
             values=X[rows, cols],
             labels=labels,
             line_numbers=np.arange(1, X.shape[0] + 1, dtype=np.int64),
-            label_spellings={float(v): format(v, "g") for v in unique(labels)},
+            label_spellings={float(v): shortest_text(v) for v in unique(labels)},
         )
 
     def to_dense(self, n_features: int) -> np.ndarray:
@@ -140,6 +148,27 @@ class KernelSpec:
     degree: int = 3
     coef0: float = 0.0
     exp: str = "vectorised"  # rbf: kernels.EXPS, how exp(−γ d²) is computed (kernels.Kernel.exp)
+
+    # each field's name as an option and a keyword argument (kernels.KERNEL_PARAMS, `--rbf-exp`, ...)
+    PARAM_NAMES: ClassVar[dict] = {
+        "kind": "kernel",
+        "gamma": "gamma",
+        "sigma": "sigma",
+        "degree": "degree",
+        "coef0": "coef0",
+        "exp": "rbf_exp",
+    }
+
+    @classmethod
+    def from_params(cls, values) -> "KernelSpec":
+        """The spec of the kernel options or keyword arguments in `values` (a mapping by their names,
+        PARAM_NAMES; others are ignored, absent ones take the defaults): how every edge (the commands,
+        `tune`, the scikit-learn and River classes) makes one."""
+        return cls(**{field: values[name] for field, name in cls.PARAM_NAMES.items() if name in values})
+
+    def params(self) -> dict:
+        """The spec as options by name (`from_params`' inverse)."""
+        return {name: getattr(self, field) for field, name in self.PARAM_NAMES.items()}
 
     def gamma_for(self, first_chunk_features: int) -> float:
         """γ from gamma or sigma; by default 1/k with k the first chunk's `Chunk.feature_count` (LIBSVM
@@ -169,6 +198,25 @@ def gamma_from_sigma(sigma: float) -> float:
     if not (gamma > 0 and math.isfinite(gamma)):
         raise ValueError(f"sigma = {sigma:g} gives γ = 1/(2σ²) = {gamma:g}, not a positive finite number")
     return gamma
+
+
+def parse_number(text: str) -> float | None:
+    """The number a data file's token spells (float's grammar, without the digit separators '1_0' it
+    also takes), else None: the reader's rule, and so the rule of which label spellings are numbers."""
+    if "_" in text:
+        return None
+    try:
+        return float(text)
+    except ValueError:
+        return None
+
+
+def shortest_text(v: float) -> str:
+    """The shortest text that reads back as the number v (Python's repr, the shortest round trip, with
+    its '.0' dropped: 1, 1.0000000001, 0.1, 1e+22): how a label is written wherever its own spelling
+    is not known, or cannot be kept."""
+    text = repr(float(v))
+    return text[:-2] if text.endswith(".0") else text
 
 
 def unique(values, return_inverse: bool = False, return_counts: bool = False):

@@ -95,16 +95,25 @@ def read_curve(path) -> dict:
                     raise ValueError
                 rows.append([float(v) for v in fields])
             except ValueError:
-                raise ValueError(f"{path}:{lineno}: expected {len(COLUMNS)} numbers, got {line.strip()!r}") from None
+                got = line.strip()
+                shown = repr(got) if len(got) <= 80 else repr(got[:80]) + " …"
+                raise ValueError(f"{path}:{lineno}: expected {len(COLUMNS)} numbers, got {shown}") from None
     if not rows:
         raise ValueError(f"{path}: no rows (train with --curve wrote only the header?)")
     table = np.array(rows)
     return {name: table[:, j] for j, name in enumerate(COLUMNS)} | {"description": description}
 
 
+_MAX_ROW = 4096  # characters: a row is five numbers; a longer line is none, and is never read whole
+
+
 def _lines(f, path):
-    """The lines of a text file, a decoding error as a ValueError naming the file."""
+    """The lines of a text file (a line longer than _MAX_ROW cut there), a decoding error as a
+    ValueError naming the file."""
     try:
-        yield from f
+        while line := f.readline(_MAX_ROW + 1):
+            yield line
+            if len(line) > _MAX_ROW and not line.endswith("\n"):
+                return  # a row it cannot be: the caller refuses it, the rest unread
     except UnicodeDecodeError:
         raise ValueError(f"{path}: not a budgetlearn curve (not UTF-8 text)") from None

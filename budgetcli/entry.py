@@ -44,6 +44,8 @@ class _Main(click.Group):
             return super().make_context(*args, **kwargs)
         except OSError as exc:
             write_failed("-", None, exc)
+        except _HELP_WITHOUT_ARGUMENTS:
+            raise  # `budgetlearn` alone: click prints the help on stderr, as it is, and exits 2
         except click.UsageError as exc:
             raise OneLineUsageError(exc) from None
 
@@ -62,6 +64,11 @@ class _Main(click.Group):
             raise OneLineUsageError(exc) from None
         except MemoryError as exc:  # numpy's names the allocation it could not make
             fail(f"out of memory{': ' + str(exc) if str(exc) else ''}")
+
+
+# click ≥ 8.2 raises this (a UsageError whose message is the whole help) for a group called without a
+# command; older releases print the help themselves
+_HELP_WITHOUT_ARGUMENTS = getattr(click.exceptions, "NoArgsIsHelpError", ())
 
 
 class OneLineUsageError(click.ClickException):

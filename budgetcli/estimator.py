@@ -1,7 +1,7 @@
 """What the scikit-learn and River classes (sklearn.py, river.py) share: their settings and pickling
-(`KernelSettings`), checking an algorithm's parameters, a CSR Chunk of an array, learning with a row
-that overflows named.  Neither scikit-learn nor River is imported here, so each class needs only its
-own library."""
+(`KernelSettings`), checking an algorithm's parameters, and the one door from arrays to the compiled
+code (`csr_chunk`, `checked_labels`), which the Python API takes too.  Neither scikit-learn nor River
+is imported here, so each class needs only its own library."""
 
 from __future__ import annotations
 
@@ -9,8 +9,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from . import algorithms, registry  # noqa: F401  (algorithms: registered for lookups)
-from .core import MAX_INDEX, Chunk, KernelSpec
-from .learner import Overflow
+from .core import MAX_INDEX, Chunk, DataError, KernelSpec
 from .spec import TrainSpec
 
 
@@ -28,14 +27,25 @@ def learner_class(owner: str, algorithm: str, params: dict) -> type:
     return cls
 
 
-def csr_chunk(X, labels: np.ndarray, columns: np.ndarray | None = None) -> Chunk:
-    """A CSR Chunk of X (numpy or scipy.sparse), explicit zeros dropped, indices sorted.
+def csr_chunk(X, labels=None, columns: np.ndarray | None = None, first_index: int = 1) -> Chunk:
+    """A CSR Chunk of X (numpy or scipy.sparse), explicit zeros dropped, indices sorted: the one door
+    from arrays to the compiled code (the Python API, the scikit-learn and River classes, to learn and
+    to predict), so every one of them refuses what it refuses, in the same words.  X must be 2-D with
+    finite values (a DataError naming the first bad row, `X:ROW`); `labels` (None: to predict) go
+    through `checked_labels`.
 
-    `columns[j]` is the learner's feature index of X's column j (increasing in j); by default j + 1,
-    the index a 1-based data file gives that column (so a model trained on the file predicts on the array
-    scikit-learn's load_svmlight_file reads from it)."""
-    X = sp.csr_matrix(X, dtype=np.float64, copy=True)
-    largest = X.shape[1] if columns is None else int(np.max(columns, initial=-1))
+    `columns[j]` is the learner's feature index of X's column j (increasing in j); by default j +
+    `first_index`, the model's numbering (model.Model.first_index: 1, the index a 1-based data file gives
+    that column, or 0 for a model of 0-based data), so that a model trained on a file predicts on the
+    array scikit-learn's load_svmlight_file reads from it, and the other way round."""
+    X = sp.csr_matrix(X if sp.issparse(X) else _two_dimensional(X), dtype=np.float64, copy=True)
+    n = X.shape[0]
+    labels = np.zeros(n) if labels is None else checked_labels(labels, n)
+    finite = np.isfinite(X.data)
+    if not finite.all():
+        row = int(np.searchsorted(X.indptr, np.flatnonzero(~finite)[0], side="right"))
+        raise DataError("X", row, None, "a feature value is not a finite number (the kernels need finite values)")
+    largest = X.shape[1] - 1 + first_index if columns is None else int(np.max(columns, initial=-1))
     if largest > MAX_INDEX:  # a feature index must fit the 32 bits the loops index with, as in a data file
         raise ValueError(
             f"X has {X.shape[1]:,} columns; budgetlearn takes at most {MAX_INDEX:,} features (as a LIBSVM "
@@ -44,16 +54,36 @@ def csr_chunk(X, labels: np.ndarray, columns: np.ndarray | None = None) -> Chunk
     X.sum_duplicates()
     X.eliminate_zeros()
     X.sort_indices()
-    n = X.shape[0]
-    indices = X.indices + 1 if columns is None else np.asarray(columns)[X.indices]
+    indices = X.indices + first_index if columns is None else np.asarray(columns)[X.indices]
     return Chunk(
         X.indptr.astype(np.int64),
         indices.astype(np.int32),
         X.data,
-        np.asarray(labels, np.float64),
+        labels,
         np.arange(1, n + 1, dtype=np.int64),
         {},
     )
+
+
+def _two_dimensional(X) -> np.ndarray:
+    X = np.asarray(X, np.float64)
+    if X.ndim != 2:
+        raise ValueError(f"X has {X.ndim} dimension(s); give a 2-D array, one row per example")
+    return X
+
+
+def checked_labels(y, rows: int, numbers: bool = True):
+    """y checked as the labels of `rows` rows of X: one dimension and one label per row, and (`numbers`)
+    each a finite number, as float64 (a DataError naming the first bad one, `y:ROW`).  Without
+    `numbers` (River's labels are any values, encoded after) y as a list.  Checked before anything is
+    learnt: a y that is not X's length would otherwise make the compiled loops read past its end."""
+    values = np.asarray(y, np.float64) if numbers else list(y)
+    shape = values.shape if numbers else (len(values),)
+    if len(shape) != 1 or shape[0] != rows:
+        raise ValueError(f"y has shape {shape}; X has {rows:,} rows: give one label per row")
+    if numbers and not np.isfinite(values).all():
+        raise DataError("y", int(np.flatnonzero(~np.isfinite(values))[0]) + 1, None, "the label is not a finite number")
+    return values
 
 
 class KernelSettings:
@@ -71,8 +101,7 @@ class KernelSettings:
         self.degree, self.coef0, self.rbf_exp, self.seed = degree, coef0, rbf_exp, seed
 
     def _train_spec(self, params: dict, **more) -> TrainSpec:
-        kernel = KernelSpec(self.kernel, self.gamma, self.sigma, self.degree, self.coef0, self.rbf_exp)
-        return TrainSpec(self.algorithm, kernel, params, self.seed, **more)
+        return TrainSpec(self.algorithm, KernelSpec.from_params(vars(self)), params, self.seed, **more)
 
     def __getstate__(self):
         state = dict(vars(self))
@@ -90,13 +119,3 @@ class KernelSettings:
             setattr(self, self._learner, learner)
         elif not self._learner.endswith("_"):  # River's: None before it learns; scikit-learn's: absent until fit
             setattr(self, self._learner, None)
-
-
-def learn(learner, chunk: Chunk, y: np.ndarray, rows: str = "row") -> None:
-    """learner.learn(chunk, y), a row whose numbers overflow as a ValueError naming it (`rows`: how the
-    caller's user names a row, e.g. "X")."""
-    try:
-        learner.learn(chunk, y)
-    except Overflow as exc:
-        where = f"X[{exc.row}]" if rows == "X" else f"{rows} {exc.row}"
-        raise ValueError(f"{where}: {exc.reason}") from None

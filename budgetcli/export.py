@@ -38,15 +38,15 @@ evicting algorithms cannot be recovered from a LIBSVM file, so those are refused
 from __future__ import annotations
 
 import dataclasses
-import io
 import math
 import os
 
 import numpy as np
 
-from .core import MAX_INDEX, DataError
+from .core import MAX_INDEX, DataError, shortest_text
+from .io.libsvm import MAX_LINE_BYTES, bounded_lines, line_too_long
 from .kernels import Kernel
-from .labels import BinaryLabels
+from .labels import BinaryLabels, kept_spelling
 from .learner import KernelLearner
 from .modelfile import open_regular
 
@@ -89,6 +89,12 @@ def libsvm_text(model, path="model") -> str:
     """The model as LIBSVM model text; ExportError when LIBSVM cannot express it."""
     labels = _binary_labels(model, path)
     learner = model.learner
+    if model.scaling is not None:
+        raise ExportError(
+            f"{path}: the model scales every example it scores (train --scale), which LIBSVM's model format "
+            "cannot hold; to export, train on data scaled by `budgetlearn scale -s RANGES` (and give svm-predict "
+            "data scaled by `budgetlearn scale -r RANGES`)"
+        )
     if learner.feature_map is not None:
         raise ExportError(
             f"{path}: a {learner.name} model is a weight vector over {learner.feature_map}, not a support "
@@ -144,28 +150,39 @@ _HEADER_KEYS = {
 
 
 def read_libsvm_model(path) -> dict:
-    """Parse a LIBSVM binary C-SVC model file: {'kernel', 'labels' (first, second), 'rho',
-    'coef', 'indptr', 'indices', 'values'}.  Errors are DataErrors naming file and line."""
+    """Parse a LIBSVM binary C-SVC model file: {'kernel', 'labels' (first, second), 'spellings' (the
+    labels as written), 'rho', 'coef', 'indptr', 'indices', 'values'}.  Errors are DataErrors naming file and line."""
     source = os.fspath(path)
     try:
-        f = io.TextIOWrapper(open_regular(source), encoding="utf-8", errors="replace")
+        f = open_regular(source)
     except OSError as exc:
         raise DataError(source, 0, None, f"cannot open: {exc.strerror or exc}") from None
     with f:
-        header, header_end = _libsvm_header(f, source)
-        kernel, labels, rho, total = _libsvm_header_values(header, source, header_end)
-        coef, indptr, indices, values, lineno = _libsvm_support_vectors(f, source, header_end)
+        lines = _text_lines(f, source)
+        header, header_end = _libsvm_header(lines, source)
+        kernel, labels, spellings, rho, total = _libsvm_header_values(header, source, header_end)
+        coef, indptr, indices, values, lineno = _libsvm_support_vectors(lines, source, header_end)
     if len(coef) != total:
         raise DataError(source, lineno, None, f"total_sv {total} but {len(coef)} SV lines")
     return {
         "kernel": kernel,
         "labels": labels,
+        "spellings": spellings,
         "rho": rho,
         "coef": np.array(coef, np.float64),
         "indptr": np.array(indptr, np.int64),
         "indices": np.array(indices, np.int32),
         "values": np.array(values, np.float64),
     }
+
+
+def _text_lines(f, source: str):
+    """The lines of the binary file f as text, each at most MAX_LINE_BYTES as the data reader bounds
+    them: a longer one is a DataError naming it, never read whole (a hostile file's one huge line)."""
+    for lineno, (line, _) in enumerate(bounded_lines(f), start=1):
+        if len(line) > MAX_LINE_BYTES and not line.endswith(b"\n"):
+            raise line_too_long(source, lineno)
+        yield line.decode("utf-8", errors="replace")
 
 
 def _libsvm_header(f, source: str) -> tuple[dict[str, list[str]], int]:
@@ -186,7 +203,7 @@ def _libsvm_header(f, source: str) -> tuple[dict[str, list[str]], int]:
 
 
 def _libsvm_header_values(header: dict, source: str, header_end: int) -> tuple:
-    """(kernel, labels, rho, total_sv) of a binary C-SVC model's header, checked."""
+    """(kernel, labels, their spellings, rho, total_sv) of a binary C-SVC model's header, checked."""
 
     def need(key):
         if key not in header or not header[key]:
@@ -210,6 +227,7 @@ def _libsvm_header_values(header: dict, source: str, header_end: int) -> tuple:
             int(header.get("degree", ["3"])[0]),
         )
         labels = [float(v) for v in need("label")]
+        spellings = need("label")
         rho = float(need("rho")[0])
         total = int(need("total_sv")[0])
     except ValueError as exc:
@@ -218,7 +236,7 @@ def _libsvm_header_values(header: dict, source: str, header_end: int) -> tuple:
         raise DataError(source, header_end, " ".join(header["label"]), "'label' must give two finite numbers")
     if not math.isfinite(rho):
         raise DataError(source, header_end, str(rho), "rho is not finite")
-    return kernel, labels, rho, total
+    return kernel, labels, spellings, rho, total
 
 
 def _libsvm_support_vectors(f, source: str, lineno: int) -> tuple:
@@ -260,7 +278,7 @@ def import_libsvm(path, algorithm_cls, params: dict, seed: int = 0):
     m = read_libsvm_model(path)
     first, second = m["labels"]
     if first == second:
-        raise ExportError(f"{os.fspath(path)}: both labels are {first:g}")
+        raise ExportError(f"{os.fspath(path)}: both labels are {shortest_text(first)}")
     # dec(x) = Σ coef_i k(x, SV_i) − ρ: the bias −ρ is the kernel's offset, kept by every command
     kernel = dataclasses.replace(m["kernel"], offset=-m["rho"]) if m["rho"] else m["kernel"]
     learner = algorithm_cls(kernel, seed=seed, **params)
@@ -273,7 +291,7 @@ def import_libsvm(path, algorithm_cls, params: dict, seed: int = 0):
     )  # in the hypothesis from round 1 on, for online-to-batch averages
     learner = algorithm_cls.from_state(header, arrays)
     # LIBSVM's label[0] takes dec > 0: it is our +1 label.
-    labels = BinaryLabels(
-        negative=second, positive=first, spellings={first: format(first, "g"), second: format(second, "g")}
-    )
-    return Model(learner, labels)
+    spelt = dict(zip(m["labels"], m["spellings"]))
+    labels = BinaryLabels(negative=second, positive=first, spellings={v: kept_spelling(v, spelt[v]) for v in spelt})
+    # its features are numbered as its support vectors show: from 0 when index 0 occurs (Model.first_index)
+    return Model(learner, labels, first_index=0 if (m["indices"] == 0).any() else 1)

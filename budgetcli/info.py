@@ -35,23 +35,57 @@ def describe(model, path) -> dict:
         "labels": label_info,
         "hypothesis": model.hypothesis,
         "resume_state": _resume_state(model),
+        # whether `train --resume` from this file goes on bit for bit (null: a batch model), and why not
+        "resume_exact": None
+        if model.hypothesis in ("average", "projected-average")
+        else model.inexact_resume() is None,
+        "resume_not_exact": model.inexact_resume(),
         "support_size": len(support),
         "support_nonzeros": support.nnz,
         "feature_map": None
         if learner.feature_map is None
         else {"kind": learner.feature_map, "weights": int(learner.feature_map_weights().size)},
-        "n_features": learner.n_features,
+        **_features(learner, model.first_index),
+        "first_index": model.first_index,  # the index of an array's column 0 (Model.first_index)
+        "scaling": None
+        if model.scaling is None
+        else {
+            "lower": model.scaling.ranges.lower,
+            "upper": model.scaling.ranges.upper,
+            "features": len(model.scaling.ranges),
+            "from": model.scaling.source,
+        },
         "bytes": os.path.getsize(path),
         "counters": {name: learner.counter(name) for name in COUNTER_NAMES},
     }
 
 
+def _features(learner, first_index: int) -> dict:
+    """The features the model was trained on, counted as LIBSVM counts them (Chunk.feature_count): the
+    largest feature index, and one more when index 0 occurred in its data (`first_index` 0: a 0-based
+    file's).  The learner keeps the largest index + 1 (the width its dense copies need); reporting that
+    as the count made a 1-based file of 123 features (a9a) a model of 124."""
+    largest = learner.n_features - 1  # -1: no feature seen
+    zero = largest >= 0 and first_index == 0
+    return {"n_features": max(largest, 0) + int(zero), "max_feature_index": largest if largest >= 0 else None}
+
+
 def _resume_state(model) -> str:
-    if not model.learner.rebuilt:
+    learner = model.learner
+    archive = model.hypothesis == "running-average" and learner.evicts  # the average's evicted vectors
+    if not learner.rebuilt and not archive:
         return "none needed"
     if model.resume_state:
         return "saved (--resume continues bit for bit)"
-    return "not saved: --resume rebuilds " + ", ".join(sorted(model.learner.rebuilt)) + " from the support vectors"
+    lost = (
+        [f"--resume rebuilds {', '.join(sorted(learner.rebuilt))} from the support vectors"] if learner.rebuilt else []
+    )
+    return "not saved: " + "; ".join(
+        lost + (["the evicted vectors' archive is folded into the average"] if archive else [])
+    )
+
+
+_FROM = {"data": "a first pass over the data", "first block": "the data's first block", "ranges file": "a range file"}
 
 
 def format_text(d: dict) -> str:
@@ -78,12 +112,31 @@ def format_text(d: dict) -> str:
         ("hypothesis", f"{d['hypothesis']}: predicts with {HYPOTHESES[d['hypothesis']]}"),
         ("resume state", d["resume_state"]),
         (
+            "resume",
+            {True: "bit for bit", None: d["resume_not_exact"]}.get(
+                d["resume_exact"], f"not bit for bit: {d['resume_not_exact']} (train --save-resume keeps it)"
+            ),
+        ),
+        (
             ("feature map", f"{d['feature_map']['kind']}: {d['feature_map']['weights']:,} weights, made from the seed")
             if d.get("feature_map")
             else (
                 "support vectors",
-                f"{d['support_size']:,} ({d['support_nonzeros']:,} non-zeros, {d['n_features']:,} features)",
+                f"{d['support_size']:,} ({d['support_nonzeros']:,} non-zeros, {d['n_features']:,} features"
+                + (f", indices up to {d['max_feature_index']:,})" if d["max_feature_index"] is not None else ")"),
             )
+        ),
+        ("features", f"numbered from {d['first_index']} (an array's column j is index j + {d['first_index']})"),
+        *(
+            [
+                (
+                    "scaling",
+                    f"[{d['scaling']['lower']:g}, {d['scaling']['upper']:g}] on {d['scaling']['features']:,} "
+                    f"features, ranges from {_FROM[d['scaling']['from']]} (applied to every example scored)",
+                )
+            ]
+            if d["scaling"]
+            else []
         ),
         ("bytes", f"{d['bytes']:,}"),
         ("examples", f"{t:,}"),

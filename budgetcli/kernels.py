@@ -137,6 +137,11 @@ class Kernel:
             return f"poly (γ={self.gamma:g}, coef0={self.coef0:g}, degree={self.degree}){bias}"
         return f"rbf (γ={self.gamma:g}, σ={self.sigma:g}){bias}"
 
+    def spec(self) -> KernelSpec:
+        """The KernelSpec that gives this kernel again (γ settled; the offset of an imported model is
+        the learner's, not a setting)."""
+        return KernelSpec(self.kind, self.gamma, None, self.degree, self.coef0, self.exp)
+
     def to_dict(self) -> dict:
         out = {"kind": self.kind, "gamma": self.gamma, "coef0": self.coef0, "degree": self.degree}
         if self.offset:  # only an imported model has one: every other file stays as it was

@@ -17,7 +17,7 @@ import math
 import numpy as np
 
 from . import registry
-from .core import DataError, unique
+from .core import DataError, parse_number, shortest_text, unique
 from .statecheck import MAX_CLASSES
 
 
@@ -67,6 +67,13 @@ class BinaryLabels:
     def spelling(self, v: float, chunk=None) -> str:
         return spelling_of(v, self.spellings, chunk)
 
+    def predicted(self, scores: np.ndarray) -> np.ndarray:
+        """The label values of scores f: the +1 label where f > 0, the −1 label where f ≤ 0 (a map that
+        holds one label predicts it everywhere)."""
+        positive = self.positive if self.positive is not None else self.negative
+        negative = self.negative if self.negative is not None else self.positive
+        return np.where(scores > 0, positive, negative)
+
     def index_of(self, values: np.ndarray) -> np.ndarray:
         """1 for the +1 label, 0 for the −1 label, −1 for a value the map does not hold."""
         values = np.asarray(values)
@@ -99,20 +106,74 @@ class BinaryLabels:
 
 
 def keep_spellings(spellings: dict, chunk) -> None:
-    """Note each label's first spelling in the data, as predictions write it back; a token longer than
-    a model file's spellings may be (`spelling_problem`) is spelt %.17g instead."""
+    """Note each label's first spelling in the data, as predictions write it back (`kept_spelling`)."""
     for v, s in chunk.label_spellings.items():
         if v not in spellings:
-            spellings[v] = s if spelling_problem(s) is None else format(v, ".17g")
+            spellings[v] = kept_spelling(v, s)
+
+
+def kept_spelling(v: float, text) -> str:
+    """How a model file spells label value v given as `text` (a data file's token, a scikit-learn class,
+    a River label, a LIBSVM model's label): the text as it was given, when a model file can hold it
+    (`spelling_problem`) and it does not read as another number than v; else the shortest text that
+    reads back as v (core.shortest_text).  The one rule of every edge and of import: no digit lost."""
+    if spelling_problem(text) is None:
+        number = parse_number(text)
+        if number is None or not math.isfinite(number) or number == v:
+            return text
+    return shortest_text(v)
 
 
 def spelling_of(v: float, spellings: dict, chunk=None) -> str:
-    """How label value v is written: as the model first saw it, else as this chunk writes it, else %g."""
+    """How label value v is written: as the model first saw it, else as this chunk writes it, else the
+    shortest text that reads back as v."""
     if v in spellings:
         return spellings[v]
     if chunk is not None and v in chunk.label_spellings:
         return chunk.label_spellings[v]
-    return format(v, "g")
+    return shortest_text(v)
+
+
+def label_values(labels: list, taken: dict | None = None) -> dict:
+    """The value a model file keeps for each label of the scikit-learn and River classes (any Python
+    values), in addition to the labels of `taken` (label -> value, kept as they are): a number's own
+    value (bools 0 and 1), the number a label's text spells as a data file's label (so that '-1' in a
+    data file is the class '-1', not another one), else the smallest whole number ≥ 0 that no label
+    takes, in order.  ValueError when two labels would take one value: a data file could not tell
+    them apart."""
+    out = dict(taken or {})
+    by_value = {v: label for label, v in out.items()}
+    rest = []
+    for label in labels:
+        if label in out:
+            continue
+        v = _number_of(label)
+        if v is None:
+            rest.append(label)
+        elif v in by_value:
+            raise ValueError(
+                f"the labels {by_value[v]!r} and {label!r} are both {shortest_text(v)} in a data file: a model "
+                "file cannot tell them apart"
+            )
+        else:
+            out[label], by_value[v] = v, label
+    free = 0.0
+    for label in rest:
+        while free in by_value:
+            free += 1.0
+        out[label], by_value[free] = free, label
+    return out
+
+
+def _number_of(label) -> float | None:
+    """The number a label is (bools: 0, 1), or spells as text; None for anything else."""
+    if isinstance(label, (bool, np.bool_, int, float, np.integer, np.floating)):
+        v = float(label)
+    elif isinstance(label, str):
+        v = parse_number(label)
+    else:
+        return None
+    return v if v is not None and math.isfinite(v) else None
 
 
 def third_label_message(shown: str) -> str:
@@ -169,6 +230,10 @@ class MulticlassLabels:
     def predict_index(self, scores: np.ndarray) -> np.ndarray:
         """The class with the highest score per row (ties: the class seen first)."""
         return np.argmax(scores, axis=1) if scores.shape[1] else np.zeros(scores.shape[0], np.int64)
+
+    def predicted(self, scores: np.ndarray) -> np.ndarray:
+        """The label values of an n × m score matrix: each row's top class."""
+        return np.asarray(self.values, np.float64)[self.predict_index(scores)]
 
     def decode(self, scores: np.ndarray) -> list[str]:
         """Labels in the training file's spelling for an n×m score matrix."""
@@ -240,7 +305,10 @@ def _spellings(d: dict) -> dict:
     pairs = d.get("spellings")
     if not isinstance(pairs, list) or not all(isinstance(p, list) and len(p) == 2 for p in pairs):
         raise ValueError("labels: spellings is not a list of [value, spelling] pairs")
-    return {_number("spelled value", v): s for v, s in pairs}
+    spellings = {_number("spelled value", v): s for v, s in pairs}
+    # a spelling that reads as another number than its value (a file from before kept_spelling: the Python
+    # API spelt 1.0000000001 as 1) is spelt as its value; one a model file cannot hold is left for `check`
+    return {v: s if spelling_problem(s) else kept_spelling(v, s) for v, s in spellings.items()}
 
 
 def labels_from_dict(d: dict):

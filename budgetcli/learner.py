@@ -39,7 +39,7 @@ from .kernels import Kernel, kernel_from_dot, kernel_values, scatter, sparse_sqn
 from .params import Param
 from .mixing import Mixing
 from .projection import onto_kept, schur_downdate
-from .retired import Retired
+from .retired import ARCHIVE_ARRAYS, Retired
 from .rng import randbelow, seed_state
 from .support import COUNT, DENSE_LIMIT, SupportSet, dense_dots, kernel_row
 
@@ -53,6 +53,17 @@ NO_VECTOR, NO_MATRIX = np.zeros(0), np.zeros((0, 0))
 
 # Eviction policies of the budgeted learners (`victim`), one numbering for every algorithm.
 UNBOUNDED, RANDOM, OLDEST = 0, 1, 2
+
+# A running average keeps at most 2·max(B, ARCHIVE_MIN) evicted vectors (`archive_keep`).
+ARCHIVE_MIN = 64
+
+
+def archive_keep(params: dict) -> int:
+    """How many evicted vectors a compression of a running average's archive keeps (`compress_retired`):
+    max(B, ARCHIVE_MIN), B the budget in `params` (a model file's, from anybody: a budget that is no
+    integer counts as none)."""
+    budget = params.get("budget", 0)
+    return max(budget if type(budget) is int else 0, ARCHIVE_MIN)
 
 
 class NonFiniteRound(ArithmeticError):
@@ -159,6 +170,9 @@ class KernelLearner:
     # copies the evicted vector and its summed coefficient into `retired` before the pool range
     # can be reused.  Off by default: it makes memory grow with the number of evictions.
     evicts: ClassVar[bool] = False
+    # The running sums of the average that the archive of evicted vectors is folded into when a model
+    # file is written (`folded_sums`): per slot ("avg_sum") or per slot and class ("avg_base", multiclass).
+    folded_array: ClassVar[str] = "avg_sum"
     # What a model predicts with when the run does not say (spec.TrainSpec.written): the averaged
     # hypothesis (1/T) Σ f_t, far better on held-out data, unless the algorithm exists to track drift.
     default_hypothesis: ClassVar[str] = "running-average"
@@ -183,6 +197,10 @@ class KernelLearner:
     # makes the array afresh from the support set; a loaded learner without them rebuilds them when
     # it learns next (`stale`).
     rebuilt: ClassVar[dict[str, Callable]] = {}
+    # The `rebuilt` arrays that the rebuild makes bit for bit as the loops kept them (a Gram matrix: the
+    # same kernel values); the others (an inverse, a factor) come back up to rounding, so that a resume
+    # from a file without them is not exact (Model.inexact_resume).
+    rebuilt_exactly: ClassVar[frozenset[str]] = frozenset()
     renamed: ClassVar[dict[str, str]] = {}  # parameter name in older model files -> its name today
     # Resume-state arrays of older model files that a later layout replaced (name -> kind): accepted
     # when a file holds them, never read (the `rebuilt` arrays that replace them are made afresh).
@@ -221,15 +239,17 @@ class KernelLearner:
         self.n_features = 0  # largest feature index seen in training, plus one
         self.keep_retired = False
         # with `keep_retired`, keep at most 2 × this many evicted vectors: past that, compress them back to
-        # this many (compress_retired; a running average's constant memory); 0: keep them all until the
-        # model is written (online-to-batch's exact average), which folds them (fold_retired)
-        self.fold_every = 0
-        self.retired = Retired(self.multiclass)  # the evicted vectors and their Σ_t coefficient
+        # this many (compress_retired; a running average's constant memory); 0: keep them all
+        # (online-to-batch's exact average).  Set by `keep_evicted`.
+        self.archive_keep = 0
+        # the evicted vectors and their Σ_t coefficient: resume state (`state`), folded onto the kept
+        # vectors in a written model's average (`folded_sums`), never in the learner that goes on
+        self.retired = Retired(self.multiclass)
         self.retire_log = RetireLog(np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0), np.zeros(1, np.int64))
         self.slot = {name: self._new_slot_array(kind, self.support.capacity) for name, kind in self.slot_arrays.items()}
         self.stale: set[str] = set()  # resume-state arrays to rebuild before learning (`rebuilt`)
         self._records = None  # (key, loop_args()) of the last call
-        self.notes: list[str] = []  # what the learner did that a summary should say (a rebuild)
+        self.notes: list[str] = []  # what the summary says of the run (a resume: pipeline.train; mixes: distributed)
 
     # ---- parameters -------------------------------------------------------------------------
     @classmethod
@@ -283,6 +303,17 @@ class KernelLearner:
         nothing on any data.  Checked for a new model before any data is read (spec.TrainSpec),
         never when a model is loaded: a saved model keeps loading."""
 
+    def keep_evicted(self, hypothesis: str) -> None:
+        """Keep what the hypothesis a run writes (spec.HYPOTHESES) needs of the vectors the learner evicts:
+        nothing for the last one (an archive kept so far is dropped); every one for online-to-batch's
+        averages (Model.averaged); for a running average, an archive of at most 2·`archive_keep` of them,
+        compressed back to `archive_keep` when full (`compress_retired`).  One rule for every interface
+        (pipeline.train, the River class)."""
+        self.keep_retired = self.evicts and hypothesis in ("running-average", "average", "projected-average")
+        self.archive_keep = archive_keep(self.hyper) if self.keep_retired and hypothesis == "running-average" else 0
+        if not self.keep_retired:
+            self.retired.clear()
+
     # ---- the contract ----------------------------------------------------------------------
     def learn(self, chunk, y: np.ndarray) -> None:
         """One online pass over the chunk's examples in order; y holds the encoded labels."""
@@ -309,8 +340,8 @@ class KernelLearner:
                 row = start + int(self.counters[EXAMPLES]) - before - exc.counted
                 raise Overflow(row, int(chunk.line_numbers[row]), exc.reason) from None
             self._collect_retired()  # before `reserve` may compact the pool
-            if self.fold_every:
-                self.compress_retired(self.fold_every)
+            if self.archive_keep:
+                self.compress_retired(self.archive_keep)
             if start < n:  # the next example may not fit: grow and go on
                 nnz = self._pool_room(int(chunk.indptr[start + 1] - chunk.indptr[start]))
                 try:
@@ -373,6 +404,7 @@ class KernelLearner:
         if c:
             a = self.support.arrays
             self.retired.append_pool(a.pool_idx, a.pool_val, log.start[:c], log.length[:c], log.coef_sum[:c])
+            self.retired.evicted += c
         log.count[0] = 0
 
     def decision_function(self, chunk) -> np.ndarray:
@@ -444,6 +476,10 @@ class KernelLearner:
                 out[name] = self.slot[name][:n]
         return out
 
+    def _archive_classes(self) -> int | None:
+        """The columns of the archive's summed coefficients in a model file: None (binary: one number)."""
+        return None
+
     def retired_rows(self) -> tuple:
         """The evicted vectors kept in `retired`, as CSR rows (indptr, indices, values)."""
         return self.retired.rows()
@@ -453,19 +489,22 @@ class KernelLearner:
         classes × vectors, as `projection.onto_kept` takes them)."""
         return self.retired.sums().copy()
 
-    def fold_retired(self) -> None:
-        """Fold the part of the running average that evicted vectors hold into the kept ones, and
-        forget the evicted vectors (`train --average`).
+    def folded_sums(self) -> np.ndarray | None:
+        """The running sums `folded_array` of the kept vectors with the archive's part folded in, as a
+        model file of the running average holds them (model.Model.save), or None when there is nothing
+        to fold (no evicted vector kept, or no vector kept to fold it onto: f = 0).  The learner itself
+        is left as it is: writing a file never changes the run that goes on.
 
         Each evicted vector's summed coefficient is projected onto the span of the current support
         set (`projection.onto_kept`, as `Model.averaged(projected=True)` does) and added to the kept
-        vectors' sums: the average stays within the budget and its sums travel with the slots, so a
-        resumed run continues it, and a kept vector evicted later takes its share along."""
-        if not self.retired:
-            return
-        if len(self.support):  # with no vector kept, the evicted ones' part has nowhere to go: f = 0
-            self._fold(onto_kept(self, self.retired_rows(), self.retired_sums()))
-        self.retired.clear()
+        vectors' sums, so the file's average stays within the budget."""
+        if not self.retired or not len(self.support):
+            return None
+        return self._sums_view() + onto_kept(self, self.retired_rows(), self.retired_sums()).T
+
+    def _sums_view(self) -> np.ndarray:
+        """The kept vectors' part of `folded_array` (a view)."""
+        return self.slot["avg_sum"][: len(self.support)]
 
     def compress_retired(self, keep: int) -> None:
         """Bound the evicted vectors a running average keeps (constant memory on an endless stream): of
@@ -489,15 +528,21 @@ class KernelLearner:
         while len(archive) - end >= keep:
             then = (*archive.rows(end, end + keep), archive.sums(end, end + keep))
             survivors, gram = self._compress(keep, survivors, then, gram)
+            archive.compressions += 1
             end += keep
         indptr, indices, values, sums = survivors
-        archive.replace_head(end, indptr, indices, values, sums.reshape((keep,) + archive.sums().shape[1:]))
+        archive.replace_head(end, indptr, indices, values, sums.reshape(keep) if archive.sums().ndim == 1 else sums)
         archive.head_gram = gram
 
     def _compress(self, keep: int, first: tuple, then: tuple, first_gram: np.ndarray | None) -> tuple:
         """One compression (`compress_retired`) of the 2·keep rows `first` + `then`, each (indptr,
         indices, values, sums), `first_gram` the kernel matrix of `first` when known; returns the
         `keep` survivors in the same form, in their order, and their kernel matrix.
+
+        A multiclass row holds a column per class the arrays had room for when it was logged, the columns
+        past the classes known then zero: the columns past the last one any row of the 2·keep uses are
+        left out of the arithmetic (and padded back by the archive), so that its bits depend on the rows
+        alone, not on how far the arrays had grown (a resumed learner's are sized afresh).
 
         Most survivors survive again (87% for forgetron B = 300 on a9a, 97% for bpegasos B = 100), so
         the kernel values among them are taken from `first_gram`: k(x_t, sv_i) depends on the two
@@ -506,7 +551,11 @@ class KernelLearner:
         indptr = np.concatenate([first[0], then[0][1:] + first[0][-1]])
         indices = np.concatenate([first[1], then[1]])
         values = np.concatenate([first[2], then[2]])
-        sums = np.concatenate([first[3], then[3].reshape(len(then[0]) - 1, -1)])
+        a, b = first[3], then[3].reshape(len(then[0]) - 1, -1)
+        sums = np.zeros((len(a) + len(b), max(a.shape[1], b.shape[1])))
+        sums[: len(a), : a.shape[1]], sums[len(a) :, : b.shape[1]] = a, b
+        used = np.flatnonzero(sums.any(axis=0))
+        sums = sums[:, : used[-1] + 1 if len(used) else 1]
         head = len(indptr) - 1
         lengths = np.diff(indptr)
         sq = np.bincount(np.repeat(np.arange(head), lengths), weights=values * values, minlength=head)
@@ -535,10 +584,6 @@ class KernelLearner:
         if k.kind == "rbf":
             return np.ones_like(sq)
         return (k.gamma * sq + k.coef0) ** k.degree if k.kind == "poly" else sq
-
-    def _fold(self, projected: np.ndarray) -> None:
-        """Add the evicted vectors' sums, projected onto the kept vectors, to the running average."""
-        self.slot["avg_sum"][: len(self.support)] += projected
 
     def kernel_matrix(self, indptr, indices, values) -> np.ndarray:
         """K[t, i] = k(x_t, sv_i) for CSR rows x_t against the current support set."""
@@ -573,6 +618,8 @@ class KernelLearner:
                 arrays[name] = self.slot[name][:n].copy()
             elif kind == "square" and name not in self.stale:
                 arrays[name] = self.slot[name][:n, :n].copy()
+        if self.retired:  # the running average's archive of evicted vectors: resume state
+            arrays |= self.retired.to_arrays(self._archive_classes())
         header = {
             "algorithm": self.name,
             "params": dict(self.hyper),
@@ -602,6 +649,16 @@ class KernelLearner:
         for name, kind in (cls.slot_arrays | cls.superseded).items():
             if kind != "work":
                 out[name] = ((n,) if kind == "vector" else (n, n), statecheck.F64)
+        if cls.evicts and "retired_indptr" in members:  # a running average's archive (resume state)
+            r = statecheck.vector_length(members, "retired_indptr") - 1
+            nnz = statecheck.vector_length(members, "retired_indices")
+            out["retired_indptr"] = ((r + 1,), statecheck.I64)
+            out["retired_indices"] = ((nnz,), statecheck.I32)
+            out["retired_values"] = ((nnz,), statecheck.F64)
+            out["retired_sums"] = ((r,), statecheck.F64)  # multiclass: a column per class
+            out["retired_counts"] = ((2,), statecheck.I64)
+            if "avg_sum" in out and cls.folded_array == "avg_sum":
+                out["unfolded_avg_sum"] = out["avg_sum"]  # the sums before the archive's fold (model.Model.save)
         return out
 
     @classmethod
@@ -609,6 +666,7 @@ class KernelLearner:
         """ValueError naming the field when a saved state (header with the model's hypothesis, and
         arrays) is one the compiled loops must not see: see statecheck.py."""
         statecheck.check_common(header, arrays, COUNTER_NAMES)
+        statecheck.check_archive(header, arrays, archive_keep(header["params"]), "unfolded_" + cls.folded_array)
 
     @classmethod
     def from_state(cls, header: dict, arrays: dict) -> "KernelLearner":
@@ -640,12 +698,16 @@ class KernelLearner:
         # every feature seen in training, not only the kept vectors': an averaged model stores evicted
         # vectors back (Model.averaged), and a resumed run may re-add them
         self.support.cover(self.n_features)
+        if "retired_indptr" in arrays:
+            self.retired.restore(arrays)
         return self
 
     @classmethod
     def resume_arrays(cls, header: dict) -> set[str]:
-        """The arrays of a model file that only resuming needs: its resume state."""
-        return set(cls.rebuilt)
+        """The arrays of a model file that only resuming needs: its resume state (the kept matrices, and a
+        running average's archive of evicted vectors with the sums before it was folded in)."""
+        archive = {*ARCHIVE_ARRAYS, "unfolded_" + cls.folded_array} if cls.evicts else set()
+        return set(cls.rebuilt) | archive
 
     def portable_state(self) -> tuple[dict, dict]:
         """`state()` without the resume state (Gram matrices and inverses, O(|S|²)): what a compact model
@@ -667,14 +729,9 @@ class KernelLearner:
 
     def _rebuild(self) -> None:
         """Make the resume state the model file did not hold, from the support set (once, O(|S|³))."""
-        n = len(self.support)
         for name in sorted(self.stale):
             self.rebuilt[name](self, name)
-        self.notes.append(
-            f"rebuilt {', '.join(sorted(self.stale))} from the {n:,} support vectors (the model was "
-            "saved without --save-resume)"
-        )
-        self.stale.clear()
+        self.stale.clear()  # a resumed run's summary says so (model.Model.resume_note)
 
     # ---- for subclasses ----------------------------------------------------------------------
     def _pool_room(self, nnz: int) -> int:
@@ -906,8 +963,3 @@ def binary_scores(S, K, alpha, krow, indptr, indices, values, scratch, out):
         idx = indices[indptr[t] : indptr[t + 1]]
         val = values[indptr[t] : indptr[t + 1]]
         out[t] = score_example(S, K, alpha, krow, scratch, idx, val)[0]
-
-
-def _like(original, values: np.ndarray):
-    """`values` in the form of a retired vector's summed coefficient: a float (binary) or an array."""
-    return float(values[0]) if np.ndim(original) == 0 else values.astype(np.asarray(original).dtype)

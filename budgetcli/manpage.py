@@ -63,6 +63,11 @@ EXAMPLES = {
             "One model over several shards mixed every 10,000 examples",
             "budgetlearn train -a perceptron part-*.svm -o m.model",
         ),
+        (
+            "Scale every feature onto [-1, 1] as svm-scale does, inside the model",
+            "budgetlearn train --scale sample_data/a9a -o scaled.model",
+        ),
+        ("5-fold cross-validation, as svm-train -v 5 (no model written)", "budgetlearn train -v 5 sample_data/a9a"),
     ],
     "online-to-batch": [
         (
@@ -106,6 +111,10 @@ EXAMPLES = {
             "Rank γ and B by held-out accuracy",
             "budgetlearn tune -a rbp --grid gamma=0.01,0.05,0.1 --grid budget=100,400 sample_data/a9a",
         ),
+        (
+            "Rank γ by 5-fold cross-validation over grid.py's range, and print the best train command",
+            "budgetlearn tune -a projectron++ --grid 'gamma=2**-7..2**-3' --folds 5 sample_data/a9a",
+        ),
     ],
     "algorithms": [("The names, parameters and papers", "budgetlearn algorithms | less")],
     "generate": [
@@ -113,6 +122,17 @@ EXAMPLES = {
             "A drifting stream of the Shifting Perceptron's paper",
             "budgetlearn generate shifting-7 -n 20000 -o drift.svm",
         )
+    ],
+    "scale": [
+        (
+            "Scale the training set onto [-1, 1], save its ranges, and scale the test set by them (as svm-scale)",
+            "budgetlearn scale -s a9a.range sample_data/a9a > a9a.scale\n"
+            "budgetlearn scale -r a9a.range sample_data/a9a.t > a9a.t.scale",
+        ),
+        (
+            "Non-negative sparse features onto [0, 1], zeros kept zero",
+            "budgetlearn scale -l 0 sample_data/a9a -o a9a.scale",
+        ),
     ],
 }
 

@@ -5,9 +5,50 @@ from __future__ import annotations
 
 import numpy as np
 
-from .core import unique
+from .core import DataError, unique
 
 REPORT_CLASSES = 1000  # most classes an eval report lists whether they occur or not
+
+
+def correct(true: np.ndarray, predicted: np.ndarray) -> int:
+    """How many predictions are right: the predicted label value (a label map's `predicted`) equals
+    the example's, so a label the model never saw is never right.  The one count behind every
+    accuracy: eval's report, tune's test accuracy and the Python API's `accuracy`."""
+    return int(np.count_nonzero(np.asarray(predicted) == np.asarray(true)))
+
+
+class PredictionTally:
+    """Right predictions (`correct`), examples per label and the labels predicted, a block at a time
+    (memory: the labels): the accuracy and eval's warnings (`data_warnings`) for tune's test accuracy
+    and the Python API's `accuracy`, as eval's report gives them."""
+
+    def __init__(self, labels):
+        self.labels = labels  # the model's label map (labels.BinaryLabels or MulticlassLabels)
+        self.right, self.counts, self.predicted = 0, {}, set()
+
+    def add(self, true: np.ndarray, scores: np.ndarray) -> None:
+        predicted = self.labels.predicted(scores)
+        self.right += correct(true, predicted)
+        values, counts = unique(true, return_counts=True)
+        for v, c in zip(values.tolist(), counts.tolist()):
+            self.counts[v] = self.counts.get(v, 0) + c
+        self.predicted.update(unique(predicted).tolist())
+
+    def accuracy(self, source: str) -> float:
+        """The share of right predictions; a DataError naming `source` when there was no example."""
+        total = sum(self.counts.values())
+        if total == 0:
+            raise DataError(source, 0, None, "no examples to evaluate")
+        return self.right / total
+
+    def warnings(self) -> list[str]:
+        """eval's warnings, its classes in its report's order: the model's, then the others sorted."""
+        model = self.labels.classes
+        order = [v for v in model if v in self.counts] + sorted(set(self.counts) - set(model))
+        counts = {v: self.counts[v] for v in order}
+        spelling = self.labels.spelling
+        predicted = sorted(self.predicted)
+        return data_warnings(counts, self.right, predicted, set(model), spelling, [spelling(v) for v in model])
 
 
 def confusion_matrix(true_idx: np.ndarray, pred_idx: np.ndarray, n_classes: int) -> np.ndarray:
@@ -74,13 +115,13 @@ def multiclass_report(model_classes: list, names: dict, true: np.ndarray, pred_i
     column = np.array([index[model_classes[i]] for i in unique(pred_index).tolist()], np.int64)
     pred_idx = column[np.searchsorted(unique(pred_index), pred_index)]
     conf = confusion_matrix(true_idx, pred_idx, len(classes))
-    accuracy = float(np.mean(true_idx == pred_idx))
+    share = correct(true, np.asarray(model_classes, np.float64)[pred_index]) / true.size
     labels = [names(v) for v in classes]
     return {
         "multiclass": True,
         "examples": int(true.size),
-        "accuracy": accuracy,
-        "error": 1.0 - accuracy,
+        "accuracy": share,
+        "error": 1.0 - share,
         "auc": None,
         "positive_label": None,
         "classes": {n: m for n, m in zip(labels, per_class(conf))},
@@ -92,18 +133,17 @@ def binary_report(labels, true: np.ndarray, f: np.ndarray) -> dict:
     """The eval report of a binary model (labels.BinaryLabels) of scores f: accuracy, AUC, per-class
     table and confusion matrix over the model's two labels, then any label of the data it never saw."""
     classes = labels.classes + sorted(set(unique(true).tolist()) - set(labels.classes))
-    positive = labels.positive if labels.positive is not None else labels.negative
-    negative = labels.negative if labels.negative is not None else labels.positive
     index = {v: i for i, v in enumerate(classes)}
     true_idx = np.array([index[v] for v in true.tolist()])
-    pred_idx = np.where(f > 0, index[positive], index[negative])
+    predicted = labels.predicted(f)
+    pred_idx = np.array([index[v] for v in unique(predicted).tolist()])[np.searchsorted(unique(predicted), predicted)]
     conf = confusion_matrix(true_idx, pred_idx, len(classes))
-    accuracy = float(np.mean(true_idx == pred_idx))
+    share = correct(true, predicted) / f.size
     names = [labels.spelling(v) for v in classes]
     return {
         "examples": int(f.size),
-        "accuracy": accuracy,
-        "error": 1.0 - accuracy,
+        "accuracy": share,
+        "error": 1.0 - share,
         "auc": auc(f, true == labels.positive) if labels.positive is not None else None,
         "positive_label": labels.spelling(labels.positive) if labels.positive is not None else None,
         "classes": {n: m for n, m in zip(names, per_class(conf))},
@@ -146,29 +186,74 @@ class ProbabilityTally:
 
 
 def warnings(report: dict, model_labels: list[str]) -> list[str]:
-    """What an eval report shows that a user should not miss: labels of the data the model never saw
-    (every such example is wrong), an accuracy not above always answering the data's most frequent
-    label, and one label predicted for every example."""
+    """What an eval report shows that a user should not miss (`data_warnings`)."""
     names = report["confusion_matrix"]["labels"]
     rows = np.array(report["confusion_matrix"]["rows_true_columns_predicted"], np.int64).reshape(len(names), -1)
-    n = report["examples"]
-    out = []
-    unseen = [(name, int(rows[i].sum())) for i, name in enumerate(names) if name not in model_labels and rows[i].sum()]
-    if unseen:
-        listed = ", ".join(f"{name} ({count:,} examples)" for name, count in unseen)
-        out.append(
-            f"the data holds labels the model never saw: {listed}; the model's labels are "
-            f"{', '.join(model_labels)}, and every such example counts as wrong (a 0/1 file against a "
-            "±1 model?)"
+    counts = dict(enumerate(rows.sum(axis=1).tolist()))  # by the report's class, in its order
+    known = {i for i, name in enumerate(names) if name in model_labels}
+    predicted = np.flatnonzero(rows.sum(axis=0)).tolist()
+    right = round(report["accuracy"] * report["examples"])
+    return data_warnings(counts, right, predicted, known, names.__getitem__, model_labels)
+
+
+def data_warnings(counts: dict, right: int, predicted: list, known: set, spelling, model_labels: list[str]) -> list:
+    """Labels of the data the model never saw (every such example is wrong), `right` predictions not
+    above always answering the data's most frequent label (`constant_warning`), and one label predicted
+    for every example (`one_label_warning`).  `counts`: label -> examples of the data, in the report's
+    order; `known`: the model's labels; `spelling` writes a label."""
+    out = [unseen_warning(counts, known, spelling, model_labels, "every such example counts as wrong")]
+    out.append(constant_warning(right, counts, spelling, online=False))
+    out.append(one_label_warning({v for v, c in counts.items() if c}, predicted, spelling))
+    return [w for w in out if w]
+
+
+def unseen_warning(counts: dict, known: set, spelling, model_labels: list[str], consequence: str) -> str | None:
+    """The warning that the data hold labels the model never saw (`counts`: label -> examples; `known`:
+    the model's labels), or None: eval's, and calibrate's (`consequence`: what becomes of them)."""
+    unseen = [(v, c) for v, c in counts.items() if v not in known and c]
+    if not unseen:
+        return None
+    listed = ", ".join(f"{spelling(v)} ({c:,} examples)" for v, c in unseen)
+    return (
+        f"the data holds labels the model never saw: {listed}; the model's labels are "
+        f"{', '.join(model_labels)}, and {consequence} (a 0/1 file against a ±1 model?)"
+    )
+
+
+def constant_warning(right: int, counts: dict, spelling, online: bool) -> str | None:
+    """The warning that a model may be no better than a constant, or None: `right` of the examples
+    (`counts`: label -> examples, in a fixed order) predicted right is not more than always answering
+    the most frequent label would get (the first of the most frequent ones).  `online`: worded as
+    train's online mistake rate, else as eval's accuracy; `spelling` writes a label."""
+    total = sum(counts.values())
+    if not total:
+        return None
+    majority = max(counts, key=lambda v: counts[v])
+    if right > counts[majority]:
+        return None
+    label = spelling(majority)
+    if online:
+        return (
+            f"the online mistake rate {100 * (total - right) / total:.2f}% is not below the "
+            f"{100 * (total - counts[majority]) / total:.2f}% of always answering the most frequent label {label}: "
+            "the model may be no better than a constant"
         )
-    majority = int(rows.sum(axis=1).argmax())
-    share = rows[majority].sum() / n
-    if report["accuracy"] <= share:
-        out.append(
-            f"accuracy {100 * report['accuracy']:.2f}% is not above the {100 * share:.2f}% of always "
-            f"answering the data's most frequent label {names[majority]}"
-        )
-    predicted = np.flatnonzero(rows.sum(axis=0))
-    if len(predicted) == 1 and np.count_nonzero(rows.sum(axis=1)) > 1:
-        out.append(f"the model predicts {names[predicted[0]]} for every example")
-    return out
+    return (
+        f"accuracy {100 * right / total:.2f}% is not above the {100 * counts[majority] / total:.2f}% of always "
+        f"answering the data's most frequent label {label}"
+    )
+
+
+def one_label_warning(true: set, predicted: list, spelling, checked: int | None = None) -> str | None:
+    """The warning that a model predicts one label for examples that hold several, or None.  `checked`:
+    the examples of a sample it was checked on (train's, from the first block), else every one (eval's)."""
+    if len(predicted) != 1 or len(true) < 2:
+        return None
+    label = spelling(predicted[0])
+    if checked is None:
+        return f"the model predicts {label} for every example"
+    return (
+        f"the model predicts {label} for all {checked:,} examples it was checked on (from the first block), "
+        "which hold several labels: it is no better than a constant there; try another --gamma, a larger "
+        "budget, or another algorithm"
+    )

@@ -3,11 +3,12 @@ counters, random state) plus the label map, saved in one model file (modelfile.p
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import __version__, algorithms, modelfile, registry, statecheck  # noqa: F401  (algorithms: registered)
+from . import __version__, algorithms, modelfile, registry, scaling as scaling_, statecheck  # noqa: F401
+from .atomic import FileState
 from .labels import BinaryLabels, MulticlassLabels, labels_from_dict
 from .modelfile import ModelFileError
 from .projection import onto_kept
@@ -42,15 +43,38 @@ class Model:
     predicting: bool = False
     run: dict | None = None  # what decided the model (spec.TrainSpec.to_dict), saved in the header
     calibration: dict | None = None  # Platt's sigmoid(s) for probabilities (calibration.py; `budgetlearn calibrate`)
+    # evicted vectors whose part of the running average its learner holds folded onto the support vectors
+    # without them (loaded from a file written without the resume state; `save` adds its archive's when it
+    # writes one): a resume from its file is not exact.  None: not known (a file of an earlier build, which
+    # folded them and did not say how many).  A run that goes on from the model starts it again at 0
+    # (pipeline.train): what it keeps is complete for its own continuation.
+    evicted_folded: int | None = 0
+    # The feature index of an array's column 0: column j is index j + first_index (every array edge maps
+    # so, estimator.csr_chunk).  0 once index 0 occurred in the data the model learned from (a 0-based
+    # file, as scikit-learn's dump_svmlight_file writes; load_svmlight_file's zero_based="auto" decides
+    # alike), else 1.  The header keeps 0 only: a file without the field means 1, what every edge did
+    # before the field (column j is index j + 1; an index 0 of such a file has no column).
+    first_index: int = 1
+
+    def learned_from(self, chunk) -> None:
+        """Note how `chunk`, learned from, numbers its features (`first_index`)."""
+        if self.first_index and chunk.holds_index_zero:
+            self.first_index = 0
+
+    scaling: object = None  # scaling.Scaling applied to every example before the learner (`train --scale`)
+    # the file it was loaded from, as it was then (atomic.FileState): saved back to that path, it must
+    # still be that file, or another run wrote it meanwhile and is not overwritten
+    read_from: object = field(default=None, repr=False, compare=False)
 
     # ---- prediction, for the Python API (api.py) ----------------------------------------------------
     def decision_function(self, X) -> np.ndarray:
-        """The scores of the rows of X (numpy or scipy.sparse, 0-based columns = feature index − 1):
+        """The scores of the rows of X (numpy or scipy.sparse, column j the feature of index j +
+        `first_index`):
         f(x) for a binary model (> 0: its +1 label), an n × classes matrix for a multiclass one, of the
         hypothesis the model predicts with (the averaged one for a running-average model)."""
         from .estimator import csr_chunk
 
-        return self.scorer().decision_function(csr_chunk(X, np.zeros(X.shape[0])))
+        return self.scorer().decision_function(csr_chunk(X, first_index=self.first_index))
 
     def predict(self, X) -> np.ndarray:
         """The label values the model predicts for the rows of X, as `budgetlearn predict` does."""
@@ -74,42 +98,99 @@ class Model:
 
     def predicted(self, scores: np.ndarray) -> np.ndarray:
         """The label values of the model's scores: the top class, or the +1 label where f > 0 and the
-        −1 label where f ≤ 0 (a model that saw one label predicts it everywhere)."""
-        if self.learner.multiclass:
-            return np.asarray(self.labels.classes)[self.labels.predict_index(scores)]
-        labels = self.labels
-        positive = labels.positive if labels.positive is not None else labels.negative
-        negative = labels.negative if labels.negative is not None else labels.positive
-        return np.where(scores > 0, positive, negative)
+        −1 label where f ≤ 0 (a model that saw one label predicts it everywhere): its label map's rule."""
+        return self.labels.predicted(scores)
 
     def scorer(self):
-        """The learner predicting with the model's hypothesis: a running-average model's averaged
-        coefficients, made once, on a copy (the online learner stays resumable)."""
+        """What scores examples with the model's hypothesis (`hypothesis_learner`), scaling them first
+        when the model scales (`train --scale`)."""
+        learner = self.hypothesis_learner()
+        return learner if self.scaling is None else self.scaling.scorer(learner)
+
+    def hypothesis_learner(self):
+        """The learner of the model's hypothesis: a running-average model's averaged coefficients, the
+        archive of evicted vectors folded in as a written file holds them (`KernelLearner.folded_sums`),
+        made once, on a copy (the online learner stays as it is); else the learner itself."""
         if self.hypothesis != "running-average" or self.predicting:
             return self.learner
         if getattr(self, "_averaged", None) is None or self._averaged[0] != self.learner.counter("examples"):
             learner = type(self.learner).from_state(*self.learner.portable_state())
-            learner.set_coefficients(_averaged_finite(self.learner))
+            folded = self.learner.folded_sums()
+            if folded is not None:
+                learner._sums_view()[...] = folded
+            learner.set_coefficients(_averaged_finite(learner))
             self._averaged = (self.learner.counter("examples"), learner)
         return self._averaged[1]
 
     def as_written(self, hypothesis: str, run: dict | None = None) -> "Model":
         """The model a run whose spec names `hypothesis` writes (spec.HYPOTHESES): the online learner
         ("online", and online-to-batch's "last", which is f_T), the online learner with its running
-        average ("running-average": the part of evicted vectors folded onto the kept ones, so the file
-        stays within the budget), or a batch average (`averaged`).  `run`: what decided it (the spec's
+        average ("running-average": `save` folds the part of evicted vectors onto the kept ones, in the
+        file, so that it stays within the budget), or a batch average (`averaged`).  The learner is never
+        changed: a checkpoint changes nothing in the run that goes on.  `run`: what decided it (the spec's
         `to_dict`), kept in the model file's header; a model that has one (resumed) keeps its own, so a
         checkpoint resumed and finished is the file of the uninterrupted run, byte for byte."""
         if hypothesis in ("average", "projected-average"):
             model = self.averaged(projected=hypothesis == "projected-average")
         else:
             model = self
-            if hypothesis == "running-average":
-                self.learner.fold_retired()
-                self.hypothesis = hypothesis
+            self.hypothesis = "running-average" if hypothesis == "running-average" else "online"
         if model.run is None:  # the run that made the model; a resumed run continues it with its settings
             model.run = run
         return model
+
+    def inexact_resume(self) -> str | None:
+        """Why `train --resume` from this model's file would not go on bit for bit as the run that wrote
+        it would have (its file: the one it was loaded from or last saved to), or None when it would.
+        A batch model is not resumed at all (a reason too)."""
+        if self.hypothesis in ("average", "projected-average"):
+            return "a batch model, not resumed (resume the online model it was made from)"
+        reasons = []
+        learner = self.learner
+        inexact = sorted(set(learner.rebuilt) - learner.rebuilt_exactly) if not self.resume_state else []
+        if inexact:
+            reasons.append(f"{', '.join(inexact)} rebuilt from the support vectors, up to rounding")
+        folded = self._folded()
+        if folded:
+            reasons.append(folded)
+        return "; ".join(reasons) or None
+
+    def _folded(self) -> str:
+        """What the file's running average holds folded in without the vectors ("": nothing)."""
+        if self.hypothesis != "running-average" or not self.learner.evicts or self.evicted_folded == 0:
+            return ""
+        if self.evicted_folded is None:
+            return (
+                "the average holds the evicted vectors' part folded onto the support vectors (an earlier build's file)"
+            )
+        return f"the average holds the part of {self.evicted_folded:,} evicted vectors folded onto the support vectors"
+
+    def resume_note(self, written: str) -> str | None:
+        """The one line a run resumed from this model's file, writing the hypothesis `written`, says about
+        it: the resume state it rebuilds, and whether it goes on bit for bit as one uninterrupted run;
+        None when there is nothing to say."""
+        learner = self.learner
+        said = []
+        if learner.stale:
+            how = "bit for bit" if learner.stale <= learner.rebuilt_exactly else "up to rounding"
+            names = ", ".join(sorted(learner.stale))
+            said.append(f"rebuilt {names} from the {len(learner.support):,} support vectors, {how}")
+        if self._folded():
+            said.append(self._folded())
+        inexact = bool(self.inexact_resume())
+        if said and not self.resume_state:
+            said[-1] += " (the model was saved without --save-resume)"
+        archive = learner.retired
+        if written in ("average", "projected-average") and archive.compressions:
+            # online-to-batch keeps every evicted vector; the running average kept a compressed archive
+            said.append(
+                f"its running average kept {len(archive):,} of the {archive.evicted:,} vectors evicted before "
+                f"this run (compressed {archive.compressions:,} times), where online-to-batch keeps them all"
+            )
+            inexact = True
+        if not said:
+            return None
+        return "; ".join(said) + (": this run goes on close to, not bit for bit as, one run" if inexact else "")
 
     def averaged(self, projected: bool = False) -> "Model":
         """The averaged hypothesis (1/T) Σ_t f_t.
@@ -120,7 +201,7 @@ class Model:
         projected onto the span of the final support set (the RKHS-closest combination of the
         kept vectors), so the model keeps the budget."""
         online = self.learner
-        learner = type(online).from_state(*online.state())
+        learner = type(online).from_state(*online.portable_state())
         n = len(learner.support)
         T = max(online.counter("examples"), 1)
         coef = online.averaged_coefficients()
@@ -136,16 +217,54 @@ class Model:
                     sv_put(learner.support.arrays, n + j, idx, val, float(val @ val))
                 coef = np.concatenate([coef, sums.T])
         learner.set_coefficients(coef)
-        return Model(learner, self.labels, "projected-average" if projected else "average")
+        return Model(
+            learner,
+            self.labels,
+            "projected-average" if projected else "average",
+            first_index=self.first_index,
+            scaling=self.scaling,
+        )
 
-    def save(self, path, resume: bool = False) -> None:
+    def save(self, path, resume: bool = False, expect=None) -> None:
         """Write the model file: compact (what prediction needs, and the small state resuming needs),
-        or with `resume` also the resume state (K⁻¹ and other |S|² arrays), for a bit-for-bit resume.
-        Every 1-D array is stored in the narrowest dtype that holds its values exactly."""
-        header, arrays = self.learner.state() if resume else self.learner.portable_state()
+        or with `resume` also the resume state (K⁻¹ and other |S|² arrays, a running average's archive
+        of evicted vectors), for a bit-for-bit resume.  A running average's file holds the archive's
+        part folded onto the support vectors (what `predict` uses, the same in both); with `resume`,
+        the sums before that fold too, as "unfolded_" + `folded_array`, which a resume goes on from.
+        Every 1-D array is stored in the narrowest dtype that holds its values exactly.  Written to
+        the file it was loaded from (or to the one whose atomic.FileState is `expect`), it replaces it
+        only if that file has not changed since (atomic.ChangedSinceRead otherwise)."""
+        if expect is None and self.read_from is not None and self.read_from.names(path):
+            expect = self.read_from
+        try:  # every model written is one that loads: the loader's own checks, before anything is written
+            header, arrays, evicted_folded = self._written(resume)
+            expected = self.learner.saved_arrays(header, arrays) | scaling_.saved_arrays(header, arrays)
+            statecheck.check_members(self.learner.name, expected, arrays)
+            _check_state(type(self.learner), header, arrays)
+            modelfile.save(path, header, arrays, expect)
+        except (ValueError, TypeError, KeyError) as exc:
+            raise UnloadableModel(
+                f"the model would not load ({exc.args[0] if exc.args else exc}); nothing written"
+            ) from None
+        self.resume_state, self.evicted_folded = resume, evicted_folded  # what its file holds now
+
+    def _written(self, resume: bool) -> tuple[dict, dict, int | None]:
+        """(header, arrays, evicted_folded) of the file `save` writes."""
+        learner = self.learner
+        header, arrays = learner.state() if resume else learner.portable_state()
+        evicted_folded = self.evicted_folded
         if self.hypothesis != "running-average":  # what only the average needs; a plain model stays compact
-            for name in self.learner.average_arrays:
+            for name in learner.average_arrays:
                 arrays.pop(name)
+        else:
+            predicting = self.hypothesis_learner()  # the averaged coefficients, as the file's reader makes them: finite
+            if learner.retired and len(learner.support):  # its running sums hold the archive folded in
+                if resume:
+                    arrays["unfolded_" + learner.folded_array] = arrays[learner.folded_array]
+                arrays[learner.folded_array] = predicting._sums_view().copy()
+            if learner.evicts and evicted_folded is not None:  # Model.inexact_resume; none: an earlier build's
+                evicted_folded += 0 if resume else len(learner.retired)
+                header["evicted_folded"] = evicted_folded
         header["labels"] = self.labels.to_dict()
         header["hypothesis"] = self.hypothesis
         header["resume_state"] = resume
@@ -155,18 +274,13 @@ class Model:
             header["run"] = self.run
         if self.calibration is not None:
             header["calibration"] = self.calibration
+        if self.first_index != 1:
+            header["first_index"] = self.first_index
+        if self.scaling is not None:
+            header["scaling"] = self.scaling.header()
+            arrays |= self.scaling.arrays()
         header["library_version"] = __version__
-        arrays = {name: narrowest(a) for name, a in arrays.items()}
-        try:  # every model written is one that loads: the loader's own checks, before anything is written
-            statecheck.check_members(self.learner.name, self.learner.saved_arrays(header, arrays), arrays)
-            _check_state(type(self.learner), header, arrays)
-            if self.hypothesis == "running-average":
-                _averaged_finite(self.learner)
-            modelfile.save(path, header, arrays)
-        except (ValueError, TypeError, KeyError) as exc:
-            raise UnloadableModel(
-                f"the model would not load ({exc.args[0] if exc.args else exc}); nothing written"
-            ) from None
+        return header, {name: narrowest(a) for name, a in arrays.items()}, evicted_folded
 
     @classmethod
     def load(cls, path, resume: bool = False) -> "Model":
@@ -182,18 +296,35 @@ class Model:
                 return ()
             return registry.get(header["algorithm"]).resume_arrays(header)
 
+        try:  # taken before it is read: a file replaced meanwhile is then refused when written back
+            read_from = FileState(path)
+        except (OSError, ValueError):
+            read_from = None  # modelfile.load says why it cannot be read
         header, arrays = modelfile.load(path, expect=expect, skip=skip)
         arrays = {name: a.astype(expected[name][1]) if name in expected else a for name, a in arrays.items()}
         _file_indices(header, arrays)
+        scaled = {name: arrays.pop(name) for name in scaling_.ARRAYS if name in arrays}
         try:
             learner_cls = registry.get(header["algorithm"])
             try:
                 _check_state(learner_cls, header, arrays)
+                # a running average of an evicting learner written by an earlier build: folded, not known how much
+                earlier = header.get("hypothesis") == "running-average" and learner_cls.evicts
+                evicted_folded = header.get("evicted_folded", None if earlier else 0)
+                if evicted_folded is not None and not (type(evicted_folded) is int and 0 <= evicted_folded < 2**62):
+                    raise ValueError(f"evicted_folded = {evicted_folded!r} is not a count of vectors")
+                scaling = _scaling(header, scaled)
             except (ValueError, TypeError) as exc:
                 raise ModelFileError(f"{path}: invalid model: {exc}") from None
+            unfolded = "unfolded_" + learner_cls.folded_array
+            if unfolded in arrays:  # resumed: the running sums before the archive was folded into the file's
+                arrays[learner_cls.folded_array] = arrays.pop(unfolded)
             learner = learner_cls.from_state(header, arrays)
             labels = labels_from_dict(header["labels"])
             hypothesis = header.get("hypothesis", "online")
+            first_index = header.get("first_index", 1)
+            if first_index not in (0, 1) or isinstance(first_index, bool):
+                raise ModelFileError(f"{path}: invalid model: first_index {first_index!r} is neither 0 nor 1")
             resume_state = header.get("resume_state", True) is not False
             sharding = header.get("sharding")
             if sharding is not None:
@@ -224,6 +355,10 @@ class Model:
             sharding,
             run=header.get("run") if isinstance(header.get("run"), dict) else None,
             calibration=header.get("calibration"),
+            evicted_folded=evicted_folded,
+            first_index=first_index,
+            scaling=scaling,
+            read_from=read_from,
         )
         if resume or hypothesis != "running-average":
             return model
@@ -255,6 +390,17 @@ def _check_state(learner_cls, header: dict, arrays: dict) -> None:
     labels_from_dict(header["labels"]).check(learner_cls, header)
 
 
+def _scaling(header: dict, arrays: dict):
+    """The model's scaling (scaling.Scaling) from its header field and arrays, or None without one;
+    ValueError naming what is wrong, arrays of a scaling without the field included."""
+    if "scaling" not in header:
+        if arrays:
+            raise ValueError(f"arrays {', '.join(sorted(arrays))} without a scaling")
+        return None
+    kernel = header["kernel"].get("kind") if isinstance(header.get("kernel"), dict) else None
+    return scaling_.Scaling.from_file(header["scaling"], arrays, kernel)
+
+
 def _file_indices(header: dict, arrays: dict) -> None:
     """A model file written before index 0 was a feature stored each feature index less one: its
     vectors' indices (and n_features, the largest index + 1) are shifted up to the file's, in place."""
@@ -284,7 +430,7 @@ def _expected_arrays(header: dict, members: dict) -> dict:
     dtype).  An algorithm this build lacks is left to Model.load's own message."""
     try:
         learner_cls = registry.get(header.get("algorithm"))
-        expected = learner_cls.saved_arrays(header, members)
+        expected = learner_cls.saved_arrays(header, members) | scaling_.saved_arrays(header, members)
     except (KeyError, TypeError, AttributeError):  # a header field missing or mistyped: worded by Model.load
         return {}
     except ValueError as exc:

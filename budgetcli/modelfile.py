@@ -145,8 +145,9 @@ def _validated_arrays(arrays: dict) -> dict[str, np.ndarray]:
     return checked
 
 
-def save(path, header: dict, arrays: dict[str, np.ndarray]) -> None:
-    """Atomically write ``header`` and ``arrays`` to ``path`` as a model file.
+def save(path, header: dict, arrays: dict[str, np.ndarray], expect=None) -> None:
+    """Atomically write ``header`` and ``arrays`` to ``path`` as a model file (``expect``: the
+    atomic.FileState of the file read from ``path``, which it must still be).
 
     Raises TypeError for a non-dict header, a header JSON cannot encode, or a
     non-numeric array; ValueError for an empty, NUL-containing or reserved array
@@ -171,7 +172,7 @@ def save(path, header: dict, arrays: dict[str, np.ndarray]) -> None:
             f"its header takes {len(container_bytes):,} bytes, more than the {MAX_HEADER_BYTES:,} a model file may have"
         )
 
-    with output_file(path, binary=True) as f:
+    with output_file(path, binary=True, expect=expect) as f:
         _write_zip(f, {_HEADER_MEMBER: container_bytes, **arrays})
 
 

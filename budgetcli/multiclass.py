@@ -65,6 +65,7 @@ class MulticlassLearner(KernelLearner):
     # saved only in a model that predicts with its average (model.Model.save): they double the size of
     # the coefficients, and a plain model stays compact
     average_arrays = ("avg_base", "avg_offset", "avg_scalars")
+    folded_array = "avg_base"
 
     def __init__(self, kernel, seed: int = 0, **params):
         super().__init__(kernel, seed, **params)
@@ -130,8 +131,8 @@ class MulticlassLearner(KernelLearner):
 
     def averaged_coefficients(self) -> np.ndarray:
         """The averaged hypothesis (1/T) Σ_t f_t on the current support set (n × m, true units): the
-        module docstring's (avg_base + C_T coef − U) / T, with the part of evicted vectors folded in
-        (`fold_retired`)."""
+        module docstring's (avg_base + C_T coef − U) / T (a written model's avg_base holds the part of
+        evicted vectors folded in: `folded_sums`)."""
         n, m = len(self.support), int(self.n_classes[0])
         T = self.counter("examples")
         if T == 0:
@@ -146,9 +147,11 @@ class MulticlassLearner(KernelLearner):
         self.coef[:n, :m] = coef
         self.coef[:n, m:] = 0.0
 
-    def _fold(self, projected: np.ndarray) -> None:
-        n, m = len(self.support), int(self.n_classes[0])
-        self.avg_base[:n, :m] += projected.T
+    def _sums_view(self) -> np.ndarray:
+        return self.avg_base[: len(self.support), : int(self.n_classes[0])]
+
+    def _archive_classes(self) -> int:
+        return int(self.n_classes[0])
 
     def _decisive_arrays(self, n: int) -> dict:
         m = int(self.n_classes[0])
@@ -183,6 +186,9 @@ class MulticlassLearner(KernelLearner):
         out["coef"] = ((n, statecheck.header_int(header, "n_classes", 0, statecheck.MAX_CLASSES)), statecheck.F64)
         out["avg_base"] = out["avg_offset"] = out["coef"]
         out["avg_scalars"] = ((2,), statecheck.F64)
+        if "retired_sums" in out:  # the archive's summed coefficients: a column per class
+            out["retired_sums"] = (out["retired_sums"][0] + out["coef"][0][1:], statecheck.F64)
+            out["unfolded_avg_base"] = out["avg_base"]
         return out
 
     @classmethod

@@ -8,14 +8,15 @@ from typing import Callable, Iterator
 
 import numpy as np
 
-from . import bounds
+from . import bounds, scaling as scaling_
 from .core import Chunk, DataError, unique
 from .io.libsvm import LibsvmReader, concatenate
 from .kernels import Kernel
 from .labels import BinaryLabels, MulticlassLabels
+from .metrics import constant_warning, one_label_warning
 from .learner import Overflow, kernel_matrix
 from .model import Model
-from .spec import TrainSpec
+from .spec import AVERAGES, TrainSpec
 from .support import SupportSet
 
 
@@ -46,23 +47,35 @@ class TrainResult:
     traffic: dict = field(default_factory=dict)  # a sharded run's: synchronisations, bytes_out, bytes_in
     online: Model | None = None  # the online learner the written `model` comes from (itself, unless a batch average)
     spec: TrainSpec | None = None  # the run's spec, its algorithm chosen (TrainSpec.choosing) when it was not given
+    examples: int | None = None  # examples this run learned (0: a resumed model over data without examples)
 
 
 def epochs_of(
-    data, epochs: int = 1, shuffle: bool = False, seed: int = 0, skip_bad_lines: bool = False, block_lines: int = 4096
+    data,
+    epochs: int = 1,
+    shuffle: bool = False,
+    seed: int = 0,
+    skip_bad_lines: bool = False,
+    block_lines: int = 4096,
+    first_block_whole: bool = True,
 ) -> Iterator[tuple[object, LibsvmReader, float | None]]:
     """(chunk, reader, done) for `epochs` passes over `data`; `done` is the share of the whole run's
     input read once the chunk is through, or None when the input's size is unknown (stdin, a pipe,
     a compressed file).
 
-    Without shuffling a file is streamed again for each pass (memory stays one chunk); stdin,
-    which cannot be read twice, and --shuffle keep the data in memory, as a Chunk given as `data` (the
-    Python API's arrays) is.  With `shuffle`, pass e (0-based) is permuted by numpy's generator seeded
-    with (seed, e)."""
-    in_memory = shuffle or (epochs > 1 and data == "-") or isinstance(data, Chunk)
+    Without shuffling a file is streamed again for each pass (memory stays one chunk); stdin, a pipe
+    or a FIFO, which cannot be read twice (scaling.two_passes), and --shuffle keep the data in
+    memory, as a Chunk given as `data` (the Python API's arrays) is.  With `shuffle`, pass e
+    (0-based) is permuted by numpy's generator seeded with (seed, e).
+
+    A chunk read holds fewer than `block_lines` examples when the input pauses, ends, fails or is
+    interrupted (LibsvmReader), the first one only when `first_block_whole` is false."""
+    in_memory = shuffle or isinstance(data, Chunk) or (epochs > 1 and not scaling_.two_passes(data))
     if not in_memory:
         for e in range(epochs):
-            with LibsvmReader(data, block_lines=block_lines, skip_bad_lines=skip_bad_lines) as reader:
+            with LibsvmReader(
+                data, block_lines=block_lines, skip_bad_lines=skip_bad_lines, first_block_whole=first_block_whole
+            ) as reader:
                 for chunk in reader:
                     share = reader.share_read()
                     yield chunk, reader, None if share is None else (e + share) / epochs
@@ -96,17 +109,19 @@ def train(spec: TrainSpec, data, resume: Model | None = None, watch: Watch | Non
     `spec.checkpoint_every` N, `watch.on_checkpoint(model)` is called each time exactly k·N examples
     of this run have been learned, so a checkpoint holds a whole number of N-example steps, whatever
     the chunk size; `watch.progress` gets a row at 1, 2, 4, ... examples of this run.  For all three a
-    chunk is cut where the count is reached (see `_learn_in_pieces`)."""
+    chunk is cut where the count is reached (see `_learn_in_pieces`).
+
+    Data without examples (an empty file, comments only) is a DataError for a new model; a resumed
+    model goes on over it unchanged (an empty day in a cron job is no error: `TrainResult.examples`
+    is then 0, and the model keeps even its probabilities)."""
     watch = watch or Watch()
     calibration_dropped = []
     if resume is not None:
         spec = spec.resuming(resume)
         resume.sharding = None  # a sharded run's reading positions do not hold for one input
-        if resume.calibration is not None:  # fitted to the scores the model had: they change now
-            resume.calibration = None
-            calibration_dropped.append(
-                "the model's probabilities were fitted to its former scores and are dropped; calibrate it again"
-            )
+        note = resume.resume_note(spec.written)
+        if note is not None:
+            resume.learner.notes.append(note)
     started = time.perf_counter()
     model = resume
     reader = None
@@ -115,28 +130,47 @@ def train(spec: TrainSpec, data, resume: Model | None = None, watch: Watch | Non
     first = None  # a sample of the first block, on which the written model's predictions are checked
     seen = Counts()  # this run's labels and mistakes, for the check against a constant
     done_before = 0.0  # share of the input read before the current chunk
+    scaling = _scaling(spec, data) if resume is None else None
+    # a new model's first block decides its defaults (algorithm, γ, label signs): it is read whole
     for chunk, reader, done in epochs_of(
-        data, spec.epochs or 1, spec.shuffle, spec.seed, spec.skip_bad_lines, spec.block_lines
+        data, spec.epochs or 1, spec.shuffle, spec.seed, spec.skip_bad_lines, spec.block_lines, resume is None
     ):
         if model is None:
             spec = spec.choosing(len(unique(chunk.labels)))
             cls = spec.learner_class
-            learner = cls(Kernel.of(spec.kernel, chunk.feature_count), seed=spec.seed, **spec.params)
-            model = Model(learner, MulticlassLabels() if cls.multiclass else BinaryLabels())
+            if scaling is FIRST_BLOCK:
+                scaling = scaling_.of_first_block(chunk, spec.kernel.kind)
+            # with a scaling, γ = 1/k counts the features it keeps: LIBSVM's 1/#features of svm-scale'd data
+            features = chunk.feature_count if scaling is None else scaling.ranges.feature_count
+            learner = cls(Kernel.of(spec.kernel, features), seed=spec.seed, **spec.params)
+            model = Model(learner, MulticlassLabels() if cls.multiclass else BinaryLabels(), scaling=scaling)
+            if scaling is not None:
+                learner.notes.append(scaling.describe())
+        raw, chunk = chunk, chunk if model.scaling is None else model.scaling.apply(chunk)  # the learner's view
         if warnings is None:
             warnings = kernel_warnings(model.learner.kernel, chunk, not resume and spec.kernel.default_gamma)
-            first = _sample(chunk, OUTCOME_SAMPLE)
+            if not any(SCALE_HINT in w for w in warnings):  # one hint to scale is enough
+                warnings += scaling_.spread_warning(chunk, SCALE_HINT)
+            first = _sample(raw, OUTCOME_SAMPLE)  # scored through the model, which scales it
             seen.start(model.learner)
+            model.evicted_folded = 0  # from here on, the run keeps all its own continuation needs
+            if model.calibration is not None:  # fitted to the scores the model had: they change now
+                model.calibration = None
+                calibration_dropped.append(
+                    "the model's probabilities were fitted to its former scores and are dropped; calibrate it again"
+                )
         seen.add(chunk)
-        model.learner.keep_retired = spec.keep_retired
+        model.learner.keep_evicted(spec.written)
         model.learner.threads = spec.threads
-        # a running average keeps at most 2·max(B, 64) evicted vectors (compress_retired: constant memory)
-        model.learner.fold_every = (
-            max(model.learner.hyper.get("budget", 0), 64) if spec.written == "running-average" else 0
-        )
-        y = model.labels.encode(chunk, reader.source_name)
         if stops is None:
             stops = _stops(model, spec, watch)
+        try:
+            y = model.labels.encode(chunk, reader.source_name)
+        except DataError as exc:  # a label the model cannot take: the rows before its line are learnt first
+            good = chunk.take(np.flatnonzero(chunk.line_numbers < exc.line))
+            if len(good):
+                _learn_in_pieces(model, good, model.labels.encode(good, reader.source_name), stops, reader.source_name)
+            raise
         if watch.progress is not None:  # the rows' share of the input: interpolated by position in the chunk
             watch.progress.locate(model.learner.counter("examples"), len(chunk), done_before, done)
             done_before = done
@@ -149,8 +183,10 @@ def train(spec: TrainSpec, data, resume: Model | None = None, watch: Watch | Non
     if watch.curve is not None:
         watch.curve.finish(model.learner)
     online = model
-    written = model.as_written(spec.written, spec.to_dict())
-    warnings += (
+    examples = sum(seen.labels.values())
+    # a resumed model over data without examples is returned as it is (a batch average is still made)
+    written = model if not examples and spec.written not in AVERAGES else model.as_written(spec.written, spec.to_dict())
+    warnings = (warnings or []) + (
         calibration_dropped
         + support_warnings(online.learner)
         + outcome_warnings(written, first, seen.labels, seen.mistakes(online))
@@ -165,7 +201,26 @@ def train(spec: TrainSpec, data, resume: Model | None = None, watch: Watch | Non
         warnings,
         online=online,
         spec=spec,
+        examples=examples,
     )
+
+
+FIRST_BLOCK = "first block"  # the ranges of `train --scale` on a stream: its first block's
+
+
+def _scaling(spec: TrainSpec, data):
+    """The scaling a new model of `spec` applies (None without one): the ranges given, those of a first
+    pass over `data` when it can be read twice (scaling.two_passes), or FIRST_BLOCK for a stream.  A
+    first pass over the whole file, not the first block, because a file's later examples hold features
+    and values its first block lacks (a dropped feature, an extrapolated value): it makes the model of
+    svm-scale'd data, whose ranges are the whole file's."""
+    if spec.scale is False:
+        return None
+    if spec.scale is not True:
+        return scaling_.Scaling.for_kernel(spec.scale, spec.kernel.kind, "ranges file")
+    if not scaling_.two_passes(data):
+        return FIRST_BLOCK
+    return scaling_.of_data(data, spec.kernel.kind, spec.skip_bad_lines, spec.block_lines)
 
 
 def _stops(model: Model, spec: TrainSpec, watch: Watch) -> list:
@@ -200,7 +255,8 @@ def kernel_warnings(kernel: Kernel, chunk, default_gamma: bool) -> list[str]:
       and k is more than OUTLIER times the 99th percentile of the indices of the block's values;
     - numerically constant: on SAMPLE examples, max k(x_i, x_j) − min k(x_i, x_j) ≤ TINY·max |k|;
     - numerically diagonal: |k(x_i, x_j)| ≤ TINY·√(k(x_i,x_i) k(x_j,x_j)) for every two different
-      examples of the sample (of those with k(x,x) ≠ 0), e.g. rbf on unscaled features."""
+      examples of the sample (of those with k(x,x) ≠ 0), e.g. rbf on unscaled features;
+    - nearly diagonal (rbf): the same for more than MOSTLY of those pairs."""
     out = []
     if default_gamma and kernel.kind != "linear" and len(chunk.indices):
         index = chunk.indices.astype(np.int64)  # as the file writes them
@@ -239,12 +295,28 @@ def kernel_warnings(kernel: Kernel, chunk, default_gamma: bool) -> list[str]:
             f"the kernel is numerically constant on {where} (max − min of k(x_i, x_j) ≤ {TINY:g} × max |k|): "
             f"it cannot tell examples apart; {scaling}"
         )
-    elif pairs.any() and np.all((np.abs(K[i, j]) <= TINY * np.sqrt(np.abs(diag[i] * diag[j])))[pairs]):
-        out.append(
-            f"the kernel is numerically diagonal on {where} (|k(x_i, x_j)| ≤ {TINY:g} × √(k(x_i, x_i) "
-            f"k(x_j, x_j)) for all different x_i, x_j): each example looks unrelated to the others; {scaling}"
-        )
+    elif pairs.any():
+        tiny = (np.abs(K[i, j]) <= TINY * np.sqrt(np.abs(diag[i] * diag[j])))[pairs]
+        if tiny.all():
+            out.append(
+                f"the kernel is numerically diagonal on {where} (|k(x_i, x_j)| ≤ {TINY:g} × √(k(x_i, x_i) "
+                f"k(x_j, x_j)) for all different x_i, x_j): each example looks unrelated to the others; {scaling}"
+                + (SCALE_HINT if kernel.kind == "rbf" else "")
+            )
+        elif kernel.kind == "rbf" and tiny.mean() > MOSTLY:
+            out.append(
+                f"the kernel is nearly diagonal on {where}: |k(x_i, x_j)| ≤ {TINY:g} × √(k(x_i, x_i) k(x_j, x_j)) "
+                f"for {100 * tiny.mean():.1f}% of the pairs of different x_i, x_j, so most examples look unrelated "
+                f"to the others; {scaling}{SCALE_HINT}"
+            )
     return out
+
+
+# rbf values that are mostly 0: distances far beyond 1/√γ, as unscaled features give (breast cancer: 99.5% of the
+# pairs); on the sets of the issue's benchmark (bench/feature_scaling.py) scaled or binary data have none.  Only for
+# rbf: a sparse linear or poly kernel is 0 on most pairs of a text collection, as it should be.
+MOSTLY = 0.5
+SCALE_HINT = " (train --scale, or budgetlearn scale, scales them as svm-scale does)"
 
 
 OUTCOME_SAMPLE = 1000  # examples of the first block on which the written model's predictions are checked
@@ -277,32 +349,19 @@ def _sample(chunk, most: int):
 
 
 def outcome_warnings(model: Model, sample, labels: dict, mistakes: int) -> list[str]:
-    """Warnings that the model may be no better than a constant:
+    """Warnings that the model may be no better than a constant (metrics.constant_warning and
+    metrics.one_label_warning, eval's rules):
     - its online mistake rate over this run is not below the rate of always answering the run's most
       frequent label (the stream's majority-class error);
     - the written model predicts one label for every example of `sample` (the first block's, evenly
       spaced), which holds several."""
-    out = []
-    total = sum(labels.values())
-    if total:
-        majority = max(labels, key=lambda v: labels[v])
-        constant = 1.0 - labels[majority] / total
-        if mistakes / total >= constant:
-            out.append(
-                f"the online mistake rate {100 * mistakes / total:.2f}% is not below the {100 * constant:.2f}% "
-                f"of always answering the most frequent label {model.labels.spelling(majority)}: the model "
-                "may be no better than a constant"
-            )
-    if sample is not None and len(unique(sample.labels)) > 1:
+    out = [constant_warning(sum(labels.values()) - mistakes, labels, model.labels.spelling, online=True)]
+    true = set(unique(sample.labels).tolist()) if sample is not None else set()
+    if len(true) > 1:
         with np.errstate(all="ignore"):
             predicted = model.predicted(model.scorer().decision_function(sample))
-        if len(unique(predicted)) == 1:
-            out.append(
-                f"the model predicts {model.labels.spelling(float(predicted[0]))} for all {len(sample):,} "
-                "examples it was checked on (from the first block), which hold several labels: it is no "
-                "better than a constant there; try another --gamma, a larger budget, or another algorithm"
-            )
-    return out
+        out.append(one_label_warning(true, unique(predicted).tolist(), model.labels.spelling, len(sample)))
+    return [w for w in out if w]
 
 
 def support_warnings(learner) -> list[str]:
@@ -381,6 +440,7 @@ def learn_block(model: Model, chunk, y, source: str) -> None:
     is no longer finite (checked after every block: O(|S|)).  A model that is not finite is never
     written (Model.save checks again what it writes)."""
     learner = model.learner
+    model.learned_from(chunk)
     try:
         learner.learn(chunk, y)
     except Overflow as exc:
@@ -407,11 +467,13 @@ def score_lines(model: Model, block_lines: int = 4096) -> int:
 
 
 def scores(
-    model: Model, data, skip_bad_lines: bool = False, block_lines: int = 4096
+    model: Model, data, skip_bad_lines: bool = False, block_lines: int = 4096, labels: bool = True
 ) -> Iterator[tuple[object, np.ndarray]]:
     """(chunk, decision values) for each chunk of `data`, in order: a vector f(x) for a binary
-    model, an n × m matrix of class scores for a multiclass one (`score_lines` rows at most)."""
-    with LibsvmReader(data, block_lines=score_lines(model, block_lines), skip_bad_lines=skip_bad_lines) as reader:
+    model, an n × m matrix of class scores for a multiclass one (`score_lines` rows at most).
+    `labels=False`: lines without a label are read too (label NaN), as predict reads them."""
+    lines = score_lines(model, block_lines)
+    with LibsvmReader(data, block_lines=lines, skip_bad_lines=skip_bad_lines, labels=labels) as reader:
         for chunk in reader:
             yield chunk, chunk_scores(model, chunk, reader.source_name)
 

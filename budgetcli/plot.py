@@ -9,7 +9,7 @@ from __future__ import annotations
 import io
 import os
 
-from .atomic import output_file
+from .atomic import output_file, refusal
 from .curve import read_curve
 
 
@@ -41,6 +41,9 @@ def plot_curves(
         from matplotlib.figure import Figure
     except ImportError:
         raise PlotError("plotting needs matplotlib: pip install 'budgetlearn[plot]'") from None
+    refused = refusal(output)  # a path no output may go to, said before the rest
+    if refused is not None:
+        raise refused
     fig = Figure(figsize=(width, height), dpi=dpi, layout="constrained")
     FigureCanvasAgg(fig)
     formats = fig.canvas.get_supported_filetypes()
@@ -63,17 +66,26 @@ def plot_curves(
     draw(fig, paths, curves, labels)
     if title:
         fig.suptitle(title)
-    image = io.BytesIO()
-    try:  # drawn before the output is opened: a --title or --label matplotlib cannot typeset leaves it alone
-        fig.savefig(image, format=fmt, dpi=dpi)
+    # drawn before the output is opened: what matplotlib cannot typeset or write leaves it alone
+    try:
+        fig.canvas.draw()  # every text laid out by Agg, whatever the format
     except ValueError as exc:
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise PlotError(
-            f"matplotlib cannot typeset a --title or --label ({first}); $ starts its math mode: "
+            f"matplotlib cannot typeset a --title or --label ({_first_line(exc)}); $ starts its math mode: "
             r"write \$ for a dollar sign"
         ) from None
+    image = io.BytesIO()
+    try:
+        fig.savefig(image, format=fmt, dpi=dpi)
+    except Exception as exc:  # a format that needs what is not installed (.pgf: a TeX system), or fails otherwise
+        raise PlotError(f"{output}: matplotlib cannot write .{fmt} here ({_first_line(exc)})") from None
     with output_file(output, binary=True) as f:  # a file object: savefig would replace a device node
         f.write(image.getvalue())
+
+
+def _first_line(exc: Exception) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
 
 
 def draw(fig, paths, curves, labels=None) -> None:
@@ -89,11 +101,11 @@ def draw(fig, paths, curves, labels=None) -> None:
     size.set_ylabel("support vectors |S|")
     size.set_xlabel("examples t")
     for ax in (err, size):
-        ax.grid(True, alpha=0.3)
+        ax.grid(True, color="0.85")  # opaque: PostScript (.eps, .ps) warns about transparency
     err.set_ylim(0, _error_top(curves))  # from zero, so that the size of a change is not exaggerated
     sizes = [float(c["support_size"].max()) for c in curves if c["support_size"].max() > 0]
     if sizes and max(sizes) > 10 * min(sizes):
         size.set_yscale("log")
     else:
         size.set_ylim(bottom=0)
-    err.legend(fontsize="small")
+    err.legend(fontsize="small", framealpha=1)  # opaque, as the grid

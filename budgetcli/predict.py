@@ -21,7 +21,7 @@ import warnings
 import numpy as np
 
 from . import bounds, pipeline
-from .io.libsvm import LibsvmReader
+from .io.libsvm import LibsvmReader, bounded_lines
 from .model import Model
 
 RANGE_BYTES = 16 << 20  # at most this much input per task: bounds the predictions held at once
@@ -98,7 +98,7 @@ def write_predictions(
     (unless skip_bad_lines)."""
     output.write(header(model, columns))
     if jobs == 1 or not splittable(data):
-        for _, f in pipeline.scores(model, data, skip_bad_lines=skip_bad_lines):
+        for _, f in pipeline.scores(model, data, skip_bad_lines=skip_bad_lines, labels=False):
             output.write(prediction_text(model, f, columns))
         return
     for text in parallel_texts(model_path, data, columns, skip_bad_lines, jobs):
@@ -117,7 +117,8 @@ def line_ranges(path, parts: int) -> list[tuple[int, int]]:
             if target <= cuts[-1]:
                 continue
             f.seek(target - 1)
-            f.readline()  # to the end of the line holding byte target-1: the next line starts here
+            while (rest := f.readline(1 << 20)) and not rest.endswith(b"\n"):  # a line may be long: in pieces
+                pass  # to the end of the line holding byte target-1: the next line starts here
             if cuts[-1] < f.tell() < size:
                 cuts.append(f.tell())
     cuts.append(size)
@@ -149,10 +150,10 @@ class RangeLines:
         with open(self.path, "rb") as f:
             f.seek(self.start)
             left = self.end - self.start
-            for line in f:
+            for line, taken in bounded_lines(f):  # a line too long to hold is cut, as the reader's bound wants
                 if left <= 0:
                     break
-                left -= len(line)
+                left -= taken
                 yield line
 
 
@@ -174,6 +175,7 @@ def predict_range(model_path, path, start: int, end: int, first_line: int, colum
             block_lines=pipeline.score_lines(model),
             skip_bad_lines=skip_bad_lines,
             first_line=first_line,
+            labels=False,  # a line to score needs no label
         ) as r:
             for chunk in r:
                 parts.append(prediction_text(model, pipeline.chunk_scores(model, chunk, r.source_name), columns))

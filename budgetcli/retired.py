@@ -11,6 +11,12 @@ One block of arrays instead of a Python tuple per vector: an averaged run evicts
 (bpegasos B = 100 on a9a: 19,500 vectors, compressed 194 times), and the per-vector copies and lists
 cost more than the compressions' arithmetic.  The arrays grow by doubling; iterating or indexing
 gives (indices, values, sum) tuples, for tests and readers.
+
+The archive decides the averages a run writes later, so it is resume state: a model file written with
+the resume state holds it as ARCHIVE_ARRAYS (`to_arrays`, `restore`; statecheck.check_archive checks a
+file's), and a run resumed from it continues bit for bit.  The kernel matrix of its first rows
+(`head_gram`) is not saved: it only spares a compression kernel values that it computes to the same
+bits (learner.compression_kernels).
 """
 
 from __future__ import annotations
@@ -18,6 +24,9 @@ from __future__ import annotations
 import numpy as np
 
 from .core import gather_rows
+
+# The archive in a model file: its CSR rows, their summed coefficients, and [evicted, compressions]
+ARCHIVE_ARRAYS = ("retired_indptr", "retired_indices", "retired_values", "retired_sums", "retired_counts")
 
 
 def _grown(a: np.ndarray, need: int) -> np.ndarray:
@@ -41,6 +50,8 @@ class Retired:
         # the kernel matrix of the first rows, when a compression left its survivors there
         # (KernelLearner.compress_retired sets it; anything that changes those rows clears it)
         self.head_gram: np.ndarray | None = None
+        self.evicted = 0  # vectors ever added (KernelLearner._collect_retired)
+        self.compressions = 0  # compressions of 2·keep rows to keep (KernelLearner.compress_retired)
 
     def __len__(self) -> int:
         return self.n
@@ -70,6 +81,37 @@ class Retired:
     def clear(self) -> None:
         self.n = 0
         self.head_gram = None
+        self.evicted = self.compressions = 0
+
+    def to_arrays(self, classes: int | None = None) -> dict:
+        """The archive as a model file holds it (ARCHIVE_ARRAYS), copies; `classes`: a multiclass
+        archive's columns (those past the classes known are zero)."""
+        indptr, indices, values = self.rows()
+        sums = self.sums()
+        if classes is not None:
+            fitted = np.zeros((self.n, classes))
+            width = min(classes, sums.shape[1])
+            fitted[:, :width] = sums[:, :width]
+            sums = fitted
+        return dict(
+            zip(
+                ARCHIVE_ARRAYS,
+                (
+                    indptr,
+                    indices.copy(),
+                    values.copy(),
+                    sums.copy(),
+                    np.array([self.evicted, self.compressions], np.int64),
+                ),
+            )
+        )
+
+    def restore(self, arrays: dict) -> None:
+        """The archive `to_arrays` gave (a model file's, checked by statecheck.check_archive)."""
+        self.clear()
+        indptr, indices, values, sums, counts = (arrays[name] for name in ARCHIVE_ARRAYS)
+        self.append(indptr.astype(np.int64), indices, values, sums.astype(np.float64))
+        self.evicted, self.compressions = (int(c) for c in counts)
 
     def append(self, indptr: np.ndarray, indices: np.ndarray, values: np.ndarray, sums: np.ndarray) -> None:
         """Add CSR rows (indptr from 0) and their summed coefficients at the end."""

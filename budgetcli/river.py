@@ -42,8 +42,13 @@ Conventions:
   right), and on a round that brings a new class while every known class scores below 0 (River
   wrong: it cannot name a label it has not seen; the learner's new class has f = 0, the highest).
 - `save(path)` writes a budgetlearn model file that the CLI's predict, eval, info and `train
-  --resume` read (features are LIBSVM indices 1, 2, ... in the map's order); it also holds the
-  feature map, the labels and the classifier's parameters, which `BudgetClassifier.load` reads.
+  --resume` read (features are LIBSVM indices 1, 2, ... in the map's order; a label is the number
+  it is or spells, as a data file's label, else a whole number no other label takes: `to_model`); it
+  also holds the feature map, the labels and the classifier's parameters, which
+  `BudgetClassifier.load` reads.
+- A refused example changes nothing: bad values and labels are refused before learning, and an
+  example whose numbers overflow stops `learn_many` there, keeping only what the rows before it
+  brought (which were learnt).
 """
 
 from __future__ import annotations
@@ -57,10 +62,11 @@ from river import base
 from scipy.special import expit, softmax
 
 from . import modelfile
-from .estimator import KernelSettings, csr_chunk, learn, learner_class
+from .estimator import KernelSettings, checked_labels, csr_chunk, learner_class
+from .learner import Overflow
 from .core import Chunk, KernelSpec
 from .kernels import Kernel
-from .labels import BinaryLabels, MulticlassLabels, spelling_problem, third_label_message
+from .labels import BinaryLabels, MulticlassLabels, kept_spelling, label_values, third_label_message
 from .model import Model
 
 HEADER_FIELD = "river"  # the model file's header field holding the feature map, labels and parameters
@@ -125,6 +131,7 @@ class BudgetClassifier(KernelSettings, base.MiniBatchClassifier):
         self.learner = None
         self.features: dict = {}
         self.classes: dict = {}
+        self.scaling = None  # a loaded model's (train --scale): applied to every row, as the CLI applies it
 
     @property
     def _multiclass(self) -> bool:
@@ -141,32 +148,50 @@ class BudgetClassifier(KernelSettings, base.MiniBatchClassifier):
     def learn_one(self, x: dict, y) -> None:
         idx, val, new = self._row(x)
         codes, classes = self._encode([y])
-        self._learn(_row_chunk(idx, val), codes, new, classes)
+        self._learn(_row_chunk(idx, val), [y], codes, new, [0] * len(new), classes)
 
     def learn_many(self, X, y) -> None:
         """The rounds of X's rows in order, in one call of the learner's compiled loop: the same
         model as `learn_one` row by row (rows as dicts of their non-missing values)."""
-        chunk, new = self._frame(X)
-        codes, classes = self._encode(list(y))
-        self._learn(chunk, codes, new, classes)
+        labels = checked_labels(y, len(X), numbers=False)
+        chunk, new, first = self._frame(X)
+        codes, classes = self._encode(labels)
+        self._learn(chunk, labels, codes, new, first, classes)
 
-    def _learn(self, chunk: Chunk, codes: np.ndarray, new: list, classes: dict) -> None:
-        """Learn, after every check has passed: a refused example changes nothing."""
+    def _learn(self, chunk: Chunk, labels: list, codes: np.ndarray, new: list, first: list, classes: dict) -> None:
+        """Learn, after every check has passed: a refused example changes nothing.  An example whose
+        numbers overflow stops learning there (a ValueError naming its row); the rows before it were
+        learnt, and only their new features (`first`: the row each appears in first) and labels are
+        kept, as learn_one of those rows would have kept them."""
         n = len(self.features)
-        self.features.update((name, n + k + 1) for k, name in enumerate(new))
-        self.classes = classes
-        if self.learner is None:
-            kernel = Kernel.of(self._train_spec(self.params).kernel, len(self.features))
+        made = self.learner is None
+        if made:
+            kernel = Kernel.of(self._train_spec(self.params).kernel, n + len(new))
             self.learner = self._cls(kernel, seed=self.seed, **self.params)
             self._keep_average()
-        learn(self.learner, chunk, codes)
+        try:
+            self.learner.learn(chunk if self.scaling is None else self.scaling.apply(chunk), codes)
+        except Overflow as exc:
+            self._commit(labels[: exc.row], new, first, classes, exc.row)
+            if made and exc.row == 0:
+                self.learner = None
+            raise ValueError(f"row {exc.row}: {exc.reason}") from None
+        self.features.update((name, n + k + 1) for k, name in enumerate(new))
+        self.classes = classes
+
+    def _commit(self, learnt: list, new: list, first: list, classes: dict, rows: int) -> None:
+        """Keep the features and labels of the first `rows` rows only, which were learnt."""
+        n = len(self.features)
+        self.features.update((name, n + k + 1) for k, (name, row) in enumerate(zip(new, first)) if row < rows)
+        seen = set(self.classes) | set(learnt)
+        if any(_is_bool(label) for label in seen):  # both are known from the first one on
+            seen |= {False, True}
+        self.classes = {label: code for label, code in classes.items() if label in seen}
 
     def _keep_average(self) -> None:
-        """With `average`, a learner that evicts logs what it evicts and folds it onto the kept vectors
-        every max(B, 64) evictions, as `budgetlearn train` does: the average stays in bounded memory."""
-        if self.average:
-            self.learner.keep_retired = True
-            self.learner.fold_every = max(self.learner.hyper.get("budget", 0), 64)
+        """With `average`, a learner that evicts keeps what it evicts in a bounded archive, as `budgetlearn
+        train` does (KernelLearner.keep_evicted): the average stays in bounded memory."""
+        self.learner.keep_evicted("running-average" if self.average else "online")
 
     def _encode(self, labels: list) -> tuple[np.ndarray, dict]:
         """The learner's codes of `labels` and the label map with the new ones (self.classes is
@@ -216,9 +241,9 @@ class BudgetClassifier(KernelSettings, base.MiniBatchClassifier):
         order = np.argsort(idx, kind="stable")
         return idx[order], np.asarray(val, np.float64)[order], new
 
-    def _frame(self, X) -> tuple[Chunk, list]:
-        """The Chunk of a DataFrame's rows and the names of its new features, numbered as
-        `learn_one` would number them row by row."""
+    def _frame(self, X) -> tuple[Chunk, list, list]:
+        """The Chunk of a DataFrame's rows, the names of its new features, numbered as `learn_one`
+        would number them row by row, and the row each of them appears in first."""
         names = list(X.columns)
         if len(set(names)) < len(names):
             raise ValueError(f"X has duplicate column names: {sorted({repr(c) for c in names if names.count(c) > 1})}")
@@ -233,16 +258,20 @@ class BudgetClassifier(KernelSettings, base.MiniBatchClassifier):
         keep = np.flatnonzero(columns >= 0)
         keep = keep[np.argsort(columns[keep])]
         dense = np.where(present[:, keep], values[:, keep], 0.0)
-        return csr_chunk(dense, np.zeros(len(X)), columns[keep]), [names[c] for c in unseen]
+        first = present[:, unseen].argmax(axis=0).tolist() if len(unseen) else []
+        return csr_chunk(dense, None, columns[keep]), [names[c] for c in unseen], first
 
     # ---- prediction ------------------------------------------------------------------------
     def _scores(self, chunk: Chunk) -> np.ndarray:
         """f(x) per row (binary) or the n × m class scores (multiclass), of the last hypothesis or, with
         `average`, of the averaged one (a copy of the learner with the averaged coefficients, made again
-        after each learning step; vectors evicted since the last fold are left out); zeros before any
-        learning."""
-        if self.learner is not None and self.average:
-            model = Model(self.learner, BinaryLabels(), "running-average")
+        after each learning step, the archive of evicted vectors folded in as a saved file holds it);
+        zeros before any learning."""
+        if self.learner is not None and (self.average or self.scaling is not None):
+            model = getattr(self, "_averaged", None)
+            if model is None or model.learner is not self.learner:  # its scorer is made again after learning
+                hypothesis = "running-average" if self.average else "online"
+                model = self._averaged = Model(self.learner, BinaryLabels(), hypothesis, scaling=self.scaling)
             return model.scorer().decision_function(chunk)
         if self.learner is not None:
             return self.learner.decision_function(chunk)
@@ -285,37 +314,32 @@ class BudgetClassifier(KernelSettings, base.MiniBatchClassifier):
     def predict_many(self, X):
         import pandas as pd
 
-        chunk, _ = self._frame(X)
+        chunk, _, _ = self._frame(X)
         return pd.Series(self._decisions(self._scores(chunk)), index=X.index)
 
     def predict_proba_many(self, X):
         import pandas as pd
 
-        chunk, _ = self._frame(X)
+        chunk, _, _ = self._frame(X)
         labels, p = self._probabilities(self._scores(chunk))
         return pd.DataFrame(p, index=X.index, columns=labels)
 
     # ---- model files -----------------------------------------------------------------------
     def to_model(self) -> Model:
-        """The learner and its label map as a budgetlearn Model, for the CLI.  Label values: the
-        labels themselves when all are numbers (bools are 0 and 1), else the learner's codes;
-        each is spelt as str(label)."""
+        """The learner and its label map as a budgetlearn Model, for the CLI.  Label values
+        (labels.label_values): a number itself (bools are 0 and 1), the number a string spells as a
+        data file's label does ('-1' is the label −1), else the smallest whole numbers ≥ 0 no label
+        takes; each spelt as str(label) where a model file can hold it (labels.kept_spelling)."""
         if self.learner is None:
             raise ValueError("BudgetClassifier has learnt nothing yet: there is no model to save")
-        numeric = all(_is_number(label) for label in self.classes)
-        value = {label: float(label) if numeric else float(code) for label, code in self.classes.items()}
-        # str(label), unless a data file could not hold it as a token (whitespace, control or non-ASCII
-        # characters: labels.spelling_problem); such a label is spelt by its value
-        spellings = {
-            value[label]: format(value[label], "g") if spelling_problem(str(label)) else str(label)
-            for label in self.classes
-        }
+        value = label_values(list(self.classes))
+        spellings = {value[label]: kept_spelling(value[label], str(label)) for label in self.classes}
         if self._cls.multiclass:
             labels = MulticlassLabels([value[label] for label in self.classes], spellings)
         else:
             by_code = {code: value[label] for label, code in self.classes.items()}
             labels = BinaryLabels(by_code.get(-1.0), by_code.get(1.0), spellings)
-        return Model(self.learner, labels, "running-average" if self.average else "online")
+        return Model(self.learner, labels, "running-average" if self.average else "online", scaling=self.scaling)
 
     def save(self, path) -> None:
         """Write a budgetlearn model file (atomically, as every model file) holding, in the header
@@ -350,7 +374,7 @@ class BudgetClassifier(KernelSettings, base.MiniBatchClassifier):
                 "only BudgetClassifier.save writes one"
             )
         classifier = cls(**_from_json(extra["params"]))
-        classifier.learner = model.learner
+        classifier.learner, classifier.scaling = model.learner, model.scaling
         if model.learner.kernel.kind == "rbf":  # the file's exp (libm's in a file from before the choice)
             classifier.rbf_exp = model.learner.kernel.exp
         classifier.features = {_from_json(name): j + 1 for j, name in enumerate(extra["features"])}

@@ -10,8 +10,10 @@
 
 X is a numpy array or a scipy.sparse matrix (kept sparse: the learners store sparse support vectors);
 its column j is the feature of index j + 1 of a data file, as scikit-learn's load_svmlight_file reads
-a 1-based file.  Algorithm parameters are keyword arguments with their canonical names (`eta`,
-`budget`, `beta`, `lambda_`, `cost`, ... as `budgetlearn algorithms` lists them); get_params /
+a 1-based file, or of index j for a model `from_model` loads that learned from a 0-based file (one
+holding index 0, as dump_svmlight_file writes by default: the model's `first_index`).  Algorithm
+parameters are keyword arguments with their canonical names (`eta`, `budget`, `beta`, `lambda_`,
+`cost`, ... as `budgetlearn algorithms` lists them); get_params /
 set_params / clone see them like the fixed ones.  An unknown algorithm or a parameter the algorithm
 does not take is a ValueError at fit time (scikit-learn validates in fit, not in __init__), and so
 are settings that provably learn nothing, as `budgetlearn train` refuses them.
@@ -27,20 +29,26 @@ constant, ...) are Python warnings.  Conventions:
 - `fit` makes `epochs` passes over X in the given order (nothing shuffled: a seeded run is
   reproducible); `partial_fit` makes one pass and keeps all state, exactly like `train --resume`.
   Classes may arrive mid-stream (through `classes=` or from y).
-- Numeric classes are the model's label values (a model file keeps them); other classes (strings)
-  are numbered in order of arrival.  Two classes: decision_function > 0 means `classes_[1]`
-  (scikit-learn's convention), and it is the learner's f, negated when the learner's +1 class is
-  `classes_[0]` (the larger class came first, alone).  More: one column per class of `classes_`.
+- Numeric classes are the model's label values (a model file keeps them), and so are string classes
+  that spell a number as a data file's label does ('-1' is the label -1); other classes take the
+  smallest whole numbers ≥ 0 no class takes, in order of arrival (labels.label_values).  Two
+  classes: decision_function > 0 means `classes_[1]` (scikit-learn's convention), and it is the
+  learner's f, negated when the learner's +1 class is `classes_[0]` (the larger class came first,
+  alone).  More: one column per class of `classes_`.
 - predict_proba exists once the model is calibrated (`calibrate` on held-out data, or a calibrated
   model file): Platt's sigmoid as `budgetlearn calibrate` fits it.
 - gamma=None is train's default 1/k, k the number of features of the first block (the last column
   holding a non-zero), as LIBSVM's 1/#features; sigma is the alternative width exp(−‖x−y‖²/(2σ²)).
 - rbf_exp is `train --rbf-exp`: how the rbf kernel's exp is computed ("vectorised", budgetlearn's own,
   or "libm", the C library's); `from_model` takes the model's own.
+- scale=True is `train --scale`: `fit` scales every feature onto [−1, 1] by the ranges of X (svm-scale's,
+  a missing value counting 0), which the model keeps and applies to every X it scores; `partial_fit` and
+  a model file's classifier (`from_model`) keep their own ranges.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import warnings
 
 import numpy as np
@@ -50,9 +58,10 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
 from . import pipeline, registry
-from .core import DataError, KernelSpec
+from .core import DataError, KernelSpec, shortest_text
 from .estimator import KernelSettings, csr_chunk, learner_class
-from .labels import spelling_problem
+from .labels import kept_spelling, label_values
+from .metrics import unseen_warning
 from .model import Model
 
 _CHECK = dict(accept_sparse="csr", dtype=np.float64)
@@ -77,10 +86,11 @@ class BudgetClassifier(KernelSettings, ClassifierMixin, BaseEstimator):
         rbf_exp=KernelSpec.exp,
         seed=0,
         epochs=1,
+        scale=False,
         **params,
     ):
         self._keep(algorithm, kernel, gamma, sigma, degree, coef0, rbf_exp, seed)
-        self.average, self.epochs = average, epochs
+        self.average, self.epochs, self.scale = average, epochs, scale
         for name, value in params.items():  # checked in fit: scikit-learn estimators do not raise here
             setattr(self, name, value)
 
@@ -149,26 +159,20 @@ class BudgetClassifier(KernelSettings, ClassifierMixin, BaseEstimator):
 
     def _start(self, classes) -> None:
         self.classes_ = np.asarray(classes)
-        numeric = self.classes_.dtype.kind in "iufb"
-        # the model's label value of each class: the number itself, else its place in order of arrival
-        self._values = {c: float(c) if numeric else float(i) for i, c in enumerate(self.classes_.tolist())}
-        self._numeric = numeric
+        self._numeric = self.classes_.dtype.kind in "iufb"
+        self._values = label_values(self.classes_.tolist())  # the model's label value of each class
 
     def _add_classes(self, known) -> None:
         new = [c for c in known.tolist() if c not in self._values]
         if not new:
             return
-        for c in new:
-            self._values[c] = float(c) if self._numeric else float(len(self._values))
+        self._values = label_values(new, self._values)
         self.classes_ = np.unique(np.concatenate([self.classes_, np.asarray(new, dtype=self.classes_.dtype)]))
 
     def _spellings(self) -> dict:
-        """The label spellings a model file keeps: the class as written, when a file can keep it."""
-        out = {}
-        for c, v in self._values.items():
-            text = format(v, "g") if self._numeric else str(c)
-            out[v] = text if spelling_problem(text) is None else format(v, "g")
-        return out
+        """The label spellings a model file keeps: a number's shortest text, another class as written
+        (labels.kept_spelling)."""
+        return {v: shortest_text(v) if self._numeric else kept_spelling(v, str(c)) for c, v in self._values.items()}
 
     def _train(self, X, y, epochs: int, n_classes: int) -> None:
         if self.algorithm is None and self._algorithm_params():
@@ -177,17 +181,18 @@ class BudgetClassifier(KernelSettings, ClassifierMixin, BaseEstimator):
         learner_class("BudgetClassifier", algorithm, self._algorithm_params())  # a clear message for a bad name
         if self.epochs is not None and not (isinstance(self.epochs, (int, np.integer)) and self.epochs >= 1):
             raise ValueError(f"epochs={self.epochs!r}: give a whole number ≥ 1")
+        resume = self.to_model() if self.__sklearn_is_fitted__() else None
         spec = self._train_spec(
             self._algorithm_params(),
             epochs=epochs,
             hypothesis="running-average" if self.average else "online",
+            scale=bool(self.scale) and resume is None,  # a fitted model goes on with its own scaling
         )
-        if spec.algorithm is None:
+        if spec.algorithm is None and resume is None:  # a fitted model goes on with its own
             spec = spec.choosing(n_classes)
         values = np.array([self._values[c] for c in column_or_1d(y).tolist()], np.float64)
-        chunk = csr_chunk(X, values)
+        chunk = csr_chunk(X, values, first_index=resume.first_index if resume is not None else 1)
         chunk.label_spellings = {v: s for v, s in self._spellings().items() if v in set(values.tolist())}
-        resume = self.to_model() if self.__sklearn_is_fitted__() else None
         try:
             result = pipeline.train(spec, chunk, resume)
         except DataError as exc:
@@ -197,15 +202,24 @@ class BudgetClassifier(KernelSettings, ClassifierMixin, BaseEstimator):
         for message in result.warnings:
             warnings.warn(message, UserWarning, stacklevel=3)
         self.learner_, self.labels_ = result.model.learner, result.model.labels
-        self.hypothesis_ = result.model.hypothesis
+        self.hypothesis_, self.first_index_ = result.model.hypothesis, result.model.first_index
         self.calibration_ = None
+        self.scaling_ = result.model.scaling
 
     # ---- prediction ------------------------------------------------------------------------
     def to_model(self) -> Model:
         """The fitted model as budgetlearn's Model (save with .save(path); then the CLI's predict, eval,
         export, info, calibrate and train --resume use it)."""
         check_is_fitted(self)
-        return Model(self.learner_, self.labels_, self.hypothesis_, calibration=self.calibration_)
+        first_index = getattr(self, "first_index_", 1)  # a classifier pickled before the field: 1
+        return Model(
+            self.learner_,
+            self.labels_,
+            self.hypothesis_,
+            calibration=self.calibration_,
+            first_index=first_index,
+            scaling=getattr(self, "scaling_", None),
+        )
 
     @classmethod
     def from_model(cls, model) -> "BudgetClassifier":
@@ -216,29 +230,29 @@ class BudgetClassifier(KernelSettings, ClassifierMixin, BaseEstimator):
 
             model = load(model)
         learner = model.learner
-        k = learner.kernel
+        kernel = learner.kernel.spec()
+        if kernel.kind != "rbf":  # only rbf takes an exp (a file without the field: libm's)
+            kernel = dataclasses.replace(kernel, exp=KernelSpec.exp)
         clf = cls(
             learner.name,
             average=model.hypothesis == "running-average",
-            kernel=k.kind,
-            gamma=k.gamma,
-            degree=k.degree,
-            coef0=k.coef0,
-            rbf_exp=k.exp if k.kind == "rbf" else KernelSpec.exp,  # a file without the field: libm's
             seed=learner.seed,
+            scale=model.scaling is not None,
+            **kernel.params(),
             **learner.hyper,
         )
         classes = np.array(sorted(model.labels.classes), np.float64)
         clf._start(classes)
         clf.learner_, clf.labels_, clf.hypothesis_ = learner, model.labels, model.hypothesis
-        clf.calibration_ = model.calibration
+        clf.first_index_ = model.first_index  # the model's numbering of X's columns (Model.first_index)
+        clf.calibration_, clf.scaling_ = model.calibration, model.scaling
         return clf
 
     def _scores(self, X) -> np.ndarray:
         """The model's scores of X: f (binary model) or one column per class, in the model's order."""
         check_is_fitted(self)
         X = validate_data(self, X, reset=False, **_CHECK) if hasattr(self, "n_features_in_") else _matrix(X)
-        return self.to_model().scorer().decision_function(csr_chunk(X, np.zeros(X.shape[0])))
+        return self.to_model().decision_function(X)
 
     def _columns(self) -> np.ndarray:
         """For each class of classes_, its column in a multiclass model's scores (−1: never learnt)."""
@@ -272,8 +286,13 @@ class BudgetClassifier(KernelSettings, ClassifierMixin, BaseEstimator):
 
         check_is_fitted(self)
         X = validate_data(self, X, reset=False, **_CHECK) if hasattr(self, "n_features_in_") else _matrix(X)
-        values = np.array([self._values.get(c, np.nan) for c in column_or_1d(y).tolist()], np.float64)
+        y = column_or_1d(y).tolist()
+        values = np.array([self._values.get(c, np.nan) for c in y], np.float64)
         known = ~np.isnan(values)
+        unseen = {c: y.count(c) for c in dict.fromkeys(c for c in y if c not in self._values)}
+        message = unseen_warning(unseen, set(), str, [str(c) for c in self.classes_], "they are left out of the fit")
+        if message:  # as budgetlearn calibrate and budgetcli.calibrate warn of labels the model never saw
+            warnings.warn(message, UserWarning, stacklevel=2)
         model = calibrate(self.to_model(), X[known], values[known])
         self.calibration_ = model.calibration
         return self

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, fields, replace
 
-from . import algorithms, registry  # noqa: F401  (algorithms: registered for lookups)
-from .core import KernelSpec
+from . import algorithms, bounds, registry  # noqa: F401  (algorithms: registered for lookups)
+from .core import KernelSpec, gamma_from_sigma
 
 # What a model predicts with (model.HYPOTHESES): the online learner's last hypothesis f_T or its running
 # average (both resumable), or a batch model of online-to-batch.
@@ -57,6 +57,7 @@ class Sharding:
             )
         if self.sync == "dynamic" and self.divergence is None:
             raise ValueError("--sync dynamic needs --divergence Δ")
+        bounds.check_jobs(self.jobs)
         if self.sync_every is not None and not (type(self.sync_every) is int and self.sync_every >= 1):
             raise ValueError(f"--sync-every {self.sync_every!r}: give a whole number ≥ 1")
 
@@ -79,8 +80,12 @@ class TrainSpec:
     block_lines: int = 4096  # examples per block read (decides nothing in the model)
     threads: int = 1  # threads for the products of a learner that has them (decides nothing in the model)
     resumed: bool = False  # algorithm, kernel, params and seed are a model's, checked when it was made
+    # scale every feature as svm-scale does, by the model's own ranges (scaling.py): True, from the data
+    # (a first pass over a file, the first block of a stream), or given (scaling.Ranges: --scale-ranges)
+    scale: object = field(default=False, metadata=_MODEL)
 
     def __post_init__(self):
+        self._check_scale()
         if self.algorithm is None:  # chosen from the data (`choosing`), then checked as if given
             if self.params:
                 raise ValueError(
@@ -119,6 +124,17 @@ class TrainSpec:
                     "average needs; train without --average, or in one process"
                 )
 
+    def _check_scale(self) -> None:
+        from .scaling import Ranges
+
+        if not (type(self.scale) is bool or isinstance(self.scale, Ranges)):
+            raise ValueError(f"scale={self.scale!r}: give True (the data's ranges), False, or scaling.Ranges")
+        if self.scale is not False and self.sharding is not None:
+            raise ValueError(
+                "--scale is not available for a sharded run: scale the shards by one range file "
+                "(budgetlearn scale -s, then -r)"
+            )
+
     def _check_threads(self, cls) -> None:
         from . import sync
 
@@ -151,23 +167,17 @@ class TrainSpec:
         cls = self.learner_class
         return "online" if self.sharding is not None and cls.evicts else cls.default_hypothesis
 
-    @property
-    def keep_retired(self) -> bool:
-        """The learner keeps what it evicts: an averaged hypothesis needs it."""
-        return self.written in AVERAGES + ("running-average",)
-
     def resuming(self, model) -> "TrainSpec":
         """This run's settings going on from `model`: its algorithm, kernel, parameters and seed (the
-        fields `FROM_MODEL` names), and a running average when the model keeps one."""
+        fields `FROM_MODEL` names), and a running average when the model keeps one.  NotResumable when
+        the model cannot go on as asked (`refuse_resume`)."""
+        refuse_resume(model, self.hypothesis)
+        if model.scaling is not None and self.sharding is not None:
+            raise NotResumable("a scaled model (train --scale) cannot go on in a sharded run", settings=True)
         learner = model.learner
-        kernel = KernelSpec(
-            learner.kernel.kind,
-            learner.kernel.gamma,
-            None,
-            learner.kernel.degree,
-            learner.kernel.coef0,
-            learner.kernel.exp,
-        )
+        kernel = learner.kernel.spec()
+        if not self.resumed:  # a spec made for the model (the CLI's, scikit-learn's) names nothing else
+            self._refuse_other_settings(learner, kernel)
         hypothesis = self.hypothesis
         if hypothesis is None:  # the model's own setting, as its kernel and parameters are
             hypothesis = model.hypothesis if model.hypothesis == "running-average" else "online"
@@ -179,12 +189,42 @@ class TrainSpec:
             seed=learner.seed,
             hypothesis=hypothesis,
             resumed=True,
+            scale=False,  # the model's own scaling goes on (pipeline.train)
         )
+
+    def _refuse_other_settings(self, learner, kernel: KernelSpec) -> None:
+        """NotResumable when this spec sets one of the fields FROM_MODEL to a value (other than its
+        default) that is not the model's own, as `train --resume` refuses a given -a, kernel option,
+        parameter or --seed: the run would silently go on with the model's."""
+        default, other = TrainSpec(), []
+        if self.algorithm is not None and self.algorithm != learner.name:
+            other.append(f"algorithm {self.algorithm} (the model's: {learner.name})")
+        for name in ("kind", "gamma", "degree", "coef0", "exp"):
+            given, own = getattr(self.kernel, name), getattr(kernel, name)
+            if given != getattr(default.kernel, name) and given != own:
+                other.append(f"kernel {name} {given!r} (the model's: {own!r})")
+        if self.kernel.sigma is not None and gamma_from_sigma(self.kernel.sigma) != kernel.gamma:
+            other.append(f"kernel sigma {self.kernel.sigma!r} (the model's gamma: {kernel.gamma!r})")
+        defaults = {p.name: p.default for p in learner.params}
+        for name, given in self.params.items():
+            if given != defaults.get(name) and given != learner.hyper.get(name):
+                other.append(f"{name} {given!r} (the model's: {learner.hyper.get(name)!r})")
+        if self.seed != default.seed and self.seed != learner.seed:
+            other.append(f"seed {self.seed} (the model's: {learner.seed})")
+        if self.scale is not False:
+            other.append("scale (a resumed model keeps its own scaling)")
+        if other:
+            raise NotResumable(
+                f"a resumed run continues the model's own settings; the spec gives {'; '.join(other)}", settings=True
+            )
 
     def to_dict(self) -> dict:
         """What decided the model, as its header stores it ("run"; JSON): the settings, not where the run
         was (a sharded run's backend, workers and scheduler), so that every backend writes one file."""
-        out = asdict(self)
+        out = asdict(replace(self, scale=False))
+        out.pop("scale")
+        if self.scale is not False:  # the ranges themselves are the model's (Model.scaling)
+            out["scale"] = "ranges" if self.scale is not True else "data"
         out["hypothesis"] = self.written
         if self.sharding is not None:
             out["sharding"] = {  # how the shards were mixed; which shards: the header's "sharding" sources
@@ -195,6 +235,35 @@ class TrainSpec:
         for name in ("block_lines", "resumed", "save_resume", "checkpoint_every", "threads"):
             out.pop(name)
         return out
+
+
+class NotResumable(ValueError):
+    """A model that cannot go on learning as a run asks; `settings`: the run's settings are what
+    contradicts it (the CLI's usage error, exit 2), not the model itself (exit 1)."""
+
+    def __init__(self, message: str, settings: bool = False):
+        super().__init__(message)
+        self.settings = settings
+
+
+def refuse_resume(model, hypothesis: str | None) -> None:
+    """The one rule of what may go on learning, for every edge that resumes (`train --resume`,
+    `online-to-batch --resume`, `budgetcli.train(..., resume=)`, a sharded run, scikit-learn's
+    `partial_fit` of a loaded model): NotResumable for a batch average (online-to-batch's average and
+    projected-average keep no online state), and for a run that asks for an average (`hypothesis`) of
+    a model that does not keep one when what it needs was not kept."""
+    if model.hypothesis not in ("online", "running-average", "last"):
+        raise NotResumable("an averaged batch model cannot be resumed; resume the online model")
+    if hypothesis in AVERAGES + ("running-average",) and model.hypothesis != "running-average":
+        learner = model.learner
+        if learner.evicts or not learner.average_kept:
+            lost = (
+                f"the vectors {learner.name} evicted before this run were not kept"
+                if learner.evicts
+                else "its file does not hold the running sums (a model trained without --average)"
+            )
+            last = "use --method last" if hypothesis in AVERAGES else "resume with --hypothesis last"
+            raise NotResumable(f"{lost}, so its average cannot be completed; {last}", settings=True)
 
 
 FROM_MODEL = tuple(f.name for f in fields(TrainSpec) if f.metadata.get("resume") == "model")

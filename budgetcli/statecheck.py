@@ -150,6 +150,41 @@ def check_common(header: dict, arrays: dict, counter_names: tuple) -> None:
         raise ValueError(f"{n} support vectors, more than the budget {budget}")
 
 
+def check_archive(header: dict, arrays: dict, keep: int, unfolded: str) -> None:
+    """A running average's archive of evicted vectors (retired.ARCHIVE_ARRAYS; its arrays' shapes are
+    checked with the others by `check_members`): all of its arrays or none, vectors as valid as the
+    support vectors, fewer than 2·`keep` of them (a compression leaves fewer), counters that add up;
+    `unfolded` (the running sums before the archive was folded into the file's) only beside it."""
+    from .retired import ARCHIVE_ARRAYS  # statecheck stays importable without the learner modules
+
+    present = [name for name in ARCHIVE_ARRAYS if name in arrays]
+    if not present:
+        if unfolded in arrays:
+            raise ValueError(f"{unfolded} without the archive of evicted vectors it goes with")
+        return
+    if len(present) < len(ARCHIVE_ARRAYS):
+        raise ValueError(
+            f"the archive of evicted vectors lacks {', '.join(sorted(set(ARCHIVE_ARRAYS) - set(present)))}"
+        )
+    if header.get("hypothesis", "online") != "running-average":
+        raise ValueError("an archive of evicted vectors in a model that does not predict with the running average")
+    check_csr(
+        "retired",
+        arrays["retired_indptr"],
+        arrays["retired_indices"],
+        header_int(header, "n_features", 0, MAX_INDEX + 1),
+    )
+    rows = len(arrays["retired_indptr"]) - 1
+    if not 0 < rows < 2 * keep:
+        raise ValueError(f"the archive holds {rows} evicted vectors, not 1 to {2 * keep - 1} (2·max(B, 64) − 1)")
+    evicted, compressions = (int(c) for c in arrays["retired_counts"])
+    if evicted < rows or compressions < 0 or compressions > evicted:
+        raise ValueError(
+            f"retired_counts = [{evicted}, {compressions}]: not the evicted vectors (at least the {rows} held) "
+            "and the compressions of a run"
+        )
+
+
 def check_sharding(sharding) -> None:
     """A sharded run's checkpoint (model.Model.sharding): shards, --sync-every, positions, streams (and
     Δ, and the passes over each shard, when the run had them)."""

@@ -47,11 +47,12 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from . import pipeline, registry
+from . import grid, pipeline, registry
 from .atomic import output_file
-from .core import DataError
+from .core import KernelSpec
 from .io.permuted import PermutedExamples
 from .kernels import KERNEL_PARAMS
+from .metrics import PredictionTally
 from .predict import splittable
 from .spec import TrainSpec
 
@@ -59,6 +60,7 @@ BACKENDS = ("loky", "threading", "dask", "ray")
 
 # sort metric -> (key in a row, True when larger is better)
 SORT_KEYS = {
+    "cv-accuracy": ("cv_accuracy", True),
     "error": ("online_mistake_rate", False),
     "support": ("support_size", False),
     "test-accuracy": ("test_accuracy", True),
@@ -78,6 +80,8 @@ class Run:
     data: str
     test: str | None
     spec: TrainSpec  # its seed: --seed + permutation; shuffled unless the file's own order
+    fold: int = -1  # --folds K: the fold this run holds out (crossval.py), trained on the others in file order
+    folds: int = 0
 
     @property
     def seed(self) -> int:
@@ -97,6 +101,12 @@ class RunResult:
     seconds: float
     warnings: list = field(default_factory=list)
     learned: bool = True  # False: the hypothesis ended f = 0 (no support vector, or every weight 0)
+    held_out: int | None = None  # --folds: the examples of the fold held out, and those predicted right
+    held_out_correct: int | None = None
+
+    @property
+    def cv_accuracy(self) -> float | None:
+        return None if self.held_out is None else self.held_out_correct / self.held_out
 
 
 @dataclass
@@ -112,6 +122,8 @@ class Row:
         if any(v is None for v in values):
             return None, None
         a = np.array(values, dtype=np.float64)
+        if key == "cv_accuracy":  # svm-train -v's: all held-out examples predicted right, over all (± the folds' std)
+            return sum(r.held_out_correct for r in self.runs) / sum(r.held_out for r in self.runs), float(a.std())
         return float(a.mean()), float(a.std())
 
     @property
@@ -126,7 +138,7 @@ class Row:
 
     def to_dict(self) -> dict:
         out = {"setting": self.setting, "runs": len(self.runs)}
-        for key in ("online_mistake_rate", "support_size", "test_accuracy", "seconds"):
+        for key in ("cv_accuracy", "online_mistake_rate", "support_size", "test_accuracy", "seconds"):
             out[f"{key}_mean"], out[f"{key}_std"] = self.stats(key)
         out["learned_nothing"] = self.learned_nothing
         out["warnings"] = self.warnings
@@ -163,12 +175,13 @@ def parse_grid(specs: list[str], algorithm: str) -> list[tuple[str, list]]:
         parsed = []
         for text in values.split(","):
             try:
-                v = typ(text.strip())
-            except ValueError:
-                raise ValueError(f"--grid {spec!r}: {text.strip()!r} is not a valid {typ.__name__}") from None
-            if v in parsed:
-                raise ValueError(f"--grid {spec!r}: value {text.strip()} given twice")
-            parsed.append(v)
+                expanded = grid.expand(text, typ, name)  # a value, or a range (2**-5..2**3)
+            except ValueError as exc:
+                raise ValueError(f"--grid {spec!r}: {exc}") from None
+            for v in expanded:
+                if v in parsed:
+                    raise ValueError(f"--grid {spec!r}: value {v:g} given twice")
+                parsed.append(v)
         out.append((canonical, parsed))
     return out
 
@@ -179,27 +192,34 @@ def settings_of(grid: list[tuple[str, list]]) -> list[dict]:
     return [dict(zip(names, combo)) for combo in itertools.product(*(v for _, v in grid))]
 
 
-def plan(data: str, test: str | None, base: TrainSpec, settings: list[dict], permutations: int) -> list[Run]:
+def plan(
+    data: str, test: str | None, base: TrainSpec, settings: list[dict], permutations: int, folds: int = 0
+) -> list[Run]:
     """Every (setting, permutation) run, setting-major: `base` with the setting's values, each run's
     spec checked as it is made (a setting the algorithm refuses is a ValueError naming it, before
-    anything is read).  Run p's seed is base.seed + p."""
+    anything is read).  Run p's seed is base.seed + p.  With `folds` K, a setting's runs are instead
+    the K folds of `train -v K --seed base.seed` (crossval.py), in file order."""
     runs = []
     for i, setting in enumerate(settings):
-        kernel = {name: value for name, value in setting.items() if name in KERNEL_GRID}
-        params = {name: value for name, value in setting.items() if name not in KERNEL_GRID}
+        spec = setting_spec(base, setting)
+        if folds:
+            runs += [Run(i, -1, data, test, spec, fold, folds) for fold in range(folds)]
+            continue
         for perm in range(permutations) if permutations else [-1]:
-            try:
-                spec = replace(
-                    base,
-                    kernel=replace(base.kernel, **kernel),
-                    params={**base.params, **params},
-                    seed=base.seed + max(perm, 0),
-                    shuffle=perm >= 0,
-                )
-            except ValueError as exc:
-                raise ValueError(f"setting {_describe(setting)}: {exc}") from None
-            runs.append(Run(i, perm, data, test, spec))
+            runs.append(Run(i, perm, data, test, replace(spec, seed=base.seed + max(perm, 0), shuffle=perm >= 0)))
     return runs
+
+
+def setting_spec(base: TrainSpec, setting: dict) -> TrainSpec:
+    """`base` with a setting's kernel values and parameters; ValueError naming the setting."""
+    kernel = {name: value for name, value in setting.items() if name in KERNEL_GRID}
+    params = {name: value for name, value in setting.items() if name not in KERNEL_GRID}
+    try:
+        return replace(
+            base, kernel=KernelSpec.from_params(base.kernel.params() | kernel), params={**base.params, **params}
+        )
+    except ValueError as exc:
+        raise ValueError(f"setting {_describe(setting)}: {exc}") from None
 
 
 def train_run(run: Run) -> pipeline.TrainResult:
@@ -222,8 +242,15 @@ def train_run(run: Run) -> pipeline.TrainResult:
 
 
 def execute(run: Run) -> RunResult:
-    """A worker's job: read the data from its path, train, score the test file chunk by chunk."""
-    result = train_run(run)
+    """A worker's job: read the data from its path, train, score the test file chunk by chunk (and, for a
+    fold, the fold held out)."""
+    held = None
+    if run.folds:
+        from . import crossval
+
+        held, result = crossval.held_out(run.spec, run.data, run.folds, run.fold)
+    else:
+        result = train_run(run)
     learner = result.model.learner
     t, m = learner.counter("examples"), learner.counter("mistakes")
     acc = test_accuracy(result.model, run.test) if run.test else None
@@ -239,19 +266,18 @@ def execute(run: Run) -> RunResult:
         result.seconds,
         result.warnings,
         not learner.learned_nothing(),
+        None if held is None else held.examples,
+        None if held is None else held.correct,
     )
 
 
 def test_accuracy(model, test) -> float:
     """Fraction of the test examples whose label the model predicts, as `eval` counts it
-    (Model.predicted: a label the model never saw is always wrong)."""
-    right = total = 0
+    (metrics.accuracy)."""
+    tally = PredictionTally(model.labels)
     for chunk, scores in pipeline.scores(model, test):
-        right += int(np.count_nonzero(model.predicted(scores) == chunk.labels))
-        total += len(chunk)
-    if total == 0:
-        raise DataError(test, 0, None, "no examples to test on")
-    return right / total
+        tally.add(chunk.labels, scores)
+    return tally.accuracy(test)
 
 
 @contextmanager
@@ -339,6 +365,8 @@ CSV_COLUMNS = [
     "setting",
     "runs",
     "epochs",
+    "cv_accuracy_mean",
+    "cv_accuracy_std",
     "online_mistake_rate_mean",
     "online_mistake_rate_std",
     "support_size_mean",
@@ -388,6 +416,7 @@ def format_table(rows: list[Row], sort: str) -> tuple[list[list[str]], list[str]
         err, err_sd = row.stats("online_mistake_rate")
         sv, sv_sd = row.stats("support_size")
         acc, acc_sd = row.stats("test_accuracy")
+        cv, cv_sd = row.stats("cv_accuracy")
         secs, _ = row.stats("seconds")
         notes = ["nothing learned"] if row.learned_nothing else []
         for w in row.warnings:
@@ -398,6 +427,7 @@ def format_table(rows: list[Row], sort: str) -> tuple[list[list[str]], list[str]
             [
                 str(rank),
                 _describe(row.setting),
+                *([] if cv is None else [f"{100 * cv:.2f} ± {100 * cv_sd:.2f}"]),
                 f"{100 * err:.2f} ± {100 * err_sd:.2f}",
                 f"{sv:.1f} ± {sv_sd:.1f}",
                 "–" if acc is None else f"{100 * acc:.2f} ± {100 * acc_sd:.2f}",

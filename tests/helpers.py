@@ -29,16 +29,10 @@ def random_stream(n: int, d: int, seed: int, sparsity: float = 0.3):
     return X, y
 
 
-# Coefficient arrays whose rounding may depend on where chunks end: SPA folds its lazy scale into the
-# coefficients at the end of every chunk.  Everything else (support vectors, counters, random state)
-# must match bit for bit.
-ROUNDING_DEPENDS_ON_CHUNKS = {"alpha", "avg_sum"}
-
-
 def assert_same_state(a: dict, b: dict) -> None:
+    """Two learners' saved arrays, equal bit for bit (no tolerance: where a chunk ends, a checkpoint or a
+    resume changes nothing in any algorithm's state)."""
     assert a.keys() == b.keys()
     for name in a:
-        if name in ROUNDING_DEPENDS_ON_CHUNKS:
-            np.testing.assert_allclose(b[name], a[name], rtol=1e-12, atol=1e-12, err_msg=name)
-        else:
-            np.testing.assert_array_equal(b[name], a[name], err_msg=name)
+        np.testing.assert_array_equal(b[name], a[name], err_msg=name)
+        assert (a[name].dtype, a[name].tobytes()) == (b[name].dtype, b[name].tobytes()), name  # -0.0, NaN bits

@@ -161,6 +161,90 @@ def test_predict_eval_and_online_to_batch_on_the_compiled_path_load_no_numba(dat
     assert resumed == ["scipy.linalg,numpy.ma"]
 
 
+# ---- a damaged extension, a failed build: checked before loading, and said by --version ------------
+
+
+def _package_copy(tmp_path) -> Path:
+    """A copy of this tree's package, without compiled code or caches, in which an extension is put."""
+    import budgetcli
+
+    root = tmp_path / "copy"
+    ignore = shutil.ignore_patterns("__pycache__", "_loops*")
+    shutil.copytree(Path(budgetcli.__file__).parent, root / "budgetcli", ignore=ignore)
+    return root
+
+
+def _child(root, code: str) -> subprocess.CompletedProcess:
+    env = dict(os.environ, PYTHONPATH=str(root), BUDGETLEARN_JIT="0")
+    return subprocess.run([sys.executable, "-c", code], cwd=root, env=env, capture_output=True, text=True, timeout=300)
+
+
+def _version(root) -> str:
+    out = _child(root, "import sys; sys.argv = ['budgetlearn', '--version']; from budgetcli.entry import run; run()")
+    return out.stdout.splitlines()[1]
+
+
+def _an_extension(root) -> Path:
+    """The installed package's extension when there is one (a real shared object, as a user's install
+    holds), else bytes standing in for one; with its record, as `aot_build.build` writes it."""
+    import importlib.machinery
+    import sysconfig
+
+    built = sorted((Path(sysconfig.get_paths()["platlib"]) / "budgetcli").glob("_loops*.so"))
+    extension = root / "budgetcli" / ("_loops" + importlib.machinery.EXTENSION_SUFFIXES[0])
+    if built:
+        shutil.copyfile(built[0], extension)
+    else:
+        extension.write_bytes(os.urandom(100_000))
+    folder = str(root / "budgetcli")
+    code = f"from budgetcli import aot_build; aot_build.write_record({folder!r}, {{}}, {str(extension)!r})"
+    assert _child(root, code).returncode == 0
+    return extension
+
+
+LOOKUP = """
+import sys
+from budgetcli import _aot
+print(_aot.lookup("budgetcli.learner:binary_scores", ()), "budgetcli._loops" in sys.modules)
+"""
+
+
+def test_a_truncated_extension_is_not_loaded_and_version_says_so(tmp_path):
+    """A truncated extension killed every command with SIGBUS while --version said "compiled at install"."""
+    root = _package_copy(tmp_path)
+    extension = _an_extension(root)
+    whole = extension.read_bytes()
+    extension.write_bytes(whole[: len(whole) // 2])
+    assert _version(root) == (
+        "loops: compiled just in time by numba (the compiled extension is damaged: "
+        f"budgetcli/{extension.name} holds {len(whole) // 2:,} bytes, not the {len(whole):,} built)"
+    )
+    out = _child(root, LOOKUP)
+    assert out.returncode == 0 and out.stdout.split() == ["None", "False"], out.stderr
+    damaged = bytearray(whole)
+    damaged[len(whole) // 3] ^= 0xFF  # the same size, another byte
+    extension.write_bytes(bytes(damaged))
+    assert _version(root).endswith(f"budgetcli/{extension.name} is not the file built (its sha256 differs))")
+
+
+def test_a_failed_or_skipped_build_says_why(tmp_path):
+    root = _package_copy(tmp_path)
+    record = root / "budgetcli" / "_loops.json"
+    assert (
+        _version(root)
+        == "loops: compiled just in time by numba (no extension was compiled at install: that needs a C compiler)"
+    )
+    record.write_text(json.dumps({"failed": "CompileError: command 'gcc' failed: No space left on device"}))
+    assert _version(root) == (
+        "loops: compiled just in time by numba (compiled at install failed: CompileError: command 'gcc' failed: "
+        "No space left on device)"
+    )
+    record.write_text(json.dumps({"skipped": "BUDGETLEARN_NO_AOT was set at install"}))
+    assert _version(root).endswith("(not compiled at install: BUDGETLEARN_NO_AOT was set at install)")
+    record.write_text('{"cpu": "znv')  # a record cut short by a full disk
+    assert _version(root).endswith("(compiled at install failed: its record, budgetcli/_loops.json, is damaged)")
+
+
 @needs_extension
 def test_threads_on_the_compiled_path_load_no_numba_and_write_the_one_thread_jit_model(data):
     """`--threads 2` runs its worker threads from the extension (which must release the GIL for them, or

@@ -129,3 +129,102 @@ def test_the_coupling_of_many_rows_at_once_is_libsvm_s_on_each_row(k):
     want = np.array([_libsvm_multiclass_probability(k, row.tolist()) for row in r])
     assert np.abs(got - want).max() < 1e-12  # the same iterations; only the order of a sum's terms differs
     assert (got.argmax(axis=1) == want.argmax(axis=1)).all()
+
+
+# ---- degenerate held-out data: the command and the Python API warn alike, as eval warns ---------------
+
+
+@pytest.fixture(scope="module")
+def held_out(tmp_path_factory):
+    """A binary and a 3-class model of 1,500 lines of a9a, and the next 1,000 lines (the 3-class labels:
+    1 + line % 3), with their scores."""
+    from click.testing import CliRunner
+
+    from budgetcli.entry import main
+    from tests.helpers import SAMPLE_DATA
+
+    tmp = tmp_path_factory.mktemp("calibrate")
+    lines = (SAMPLE_DATA / "a9a").read_text().splitlines()[:2500]
+    multi = [f"{1 + i % 3}{line[line.index(' ') :]}" for i, line in enumerate(lines)]
+    for name, rows in (("b", lines), ("m", multi)):
+        (tmp / name).write_text("\n".join(rows[:1500]) + "\n")
+        args = ["train", "-q", "-a", "projectron++" if name == "b" else "mc-projectron++", str(tmp / name)]
+        assert CliRunner().invoke(main, args + ["-o", str(tmp / f"{name}.model")]).exit_code == 0
+    return tmp, lines[1500:], multi[1500:]
+
+
+def _calibrate(tmp, rows, model="b.model"):
+    """(the command's warnings, the Python API's) on the held-out `rows`."""
+    import warnings
+
+    from click.testing import CliRunner
+
+    import budgetcli
+    from budgetcli.entry import main
+
+    (tmp / "ho").write_text("\n".join(rows) + "\n")
+    r = CliRunner().invoke(main, ["calibrate", str(tmp / model), str(tmp / "ho"), "-o", str(tmp / "c.model")])
+    assert r.exit_code == 0, r.output
+    printed = [line[len("warning: ") :] for line in r.stderr.splitlines() if line.startswith("warning: ")]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        budgetcli.calibrate(budgetcli.load(tmp / model), tmp / "ho")
+    assert [str(w.message) for w in caught] == printed
+    return printed
+
+
+def _scores(tmp, rows, model="b.model"):
+    import budgetcli
+    from budgetcli import pipeline
+
+    (tmp / "s").write_text("\n".join(rows) + "\n")
+    return np.concatenate([f for _, f in pipeline.scores(budgetcli.load(tmp / model), str(tmp / "s"))])
+
+
+def test_held_out_data_enough_and_well_ranked_give_no_warning(held_out):
+    tmp, rows, _ = held_out
+    assert _calibrate(tmp, rows[:300]) == []
+
+
+def test_two_lines_ranked_the_wrong_way_round_warn(held_out):
+    tmp, rows, _ = held_out
+    f = _scores(tmp, rows)
+    positive = np.array([row.startswith("+1") for row in rows])
+    worst_positive = int(np.flatnonzero(positive)[np.argmin(f[positive])])
+    best_negative = int(np.flatnonzero(~positive)[np.argmax(f[~positive])])
+    printed = _calibrate(tmp, [rows[worst_positive], rows[best_negative]])
+    assert len(printed) == 2
+    assert printed[0].startswith("only 1 of -1, 1 of +1 in the held-out data (fewer than 10)")
+    assert printed[1].startswith("the fitted sigmoid of +1 against -1 (A = ") and "does not grow" in printed[1]
+
+
+def test_one_outlying_score_warns():
+    """One wrongly labelled example with a far-off score flattens the fit to A ≥ 0 (probabilities that
+    contradict predict on 42% of the examples), which calibrate_model says."""
+    from budgetcli.labels import BinaryLabels
+    from budgetcli.model import Model
+
+    rng = np.random.default_rng(0)
+    y = rng.random(50) < 0.5
+    f = np.append(np.where(y, 1.0, -1.0) + 0.5 * rng.normal(size=50), -1e4)
+    y = np.append(y, True)
+
+    class Chunk:
+        labels = np.where(y, 1.0, -1.0)
+
+    model = Model(None, BinaryLabels(-1.0, 1.0))
+    warnings = calibration.calibrate_model(model, [(Chunk, f)])
+    assert model.calibration["A"][0] >= 0 and len(warnings) == 1 and "does not grow with the score" in warnings[0]
+
+
+def test_a_class_missing_and_labels_never_seen_warn_in_eval_s_words(held_out):
+    tmp, _, multi = held_out
+    rows = [row for row in multi if not row.startswith("3")][:400] + ["7" + row[1:] for row in multi[:20]]
+    printed = _calibrate(tmp, rows, "m.model")
+    assert printed[0] == (
+        "the data holds labels the model never saw: 7 (20 examples); the model's labels are 1, 2, 3, and they "
+        "are left out of the fit (a 0/1 file against a ±1 model?)"
+    )
+    assert printed[1].startswith(
+        "the held-out data hold no example of 3: the probabilities of its pairs are not fitted"
+    )

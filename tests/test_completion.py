@@ -44,7 +44,8 @@ def bash_words(line: str) -> list[str]:
 
 def test_completes_commands_options_and_algorithms():
     assert bash_words("budgetlearn tr") == ["train"]
-    assert set(bash_words("budgetlearn ")) >= {"train", "predict", "eval", "export", "info", "plot"}
+    assert set(bash_words("budgetlearn ")) >= {"train", "predict", "eval", "export", "info", "plot", "scale"}
+    assert "--restore-ranges" in bash_words("budgetlearn scale --re")
     assert "--curve-every" in bash_words("budgetlearn train --curve")
     assert bash_words("budgetlearn train -a projectron") == ["projectron", "projectron++", "projectron-alma2"]
     assert bash_words("budgetlearn export m.model --format ") == ["libsvm"]

@@ -10,16 +10,20 @@ from __future__ import annotations
 import json
 import math
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from budgetcli import algorithms, registry
+from budgetcli import algorithms, pipeline, registry
+from budgetcli.core import KernelSpec
+from budgetcli.io.libsvm import read_all
 from budgetcli.kernels import Kernel
 from budgetcli.learner import KernelLearner
 from budgetcli.model import Model
 from budgetcli.multiclass import MulticlassLearner
+from budgetcli.spec import TrainSpec
 
 from . import reference, reference_multiclass, reference_second_order
 from .helpers import assert_same_state, chunk_from_dense, random_stream
@@ -95,7 +99,6 @@ def test_chunk_boundaries_change_nothing(name, params, run):
 
 @pytest.mark.parametrize("name,params,run", CASES, ids=CASE_IDS)
 def test_saved_state_loads_and_resumes_bit_for_bit(name, params, run):
-    """Bit for bit but for the arrays whose rounding depends on where calls end (helpers.py)."""
     cls = registry.get(name)
     X, y = stream(cls, 300, seed=4)
     whole = learn(learner(name, params), X, y, 300)
@@ -109,6 +112,131 @@ def test_saved_state_loads_and_resumes_bit_for_bit(name, params, run):
     h2, a2 = loaded.state()
     assert h1 == h2
     assert_same_state(a1, a2)
+
+
+# ---- resumed from model files: bit for bit the one run ----------------------------------------------
+
+RESUME_N = 900  # examples: an evicting learner's running average compresses its archive (2·64) several times
+PROBE = 60  # examples of another stream the models score
+
+
+def libsvm_lines(cls, n: int, seed: int) -> list[str]:
+    """A stream as a data file's lines, every value spelt to round-trip: binary, or 10 classes of which
+    6 and up first come after a third of the stream (so that the class arrays grow past 8 mid-run, at
+    other points in a resumed run than in one run)."""
+    X, y = random_stream(n, 4, seed)
+    if cls.multiclass:
+        y = np.argmax(X @ np.random.default_rng(seed).normal(size=(4, 10)), axis=1)
+        early = np.arange(n) < n // 3
+        y[early & (y >= 6)] %= 6
+    return [f"{y_:g} " + " ".join(f"{j + 1}:{float(v)!r}" for j, v in enumerate(x) if v) + "\n" for x, y_ in zip(X, y)]
+
+
+def write_lines(path: Path, lines: list[str]) -> Path:
+    path.write_text("".join(lines))
+    return path
+
+
+def run_in_days(spec, days: list, block_lines: list[int], model: Path, save_resume: bool):
+    """A nightly job: day 0 trained, each later day resumed from the file the day before wrote (as
+    `train --resume MODEL DAY -o MODEL`), each day cut in blocks of its own size.  Returns the last
+    result and the models as each day's run loaded them."""
+    resumed, loaded = None, []
+    for day, block in zip(days, block_lines):
+        result = pipeline.train(replace(spec, block_lines=block), day, resumed)
+        result.model.save(model, resume=save_resume)
+        resumed = Model.load(model, resume=True)
+        loaded.append(resumed)
+    return result, loaded
+
+
+def cuts(n: int, parts: int) -> list[int]:
+    """Where a stream of n examples is cut into `parts` days of unequal lengths."""
+    return [0] + [round(n * k / parts) + 3 * k - parts for k in range(1, parts)] + [n]
+
+
+@pytest.fixture
+def no_fsync(monkeypatch):
+    """Model files written without waiting for the disk (what they hold is the same; the test writes many)."""
+    monkeypatch.setattr("budgetcli.atomic.os.fsync", lambda fd: None)
+
+
+@pytest.fixture(scope="module")
+def resume_streams(tmp_path_factory):
+    d = tmp_path_factory.mktemp("resume")
+    out = {}
+    for multiclass in (False, True):
+        cls = MulticlassLearner if multiclass else KernelLearner
+        kind = "multi" if multiclass else "binary"
+        whole = write_lines(d / f"{kind}.txt", libsvm_lines(cls, RESUME_N, seed=8))
+        out[multiclass] = (whole, read_all(whole), write_lines(d / f"{kind}-probe.txt", libsvm_lines(cls, PROBE, 9)))
+    return out
+
+
+def scores(path: Path, probe: Path) -> np.ndarray:
+    """The scores a model file's reader (predict, eval) gives."""
+    model = Model.load(path)
+    return np.concatenate([f for _, f in pipeline.scores(model, probe)])
+
+
+@pytest.mark.parametrize("hypothesis", ["online", "running-average"])
+@pytest.mark.parametrize("name,params,run", CASES, ids=CASE_IDS)
+def test_a_run_resumed_from_its_files_is_one_run_bit_for_bit(
+    tmp_path, no_fsync, resume_streams, name, params, run, hypothesis
+):
+    """For every algorithm and each hypothesis a resumable file holds: the stream cut into 2, 3 and 7
+    days, each day resumed from the --save-resume file the day before wrote and read in other block
+    sizes, ends with the file of one run, byte for byte (and so its scores); a run's checkpoints change
+    nothing in it, and a run resumed from a checkpoint with the rest of the stream ends with it too.  A
+    compact file (no --save-resume) says whether a resume from it is exact; where it says so, the days
+    from compact files end with one run's compact file byte for byte."""
+    cls = registry.get(name)
+    whole, examples, probe = resume_streams[cls.multiclass]  # the stream's file, and its examples read
+    spec = TrainSpec(name, KernelSpec("rbf", 0.5), params, seed=SEED, hypothesis=hypothesis)
+    one, one_compact = tmp_path / "one.model", tmp_path / "one-compact.model"
+    checkpoints = []
+
+    def checkpoint(model):
+        path = tmp_path / f"checkpoint{len(checkpoints)}.model"
+        model.save(path, resume=True)
+        checkpoints.append((model.learner.counter("examples"), path))
+
+    result = pipeline.train(
+        replace(spec, checkpoint_every=97, block_lines=64), whole, None, pipeline.Watch(on_checkpoint=checkpoint)
+    )
+    result.model.save(one, resume=True)
+    result.model.save(one_compact)
+    plain = pipeline.train(spec, examples).model
+    plain.save(tmp_path / "plain.model", resume=True)
+    assert (tmp_path / "plain.model").read_bytes() == one.read_bytes(), "the checkpoints changed the run"
+    learner = result.model.learner
+    if cls.evicts and hypothesis == "running-average":  # the archive was compressed, and is resume state
+        assert learner.retired.compressions >= 3 and len(learner.retired) >= 64
+    for parts, blocks in ((2, [4096, 7]), (3, [13, 4096, 64]), (7, [5, 64, 4096, 1, 97, 13, 4096])):
+        at = cuts(RESUME_N, parts)
+        days = [examples.take(np.arange(at[k], at[k + 1])) for k in range(parts)]
+        model = tmp_path / f"days{parts}.model"
+        last, loaded = run_in_days(spec, days, blocks, model, save_resume=True)
+        assert model.read_bytes() == one.read_bytes(), f"{parts} days"
+        if cls.evicts and hypothesis == "running-average" and parts == 2:
+            assert loaded[0].learner.retired.compressions >= 1  # the compressed archive went through a file
+        last.model.save(tmp_path / "days-compact.model")
+        assert (tmp_path / "days-compact.model").read_bytes() == one_compact.read_bytes(), f"{parts} days, compact"
+        np.testing.assert_array_equal(scores(model, probe), scores(one, probe))
+    # a run killed after a checkpoint, resumed from it with the rest of the stream
+    done, checkpoint = checkpoints[len(checkpoints) // 2]
+    rest = examples.take(np.arange(done, RESUME_N))
+    pipeline.train(spec, rest, Model.load(checkpoint, resume=True)).model.save(checkpoint, resume=True)
+    assert checkpoint.read_bytes() == one.read_bytes()
+    # compact days: exact where the file says so
+    at = cuts(RESUME_N, 3)
+    days = [examples.take(np.arange(at[k], at[k + 1])) for k in range(3)]
+    _, loaded = run_in_days(spec, days, [64] * 3, tmp_path / "compact.model", save_resume=False)
+    said = [m.inexact_resume() for m in loaded[:-1]]
+    if cls.evicts and hypothesis == "running-average":
+        assert all("evicted vectors folded" in why for why in said)
+    if all(why is None for why in said):
+        assert (tmp_path / "compact.model").read_bytes() == one_compact.read_bytes()
 
 
 @pytest.mark.parametrize("name", ALGORITHMS)

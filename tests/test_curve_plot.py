@@ -241,3 +241,28 @@ def test_the_curve_records_what_ran_and_plot_fits_its_axes(tmp_path, stream):
     fig = Figure()
     draw(fig, [b], curves[1:])
     assert fig.axes[1].get_yscale() == "linear"
+
+
+def test_every_image_format_is_written_or_refused_in_one_line(tmp_path, monkeypatch):
+    """Each extension matplotlib lists is written (stderr silent: no PostScript warning about
+    transparency either), or refused in one line naming the file; .pgf without a TeX system on the
+    PATH made a traceback."""
+    pytest.importorskip("matplotlib")
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    curve = tmp_path / "c.csv"
+    curve.write_text("t,mistakes,online_rate,support_size,seconds\n10,2,0.2,2,0.1\n20,3,0.15,3,0.2\n")
+    monkeypatch.setenv("PATH", str(tmp_path))  # no xelatex, no lualatex, no ghostscript: pgf cannot be written
+    refused = []
+    for fmt in sorted(FigureCanvasAgg(Figure()).get_supported_filetypes()):
+        image = tmp_path / f"c.{fmt}"
+        r = run("plot", curve, "-o", image)
+        if r.exit_code == 0:
+            assert r.stderr == "" and image.stat().st_size > 0, (fmt, r.stderr)
+        else:
+            assert r.exit_code == 1 and r.stderr.count("\n") == 1, (fmt, r.stderr)
+            assert r.stderr.startswith(f"budgetlearn: error: {image}: matplotlib cannot write .{fmt} here (")
+            assert not image.exists()
+            refused.append(fmt)
+    assert "pgf" in refused and "png" not in refused

@@ -46,6 +46,7 @@ DATA = {
     "small": "200 examples, 3 features in [−0.5, 0.5] (every ‖x‖ < 1)",
     "outlier": "the same, the first example also has feature 2147483647",
     "unscaled": "the same plus a feature 4 in the millions",
+    "spread": "the same plus a feature 4 of 30 values 10 apart (0, 10, …, 290)",
     "missing": "a path that does not exist (nothing is read)",
 }
 
@@ -59,6 +60,8 @@ def _examples(kind: str) -> list[str]:
         features = [f"{j + 1}:{float(v)!r}" for j, v in enumerate(row)]
         if kind == "unscaled":
             features.append(f"4:{float(rng.uniform(1e6, 3e6))!r}")
+        if kind == "spread":
+            features.append(f"4:{10 * int(rng.integers(30))}")
         if kind == "outlier" and i == 0:
             features.append("2147483647:1")
         lines.append(("+1 " if label else "-1 ") + " ".join(features))
@@ -89,6 +92,9 @@ class Case:
     data: str  # a key of DATA
     exit: int
     messages: tuple  # exit 2: the usage error's message; exit 0: the warnings, in order (M: the run's mistakes)
+
+
+SCALE_HINT = " (train --scale, or budgetlearn scale, scales them as svm-scale does)"
 
 
 def majority(rate: str) -> str:
@@ -205,8 +211,31 @@ CASES = [
         (
             "the kernel is numerically diagonal on 100 examples of the first block (|k(x_i, x_j)| ≤ 1e-06 × "
             "√(k(x_i, x_i) k(x_j, x_j)) for all different x_i, x_j): each example looks unrelated to the others; "
-            "check --gamma and the feature scaling",
+            "check --gamma and the feature scaling" + SCALE_HINT,
             majority("99.50%"),
+        ),
+    ),
+    Case(
+        "unscaled feature, most pairs unrelated",
+        ("train", "-a", "perceptron"),
+        "spread",
+        0,
+        (
+            "the kernel is nearly diagonal on 100 examples of the first block: |k(x_i, x_j)| ≤ 1e-06 × "
+            "√(k(x_i, x_i) k(x_j, x_j)) for 96.5% of the pairs of different x_i, x_j, so most examples look "
+            "unrelated to the others; check --gamma and the feature scaling" + SCALE_HINT,
+            majority("47.50%"),
+        ),
+    ),
+    Case("the same, scaled", ("train", "-a", "perceptron", "--scale"), "spread", 0, ()),
+    Case(
+        "the same, linear kernel",
+        ("train", "-a", "perceptron", "--kernel", "linear"),
+        "spread",
+        0,
+        (
+            "the features are on different scales: on the first block feature 4 spans 290, 292× the median "
+            "feature's 0.9932, so the kernel sees little but the widest features; scale them" + SCALE_HINT,
         ),
     ),
 ]

@@ -4,6 +4,7 @@ file on every backend, the algorithms that cannot be mixed, URLs, bad data in a 
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -347,6 +348,33 @@ def test_memory_urls_give_the_model_of_the_files(shards, tmp_path):
     )
 
 
+def test_a_name_that_exists_is_that_file_and_a_pattern_s_matches_are_listed(tmp_path):
+    """`day[1].txt` beside `day1.txt` is the first file, not a pattern matching the second (which was
+    read instead, silently); a name holding "://" that exists is a file, not a URL.  Only a name that
+    no file has is a pattern, and the summary lists what it matched."""
+    (tmp_path / "day[1].txt").write_text(lines(100, 1))
+    (tmp_path / "day1.txt").write_text(lines(150, 2))
+    (tmp_path / "x:").mkdir()
+    (tmp_path / "x:" / "day2.txt").write_text(lines(80, 3))
+    common = ["train", "-a", "perceptron", "--gamma", "0.5", "--json", "-q", "--backend", "serial"]
+
+    def summary(*inputs):
+        r = run(*common, *inputs, "-o", tmp_path / "m.model")
+        assert r.exit_code == 0, r.output
+        return json.loads(r.stdout)
+
+    s = summary(tmp_path / "day[1].txt", f"{tmp_path}/x://day2.txt")
+    assert s["examples"] == 100 + 80 and not any("matched" in n for n in s["notes"])
+    s = summary(tmp_path / "day[12].txt")
+    assert s["examples"] == 150 and f"{tmp_path}/day[12].txt matched 1 shard: {tmp_path}/day1.txt" in s["notes"]
+    s = summary(tmp_path / "day*.txt")
+    assert s["examples"] == 100 + 150
+    assert f"{tmp_path}/day*.txt matched 2 shards: {tmp_path}/day1.txt, {tmp_path}/day[1].txt" in s["notes"]
+    (tmp_path / "day[1].txt").unlink()  # no file of that name now: a pattern
+    s = summary(tmp_path / "day[1].txt")
+    assert s["examples"] == 150 and f"{tmp_path}/day[1].txt matched 1 shard: {tmp_path}/day1.txt" in s["notes"]
+
+
 @pytest.mark.parametrize("backend", ["serial", "dask"])
 def test_bad_line_in_a_shard_names_it_and_writes_nothing(shards, tmp_path, backend):
     if backend == "dask":
@@ -591,12 +619,23 @@ def test_a_lost_worker_s_shard_is_started_again_and_the_model_is_the_fault_free_
     assert (tmp_path / "dask.model").read_bytes() == (tmp_path / "serial.model").read_bytes()
 
 
-def test_an_interrupted_sharded_run_resumes_from_its_checkpoint_to_the_uninterrupted_model(shards, tmp_path):
+@pytest.mark.parametrize(
+    "algorithm,params",
+    [
+        ("rbp", {"budget": 12}),  # the last hypothesis of an evicting learner
+        ("projectron++", {"eta": 0.5}),  # its running average, and the factor each shard rebuilds
+        ("mc-perceptron", {}),  # a multiclass running average
+    ],
+)
+def test_an_interrupted_sharded_run_resumes_from_its_checkpoint_to_the_uninterrupted_model(
+    shards, class_shards, tmp_path, algorithm, params
+):
     from budgetcli.io.libsvm import DataError  # noqa: F401  (the module the run reads with)
 
     whole, ck = tmp_path / "whole.model", tmp_path / "ck.model"
-    common = ["-a", "rbp", "-B", "12", "--gamma", "0.5", "--sync-every", "40"]
-    glob = str(shards / "part-*.svm")
+    options = [a for name, v in params.items() for a in ({"budget": "-B", "eta": "--eta"}[name], str(v))]
+    common = ["-a", algorithm, *options, "--gamma", "0.5", "--sync-every", "40"]
+    glob = str((class_shards if registry.get(algorithm).multiclass else shards) / "part-*.svm")
     r = run("train", *common, glob, "--backend", "serial", "--checkpoint-every", "150", "-o", whole)
     assert r.exit_code == 0, r.output
     plain = tmp_path / "plain.model"
@@ -610,15 +649,15 @@ def test_an_interrupted_sharded_run_resumes_from_its_checkpoint_to_the_uninterru
     with pytest.raises(KeyboardInterrupt):
         train_shards(
             [glob],
-            "rbp",
+            algorithm,
             KernelSpec("rbf", 0.5),
-            {"budget": 12},
+            params,
             sync_every=40,
             checkpoint_every=150,
             on_checkpoint=stop_after_the_first,
         )
     taken = Model.load(ck, resume=True)
-    assert 0 < sum(taken.sharding["positions"]) < 300 + 350 + 400  # mid-run
+    assert 0 < sum(taken.sharding["positions"]) < 600  # mid-run (the shards hold more than 850 examples)
     r = run("train", "--resume", ck, glob, "--backend", "serial", "-o", ck)
     assert r.exit_code == 0, r.output
     assert "after the checkpoint" in r.output

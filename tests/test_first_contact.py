@@ -167,6 +167,10 @@ def test_the_anchors_argument_orders_get_a_hint(a9a_head, tmp_path):
     for command in ("predict", "eval"):
         r = run(command, data, model)  # DATA MODEL
         assert r.exit_code == 2 and f"`budgetlearn {command} {model} {data}`" in r.stderr
+    odd = tmp_path / "day[1].model"  # an existing model whose name holds glob characters is that model
+    odd.write_bytes(model.read_bytes())
+    r = run("train", data, odd)
+    assert r.exit_code == 2 and f"budgetlearn train {data} -o {odd}" in r.stderr
 
 
 def test_train_help_lists_the_general_options_and_an_algorithm_s_own_on_request():

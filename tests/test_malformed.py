@@ -178,6 +178,13 @@ CASES = [
         skip="accepted",
     ),
     Case(
+        "a line past 16 MiB (a source that sends no newline)",
+        "`+1 1:1` and 17 MiB of spaces",
+        line3(b"+1 1:1" + b" " * (17 << 20)),
+        1,
+        "FILE:3: the line is longer than 16,777,216 bytes, the most a line may hold",
+    ),
+    Case(
         "third label in binary training",
         "`2 1:1` after labels ±1",
         line3(b"2 1:1"),

@@ -23,7 +23,7 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from budgetcli import algorithms, modelfile, registry
+from budgetcli import algorithms, modelfile, registry, scaling
 from budgetcli.entry import main
 from budgetcli.io.libsvm import DataError, read_all
 from budgetcli.labels import BinaryLabels, MulticlassLabels
@@ -53,6 +53,9 @@ def files(tmp_path_factory):
         "rbp": ["-a", "rbp", "-B", "10", "--hypothesis", "last", data],
         "mc-projectron++": ["-a", "mc-projectron++", "--eta", "0.5", "--hypothesis", "last", multi],
         "averaged": ["-a", "perceptron", data],
+        # an evicting learner's running average with its archive of evicted vectors (resume state)
+        "archive": ["-a", "rbp", "-B", "10", "--average", "--save-resume", data],
+        "scaled": ["-a", "perceptron", "--scale", "--hypothesis", "last", data],
     }.items():
         models[name] = d / f"{name}.model"
         r = CliRunner().invoke(main, ["train", "-q", *map(str, args), "-o", str(models[name])])
@@ -65,7 +68,7 @@ def edited(source: Path, target: Path, edit: Callable[[dict, dict], None]) -> Pa
     are edited in the dtypes the learner uses (a file may store them narrower: Model.save)."""
     header, arrays = modelfile.load(source)
     members = {name: modelfile.Member((a.shape, a.dtype)) for name, a in arrays.items()}
-    expected = registry.get(header["algorithm"]).saved_arrays(header, members)
+    expected = registry.get(header["algorithm"]).saved_arrays(header, members) | scaling.saved_arrays(header, members)
     arrays = {name: a.astype(expected[name][1]) for name, a in arrays.items()}
     edit(header, arrays)
     modelfile.save(target, header, arrays)
@@ -123,6 +126,9 @@ class Case:
     model: str  # which trained model is edited
     edit: object  # (header, arrays) -> None, or "bomb"
     message: str  # after "budgetlearn: error: FILE: "; N stands for a number that depends on the model
+    # an edit of the resume state's content, which only `train --resume` reads (the other commands skip
+    # it, checksum and all: they run as on the file before the edit)
+    resume_only: bool = False
 
 
 CASES = [
@@ -221,6 +227,95 @@ CASES = [
         "invalid model: class_members[0, 0] = 1000000 is not a support vector (0..N)",
     ),
     Case(
+        "an evicted vector's index outside the features",
+        "archive",
+        _set("retired_indices", 0, 10**6),
+        "invalid model: retired_indices[0] = 1000000 is outside 0..4 (n_features 5)",
+        resume_only=True,
+    ),
+    Case(
+        "an archive of evicted vectors without its summed coefficients",
+        "archive",
+        lambda h, a: a.pop("retired_sums"),
+        "invalid model: the archive of evicted vectors lacks retired_sums",
+        resume_only=True,
+    ),
+    Case(
+        "more evicted vectors than a running average keeps",
+        "archive",
+        lambda h, a: a.update(
+            retired_indptr=np.zeros(200, np.int64),
+            retired_indices=np.zeros(0, np.int32),
+            retired_values=np.zeros(0),
+            retired_sums=np.zeros(199),
+        ),
+        "invalid model: the archive holds 199 evicted vectors, not 1 to 127 (2·max(B, 64) − 1)",
+        resume_only=True,
+    ),
+    Case(
+        "an archive's sums of another length than its vectors",
+        "archive",
+        _with("retired_sums", lambda a: a[:-1]),
+        "invalid model: array 'retired_sums' is float64 of shape (N,); a rbp model with these sizes saves float64 "
+        "of shape N",
+    ),
+    Case(
+        "an archive of evicted vectors in a model of the last hypothesis",
+        "archive",
+        _set("header", "hypothesis", "online"),
+        "invalid model: an archive of evicted vectors in a model that does not predict with the running average",
+        resume_only=True,
+    ),
+    Case(
+        "a negative count of vectors folded into the average",
+        "archive",
+        _set("header", "evicted_folded", -1),
+        "invalid model: evicted_folded = -1 is not a count of vectors",
+    ),
+    Case(
+        "scaling ranges whose indices do not increase",
+        "scaled",
+        _set("scale_indices", 0, 2**31 - 1),
+        "invalid model: scaling indices are not increasing feature indices in 0..2147483647",
+    ),
+    Case(
+        "a scaling range with min = max",
+        "scaled",
+        lambda h, a: (a["scale_min"].__setitem__(0, 0.5), a["scale_max"].__setitem__(0, 0.5)),
+        "invalid model: the range [0.5, 0.5] of feature 1 is not one with min < max",
+    ),
+    Case(
+        "a scaling range of NaN",
+        "scaled",
+        _set("scale_min", 1, np.nan),
+        "invalid model: the range of feature 2 is not finite",
+    ),
+    Case(
+        "a scaling interval with upper below lower",
+        "scaled",
+        lambda h, a: h["scaling"].__setitem__("upper", -2.0),
+        "invalid model: scaling interval [-1, -2] is not finite with upper > lower",
+    ),
+    Case(
+        "scaling arrays of different lengths",
+        "scaled",
+        _with("scale_max", lambda a: np.append(a, 9.0)),
+        "invalid model: array 'scale_max' is float64 of shape (N,); a perceptron model with these sizes saves "
+        "float64 of shape N",
+    ),
+    Case(
+        "scaling arrays without the scaling",
+        "scaled",
+        lambda h, a: h.pop("scaling"),
+        "invalid model: array 'scale_indices' is not part of a perceptron model",
+    ),
+    Case(
+        "a scaling without its arrays",
+        "scaled",
+        lambda h, a: [a.pop(name) for name in scaling.ARRAYS],
+        "invalid model: no array 'scale_indices', or not a vector",
+    ),
+    Case(
         "fewer labels than classes",
         "mc-projectron++",
         lambda h, a: h["labels"].__setitem__("values", h["labels"]["values"][:2]),
@@ -258,6 +353,9 @@ def test_each_case_is_refused_in_one_line_by_every_command(tmp_path, files, case
     data = files["data"] if case.model != "mc-projectron++" else files["dir"] / "multi.txt"
     args = [{"MODEL": str(bad), "DATA": str(data), "OUT": str(tmp_path / "out")}.get(a, a) for a in COMMANDS[command]]
     r = CliRunner().invoke(main, args)
+    if case.resume_only and command != "train --resume":
+        assert r.exit_code == 0, r.output
+        return
     assert r.exit_code == 1, r.output
     prefix = f"budgetlearn: error: {bad}: "
     assert r.stderr.startswith(prefix) and r.stderr.count("\n") == 1, r.stderr
@@ -348,9 +446,10 @@ def _trained(algorithm: str, data: Path):
     from budgetcli.kernels import Kernel
 
     learner = cls(Kernel("rbf", 0.5), seed=1, **params)
+    learner.keep_evicted("running-average")  # an evicting learner's archive is saved too
     labels = MulticlassLabels() if cls.multiclass else BinaryLabels()
     learner.learn(chunk, labels.encode(chunk, "t"))
-    return Model(learner, labels), chunk
+    return Model(learner, labels, "running-average"), chunk
 
 
 HOSTILE = [
@@ -446,7 +545,7 @@ def test_fuzz_only_the_documented_error_never_a_crash_or_a_nan(tmp_path_factory,
             chunk_scores(loaded, chunk, "data")
         except DataError as exc:
             assert "not a finite number" in str(exc)
-        if loaded.hypothesis in ("online", "last"):
+        if loaded.hypothesis in ("online", "running-average", "last"):
             try:
                 y = loaded.labels.encode(chunk, "data")
             except DataError as exc:  # the edited label map meets the data's labels: the resume's own error
@@ -472,7 +571,8 @@ def render_table() -> str:
         "|---:|---|---|---:|",
     ]
     for i, c in enumerate(CASES, 1):
-        rows.append(f"| {i} | {c.name} | `budgetlearn: error: FILE: {c.message}` | 1 |")
+        name = c.name + (" (resume state: only `train --resume` reads it)" if c.resume_only else "")
+        rows.append(f"| {i} | {name} | `budgetlearn: error: FILE: {c.message}` | 1 |")
     return "\n".join(rows)
 
 

@@ -82,6 +82,10 @@ MAKERS = {
         LIBSVM.format(label="1 -1", sv="1:1").replace("kernel_type rbf", "kernel_type polynomial\ndegree 100000")
     ),
     "fifo": lambda d: os.mkfifo(d / "fifo"),
+    "huge sv line": lambda d: (d / "h.libsvm").write_text(LIBSVM.format(label="1 -1", sv="1:1" + " " * (17 << 20))),
+    "huge curve line": lambda d: (d / "h.csv").write_text(
+        "t,mistakes,online_rate,support_size,seconds\n10,2,0.2,2,0.1\n" + "1," * (2 << 20) + "\n"
+    ),
 }
 
 CASES = [
@@ -152,6 +156,20 @@ CASES = [
         "fifo",
     ),
     Case("import from a FIFO", "import fifo -o n.model", 1, "fifo: cannot open: a FIFO, not a regular file", "fifo"),
+    Case(
+        "a LIBSVM model with a line of 17 MiB",
+        "import h.libsvm -o n.model",
+        1,
+        "h.libsvm:10: the line is longer than 16,777,216 bytes, the most a line may hold",
+        "huge sv line",
+    ),
+    Case(
+        "plot of a curve with a line of 4 MiB (read up to 4,096 characters)",
+        "plot h.csv -o p.png",
+        1,
+        "h.csv:3: expected 5 numbers, got '" + "1," * 40 + "' …",
+        "huge curve line",
+    ),
     Case(
         "plot of a 100,000-inch figure",
         "plot c.csv -o p.png --size 100000 100000",

@@ -1,9 +1,11 @@
 """Every output path of every subcommand, whatever is at the path (issue: production-hard, outputs).
 
 A regular file is replaced atomically; a character device, FIFO or socket is written directly and
-stays what it was; a symbolic link is followed and its target replaced (the link stays a link);
-a directory is refused.  New files get 0666 less the umask.  The device nodes, FIFOs and sockets
-are made under the test's temporary directory, never taken from the real /dev.
+stays what it was; a symbolic link is followed and its target replaced (the link stays a link); a
+link that loops or dangles, a directory and a name ending in `/` that is no directory are refused,
+as `cp` refuses them.  New files get 0666 less the umask, whatever the length of their name.  The
+device nodes, FIFOs and sockets are made under the test's temporary directory, never taken from the
+real /dev.
 
 The standard-output cases (`-`, a link to /proc/self/fd/1, a full device, a closed pipe, an I/O
 error on a terminal) run real processes: what happens to fd 1 cannot be seen in process.
@@ -142,6 +144,7 @@ WRITERS = {
         "the model",
     ),
     "generate -o": (["generate", "projectron-gaussians", "-n", "200", "-o", "OUT"], "", _exact, "the data"),
+    "calibrate -o": (["calibrate", "{model}", "{data}", "-o", "OUT"], "", _model_canon, "the model"),
     "plot -o": (["plot", "{curve}", "-o", "OUT"], ".png", _exact, "the image"),
 }
 
@@ -234,7 +237,28 @@ KINDS = {
             "a symbolic link to a regular file",
             "followed: the file it points to is replaced as above; the link stays a link",
         ),
-        Kind("a dangling symbolic link", "followed: the file it names is created"),
+        Kind(
+            "a name of 255 bytes (NAME_MAX) that does not exist yet",
+            "created whole, as for any new file (its temporary name is shortened to fit NAME_MAX)",
+        ),
+        Kind(
+            "a dangling symbolic link",
+            "refused, as `cp` refuses it: the link stays and nothing is created where it points",
+            1,
+            "budgetlearn: error: OUT: cannot write WHAT: not writing through dangling symlink",
+        ),
+        Kind(
+            "a symbolic link that loops",
+            "refused, as `cp` refuses it; the link stays",
+            1,
+            "budgetlearn: error: OUT: cannot write WHAT: Too many levels of symbolic links",
+        ),
+        Kind(
+            "a regular file, named with a trailing / (OUT/)",
+            "refused, as `cp` refuses it (never written as the file without the slash); the file stays",
+            1,
+            "budgetlearn: error: OUT/: cannot write WHAT: Not a directory",
+        ),
         Kind("a FIFO", "written directly (a model as a zip stream); stays a FIFO"),
         Kind("a Unix stream socket", "connected to and written directly; stays a socket"),
         Kind("a character device (a null device)", "written directly; stays the device"),
@@ -262,6 +286,7 @@ def test_every_output_of_every_writer(tmp_path, inputs, reference, writer, kind)
     kind = kind.split(" (")[0].removeprefix("a ").removeprefix("an ")
     out = tmp_path / f"out{suffix}"
     target = tmp_path / f"target{suffix}"  # what a link points to
+    given = str(out)  # the path as the command gets it
     old = b"old content\n"
     collector = None
     if kind.startswith("character device"):
@@ -278,13 +303,21 @@ def test_every_output_of_every_writer(tmp_path, inputs, reference, writer, kind)
         out.symlink_to(target.name)
     elif kind == "dangling symbolic link":
         out.symlink_to(target.name)
+    elif kind == "symbolic link that loops":
+        out.symlink_to(out.name)
+    elif kind.startswith("regular file, named with a trailing /"):
+        out.write_bytes(old)
+        given += "/"
+    elif kind.startswith("name of 255 bytes"):
+        out = tmp_path / ("n" * (255 - len(suffix)) + suffix)
+        given = str(out)
     elif kind in ("FIFO", "Unix stream socket"):
         collector = Collector(out, kind)
     elif kind == "directory":
         out.mkdir()
     before = os.lstat(out) if os.path.lexists(out) else None
 
-    r = _invoke(_args(writer, out, inputs, tmp_path))
+    r = _invoke(_args(writer, given, inputs, tmp_path))
     received = collector.finish() if collector else None
 
     assert r.exit_code == expected.exit, r.output
@@ -306,15 +339,18 @@ def test_every_output_of_every_writer(tmp_path, inputs, reference, writer, kind)
         if stat.S_ISCHR(before.st_mode):
             assert after.st_rdev == before.st_rdev
     # a new file: 0666 less the umask; a replaced one keeps its 0600 (0640 would be the umask's)
-    if kind in ("nothing", "regular file"):
+    if kind in ("nothing", "regular file") or kind.startswith("name of 255 bytes"):
         assert canon(out.read_bytes(), tmp_path) == reference[writer]
         assert stat.S_IMODE(os.stat(out).st_mode) == (0o600 if kind == "regular file" else 0o666 & ~UMASK)
-    elif kind in ("symbolic link to a regular file", "dangling symbolic link"):
+    elif kind == "symbolic link to a regular file":
         assert out.is_symlink() and os.readlink(out) == target.name
         assert canon(target.read_bytes(), tmp_path) == reference[writer]
-        assert stat.S_IMODE(os.stat(target).st_mode) == (
-            0o600 if kind.startswith("symbolic link to") else 0o666 & ~UMASK
-        )
+        assert stat.S_IMODE(os.stat(target).st_mode) == 0o600
+    elif kind in ("dangling symbolic link", "symbolic link that loops"):
+        assert out.is_symlink() and os.readlink(out) == (target if kind.startswith("dangling") else out).name
+        assert not os.path.lexists(target)
+    elif kind.startswith("regular file, named with a trailing /"):
+        assert out.read_bytes() == old and sorted(p.name for p in tmp_path.iterdir()) == [out.name]
     elif kind in ("FIFO", "Unix stream socket"):
         assert canon(received, tmp_path) == reference[writer]
 
@@ -337,6 +373,16 @@ def test_a_file_name_with_a_newline_stays_one_line(tmp_path, inputs):
     assert r.stderr == (
         f"budgetlearn: error: {tmp_path}/no such\\ndirectory/p.txt: cannot write the predictions: "
         "No such file or directory\n"
+    )
+
+
+@pytest.mark.parametrize("writer", ["train -o", "predict -o", "generate -o"])
+def test_an_empty_output_path_is_no_such_file(tmp_path, inputs, writer):
+    """`-o ''` named the working directory ("cannot write: Is a directory"); it is no file at all."""
+    r = _invoke(_args(writer, "", inputs, tmp_path))
+    assert (r.exit_code, r.stderr) == (
+        1,
+        f"budgetlearn: error: : cannot write {WRITERS[writer][3]}: No such file or directory\n",
     )
 
 

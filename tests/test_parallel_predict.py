@@ -138,3 +138,26 @@ def test_compressed_files_and_stdin_fall_back_to_serial(model, tmp_path):
 def test_jobs_zero_is_a_usage_error(model, tmp_path):
     r = run("predict", "--jobs", 0, model, tmp_path / "nothing.txt")
     assert r.exit_code == 2 and "--jobs" in r.output
+
+
+def test_a_line_past_the_bound_is_refused_in_parallel_as_serially(model, tmp_path, monkeypatch):
+    """The byte ranges (and the search for their line starts) read a line of more than 16 MiB in
+    bounded pieces: the same error as the serial run, or with --skip-bad-lines the same predictions
+    (a range's reader read such a line whole, and so did the search for where a range starts)."""
+    monkeypatch.setattr(bounds, "cores", lambda: 2)
+    path = tmp_path / "long.txt"
+    with open(path, "w") as f:
+        f.write("".join(lines_of(300, 6)) + "+1 1:1" + " " * (17 << 20) + "\n" + "".join(lines_of(300, 7)))
+    assert len(predict.line_ranges(path, 2)) == 2
+    serial = run("predict", model, path)
+    parallel = run("predict", "--jobs", 2, model, path)
+    assert serial.exit_code == parallel.exit_code == 1
+    assert (
+        parallel.stderr
+        == serial.stderr
+        == (f"budgetlearn: error: {path}:301: the line is longer than 16,777,216 bytes, the most a line may hold\n")
+    )
+    skipped_serial = run("predict", "--skip-bad-lines", model, path)
+    skipped_parallel = run("predict", "--skip-bad-lines", "--jobs", 2, model, path)
+    assert skipped_parallel.exit_code == 0 and skipped_parallel.stdout == skipped_serial.stdout
+    assert len(skipped_parallel.stdout.splitlines()) == 600

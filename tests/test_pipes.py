@@ -133,3 +133,62 @@ def test_generate_output_is_atomic_too(tmp_path):
     r = CliRunner().invoke(main, ["generate", "projectron-gaussians", "-n", "50", "-o", str(out)])
     assert r.exit_code == 0 and out.read_text().count("\n") == 50
     assert [n for n in os.listdir(tmp_path) if n != "g.txt"] == []
+
+
+def test_a_stream_named_by_a_path_is_read_once(tmp_path, trained):
+    """A FIFO (as /dev/stdin on a pipe) is a stream as `-` is: `--epochs 2` keeps it in memory (its
+    second pass read nothing: 300 examples learnt for 600, silently); tune, which reads DATA and --test
+    once per run, and a sharded run, which reads a shard more than once, refuse it in one line."""
+    data, model = trained
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    p = budgetlearn("train", "-a", "perceptron", "--epochs", "2", "--json", "-q", fifo, "-o", tmp_path / "m2")
+    with open(fifo, "wb") as w:
+        w.write(data.read_bytes())
+    out, err = p.communicate(timeout=120)
+    assert p.returncode == 0 and '"examples": 600' in out.decode(), err
+    for args, message in (
+        (
+            ["tune", "-a", "perceptron", str(fifo)],
+            f"tune reads DATA once per run: give a regular file, not {fifo} (a FIFO)",
+        ),
+        (
+            ["tune", "-a", "perceptron", str(data), "--test", "-"],
+            "tune reads --test once per run: give a regular file, not - (standard input)",
+        ),
+        (
+            ["train", "-a", "perceptron", str(fifo), str(data), "-o", str(tmp_path / "s.model")],
+            f"{fifo}: a shard is read more than once, and a FIFO can be read once: give a file",
+        ),
+    ):
+        r = CliRunner().invoke(main, args)  # never opens the FIFO: no writer needed
+        assert r.exit_code == 2 and r.stderr.startswith(f"budgetlearn: error: {message}"), r.stderr
+        assert r.stderr.count("\n") == 1
+
+
+def test_the_default_model_path_is_never_beside_a_stream_or_in_a_system_directory(tmp_path, trained, monkeypatch):
+    """`train /dev/stdin < FILE` wrote /dev/stdin.model (a regular file on stdin is no stream, so only
+    '-' needed -o); a FIFO's DATA.model likewise.  Now -o is required, in one line, before anything is
+    read.  The system directory is simulated under tmp_path: no test writes in the real /dev."""
+    from budgetcli import cli
+
+    data, model = trained
+    fake = tmp_path / "dev"
+    fake.mkdir()
+    (fake / "stdin").symlink_to(data)
+    monkeypatch.setattr(cli, "SYSTEM_DIRECTORIES", (str(fake),))
+    r = CliRunner().invoke(main, ["train", "-a", "perceptron", str(fake / "stdin")], prog_name="budgetlearn")
+    assert (r.exit_code, r.stderr) == (
+        2,
+        f"budgetlearn: error: -o/--output is required when DATA is in {fake} ({fake / 'stdin'}) "
+        "(see 'budgetlearn train --help')\n",
+    )
+    assert sorted(p.name for p in fake.iterdir()) == ["stdin"]
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    r = CliRunner().invoke(main, ["online-to-batch", "-a", "perceptron", str(fifo)], prog_name="budgetlearn")
+    assert (r.exit_code, r.stderr.splitlines()[0]) == (
+        2,
+        f"budgetlearn: error: -o/--output is required when DATA is a FIFO ({fifo}) "
+        "(see 'budgetlearn online-to-batch --help')",
+    )

@@ -94,10 +94,11 @@ def test_the_variant_is_saved_and_resume_continues_it(tmp_path):
     write(tmp_path / "all.txt", X, y)
     common = ["-a", "projectron++", "--margin-step", "projectron", "--eta", "0.5", "--gamma", "0.5", "-q"]
     runner = CliRunner()
+    days = ["-q", "--save-resume", "-o", tmp_path / "days.model"]  # bit for bit: the kept inverse, not a rebuilt one
     for args in (
         ["train", *common, tmp_path / "all.txt", "-o", tmp_path / "whole.model"],
-        ["train", *common, tmp_path / "day1.txt", "-o", tmp_path / "days.model"],
-        ["train", "-q", "--resume", tmp_path / "days.model", tmp_path / "day2.txt", "-o", tmp_path / "days.model"],
+        ["train", *common, tmp_path / "day1.txt", *days],
+        ["train", "--resume", tmp_path / "days.model", tmp_path / "day2.txt", *days],
     ):
         r = runner.invoke(main, [str(a) for a in args])
         assert r.exit_code == 0, r.output

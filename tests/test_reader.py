@@ -4,7 +4,9 @@ import bz2
 import gzip
 import io
 import lzma
+import os
 import pickle
+import threading
 import subprocess
 import sys
 from pathlib import Path
@@ -16,9 +18,11 @@ from hypothesis import strategies as st
 
 from budgetcli.io.libsvm import (
     MAX_INDEX,
+    MAX_LINE_BYTES,
     Chunk,
     DataError,
     LibsvmReader,
+    bounded_lines,
     open_binary,
     read_all,
     write_libsvm,
@@ -325,6 +329,114 @@ def test_not_actually_gzip(tmp_path):
     with pytest.raises(DataError) as info:
         read_all(path)
     assert info.value.line == 0 and "corrupt compressed" in info.value.reason
+
+
+# --------------------------------------------------------------------------- what is handed over, and when
+
+
+def _lines(n, start=0):
+    return b"".join(b"%d 1:%d\n" % (1 if i % 2 else -1, i + 1) for i in range(start, start + n))
+
+
+@pytest.mark.parametrize("bad", [b"+1 1:x\n", b"+1 1:1"])  # a malformed line; a stream cut inside its last line
+def test_the_lines_before_a_bad_one_are_handed_over_before_the_error(bad):
+    """1,000 good lines and a bad line 1001 in one block: the 1,000 come as a chunk, then the error
+    (they were dropped with the block, so `--checkpoint-every 300` wrote no checkpoint)."""
+    reader = LibsvmReader(io.BufferedReader(io.BytesIO(_lines(1000) + bad)), block_lines=4096)
+    reader._needs_final_newline = True  # as a pipe: a last line without newline was cut
+    it = iter(reader)
+    first = next(it)
+    assert first.line_numbers.tolist() == list(range(1, 1001))
+    with pytest.raises(DataError) as info:
+        next(it)
+    assert info.value.line == 1001
+
+
+def _pipe_reader(**kw):
+    r, w = os.pipe()
+    return LibsvmReader(os.fdopen(r, "rb"), block_lines=100, **kw), w
+
+
+def _next_within(it, seconds):
+    """next(it) if it comes within `seconds`, else None (it is still waiting for input)."""
+    got = []
+    thread = threading.Thread(target=lambda: got.append(next(it)), daemon=True)
+    thread.start()
+    thread.join(seconds)
+    return got[0] if got else None
+
+
+def test_a_stream_that_pauses_hands_over_the_lines_it_has():
+    """A pipe that has sent 30 lines and then nothing: the 30 come as a chunk at once, not when 100
+    are there; then the next lines as they come.  A new model's first block (first_block_whole) still
+    waits for its 100 lines, or the end."""
+    reader, w = _pipe_reader()
+    it = iter(reader)
+    os.write(w, _lines(30))
+    chunk = _next_within(it, 30)
+    assert chunk is not None and chunk.line_numbers.tolist() == list(range(1, 31))
+    os.write(w, _lines(5, 30))
+    assert _next_within(it, 30).line_numbers.tolist() == list(range(31, 36))
+    os.close(w)
+    assert next(it, None) is None
+
+    reader, w = _pipe_reader(first_block_whole=True)
+    it = iter(reader)
+    os.write(w, _lines(30))
+    got = []
+    waiting = threading.Thread(target=lambda: got.append(next(it)), daemon=True)
+    waiting.start()
+    waiting.join(1.0)
+    assert not got  # it waits for the block
+    os.write(w, _lines(80, 30))  # 110 lines: the first block of 100, then the 10 it has
+    os.close(w)
+    waiting.join(30)
+    assert [len(got[0]), len(next(it))] == [100, 10]
+
+
+def test_a_file_is_never_polled(tmp_path):
+    reader = LibsvmReader(write_bytes(tmp_path, _lines(10)))
+    assert reader._poll is None
+    assert LibsvmReader(io.BytesIO(_lines(3)))._poll is None
+
+
+def test_a_line_past_the_bound_is_an_error_naming_it_read_in_bounded_memory():
+    """A source that never sends a newline grew the reader's memory until the machine ran out: past
+    max_line_bytes the line is refused (after the lines before it), or skipped to its newline."""
+    long = b"+1 1:1".ljust(401)  # one byte past the bound
+    content = _lines(3) + long + b"\n" + _lines(2, 3)
+    reader = LibsvmReader(io.BytesIO(content), max_line_bytes=400)
+    it = iter(reader)
+    assert len(next(it)) == 3
+    with pytest.raises(DataError) as info:
+        next(it)
+    assert (info.value.line, info.value.reason) == (
+        4,
+        "the line is longer than 400 bytes, the most a line may hold",
+    )
+    assert str(info.value).startswith("<stream>:4: the line is longer than 400 bytes")
+    for size in (1, 7, 400, 1 << 20):  # however the reads cut it
+        skipping = LibsvmReader(io.BufferedReader(io.BytesIO(content), 8), max_line_bytes=400, skip_bad_lines=True)
+        skipping._file.read1 = lambda n, read=skipping._file.read: read(min(n, size))
+        chunk = read_all_of(skipping)
+        assert chunk.line_numbers.tolist() == [1, 2, 3, 5, 6] and skipping.n_skipped == 1
+    assert len(read_bytes(_lines(3) + long[:400] + b"\r\n", max_line_bytes=401)) == 4  # at the bound: a line
+
+
+def read_all_of(reader):
+    from budgetcli.io.libsvm import concatenate
+
+    return concatenate(list(reader))
+
+
+def test_the_views_of_a_file_bound_their_lines_too(tmp_path):
+    """bounded_lines (predict --jobs' byte ranges, tune's permuted lines) never holds more than the
+    bound + 1 bytes of a line, and counts the bytes of a cut one, so that the next line is found."""
+    path = write_bytes(tmp_path, b"1 1:1\n" + b"9" * 50 + b"\n-1 2:1\n" + b"8" * 30)
+    with open(path, "rb") as f:
+        got = list(bounded_lines(f, limit=10))
+    assert got == [(b"1 1:1\n", 6), (b"9" * 11, 51), (b"-1 2:1\n", 7), (b"8" * 11, 30)]
+    assert MAX_LINE_BYTES == 16 << 20
 
 
 # --------------------------------------------------------------------------- errors

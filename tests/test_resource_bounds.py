@@ -10,6 +10,9 @@ Tighter Budget Perceptron's evaluation set grows with the stream, not with --eva
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -205,6 +208,67 @@ def test_the_evaluation_set_grows_with_the_stream_not_with_eval_size(tmp_path):
     assert learner.eval_block.shape[0] < 1000 and learner.eval["e_f"].shape[0] < 1000
 
 
+# a producer that sends two good lines, then MiB of a line that never ends
+ENDLESS = """
+import sys
+out = sys.stdout.buffer if sys.argv[1] == "-" else open(sys.argv[1], "wb")
+out.write(b"+1 1:1\\n-1 2:1\\n")
+piece = b" 1:1" * (1 << 16)
+try:
+    for _ in range(int(sys.argv[2]) * 4):
+        out.write(piece)
+    out.close()
+except BrokenPipeError:  # the reader stopped reading
+    pass
+"""
+
+
+def _peak_mib(args, stdin=None) -> tuple[int, str, float]:
+    """(exit code, stderr, peak resident MiB) of `python -m budgetcli ARGS`."""
+    env = dict(os.environ, PYTHONPATH=str(DOC.parents[1]))
+    p = subprocess.Popen(
+        [sys.executable, "-m", "budgetcli", *map(str, args)], stdin=stdin, stderr=subprocess.PIPE, env=env
+    )
+    err = p.stderr.read().decode()
+    _, status, usage = os.wait4(p.pid, 0)
+    p.returncode = os.waitstatus_to_exitcode(status)
+    return p.returncode, err, usage.ru_maxrss / 1024
+
+
+def test_a_line_without_end_is_refused_in_bounded_memory(tmp_path):
+    """A source that never sends a newline (a device, a stuck producer) grew the reader's memory
+    until the machine ran out: past MAX_LINE_BYTES (16 MiB) the line is refused in one line naming
+    it, the memory that of a small run plus about the bound.  Through a pipe (train) and a FIFO
+    (predict), 64 MiB sent."""
+    from budgetcli.io.libsvm import MAX_LINE_BYTES
+
+    small = tmp_path / "d.txt"
+    write_stream(small, n=50)
+    code, err, baseline = _peak_mib(["train", "-a", "perceptron", "-q", small, "-o", tmp_path / "m.model"])
+    assert code == 0, err
+    producer = subprocess.Popen([sys.executable, "-c", ENDLESS, "-", "64"], stdout=subprocess.PIPE)
+    code, err, peak = _peak_mib(["train", "-a", "perceptron", "-", "-o", tmp_path / "n.model"], stdin=producer.stdout)
+    producer.stdout.close()
+    producer.wait(timeout=60)
+    assert (code, err) == (
+        1,
+        f"budgetlearn: error: <stdin>:3: the line is longer than {MAX_LINE_BYTES:,} bytes, the most a line may hold\n",
+    )
+    assert peak < baseline + 2 * (MAX_LINE_BYTES >> 20) + 16, (peak, baseline)
+    assert not (tmp_path / "n.model").exists()
+
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    producer = subprocess.Popen([sys.executable, "-c", ENDLESS, str(fifo), "64"])
+    code, err, peak = _peak_mib(["predict", tmp_path / "m.model", fifo])
+    producer.wait(timeout=60)
+    assert (code, err) == (
+        1,
+        f"budgetlearn: error: {fifo}:3: the line is longer than {MAX_LINE_BYTES:,} bytes, the most a line may hold\n",
+    )
+    assert peak < baseline + 2 * (MAX_LINE_BYTES >> 20) + 16, (peak, baseline)
+
+
 # the "Resource bounds" table of docs/RELIABILITY.md: (resource, bound, the tests that check it)
 BOUNDS = [
     (
@@ -255,6 +319,17 @@ BOUNDS = [
         "classes",
         "65,536, what a model file may declare: a label past it is refused at its line",
         ("test_a_label_past_the_classes_a_model_may_hold_is_refused_at_its_line",),
+    ),
+    (
+        "a line of input (`train`, `online-to-batch`, `predict`, `eval`, `calibrate`, `tune`, the Python API; "
+        "files, pipes, FIFOs, devices)",
+        "16 MiB (16,777,216 bytes, its newline not counted): past it the line is refused in one line naming it, "
+        "after the lines before it, the rest of it never held (skipped to its newline with `--skip-bad-lines`)",
+        (
+            "test_a_line_without_end_is_refused_in_bounded_memory",
+            "test_reader.py::test_a_line_past_the_bound_is_an_error_naming_it_read_in_bounded_memory",
+            "test_reader.py::test_the_views_of_a_file_bound_their_lines_too",
+        ),
     ),
     (
         "the Tighter Budget Perceptron's evaluation set",

@@ -24,6 +24,7 @@ from budgetcli.modelfile import ModelFileError  # noqa: E402
 from budgetcli.river import BudgetClassifier  # noqa: E402
 
 from .helpers import assert_same_state  # noqa: E402
+from budgetcli.retired import ARCHIVE_ARRAYS  # noqa: E402
 
 CONFIGS = {
     "perceptron": {},
@@ -89,6 +90,8 @@ def assert_same_learner(a, b):
     assert h1 == h2
     for name in type(a).average_arrays:  # a plain model file leaves the multiclass running average out
         a1.pop(name), a2.pop(name)
+    for name in ARCHIVE_ARRAYS:  # what an evicting learner keeps for the CLI's average, beside the online learner
+        a1.pop(name, None), a2.pop(name, None)
     assert_same_state(a1, a2)
 
 
@@ -406,9 +409,11 @@ def test_save_keeps_names_and_labels_of_several_types(tmp_path):
     assert list(loaded.classes.items()) == list(model.classes.items())
     assert loaded._get_params() == model._get_params()
     assert [loaded.predict_proba_one(x) for x, _ in stream] == [model.predict_proba_one(x) for x, _ in stream]
-    # not all labels are numbers: the CLI sees class indices, spelt as the labels where a data file could
-    # hold them as a token (no whitespace, printable ASCII), else as the index: ('t', None) holds a space
-    assert Model.load(tmp_path / "m.model").labels.names == ["10", "1", "s"]
+    # the CLI sees a number as itself and other labels as the smallest whole numbers no label takes (0, 1),
+    # spelt as the labels where a data file could hold them as a token (no whitespace, printable ASCII),
+    # else as the number: ('t', None) holds a space
+    labels = Model.load(tmp_path / "m.model").labels
+    assert labels.names == ["10", "0", "s"] and labels.classes == [10.0, 0.0, 1.0]
     assert loaded.predict_one(stream[1][0]) == ("t", None)  # River's own labels are its own
 
 
@@ -463,3 +468,45 @@ def csr_chunk_of(X, columns):
 
     order = sorted(X.columns, key=columns.get)
     return csr_chunk(X[order].to_numpy(float), np.zeros(len(X)), np.array([columns[c] for c in order]))
+
+
+def test_average_of_an_evicting_learner_saves_its_archive_and_goes_on_exactly(tmp_path):
+    """average=True with a learner that evicts keeps the archive of evicted vectors `budgetlearn train`
+    keeps (the same learner, archive included, as the CLI's run over the stream), and `save` writes it:
+    a loaded classifier goes on as the one that was never saved, and predicts as it does."""
+    rows = phishing()
+    columns = {name: j + 1 for j, name in enumerate(rows[0][0])}
+    model = BudgetClassifier("rbp", budget=5, gamma=0.5, seed=2, average=True)
+    for x, y in rows[:900]:
+        model.learn_one(x, y)
+    assert model.learner.retired.compressions > 0
+    model.save(tmp_path / "r.model")
+    loaded = BudgetClassifier.load(tmp_path / "r.model")
+    for x, y in rows[900:]:
+        model.learn_one(x, y)
+        loaded.learn_one(x, y)
+    assert_same_state(loaded.learner.state()[1], model.learner.state()[1])
+    X = pd.DataFrame([x for x, _ in rows])
+    assert loaded.predict_proba_many(X).equals(model.predict_proba_many(X))
+    options = ["-a", "rbp", "-B", "5", "--gamma", "0.5", "--seed", "2", "--average"]
+    _, cli = cli_model(tmp_path, rows, columns, lambda y: "+1" if y else "-1", *options)
+    assert_same_state(cli.learner.state()[1], model.learner.state()[1])
+
+
+def test_an_example_refused_for_overflow_keeps_neither_its_features_nor_its_label():
+    model = BudgetClassifier("perceptron", kernel="linear")
+    with pytest.raises(ValueError, match="row 0: the example's squared norm"):
+        model.learn_one({"a": 1e200}, "x")
+    assert (model.learner, model.features, model.classes) == (None, {}, {})
+    model.learn_one({"a": 1.0}, "x")
+    with pytest.raises(ValueError, match="row 0: the example's squared norm"):
+        model.learn_one({"z": 1e200}, "y")
+    assert (model.learner.counter("examples"), model.features, model.classes) == (1, {"a": 1}, {"x": -1.0})
+    # many at a time: the rows before the refused one were learnt, and only theirs are kept
+    many = BudgetClassifier("mc-perceptron", kernel="linear")
+    X = pd.DataFrame({"a": [1.0, 0.5, None], "b": [None, 2.0, None], "c": [None, None, 1e200]})
+    with pytest.raises(ValueError, match="row 2: the example's squared norm"):
+        many.learn_many(X, pd.Series(["p", "q", "r"]))
+    assert (many.learner.counter("examples"), many.features, many.classes) == (2, {"a": 1, "b": 2}, {"p": 0, "q": 1})
+    many.learn_one({"d": 1.0}, "s")  # the next new feature and class take the next column and code
+    assert many.features == {"a": 1, "b": 2, "d": 3} and many.classes == {"p": 0, "q": 1, "s": 2}

@@ -91,20 +91,111 @@ def test_a_resumed_second_day_is_the_one_run_average(days, tmp_path, algo):
 
 
 def test_an_evicting_learner_resumes_its_average(days, tmp_path):
+    """The running average of a learner that evicts keeps an archive of the evicted vectors, folded onto
+    the kept ones in the file it writes.  With --save-resume the file also holds the archive and the
+    sums before the fold: the second day resumed from it ends with the one run's file, byte for byte.
+    Without it, the archive is folded for good: the summary, `info` and the resumed run say that the
+    resume is not exact, and its online learner is still the same."""
     whole, day1, day2 = days
-    one, two = tmp_path / "one.model", tmp_path / "two.model"
-    assert run("train", "-a", "rbp", "-B", "10", *RBF, "--average", whole, "-o", one).exit_code == 0
-    assert run("train", "-a", "rbp", "-B", "10", *RBF, "--average", day1, "-o", two).exit_code == 0
-    r = run("train", "--resume", two, "--average", "-q", "--json", day2, "-o", two)
+    common = ["-a", "rbp", "-B", "10", *RBF, "--average", "-q", "--json"]
+    one, two, compact = tmp_path / "one.model", tmp_path / "two.model", tmp_path / "compact.model"
+    r = run("train", *common, "--save-resume", whole, "-o", one)
+    assert r.exit_code == 0 and json.loads(r.output)["resume_exact"] is True, r.output
+    assert run("train", *common, "--save-resume", day1, "-o", two).exit_code == 0
+    assert len(Model.load(two, resume=True).learner.retired) > 10  # evicted vectors went through the file
+    r = run("train", "--resume", two, "--save-resume", "-q", "--json", day2, "-o", two)
     assert r.exit_code == 0, r.output
-    assert json.loads(r.output)["support_size"] == 10
-    a, b = Model.load(one, resume=True).learner, Model.load(two, resume=True).learner
+    assert json.loads(r.output)["notes"] == [] and json.loads(r.output)["support_size"] == 10
+    assert two.read_bytes() == one.read_bytes()
+    assert np.array_equal(scores(two, whole), scores(one, whole))
+
+    r = run("train", *common, day1, "-o", compact)
+    summary = json.loads(r.output)
+    assert summary["resume_exact"] is False and "evicted vectors folded" in summary["resume_not_exact"]
+    info = json.loads(run("info", "--json", compact).output)
+    assert info["resume_exact"] is False and info["resume_not_exact"] == summary["resume_not_exact"]
+    r = run("train", "--resume", compact, day2, "-o", compact)
+    assert r.exit_code == 0, r.output
+    (note,) = [line for line in r.stderr.splitlines() if line.startswith("note")]
+    assert "evicted vectors folded" in note and "not bit for bit as, one run" in note
+    a, b = Model.load(one, resume=True).learner, Model.load(compact, resume=True).learner
     assert a.counters.tolist() == b.counters.tolist()  # the online run is the same
     assert np.array_equal(a.slot["alpha"][:10], b.slot["alpha"][:10])
-    # day 1's evicted vectors were projected onto day 1's support set, not the final one: the
-    # averages are close, not equal
-    sa, sb = scores(one, whole), scores(two, whole)
-    assert np.mean(np.sign(sa) == np.sign(sb)) > 0.9
+
+
+@pytest.mark.parametrize("algo", [("perceptron",), ("projectron++", "--eta", "0.3"), ("rbp", "-B", "10")])
+@pytest.mark.parametrize("method", ["last", "average", "projected-average"])
+def test_online_to_batch_resumed_from_the_online_model_is_the_one_run(days, tmp_path, algo, method):
+    """online-to-batch --resume of the online model day 1 wrote (--save-resume; for an average, its
+    running average) with day 2 makes the batch model of one online-to-batch run over both days: the
+    same vectors and coefficients (the header's record of the run differs: day 1 was a train run)."""
+    whole, day1, day2 = days
+    one, online, two = tmp_path / "one.model", tmp_path / "online.model", tmp_path / "two.model"
+    assert run("online-to-batch", "-a", *algo, *RBF, "--method", method, whole, "-o", one).exit_code == 0
+    hypothesis = ["--hypothesis", "last"] if method == "last" else ["--average"]
+    assert run("train", "-a", *algo, *RBF, *hypothesis, "--save-resume", day1, "-o", online).exit_code == 0
+    r = run("online-to-batch", "--resume", online, "--method", method, "--json", "-q", day2, "-o", two)
+    assert r.exit_code == 0, r.output
+    assert json.loads(r.output)["notes"] == []
+    a, b = Model.load(one).learner.state()[1], Model.load(two).learner.state()[1]
+    assert a.keys() == b.keys()
+    for name in a:
+        assert a[name].tobytes() == b[name].tobytes(), name
+    assert np.array_equal(scores(one, whole), scores(two, whole))
+
+
+def test_online_to_batch_says_when_a_compressed_archive_makes_its_average_inexact(tmp_path):
+    """The running average keeps a compressed archive of evicted vectors, online-to-batch's average all
+    of them: resumed from a running average whose archive was compressed, online-to-batch says in one
+    note that its average is not one run's."""
+    data, day1, day2 = tmp_path / "all.txt", tmp_path / "day1.txt", tmp_path / "day2.txt"
+    write_stream(data, n=800, seed=5)
+    lines = data.read_text().splitlines(keepends=True)
+    day1.write_text("".join(lines[:600]))
+    day2.write_text("".join(lines[600:]))
+    online, batch = tmp_path / "online.model", tmp_path / "batch.model"
+    assert run("train", "-a", "rbp", "-B", "10", *RBF, "--average", "--save-resume", day1, "-o", online).exit_code == 0
+    assert Model.load(online, resume=True).learner.retired.compressions > 0
+    r = run("online-to-batch", "--resume", online, "--json", "-q", day2, "-o", batch)
+    assert r.exit_code == 0, r.output
+    (note,) = json.loads(r.output)["notes"]
+    assert "where online-to-batch keeps them all" in note and "not bit for bit as, one run" in note
+
+
+def test_a_running_average_resumed_with_the_last_hypothesis_writes_the_last_one(days, tmp_path):
+    """`train --resume AVG --hypothesis last`: the run no longer keeps what it evicts, and writes the
+    online learner as the last hypothesis (it wrote a running average missing this run's evictions)."""
+    whole, day1, day2 = days
+    avg, last, one = tmp_path / "avg.model", tmp_path / "last.model", tmp_path / "one.model"
+    assert run("train", "-a", "rbp", "-B", "10", *RBF, "--average", "--save-resume", day1, "-o", avg).exit_code == 0
+    r = run("train", "--resume", avg, "--hypothesis", "last", "--save-resume", day2, "-o", last)
+    assert r.exit_code == 0, r.output
+    assert run("train", "-a", "rbp", "-B", "10", *RBF, "--hypothesis", "last", whole, "-o", one).exit_code == 0
+    header, arrays = modelfile.load(last)
+    assert header["hypothesis"] == "online" and not any(name.startswith("retired_") for name in arrays)
+    assert np.array_equal(scores(last, whole), scores(one, whole))
+
+
+def test_a_running_average_of_an_earlier_build_loads_and_says_its_resume_is_not_exact(days, tmp_path):
+    """An evicting learner's running average written before the archive was resume state (no
+    "evicted_folded" in its header: it folded the evicted vectors into the file, without saying how
+    many) predicts as before, and `info` and a resume say that a resume from it is not exact."""
+    whole, day1, day2 = days
+    new, old = tmp_path / "new.model", tmp_path / "old.model"
+    assert run("train", "-a", "rbp", "-B", "10", *RBF, "--average", "--save-resume", day1, "-o", new).exit_code == 0
+    header, arrays = modelfile.load(new)
+    for name in [n for n in arrays if n.startswith(("retired_", "unfolded_"))]:
+        del arrays[name]
+    del header["evicted_folded"]
+    modelfile.save(old, header, arrays)  # the layout an earlier build wrote: the folded sums alone
+    assert np.array_equal(scores(old, whole), scores(new, whole))
+    info = json.loads(run("info", "--json", old).output)
+    assert info["resume_exact"] is False and "an earlier build's file" in info["resume_not_exact"]
+    assert json.loads(run("info", "--json", new).output)["resume_exact"] is True
+    r = run("train", "--resume", old, "--json", "-q", day2, "-o", tmp_path / "next.model")
+    assert r.exit_code == 0, r.output
+    (note,) = json.loads(r.output)["notes"]
+    assert "an earlier build's file" in note and "not bit for bit as, one run" in note
 
 
 def test_refusals_say_why(days, tmp_path):
@@ -337,7 +428,7 @@ def test_the_archive_takes_classes_that_arrive_after_evictions_began(algorithm):
 
     def archive(pieces):
         learner = registry.get(algorithm)(Kernel("rbf", 0.5), budget=8)
-        learner.keep_retired, learner.fold_every = True, 10
+        learner.keep_retired, learner.archive_keep = True, 10
         for part in np.array_split(np.arange(n), pieces):
             learner.learn(chunk_from_dense(X[part], y[part]), y[part])
         return learner

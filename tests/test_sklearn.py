@@ -104,16 +104,23 @@ def test_sparse_input_is_the_same_as_dense():
     assert dense.learner_.counter("mistakes") == sparse.learner_.counter("mistakes")
 
 
-def test_partial_fit_in_pieces_is_fit_in_one():
-    X, y = data(300)
-    whole = BudgetClassifier("projectron++", eta=0.3, gamma=0.5).fit(X, y)
-    pieces = BudgetClassifier("projectron++", eta=0.3, gamma=0.5)
-    for a in range(0, 300, 70):
+@pytest.mark.parametrize(
+    "algorithm,params,n",
+    [("projectron++", {"eta": 0.3}, 300), ("rbp", {"budget": 5}, 900)],  # rbp: its average's archive compressed
+)
+def test_partial_fit_in_pieces_is_fit_in_one(algorithm, params, n):
+    X, y = data(n)
+    whole = BudgetClassifier(algorithm, gamma=0.5, **params).fit(X, y)
+    pieces = BudgetClassifier(algorithm, gamma=0.5, **params)
+    for a in range(0, n, 70):
         pieces.partial_fit(X[a : a + 70], y[a : a + 70], classes=[-1, 1])
     h1, a1 = whole.learner_.state()
     h2, a2 = pieces.learner_.state()
     assert h1 == h2
     assert_same_state(a1, a2)
+    assert whole.decision_function(X).tobytes() == pieces.decision_function(X).tobytes()
+    if whole.learner_.evicts:
+        assert whole.learner_.retired.compressions > 0
 
 
 def test_classes_arrive_mid_stream():

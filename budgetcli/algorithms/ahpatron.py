@@ -266,6 +266,7 @@ class Ahpatron(AggressivePerceptron):
     )
     slot_arrays = KernelLearner.slot_arrays | {"gram": "square"}
     rebuilt = {"gram": gram_of_support}
+    rebuilt_exactly = frozenset(rebuilt)  # the same kernel values
     evicts = True
     constants = {"halving": True, "step_schedule": CONSTANT}
 

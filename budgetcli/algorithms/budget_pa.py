@@ -267,4 +267,5 @@ class BudgetPassiveAggressiveNearest(BudgetPassiveAggressive):
     paper = "Wang, Vucetic, AISTATS 2010, §3 (BPA-NN)"
     slot_arrays = KernelLearner.slot_arrays | {"gram": "square", "near": "work", "near_d2": "work"}
     rebuilt = {"gram": gram_of_support}
+    rebuilt_exactly = frozenset(rebuilt)  # the same kernel values
     loop = bpa_nn_range

@@ -290,6 +290,7 @@ class BudgetPerceptron(KernelLearner):
     params = (BUDGET, BETA, UPDATE, COST, SIZE)
     slot_arrays = KernelLearner.slot_arrays | {"label": "vector", "fsv": "vector", "gram": "square"}
     rebuilt = {"gram": gram_of_support}
+    rebuilt_exactly = frozenset(rebuilt)  # the same kernel values
     evicts = True
     constants = {"eval_set": CKS_MARGIN, "eval_size": 1}
     mixing = CachedScoresMixing()
@@ -321,6 +322,7 @@ class TighterPerceptron(BudgetPerceptron):
     mixing = Unmixable("its evaluation set is drawn from one learner's own stream; an average of models has none")
     # the evaluation set's kernel block is rebuilt as exactly as the Gram matrix (support.kernel_row)
     rebuilt = BudgetPerceptron.rebuilt | {"eval_block": lambda self, name: self._rebuild_eval_block()}
+    rebuilt_exactly = frozenset(rebuilt)
 
     def __init__(self, *args, **kw):
         super().__init__(*args, **kw)

@@ -244,6 +244,7 @@ class NystromOGD(NystromFamily, KernelLearner):
     n_scalars = 3
     slot_arrays = KernelLearner.slot_arrays | {"nystrom": "square", "z": "work"}
     rebuilt = {"nystrom": remake_map}
+    rebuilt_exactly = frozenset(rebuilt)  # the same Gram matrix and eigensolver: the same bits
     loop = nogd_range
     mixing = NystromMixing()
 
@@ -322,6 +323,7 @@ class MulticlassNystromOGD(NystromFamily, MulticlassLearner):
     n_scalars = 3
     slot_arrays = MulticlassLearner.slot_arrays | {"nystrom": "square", "z": "work", "eigen": "work"}
     rebuilt = NystromOGD.rebuilt
+    rebuilt_exactly = NystromOGD.rebuilt_exactly
     loop = mc_nogd_range
     mixing = NystromOGD.mixing
 

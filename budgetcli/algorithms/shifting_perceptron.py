@@ -5,23 +5,21 @@ support vectors decay polynomially and the learner tracks a drifting target.  λ
 only multiplies w_0 = 0, so the first mistake is a plain Perceptron step; λ = 0 is accepted and
 is the Perceptron (the paper asks λ > 0 for its bound).
 
-The decay is lazy, so a mistake costs O(1) beyond the prediction: inside the compiled loop the
-hypothesis is c · Σ β_i k(x_i, ·); a mistake multiplies the scalar c and stores β = y/c.  At the
-end of each call (and whenever c falls below 1e-100, before 1/c can overflow) c is folded into the
-coefficients, so outside the loop `alpha` holds the true coefficients.  The running sums of the
-averaged hypothesis are kept the same way: Σ_t c(t) over the call, and per slot its value at birth.
+The decay is applied to every coefficient at the mistake, as Fig. 1 writes it: O(|S|) multiplications,
+a small part of the round's |S| kernel values.  A lazy common factor (f = c Σ β_i k(x_i, ·)) would save
+them, but folding c into the coefficients rounds them, and folding at the end of each call made the
+model depend on where its input was cut into calls (block size, checkpoints, a resumed run's days);
+applied at the mistake, the model is the same whatever the cuts.
 """
 
 from __future__ import annotations
 
 
 from .._jit import njit
-from ..learner import EXAMPLES, MISTAKES, KernelLearner, loop_arrays, open_round
+from ..learner import MISTAKES, KernelLearner, loop_arrays, new_coefficient, open_round, touch
 from ..params import NONNEGATIVE, number
 from ..registry import register
-from ..support import COUNT, sv_fits, sv_put
-
-RESCALE_BELOW = 1e-100
+from ..support import sv_fits, sv_put
 
 SPA_LAMBDA = number(
     "spa_lambda", 0.1, "decay λ of the Shifting Perceptron, λ_k = λ/(λ+k) (no paper default)", NONNEGATIVE
@@ -29,51 +27,26 @@ SPA_LAMBDA = number(
 
 
 @njit(cache=True)
-def fold(alpha, avg_sum, avg_stamp, birth, n, c, csum, next_round):
-    """True coefficients α_i = c β_i; add β_i Σ c(s) over the rounds slot i lived in this stretch."""
-    for i in range(n):
-        avg_sum[i] += alpha[i] * (csum - birth[i])
-        alpha[i] *= c
-        avg_stamp[i] = next_round
-        birth[i] = 0.0
-
-
-@njit(cache=True)
 def spa_range(S, K, rows, start, book, st, h):
     indptr, indices, values, y, scratch, counters = loop_arrays(rows, book)
-    alpha, avg_sum, avg_stamp, birth, krow = st.alpha, st.avg_sum, st.avg_stamp, st.birth, st.krow
+    alpha, avg_sum, avg_stamp, krow = st.alpha, st.avg_sum, st.avg_stamp, st.krow
     lam = h.spa_lambda
-    n_examples = y.shape[0]
-    # The stretch starts folded: alpha holds true coefficients, whose sums run up to avg_stamp − 1.
-    # Bring every slot's sum up to this round so that `fold` only adds the stretch's own rounds.
-    for i in range(S.meta[COUNT]):
-        avg_sum[i] += alpha[i] * (counters[EXAMPLES] + 1 - avg_stamp[i])
-        avg_stamp[i] = counters[EXAMPLES] + 1
-        birth[i] = 0.0
-    c = 1.0  # f = c Σ β_i k(x_i, ·), β stored in alpha during the stretch
-    csum = 0.0  # Σ c over the rounds of the stretch so far
-    t = start
-    while t < n_examples:
+    for t in range(start, y.shape[0]):
         if not sv_fits(S, indptr[t + 1] - indptr[t]):
-            break
+            return t
         idx, val, yt, f, sq, n, rnd = open_round(S, K, indptr, indices, values, y, t, scratch, counters, alpha, krow)
-        f *= c
-        if yt * f <= 0.0:
-            k = counters[MISTAKES]
-            counters[MISTAKES] += 1
-            if k >= 1:
-                c *= 1.0 - lam / (lam + k)
-            sv_put(S, n, idx, val, sq)
-            alpha[n] = yt / c
-            birth[n] = csum  # it is in f from this round on
-        csum += c
-        if c < RESCALE_BELOW:
-            fold(alpha, avg_sum, avg_stamp, birth, S.meta[COUNT], c, csum, counters[EXAMPLES] + 1)
-            c = 1.0
-            csum = 0.0
-        t += 1
-    fold(alpha, avg_sum, avg_stamp, birth, S.meta[COUNT], c, csum, counters[EXAMPLES] + 1)
-    return t
+        if yt * f > 0.0:
+            continue
+        k = counters[MISTAKES]
+        counters[MISTAKES] += 1
+        if k >= 1:
+            keep = 1.0 - lam / (lam + k)
+            for i in range(n):
+                touch(alpha, avg_sum, avg_stamp, i, rnd)
+                alpha[i] *= keep
+        sv_put(S, n, idx, val, sq)
+        new_coefficient(alpha, avg_sum, avg_stamp, n, yt, rnd)
+    return y.shape[0]
 
 
 @register
@@ -87,6 +60,5 @@ class ShiftingPerceptron(KernelLearner):
     # last concept) 83.3% last against 56.6% averaged; on a9a (no drift) 78.2% against 85.2%.  A user
     # picks it for drift, so it writes the last hypothesis; --hypothesis average for a stationary stream.
     default_hypothesis = "online"
-    slot_arrays = KernelLearner.slot_arrays | {"birth": "work"}
     renamed = {"lambda_": "spa_lambda"}  # its flag was --lambda, which is Pegasos's λ
     loop = spa_range

@@ -5,9 +5,11 @@ perceptron", NAACL 2010, §3 iterative parameter mixing) with the kernel expansi
 
 - A shard is one input: a path or an fsspec URL (`memory://`, `s3://`, ... when its back-end is
   installed), read in place by the worker that owns it; a glob names one shard per match, in sorted
-  order.  Shard w gets its own learner (`Shard`), kept between synchronisations, and its own random
-  stream (seeded by (seed, w)); all shards share the kernel, fixed from shard 0's first block as
-  `train` fixes it from its input's.
+  order (only when no file has that exact name: `day[1].txt` is the file of that name if there is
+  one); a shard is read more than once, so stdin, a pipe or a FIFO cannot be one.  Shard w gets its
+  own learner (`Shard`), kept between synchronisations, and its own random stream (seeded by (seed,
+  w)); all shards share the kernel, fixed from shard 0's first block as `train` fixes it from its
+  input's.
 - Each round every shard learns its next `sync_every` examples (fewer at its end), then the driver
   mixes: f = Σ_w (n_w/n) f_w, n_w the examples shard w learned in the round, n their sum (the
   weights of McDonald et al.'s mixing proportional to the data each worker saw).  For kernel

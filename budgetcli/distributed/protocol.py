@@ -7,6 +7,7 @@ import time
 import numpy as np
 
 from ..core import DataError
+from ..io.libsvm import read_once
 from ..kernels import Kernel
 from ..labels import labels_from_dict
 from ..learner import COUNTER_NAMES, EXAMPLES
@@ -15,7 +16,7 @@ from ..pipeline import TrainResult, Watch, kernel_warnings, support_warnings
 from ..spec import TrainSpec
 from .average import merged_labels, mix, report_of
 from .pool import ShardPool, cluster
-from .sources import open_shard, shard_sources
+from .sources import expand, open_shard, pattern_notes
 
 
 def train(spec: TrainSpec, resume: Model | None = None, watch: Watch | None = None) -> TrainResult:
@@ -37,7 +38,12 @@ def train(spec: TrainSpec, resume: Model | None = None, watch: Watch | None = No
     going on across them (McDonald et al.'s epochs; None: a resumed checkpoint's, else 1)."""
     watch = watch or Watch()
     sharding = spec.sharding
-    sources = shard_sources(sharding.inputs)
+    expansions = expand(sharding.inputs)
+    sources = [source for _, found in expansions for source in found]
+    for source in sources:  # shard 0's first block is read twice, a lost worker's shard again from its start
+        what = read_once(source)
+        if what:
+            raise ValueError(f"{source}: a shard is read more than once, and {what} can be read once: give a file")
     carried = resume.sharding if resume is not None and resume.sharding else None
     if carried is not None and carried["sources"] != sources:
         carried = None  # other shards: a new run from the model
@@ -49,6 +55,7 @@ def train(spec: TrainSpec, resume: Model | None = None, watch: Watch | None = No
     if cls.mixing.reason:
         raise ValueError(f"{cls.name} cannot be trained on shards: {cls.mixing.reason}")
     started = time.perf_counter()
+    before = resume.learner.counter("examples") if resume is not None else 0
     if resume is None:
         with open_shard(sources[0], spec.block_lines, spec.skip_bad_lines) as reader:
             first = next(iter(reader), None)
@@ -78,10 +85,10 @@ def train(spec: TrainSpec, resume: Model | None = None, watch: Watch | None = No
         finally:
             shards.close()
     learner.rebuild_stale()  # the model file may be asked to hold the resume state
-    learner.notes = _notes(len(sources), sync, rounds, checks, shards, carried)
+    learner.notes = _notes(len(sources), sync, rounds, checks, shards, carried) + pattern_notes(expansions)
     skipped = [e for r in reports for e in r["skipped"][1]]
     source = sources[0] if len(sources) == 1 else f"{len(sources)} shards: {sources[0]} … {sources[-1]}"
-    model = Model(learner, labels_from_dict(labels), sharding=shards.sharding(*sync), run=_run(spec, resume, sync))
+    model = _mixed(learner, labels, shards, sync, spec, resume, reports)
     return TrainResult(
         model.as_written(spec.written, _run(spec, resume, sync)),
         time.perf_counter() - started,
@@ -92,6 +99,7 @@ def train(spec: TrainSpec, resume: Model | None = None, watch: Watch | None = No
         {"synchronisations": rounds, "checks": checks, "bytes_out": shards.bytes_out, "bytes_in": shards.bytes_in},
         online=model,
         spec=spec,
+        examples=learner.counter("examples") - before,
     )
 
 
@@ -213,13 +221,24 @@ def _rounds(spec: TrainSpec, shards, sources, sync, resume, watch: Watch) -> tup
         shards.adopt(*learner.portable_state(), labels)  # the resume state each shard rebuilds: not sent
         if spec.checkpoint_every and counters[EXAMPLES] - last_checkpoint >= spec.checkpoint_every:
             last_checkpoint = int(counters[EXAMPLES])
-            checkpoint = Model(
-                learner, labels_from_dict(labels), sharding=shards.sharding(*sync), run=_run(spec, resume, sync)
-            )
+            checkpoint = _mixed(learner, labels, shards, sync, spec, resume, reports)
             watch.on_checkpoint(checkpoint.as_written(spec.written, _run(spec, resume, sync)))
     if learner is None:
         raise DataError(sources[0], 0, None, "no examples to train on")
     return learner, labels, reports, rounds, checks
+
+
+def _mixed(learner, labels: dict, shards, sync: tuple, spec: TrainSpec, resume: Model | None, reports: list) -> Model:
+    """The mixed model, as a checkpoint and the run write it: its features numbered from 0 once any shard,
+    or the resumed model, met index 0 (Model.first_index)."""
+    first_index = min([r["first_index"] for r in reports] + [resume.first_index if resume is not None else 1])
+    return Model(
+        learner,
+        labels_from_dict(labels),
+        sharding=shards.sharding(*sync),
+        run=_run(spec, resume, sync),
+        first_index=first_index,
+    )
 
 
 def _run(spec: TrainSpec, resume: Model | None, sync: tuple) -> dict:

@@ -105,6 +105,7 @@ class Shard:
             "average": averaged_rows(learner),
             "learned": learned,
             "labels": self.model.labels.to_dict(),
+            "first_index": self.model.first_index,
             "skipped": (self.reader.n_skipped, self.reader.skipped[:1]),
         }
 
@@ -136,7 +137,7 @@ class Shard:
         own = self.model.learner.rng_state.copy()
         learner = registry.get(header["algorithm"]).from_state(header, arrays)
         learner.rng_state[:] = own
-        self.model = Model(learner, labels_from_dict(labels))
+        self.model = Model(learner, labels_from_dict(labels), first_index=self.model.first_index)
         if self.dynamic:
             self.reference = _reference(learner)
 

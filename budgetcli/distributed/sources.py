@@ -1,22 +1,37 @@
-"""The shards of a run: paths, globs (one shard per match) and fsspec URLs, read where they are."""
+"""The shards of a run: paths, globs (one shard per match) and fsspec URLs, read where they are.
+
+A name is a pattern or a URL only when no file has that exact name: `day[1].txt` is that file when
+it exists, and a pattern (matching `day1.txt`) only when it does not.  What a pattern matched is
+listed in the run's summary (`pattern_notes`)."""
 
 from __future__ import annotations
 
 import glob as glob_
+import os
 
 from ..core import DataError
 from ..io.libsvm import LibsvmReader
 
 
-def shard_sources(inputs) -> list[str]:
-    """The shards the inputs name, in order: a path or URL each, a glob one per match (sorted).
-    ValueError for a glob that matches nothing."""
+def is_url(source: str) -> bool:
+    """True for an fsspec URL (`s3://…`, `memory://…`); a file of that exact name is a file."""
+    return "://" in source and not os.path.lexists(source)
+
+
+def is_pattern(source: str) -> bool:
+    """True for a glob pattern (`*`, `?`, `[`) that is no file's exact name."""
+    return glob_.has_magic(source) and not os.path.lexists(source)
+
+
+def expand(inputs) -> list[tuple[str, list[str]]]:
+    """(input as given, the shards it names) for each input, in order: itself for a path or URL, one
+    per match (sorted) for a pattern.  ValueError for a pattern that matches nothing."""
     out = []
     for given in inputs:
-        if not glob_.has_magic(given):
-            out.append(given)
+        if not is_pattern(given):  # an exact name wins over a pattern
+            out.append((given, [given]))
             continue
-        if "://" in given:
+        if is_url(given):
             import fsspec
 
             fs, path = fsspec.core.url_to_fs(given)
@@ -25,14 +40,28 @@ def shard_sources(inputs) -> list[str]:
             found = sorted(glob_.glob(given))
         if not found:
             raise ValueError(f"{given}: no input matches")
-        out += found
+        out.append((given, found))
     return out
+
+
+def shard_sources(inputs) -> list[str]:
+    """The shards the inputs name, in order (see `expand`)."""
+    return [source for _, found in expand(inputs) for source in found]
+
+
+def pattern_notes(expansions: list[tuple[str, list[str]]]) -> list[str]:
+    """A line for each pattern among `expand`'s inputs, naming the shards it matched, for the summary."""
+    return [
+        f"{given} matched {len(found)} {'shard' if len(found) == 1 else 'shards'}: {', '.join(found)}"
+        for given, found in expansions
+        if found != [given]
+    ]
 
 
 def open_shard(source: str, block_lines: int, skip_bad_lines: bool):
     """A LibsvmReader of one shard (a path or an fsspec URL, compression inferred from its name);
     errors name the shard as given."""
-    if "://" not in source:
+    if not is_url(source):
         return LibsvmReader(source, block_lines=block_lines, skip_bad_lines=skip_bad_lines)
     try:
         import fsspec

@@ -17,8 +17,24 @@ How the reader stays fast without cutting corners on validation:
 * Every other line (comments, qid, BOM, very long or large numbers, garbage
   ...) goes through ``_parse_strict``, which checks everything token by token
   and produces the error message; the compiled parser then goes on after it.
-* An input smaller than ``_SMALL_INPUT`` is parsed by ``_parse_strict`` alone:
-  the compiled parser's first call in a process would cost more.
+* While fewer than ``_SMALL_INPUT`` bytes have been read, lines are parsed by
+  ``_parse_strict`` alone: for a small input the compiled parser's first call in
+  a process would cost more.
+
+What the reader has, it hands over (so that `train --checkpoint-every N` writes a checkpoint at
+the N-th example whatever the block size, and nothing read is lost):
+
+* the good lines before a bad one, as a chunk, before the error is raised;
+* on a stream (a pipe, a FIFO, a terminal: polled, never a regular file, whose reading stays one
+  `read` per megabyte), the lines it has whenever the input pauses, and those it has when an
+  interrupt (Ctrl-C, SIGTERM) comes while it waits for more, before the interrupt goes on.  With
+  ``first_block_whole`` (a new model's first block decides its defaults: the algorithm, the
+  kernel's γ, the label signs) the first chunk is still ``block_lines`` examples, or fewer only
+  when the input ends, fails or is interrupted before.
+
+A line may hold at most ``MAX_LINE_BYTES`` bytes (16 MiB; its newline not counted), so that a
+source that never sends a newline cannot fill the memory: past it the line is a DataError naming
+it (skipped under skip_bad_lines, its bytes read and dropped up to its newline).
 """
 
 from __future__ import annotations
@@ -29,13 +45,14 @@ import lzma
 import math
 import os
 import re
+import stat
 import sys
 import zlib
 from typing import BinaryIO, Iterator
 
 import numpy as np
 
-from ..core import MAX_INDEX, Chunk, DataError
+from ..core import MAX_INDEX, Chunk, DataError, parse_number, shortest_text
 from .fastparse import PUNT, ROOM, parse_lines
 
 __all__ = [
@@ -47,7 +64,12 @@ __all__ = [
     "read_all",
     "concatenate",
     "MAX_INDEX",
+    "MAX_LINE_BYTES",
 ]
+
+#: The most bytes a line may hold (its newline not counted): far above the longest lines of the
+#: LIBSVM collection (webspam's trigram lines hold some MB), far below what would strain memory.
+MAX_LINE_BYTES = 16 << 20
 
 
 _MAX_KEPT_ERRORS = 10
@@ -58,6 +80,8 @@ _READ_SIZE = 1 << 20
 # does not pay otherwise.
 _SMALL_INPUT = 1 << 16
 _TOKEN = re.compile(rb"[^ \t\r\n]+")
+
+_PAUSE = None  # what _pieces yields when a stream has nothing to read at once
 
 _DECOMPRESSORS = {".gz": gzip.open, ".bz2": bz2.open, ".xz": lzma.open}
 _COMPRESSED_FILES = (gzip.GzipFile, bz2.BZ2File, lzma.LZMAFile)
@@ -83,6 +107,29 @@ def open_binary(source) -> tuple[BinaryIO, str]:
         except OSError as exc:
             raise DataError(name, 0, None, f"cannot open: {exc.strerror or exc}") from exc
     return source, str(getattr(source, "name", "<stream>"))
+
+
+def read_once(source) -> str | None:
+    """What makes `source` readable only once, or None: "standard input" for '-', "a FIFO", "a
+    character device" (/dev/stdin on a pipe or a terminal) or "a socket" for a path to one.  A
+    regular file (compressed or not) and the package's views of one can be read again for a
+    second pass; a path that does not exist is left to the reader to report."""
+    if isinstance(source, str) and source == "-":
+        return "standard input"
+    if not isinstance(source, (str, os.PathLike)):
+        return None
+    try:
+        return _stream_kind(os.stat(source).st_mode)
+    except (OSError, ValueError):
+        return None
+
+
+def _stream_kind(mode: int) -> str | None:
+    """ "a FIFO", "a character device" or "a socket" for a file mode of one (a stream), else None."""
+    for test, what in ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"), (stat.S_ISSOCK, "a socket")):
+        if test(mode):
+            return what
+    return None
 
 
 class _Block:
@@ -160,19 +207,39 @@ class LibsvmReader:
     ``first_line`` is the line number of the source's first line: a reader of a byte range of a
     file (parallel predict) numbers its lines as the whole file does.
     ``source`` may also be an iterable of lines with a ``name`` (the package's views of a file:
-    a byte range, permuted lines).
+    a byte range, permuted lines: see `bounded_lines`).
+    With ``labels=False`` a line may leave out its label (``1:1 5:1``, a line to score): its label is
+    NaN.  By default every line must start with its label, and one that starts with a feature is a
+    DataError naming it.
+    The module docstring says when a chunk of fewer than ``block_lines`` examples is handed over
+    (``first_block_whole``), and how long a line may be (``max_line_bytes``).
     """
 
-    def __init__(self, source, block_lines: int = 4096, skip_bad_lines: bool = False, first_line: int = 1):
+    def __init__(
+        self,
+        source,
+        block_lines: int = 4096,
+        skip_bad_lines: bool = False,
+        first_line: int = 1,
+        labels: bool = True,
+        first_block_whole: bool = False,
+        max_line_bytes: int = MAX_LINE_BYTES,
+    ):
         if block_lines < 1:
             raise ValueError(f"block_lines must be >= 1, got {block_lines}")
+        if max_line_bytes < 1:
+            raise ValueError(f"max_line_bytes must be >= 1, got {max_line_bytes}")
         self._file, self.source_name = open_binary(source)
         # Close only what we opened: not stdin, not a caller's file object.
         self._owns_file = isinstance(source, (str, os.PathLike)) and source != "-"
         self._compressed = isinstance(self._file, _COMPRESSED_FILES)
         self._needs_final_newline = (isinstance(source, str) and source == "-") or _is_stream(self._file)
         self._block_lines = block_lines
+        self._first_block_whole = first_block_whole
+        self._max_line = max_line_bytes
+        self._poll = None if self._compressed else _poller(self._file)  # a stream's: see _pieces
         self._skip_bad_lines = skip_bad_lines
+        self._labels = labels
         self._lineno = first_line - 1  # the last line read
         self._iterated = False
         self.n_examples = 0
@@ -210,20 +277,33 @@ class LibsvmReader:
         finally:
             self.close()
 
-    def _pieces(self) -> Iterator[bytes]:
-        """The input as pieces of bytes of up to about _READ_SIZE."""
+    def _pieces(self) -> Iterator[bytes | None]:
+        """The input as pieces of bytes of up to about _READ_SIZE (at most max_line_bytes), and on a
+        stream _PAUSE whenever it has nothing to read at once (the next read would wait)."""
         # read1: what is there, up to the size (a pipe's lines are parsed as they come), and one
         # decompression step at a time, so that truncated data is reported after the last whole line
         read = getattr(self._file, "read1", None) or getattr(self._file, "read", None)
+        size = min(_READ_SIZE, self._max_line)  # a line within one piece is never too long
         if read is not None:
-            while piece := read(_READ_SIZE):
+            while True:
+                if self._poll is not None and not self._poll():
+                    yield _PAUSE
+                piece = read(size)
+                if not piece:
+                    return
                 yield piece
-            return
         # An iterable of lines, each with its newline (a file's last line may lack it, and permuted, it is not last).
         batch, size = [], 0
         for line in self._file:
-            batch.append(line if line.endswith(b"\n") else line + b"\n")
-            size += len(batch[-1])
+            line = line if line.endswith(b"\n") else line + b"\n"
+            if len(line) > self._max_line + 1:  # on its own, so that the reader sees its length (bounded_lines)
+                if batch:
+                    yield b"".join(batch)
+                    batch, size = [], 0
+                yield line
+                continue
+            batch.append(line)
+            size += len(line)
             if size >= _READ_SIZE:
                 yield b"".join(batch)
                 batch, size = [], 0
@@ -233,38 +313,87 @@ class LibsvmReader:
     def _chunks(self) -> Iterator[Chunk]:
         block = _Block(min(self._block_lines, 4096))
         pieces = self._pieces()
-        pending: list[bytes] = []  # what was read after the last newline
+        tail: list[bytes] = []  # the line being read: what was read after the last newline
+        tail_size = 0
         size = 0  # bytes read in all
-        compiled = None  # decided at the first parse, reading ahead until _SMALL_INPUT bytes or the end
-        failure = None
+        skipping = False  # dropping the rest of a line too long to keep (skip_bad_lines)
+        stop = None  # what ended the reading early (a read error, an interrupt), raised after the lines before it
         while True:
             try:
                 piece = next(pieces, b"")
             except _READ_ERRORS as exc:
-                piece, failure = b"", exc
-            pending.append(piece)
-            size += len(piece)
-            if piece and (b"\n" not in piece or compiled is None and size < _SMALL_INPUT):
+                piece, stop = b"", exc
+            except KeyboardInterrupt as exc:
+                if self._poll is None:  # a file is still there to be read again
+                    raise
+                piece, stop = b"", exc  # a stream's lines would be gone: hand them over first
+            if piece is _PAUSE:
+                if block.n_rows and (self.n_examples or not self._first_block_whole):
+                    self._bytes_parsed = size - tail_size
+                    yield self._finish(block)
                 continue
-            if compiled is None:
-                compiled = size >= _SMALL_INPUT
-            data = b"".join(pending)
+            size += len(piece)
+            at_end = not piece
+            if skipping:
+                newline = piece.find(b"\n")
+                if newline < 0 and not at_end:
+                    continue
+                piece, skipping = piece[newline + 1 :], False
+            newline = piece.find(b"\n")
+            if tail_size + (newline if newline >= 0 else len(piece)) > self._max_line:
+                yield from self._too_long(block, size - tail_size)
+                tail, tail_size = [], 0
+                if newline < 0:
+                    skipping = True
+                    continue
+                piece = piece[newline + 1 :]
+                newline = piece.find(b"\n")
+            if newline < 0 and not at_end:
+                tail.append(piece)
+                tail_size += len(piece)
+                continue
+            data = b"".join(tail + [piece])
             end = data.rfind(b"\n") + 1
-            if not piece and failure is None and not self._needs_final_newline:
+            if at_end and stop is None and not self._needs_final_newline:
                 end = len(data)  # a file's last line may lack its newline
-            yield from self._parse(block, data, end, compiled, size - len(data))
-            pending = [data[end:]]
-            if not piece:
+            yield from self._parse(block, data, end, size >= _SMALL_INPUT, size - len(data))
+            tail, tail_size = [data[end:]], len(data) - end
+            if at_end:
                 break
-        if failure is not None:  # after the lines before it, which may hold an earlier error
+        if isinstance(stop, KeyboardInterrupt):
+            yield from self._hand_over(block, size - tail_size)
+            raise stop
+        if stop is not None:  # after the lines before it, which may hold an earlier error
             what = "truncated or corrupt compressed data" if self._compressed else "read error"
-            raise DataError(self.source_name, self._lineno, None, f"{what} ({failure})") from failure
-        if pending[0]:
-            self._cut_line(block, pending[0])
+            error = DataError(self.source_name, self._lineno, None, f"{what} ({stop})")
+            yield from self._hand_over(block, size - tail_size)
+            raise error from stop
+        if tail_size:
+            try:
+                self._cut_line(block, tail[0])
+            except DataError:
+                yield from self._hand_over(block, size - tail_size)
+                raise
         self._bytes_parsed = size
         chunk = self._finish(block)
         if chunk is not None:
             yield chunk
+
+    def _hand_over(self, block: _Block, parsed: int) -> Iterator[Chunk]:
+        """The block's rows as a chunk, if it holds any (the reading stops after them)."""
+        if block.n_rows:
+            self._bytes_parsed = parsed
+            yield self._finish(block)
+
+    def _too_long(self, block: _Block, parsed: int) -> Iterator[Chunk]:
+        """The next line holds more than max_line_bytes: an error naming it, after the rows before it
+        (kept with skip_bad_lines)."""
+        self._lineno += 1
+        error = line_too_long(self.source_name, self._lineno, self._max_line)
+        if not self._skip_bad_lines:
+            yield from self._hand_over(block, parsed)
+            raise error
+        block.errors.append(error)
 
     def _parse(self, block: _Block, data: bytes, end: int, compiled: bool, offset: int) -> Iterator[Chunk]:
         """Parse the lines of data[:end] into the block, yielding each chunk it completes (data
@@ -287,7 +416,11 @@ class LibsvmReader:
                     block.reserve((stop - pos) // 2 + 1, stop - pos)
                     continue
                 self._lineno += 1
-                self._parse_line(block, data[pos:stop])
+                try:
+                    self._parse_line(block, data[pos:stop])
+                except DataError:
+                    yield from self._hand_over(block, offset + pos)
+                    raise
                 pos = stop
             if block.n_rows == self._block_lines:
                 self._bytes_parsed = offset + pos
@@ -297,7 +430,7 @@ class LibsvmReader:
         """Parse line self._lineno with _parse_strict into the block (an error raises, or is kept with
         skip_bad_lines)."""
         try:
-            parsed = _parse_strict(raw, self._lineno, self.source_name)
+            parsed = _parse_strict(raw, self._lineno, self.source_name, self._labels)
         except DataError as err:
             if not self._skip_bad_lines:
                 raise
@@ -310,7 +443,7 @@ class LibsvmReader:
         """The stream ended inside its last line, `raw`: report it unless it holds no data."""
         self._lineno += 1
         try:  # a line that is malformed as well gets its own error, as any other line
-            if _parse_strict(raw, self._lineno, self.source_name) is None:
+            if _parse_strict(raw, self._lineno, self.source_name, self._labels) is None:
                 return
             error = DataError(
                 self.source_name,
@@ -351,12 +484,50 @@ class LibsvmReader:
 
 
 def _first_rows(labels: np.ndarray) -> list:
-    """The row where each label value comes first, in row order."""
+    """The row where each label value comes first, in row order (an unlabelled row's NaN has none)."""
     order = np.argsort(labels, kind="stable")  # a value's first row first among its rows
     ordered = labels[order]
     new = np.ones(len(labels), dtype=bool)
     new[1:] = ordered[1:] != ordered[:-1]
+    new &= ~np.isnan(ordered)
     return np.sort(order[new]).tolist()
+
+
+def _poller(f):
+    """For a file object on a pipe, FIFO, terminal or socket: a function telling whether a read would
+    return at once (data, or the end); None for a regular file or anything else (never polled)."""
+    try:
+        fd = f.fileno()
+        if _stream_kind(os.fstat(fd).st_mode) is None:
+            return None
+    except (AttributeError, OSError, ValueError):
+        return None
+    import select
+
+    if not hasattr(select, "poll"):
+        return lambda: bool(select.select([fd], [], [], 0)[0])
+    poll = select.poll()
+    poll.register(fd, select.POLLIN)
+    return lambda: bool(poll.poll(0))
+
+
+def line_too_long(source: str, lineno: int, limit: int = MAX_LINE_BYTES) -> DataError:
+    return DataError(source, lineno, None, f"the line is longer than {limit:,} bytes, the most a line may hold")
+
+
+def bounded_lines(f, limit: int = MAX_LINE_BYTES) -> Iterator[tuple[bytes, int]]:
+    """(line, bytes it takes in f) for each line of the binary file f, the line with its newline
+    (the last may lack it): the package's views of a file read it this way, never holding more than
+    `limit` + 1 bytes of a line.  A longer line is given as its first limit + 1 bytes without a
+    newline (the reader refuses it as too long), the rest of it read and dropped."""
+    while line := f.readline(limit + 1):
+        taken = len(line)
+        if taken > limit and not line.endswith(b"\n"):
+            while rest := f.readline(limit + 1):
+                taken += len(rest)
+                if rest.endswith(b"\n"):
+                    break
+        yield line, taken
 
 
 def _is_stream(f) -> bool:
@@ -371,12 +542,13 @@ def _is_stream(f) -> bool:
         return True
 
 
-def _parse_strict(raw: bytes, lineno: int, source: str):
+def _parse_strict(raw: bytes, lineno: int, source: str, labels: bool = True):
     """Parse one line checking everything, token by token.
 
     Returns None for a blank or comment line, else
     (label token as bytes, label, indices, values); raises DataError
-    for the first problem in the line.
+    for the first problem in the line.  A line whose first token is a feature has no label: with
+    ``labels`` that is an error, else its label is NaN (token b"").
     """
 
     def error(reason, token):
@@ -398,7 +570,17 @@ def _parse_strict(raw: bytes, lineno: int, source: str):
     for tok in tokens:
         if not (tok.isascii() and tok.isprintable()):
             raise error("not valid text (control or non-ASCII character)", tok)
-    label = _strict_number(tokens[0], "label", tokens[0], error)
+    if ":" in tokens[0]:  # `1:1 5:1`, or `qid:3 1:1`: no label
+        if labels:
+            raise error(
+                "no label: the line starts with a feature, where its label must come first "
+                "(predict scores lines without one)",
+                tokens[0],
+            )
+        tokens.insert(0, "")
+        label = math.nan
+    else:
+        label = _strict_number(tokens[0], "label", tokens[0], error)
     indices: list[int] = []
     values: list[float] = []
     for tok in tokens[1:]:
@@ -427,11 +609,7 @@ def _parse_strict(raw: bytes, lineno: int, source: str):
 
 
 def _strict_number(text: str, what: str, token: str, error) -> float:
-    # float() also takes digit separators ('1_0'), which the format does not have.
-    try:
-        number = None if "_" in text else float(text)
-    except ValueError:
-        number = None
+    number = parse_number(text)
     if number is None:
         raise error(f"{what} is not a number", token)
     if not math.isfinite(number):
@@ -460,8 +638,9 @@ def _token_at(raw: bytes, pos: int) -> str:
 def write_libsvm(fileobj_text, indptr, indices, values, labels, label_strings=None) -> None:
     """Write CSR data (``indices`` are the file's) as LIBSVM text to a text file object.
 
-    Values are written with ``repr`` and labels with ``'%.17g'`` (or as the
-    given ``label_strings``), so reading the file back gives bit-identical floats.
+    Values are written with ``repr`` and labels as the shortest text that reads back
+    (``core.shortest_text``; or as the given ``label_strings``), so reading the file back gives
+    bit-identical floats.
     """
     indptr = np.asarray(indptr, dtype=np.int64).tolist()
     file_indices = np.asarray(indices, dtype=np.int64).tolist()
@@ -471,7 +650,7 @@ def write_libsvm(fileobj_text, indptr, indices, values, labels, label_strings=No
     if not (np.isfinite(values).all() and np.isfinite(labels).all()):
         raise ValueError("labels and values must be finite")
     if label_strings is None:
-        label_strings = ["%.17g" % label for label in labels.tolist()]
+        label_strings = [shortest_text(label) for label in labels.tolist()]
     if len(label_strings) != len(indptr) - 1:
         raise ValueError(f"{len(label_strings)} labels for {len(indptr) - 1} examples")
     values = values.tolist()

@@ -28,8 +28,8 @@ from array import array
 
 import numpy as np
 
-from ..labels import third_label_message
-from .libsvm import DataError, LibsvmReader
+from ..labels import kept_spelling, third_label_message
+from .libsvm import MAX_LINE_BYTES, DataError, LibsvmReader, bounded_lines
 
 _BOM = b"\xef\xbb\xbf"
 
@@ -43,9 +43,9 @@ class _RecordOffsets:
 
     def __iter__(self):
         pos = 0
-        for line in self.f:
+        for line, taken in bounded_lines(self.f):
             self.offsets.append(pos)
-            pos += len(line)
+            pos += taken
             yield line
 
 
@@ -90,9 +90,9 @@ class PermutedExamples:
     def model_spellings(self) -> dict:
         """The label spellings as training on the in-memory shuffle leaves them in the model: each
         label's first spelling in the file, in the order the labels are met (block by block of the
-        permuted stream; within a block, in file order)."""
+        permuted stream; within a block, in file order), each as a model file keeps it (kept_spelling)."""
         order = sorted(self.spellings, key=lambda v: (self.first_block[v], self.label_lines[v]))
-        return {v: self.spellings[v] for v in order}
+        return {v: kept_spelling(v, self.spellings[v]) for v in order}
 
     def lines(self) -> "PermutedLines":
         return PermutedLines(self.path, self.name, self.offsets)
@@ -108,7 +108,7 @@ class PermutedLines:
         with open(self.path, "rb") as f:
             for offset in self.offsets.tolist():
                 f.seek(offset)
-                line = f.readline()
+                line = f.readline(MAX_LINE_BYTES + 1)  # every example line was read whole before: never cut
                 if offset == 0 and line.startswith(_BOM):  # the reader only strips it on its own line 1
                     line = line[len(_BOM) :]
                 yield line
