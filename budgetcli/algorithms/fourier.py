@@ -27,7 +27,11 @@ Choices where the sources leave room:
   margin error moves f(x_t) by η).  LIBOKL and the JMLR authors' code leave z unscaled, so their η is
   ours divided by D: LIBOKL's `-eta 0.001 -D 400` is `--learning-rate 0.4 -D 400` here, or
   `--map-scale unscaled --learning-rate 0.001`, their map itself (files written before the option
-  are normalised).
+  are normalised).  The default η = 0.5 on the normalised map stays: with our default γ (1/#features)
+  it is ahead of LIBOKL's defaults (η = 0.5 unscaled, γ = 0.01) on every shared binary set, online and
+  on held-out data (`python bench/fogd_step.py`, docs/BENCHMARK.md); at LIBOKL's γ no constant step
+  catches LIBOKL on banana and heart_scale, where its features (a parabolic sine and sign(θ)|cos θ|)
+  are another kernel than the Gaussian one.
 - `--map-arithmetic vectorised`: cos and sin to within 2⁻⁵³ (trig.py: fdlibm's polynomials, vectorised,
   the same on every machine), and wᵀz summed in four interleaved lanes in a fixed order (`dot`), about
   twice as fast on long streams as libm's cos and sin and an ordered sum (`scalar`, what files written

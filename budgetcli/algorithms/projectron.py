@@ -88,7 +88,7 @@ MARGIN_STEP = choice(
 @njit(cache=True)
 def projectron_range(S, K, rows, start, book, st, h):
     indptr, indices, values, y, scratch, counters = loop_arrays(rows, book)
-    alpha, krow, w, z, d, control = st.alpha, st.krow, st.kinv_factor, st.z, st.d, st.control
+    alpha, krow, w, z, d, own, control = st.alpha, st.krow, st.kinv_factor, st.z, st.d, st.own, st.control
     for t in range(start, y.shape[0]):
         if not sv_fits(S, indptr[t + 1] - indptr[t]):
             return t
@@ -99,9 +99,9 @@ def projectron_range(S, K, rows, start, book, st, h):
         kxx = self_kernel(K, sq)
         fig2 = margin <= 0.0 or h.margin_step == PROJECTRON_STEP  # Fig. 2's step: projected or added, d is needed
         if fig2:
-            delta2, pk2 = threaded_project_solve(w, krow, z, d, n, kxx, control)  # and d = K⁻¹k_t
+            delta2, pk2 = threaded_project_solve(w, krow, z, d, n, kxx, own, control)  # and d = K⁻¹k_t
         else:
-            delta2, pk2 = threaded_project(w, krow, z, n, kxx, control)
+            delta2, pk2 = threaded_project(w, krow, z, n, kxx, own, control)
         dependent = delta2 <= DEPENDENCE_TOL * kxx
         if fig2:
             if margin <= 0.0:
@@ -131,7 +131,7 @@ def projectron_range(S, K, rows, start, book, st, h):
             if loss < penalty:
                 continue
             tau = min(loss / pk2, 2.0 * (loss - penalty) / pk2, 1.0)
-            threaded_solve(w, z, d, n, control)
+            threaded_solve(w, z, d, n, own, control)
             for i in range(n):
                 touch(alpha, st.avg_sum, st.avg_stamp, i, rnd)
                 alpha[i] += yt * tau * d[i]
@@ -154,20 +154,20 @@ class Projectron(KernelLearner):
     threaded = True  # --threads N: the factor's products on N threads (projection.py), the same model
 
     def _state_arrays(self) -> dict:
-        return self.slot | {"control": self._control()}
-
-    def _control(self) -> np.ndarray:
-        """The threads' shared control array (sync.py), kept while their number stays; empty for one."""
-        length = sync.CONTROL if self.threads > 1 else 0
-        if getattr(self, "_control_array", None) is None or len(self._control_array) != length:
-            self._control_array = np.zeros(length, np.int64)
-        return self._control_array
+        """The slot arrays, and the threads' (none for one): their shared control array (sync.py) and
+        an array of each worker's own (projection.run_job), kept while their number and size stay."""
+        workers = self.threads - 1
+        shape = (workers, self.support.capacity) if workers else (0, 0)
+        if getattr(self, "_own", None) is None or self._own.shape != shape:
+            self._own = np.zeros(shape)
+            self._control = np.zeros(sync.CONTROL if workers else 0, np.int64)
+        return self.slot | {"own": self._own, "control": self._control}
 
     def _learn_range(self, rows, start: int) -> int:
         if self.threads <= 1:
             return super()._learn_range(rows, start)
         S, K, book, st, h = self.loop_args()
-        with sync.Workers(self.threads - 1, factor_worker, (st.kinv_factor, st.krow, st.z, st.d), st.control):
+        with sync.Workers(self.threads - 1, factor_worker, (st.kinv_factor, st.krow, st.z, st.own), st.control):
             return type(self).loop(S, K, rows, start, book, st, h)
 
     @classmethod
