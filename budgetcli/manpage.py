@@ -221,14 +221,14 @@ def table_markers(multiclass: bool) -> tuple[str, str]:
 
 def algorithm_table(multiclass: bool) -> str:
     """docs/ALGORITHMS.md's table of the binary or the multiclass algorithms: name, summary, parameters with
-    their defaults, paper."""
-    rows = ["| name | what it does | parameters | paper |", "|---|---|---|---|"]
+    their defaults, how it takes an example's weight w (`train -w`, sample weights), paper."""
+    rows = ["| name | what it does | parameters | weight w | paper |", "|---|---|---|---|---|"]
     for name, cls in sorted(ALGORITHMS.items()):
         if cls.multiclass != multiclass:
             continue
         params = ", ".join(f"`{p.flags[0]}` ({p.default_text or _number(p.default)})" for p in cls.params) or "–"
         summary = cls.summary.replace("|", "\\|")
-        rows.append(f"| `{name}` | {summary} | {params} | {cls.paper} |")
+        rows.append(f"| `{name}` | {summary} | {params} | {cls.weighting or 'refused'} | {cls.paper} |")
     return "\n".join(rows)
 
 

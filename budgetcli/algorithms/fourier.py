@@ -544,6 +544,7 @@ class MulticlassFourierOGD(FourierOGD):
     summary = "multiclass Fourier OGD: one weight row per class over D random Fourier features; no support set"
     paper = "Lu, Hoi, Wang, Zhao, Liu, JMLR 17, 2016, §4 (FOGD, multiclass as the authors' FouGD.m)"
     multiclass = True
+    weighting = "the loss w ℓ: a margin error moves the rows y and r by ±η_t w z(x)"
     loop = mc_fogd_range
 
     def __init__(self, kernel, seed: int = 0, **params):
