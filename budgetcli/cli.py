@@ -1549,8 +1549,9 @@ def algorithms():
         "Start here (docs/ALGORITHMS.md has every algorithm measured with its defaults):\n"
         f"  two labels           {registry.DEFAULT['binary']:<30} the default: train DATA (a9a.t 85.10%)\n"
         f"  three or more labels {registry.DEFAULT['multiclass']:<30} the default for more labels (letter 76.46%)\n"
-        f"  a hard memory bound  {'rbp, forgetron, bpegasos -B N':<30} constant memory on an endless stream\n"
-        f"  a drifting target    {'spa, rbp':<30} they write the last hypothesis\n"
+        f"  a hard memory bound  {'forgetron, bpegasos -B N':<30} constant memory on an endless stream\n"
+        f"  a drifting target    {'spa':<30} it writes the last hypothesis\n"
+        f"  unbalanced classes   {'-w1 W, predict --threshold T':<30} svm-train's -w: the cost of an update on label 1\n"
     )
     for name in sorted(ALGORITHMS):
         cls = ALGORITHMS[name]

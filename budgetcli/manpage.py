@@ -68,6 +68,10 @@ EXAMPLES = {
             "budgetlearn train --scale sample_data/a9a -o scaled.model",
         ),
         ("5-fold cross-validation, as svm-train -v 5 (no model written)", "budgetlearn train -v 5 sample_data/a9a"),
+        (
+            "Weigh an update on the +1 class three times, as svm-train -w1 3 (more recall of +1)",
+            "budgetlearn train -w1 3 sample_data/a9a -o weighted.model",
+        ),
     ],
     "online-to-batch": [
         (
@@ -85,6 +89,10 @@ EXAMPLES = {
     "predict": [
         ("One label per line", "budgetlearn predict sample_data/a9a.model sample_data/a9a.t -o a9a.pred"),
         ("Labels and scores on two cores", "budgetlearn predict --scores -j 2 m.model big.svm > scores.txt"),
+        (
+            "The +1 label wherever the score passes -0.5 (more recall of +1, less precision)",
+            "budgetlearn predict --threshold -0.5 sample_data/a9a.model sample_data/a9a.t",
+        ),
     ],
     "eval": [
         ("Accuracy, per-class table, AUC", "budgetlearn eval sample_data/a9a.model sample_data/a9a.t"),

@@ -59,7 +59,8 @@ def test_class_weights_move_recall_as_libsvm_s_w_does(a9a_part, tmp_path):
     assert recall_and_accuracy(tmp_path / "neg.model", test)[0] > recalls[0]  # the other class weighs less
     model = Model.load(tmp_path / "w3.model")
     assert model.class_weight == {1.0: 3.0} and model.run["class_weight"] == [[1.0, 3.0]]
-    assert run("info", "--json", tmp_path / "w3.model").exit_code == 0
+    assert json.loads(run("info", "--json", tmp_path / "w3.model").stdout)["class_weight"] == {"+1": 3.0}
+    assert "class weights   +1: 3" in run("info", tmp_path / "w3.model").stdout.splitlines()
 
 
 def test_a_resumed_run_keeps_its_class_weights(a9a_part, tmp_path):
