@@ -27,7 +27,7 @@ def learner_class(owner: str, algorithm: str, params: dict) -> type:
     return cls
 
 
-def csr_chunk(X, labels=None, columns: np.ndarray | None = None, first_index: int = 1) -> Chunk:
+def csr_chunk(X, labels=None, columns: np.ndarray | None = None, first_index: int = 1, weights=None) -> Chunk:
     """A CSR Chunk of X (numpy or scipy.sparse), explicit zeros dropped, indices sorted: the one door
     from arrays to the compiled code (the Python API, the scikit-learn and River classes, to learn and
     to predict), so every one of them refuses what it refuses, in the same words.  X must be 2-D with
@@ -37,7 +37,8 @@ def csr_chunk(X, labels=None, columns: np.ndarray | None = None, first_index: in
     `columns[j]` is the learner's feature index of X's column j (increasing in j); by default j +
     `first_index`, the model's numbering (model.Model.first_index: 1, the index a 1-based data file gives
     that column, or 0 for a model of 0-based data), so that a model trained on a file predicts on the
-    array scikit-learn's load_svmlight_file reads from it, and the other way round."""
+    array scikit-learn's load_svmlight_file reads from it, and the other way round.  `weights`: the rows'
+    sample weights (`checked_weights`), or None."""
     X = sp.csr_matrix(X if sp.issparse(X) else _two_dimensional(X), dtype=np.float64, copy=True)
     n = X.shape[0]
     labels = np.zeros(n) if labels is None else checked_labels(labels, n)
@@ -62,6 +63,7 @@ def csr_chunk(X, labels=None, columns: np.ndarray | None = None, first_index: in
         labels,
         np.arange(1, n + 1, dtype=np.int64),
         {},
+        None if weights is None else checked_weights(weights, n),
     )
 
 
@@ -86,6 +88,21 @@ def checked_labels(y, rows: int, numbers: bool = True):
     return values
 
 
+def checked_weights(weights, rows: int) -> np.ndarray:
+    """Sample weights checked as those of `rows` rows of X: one dimension, one per row, each a finite
+    number ≥ 0 (0: the row is left out, scikit-learn's convention), as float64; a DataError naming the
+    first bad one (`sample_weight:ROW`).  Checked before anything is learnt, as the labels are."""
+    values = np.asarray(weights, np.float64)
+    if values.ndim == 0:  # one number for every row (scikit-learn accepts a scalar)
+        values = np.full(rows, float(values))
+    if values.shape != (rows,):
+        raise ValueError(f"sample_weight has shape {values.shape}; X has {rows:,} rows: give one weight per row")
+    bad = ~(np.isfinite(values) & (values >= 0))
+    if bad.any():
+        raise DataError("sample_weight", int(np.flatnonzero(bad)[0]) + 1, None, "the weight is not a finite number ≥ 0")
+    return values
+
+
 class KernelSettings:
     """What the scikit-learn and River classes share: the settings every algorithm takes (the algorithm,
     the kernel's numbers as KernelSpec names them, the seed), kept as given, the TrainSpec they make
@@ -105,6 +122,7 @@ class KernelSettings:
 
     def __getstate__(self):
         state = dict(vars(self))
+        state.pop("_averaged", None)  # River's copy of the averaged hypothesis: made again when needed
         learner = state.pop(self._learner, None)
         state["_learner_state"] = None if learner is None else (type(learner).name, learner.state())
         return state

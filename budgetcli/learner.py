@@ -51,6 +51,9 @@ COUNTER_NAMES = ("examples", "mistakes", "margin_updates", "projections")
 # that the cached loop arguments stay valid (`loop_args`).
 NO_VECTOR, NO_MATRIX = np.zeros(0), np.zeros((0, 0))
 
+# The weights of a chunk whose examples all weigh 1 (`Rows.weight`): read by no loop.
+NO_WEIGHTS = np.zeros(0)
+
 # Eviction policies of the budgeted learners (`victim`), one numbering for every algorithm.
 UNBOUNDED, RANDOM, OLDEST = 0, 1, 2
 
@@ -109,12 +112,14 @@ class RetireLog(NamedTuple):
 
 @record
 class Rows(NamedTuple):
-    """A chunk as the loops take it: CSR rows and their encoded labels (±1.0, or class indices)."""
+    """A chunk as the loops take it: CSR rows, their encoded labels (±1.0, or class indices) and their
+    weights (`example_weight`: empty when every weight is 1, so that an unweighted run reads nothing)."""
 
     indptr: np.ndarray
     indices: np.ndarray
     values: np.ndarray
     y: np.ndarray
+    weight: np.ndarray
 
 
 @record
@@ -177,6 +182,10 @@ class KernelLearner:
     # hypothesis (1/T) Σ f_t, far better on held-out data, unless the algorithm exists to track drift.
     default_hypothesis: ClassVar[str] = "running-average"
     multiclass: ClassVar[bool] = False  # binary learners refuse a third label (labels.BinaryLabels)
+    # How an example's weight w (`train -w LABEL W`, a sample weight) enters the algorithm's update, as
+    # `budgetlearn algorithms` says it (its module's docstring has the paper's section); None: the
+    # algorithm takes no weights, and a weight other than 1 is refused (`check_weights`).
+    weighting: ClassVar[str | None] = None
     n_scalars: ClassVar[int] = 0  # length of `scalars`, saved with the state
     # name -> "vector" (per slot, saved), "square" (slot x slot, saved) or "work" (per slot, not saved).
     # alpha: coefficients; avg_sum / avg_stamp: the running sums behind the averaged hypothesis
@@ -314,9 +323,20 @@ class KernelLearner:
         if not self.keep_retired:
             self.retired.clear()
 
+    @classmethod
+    def check_weights(cls) -> None:
+        """ValueError, one line naming the algorithms that take them, when this one takes no weights."""
+        if cls.weighting is None:
+            from .registry import ALGORITHMS
+
+            weighted = ", ".join(name for name, c in sorted(ALGORITHMS.items()) if c.weighting is not None)
+            raise ValueError(f"{cls.name} takes no example or class weights (the algorithms that do: {weighted})")
+
     # ---- the contract ----------------------------------------------------------------------
-    def learn(self, chunk, y: np.ndarray) -> None:
-        """One online pass over the chunk's examples in order; y holds the encoded labels."""
+    def learn(self, chunk, y: np.ndarray, weights: np.ndarray | None = None) -> None:
+        """One online pass over the chunk's examples in order; y holds the encoded labels, `weights`
+        each example's weight (finite and > 0; None: every one 1)."""
+        weights = self._example_weights(weights, len(chunk))
         if self.stale:
             self._rebuild()
         y = self._labels(y, chunk.line_numbers)
@@ -331,7 +351,7 @@ class KernelLearner:
         sums = self._new_retire_log_sums(need)
         if self.retire_log.start.shape[0] < need or self.retire_log.coef_sum.shape[1:] != sums.shape[1:]:
             self.retire_log = RetireLog(np.zeros(need, np.int64), np.zeros(need, np.int64), sums, self.retire_log.count)
-        rows = Rows(*chunk.csr, y)
+        rows = Rows(*chunk.csr, y, weights)
         while start < n:
             before = int(self.counters[EXAMPLES])
             try:
@@ -351,6 +371,22 @@ class KernelLearner:
                 self.support.reserve(len(self.support) + self.new_slots_per_example, nnz)
                 self._resize(self.support.capacity)
                 self._reserve_extra(nnz)
+
+    def _example_weights(self, weights: np.ndarray | None, n: int) -> np.ndarray:
+        """The weights as `Rows.weight` holds them (NO_WEIGHTS when every one is 1), checked: one per
+        example, finite and > 0 (a weight 0 is left out before: pipeline.weighted_rows), and for an
+        algorithm that takes weights (`check_weights`)."""
+        if weights is None:
+            return NO_WEIGHTS
+        weights = np.asarray(weights, np.float64)
+        if weights.shape != (n,):
+            raise ValueError(f"{weights.shape} weights for {n} examples: give one weight per example")
+        if not (np.isfinite(weights).all() and (weights > 0).all()):
+            raise ValueError("a weight is not a finite number > 0")
+        if (weights == 1.0).all():
+            return NO_WEIGHTS
+        self.check_weights()
+        return weights
 
     def _learn_range(self, rows: Rows, start: int) -> int:
         """Run the compiled loop from example `start`; return where it stopped (len = done)."""
@@ -777,6 +813,12 @@ class KernelLearner:
 def loop_arrays(rows, book):
     """What every loop reads out of its records first: indptr, indices, values, y, scratch, counters."""
     return rows.indptr, rows.indices, rows.values, rows.y, book.scratch, book.counters
+
+
+@njit(cache=True, inline="always")
+def example_weight(weights, t):
+    """The weight of example t of a chunk whose weights are `weights` (Rows.weight): 1 when it has none."""
+    return 1.0 if weights.shape[0] == 0 else weights[t]
 
 
 @njit(cache=True, inline="always")

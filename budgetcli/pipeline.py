@@ -127,14 +127,20 @@ def train(spec: TrainSpec, data, resume: Model | None = None, watch: Watch | Non
     reader = None
     stops = None  # the Every rules of --curve and --checkpoint-every, set once the model exists
     warnings = None
-    first = None  # a sample of the first block, on which the written model's predictions are checked
-    seen = Counts()  # this run's labels and mistakes, for the check against a constant
+    kept = Reservoir(OUTCOME_SAMPLE)  # a sample of this run's examples, on which the written model is checked
+    seen = Counts()  # this run's labels
+    weightless = 0  # examples of weight 0, left out
     done_before = 0.0  # share of the input read before the current chunk
     scaling = _scaling(spec, data) if resume is None else None
     # a new model's first block decides its defaults (algorithm, γ, label signs): it is read whole
     for chunk, reader, done in epochs_of(
         data, spec.epochs or 1, spec.shuffle, spec.seed, spec.skip_bad_lines, spec.block_lines, resume is None
     ):
+        weightless += len(chunk)
+        chunk = weighed(chunk)
+        weightless -= len(chunk)
+        if not len(chunk):
+            continue
         if model is None:
             spec = spec.choosing(len(unique(chunk.labels)))
             cls = spec.learner_class
@@ -143,7 +149,8 @@ def train(spec: TrainSpec, data, resume: Model | None = None, watch: Watch | Non
             # with a scaling, γ = 1/k counts the features it keeps: LIBSVM's 1/#features of svm-scale'd data
             features = chunk.feature_count if scaling is None else scaling.ranges.feature_count
             learner = cls(Kernel.of(spec.kernel, features), seed=spec.seed, **spec.params)
-            model = Model(learner, MulticlassLabels() if cls.multiclass else BinaryLabels(), scaling=scaling)
+            labels = MulticlassLabels() if cls.multiclass else BinaryLabels()
+            model = Model(learner, labels, scaling=scaling, class_weight=dict(spec.class_weight))
             if scaling is not None:
                 learner.notes.append(scaling.describe())
         raw, chunk = chunk, chunk if model.scaling is None else model.scaling.apply(chunk)  # the learner's view
@@ -151,8 +158,6 @@ def train(spec: TrainSpec, data, resume: Model | None = None, watch: Watch | Non
             warnings = kernel_warnings(model.learner.kernel, chunk, not resume and spec.kernel.default_gamma)
             if not any(SCALE_HINT in w for w in warnings):  # one hint to scale is enough
                 warnings += scaling_.spread_warning(chunk, SCALE_HINT)
-            first = _sample(raw, OUTCOME_SAMPLE)  # scored through the model, which scales it
-            seen.start(model.learner)
             model.evicted_folded = 0  # from here on, the run keeps all its own continuation needs
             if model.calibration is not None:  # fitted to the scores the model had: they change now
                 model.calibration = None
@@ -160,6 +165,7 @@ def train(spec: TrainSpec, data, resume: Model | None = None, watch: Watch | Non
                     "the model's probabilities were fitted to its former scores and are dropped; calibrate it again"
                 )
         seen.add(chunk)
+        kept.add(raw)  # scored through the model, which scales it
         model.learner.keep_evicted(spec.written)
         model.learner.threads = spec.threads
         if stops is None:
@@ -179,7 +185,7 @@ def train(spec: TrainSpec, data, resume: Model | None = None, watch: Watch | Non
             watch.on_chunk(model)
     source = reader.source_name if reader else ("<stdin>" if data == "-" else str(data))
     if model is None:
-        raise DataError(source, 0, None, "no examples to train on")
+        raise DataError(source, 0, None, "no examples to train on" + (": every weight is zero" if weightless else ""))
     if watch.curve is not None:
         watch.curve.finish(model.learner)
     online = model
@@ -189,7 +195,8 @@ def train(spec: TrainSpec, data, resume: Model | None = None, watch: Watch | Non
     warnings = (warnings or []) + (
         calibration_dropped
         + support_warnings(online.learner)
-        + outcome_warnings(written, first, seen.labels, seen.mistakes(online))
+        + outcome_warnings(written, kept.chunk())
+        + class_weight_warnings(model.class_weight, seen.labels, model.labels.spelling)
     )
     # the last reader has read the data once: its count of malformed lines is per pass
     return TrainResult(
@@ -319,49 +326,128 @@ MOSTLY = 0.5
 SCALE_HINT = " (train --scale, or budgetlearn scale, scales them as svm-scale does)"
 
 
-OUTCOME_SAMPLE = 1000  # examples of the first block on which the written model's predictions are checked
+OUTCOME_SAMPLE = 2000  # examples of a run kept (`Reservoir`) on which the written model's predictions are checked
 
 
 class Counts:
-    """A run's label values and mistakes (its own: a resumed model's counters started before it)."""
+    """A run's label values: label -> examples."""
 
     def __init__(self):
-        self.labels: dict = {}  # label value -> examples
-        self.mistakes_before = 0
-
-    def start(self, learner) -> None:
-        self.mistakes_before = learner.counter("mistakes")
+        self.labels: dict = {}
 
     def add(self, chunk) -> None:
         values, counts = unique(chunk.labels, return_counts=True)
         for v, c in zip(values.tolist(), counts.tolist()):
             self.labels[v] = self.labels.get(v, 0) + c
 
-    def mistakes(self, model: Model) -> int:
-        return model.learner.counter("mistakes") - self.mistakes_before
+
+class Reservoir:
+    """A uniform sample of at most `size` examples of a stream (Vitter's algorithm R: example i, counted
+    from 0, replaces a uniformly chosen one of the kept once i ≥ size, with probability size/(i + 1)), in
+    bounded memory, on which the model a run writes is scored after the run (`outcome_warnings`).  Its
+    draws are doubles of a generator with a fixed seed, one per example past the first `size`, so that the
+    sample, and the warnings, are the same for every run over the same data, whatever its blocks."""
+
+    def __init__(self, size: int):
+        self.size, self.seen = size, 0
+        self.random = np.random.default_rng(20240601)
+        self.rows: list = []  # each kept example: (indices, values, label, line, weight)
+
+    def add(self, chunk) -> None:
+        n, filling = len(chunk), max(0, min(len(chunk), self.size - self.seen))
+        self.rows += [self._row(chunk, i) for i in range(filling)]
+        if filling < n:
+            position = self.seen + np.arange(filling, n)  # each later example's index in the stream
+            slot = np.floor(self.random.random(n - filling) * (position + 1)).astype(np.int64)
+            for i in np.flatnonzero(slot < self.size).tolist():
+                self.rows[slot[i]] = self._row(chunk, filling + i)
+        self.seen += n
+
+    @staticmethod
+    def _row(chunk, i: int) -> tuple:
+        lo, hi = chunk.indptr[i], chunk.indptr[i + 1]
+        weight = 1.0 if chunk.weights is None else float(chunk.weights[i])
+        label = float(chunk.labels[i])
+        spelling = chunk.label_spellings.get(label)
+        return (
+            chunk.indices[lo:hi].copy(),
+            chunk.values[lo:hi].copy(),
+            label,
+            int(chunk.line_numbers[i]),
+            weight,
+            spelling,
+        )
+
+    def chunk(self):
+        """The kept examples as one Chunk (None when the stream had none)."""
+        if not self.rows:
+            return None
+        indices, values, labels, lines, weights, spellings = zip(*self.rows)
+        indptr = np.zeros(len(self.rows) + 1, np.int64)
+        np.cumsum([len(i) for i in indices], out=indptr[1:])
+        return Chunk(
+            indptr,
+            np.concatenate(indices).astype(np.int32),
+            np.concatenate(values).astype(np.float64),
+            np.array(labels),
+            np.array(lines, np.int64),
+            {label: text for label, text in zip(labels, spellings) if text is not None},
+            None if all(w == 1.0 for w in weights) else np.array(weights),
+        )
 
 
-def _sample(chunk, most: int):
-    """At most `most` examples of a chunk, evenly spaced."""
-    if len(chunk) <= most:
+def weighed(chunk):
+    """The chunk without its examples of weight 0 (a sample weight: scikit-learn's convention, an example
+    left out), which no learner sees, nor any count or sample of the run."""
+    if chunk.weights is None or chunk.weights.all():
         return chunk
-    return chunk.take(unique(np.linspace(0, len(chunk) - 1, most).astype(np.int64)))
+    return chunk.take(np.flatnonzero(chunk.weights))
 
 
-def outcome_warnings(model: Model, sample, labels: dict, mistakes: int) -> list[str]:
-    """Warnings that the model may be no better than a constant (metrics.constant_warning and
-    metrics.one_label_warning, eval's rules):
-    - its online mistake rate over this run is not below the rate of always answering the run's most
-      frequent label (the stream's majority-class error);
-    - the written model predicts one label for every example of `sample` (the first block's, evenly
-      spaced), which holds several."""
-    out = [constant_warning(sum(labels.values()) - mistakes, labels, model.labels.spelling, online=True)]
-    true = set(unique(sample.labels).tolist()) if sample is not None else set()
-    if len(true) > 1:
-        with np.errstate(all="ignore"):
-            predicted = model.predicted(model.scorer().decision_function(sample))
-        out.append(one_label_warning(true, unique(predicted).tolist(), model.labels.spelling, len(sample)))
+def example_weights(chunk, class_weight: dict) -> np.ndarray | None:
+    """Each example's weight, its class's (`train -w`: label value -> weight, spec.TrainSpec.class_weight)
+    times its own (chunk.weights, a sample weight); None when the chunk has neither."""
+    weights = None if chunk.weights is None else np.asarray(chunk.weights, np.float64)
+    for label, w in class_weight.items():
+        where = chunk.labels == label
+        if where.any():
+            weights = np.ones(len(chunk)) if weights is None else weights.copy()
+            weights[where] *= w
+    return weights
+
+
+def outcome_warnings(model: Model, sample) -> list[str]:
+    """Warnings that the model a run writes may be no better than a constant (metrics.constant_warning and
+    metrics.one_label_warning, eval's rules), from its predictions on `sample` (a Chunk kept from the
+    run's examples, `Reservoir`), which holds several labels: its accuracy there (weighted by the examples'
+    weights when the run has any) is not above always answering the sample's most frequent (heaviest)
+    label; or it predicts one label for every example."""
+    if sample is None:
+        return []
+    with np.errstate(all="ignore"):
+        predicted = model.predicted(model.scorer().decision_function(sample))
+    weights = example_weights(sample, model.class_weight)
+    weight = np.ones(len(sample)) if weights is None else weights
+    counts: dict = {}
+    for label, w in zip(sample.labels.tolist(), weight.tolist()):
+        counts[label] = counts.get(label, 0.0) + w
+    right = float(weight[predicted == sample.labels].sum())
+    if weights is None:
+        counts, right = {label: int(c) for label, c in counts.items()}, int(right)
+    if len(counts) < 2:  # one label: no model does better than answering it
+        return []
+    spelling = model.labels.spelling
+    out = [constant_warning(right, counts, spelling, kept=len(sample), weighted=weights is not None)]
+    out.append(one_label_warning(set(counts), unique(predicted).tolist(), spelling, len(sample)))
     return [w for w in out if w]
+
+
+def class_weight_warnings(class_weight: dict, labels: dict, spelling) -> list[str]:
+    """The warning that a class weight names a label the run never met (LIBSVM's "class label not found")."""
+    missing = [label for label in class_weight if label not in labels]
+    if not missing:
+        return []
+    return [f"a class weight names {', '.join(spelling(v) for v in missing)}, which no example of this run has"]
 
 
 def support_warnings(learner) -> list[str]:
@@ -442,7 +528,7 @@ def learn_block(model: Model, chunk, y, source: str) -> None:
     learner = model.learner
     model.learned_from(chunk)
     try:
-        learner.learn(chunk, y)
+        learner.learn(chunk, y, example_weights(chunk, model.class_weight))
     except Overflow as exc:
         raise DataError(
             source, exc.line, None, f"training stopped: {exc.reason} ({learner.describe()}); nothing written"

@@ -141,6 +141,7 @@ class Ranges:
             chunk.labels,
             chunk.line_numbers,
             chunk.label_spellings,
+            chunk.weights,
         )
 
 

@@ -48,6 +48,9 @@ Choices where the sources leave room:
 - The Gaussian kernel only (the map is its); another kernel is refused.
 - The averaged hypothesis is (1/T) Σ_t w_(t+1), the weights after each of the T rounds, kept exactly by
   running sums as the kernel learners' are (learner.touch).
+- Example weights (`train -w LABEL W`, a sample weight): an example of weight ω has the loss
+  ω·max(0, 1 − y f), so its gradient step is ω times OGD's (§4): w += η_t ω y_t z(x_t) (mc-fogd: the rows
+  y and r move by ±η_t ω z(x_t)), as kernel OGD's (kernel_ogd.py).
 """
 
 from __future__ import annotations
@@ -68,6 +71,7 @@ from ..learner import (
     Rows,
     ScoreOverflow,
     TooLarge,
+    example_weight,
     hinge_round,
     loop_arrays,
 )
@@ -336,7 +340,7 @@ def fogd_range(S, K, rows, start, book, st, h):
     indptr, indices, values, y, scratch, counters = loop_arrays(rows, book)
     w, w_sum, stamp, omega, rowmap, z = st.fourier_w, st.fourier_sum, st.fourier_stamp, st.omega, st.rowmap, st.z
     single = (st.omega_single, st.values_single, st.theta_single)
-    arithmetic, scale, pairs = h.map_arithmetic, h.map_scale, st.pairs
+    arithmetic, scale, pairs, weights = h.map_arithmetic, h.map_scale, st.pairs, rows.weight
     for t in range(start, y.shape[0]):
         if not features(omega, single, rowmap, values, indptr[t], indptr[t + 1], z, arithmetic, scale):
             raise ExampleOverflow
@@ -348,7 +352,7 @@ def fogd_range(S, K, rows, start, book, st, h):
         if not hinge_round(counters, y[t] * f):
             continue
         rate = h.learning_rate if h.rate_schedule == CONSTANT else h.learning_rate / rnd**0.5
-        step = rate * y[t]
+        step = rate * y[t] * example_weight(weights, t)
         for i in range(z.shape[0]):  # w held its value in f_stamp .. f_{rnd−1} (learner.touch)
             w_sum[i] += w[i] * (rnd - stamp[0])
             w[i] += step * z[i]
@@ -373,6 +377,7 @@ class FourierOGD(KernelLearner):
     # sharded: every shard makes the map from the run's seed, so a mix is the plain average of w
     # (distributed/average.py), with nothing to compress back
     FOURIER = ("fourier_w", "fourier_sum")
+    weighting = "the loss w·max(0, 1 − y f): a margin error's step is η_t w y z(x)"
     feature_map = "random Fourier features"
 
     def __init__(self, kernel, seed: int = 0, **params):
@@ -415,7 +420,8 @@ class FourierOGD(KernelLearner):
             return omega, (NO_SINGLE_OMEGA, NO_SINGLE, self._theta)
         return NO_OMEGA, (omega, single_values(values), self._theta)
 
-    def learn(self, chunk, y: np.ndarray) -> None:
+    def learn(self, chunk, y: np.ndarray, weights: np.ndarray | None = None) -> None:
+        weights = self._example_weights(weights, len(chunk))
         y = self._labels(y, chunk.line_numbers)
         self.n_features = max(self.n_features, chunk.n_features)
         self._rowmap = self.map.rows_of(chunk.indices)
@@ -423,7 +429,7 @@ class FourierOGD(KernelLearner):
             self._values = single_values(chunk.values)
         before = int(self.counters[EXAMPLES])
         try:
-            self._learn_range(Rows(*chunk.csr, y), 0)
+            self._learn_range(Rows(*chunk.csr, y, weights), 0)
         except NonFiniteRound as exc:
             row = int(self.counters[EXAMPLES]) - before - exc.counted
             raise Overflow(row, int(chunk.line_numbers[row]), exc.reason) from None
@@ -498,7 +504,7 @@ def mc_fogd_range(S, K, rows, start, book, st, h):
         st.scores,
     )
     single = (st.omega_single, st.values_single, st.theta_single)
-    arithmetic, scale, pairs = h.map_arithmetic, h.map_scale, st.pairs
+    arithmetic, scale, pairs, weights = h.map_arithmetic, h.map_scale, st.pairs, rows.weight
     for t in range(start, y.shape[0]):
         if not features(omega, single, rowmap, values, indptr[t], indptr[t + 1], z, arithmetic, scale):
             raise ExampleOverflow
@@ -515,6 +521,7 @@ def mc_fogd_range(S, K, rows, start, book, st, h):
         if r < 0 or not hinge_round(counters, f[yt] - f[r]):
             continue
         rate = h.learning_rate if h.rate_schedule == CONSTANT else h.learning_rate / rnd**0.5
+        rate *= example_weight(weights, t)
         for i, sign in ((yt, 1.0), (r, -1.0)):  # the rows y and r move by ±η z(x_t)
             for q in range(z.shape[0]):  # row i held its value in f_stamp .. f_{rnd−1} (learner.touch)
                 W_sum[i, q] += W[i, q] * (rnd - stamp[i])
@@ -541,6 +548,7 @@ class MulticlassFourierOGD(FourierOGD):
     summary = "multiclass Fourier OGD: one weight row per class over D random Fourier features; no support set"
     paper = "Lu, Hoi, Wang, Zhao, Liu, JMLR 17, 2016, §4 (FOGD, multiclass as the authors' FouGD.m)"
     multiclass = True
+    weighting = "the loss w ℓ: a margin error moves the rows y and r by ±η_t w z(x)"
     loop = mc_fogd_range
 
     def __init__(self, kernel, seed: int = 0, **params):
