@@ -20,7 +20,7 @@ np = None  # numpy, imported by _load: `budgetlearn --version` (status) loads ne
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 _DTYPE_NAMES: dict[str, str] = {}  # a dtype's character code -> its name, for the dtypes of the loops' arrays
-_table: dict | None = None  # name -> {argument types: entry point}; {} when the extension is not used
+_table: dict | None = None  # name -> {argument types: entry point} (`lookup`); {} when the extension is not used
 _why = ""  # why the JIT runs instead, once _load has run
 
 
@@ -29,6 +29,8 @@ def lookup(name: str, args: tuple):
     entries = table.get(name)
     if entries is None:
         return None
+    if type(entries) is list:  # made on first use: a process calls a few of the entries
+        entries = table[name] = {_frozen(key): entry for key, entry in entries}
     try:
         return entries.get(tuple(type_key(a) for a in args))
     except TypeError:  # a value the compiled entries never take
@@ -142,8 +144,8 @@ def _load() -> dict:
         return _table
     with open(os.path.join(HERE, "aot_signatures.json")) as f:
         entries = json.load(f)
-    table: dict = {}
+    table: dict = {}  # name -> [(argument types as JSON, entry point)], made a dict by `lookup`
     for i, (name, _, args) in enumerate(entries):
-        table.setdefault(name, {})[_frozen(args)] = getattr(_loops, f"e{i}")
+        table.setdefault(name, []).append((args, getattr(_loops, f"e{i}")))
     _table = table
     return _table

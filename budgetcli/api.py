@@ -24,19 +24,23 @@ from .model import Model
 from .spec import Sharding, TrainSpec  # noqa: F401
 
 
-def train(spec: TrainSpec, data, y=None, resume: Model | None = None) -> Model:
+def train(spec: TrainSpec, data, y=None, resume: Model | None = None, sample_weight=None) -> Model:
     """The model `spec` makes from `data`: a path (str or PathLike; '-' for standard input; the inputs
     of `spec.sharding` when it has one), or an array X with its labels y.  `resume`: a model to go on
-    from (its own algorithm, kernel, parameters and state).  Raises DataError (a ValueError naming the
-    line or row) on bad data, ValueError on bad settings.  The warnings of train's summary (a model no
-    better than a constant, ...) are Python warnings."""
+    from (its own algorithm, kernel, parameters and state).  `sample_weight`: each row's weight (≥ 0; 0
+    leaves the row out), with arrays, times its class's (`spec.class_weight`): the cost of its update
+    (`budgetlearn algorithms` says how each algorithm takes it; the others refuse weights).  Raises
+    DataError (a ValueError naming the line or row) on bad data, ValueError on bad settings.  The
+    warnings of train's summary (a model no better than a constant, ...) are Python warnings."""
+    if sample_weight is not None and y is None:
+        raise TypeError("sample_weight is for arrays X and y (a file's lines have no weights; class weights: spec)")
     if spec.sharding is not None:
         from . import distributed
 
         result = distributed.train(spec, resume)
     else:
         if y is not None:
-            data = _chunk(data, y, resume.first_index if resume is not None else 1)
+            data = _chunk(data, y, resume.first_index if resume is not None else 1, sample_weight)
         elif not isinstance(data, (str, os.PathLike)):
             raise TypeError("give data as a path, or as an array X with its labels y")
         result = pipeline.train(spec, data if isinstance(data, Chunk) else os.fspath(data), resume)
@@ -52,13 +56,15 @@ def load(path) -> Model:
     return Model.load(path, resume=True)
 
 
-def predictions(model: Model, data) -> np.ndarray:
+def predictions(model: Model, data, threshold: float = 0.0) -> np.ndarray:
     """The label values the model predicts for `data`: a path (whose lines may leave out their label,
-    as `budgetlearn predict` reads them: `1:1 5:1`), or an array X, as `Model.predict`.  Raises
-    DataError naming the line on bad data."""
+    as `budgetlearn predict` reads them: `1:1 5:1`), or an array X, as `Model.predict`; a binary model's
+    +1 label where its score f > `threshold` (`predict --threshold`).  Raises DataError naming the line on
+    bad data, ValueError for a threshold of a multiclass model."""
+    model.check_threshold(threshold)
     if not isinstance(data, (str, os.PathLike)):
-        return model.predict(data)
-    out = [model.predicted(f) for _, f in pipeline.scores(model, os.fspath(data), labels=False)]
+        return model.predict(data, threshold)
+    out = [model.predicted(f, threshold) for _, f in pipeline.scores(model, os.fspath(data), labels=False)]
     return np.concatenate(out) if out else np.zeros(0)
 
 
@@ -105,10 +111,11 @@ def fit_calibration(model: Model, data, y=None, skip_bad_lines: bool = False) ->
     return calibration.calibrate_model(model, blocks)
 
 
-def _chunk(X, y, first_index: int) -> Chunk:
-    """The Chunk of arrays X and y, X's column j the feature of index j + first_index (Model.first_index)."""
+def _chunk(X, y, first_index: int, sample_weight=None) -> Chunk:
+    """The Chunk of arrays X and y (and the rows' weights), X's column j the feature of index j + first_index
+    (Model.first_index)."""
     from .estimator import csr_chunk
 
-    chunk = csr_chunk(X, y, first_index=first_index)
+    chunk = csr_chunk(X, y, first_index=first_index, weights=sample_weight)
     chunk.label_spellings = {float(v): shortest_text(v) for v in unique(chunk.labels)}
     return chunk

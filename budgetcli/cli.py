@@ -35,7 +35,7 @@ from .atomic import (
 )
 from . import predict as predict_
 from . import tune as tune_
-from .core import DataError, KernelSpec, shortest_text, unique
+from .core import DataError, KernelSpec, parse_number, shortest_text, unique
 from .io.libsvm import read_once, write_libsvm
 from .kernels import KERNEL_PARAMS
 from .curve import CurveWriteError, LearningCurve, describe
@@ -43,7 +43,17 @@ from .progress import Progress
 from .export import IMPORTABLE
 from .model import HYPOTHESES, Model, UnloadableModel
 from .modelfile import ModelFileError
-from .spec import AVERAGES, BACKENDS, FROM_MODEL, MAX_THREADS, NotResumable, Sharding, TrainSpec, refuse_resume
+from .spec import (
+    AVERAGES,
+    BACKENDS,
+    FROM_MODEL,
+    MAX_THREADS,
+    DefaultRefuses,
+    NotResumable,
+    Sharding,
+    TrainSpec,
+    refuse_resume,
+)
 from .synthetic import GENERATORS
 
 ALGORITHMS = algorithms.load_all()
@@ -152,6 +162,23 @@ def _train_options(f):
             ),
             _kernel_options,
             _param_options,
+            click.option(
+                "--class-weight",
+                "class_weight",
+                multiple=True,
+                metavar="LABEL:W",
+                help="The cost of an update on an example of class LABEL, as svm-train's -wLABEL W sets C_i = W·C "
+                "(repeat for several classes; the others weigh 1): how each algorithm takes it, `budgetlearn "
+                "algorithms` says; the others refuse it. A resumed model keeps its own.",
+            ),
+            click.option(
+                "-w",
+                "weight_options",
+                nargs=2,
+                multiple=True,
+                metavar="LABEL W",
+                help="svm-train's spelling of --class-weight LABEL:W: -w1 3, -w-1 0.5.",
+            ),
             click.option(
                 "--seed",
                 type=SEED,
@@ -477,6 +504,8 @@ def _cross_validate(ctx, k: int, hypothesis: str | None, sharding: dict | None, 
     spec = _train_spec(ctx, hypothesis, None, options)
     try:
         cv = crossval.cross_validate(spec, options["data"], k)
+    except DefaultRefuses as exc:
+        raise click.UsageError(str(exc)) from None
     except DataError as exc:
         fail(str(exc))
     except KeyboardInterrupt:
@@ -518,6 +547,8 @@ def _spec_field(option: str) -> str | None:
     """The TrainSpec field a train option sets (None: an option of the command's input and output)."""
     if option == "scale_ranges":
         return "scale"
+    if option == "weight_options":
+        return "class_weight"
     if option in KERNEL_PARAMS:
         return "kernel"
     if option in registry.params():
@@ -541,6 +572,7 @@ def _train_spec(ctx, hypothesis: str | None, sharding: dict | None, options: dic
     kernel = KernelSpec.from_params(options)
     epochs = options["epochs"] if _given(ctx, "epochs") or not sharding else None  # a sharded checkpoint's
     scale = _scale(options["scale"], options["scale_ranges"])
+    class_weight = _class_weight(options["class_weight"], options["weight_options"])
     try:
         return TrainSpec(
             algorithm=options["algorithm"],
@@ -557,9 +589,26 @@ def _train_spec(ctx, hypothesis: str | None, sharding: dict | None, options: dic
             sharding=None if sharding is None else Sharding(**sharding),
             resumed=options["resume_path"] is not None,
             scale=scale,
+            class_weight=class_weight,
         )
     except ValueError as exc:
         raise click.UsageError(str(exc)) from None
+
+
+def _class_weight(given: tuple, pairs: tuple) -> dict:
+    """TrainSpec.class_weight of --class-weight LABEL:W and -w LABEL W (svm-train's -wLABEL W): label value ->
+    weight, the label a number as a data file spells it; a label given twice is a usage error."""
+    out: dict = {}
+    for text, (label, weight) in [(t, t.rpartition(":")[::2]) for t in given] + [
+        (f"-w{a} {b}", (a, b)) for a, b in pairs
+    ]:
+        value, w = parse_number(label.strip()), parse_number(weight.strip())
+        if value is None or w is None:
+            raise click.UsageError(f"class weight {text!r}: give LABEL:W (--class-weight 1:3) or -wLABEL W (-w1 3)")
+        if value in out:
+            raise click.UsageError(f"class weight {text!r}: label {label} has a weight already")
+        out[value] = w
+    return out
 
 
 def _scale(scale: bool, ranges_path: str | None):
@@ -744,6 +793,8 @@ def _training_failures(output: str, resume_path: str | None, checkpoints: list):
     held = f" ({output} holds the checkpoint after {{:,}} examples)"
     try:
         yield
+    except DefaultRefuses as exc:
+        raise click.UsageError(str(exc)) from None
     except (DataError, CurveWriteError, UnloadableModel) as exc:
         fail(
             (f"{output}: {exc}" if isinstance(exc, UnloadableModel) else str(exc))
@@ -905,6 +956,15 @@ def _load(model_path, resume: bool = False, data: str | None = None) -> Model:
     "them: a first line 'labels L1 ... Lm' (a binary model's +1 label first), then 'label p_1 ... p_m' "
     "per example, label the most probable.",
 )
+@click.option(
+    "--threshold",
+    type=float,
+    default=0.0,
+    show_default=True,
+    metavar="T",
+    help="Binary model: predict its +1 label where the score f(x) > T, the other elsewhere (a higher T "
+    "trades the +1 label's recall for its precision).",
+)
 @click.option("--skip-bad-lines", is_flag=True, help="Skip malformed lines instead of failing.")
 @click.option(
     "-j",
@@ -915,12 +975,18 @@ def _load(model_path, resume: bool = False, data: str | None = None) -> Model:
     help="Worker processes (-1: one per core), each reading its own byte range of DATA; the output is "
     "the same as with 1. Compressed files and stdin are read serially.",
 )
-def predict(model_path, data, output, scores, proba, skip_bad_lines, jobs):
+def predict(model_path, data, output, scores, proba, threshold, skip_bad_lines, jobs):
     """Predict one label per example of DATA, in input order."""
     if scores and proba:
         raise click.UsageError("--scores and --proba are two outputs; choose one")
+    if proba and threshold != 0:
+        raise click.UsageError("--threshold moves the score's cut; --proba writes the most probable label")
     _refuse_same_files([("MODEL", model_path), ("DATA", data)], [("-o", output)])
     model = _load(model_path, data=data)
+    try:
+        model.check_threshold(threshold)
+    except ValueError as exc:
+        raise click.UsageError(f"{model_path}: --threshold {threshold:g}: {exc}") from None
     if proba and model.calibration is None:
         fail(
             f"{model_path}: the model is not calibrated; "
@@ -932,7 +998,7 @@ def predict(model_path, data, output, scores, proba, skip_bad_lines, jobs):
     try:
         with output_file(output) as out:
             columns = "probabilities" if proba else "scores" if scores else "labels"
-            predict_.write_predictions(model, model_path, data, out, columns, skip_bad_lines, jobs)
+            predict_.write_predictions(model, model_path, data, out, columns, skip_bad_lines, jobs, threshold)
     except DataError as exc:
         fail(str(exc))
     except OSError as exc:
@@ -1220,9 +1286,10 @@ def _no_grid_contradiction(grid, params: dict, gamma, sigma) -> None:
     "-a",
     "--algorithm",
     type=AlgorithmName(),
-    required=True,
+    default=None,
     metavar="NAME",
-    help="Learning algorithm (see `budgetlearn algorithms`).",
+    help=f"Learning algorithm (see `budgetlearn algorithms`). Default: train's, {registry.DEFAULT['binary']} for "
+    f"two labels, {registry.DEFAULT['multiclass']} for more (by the first block of DATA).",
 )
 @click.option(
     "--grid",
@@ -1372,6 +1439,8 @@ def tune(
                 f"tune reads {name} once per run: give a regular file, not {'-' if path == '-' else path} ({what})"
             )
     ctx = click.get_current_context()
+    if algorithm is None:
+        algorithm = _default_algorithm(data)
     if folds and _given(ctx, "permutations"):
         raise click.UsageError("--folds K makes a setting's runs its K folds; drop --permutations")
     sort = sort or ("cv-accuracy" if folds else "test-accuracy" if test else "error")
@@ -1454,6 +1523,20 @@ def tune(
         click.echo(f"best model: {save_best} ({tune_._describe(rows[0].setting)}{seed_note})", err=True)
 
 
+def _default_algorithm(data: str) -> str:
+    """train's default algorithm for DATA, by the labels of its first block (registry.default_for)."""
+    from .io.libsvm import LibsvmReader
+
+    try:
+        with LibsvmReader(data) as reader:
+            first = next(iter(reader), None)
+    except DataError as exc:
+        fail(str(exc))
+    if first is None:
+        fail(f"{data}: no examples to train on")
+    return registry.default_for(len(unique(first.labels)))
+
+
 def _best_command(algorithm, kernel, params, top, sort, data, epochs, hypothesis, seed, folds, scale, ranges) -> str:
     """The `budgetlearn train` command whose model the table's best setting is: with --folds the model its
     cross-validation estimates (train -v K of the same command prints its accuracy); else its best run's
@@ -1505,12 +1588,13 @@ def algorithms():
         "Start here (docs/ALGORITHMS.md has every algorithm measured with its defaults):\n"
         f"  two labels           {registry.DEFAULT['binary']:<30} the default: train DATA (a9a.t 85.10%)\n"
         f"  three or more labels {registry.DEFAULT['multiclass']:<30} the default for more labels (letter 76.46%)\n"
-        f"  a hard memory bound  {'rbp, forgetron, bpegasos -B N':<30} constant memory on an endless stream\n"
-        f"  a drifting target    {'spa, rbp':<30} they write the last hypothesis\n"
+        f"  a hard memory bound  {'forgetron, bpegasos -B N':<30} constant memory on an endless stream\n"
+        f"  a drifting target    {'spa':<30} it writes the last hypothesis\n"
+        f"  unbalanced classes   {'-w1 W, predict --threshold T':<30} svm-train's -w: the cost of an update on label 1\n"
     )
     for name in sorted(ALGORITHMS):
         cls = ALGORITHMS[name]
-        click.echo(f"{name}\n    {cls.summary}\n    paper: {cls.paper}")
+        click.echo(f"{name}\n    {cls.summary}\n    paper: {cls.paper}\n    weights: {cls.weighting or 'none'}")
         for p in cls.params:
             click.echo(f"    {'/'.join(p.flags)} (default {p.default_text or p.default}): {p.help}")
 

@@ -44,7 +44,7 @@ from . import statecheck
 from .kernels import Kernel
 from .mixing import Mixing
 from .params import Param
-from .records import COUNTER_NAMES, EXAMPLES, Book, NonFiniteRound, Overflow, RetireLog, Rows, record_type
+from .records import COUNTER_NAMES, EXAMPLES, NO_WEIGHTS, Book, NonFiniteRound, Overflow, RetireLog, Rows, record_type
 from .rng import seed_state
 
 
@@ -68,6 +68,10 @@ class Learner:
     # hypothesis (1/T) Σ f_t, far better on held-out data, unless the algorithm exists to track drift.
     default_hypothesis: ClassVar[str] = "running-average"
     multiclass: ClassVar[bool] = False  # binary learners refuse a third label (labels.BinaryLabels)
+    # How an example's weight w (`train -w LABEL W`, a sample weight) enters the algorithm's update, as
+    # `budgetlearn algorithms` says it (its module's docstring has the paper's section); None: the
+    # algorithm takes no weights, and a weight other than 1 is refused (`check_weights`).
+    weighting: ClassVar[str | None] = None
     n_scalars: ClassVar[int] = 0  # length of `scalars`, saved with the state
     evicts: ClassVar[bool] = False  # it discards support vectors (learner.KernelLearner)
     # Arrays only the averaged hypothesis needs, saved only by a model that predicts with it
@@ -167,15 +171,26 @@ class Learner:
         """Keep what the hypothesis a run writes (spec.HYPOTHESES) needs of the vectors the learner
         evicts (its kind's: nothing, for a learner that never evicts)."""
 
+    @classmethod
+    def check_weights(cls) -> None:
+        """ValueError, one line naming the algorithms that take them, when this one takes no weights."""
+        if cls.weighting is None:
+            from .registry import ALGORITHMS
+
+            weighted = ", ".join(name for name, c in sorted(ALGORITHMS.items()) if c.weighting is not None)
+            raise ValueError(f"{cls.name} takes no example or class weights (the algorithms that do: {weighted})")
+
     # ---- learning ---------------------------------------------------------------------------
-    def learn(self, chunk, y: np.ndarray) -> None:
-        """One online pass over the chunk's examples in order; y holds the encoded labels.  Overflow when
-        an example's numbers are not finite (the rounds before it learnt)."""
+    def learn(self, chunk, y: np.ndarray, weights: np.ndarray | None = None) -> None:
+        """One online pass over the chunk's examples in order; y holds the encoded labels, `weights`
+        each example's weight (finite and > 0; None: every one 1).  Overflow when an example's numbers
+        are not finite (the rounds before it learnt)."""
+        weights = self._example_weights(weights, len(chunk))
         if self.stale:
             self._rebuild()
         y = self._labels(y, chunk.line_numbers)
         self._prepare(chunk)
-        rows = Rows(*chunk.csr, y)
+        rows = Rows(*chunk.csr, y, weights)
         start, n = 0, len(chunk)
         while start < n:
             before = int(self.counters[EXAMPLES])
@@ -185,6 +200,22 @@ class Learner:
                 row = start + int(self.counters[EXAMPLES]) - before - exc.counted
                 raise Overflow(row, int(chunk.line_numbers[row]), exc.reason) from None
             self._after_range(chunk, start)
+
+    def _example_weights(self, weights: np.ndarray | None, n: int) -> np.ndarray:
+        """The weights as `Rows.weight` holds them (NO_WEIGHTS when every one is 1), checked: one per
+        example, finite and > 0 (a weight 0 is left out before: pipeline.weighed), and for an
+        algorithm that takes weights (`check_weights`)."""
+        if weights is None:
+            return NO_WEIGHTS
+        weights = np.asarray(weights, np.float64)
+        if weights.shape != (n,):
+            raise ValueError(f"{weights.shape} weights for {n} examples: give one weight per example")
+        if not (np.isfinite(weights).all() and (weights > 0).all()):
+            raise ValueError("a weight is not a finite number > 0")
+        if (weights == 1.0).all():
+            return NO_WEIGHTS
+        self.check_weights()
+        return weights
 
     def _prepare(self, chunk) -> None:
         """What the arrays need before the loop meets this chunk (its kind's: the features it brings)."""

@@ -64,6 +64,8 @@ class Chunk:
     labels: np.ndarray  # float64, (n,)
     line_numbers: np.ndarray  # int64, (n,), 1-based line of each example
     label_spellings: dict = field(default_factory=dict)  # label -> first spelling
+    # each example's weight (a sample weight of the Python API, scikit-learn or River: ≥ 0), or None: 1 each
+    weights: np.ndarray | None = None
 
     def __len__(self) -> int:
         return len(self.labels)
@@ -103,7 +105,8 @@ class Chunk:
         indptr, indices, values = gather_rows(self.indptr[rows], np.diff(self.indptr)[rows], self.indices, self.values)
         present = set(self.labels[rows].tolist())
         spellings = {v: s for v, s in self.label_spellings.items() if v in present}
-        return Chunk(indptr, indices, values, self.labels[rows], self.line_numbers[rows], spellings)
+        weights = None if self.weights is None else self.weights[rows]
+        return Chunk(indptr, indices, values, self.labels[rows], self.line_numbers[rows], spellings, weights)
 
     @classmethod
     def from_dense(cls, X, y) -> "Chunk":

@@ -27,7 +27,7 @@ def learner_class(owner: str, algorithm: str, params: dict) -> type:
     return cls
 
 
-def csr_chunk(X, labels=None, columns: np.ndarray | None = None, first_index: int = 1) -> Chunk:
+def csr_chunk(X, labels=None, columns: np.ndarray | None = None, first_index: int = 1, weights=None) -> Chunk:
     """A CSR Chunk of X (numpy or scipy.sparse), explicit zeros dropped, indices sorted: the one door
     from arrays to the compiled code (the Python API, the scikit-learn and River classes, to learn and
     to predict), so every one of them refuses what it refuses, in the same words.  X must be 2-D with
@@ -37,7 +37,8 @@ def csr_chunk(X, labels=None, columns: np.ndarray | None = None, first_index: in
     `columns[j]` is the learner's feature index of X's column j (increasing in j); by default j +
     `first_index`, the model's numbering (model.Model.first_index: 1, the index a 1-based data file gives
     that column, or 0 for a model of 0-based data), so that a model trained on a file predicts on the
-    array scikit-learn's load_svmlight_file reads from it, and the other way round."""
+    array scikit-learn's load_svmlight_file reads from it, and the other way round.  `weights`: the rows'
+    sample weights (`checked_weights`), or None."""
     X = sp.csr_matrix(X if sp.issparse(X) else _two_dimensional(X), dtype=np.float64, copy=True)
     n = X.shape[0]
     labels = np.zeros(n) if labels is None else checked_labels(labels, n)
@@ -62,6 +63,7 @@ def csr_chunk(X, labels=None, columns: np.ndarray | None = None, first_index: in
         labels,
         np.arange(1, n + 1, dtype=np.int64),
         {},
+        None if weights is None else checked_weights(weights, n),
     )
 
 
@@ -83,6 +85,21 @@ def checked_labels(y, rows: int, numbers: bool = True):
         raise ValueError(f"y has shape {shape}; X has {rows:,} rows: give one label per row")
     if numbers and not np.isfinite(values).all():
         raise DataError("y", int(np.flatnonzero(~np.isfinite(values))[0]) + 1, None, "the label is not a finite number")
+    return values
+
+
+def checked_weights(weights, rows: int) -> np.ndarray:
+    """Sample weights checked as those of `rows` rows of X: one dimension, one per row, each a finite
+    number ≥ 0 (0: the row is left out, scikit-learn's convention), as float64; a DataError naming the
+    first bad one (`sample_weight:ROW`).  Checked before anything is learnt, as the labels are."""
+    values = np.asarray(weights, np.float64)
+    if values.ndim == 0:  # one number for every row (scikit-learn accepts a scalar)
+        values = np.full(rows, float(values))
+    if values.shape != (rows,):
+        raise ValueError(f"sample_weight has shape {values.shape}; X has {rows:,} rows: give one weight per row")
+    bad = ~(np.isfinite(values) & (values >= 0))
+    if bad.any():
+        raise DataError("sample_weight", int(np.flatnonzero(bad)[0]) + 1, None, "the weight is not a finite number ≥ 0")
     return values
 
 

@@ -51,6 +51,8 @@ def describe(model, path) -> dict:
             "features": len(model.scaling.ranges),
             "from": model.scaling.source,
         },
+        # label -> weight (train -w), as its labels are spelt; {} when every class weighs 1
+        "class_weight": {model.labels.spelling(label): w for label, w in model.class_weight.items()},
         "bytes": os.path.getsize(path),
         "counters": {name: learner.counter(name) for name in COUNTER_NAMES},
     }
@@ -124,6 +126,11 @@ def format_text(d: dict) -> str:
                 )
             ]
             if d["scaling"]
+            else []
+        ),
+        *(
+            [("class weights", ", ".join(f"{label}: {w:g}" for label, w in d["class_weight"].items()))]
+            if d["class_weight"]
             else []
         ),
         ("bytes", f"{d['bytes']:,}"),

@@ -67,23 +67,23 @@ class BinaryLabels:
     def spelling(self, v: float, chunk=None) -> str:
         return spelling_of(v, self.spellings, chunk)
 
-    def predicted(self, scores: np.ndarray) -> np.ndarray:
-        """The label values of scores f: the +1 label where f > 0, the −1 label where f ≤ 0 (a map that
-        holds one label predicts it everywhere)."""
+    def predicted(self, scores: np.ndarray, threshold: float = 0.0) -> np.ndarray:
+        """The label values of scores f: the +1 label where f > threshold (`predict --threshold`; 0 by
+        default), the −1 label elsewhere (a map that holds one label predicts it everywhere)."""
         positive = self.positive if self.positive is not None else self.negative
         negative = self.negative if self.negative is not None else self.positive
-        return np.where(scores > 0, positive, negative)
+        return np.where(scores > threshold, positive, negative)
 
     def index_of(self, values: np.ndarray) -> np.ndarray:
         """1 for the +1 label, 0 for the −1 label, −1 for a value the map does not hold."""
         values = np.asarray(values)
         return np.where(values == self.positive, 1, np.where(values == self.negative, 0, -1))
 
-    def decode(self, scores: np.ndarray) -> list[str]:
-        """Labels in the training file's spelling: f > 0 -> the +1 label, f ≤ 0 -> the −1 label."""
+    def decode(self, scores: np.ndarray, threshold: float = 0.0) -> list[str]:
+        """Labels in the training file's spelling: f > threshold -> the +1 label, else the −1 label."""
         pos = self.spelling(self.positive) if self.positive is not None else self.spelling(self.negative)
         neg = self.spelling(self.negative) if self.negative is not None else pos
-        return [pos if s > 0 else neg for s in scores]
+        return [pos if s > threshold else neg for s in scores.tolist()]
 
     @property
     def classes(self) -> list[float]:
@@ -231,11 +231,12 @@ class MulticlassLabels:
         """The class with the highest score per row (ties: the class seen first)."""
         return np.argmax(scores, axis=1) if scores.shape[1] else np.zeros(scores.shape[0], np.int64)
 
-    def predicted(self, scores: np.ndarray) -> np.ndarray:
-        """The label values of an n × m score matrix: each row's top class."""
+    def predicted(self, scores: np.ndarray, threshold: float = 0.0) -> np.ndarray:
+        """The label values of an n × m score matrix: each row's top class (a threshold is for binary
+        models: model.check_threshold)."""
         return np.asarray(self.values, np.float64)[self.predict_index(scores)]
 
-    def decode(self, scores: np.ndarray) -> list[str]:
+    def decode(self, scores: np.ndarray, threshold: float = 0.0) -> list[str]:
         """Labels in the training file's spelling for an n×m score matrix."""
         names = self.names
         return [names[i] for i in self.predict_index(scores)]

@@ -37,6 +37,7 @@ from .records import (  # noqa: F401  (the algorithm modules import the loops' n
     ScoreOverflow,
     TooLarge,
     example,
+    example_weight,
     hinge_round,
     loop_arrays,
 )

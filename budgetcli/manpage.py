@@ -68,6 +68,10 @@ EXAMPLES = {
             "budgetlearn train --scale sample_data/a9a -o scaled.model",
         ),
         ("5-fold cross-validation, as svm-train -v 5 (no model written)", "budgetlearn train -v 5 sample_data/a9a"),
+        (
+            "Weigh an update on the +1 class three times, as svm-train -w1 3 (more recall of +1)",
+            "budgetlearn train -w1 3 sample_data/a9a -o weighted.model",
+        ),
     ],
     "online-to-batch": [
         (
@@ -85,6 +89,10 @@ EXAMPLES = {
     "predict": [
         ("One label per line", "budgetlearn predict sample_data/a9a.model sample_data/a9a.t -o a9a.pred"),
         ("Labels and scores on two cores", "budgetlearn predict --scores -j 2 m.model big.svm > scores.txt"),
+        (
+            "The +1 label wherever the score passes -0.5 (more recall of +1, less precision)",
+            "budgetlearn predict --threshold -0.5 sample_data/a9a.model sample_data/a9a.t",
+        ),
     ],
     "eval": [
         ("Accuracy, per-class table, AUC", "budgetlearn eval sample_data/a9a.model sample_data/a9a.t"),
@@ -221,14 +229,14 @@ def table_markers(multiclass: bool) -> tuple[str, str]:
 
 def algorithm_table(multiclass: bool) -> str:
     """docs/ALGORITHMS.md's table of the binary or the multiclass algorithms: name, summary, parameters with
-    their defaults, paper."""
-    rows = ["| name | what it does | parameters | paper |", "|---|---|---|---|"]
+    their defaults, how it takes an example's weight w (`train -w`, sample weights), paper."""
+    rows = ["| name | what it does | parameters | weight w | paper |", "|---|---|---|---|---|"]
     for name, cls in sorted(ALGORITHMS.items()):
         if cls.multiclass != multiclass:
             continue
         params = ", ".join(f"`{p.flags[0]}` ({p.default_text or _number(p.default)})" for p in cls.params) or "–"
         summary = cls.summary.replace("|", "\\|")
-        rows.append(f"| `{name}` | {summary} | {params} | {cls.paper} |")
+        rows.append(f"| `{name}` | {summary} | {params} | {cls.weighting or 'refused'} | {cls.paper} |")
     return "\n".join(rows)
 
 

@@ -202,7 +202,7 @@ def data_warnings(counts: dict, right: int, predicted: list, known: set, spellin
     for every example (`one_label_warning`).  `counts`: label -> examples of the data, in the report's
     order; `known`: the model's labels; `spelling` writes a label."""
     out = [unseen_warning(counts, known, spelling, model_labels, "every such example counts as wrong")]
-    out.append(constant_warning(right, counts, spelling, online=False))
+    out.append(constant_warning(right, counts, spelling))
     out.append(one_label_warning({v for v, c in counts.items() if c}, predicted, spelling))
     return [w for w in out if w]
 
@@ -220,40 +220,45 @@ def unseen_warning(counts: dict, known: set, spelling, model_labels: list[str], 
     )
 
 
-def constant_warning(right: int, counts: dict, spelling, online: bool) -> str | None:
+def constant_warning(
+    right: float, counts: dict, spelling, kept: int | None = None, weighted: bool = False
+) -> str | None:
     """The warning that a model may be no better than a constant, or None: `right` of the examples
     (`counts`: label -> examples, in a fixed order) predicted right is not more than always answering
-    the most frequent label would get (the first of the most frequent ones).  `online`: worded as
-    train's online mistake rate, else as eval's accuracy; `spelling` writes a label."""
+    the most frequent label would get (the first of the most frequent ones).  eval's words for its data;
+    train's (`kept`: the size of the sample of the training stream that `train` scores the model it
+    writes on, pipeline.Reservoir) say so.  `weighted`: `right` and `counts` sum the examples' weights
+    (train -w, sample weights), and the constant is the label of most weight; `spelling` writes a label."""
     total = sum(counts.values())
     if not total:
         return None
     majority = max(counts, key=lambda v: counts[v])
     if right > counts[majority]:
         return None
-    label = spelling(majority)
-    if online:
+    label, accuracy = spelling(majority), "weighted accuracy" if weighted else "accuracy"
+    most = "heaviest" if weighted else "most frequent"
+    if kept is None:
         return (
-            f"the online mistake rate {100 * (total - right) / total:.2f}% is not below the "
-            f"{100 * (total - counts[majority]) / total:.2f}% of always answering the most frequent label {label}: "
-            "the model may be no better than a constant"
+            f"{accuracy} {100 * right / total:.2f}% is not above the {100 * counts[majority] / total:.2f}% of always "
+            f"answering the data's {most} label {label}"
         )
     return (
-        f"accuracy {100 * right / total:.2f}% is not above the {100 * counts[majority] / total:.2f}% of always "
-        f"answering the data's most frequent label {label}"
+        f"the written model's {accuracy} on {kept:,} examples kept from the training data, {100 * right / total:.2f}%, "
+        f"is not above the {100 * counts[majority] / total:.2f}% of always answering their {most} label {label}: "
+        "the model may be no better than a constant"
     )
 
 
 def one_label_warning(true: set, predicted: list, spelling, checked: int | None = None) -> str | None:
     """The warning that a model predicts one label for examples that hold several, or None.  `checked`:
-    the examples of a sample it was checked on (train's, from the first block), else every one (eval's)."""
+    the examples of a sample it was checked on (train's, kept from the training data), else every one (eval's)."""
     if len(predicted) != 1 or len(true) < 2:
         return None
     label = spelling(predicted[0])
     if checked is None:
         return f"the model predicts {label} for every example"
     return (
-        f"the model predicts {label} for all {checked:,} examples it was checked on (from the first block), "
+        f"the model predicts {label} for all {checked:,} examples it was checked on (kept from the training data), "
         "which hold several labels: it is no better than a constant there; try another --gamma, a larger "
         "budget, or another algorithm"
     )

@@ -3,6 +3,7 @@ counters, random state) plus the label map, saved in one model file (modelfile.p
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -11,6 +12,7 @@ from . import __version__, algorithms, modelfile, registry, scaling as scaling_,
 from .atomic import FileState
 from .labels import BinaryLabels, MulticlassLabels, labels_from_dict
 from .modelfile import ModelFileError
+from .spec import weight_pairs
 
 
 # what a model predicts with, by its `hypothesis` (said by the train summary and `info`)
@@ -63,6 +65,9 @@ class Model:
     # the file it was loaded from, as it was then (atomic.FileState): saved back to that path, it must
     # still be that file, or another run wrote it meanwhile and is not overwritten
     read_from: object = field(default=None, repr=False, compare=False)
+    # each label's weight (label value -> w, those of 1 left out: spec.TrainSpec.class_weight), which a run
+    # that goes on from the model keeps; saved in the header only when there is one
+    class_weight: dict = field(default_factory=dict)
 
     # ---- prediction, for the Python API (api.py) ----------------------------------------------------
     def decision_function(self, X) -> np.ndarray:
@@ -74,9 +79,11 @@ class Model:
 
         return self.scorer().decision_function(csr_chunk(X, first_index=self.first_index))
 
-    def predict(self, X) -> np.ndarray:
-        """The label values the model predicts for the rows of X, as `budgetlearn predict` does."""
-        return self.predicted(self.decision_function(X))
+    def predict(self, X, threshold: float = 0.0) -> np.ndarray:
+        """The label values the model predicts for the rows of X, as `budgetlearn predict` does; a binary
+        model's +1 label where f > `threshold` (`predict --threshold`)."""
+        self.check_threshold(threshold)
+        return self.predicted(self.decision_function(X), threshold)
 
     def predict_proba(self, X) -> np.ndarray:
         """Class probabilities of the rows of X (a calibrated model: `calibrate`): n × 2, columns the −1
@@ -94,10 +101,21 @@ class Model:
             )
         return calibration.probabilities(self.calibration, scores)
 
-    def predicted(self, scores: np.ndarray) -> np.ndarray:
-        """The label values of the model's scores: the top class, or the +1 label where f > 0 and the
-        −1 label where f ≤ 0 (a model that saw one label predicts it everywhere): its label map's rule."""
-        return self.labels.predicted(scores)
+    def predicted(self, scores: np.ndarray, threshold: float = 0.0) -> np.ndarray:
+        """The label values of the model's scores: the top class, or the +1 label where f > threshold (0
+        unless `predict --threshold` says) and the −1 label elsewhere (a model that saw one label predicts
+        it everywhere): its label map's rule."""
+        return self.labels.predicted(scores, threshold)
+
+    def check_threshold(self, threshold: float) -> None:
+        """ValueError when `threshold` (the score above which a binary model predicts its +1 label) is not a
+        finite number, or is not 0 for a multiclass model (whose prediction is the top class)."""
+        if not isinstance(threshold, (int, float, np.integer, np.floating)) or not math.isfinite(threshold):
+            raise ValueError(f"threshold {threshold!r}: give a finite number")
+        if threshold != 0 and self.learner.multiclass:
+            raise ValueError(
+                f"a threshold is for a binary model; this one ({self.learner.name}) predicts the class of the top score"
+            )
 
     def scorer(self):
         """What scores examples with the model's hypothesis (`hypothesis_learner`), scaling them first
@@ -197,6 +215,7 @@ class Model:
             "projected-average" if projected else "average",
             first_index=self.first_index,
             scaling=self.scaling,
+            class_weight=dict(self.class_weight),
         )
 
     def save(self, path, resume: bool = False, expect=None) -> None:
@@ -250,6 +269,8 @@ class Model:
         if self.scaling is not None:
             header["scaling"] = self.scaling.header()
             arrays |= self.scaling.arrays()
+        if self.class_weight:
+            header["class_weight"] = weight_pairs(self.class_weight)
         header["library_version"] = __version__
         return header, {name: narrowest(a) for name, a in arrays.items()}, evicted_folded
 
@@ -285,6 +306,7 @@ class Model:
                 if evicted_folded is not None and not (type(evicted_folded) is int and 0 <= evicted_folded < 2**62):
                     raise ValueError(f"evicted_folded = {evicted_folded!r} is not a count of vectors")
                 scaling = _scaling(header, scaled)
+                class_weight = _class_weight(header.get("class_weight", []))
             except (ValueError, TypeError) as exc:
                 raise ModelFileError(f"{path}: invalid model: {exc}") from None
             learner = learner_cls.from_file(header, arrays)
@@ -327,6 +349,7 @@ class Model:
             first_index=first_index,
             scaling=scaling,
             read_from=read_from,
+            class_weight=class_weight,
         )
         if resume or hypothesis != "running-average":
             return model
@@ -367,6 +390,22 @@ def _scaling(header: dict, arrays: dict):
         return None
     kernel = header["kernel"].get("kind") if isinstance(header.get("kernel"), dict) else None
     return scaling_.Scaling.from_file(header["scaling"], arrays, kernel)
+
+
+def _class_weight(pairs) -> dict:
+    """The class weights of a header's field: [[label, weight], ...], finite labels once each, weights finite
+    and > 0; ValueError naming what is wrong (a file from anybody)."""
+    if not isinstance(pairs, list) or len(pairs) > statecheck.MAX_CLASSES:
+        raise ValueError(f"class_weight {str(pairs)[:80]!r} is not a list of [label, weight] pairs")
+    out = {}
+    for pair in pairs:
+        if not (isinstance(pair, list) and len(pair) == 2 and all(type(v) in (int, float) for v in pair)):
+            raise ValueError(f"class_weight holds {str(pair)[:80]!r}, not a [label, weight] pair of numbers")
+        label, weight = float(pair[0]), float(pair[1])
+        if not math.isfinite(label) or label in out or not (weight > 0 and math.isfinite(weight)):
+            raise ValueError(f"class_weight holds {pair!r}: a label twice, or not finite, or a weight not > 0")
+        out[label] = weight
+    return out
 
 
 def _file_indices(header: dict, arrays: dict) -> None:

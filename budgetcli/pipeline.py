@@ -113,11 +113,17 @@ def train(spec: TrainSpec, data, resume: Model | None = None, watch: Watch | Non
     started = time.perf_counter()
     reader = None
     report = None  # what the run's summary warns of, from its first block on
+    weightless = 0  # examples of weight 0, left out
     done_before = 0.0  # share of the input read before the current chunk
     # a new model's first block decides its defaults (algorithm, γ, label signs): it is read whole
     for chunk, reader, done in epochs_of(
         data, spec.epochs or 1, spec.shuffle, spec.seed, spec.skip_bad_lines, spec.block_lines, resume is None
     ):
+        weightless += len(chunk)
+        chunk = weighed(chunk)
+        weightless -= len(chunk)
+        if not len(chunk):
+            continue
         if session.model is None:
             session.begin(chunk)
         if report is None:
@@ -129,7 +135,7 @@ def train(spec: TrainSpec, data, resume: Model | None = None, watch: Watch | Non
         session.learn(chunk, reader.source_name)
     source = reader.source_name if reader else ("<stdin>" if data == "-" else str(data))
     if session.model is None:
-        raise DataError(source, 0, None, "no examples to train on")
+        raise DataError(source, 0, None, "no examples to train on" + (": every weight is zero" if weightless else ""))
     if watch.curve is not None:
         watch.curve.finish(session.model.learner)
     online = session.model
@@ -241,16 +247,16 @@ MOSTLY = 0.5
 SCALE_HINT = " (train --scale, or budgetlearn scale, scales them as svm-scale does)"
 
 
-OUTCOME_SAMPLE = 1000  # examples of the first block on which the written model's predictions are checked
+OUTCOME_SAMPLE = 2000  # examples of a run kept (`Reservoir`) on which the written model's predictions are checked
 
 
 class Report:
     """What a run's summary warns of: the kernel on its first block (`kernel_warnings`, and a hint to
     scale features whose ranges differ widely), what going on changed in a resumed model (the session's
-    warnings), the hypothesis it ended with (its kind's `size_warnings`), and whether the model is better than a
-    constant (the task's tally of the run, checked on a sample of the first block).  None of it changes
-    what is learnt; each warning is one line, the same for every run over the same data and settings
-    (tune lists each distinct one once)."""
+    warnings), the hypothesis it ended with (its kind's `size_warnings`), and whether the model it writes
+    is better than a constant (the task's tally of the run, checked on a sample of the run's examples,
+    `Reservoir`).  None of it changes what is learnt; each warning is one line, the same for every run
+    over the same data and settings (tune lists each distinct one once)."""
 
     def __init__(self, session: Session, first, default_gamma: bool):
         self.session = session
@@ -259,11 +265,12 @@ class Report:
         self.kernel = kernel_warnings(model.learner.kernel, chunk, default_gamma)
         if not any(SCALE_HINT in w for w in self.kernel):  # one hint to scale is enough
             self.kernel += scaling_.spread_warning(chunk, SCALE_HINT)
-        self.sample = _sample(first, OUTCOME_SAMPLE)  # scored through the model, which scales it
-        self.tally = session.task.Tally(model.learner)
+        self.sample = Reservoir(OUTCOME_SAMPLE)  # scored through the model, which scales it
+        self.tally = session.task.Tally()
 
     def add(self, chunk) -> None:
         self.tally.add(chunk)
+        self.sample.add(chunk)
 
     def warnings(self, written: Model) -> list[str]:
         online = self.session.model
@@ -271,15 +278,71 @@ class Report:
             self.kernel
             + self.session.warnings
             + online.learner.size_warnings()
-            + self.tally.warnings(online, written, self.sample)
+            + self.tally.warnings(online, written, self.sample.chunk())
         )
 
 
-def _sample(chunk, most: int):
-    """At most `most` examples of a chunk, evenly spaced."""
-    if len(chunk) <= most:
+class Reservoir:
+    """A uniform sample of at most `size` examples of a stream (Vitter's algorithm R: example i, counted
+    from 0, replaces a uniformly chosen one of the kept once i ≥ size, with probability size/(i + 1)), in
+    bounded memory, on which the model a run writes is scored after the run (the task's warnings).  Its
+    draws are doubles of a generator with a fixed seed, one per example past the first `size`, so that the
+    sample, and the warnings, are the same for every run over the same data, whatever its blocks."""
+
+    def __init__(self, size: int):
+        self.size, self.seen = size, 0
+        self.random = np.random.default_rng(20240601)
+        self.rows: list = []  # each kept example: (indices, values, label, line, weight)
+
+    def add(self, chunk) -> None:
+        n, filling = len(chunk), max(0, min(len(chunk), self.size - self.seen))
+        self.rows += [self._row(chunk, i) for i in range(filling)]
+        if filling < n:
+            position = self.seen + np.arange(filling, n)  # each later example's index in the stream
+            slot = np.floor(self.random.random(n - filling) * (position + 1)).astype(np.int64)
+            for i in np.flatnonzero(slot < self.size).tolist():
+                self.rows[slot[i]] = self._row(chunk, filling + i)
+        self.seen += n
+
+    @staticmethod
+    def _row(chunk, i: int) -> tuple:
+        lo, hi = chunk.indptr[i], chunk.indptr[i + 1]
+        weight = 1.0 if chunk.weights is None else float(chunk.weights[i])
+        label = float(chunk.labels[i])
+        spelling = chunk.label_spellings.get(label)
+        return (
+            chunk.indices[lo:hi].copy(),
+            chunk.values[lo:hi].copy(),
+            label,
+            int(chunk.line_numbers[i]),
+            weight,
+            spelling,
+        )
+
+    def chunk(self):
+        """The kept examples as one Chunk (None when the stream had none)."""
+        if not self.rows:
+            return None
+        indices, values, labels, lines, weights, spellings = zip(*self.rows)
+        indptr = np.zeros(len(self.rows) + 1, np.int64)
+        np.cumsum([len(i) for i in indices], out=indptr[1:])
+        return Chunk(
+            indptr,
+            np.concatenate(indices).astype(np.int32),
+            np.concatenate(values).astype(np.float64),
+            np.array(labels),
+            np.array(lines, np.int64),
+            {label: text for label, text in zip(labels, spellings) if text is not None},
+            None if all(w == 1.0 for w in weights) else np.array(weights),
+        )
+
+
+def weighed(chunk):
+    """The chunk without its examples of weight 0 (a sample weight: scikit-learn's convention, an example
+    left out), which no learner sees, nor any count or sample of the run."""
+    if chunk.weights is None or chunk.weights.all():
         return chunk
-    return chunk.take(unique(np.linspace(0, len(chunk) - 1, most).astype(np.int64)))
+    return chunk.take(np.flatnonzero(chunk.weights))
 
 
 def score_lines(model: Model, block_lines: int = 4096) -> int:

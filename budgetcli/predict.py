@@ -32,17 +32,18 @@ COMPRESSED = (".gz", ".bz2", ".xz")
 COLUMNS = ("labels", "scores", "probabilities")  # what predict writes per example
 
 
-def prediction_text(model: Model, f: np.ndarray, columns: str) -> str:
+def prediction_text(model: Model, f: np.ndarray, columns: str, threshold: float = 0.0) -> str:
     """The output lines of one chunk's decision values: 'label'; with scores 'label f' (binary)
     and 'label f_1 ... f_m' (multiclass: one score per class, in the order of `header`); with
     probabilities, LIBSVM's `svm-predict -b 1` lines 'label p_1 ... p_m' (the label of the highest
-    probability, %g as LIBSVM prints them, in the order of `header`)."""
+    probability, %g as LIBSVM prints them, in the order of `header`).  A binary model's label is its +1
+    label where f > `threshold`."""
     if columns == "probabilities":
         p = model.probabilities(f)[:, _probability_order(model)]
         names = _probability_names(model)
         return "".join(f"{names[int(np.argmax(row))]} " + " ".join(f"{v:g}" for v in row) + "\n" for row in p)
     scores = columns == "scores"
-    labels = model.labels.decode(f)
+    labels = model.labels.decode(f, threshold)
     if scores and model.learner.multiclass:
         return "".join(f"{lab} " + " ".join(f"{v:.10g}" for v in row) + "\n" for lab, row in zip(labels, f))
     if scores:
@@ -91,17 +92,24 @@ def parallel_jobs(data, jobs: int) -> tuple[int, str | None]:
 
 
 def write_predictions(
-    model: Model, model_path, data, output, columns: str = "labels", skip_bad_lines: bool = False, jobs: int = 1
+    model: Model,
+    model_path,
+    data,
+    output,
+    columns: str = "labels",
+    skip_bad_lines: bool = False,
+    jobs: int = 1,
+    threshold: float = 0.0,
 ) -> None:
     """Write the predictions for `data` (`columns`: one of COLUMNS) to the text file `output`, in input
-    order, with `jobs` worker processes (see `parallel_jobs`).  Raises DataError for the first bad line
-    (unless skip_bad_lines)."""
+    order, with `jobs` worker processes (see `parallel_jobs`); a binary model's +1 label where f >
+    `threshold`.  Raises DataError for the first bad line (unless skip_bad_lines)."""
     output.write(header(model, columns))
     if jobs == 1 or not splittable(data):
         for _, f in pipeline.scores(model, data, skip_bad_lines=skip_bad_lines, labels=False):
-            output.write(prediction_text(model, f, columns))
+            output.write(prediction_text(model, f, columns, threshold))
         return
-    for text in parallel_texts(model_path, data, columns, skip_bad_lines, jobs):
+    for text in parallel_texts(model_path, data, columns, skip_bad_lines, jobs, threshold):
         output.write(text)
 
 
@@ -163,7 +171,9 @@ def _model(path: str, mtime_ns: int, size: int) -> Model:
     return Model.load(path)
 
 
-def predict_range(model_path, path, start: int, end: int, first_line: int, columns: str, skip_bad_lines: bool):
+def predict_range(
+    model_path, path, start: int, end: int, first_line: int, columns: str, skip_bad_lines: bool, threshold: float
+):
     """A worker's task: ('ok', text) for the range, or ('error', DataError) — returned, not raised,
     so the caller reports the first bad line of the file, not the first one a worker happened to hit."""
     st = os.stat(model_path)
@@ -178,13 +188,14 @@ def predict_range(model_path, path, start: int, end: int, first_line: int, colum
             labels=False,  # a line to score needs no label
         ) as r:
             for chunk in r:
-                parts.append(prediction_text(model, pipeline.chunk_scores(model, chunk, r.source_name), columns))
+                f = pipeline.chunk_scores(model, chunk, r.source_name)
+                parts.append(prediction_text(model, f, columns, threshold))
     except ValueError as exc:  # DataError
         return "error", exc
     return "ok", "".join(parts)
 
 
-def parallel_texts(model_path, path, columns: str, skip_bad_lines: bool, jobs: int):
+def parallel_texts(model_path, path, columns: str, skip_bad_lines: bool, jobs: int, threshold: float = 0.0):
     """The predictions' text, range by range in file order, computed by `jobs` worker processes."""
     import joblib
 
@@ -195,7 +206,7 @@ def parallel_texts(model_path, path, columns: str, skip_bad_lines: bool, jobs: i
         counts = list(parallel(joblib.delayed(count_newlines)(path, a, b) for a, b in ranges))
         first_lines = np.concatenate(([1], 1 + np.cumsum(counts)[:-1])).astype(int).tolist()
         outputs = parallel(
-            joblib.delayed(predict_range)(model_path, path, a, b, first, columns, skip_bad_lines)
+            joblib.delayed(predict_range)(model_path, path, a, b, first, columns, skip_bad_lines, threshold)
             for (a, b), first in zip(ranges, first_lines)
         )
         for status, value in outputs:

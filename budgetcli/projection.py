@@ -158,7 +158,10 @@ def add_row(w, z, d, i, lo, hi):
 # Each z_i (a row's dot product) and each d_j (a column's sum over the rows, in order) is computed whole
 # by one thread, as one thread computes it: the threads share rows and columns, never a sum, so the bits
 # are the one-thread ones whatever the number of threads.  The rows (for z) and the columns (for d) are
-# cut into BLOCKS blocks of equal area of the triangle, which the threads claim one at a time.
+# cut into BLOCKS blocks of equal area of the triangle, which the threads claim one at a time.  A worker
+# writes its blocks into an array of its own, which the main thread copies from once the block is done;
+# a block whose worker is not running (a busy machine) the main thread does again itself rather than
+# wait for it: the same values, and a late worker's writes land in its own array, never in z or d.
 
 THREADED_FROM = 256  # |S| from which the products use the threads (below, a job's hand-over costs more)
 BLOCKS = 16
@@ -178,32 +181,64 @@ def column_block(n, b):
 
 
 @njit(cache=True)
-def do_blocks(w, krow, z, d, control, generation):
-    """Claim and do the blocks of job `generation` until none is left (main thread and workers alike)."""
+def do_block(w, krow, z, out, kind, n, b):
+    """Block b of a job: rows of z = Wk_t into out, or columns of d = Wᵀz into out."""
+    if kind == Z_JOB:
+        for i in range(row_block(n, b), row_block(n, b + 1)):
+            out[i] = factor_row(w, krow, i)
+    else:
+        solve_columns(w, z, out, n, column_block(n, b), column_block(n, b + 1))
+
+
+@njit(cache=True)
+def do_blocks(w, krow, z, out, control, generation, me):
+    """Claim and do the blocks of job `generation` into `out` until none is left, each marked done by
+    thread `me` (0: the main thread, whose `out` is z or d itself)."""
     kind, n = control[sync.KIND], control[sync.SIZE]
     while True:
         b = sync.claim(control, generation, BLOCKS)
         if b < 0:
             return
-        if kind == Z_JOB:
-            for i in range(row_block(n, b), row_block(n, b + 1)):
-                z[i] = factor_row(w, krow, i)
-        else:
-            solve_columns(w, z, d, n, column_block(n, b), column_block(n, b + 1))
-        sync.fetch_add(control, sync.DONE, 1)
+        do_block(w, krow, z, out, kind, n, b)
+        sync.store(control, sync.DONE + b, generation << sync.THREAD_BITS | me)
 
 
 @njit(cache=True)
-def run_job(w, krow, z, d, control, kind, n):
-    """Post a job to the workers, do blocks of it too, and wait until all are done."""
-    generation = sync.post(control, kind, n)
-    do_blocks(w, krow, z, d, control, generation)
-    sync.wait_done(control, BLOCKS)
+def run_job(w, krow, z, d, own, control, kind, n):
+    """Post a job and see it done (`finish_job`)."""
+    finish_job(w, krow, z, z if kind == Z_JOB else d, own, control, kind, n, sync.post(control, kind, n))
+
+
+@njit(cache=True)
+def finish_job(w, krow, z, out, own, control, kind, n, generation):
+    """The main thread's part of a posted job: do blocks of it, then gather the workers' blocks from their
+    arrays (`own`, a row per worker), doing here any that is not done after about the time a block takes
+    (`patience` looks: a look costs tens of nanoseconds, a block's element under one)."""
+    do_blocks(w, krow, z, out, control, generation, 0)
+    patience = max(sync.SPINS, n * n // (BLOCKS * 64))
+    for b in range(BLOCKS):
+        lo, hi = (
+            (row_block(n, b), row_block(n, b + 1)) if kind == Z_JOB else (column_block(n, b), column_block(n, b + 1))
+        )
+        looks = 0
+        while True:
+            word = sync.load(control, sync.DONE + b)
+            if word >> sync.THREAD_BITS == generation:
+                me = word & ((1 << sync.THREAD_BITS) - 1)
+                if me:
+                    out[lo:hi] = own[me - 1, lo:hi]
+                break
+            looks += 1
+            if looks > patience:  # its worker is not running: the same values, made here
+                do_block(w, krow, z, out, kind, n, b)
+                sync.store(control, sync.DONE + b, generation << sync.THREAD_BITS)
+                break
 
 
 @njit(cache=True, nogil=True)
-def factor_worker(w, krow, z, d, control):
-    """A worker thread's life (sync.Workers): do the blocks of each job posted until told to stop."""
+def factor_worker(w, krow, z, own, me, control):
+    """A worker thread's life (sync.Workers): do the blocks of each job posted into its own row of `own`
+    until told to stop."""
     sync.fetch_add(control, sync.READY, 1)
     seen = 0
     while True:
@@ -211,37 +246,37 @@ def factor_worker(w, krow, z, d, control):
         if generation == sync.STOP:
             return
         seen = generation
-        do_blocks(w, krow, z, d, control, generation)
+        do_blocks(w, krow, z, own[me - 1], control, generation, me)
 
 
 @njit(cache=True)
-def threaded_project(w, krow, z, n, kxx, control):
+def threaded_project(w, krow, z, n, kxx, own, control):
     """`factor_project` on the threads of `control` (none: its length is 0), the same bits."""
     if control.shape[0] == 0 or n < THREADED_FROM:
         return factor_project(w, krow, z, n, kxx)
-    run_job(w, krow, z, z, control, Z_JOB, n)
+    run_job(w, krow, z, z, own, control, Z_JOB, n)
     pk2 = squares(z, n)
     return kxx - pk2, pk2
 
 
 @njit(cache=True)
-def threaded_project_solve(w, krow, z, d, n, kxx, control):
+def threaded_project_solve(w, krow, z, d, n, kxx, own, control):
     """`factor_project_solve` on the threads of `control`: z by rows, then d by columns; the same bits."""
     if control.shape[0] == 0 or n < THREADED_FROM:
         return factor_project_solve(w, krow, z, d, n, kxx)
-    run_job(w, krow, z, d, control, Z_JOB, n)
-    run_job(w, krow, z, d, control, D_JOB, n)
+    run_job(w, krow, z, d, own, control, Z_JOB, n)
+    run_job(w, krow, z, d, own, control, D_JOB, n)
     pk2 = squares(z, n)
     return kxx - pk2, pk2
 
 
 @njit(cache=True)
-def threaded_solve(w, z, d, n, control):
+def threaded_solve(w, z, d, n, own, control):
     """`factor_solve` on the threads of `control`, the same bits."""
     if control.shape[0] == 0 or n < THREADED_FROM:
         factor_solve(w, z, d, n)
     else:
-        run_job(w, z, z, d, control, D_JOB, n)
+        run_job(w, z, z, d, own, control, D_JOB, n)
 
 
 @njit(cache=True)

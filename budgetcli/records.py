@@ -26,6 +26,9 @@ COUNTER_NAMES = ("examples", "mistakes", "margin_updates", "projections")
 # that the cached loop arguments stay valid (`loop_args`).
 NO_VECTOR, NO_MATRIX = np.zeros(0), np.zeros((0, 0))
 
+# The weights of a chunk whose examples all weigh 1 (`Rows.weight`): read by no loop.
+NO_WEIGHTS = np.zeros(0)
+
 
 class NonFiniteRound(ArithmeticError):
     """Raised by a compiled loop when a round's numbers are not finite (subclasses say which), before
@@ -69,12 +72,14 @@ class RetireLog(NamedTuple):
 
 @record
 class Rows(NamedTuple):
-    """A chunk as the loops take it: CSR rows and their encoded labels (±1.0, or class indices)."""
+    """A chunk as the loops take it: CSR rows, their encoded labels (±1.0, or class indices) and their
+    weights (`example_weight`: empty when every weight is 1, so that an unweighted run reads nothing)."""
 
     indptr: np.ndarray
     indices: np.ndarray
     values: np.ndarray
     y: np.ndarray
+    weight: np.ndarray
 
 
 @record
@@ -123,6 +128,12 @@ def __getattr__(name: str):
 def loop_arrays(rows, book):
     """What every loop reads out of its records first: indptr, indices, values, y, scratch, counters."""
     return rows.indptr, rows.indices, rows.values, rows.y, book.scratch, book.counters
+
+
+@njit(cache=True, inline="always")
+def example_weight(weights, t):
+    """The weight of example t of a chunk whose weights are `weights` (Rows.weight): 1 when it has none."""
+    return 1.0 if weights.shape[0] == 0 else weights[t]
 
 
 @njit(cache=True, inline="always")

@@ -7,9 +7,13 @@
 
 Any algorithm of `budgetlearn algorithms`, binary or multiclass; its parameters are keyword
 arguments with their canonical names (`eta`, `budget`, `lambda_`, ...), checked when the
-classifier is made.  `learn_one` is one round of the online algorithm, exactly as `budgetlearn
-train` runs it; `learn_many` runs the same rounds over a whole DataFrame in one call of the
-compiled loop (same model as `learn_one` row by row, much less overhead per example).
+classifier is made.  BudgetClassifier() is `budgetlearn train`'s default, the same model from the
+same examples: projectron++ predicting with its averaged hypothesis, or mc-projectron++ when the first
+`learn_many` frame holds three labels or more (a stream learnt by `learn_one` gets projectron++, whose
+third label is a ValueError naming mc-projectron++: give it for more labels).  `learn_one` is one
+round of the online algorithm, exactly as `budgetlearn train` runs it; `learn_many` runs the same
+rounds over a whole DataFrame in one call of the compiled loop (same model as `learn_one` row by
+row, much less overhead per example).
 
 Conventions:
 - Features: any hashable names, given a column of the learner once (1, 2, ...: the feature index a
@@ -49,6 +53,9 @@ Conventions:
 - A refused example changes nothing: bad values and labels are refused before learning, and an
   example whose numbers overflow stops `learn_many` there, keeping only what the rows before it
   brought (which were learnt).
+- Weights: `learn_one(x, y, w)` (River's convention; `learn_many(X, y, w)` a Series or array) weighs the
+  example, times its label's `class_weight` ({label: weight}, `train -w`): the cost of its update, as
+  `budgetlearn algorithms` says for each algorithm (the others refuse weights); w = 0 leaves it out.
 """
 
 from __future__ import annotations
@@ -56,13 +63,15 @@ from __future__ import annotations
 import math
 import os
 import tempfile
+from dataclasses import replace
 
 import numpy as np
 from river import base
 from scipy.special import expit, softmax
 
 from . import modelfile
-from .estimator import KernelSettings, checked_labels, csr_chunk, learner_class
+from . import registry
+from .estimator import KernelSettings, checked_labels, checked_weights, csr_chunk, learner_class
 from .core import Chunk, KernelSpec
 from .labels import BinaryLabels, MulticlassLabels, kept_spelling, label_values, third_label_message
 from .model import Model
@@ -77,7 +86,8 @@ class BudgetClassifier(KernelSettings, base.MiniBatchClassifier):
     Parameters
     ----------
     algorithm
-        The algorithm's name, e.g. "projectron++", "rbp", "mc-perceptron".
+        The algorithm's name, e.g. "projectron++", "rbp", "mc-perceptron"; None: `budgetlearn train`'s
+        default (projectron++, or mc-projectron++ for a first `learn_many` frame of three labels or more).
     kernel
         "rbf" exp(−γ‖x−y‖²), "poly" (γ x·y + coef0)^degree or "linear" x·y.
     gamma
@@ -92,8 +102,11 @@ class BudgetClassifier(KernelSettings, base.MiniBatchClassifier):
     seed
         Seeds the algorithms that draw random numbers (rbp, mrbp, ...); a seeded run is reproducible.
     average
-        Predict with the averaged hypothesis (1/T) Σ f_t (as `budgetlearn train` does by default)
-        instead of the last one, River's online convention (the default here).
+        Predict with the averaged hypothesis (1/T) Σ f_t (True) or the last one, River's online
+        convention (False); None: the one `budgetlearn train` writes for the algorithm (the averaged
+        one, but for the learners that track drift: spa, rbp, bogd, bogd++).
+    class_weight
+        {label: weight}: the cost of an update on an example of that label (`train -w`); others weigh 1.
     params
         The algorithm's parameters by canonical name: eta, budget, beta, lambda_, cost, ...
 
@@ -110,7 +123,7 @@ class BudgetClassifier(KernelSettings, base.MiniBatchClassifier):
 
     def __init__(
         self,
-        algorithm: str = "perceptron",
+        algorithm: str | None = None,
         *,
         kernel: str = KernelSpec.kind,
         gamma: float | None = KernelSpec.gamma,
@@ -119,14 +132,25 @@ class BudgetClassifier(KernelSettings, base.MiniBatchClassifier):
         coef0: float = KernelSpec.coef0,
         rbf_exp: str = KernelSpec.exp,
         seed: int = 0,
-        average: bool = False,
+        average: bool | None = None,
+        class_weight: dict | None = None,
         **params,
     ):
         self._keep(algorithm, kernel, gamma, sigma, degree, coef0, rbf_exp, seed)
         self.average = average
+        self.class_weight = class_weight
         self.params = params
-        self._cls = learner_class("BudgetClassifier", algorithm, params)
-        self._train_spec(params)  # checked now, as `budgetlearn train` checks; gamma=None is resolved on data
+        # checked now, as `budgetlearn train` checks; gamma=None is resolved on data, and so is the default
+        # algorithm (`_choose`): until then the binary one
+        if algorithm is not None:  # an unknown name or parameter: said first
+            learner_class("BudgetClassifier", algorithm, params)
+        spec = self._train_spec(params)
+        self._cls = learner_class("BudgetClassifier", spec.algorithm or registry.DEFAULT["binary"], params)
+        if class_weight:
+            for label, weight in dict(class_weight).items():
+                if not (isinstance(weight, (int, float, np.integer, np.floating)) and 0 < weight < math.inf):
+                    raise ValueError(f"class_weight of {label!r}: {weight!r} is not a finite number > 0")
+            self._cls.check_weights()
         self.learner = None
         self.features: dict = {}
         self.classes: dict = {}
@@ -144,26 +168,60 @@ class BudgetClassifier(KernelSettings, base.MiniBatchClassifier):
         yield {"algorithm": "rbp", "budget": 5, "average": True}
 
     # ---- learning --------------------------------------------------------------------------
-    def learn_one(self, x: dict, y) -> None:
+    def learn_one(self, x: dict, y, w: float = 1.0) -> None:
+        weights = None if w == 1 else checked_weights([w], 1)
+        if weights is not None and not weights[0]:  # a weight 0: the example is left out
+            return
+        self._choose([y])
         idx, val, new = self._row(x)
         codes, classes = self._encode([y])
-        self._learn(_row_chunk(idx, val), [y], codes, new, [0] * len(new), classes)
+        self._learn(_row_chunk(idx, val), [y], codes, new, [0] * len(new), classes, weights)
 
-    def learn_many(self, X, y) -> None:
+    def learn_many(self, X, y, w=None) -> None:
         """The rounds of X's rows in order, in one call of the learner's compiled loop: the same
-        model as `learn_one` row by row (rows as dicts of their non-missing values)."""
+        model as `learn_one` row by row (rows as dicts of their non-missing values); `w`: each row's
+        weight (0: the row is left out)."""
         labels = checked_labels(y, len(X), numbers=False)
+        weights = None if w is None else checked_weights(np.asarray(w, np.float64), len(X))
+        if weights is not None and not weights.all():
+            X, labels, weights = X[weights > 0], [v for v, k in zip(labels, weights) if k], weights[weights > 0]
+        self._choose(labels)
         chunk, new, first = self._frame(X)
         codes, classes = self._encode(labels)
-        self._learn(chunk, labels, codes, new, first, classes)
+        self._learn(chunk, labels, codes, new, first, classes, weights)
 
-    def _learn(self, chunk: Chunk, labels: list, codes: np.ndarray, new: list, first: list, classes: dict) -> None:
+    def _choose(self, labels: list) -> None:
+        """With algorithm=None, `budgetlearn train`'s default for the labels of the first examples learnt
+        (registry.default_for), before the learner is made."""
+        if self.algorithm is None and self.learner is None:
+            self._cls = learner_class("BudgetClassifier", registry.default_for(len(set(labels))), self.params)
+
+    def _hypothesis(self) -> str:
+        """What the classifier predicts with: `average`'s, or (None) the algorithm's default (TrainSpec.written)."""
+        if self.average is None:
+            return self._cls.default_hypothesis
+        return "running-average" if self.average else "online"
+
+    def _weights(self, labels: list, weights) -> np.ndarray | None:
+        """Each example's weight: its label's class weight times its own; None when there are neither."""
+        if not self.class_weight:
+            return weights
+        by_label = np.array([float(self.class_weight.get(label, 1.0)) for label in labels])
+        return by_label if weights is None else by_label * weights
+
+    def _learn(
+        self, chunk: Chunk, labels: list, codes: np.ndarray, new: list, first: list, classes: dict, weights=None
+    ) -> None:
         """Learn, after every check has passed: a refused example changes nothing.  An example whose
         numbers overflow stops learning there (a ValueError naming its row); the rows before it were
         learnt, and only their new features (`first`: the row each appears in first) and labels are
         kept, as learn_one of those rows would have kept them."""
         n = len(self.features)
         made = self.learner is None
+        weights = self._weights(labels, weights)
+        if weights is not None and (weights != 1.0).any():  # refused before anything changes
+            self._cls.check_weights()
+        chunk.weights = weights  # the session weighs each example by them (the model has no class weights)
         session = self._session(made)
         if made:  # γ's default counts the features by name, those present with the value 0 too
             self.learner = session.begin(chunk, features=n + len(new)).learner
@@ -189,17 +247,22 @@ class BudgetClassifier(KernelSettings, base.MiniBatchClassifier):
     def _session(self, new: bool = False) -> Session:
         """The learning session over the learner (session.py): a new one for a new learner, else the one
         made for this learner (made again when it is another: loaded, unpickled).  It learns as `budgetlearn
-        train` does, and with `average` a learner that evicts keeps what it evicts in a bounded archive:
-        the average stays in bounded memory.  The classifier keeps its own label map (any hashable
-        labels), and gives the session the learner's codes."""
-        hypothesis = "running-average" if self.average else "online"
+        train` does, with the algorithm chosen (`_choose`) and the hypothesis the classifier predicts with
+        (`_hypothesis`), and for a running average a learner that evicts keeps what it evicts in a bounded
+        archive: the average stays in bounded memory.  The classifier keeps its own label map (any hashable
+        labels) and class weights, and gives the session the learner's codes and the examples' weights."""
         if new:
-            self._learning = Session(self._train_spec(self.params, hypothesis=hypothesis))
+            self._learning = Session(self._session_spec())
         elif getattr(self, "_learning", None) is None or self._learning.model.learner is not self.learner:
             labels = MulticlassLabels() if self._multiclass else BinaryLabels()
-            model = Model(self.learner, labels, hypothesis, scaling=self.scaling)
-            self._learning = Session(self._train_spec(self.params, hypothesis=hypothesis, resumed=True), model)
+            model = Model(self.learner, labels, self._hypothesis(), scaling=self.scaling)
+            self._learning = Session(self._session_spec(resumed=True), model)
         return self._learning
+
+    def _session_spec(self, resumed: bool = False):
+        """The spec of the classifier's session: its settings, the algorithm chosen and its hypothesis."""
+        spec = self._train_spec(self.params, hypothesis=self._hypothesis(), resumed=resumed)
+        return replace(spec, algorithm=self._cls.name)
 
     def _encode(self, labels: list) -> tuple[np.ndarray, dict]:
         """The learner's codes of `labels` and the label map with the new ones (self.classes is
@@ -340,7 +403,8 @@ class BudgetClassifier(KernelSettings, base.MiniBatchClassifier):
         else:
             by_code = {code: value[label] for label, code in self.classes.items()}
             labels = BinaryLabels(by_code.get(-1.0), by_code.get(1.0), spellings)
-        return Model(self.learner, labels, "running-average" if self.average else "online", scaling=self.scaling)
+        class_weight = {value[label]: float(w) for label, w in (self.class_weight or {}).items() if label in value}
+        return Model(self.learner, labels, self._hypothesis(), scaling=self.scaling, class_weight=class_weight)
 
     def save(self, path) -> None:
         """Write a budgetlearn model file (atomically, as every model file) holding, in the header
@@ -376,6 +440,7 @@ class BudgetClassifier(KernelSettings, base.MiniBatchClassifier):
             )
         classifier = cls(**_from_json(extra["params"]))
         classifier.learner, classifier.scaling = model.learner, model.scaling
+        classifier._cls = type(model.learner)  # algorithm=None: the default it chose
         if model.learner.kernel.kind == "rbf":  # the file's exp (libm's in a file from before the choice)
             classifier.rbf_exp = model.learner.kernel.exp
         classifier.features = {_from_json(name): j + 1 for j, name in enumerate(extra["features"])}

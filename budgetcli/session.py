@@ -8,7 +8,8 @@ session holds the model (learner, label map, scaling, hypothesis) and the run's 
     Session(spec, model=None, watch=None, scaling=None)   a new model (made from the first chunk) or this one
     Session.resumed(spec, model, watch)       a model that goes on as one run would (`train --resume`)
     begin(chunk, features=None)               make the new model from a first chunk (`learn` does it)
-    learn(chunk, source, targets=None)        one online pass over a chunk, in order
+    learn(chunk, source, targets=None)        one online pass over a chunk, in order (each example weighed
+                                              by its class's weight times its own, chunk.weights)
     learn_progressive(chunk, source)          the same, answering each example's prediction made
                                               before it is learned (progressive validation)
     score(chunk)                              the model's scores, with the hypothesis it predicts with
@@ -110,7 +111,13 @@ class Session:
             features = chunk.feature_count if self.scaling is None else self.scaling.ranges.feature_count
         learner = cls(Kernel.of(self.spec.kernel, features), seed=self.spec.seed, **self.spec.params)
         hypothesis = "running-average" if self.spec.written == "running-average" else "online"
-        self.model = Model(learner, self.task.label_map(cls), hypothesis, scaling=self.scaling)
+        self.model = Model(
+            learner,
+            self.task.label_map(cls),
+            hypothesis,
+            scaling=self.scaling,
+            class_weight=dict(self.spec.class_weight),
+        )
         if self.scaling is not None:
             learner.notes.append(self.scaling.describe())
         return self.model
@@ -205,14 +212,15 @@ class Session:
                     s.action(self.model)
 
     def _learn_block(self, chunk, y, source: str, offset: int = 0) -> None:
-        """learner.learn(chunk, y), stopped (TrainingStopped) when the numbers stop being finite: at the
+        """learner.learn(chunk, y) with the examples' weights (the task's: class weights times the chunk's
+        sample weights), stopped (TrainingStopped) when the numbers stop being finite: at the
         example whose ‖x‖² or score overflows (the compiled loops check every round), or at the chunk after
         which a coefficient, a running sum or a running number is no longer finite (checked after every
         chunk: O(|S|)).  `offset`: the chunk's first row in the one given to `learn`."""
         model, learner = self.model, self.model.learner
         model.learned_from(chunk)
         try:
-            learner.learn(chunk, y)
+            learner.learn(chunk, y, self.task.weights(model, chunk))
         except Overflow as exc:
             raise TrainingStopped(
                 source,

@@ -24,8 +24,16 @@ constant, ...) are Python warnings.  Conventions:
 - algorithm=None is train's default: projectron++ for two classes, mc-projectron++ for more.  Every
   algorithm works on two classes; a multiclass one on any number of classes, a binary one refuses a
   third class as train does.
-- average=True predicts with the averaged hypothesis (1/T) Σ f_t, as train writes it by default
-  (scikit-learn's SGDClassifier(average=True)); average=False with the last one, f_T.
+- average=None predicts with the hypothesis `budgetlearn train` writes for the algorithm: the averaged one
+  (1/T) Σ f_t (scikit-learn's SGDClassifier(average=True)), but for the learners that track drift (spa,
+  rbp, bogd, bogd++: the last one); average=True with the averaged one, average=False with the last, f_T.
+- class_weight is `train -w LABEL W`: {class: weight}, or "balanced" (n_samples / (n_classes ·
+  count of the class) over fit's y, as scikit-learn's; partial_fit refuses it, as SGDClassifier's does);
+  sample_weight in fit and partial_fit weighs each row, times its class's (0: the row is left out).  A
+  weight is the cost of the row's update (`budgetlearn algorithms` says how each algorithm takes it; the
+  others refuse weights).  A model that goes on learning keeps the class weights it was fitted with.
+- threshold: predict gives classes_[1] where decision_function > threshold (two classes; 0 by default,
+  `budgetlearn predict --threshold`, on scikit-learn's score, which is the learner's f or −f).
 - `fit` makes `epochs` passes over X in the given order (nothing shuffled: a seeded run is
   reproducible); `partial_fit` makes one pass and keeps all state, exactly like `train --resume`.
   Classes may arrive mid-stream (through `classes=` or from y).
@@ -77,7 +85,7 @@ class BudgetClassifier(KernelSettings, ClassifierMixin, BaseEstimator):
         self,
         algorithm=None,
         *,
-        average=True,
+        average=None,
         kernel=KernelSpec.kind,
         gamma=KernelSpec.gamma,
         sigma=KernelSpec.sigma,
@@ -87,10 +95,13 @@ class BudgetClassifier(KernelSettings, ClassifierMixin, BaseEstimator):
         seed=0,
         epochs=1,
         scale=False,
+        class_weight=None,
+        threshold=0.0,
         **params,
     ):
         self._keep(algorithm, kernel, gamma, sigma, degree, coef0, rbf_exp, seed)
         self.average, self.epochs, self.scale = average, epochs, scale
+        self.class_weight, self.threshold = class_weight, threshold
         for name, value in params.items():  # checked in fit: scikit-learn estimators do not raise here
             setattr(self, name, value)
 
@@ -128,8 +139,9 @@ class BudgetClassifier(KernelSettings, ClassifierMixin, BaseEstimator):
         return tags
 
     # ---- learning --------------------------------------------------------------------------
-    def fit(self, X, y):
-        """Learn from scratch: `epochs` online passes over (X, y), in order, as `budgetlearn train`."""
+    def fit(self, X, y, sample_weight=None):
+        """Learn from scratch: `epochs` online passes over (X, y), in order, as `budgetlearn train`; each row
+        weighed by `sample_weight` (times its class's, `class_weight`)."""
         for name in [a for a in vars(self) if a.endswith("_") and a not in registry.params()]:
             delattr(self, name)  # forget an earlier fit
         X, y = validate_data(self, X, y, reset=True, **_CHECK)
@@ -141,21 +153,44 @@ class BudgetClassifier(KernelSettings, ClassifierMixin, BaseEstimator):
                 "(partial_fit accepts one class at a time)"
             )
         self._start(classes)
-        self._train(X, y, int(self.epochs), len(classes))
+        self._train(X, y, int(self.epochs), len(classes), sample_weight, self._class_weights(y))
         return self
 
-    def partial_fit(self, X, y, classes=None):
+    def partial_fit(self, X, y, classes=None, sample_weight=None):
         """One online pass over (X, y), continuing from the current state; classes may arrive mid-stream."""
         first = not self.__sklearn_is_fitted__()
         X, y = validate_data(self, X, y, reset=first, **_CHECK)
         check_classification_targets(y)
         known = np.unique(np.concatenate([np.asarray(classes).ravel(), y])) if classes is not None else np.unique(y)
         if first:
+            if isinstance(self.class_weight, str):
+                raise ValueError(
+                    f"class_weight={self.class_weight!r} is not supported for partial_fit: it needs the whole y; "
+                    "give the weights (sklearn.utils.class_weight.compute_class_weight on a large enough "
+                    "sample of y) as a dict"
+                )
             self._start(known)
         else:
             self._add_classes(known)
-        self._train(X, y, 1, len(known))
+        self._train(X, y, 1, len(known), sample_weight, self._class_weights(y) if first else None)
         return self
+
+    def _class_weights(self, y) -> dict:
+        """class_weight as TrainSpec.class_weight takes it: label value -> weight (those of classes not
+        known: a ValueError, as scikit-learn's)."""
+        if self.class_weight is None:
+            return {}
+        if isinstance(self.class_weight, str):
+            if self.class_weight != "balanced":
+                raise ValueError(f"class_weight={self.class_weight!r}: give a dict, 'balanced' or None")
+            labels = column_or_1d(y).tolist()
+            counts = {c: labels.count(c) for c in self.classes_.tolist()}
+            present = [c for c in counts if counts[c]]
+            return {self._values[c]: len(labels) / (len(present) * counts[c]) for c in present}
+        unknown = [c for c in self.class_weight if c not in self._values]
+        if unknown:
+            raise ValueError(f"class_weight names {unknown}, not classes of y ({self.classes_.tolist()})")
+        return {self._values[c]: w for c, w in self.class_weight.items()}
 
     def _start(self, classes) -> None:
         self.classes_ = np.asarray(classes)
@@ -174,9 +209,7 @@ class BudgetClassifier(KernelSettings, ClassifierMixin, BaseEstimator):
         (labels.kept_spelling)."""
         return {v: shortest_text(v) if self._numeric else kept_spelling(v, str(c)) for c, v in self._values.items()}
 
-    def _train(self, X, y, epochs: int, n_classes: int) -> None:
-        if self.algorithm is None and self._algorithm_params():
-            raise ValueError(f"{', '.join(self._algorithm_params())}: name the algorithm they are for")
+    def _train(self, X, y, epochs: int, n_classes: int, sample_weight, class_weight: dict | None) -> None:
         algorithm = self.algorithm if self.algorithm is not None else registry.default_for(n_classes)
         learner_class("BudgetClassifier", algorithm, self._algorithm_params())  # a clear message for a bad name
         if self.epochs is not None and not (isinstance(self.epochs, (int, np.integer)) and self.epochs >= 1):
@@ -185,13 +218,15 @@ class BudgetClassifier(KernelSettings, ClassifierMixin, BaseEstimator):
         spec = self._train_spec(
             self._algorithm_params(),
             epochs=epochs,
-            hypothesis="running-average" if self.average else "online",
+            hypothesis=None if self.average is None else "running-average" if self.average else "online",
             scale=bool(self.scale) and resume is None,  # a fitted model goes on with its own scaling
+            class_weight=class_weight or {},  # None: a fitted model goes on with its own (TrainSpec.resuming)
         )
         if spec.algorithm is None and resume is None:  # a fitted model goes on with its own
             spec = spec.choosing(n_classes)
         values = np.array([self._values[c] for c in column_or_1d(y).tolist()], np.float64)
-        chunk = csr_chunk(X, values, first_index=resume.first_index if resume is not None else 1)
+        first_index = resume.first_index if resume is not None else 1
+        chunk = csr_chunk(X, values, first_index=first_index, weights=sample_weight)
         chunk.label_spellings = {v: s for v, s in self._spellings().items() if v in set(values.tolist())}
         try:
             result = pipeline.train(spec, chunk, resume)
@@ -205,6 +240,7 @@ class BudgetClassifier(KernelSettings, ClassifierMixin, BaseEstimator):
         self.hypothesis_, self.first_index_ = result.model.hypothesis, result.model.first_index
         self.calibration_ = None
         self.scaling_ = result.model.scaling
+        self.class_weight_ = result.model.class_weight  # the model's, which partial_fit goes on with
 
     # ---- prediction ------------------------------------------------------------------------
     def to_model(self) -> Model:
@@ -219,6 +255,7 @@ class BudgetClassifier(KernelSettings, ClassifierMixin, BaseEstimator):
             calibration=self.calibration_,
             first_index=first_index,
             scaling=getattr(self, "scaling_", None),
+            class_weight=getattr(self, "class_weight_", {}),
         )
 
     @classmethod
@@ -238,6 +275,7 @@ class BudgetClassifier(KernelSettings, ClassifierMixin, BaseEstimator):
             average=model.hypothesis == "running-average",
             seed=learner.seed,
             scale=model.scaling is not None,
+            class_weight=dict(model.class_weight) or None,
             **kernel.params(),
             **learner.hyper,
         )
@@ -246,6 +284,7 @@ class BudgetClassifier(KernelSettings, ClassifierMixin, BaseEstimator):
         clf.learner_, clf.labels_, clf.hypothesis_ = learner, model.labels, model.hypothesis
         clf.first_index_ = model.first_index  # the model's numbering of X's columns (Model.first_index)
         clf.calibration_, clf.scaling_ = model.calibration, model.scaling
+        clf.class_weight_ = dict(model.class_weight)
         return clf
 
     def _scores(self, X) -> np.ndarray:
@@ -275,6 +314,15 @@ class BudgetClassifier(KernelSettings, ClassifierMixin, BaseEstimator):
         return 1.0 if positive is None or positive == self._values[self.classes_[-1]] else -1.0
 
     def predict(self, X):
+        """The class of each row: the top score's, or for two classes classes_[1] where decision_function >
+        `threshold` (0: the label budgetlearn predict writes)."""
+        if self.threshold != 0:
+            if len(self.classes_) != 2:
+                raise ValueError(f"threshold={self.threshold!r} is for two classes; there are {len(self.classes_)}")
+            if not np.isfinite(self.threshold):
+                raise ValueError(f"threshold={self.threshold!r}: give a finite number")
+            # on scikit-learn's score (the learner's f, or −f when its +1 class is classes_[0])
+            return np.where(self.decision_function(X) > self.threshold, self.classes_[1], self.classes_[0])
         f = self._scores(X)
         labels = self.to_model().predicted(f)  # the label values budgetlearn predict writes
         by_value = {v: c for c, v in self._values.items()}

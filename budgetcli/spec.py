@@ -13,6 +13,7 @@ run that sets one of them without keeping a list of options.
 
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass, field, fields, replace
 
 from . import algorithms, bounds, registry  # noqa: F401  (algorithms: registered for lookups)
@@ -83,16 +84,19 @@ class TrainSpec:
     # scale every feature as svm-scale does, by the model's own ranges (scaling.py): True, from the data
     # (a first pass over a file, the first block of a stream), or given (scaling.Ranges: --scale-ranges)
     scale: object = field(default=False, metadata=_MODEL)
+    # each label's weight, label value -> w > 0 (`train -w LABEL W`; labels left out weigh 1): the cost of an
+    # update on an example of that class, as LIBSVM's C_i = w_i C (contract.Learner.weighting says how each
+    # algorithm takes it); a sample weight multiplies it.  Weights of 1 are dropped: the unweighted run.
+    class_weight: dict = field(default_factory=dict, metadata=_MODEL)
 
     def __post_init__(self):
         self._check_scale()
+        self._check_class_weight()
         if self.algorithm is None:  # chosen from the data (`choosing`), then checked as if given
-            if self.params:
-                raise ValueError(
-                    f"--{next(iter(self.params)).replace('_', '-')} needs -a NAME (the algorithm it is for)"
-                )
             if self.sharding is not None:
                 raise ValueError("a sharded run needs -a NAME (the default algorithm is chosen from one input)")
+            if not self.resumed:
+                _default_takes(self.params)
             return
         object.__setattr__(self, "algorithm", registry.canonical(self.algorithm))
         cls = registry.get(self.algorithm)
@@ -110,6 +114,9 @@ class TrainSpec:
             self._check_threads(cls)
         if not self.resumed:  # bad parameters and kernels, and settings that learn nothing
             from .kernels import Kernel
+
+            if self.class_weight:
+                cls.check_weights()
 
             object.__setattr__(self, "params", cls.resolve_params(self.params))
             cls.resolve_params(self.params)  # a computed default the learner would refuse is refused now
@@ -135,6 +142,28 @@ class TrainSpec:
                 "(budgetlearn scale -s, then -r)"
             )
 
+    def _check_class_weight(self) -> None:
+        """class_weight as label value -> weight, both floats, each weight finite and > 0, those of 1 dropped."""
+        try:
+            given = dict(self.class_weight)
+        except (TypeError, ValueError):
+            raise ValueError(f"class_weight={self.class_weight!r}: give a mapping of label to weight") from None
+        weights = {}
+        for label, weight in given.items():
+            try:
+                value, w = float(label), float(weight)
+            except (TypeError, ValueError):
+                raise ValueError(f"class weight {label!r}: {weight!r}: give a label and its weight, numbers") from None
+            if not math.isfinite(value):
+                raise ValueError(f"class weight of label {label!r}: the label is not a finite number")
+            if not (w > 0 and math.isfinite(w)):
+                raise ValueError(f"class weight of label {label!r}: {weight!r} is not a finite number > 0")
+            if w != 1.0:
+                weights[value] = w
+        object.__setattr__(self, "class_weight", weights)
+        if weights and self.sharding is not None:
+            raise ValueError("class weights are for a run in one process, not a sharded one")
+
     def _check_threads(self, cls) -> None:
         from . import sync
 
@@ -148,8 +177,15 @@ class TrainSpec:
 
     def choosing(self, n_labels: int) -> "TrainSpec":
         """This spec with its algorithm: the one given, else the default for data whose first block
-        holds `n_labels` distinct labels (registry.DEFAULT)."""
-        return self if self.algorithm is not None else replace(self, algorithm=registry.default_for(n_labels))
+        holds `n_labels` distinct labels (registry.DEFAULT); DefaultRefuses when that one does not take
+        a parameter given."""
+        if self.algorithm is not None:
+            return self
+        try:
+            return replace(self, algorithm=registry.default_for(n_labels))
+        except ValueError as exc:
+            kind = "three or more labels" if n_labels > 2 else "two labels"
+            raise DefaultRefuses(f"{exc}: the default for {kind}, by the first block") from None
 
     @property
     def learner_class(self):
@@ -177,7 +213,7 @@ class TrainSpec:
         learner = model.learner
         kernel = learner.kernel.spec()
         if not self.resumed:  # a spec made for the model (the CLI's, scikit-learn's) names nothing else
-            self._refuse_other_settings(learner, kernel)
+            self._refuse_other_settings(learner, kernel, model.class_weight)
         hypothesis = self.hypothesis
         if hypothesis is None:  # the model's own setting, as its kernel and parameters are
             hypothesis = model.hypothesis if model.hypothesis == "running-average" else "online"
@@ -189,10 +225,11 @@ class TrainSpec:
             seed=learner.seed,
             hypothesis=hypothesis,
             resumed=True,
+            class_weight=dict(model.class_weight),
             scale=False,  # the model's own scaling goes on (pipeline.train)
         )
 
-    def _refuse_other_settings(self, learner, kernel: KernelSpec) -> None:
+    def _refuse_other_settings(self, learner, kernel: KernelSpec, model_class_weight: dict) -> None:
         """NotResumable when this spec sets one of the fields FROM_MODEL to a value (other than its
         default) that is not the model's own, as `train --resume` refuses a given -a, kernel option,
         parameter or --seed: the run would silently go on with the model's."""
@@ -213,6 +250,8 @@ class TrainSpec:
             other.append(f"seed {self.seed} (the model's: {learner.seed})")
         if self.scale is not False:
             other.append("scale (a resumed model keeps its own scaling)")
+        if self.class_weight and self.class_weight != model_class_weight:
+            other.append(f"class weights {self.class_weight} (the model's: {model_class_weight or 'none'})")
         if other:
             raise NotResumable(
                 f"a resumed run continues the model's own settings; the spec gives {'; '.join(other)}", settings=True
@@ -221,11 +260,16 @@ class TrainSpec:
     def to_dict(self) -> dict:
         """What decided the model, as its header stores it ("run"; JSON): the settings, not where the run
         was (a sharded run's backend, workers and scheduler), so that every backend writes one file."""
-        out = asdict(replace(self, scale=False))
+        out = asdict(replace(self, scale=False, class_weight={}))
         out.pop("scale")
+        out.pop("class_weight")
+        if self.class_weight:  # as the model header keeps them (Model.class_weight), none: the field left out
+            out["class_weight"] = weight_pairs(self.class_weight)
         if self.scale is not False:  # the ranges themselves are the model's (Model.scaling)
             out["scale"] = "ranges" if self.scale is not True else "data"
         out["hypothesis"] = self.written
+        if self.epochs is None and self.sharding is None:  # one pass: the same record from every edge
+            out["epochs"] = 1
         if self.sharding is not None:
             out["sharding"] = {  # how the shards were mixed; which shards: the header's "sharding" sources
                 "sync_every": self.sharding.sync_every,
@@ -235,6 +279,11 @@ class TrainSpec:
         for name in ("block_lines", "resumed", "save_resume", "checkpoint_every", "threads"):
             out.pop(name)
         return out
+
+
+class DefaultRefuses(ValueError):
+    """A setting that the default algorithm chosen from the first block (`TrainSpec.choosing`) does not take:
+    the run's settings contradict its data (the CLI's usage error, exit 2)."""
 
 
 class NotResumable(ValueError):
@@ -264,6 +313,27 @@ def refuse_resume(model, hypothesis: str | None) -> None:
             )
             last = "use --method last" if hypothesis in AVERAGES else "resume with --hypothesis last"
             raise NotResumable(f"{lost}, so its average cannot be completed; {last}", settings=True)
+
+
+def weight_pairs(class_weight: dict) -> list:
+    """Class weights as a model header keeps them: [[label, weight], ...] in label order (JSON keys are text)."""
+    return [[label, class_weight[label]] for label in sorted(class_weight)]
+
+
+def _default_takes(params: dict) -> None:
+    """ValueError naming the flag when a parameter given without -a is taken by neither default algorithm
+    (registry.DEFAULT: which one runs is chosen from the first block, and checks the rest then), or when
+    its value is one that every default that takes it refuses."""
+    defaults = [registry.get(name) for name in dict.fromkeys(registry.DEFAULT.values())]
+    for name, value in params.items():
+        takers = [cls for cls in defaults if name in {p.name for p in cls.params}]
+        if not takers:
+            flag = registry.params()[name].flag if name in registry.params() else repr(name)
+            wording = ", ".join(
+                f"{cls.name} ({', '.join(p.flag for p in cls.params) or 'no parameters'})" for cls in defaults
+            )
+            raise ValueError(f"{flag} does not apply to the default algorithms, {wording}; give -a NAME")
+        takers[0].resolve_params({name: value})  # a bad value: its message
 
 
 FROM_MODEL = tuple(f.name for f in fields(TrainSpec) if f.metadata.get("resume") == "model")

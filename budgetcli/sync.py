@@ -30,10 +30,12 @@ import time
 from ._jit import njit, intrinsic  # noqa: I001  (aot_build finds compiled modules by "_jit import njit")
 
 FIELD = 8  # int64s in a cache line: control's fields are FIELD apart
-GENERATION, KIND, SIZE, CLAIM, DONE, READY, SLEEPERS, FUTEX, TIMEOUT = (FIELD * k for k in range(9))
-CONTROL = 9 * FIELD  # the length of a control array; TIMEOUT is a struct timespec (seconds, nanoseconds)
+GENERATION, KIND, SIZE, CLAIM, READY, SLEEPERS, FUTEX, TIMEOUT, DONE = (FIELD * k for k in range(9))
+MAX_BLOCKS = 64  # DONE[b] = generation << THREAD_BITS | the thread that did block b of that job
+CONTROL = DONE + MAX_BLOCKS  # the length of a control array; TIMEOUT is a struct timespec (s, ns)
 STOP = -1  # the generation that tells the workers to return
 CLAIM_BITS = 16  # CLAIM = generation << CLAIM_BITS | the next block to claim
+THREAD_BITS = 8  # threads 0 (the main one) .. 255 (spec.MAX_THREADS = 256)
 SPINS = 4000  # looks at the generation before a waiting thread sleeps
 SLEEP_NS = 2_000_000  # a sleeping worker looks again at least this often (a lost wake-up costs no more)
 FUTEX_WAIT, FUTEX_WAKE = 128, 129  # FUTEX_WAIT_PRIVATE, FUTEX_WAKE_PRIVATE
@@ -195,20 +197,9 @@ def post(control, kind, size):
     generation = control[GENERATION] + 1
     control[KIND] = kind
     control[SIZE] = size
-    store(control, DONE, 0)
     store(control, CLAIM, generation << CLAIM_BITS)
     publish(control, generation)
     return generation
-
-
-@njit(cache=True)
-def wait_done(control, blocks):
-    """Wait until the posted job's blocks are all done (the main thread, after doing its own share)."""
-    spins = 0
-    while load(control, DONE) < blocks:
-        spins += 1
-        if spins > SPINS:
-            give_way()
 
 
 @njit(cache=True)
@@ -218,9 +209,9 @@ def stop(control):
 
 
 class Workers:
-    """`count` Python threads each running target(*args, control), for the length of a `with` block: they
-    are started and seen ready (inside the compiled target, without the GIL) before the block runs, and
-    told to return (generation STOP) and joined after it, however it ends."""
+    """`count` Python threads each running target(*args, i, control), i = 1 .. count, for the length of a
+    `with` block: they are started and seen ready (inside the compiled target, without the GIL) before
+    the block runs, and told to return (generation STOP) and joined after it, however it ends."""
 
     def __init__(self, count: int, target, args: tuple, control):
         self.count, self.target, self.args, self.control = count, target, args, control
@@ -231,8 +222,8 @@ class Workers:
         self.control[FUTEX] = futex_number()
         self.control[TIMEOUT + 1] = SLEEP_NS
         try:
-            for _ in range(self.count):
-                thread = threading.Thread(target=self.target, args=(*self.args, self.control), daemon=True)
+            for i in range(1, self.count + 1):
+                thread = threading.Thread(target=self.target, args=(*self.args, i, self.control), daemon=True)
                 thread.start()
                 self.threads.append(thread)
             while self.control[READY] < self.count:  # the first call of the JIT path compiles the target

@@ -4,7 +4,8 @@ task they run:
 
 - the algorithm a run takes when none is named (`choose`, from the first block of data);
 - the targets: the label map a new model starts with (`label_map`) and how a chunk's labels become the
-  learner's codes (`encode`, through that map);
+  learner's codes (`encode`, through that map), and each example's weight (`weights`: its class's times
+  its own);
 - what a run counts besides the learner's counters and what it warns of at its end (`Tally`).
 
 Regression and novelty detection will be tasks beside this one, each with the same four parts."""
@@ -39,13 +40,23 @@ class Classification:
         """The learner's codes of a chunk's labels (DataError naming the first line the map refuses)."""
         return model.labels.encode(chunk, source)
 
-    class Tally:
-        """A run's label values and online mistakes (its own: a resumed model's counters started
-        before it), and the warnings they give at its end."""
+    @staticmethod
+    def weights(model, chunk) -> np.ndarray | None:
+        """Each example's weight, its class's (`train -w`: label value -> weight, the model's class_weight)
+        times its own (chunk.weights, a sample weight); None when the chunk has neither."""
+        weights = None if chunk.weights is None else np.asarray(chunk.weights, np.float64)
+        for label, w in model.class_weight.items():
+            where = chunk.labels == label
+            if where.any():
+                weights = np.ones(len(chunk)) if weights is None else weights.copy()
+                weights[where] *= w
+        return weights
 
-        def __init__(self, learner):
-            self.labels: dict = {}  # label value -> examples
-            self.mistakes_before = learner.counter("mistakes")
+    class Tally:
+        """A run's label values (label -> examples), and the warnings the run gives at its end."""
+
+        def __init__(self):
+            self.labels: dict = {}
 
         def add(self, chunk) -> None:
             values, counts = unique(chunk.labels, return_counts=True)
@@ -56,24 +67,46 @@ class Classification:
         def examples(self) -> int:
             return sum(self.labels.values())
 
-        def mistakes(self, learner) -> int:
-            return learner.counter("mistakes") - self.mistakes_before
-
         def warnings(self, online, written, sample) -> list[str]:
-            """Warnings that the model may be no better than a constant (metrics.constant_warning and
-            metrics.one_label_warning, eval's rules):
-            - the online mistake rate of the `online` model over this run is not below the rate of always
-              answering the run's most frequent label (the stream's majority-class error);
-            - the `written` model predicts one label for every example of `sample` (a sample of the
-              first block), which holds several."""
-            right = self.examples - self.mistakes(online.learner)
-            out = [constant_warning(right, self.labels, written.labels.spelling, online=True)]
-            true = set(unique(sample.labels).tolist()) if sample is not None else set()
-            if len(true) > 1:
-                with np.errstate(all="ignore"):
-                    predicted = written.predicted(written.scorer().decision_function(sample))
-                out.append(one_label_warning(true, unique(predicted).tolist(), written.labels.spelling, len(sample)))
-            return [w for w in out if w]
+            """That the `written` model may be no better than a constant (`outcome_warnings`, on `sample`, a
+            Chunk kept from the run's examples), and that a class weight names a label the run never met."""
+            return outcome_warnings(written, sample) + class_weight_warnings(
+                online.class_weight, self.labels, online.labels.spelling
+            )
+
+
+def outcome_warnings(model, sample) -> list[str]:
+    """Warnings that the model a run writes may be no better than a constant (metrics.constant_warning and
+    metrics.one_label_warning, eval's rules), from its predictions on `sample` (a Chunk kept from the
+    run's examples, pipeline.Reservoir), which holds several labels: its accuracy there (weighted by the
+    examples' weights when the run has any) is not above always answering the sample's most frequent
+    (heaviest) label; or it predicts one label for every example."""
+    if sample is None:
+        return []
+    with np.errstate(all="ignore"):
+        predicted = model.predicted(model.scorer().decision_function(sample))
+    weights = Classification.weights(model, sample)
+    weight = np.ones(len(sample)) if weights is None else weights
+    counts: dict = {}
+    for label, w in zip(sample.labels.tolist(), weight.tolist()):
+        counts[label] = counts.get(label, 0.0) + w
+    right = float(weight[predicted == sample.labels].sum())
+    if weights is None:
+        counts, right = {label: int(c) for label, c in counts.items()}, int(right)
+    if len(counts) < 2:  # one label: no model does better than answering it
+        return []
+    spelling = model.labels.spelling
+    out = [constant_warning(right, counts, spelling, kept=len(sample), weighted=weights is not None)]
+    out.append(one_label_warning(set(counts), unique(predicted).tolist(), spelling, len(sample)))
+    return [w for w in out if w]
+
+
+def class_weight_warnings(class_weight: dict, labels: dict, spelling) -> list[str]:
+    """The warning that a class weight names a label the run never met (LIBSVM's "class label not found")."""
+    missing = [label for label in class_weight if label not in labels]
+    if not missing:
+        return []
+    return [f"a class weight names {', '.join(spelling(v) for v in missing)}, which no example of this run has"]
 
 
 CLASSIFICATION = Classification()

@@ -30,7 +30,7 @@ as `train` refuses them (spec.TrainSpec).  A setting whose runs ended with no su
 learned nothing on this data: it is sorted after every setting that learned something, whatever the
 sort metric (its 0 support vectors would otherwise win `--sort support`, and predicting one class
 everywhere can beat a weak setting's test accuracy).  Each setting carries the distinct warnings of
-its runs (pipeline.kernel_warnings, pipeline.support_warnings), which the table marks.
+its runs (pipeline.Report), which the table marks.
 
 The best model (`--save-best`) is the run of the top setting that is best by the sort metric (ties:
 the lowest permutation index).  Workers do not ship models back; the main process trains that one
@@ -39,7 +39,6 @@ run again — deterministic, so the same model — and checks its counters again
 
 from __future__ import annotations
 
-import csv
 import itertools
 import json
 from contextlib import ExitStack, contextmanager
@@ -47,10 +46,9 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from . import grid, pipeline, registry
+from . import pipeline, registry
 from .atomic import output_file
 from .core import KernelSpec
-from .io.permuted import PermutedExamples
 from .kernels import KERNEL_PARAMS
 from .metrics import PredictionTally
 from .predict import splittable
@@ -159,6 +157,8 @@ def grid_names(algorithm: str) -> dict[str, tuple[str, type]]:
 def parse_grid(specs: list[str], algorithm: str) -> list[tuple[str, list]]:
     """['eta=0.05,0.1', 'gamma=0.01'] -> [('eta', [0.05, 0.1]), ('gamma', [0.01])]; ValueError on
     an unknown name, a repeated name, a bad or repeated value."""
+    from .grid import expand  # here: every command imports this module, few tune
+
     names = grid_names(algorithm)
     out: list[tuple[str, list]] = []
     for spec in specs:
@@ -175,7 +175,7 @@ def parse_grid(specs: list[str], algorithm: str) -> list[tuple[str, list]]:
         parsed = []
         for text in values.split(","):
             try:
-                expanded = grid.expand(text, typ, name)  # a value, or a range (2**-5..2**3)
+                expanded = expand(text, typ, name)  # a value, or a range (2**-5..2**3)
             except ValueError as exc:
                 raise ValueError(f"--grid {spec!r}: {exc}") from None
             for v in expanded:
@@ -232,6 +232,8 @@ def train_run(run: Run) -> pipeline.TrainResult:
     spec = run.spec
     if not spec.shuffle or (spec.epochs or 1) > 1 or not splittable(run.data):
         return pipeline.train(spec, run.data)
+    from .io.permuted import PermutedExamples  # here: every command imports this module, few tune
+
     examples = PermutedExamples(run.data, spec.seed)
     problem = examples.label_problem()
     if problem is not None and not spec.learner_class.multiclass:
@@ -385,6 +387,8 @@ def write_csv(path: str, rows: list[Row], grid_columns: list[str], epochs: int) 
     `warnings`: a JSON list of strings); written as every output is (atomic.output_file), so a
     failure never leaves half a file."""
     with output_file(path) as f:
+        import csv  # here: every command imports this module, few write a table
+
         w = csv.writer(f)
         w.writerow(grid_columns + CSV_COLUMNS)
         for rank, row in enumerate(rows, 1):

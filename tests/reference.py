@@ -7,7 +7,9 @@ same decisions.
 
 Shared conventions (documented in budgetcli/algorithms/*.py):
 - a round is a mistake when y f ≤ 0;
-- Projectron: ‖δ‖² ≤ 1e-10 k(x, x) counts as ‖δ‖ = 0 (numerical dependence).
+- Projectron: ‖δ‖² ≤ 1e-10 k(x, x) counts as ‖δ‖ = 0 (numerical dependence);
+- `w`: each example's weight (train -w, a sample weight), None for 1 each, in the algorithms that take
+  weights, as each module's docstring says (`weight`).
 """
 
 from __future__ import annotations
@@ -17,6 +19,11 @@ from dataclasses import dataclass, field
 import numpy as np
 
 DEPENDENCE_TOL = 1e-10
+
+
+def weight(w, t) -> float:
+    """Example t's weight: 1 without weights."""
+    return 1.0 if w is None else float(w[t])
 
 
 def make_kernel(kind: str, gamma: float = 1.0, coef0: float = 0.0, degree: int = 3):
@@ -42,8 +49,8 @@ class Trace:
     capped: int = 0  # BOGD++: keep probabilities capped at 1 (the water-filling acted)
 
 
-def perceptron(X, y, k) -> Trace:
-    """Fig. 1 of the Projectron paper."""
+def perceptron(X, y, k, w=None) -> Trace:
+    """Fig. 1 of the Projectron paper; a mistake of weight w adds w y k(x, ·)."""
     tr = Trace()
     alpha = []
     for t in range(len(y)):
@@ -54,17 +61,18 @@ def perceptron(X, y, k) -> Trace:
         tr.margin_updates.append(False)
         if mistake:
             tr.support.append(t)
-            alpha.append(y[t])
+            alpha.append(weight(w, t) * y[t])
     tr.alpha = np.array(alpha)
     return tr
 
 
-def projectron(X, y, k, eta, plusplus=False, margin_step="fig5") -> Trace:
+def projectron(X, y, k, eta, plusplus=False, margin_step="fig5", w=None) -> Trace:
     """Figs. 2 and 4 (Projectron) and Fig. 5 with the τ rule of §4 (Projectron++), with the
     projection P k(x_t, ·) = Σ d_j k(x_j, ·), d = K⁻¹ k_t, computed by a direct solve (eq. 7).
 
     margin_step="projectron": Projectron++ as the Ahpatron paper's code runs it, every y f < 1 gets
-    Fig. 2's step (project when ‖δ‖ ≤ η, else add x_t with coefficient y_t)."""
+    Fig. 2's step (project when ‖δ‖ ≤ η, else add x_t with coefficient y_t).  A weight w is the cost
+    C = w: the step w y (projected or added), and τ ≤ w on a margin error (§4's PA-I remark)."""
     tr = Trace()
     alpha = np.zeros(0)
     for t in range(len(y)):
@@ -90,10 +98,10 @@ def projectron(X, y, k, eta, plusplus=False, margin_step="fig5") -> Trace:
         if mistake or margin_step == "projectron":
             tr.margin_updates[-1] = not mistake
             if delta <= eta:
-                alpha = alpha + y[t] * d  # f'' = f + y P k (eq. 9)
+                alpha = alpha + weight(w, t) * y[t] * d  # f'' = f + y P k (eq. 9)
             else:
                 S.append(t)
-                alpha = np.append(alpha, y[t])
+                alpha = np.append(alpha, weight(w, t) * y[t])
         else:  # margin error, 0 < y f < 1
             loss = 1.0 - m
             if pk2 <= 0:
@@ -105,7 +113,7 @@ def projectron(X, y, k, eta, plusplus=False, margin_step="fig5") -> Trace:
             else:
                 continue
             if loss >= ratio:
-                tau = min(loss / pk2, 2 * (loss - ratio) / pk2, 1.0)
+                tau = min(loss / pk2, 2 * (loss - ratio) / pk2, weight(w, t))
                 alpha = alpha + y[t] * tau * d
                 tr.margin_updates[-1] = True
     tr.alpha = alpha
@@ -135,7 +143,7 @@ class SplitMix64:
                 return r % n
 
 
-def rbp_lbp(X, y, k, budget, policy, seed=0) -> Trace:
+def rbp_lbp(X, y, k, budget, policy, seed=0, w=None) -> Trace:
     """RBP (shifting/RBP paper Fig. 2: evict a random support when s = B) and LBP (§4: evict the
     oldest).  The support set is kept as a list of slots; the newcomer takes the evicted slot."""
     tr = Trace()
@@ -151,18 +159,19 @@ def rbp_lbp(X, y, k, budget, policy, seed=0) -> Trace:
             continue
         if len(slots) < budget:
             slots.append(t)
-            alpha.append(y[t])
+            alpha.append(weight(w, t) * y[t])
             born.append(t)
             continue
         j = rng.below(budget) if policy == "random" else int(np.argmin(born))
-        slots[j], alpha[j], born[j] = t, y[t], t
+        slots[j], alpha[j], born[j] = t, weight(w, t) * y[t], t
     tr.support = slots
     tr.alpha = np.array(alpha, float)
     return tr
 
 
-def passive_aggressive(X, y, k, variant="pa", C=1.0) -> Trace:
-    """Crammer et al. 2006, Fig. 1, kernelised: f ← f + τ y k(x_t, ·) on hinge loss > 0."""
+def passive_aggressive(X, y, k, variant="pa", C=1.0, w=None) -> Trace:
+    """Crammer et al. 2006, Fig. 1, kernelised: f ← f + τ y k(x_t, ·) on hinge loss > 0; a weight w makes
+    an example's C w C."""
     tr = Trace()
     alpha = []
     for t in range(len(y)):
@@ -175,14 +184,15 @@ def passive_aggressive(X, y, k, variant="pa", C=1.0) -> Trace:
         tr.margin_updates.append(update and y[t] * f > 0)
         if not update:
             continue
-        tau = {"pa": loss / kxx, "pa-i": min(C, loss / kxx), "pa-ii": loss / (kxx + 1 / (2 * C))}[variant]
+        c = C * weight(w, t)
+        tau = {"pa": loss / kxx, "pa-i": min(c, loss / kxx), "pa-ii": loss / (kxx + 1 / (2 * c))}[variant]
         tr.support.append(t)
         alpha.append(tau * y[t])
     tr.alpha = np.array(alpha)
     return tr
 
 
-def shifting_perceptron(X, y, k, lam) -> Trace:
+def shifting_perceptron(X, y, k, lam, w=None) -> Trace:
     """Shifting/RBP paper, Fig. 1: on the k-th mistake w ← (1 − λ_k) w + y x, λ_k = λ/(λ+k), λ_0 = 1."""
     tr = Trace()
     alpha = []
@@ -196,7 +206,7 @@ def shifting_perceptron(X, y, k, lam) -> Trace:
         if mistake:
             lam_k = 1.0 if mistakes == 0 else lam / (lam + mistakes)
             alpha = [(1 - lam_k) * a for a in alpha]
-            alpha.append(y[t])
+            alpha.append(weight(w, t) * y[t])
             tr.support.append(t)
             mistakes += 1
     tr.alpha = np.array(alpha)
@@ -423,24 +433,24 @@ def alma2(X, y, k, alpha=0.0, B=1.0, C=np.sqrt(2) - 1, eta=None) -> Trace:
     return tr
 
 
-def stoptron(X, y, k, budget) -> Trace:
+def stoptron(X, y, k, budget, w=None) -> Trace:
     """The kernel Perceptron that stops adding support vectors once `budget` are stored."""
     tr = Trace()
     for t in range(len(y)):
-        f = sum(y[i] * k(X[i], X[t]) for i in tr.support)
+        f = sum(weight(w, i) * y[i] * k(X[i], X[t]) for i in tr.support)
         tr.scores.append(f)
         tr.mistakes.append(y[t] * f <= 0)
         tr.margin_updates.append(False)
         if tr.mistakes[-1] and len(tr.support) < budget:
             tr.support.append(t)
-    tr.alpha = np.array([y[i] for i in tr.support])
+    tr.alpha = np.array([weight(w, i) * y[i] for i in tr.support])
     return tr
 
 
 # Each algorithm's reference run for tests/test_contract.py: name -> (parameters of the compiled learner,
 # run(X, y, k, seed) with the same settings), or a list of such for variants that take other paths.
 # A new algorithm adds its entry beside its reference.
-def kernel_ogd(X, y, k, eta, schedule="constant") -> Trace:
+def kernel_ogd(X, y, k, eta, schedule="constant", w=None) -> Trace:
     """Kivinen, Smola, Williamson 2004, §III with λ = 0 (LIBOKL's kernel-ogd): on the hinge loss's
     margin error y f < 1, f ← f + η_t y k(x_t, ·), η_t = η or η/√t (t = 1, 2, ... every example)."""
     tr = Trace()
@@ -453,12 +463,12 @@ def kernel_ogd(X, y, k, eta, schedule="constant") -> Trace:
         tr.margin_updates.append(update and y[t] * f > 0)
         if update:
             tr.support.append(t)
-            alpha.append((eta if schedule == "constant" else eta / np.sqrt(t + 1)) * y[t])
+            alpha.append((eta if schedule == "constant" else eta / np.sqrt(t + 1)) * weight(w, t) * y[t])
     tr.alpha = np.array(alpha)
     return tr
 
 
-def bpa_s(X, y, k, budget, C) -> Trace:
+def bpa_s(X, y, k, budget, C, w=None) -> Trace:
     """Wang & Vucetic 2010, §3, BPA-S: PA-I below the budget; at it, for every candidate r the problem
     min ½‖w − w_t‖² + Cξ with w = w_t − α_r φ(x_r) + β φ(x_t) solved in closed form (β = α_r k_rt/k_tt
     + τ y, τ = min(C, ℓ/k_tt)) and its objective Q_r computed as written; the r of least Q_r (the first)
@@ -475,7 +485,7 @@ def bpa_s(X, y, k, budget, C) -> Trace:
         tr.margin_updates.append(update and y[t] * f > 0)
         if not update:
             continue
-        tau = min(C, loss / ktt)
+        tau = min(C * weight(w, t), loss / ktt)
         if len(slots) < budget:
             slots.append(t)
             alpha.append(tau * y[t])
@@ -495,7 +505,7 @@ def bpa_s(X, y, k, budget, C) -> Trace:
     return tr
 
 
-def bpa_p(X, y, k, budget, C) -> Trace:
+def bpa_p(X, y, k, budget, C, w=None) -> Trace:
     """Wang & Vucetic 2010, §3, BPA-P: as bpa_s, with S = the kept vectors but r, and x_t: for every
     candidate r its system K_S c = k_r solved directly, β = α_r c + τ y e_t, Q_r = ½‖Δ_r‖² + Cξ_r as
     written; the first least Q_r goes, the others take β, x_t takes r's place.  An x_t in the span of the
@@ -512,7 +522,7 @@ def bpa_p(X, y, k, budget, C) -> Trace:
         tr.margin_updates.append(update and y[t] * f > 0)
         if not update:
             continue
-        tau = min(C, loss / ktt)
+        tau = min(C * weight(w, t), loss / ktt)
         if slots:
             gram = np.array([[k(X[a], X[b]) for b in slots] for a in slots])
             kt = np.array([k(X[s], X[t]) for s in slots])
@@ -546,7 +556,7 @@ def bpa_p(X, y, k, budget, C) -> Trace:
     return tr
 
 
-def bpa_nn(X, y, k, budget, C) -> Trace:
+def bpa_nn(X, y, k, budget, C, w=None) -> Trace:
     """Wang & Vucetic 2010, §3, BPA-NN: as bpa_s, with S = {x_t, x_j}, x_j the kept vector nearest x_r in
     feature space (least k_rr + k_jj − 2k_rj, the first of equals): for every candidate r the 2×2 system
     K_S c = k_Sr solved directly, β = α_r c + τ y e_t, Q_r = ½‖Δ_r‖² + Cξ_r as written; the first least
@@ -565,7 +575,7 @@ def bpa_nn(X, y, k, budget, C) -> Trace:
         tr.margin_updates.append(update and y[t] * f > 0)
         if not update:
             continue
-        tau = min(C, loss / ktt)
+        tau = min(C * weight(w, t), loss / ktt)
         if len(slots) < budget:
             slots.append(t)
             alpha.append(tau * y[t])
@@ -601,7 +611,7 @@ def bpa_nn(X, y, k, budget, C) -> Trace:
     return tr
 
 
-def bogd(X, y, k, budget, eta, lam, gamma, removal, seed=0) -> Trace:
+def bogd(X, y, k, budget, eta, lam, gamma, removal, seed=0, w=None) -> Trace:
     """Zhao, Wang, Wu, Jin, Hoi, ICML 2012, §3: every round α ← (1 − ηλ)α; on y f < 1 add x_t with η y; at
     the budget first remove r and re-weight the kept, |α_i| ≤ ηγ: removal "uniform" (BOGD, kept × B/(B−1)),
     "weighted" (BOGD++, kept with q_i = (B−1) a_i/Σa, a_i = |α_i|√k_ii, capped at 1 with the rest shared,
@@ -620,7 +630,7 @@ def bogd(X, y, k, budget, eta, lam, gamma, removal, seed=0) -> Trace:
             continue
         if len(slots) < budget:
             slots.append(t)
-            alpha.append(eta * y[t])
+            alpha.append(eta * weight(w, t) * y[t])
             born.append(t)
             continue
         if removal == "oldest":
@@ -650,7 +660,7 @@ def bogd(X, y, k, budget, eta, lam, gamma, removal, seed=0) -> Trace:
             if i != r and removal != "oldest" and 0 < keep[i] < 1:
                 alpha[i] = alpha[i] / keep[i]
                 alpha[i] = float(np.clip(alpha[i], -eta * gamma, eta * gamma))
-        slots[r], alpha[r], born[r] = t, eta * y[t], t
+        slots[r], alpha[r], born[r] = t, eta * weight(w, t) * y[t], t
     tr.support = slots
     tr.alpha = np.array(alpha, float)
     return tr
@@ -679,7 +689,7 @@ def fourier_omega(seed: int, features, D: int, gamma: float) -> np.ndarray:
     return out
 
 
-def fogd(X, y, k, D, eta, seed=0, schedule="constant", arithmetic="float64", scale="normalised") -> Trace:
+def fogd(X, y, k, D, eta, seed=0, schedule="constant", arithmetic="float64", scale="normalised", w=None) -> Trace:
     """Lu, Hoi, Wang, Zhao, Liu, JMLR 2016, §4: z(x) = D^(−1/2)[cos Ωᵀx, sin Ωᵀx], Ω's columns ω_i ~ N(0, 2γI)
     (the Gaussian kernel k's γ); w ← w + η_t y z(x) on y wᵀz(x) < 1.  Trace.alpha holds the final w.
     scale "unscaled": z without the D^(−1/2) (LIBOKL's and the authors' code); arithmetic "single": z from
@@ -687,7 +697,7 @@ def fogd(X, y, k, D, eta, seed=0, schedule="constant", arithmetic="float64", sca
     omega = fourier_omega(seed, range(1, X.shape[1] + 1), D, k.gamma)  # column j is the file's index j + 1
     norm = 1.0 / np.sqrt(D) if scale == "normalised" else 1.0
     tr = Trace()
-    w = np.zeros(2 * D)
+    weights, w = w, np.zeros(2 * D)
     for t in range(len(y)):
         if arithmetic == "single":
             z = single_fourier_features(X[t], omega.astype(np.float32), norm)
@@ -699,7 +709,7 @@ def fogd(X, y, k, D, eta, seed=0, schedule="constant", arithmetic="float64", sca
         tr.mistakes.append(y[t] * f <= 0)
         tr.margin_updates.append(0 < y[t] * f < 1)
         if y[t] * f < 1:
-            w = w + (eta if schedule == "constant" else eta / np.sqrt(t + 1)) * y[t] * z
+            w = w + (eta if schedule == "constant" else eta / np.sqrt(t + 1)) * weight(weights, t) * y[t] * z
     tr.alpha = w
     return tr
 
@@ -727,7 +737,7 @@ def single_fourier_features(x, omega32, norm) -> np.ndarray:
     return np.concatenate([f(norm) * cos_t, f(norm) * sin_t]).astype(np.float64)
 
 
-def nogd(X, y, k, budget, eta, eta1, rank, start="projected") -> Trace:
+def nogd(X, y, k, budget, eta, eta1, rank, start="projected", weights=None) -> Trace:
     """Lu, Hoi, Wang, Zhao, Liu, JMLR 2016, §5, written with w: kernel OGD (step η) until B landmarks;
     on the first margin error with B stored, M = Λ_k^(−1/2) V_kᵀ from K̂'s k largest eigenpairs (those
     above 1e-10 λ_max), w = Mᵀ⁺α = Λ_k^(1/2) V_kᵀ α ("projected") or 0 ("zero"); that round predicted with
@@ -744,7 +754,7 @@ def nogd(X, y, k, budget, eta, eta1, rank, start="projected") -> Trace:
             continue
         if w is None and len(slots) < budget:
             slots.append(t)
-            alpha.append(eta * y[t])
+            alpha.append(eta * weight(weights, t) * y[t])
             continue
         if w is None:  # the switch
             gram = np.array([[k(X[a], X[b]) for b in slots] for a in slots])
@@ -752,53 +762,59 @@ def nogd(X, y, k, budget, eta, eta1, rank, start="projected") -> Trace:
             top = [i for i in np.argsort(lam)[::-1][:rank] if lam[i] > 1e-10 * lam.max()]
             M = (V[:, top] / np.sqrt(lam[top])).T
             w = np.sqrt(lam[top]) * (V[:, top].T @ np.array(alpha)) if start == "projected" else np.zeros(len(top))
-        w = w + eta1 * y[t] * (M @ kappa)
+        w = w + eta1 * weight(weights, t) * y[t] * (M @ kappa)
     tr.support = slots
     tr.alpha = np.array(alpha, float) if w is None else M.T @ w
     return tr
 
 
 REFERENCES = {
-    "perceptron": ({}, lambda X, y, k, seed: perceptron(X, y, k)),
-    "stoptron": ({"budget": 8}, lambda X, y, k, seed: stoptron(X, y, k, 8)),
-    "projectron": ({"eta": 0.3}, lambda X, y, k, seed: projectron(X, y, k, 0.3)),
+    "perceptron": ({}, lambda X, y, k, seed, w=None: perceptron(X, y, k, w=w)),
+    "stoptron": ({"budget": 8}, lambda X, y, k, seed, w=None: stoptron(X, y, k, 8, w=w)),
+    "projectron": ({"eta": 0.3}, lambda X, y, k, seed, w=None: projectron(X, y, k, 0.3, w=w)),
     "projectron++": [
         (
             {"eta": 0.3, "margin_step": m},
-            lambda X, y, k, seed, m=m: projectron(X, y, k, 0.3, plusplus=True, margin_step=m),
+            lambda X, y, k, seed, m=m, w=None: projectron(X, y, k, 0.3, plusplus=True, margin_step=m, w=w),
         )
         for m in ("fig5", "projectron")
     ],
-    "rbp": ({"budget": 8}, lambda X, y, k, seed: rbp_lbp(X, y, k, 8, "random", seed=seed)),
-    "lbp": ({"budget": 8}, lambda X, y, k, seed: rbp_lbp(X, y, k, 8, "oldest", seed=seed)),
+    "rbp": ({"budget": 8}, lambda X, y, k, seed, w=None: rbp_lbp(X, y, k, 8, "random", seed=seed, w=w)),
+    "lbp": ({"budget": 8}, lambda X, y, k, seed, w=None: rbp_lbp(X, y, k, 8, "oldest", seed=seed, w=w)),
     "forgetron": ({"budget": 8}, lambda X, y, k, seed: forgetron(X, y, k, 8)),
     "pa": ({}, lambda X, y, k, seed: passive_aggressive(X, y, k, "pa")),
-    "pa-i": ({"cost": 0.3}, lambda X, y, k, seed: passive_aggressive(X, y, k, "pa-i", C=0.3)),
-    "pa-ii": ({"cost": 0.3}, lambda X, y, k, seed: passive_aggressive(X, y, k, "pa-ii", C=0.3)),
-    "kernel-ogd": ({"learning_rate": 0.3}, lambda X, y, k, seed: kernel_ogd(X, y, k, 0.3)),
-    "bpa-s": ({"budget": 8, "cost": 0.5}, lambda X, y, k, seed: bpa_s(X, y, k, 8, 0.5)),
-    "bpa-p": ({"budget": 8, "cost": 0.5}, lambda X, y, k, seed: bpa_p(X, y, k, 8, 0.5)),
-    "bpa-nn": ({"budget": 8, "cost": 0.5}, lambda X, y, k, seed: bpa_nn(X, y, k, 8, 0.5)),
-    "bogd": ({"budget": 8}, lambda X, y, k, seed: bogd(X, y, k, 8, 0.5, 0.001, 10.0, "uniform", seed)),
-    "bogd++": ({"budget": 8}, lambda X, y, k, seed: bogd(X, y, k, 8, 0.5, 0.001, 10.0, "weighted", seed)),
+    "pa-i": ({"cost": 0.3}, lambda X, y, k, seed, w=None: passive_aggressive(X, y, k, "pa-i", C=0.3, w=w)),
+    "pa-ii": ({"cost": 0.3}, lambda X, y, k, seed, w=None: passive_aggressive(X, y, k, "pa-ii", C=0.3, w=w)),
+    "kernel-ogd": ({"learning_rate": 0.3}, lambda X, y, k, seed, w=None: kernel_ogd(X, y, k, 0.3, w=w)),
+    "bpa-s": ({"budget": 8, "cost": 0.5}, lambda X, y, k, seed, w=None: bpa_s(X, y, k, 8, 0.5, w=w)),
+    "bpa-p": ({"budget": 8, "cost": 0.5}, lambda X, y, k, seed, w=None: bpa_p(X, y, k, 8, 0.5, w=w)),
+    "bpa-nn": ({"budget": 8, "cost": 0.5}, lambda X, y, k, seed, w=None: bpa_nn(X, y, k, 8, 0.5, w=w)),
+    "bogd": ({"budget": 8}, lambda X, y, k, seed, w=None: bogd(X, y, k, 8, 0.5, 0.001, 10.0, "uniform", seed, w=w)),
+    "bogd++": (
+        {"budget": 8},
+        lambda X, y, k, seed, w=None: bogd(X, y, k, 8, 0.5, 0.001, 10.0, "weighted", seed, w=w),
+    ),
     "nogd": [
         (
             {"budget": 8, "nystrom_rank": 4, "nystrom_start": s},
-            lambda X, y, k, seed, s=s: nogd(X, y, k, 8, 0.5, 0.5, 4, s),
+            lambda X, y, k, seed, s=s, w=None: nogd(X, y, k, 8, 0.5, 0.5, 4, s, weights=w),
         )
         for s in ("projected", "zero")
     ],
     "fogd": [
         (
             {"components": 16, "map_arithmetic": arithmetic},
-            lambda X, y, k, seed, a=arithmetic: fogd(
-                X, y, k, 16, 0.5, seed, arithmetic=a.replace("vectorised", "float64")
+            lambda X, y, k, seed, a=arithmetic, w=None: fogd(
+                X, y, k, 16, 0.5, seed, arithmetic=a.replace("vectorised", "float64"), w=w
             ),
         )
         for arithmetic in ("single", "vectorised")
     ],
-    "bogd-fifo": ({"budget": 8}, lambda X, y, k, seed: bogd(X, y, k, 8, 0.5, 0.001, np.inf, "oldest", seed)),
-    "spa": ({"spa_lambda": 0.5}, lambda X, y, k, seed: shifting_perceptron(X, y, k, 0.5)),
+    "bogd-fifo": (
+        {"budget": 8},
+        lambda X, y, k, seed, w=None: bogd(X, y, k, 8, 0.5, 0.001, np.inf, "oldest", seed, w=w),
+    ),
+    "spa": ({"spa_lambda": 0.5}, lambda X, y, k, seed, w=None: shifting_perceptron(X, y, k, 0.5, w=w)),
     "budget-perceptron": (
         {"budget": 8, "beta": 1.0, "update": "svm", "cost": 0.7},
         lambda X, y, k, seed: cks_budget_perceptron(X, y, k, 8, 1.0, "svm", C=0.7),

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .reference import DEPENDENCE_TOL, SplitMix64, fourier_omega, single_fourier_features, swap_remove
+from .reference import DEPENDENCE_TOL, SplitMix64, fourier_omega, single_fourier_features, swap_remove, weight
 
 GOLDEN = (math.sqrt(5.0) - 1.0) / 2.0
 
@@ -51,9 +51,10 @@ def finish(tr, V, A, m):
     return tr
 
 
-def max_score(X, y, k, variant="perceptron", budget=0, seed=0) -> MCTrace:
+def max_score(X, y, k, variant="perceptron", budget=0, seed=0, w=None) -> MCTrace:
     """Crammer–Singer max-score Perceptron / PA (τ = ℓ/(2k(x,x))) and MRBP (Projectron paper §7:
-    with B stored, a random one is discarded and the newcomer takes its place)."""
+    with B stored, a random one is discarded and the newcomer takes its place); a Perceptron mistake of
+    weight w adds ±w."""
     tr, rng = MCTrace(), SplitMix64(seed)
     M = int(max(y)) + 1
     V, A, m = [], [], 0
@@ -73,7 +74,7 @@ def max_score(X, y, k, variant="perceptron", budget=0, seed=0) -> MCTrace:
         else:
             if margin > 0:
                 continue
-            tau = 1.0
+            tau = weight(w, t)
         c = np.zeros(M)
         c[yt], c[r] = tau, -tau
         if variant == "rbp" and len(V) >= budget:
@@ -199,8 +200,9 @@ def maintain(V, A, born, k, mode, rng):
     swap_remove([V, A, born], q)  # z keeps the round of x_p
 
 
-def pegasos(X, y, k, lam, budget=0, maintenance=None, seed=0) -> MCTrace:
-    """Wang, Crammer, Vucetic 2010, Algorithm 1 (budget 0: PegasosM, no line 5)."""
+def pegasos(X, y, k, lam, budget=0, maintenance=None, seed=0, w=None) -> MCTrace:
+    """Wang, Crammer, Vucetic 2010, Algorithm 1 (budget 0: PegasosM, no line 5); a loss of weight w adds
+    ±w η_t."""
     tr, rng = MCTrace(), SplitMix64(seed)
     M = int(max(y)) + 1
     V, A, born, m = [], [], [], 0
@@ -216,7 +218,7 @@ def pegasos(X, y, k, lam, budget=0, maintenance=None, seed=0) -> MCTrace:
         tr.margin_updates.append(0 < margin < 1)
         A = [a * (1 - 1 / t) for a in A]  # line 1
         if loss > 0:
-            eta = 1 / (lam * t)
+            eta = weight(w, t - 1) / (lam * t)
             c = np.zeros(M)
             c[yt], c[r] = eta, -eta
             added = True
@@ -239,10 +241,11 @@ def pegasos(X, y, k, lam, budget=0, maintenance=None, seed=0) -> MCTrace:
     return finish(tr, V, A, m)
 
 
-def mc_projectron_pp(X, y, k, eta) -> MCTrace:
+def mc_projectron_pp(X, y, k, eta, w=None) -> MCTrace:
     """Projectron paper §5 (multiclass Projectron++, kernel δ_{yy'}k(x, x')): the support set is a
     list of pairs (x, class) with one coefficient each; projections onto a class's pairs by a
-    direct solve of that class's Gram system."""
+    direct solve of that class's Gram system.  A weight w is the cost C = w: a mistake's update ±w,
+    a margin error's τ ≤ w."""
     tr = MCTrace()
     V, C, alpha, m = [], [], [], 0  # pair vectors, their classes, coefficients
     for t in range(len(y)):
@@ -278,9 +281,9 @@ def mc_projectron_pp(X, y, k, eta) -> MCTrace:
 
         if margin <= 0:
             if delta <= eta:
-                add_projection(1.0)
+                add_projection(weight(w, t))
                 continue
-            for c, sign in ((yt, 1.0), (r, -1.0)):
+            for c, sign in ((yt, weight(w, t)), (r, -weight(w, t))):
                 slots, d, d2, _ = parts[c]
                 if d2 == 0.0:
                     for j, dj in zip(slots, d):
@@ -302,7 +305,7 @@ def mc_projectron_pp(X, y, k, eta) -> MCTrace:
             continue
         if loss < penalty:
             continue
-        add_projection(min(loss / pk2, 2 * (loss - penalty) / pk2, 1.0))
+        add_projection(min(loss / pk2, 2 * (loss - penalty) / pk2, weight(w, t)))
         tr.margin_updates[-1] = True
     tr.support = [np.array(v) for v in V]
     tr.coef = np.zeros((len(V), m))
@@ -313,7 +316,7 @@ def mc_projectron_pp(X, y, k, eta) -> MCTrace:
 
 
 # Each algorithm's reference run for tests/test_contract.py (see tests/reference.py).
-def mc_nogd(X, y, k, budget, eta, eta1, rank, start="projected") -> MCTrace:
+def mc_nogd(X, y, k, budget, eta, eta1, rank, start="projected", w=None) -> MCTrace:
     """Lu, Hoi, Wang, Zhao, Liu, JMLR 2016, §5, multiclass, written with W as the JMLR authors' NyGD.m: phase
     one stores each updating example once with η(e_y − e_r) (ℓ = 1 − f_y + f_r > 0) until B; on the first
     updating round with B stored, M = Λ_k^(−1/2) V_kᵀ (the k largest eigenpairs above 1e-10 λ_max), W = A·M⁺
@@ -336,7 +339,7 @@ def mc_nogd(X, y, k, budget, eta, eta1, rank, start="projected") -> MCTrace:
             continue
         if W is None and len(V) < budget:
             c = np.zeros(Mc)
-            c[yt], c[r] = eta, -eta
+            c[yt], c[r] = eta * weight(w, t), -eta * weight(w, t)
             V.append(x)
             A.append(c)
             continue
@@ -346,14 +349,14 @@ def mc_nogd(X, y, k, budget, eta, eta1, rank, start="projected") -> MCTrace:
             Mk = (U[:, top] / np.sqrt(lam[top])).T
             W = (np.array(A).T @ np.linalg.pinv(Mk)) if start == "projected" else np.zeros((Mc, len(top)))
         z = Mk @ kappa
-        W[yt] += eta1 * z
-        W[r] -= eta1 * z
+        W[yt] += eta1 * weight(w, t) * z
+        W[r] -= eta1 * weight(w, t) * z
     if W is not None:
         A = list((W @ Mk).T)
     return finish(tr, V, A, m)
 
 
-def mc_fogd(X, y, k, D, eta, seed=0, arithmetic="float64") -> MCTrace:
+def mc_fogd(X, y, k, D, eta, seed=0, arithmetic="float64", w=None) -> MCTrace:
     """JMLR 2016 §4, multiclass as the authors' FouGD.m: z(x) = D^(−1/2)[cos Ωᵀx, sin Ωᵀx] (tests/reference.py's
     map, k's γ; arithmetic "single": its float32 map), V = W z(x); on ℓ = 1 − V_y + V_r > 0 the rows y and r
     of W move by ±η z(x).  MCTrace.coef is W over the known classes, a row per class."""
@@ -375,19 +378,19 @@ def mc_fogd(X, y, k, D, eta, seed=0, arithmetic="float64") -> MCTrace:
         tr.mistakes.append(margin <= 0)
         tr.margin_updates.append(0 < margin < 1)
         if margin < 1:
-            W[yt] += eta * z
-            W[r] -= eta * z
+            W[yt] += eta * weight(w, t) * z
+            W[r] -= eta * weight(w, t) * z
     tr.coef, tr.n_classes = W[:m], m
     return tr
 
 
 REFERENCES = {
-    "mc-perceptron": ({}, lambda X, y, k, seed: max_score(X, y, k)),
+    "mc-perceptron": ({}, lambda X, y, k, seed, w=None: max_score(X, y, k, w=w)),
     "mc-fogd": [
         (
             {"components": 16, "map_arithmetic": arithmetic},
-            lambda X, y, k, seed, a=arithmetic: mc_fogd(
-                X, y, k, 16, 0.5, seed, "single" if a == "single" else "float64"
+            lambda X, y, k, seed, a=arithmetic, w=None: mc_fogd(
+                X, y, k, 16, 0.5, seed, "single" if a == "single" else "float64", w=w
             ),
         )
         for arithmetic in ("single", "vectorised")
@@ -395,18 +398,18 @@ REFERENCES = {
     "mc-nogd": [
         (
             {"budget": 8, "nystrom_rank": 4, "nystrom_start": s},
-            lambda X, y, k, seed, s=s: mc_nogd(X, y, k, 8, 0.5, 0.5, 4, s),
+            lambda X, y, k, seed, s=s, w=None: mc_nogd(X, y, k, 8, 0.5, 0.5, 4, s, w=w),
         )
         for s in ("projected", "zero")
     ],
     "mc-pa": ({}, lambda X, y, k, seed: max_score(X, y, k, "pa")),
-    "mrbp": ({"budget": 8}, lambda X, y, k, seed: max_score(X, y, k, "rbp", 8, seed=seed)),
-    "mc-projectron++": ({"eta": 0.3}, lambda X, y, k, seed: mc_projectron_pp(X, y, k, 0.3)),
-    "pegasos": ({"lambda_": 0.05}, lambda X, y, k, seed: pegasos(X, y, k, 0.05)),
+    "mrbp": ({"budget": 8}, lambda X, y, k, seed, w=None: max_score(X, y, k, "rbp", 8, seed=seed, w=w)),
+    "mc-projectron++": ({"eta": 0.3}, lambda X, y, k, seed, w=None: mc_projectron_pp(X, y, k, 0.3, w=w)),
+    "pegasos": ({"lambda_": 0.05}, lambda X, y, k, seed, w=None: pegasos(X, y, k, 0.05, w=w)),
     "bpegasos": [
         (
             {"lambda_": 0.05, "budget": 8, "maintenance": m},
-            lambda X, y, k, seed, m=m: pegasos(X, y, k, 0.05, budget=8, maintenance=m, seed=seed),
+            lambda X, y, k, seed, m=m, w=None: pegasos(X, y, k, 0.05, budget=8, maintenance=m, seed=seed, w=w),
         )
         for m in ("merge", "project")
     ],

@@ -62,10 +62,21 @@ def learner(name: str, params: dict):
     return registry.get(name)(KERNEL, seed=SEED, **params)
 
 
-def learn(model, X, y, size: int):
+def learn(model, X, y, size: int, w=None):
     for a in range(0, len(y), size):
-        model.learn(chunk_from_dense(X[a : a + size], y[a : a + size]), y[a : a + size])
+        weights = None if w is None else w[a : a + size]
+        model.learn(chunk_from_dense(X[a : a + size], y[a : a + size]), y[a : a + size], weights)
     return model
+
+
+# the algorithms that take example weights (contract.Learner.weighting), each of their reference cases
+WEIGHTED = [case for case, i in zip(CASES, CASE_IDS) if registry.get(case[0]).weighting is not None]
+WEIGHTED_IDS = [i for case, i in zip(CASES, CASE_IDS) if registry.get(case[0]).weighting is not None]
+
+
+def weights(n: int, seed: int) -> np.ndarray:
+    """Example weights of all sizes: below 1, 1, and above (a class weight's and a sample weight's)."""
+    return np.random.default_rng(seed).choice([0.2, 0.5, 1.0, 2.0, 3.5], n)
 
 
 def test_every_algorithm_has_a_reference():
@@ -86,6 +97,48 @@ def test_decisions_equal_the_reference_round_by_round(name, params, run):
     assert mistakes == [bool(m) for m in trace.mistakes]
     assert margins == [bool(m) for m in trace.margin_updates]
     assert 0 < sum(mistakes) < len(y)  # the stream exercised the rule
+
+
+@pytest.mark.parametrize("name,params,run", WEIGHTED, ids=WEIGHTED_IDS)
+def test_weighted_decisions_equal_the_reference_round_by_round(name, params, run):
+    """An algorithm that takes weights (train -w, sample weights) makes its reference's weighted decisions
+    (each module's docstring says how the weight enters), round by round and whatever the chunks, and
+    the weights change its model; weights of 1 are the unweighted run, bit for bit."""
+    cls = registry.get(name)
+    X, y = stream(cls, 200, seed=1)
+    w = weights(len(y), seed=5)
+    trace = run(X, y, reference.make_kernel("rbf", KERNEL.gamma), SEED, w=w)
+    model = learner(name, params)
+    mistakes, margins = [], []
+    for t in range(len(y)):
+        before = model.counters.copy()
+        learn(model, X[t : t + 1], y[t : t + 1], 1, w[t : t + 1])
+        mistakes.append(bool(model.counter("mistakes") - before[1]))
+        margins.append(bool(model.counter("margin_updates") - before[2]))
+    assert mistakes == [bool(m) for m in trace.mistakes]
+    assert margins == [bool(m) for m in trace.margin_updates]
+    whole = learn(learner(name, params), X, y, 200, w).state()
+    assert_same_state(model.state()[1], whole[1])
+    assert_same_state(learn(learner(name, params), X, y, 7, w).state()[1], whole[1])
+    unweighted = learn(learner(name, params), X, y, 200).state()
+    assert_same_state(learn(learner(name, params), X, y, 200, np.ones(len(y))).state()[1], unweighted[1])
+    assert any(not np.array_equal(whole[1][k], unweighted[1][k]) for k in whole[1])  # the weights acted
+
+
+def test_the_algorithms_without_weights_refuse_them_in_one_line():
+    refusing = sorted(name for name in ALGORITHMS if registry.get(name).weighting is None)
+    assert "pa" in refusing and "projectron++" not in refusing  # PA has no C to weigh
+    X, y = stream(KernelLearner, 20, seed=1)
+    for name in refusing:
+        model = learner(name, {"budget": 8} if "budget" in {p.name for p in registry.get(name).params} else {})
+        labels = y if not model.multiclass else (y > 0).astype(np.int64)
+        with pytest.raises(ValueError, match=f"^{re.escape(name)} takes no example or class weights "):
+            model.learn(chunk_from_dense(X, labels), labels, np.full(20, 2.0))
+        assert model.counter("examples") == 0
+        model.learn(chunk_from_dense(X, labels), labels, np.ones(20))  # weights of 1: the unweighted run
+        with pytest.raises(ValueError, match="takes no example or class weights"):
+            TrainSpec(name, class_weight={1: 2.0})
+    assert TrainSpec("pa", class_weight={1: 1.0}).class_weight == {}  # weight 1: none
 
 
 @pytest.mark.parametrize("name,params,run", CASES, ids=CASE_IDS)

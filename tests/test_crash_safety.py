@@ -366,13 +366,15 @@ def test_kill_9_after_a_checkpoint_then_resume_with_the_rest_is_one_run(tmp_path
     target = tmp_path / "m.model"
     common = ["-a", *algorithm, "--gamma", "0.5", "--average"]
     p = budgetlearn("train", *common, "--checkpoint-every", "300", "-", "-o", target, stdin=subprocess.PIPE)
-    feed(p, big, 5000)  # block 1 (4,096 lines) is learned: checkpoints after 300 .. 3,900 examples; then it waits
-    assert wait_for(checkpoint_at(target, 3900))
+    # block 1 (4,096 lines) is learned, then the 904 the stalled stream holds (handed over when it
+    # pauses): checkpoints after 300 .. 4,800 examples; then it waits
+    feed(p, big, 5000)
+    assert wait_for(checkpoint_at(target, 4800))
     p.send_signal(signal.SIGKILL)
     p.communicate(timeout=60)
     assert p.returncode == -signal.SIGKILL
     rest = tmp_path / "rest.txt"
-    rest.write_text("".join(lines[3900:]))
+    rest.write_text("".join(lines[4800:]))
     r = train_in_process("train", "--resume", target, "--save-resume", "--json", "-q", rest, "-o", target)
     assert json.loads(r.stdout)["notes"] == []  # nothing rebuilt, nothing folded: the checkpoint holds it all
     one = tmp_path / "one.model"

@@ -94,16 +94,22 @@ def test_an_evicting_learner_folds_as_it_goes(a9a_head):
     assert max(kept) < 2 * 64 + 100 and max(kept) >= 64 and sum(kept) > 0
 
 
-def test_train_warns_when_the_model_is_no_better_than_a_constant(a9a_head, tmp_path):
-    """rbp with its defaults on a9a (B = 100, γ = 1/123): its averaged model answers −1 everywhere."""
+def test_train_warns_when_the_model_it_writes_is_no_better_than_a_constant(a9a_head, tmp_path):
+    """The warning judges the model train writes, on examples it kept from the stream, not the online
+    mistakes: rbp's last hypothesis (its default) answers −1 everywhere and is warned; forgetron's averaged
+    model beats the constant on held-out data (its online mistake rate, 29%, does not: it was warned)."""
     r = run("train", "-a", "rbp", "--json", "-q", a9a_head / "train.txt", "-o", tmp_path / "m.model")
     assert r.exit_code == 0, r.output
     warnings = json.loads(r.stdout)["warnings"]
-    assert any(
-        w.startswith("the online mistake rate ") and "of always answering the most frequent label -1" in w
-        for w in warnings
+    assert warnings[0] == (
+        "the written model's accuracy on 2,000 examples kept from the training data, 75.80%, is not above the "
+        "75.80% of always answering their most frequent label -1: the model may be no better than a constant"
     )
-    assert "the model predicts -1 for all 1,000 examples it was checked on" in " ".join(warnings)
+    assert "the model predicts -1 for all 2,000 examples it was checked on (kept from the training data)" in warnings[1]
+    r = run("train", "-a", "forgetron", "--json", "-q", a9a_head / "train.txt", "-o", tmp_path / "f.model")
+    assert json.loads(r.stdout)["warnings"] == [] and json.loads(r.stdout)["mistakes"] > 0.29 * 3000
+    report = json.loads(run("eval", "--json", tmp_path / "f.model", a9a_head / "test.txt").stdout)
+    assert report["warnings"] == [] and report["accuracy"] > 0.78  # above the held-out majority's 76.6%
     r = run("train", "-a", "projectron++", "--json", "-q", a9a_head / "train.txt", "-o", tmp_path / "p.model")
     assert json.loads(r.stdout)["warnings"] == []  # a model that learned something: no warning
 
@@ -145,7 +151,34 @@ def test_without_a_the_algorithm_comes_from_the_first_block_s_labels(a9a_head, t
     assert multi.exit_code == 0, multi.output
     assert json.loads(multi.stdout)["algorithm"] == "mc-projectron++"
     r = run("train", "--budget", "50", three, "-o", tmp_path / "x.model")
-    assert r.exit_code == 2 and "--budget needs -a NAME" in r.stderr
+    assert r.exit_code == 2 and r.stderr.startswith(
+        "budgetlearn: error: --budget does not apply to the default algorithms, projectron++ (--eta, "
+        "--margin-step), mc-projectron++ (--eta); give -a NAME"
+    )
+
+
+def test_the_default_algorithm_takes_its_own_options(a9a_head, tmp_path):
+    """`train --eta 0.5 DATA` is projectron++ with η = 0.5 (the default for two labels), byte for byte `-a
+    projectron++ --eta 0.5`; mc-projectron++ takes --eta too; a parameter the chosen default does not take
+    is one line, exit 2, nothing written."""
+    data = a9a_head / "train.txt"
+    assert run("train", "-q", "--eta", "0.5", data, "-o", tmp_path / "d.model").exit_code == 0
+    assert run("train", "-q", "-a", "projectron++", "--eta", "0.5", data, "-o", tmp_path / "a.model").exit_code == 0
+    assert (tmp_path / "d.model").read_bytes() == (tmp_path / "a.model").read_bytes()
+    assert Model.load(tmp_path / "d.model").learner.hyper["eta"] == 0.5
+    three = tmp_path / "three.txt"
+    three.write_text("".join(f"{1 + i % 3} 1:{i % 3}.5 2:{(i * 7) % 5}\n" for i in range(300)))
+    r = run("train", "--json", "-q", "--eta", "0.3", three, "-o", tmp_path / "m.model")
+    assert r.exit_code == 0 and json.loads(r.stdout)["algorithm"] == "mc-projectron++"
+    assert Model.load(tmp_path / "m.model").learner.hyper["eta"] == 0.3
+    r = run("train", "--margin-step", "projectron", three, "-o", tmp_path / "n.model")
+    assert r.exit_code == 2 and not (tmp_path / "n.model").exists()
+    assert r.stderr.splitlines() == [
+        "budgetlearn: error: --margin-step does not apply to mc-projectron++ (it takes: --eta): the default for "
+        "three or more labels, by the first block (see 'budgetlearn train --help')"
+    ]
+    r = run("train", "--eta", "-1", data, "-o", tmp_path / "x.model")
+    assert r.exit_code == 2 and "--eta must be a finite number ≥ 0, got -1.0" in r.stderr
 
 
 def test_algorithm_names_ignore_case_and_a_typo_gets_the_closest_names(a9a_head, tmp_path):

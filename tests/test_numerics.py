@@ -121,9 +121,9 @@ def test_no_nan_or_inf_in_a_saved_model(tmp_path, case, algorithm, kernel_spec):
         assert np.isfinite(array).all(), f"{name} holds NaN or inf"
     assert np.isfinite(loaded.decision_function(chunk)).all()
     if not cls.multiclass:  # online-to-batch averaging is binary-only
-        assert np.isfinite(learner.averaged_alpha()).all()
+        assert np.isfinite(learner.averaged_coefficients()).all()
     assert loaded.counter("examples") == 2 * len(y)
-    n = len(loaded.support)
+    n = loaded.support_size()
     kept_inverse = arrays.get("kinv")
     if "kinv_factor" in arrays:  # the Projectron keeps W = L⁻¹ instead: K⁻¹ = WᵀW
         kept_inverse = arrays["kinv_factor"].T @ arrays["kinv_factor"]

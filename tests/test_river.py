@@ -105,7 +105,7 @@ def assert_same_learner(a, b):
 )
 def test_progressive_validation_makes_the_mistakes_of_budgetlearn_train(tmp_path, algorithm, params, options):
     rows = phishing()
-    model = BudgetClassifier(algorithm, gamma=0.5, **params)
+    model = BudgetClassifier(algorithm, gamma=0.5, average=False, **params)  # predicts as the online rounds
     metric = evaluate.progressive_val_score(datasets.Phishing(), model, metrics.Accuracy())
     cm = metric.cm
     errors = cm.total_weight - sum(cm[c][c] for c in cm.classes)
@@ -253,7 +253,7 @@ def test_multiclass_labels_of_any_kind():
     assert model.classes == {("x", 1): 0, 7: 1, "z": 2}
     p = model.predict_proba_one({"c": 1.0})
     assert list(p) == [("x", 1), 7, "z"] and math.isclose(sum(p.values()), 1.0)
-    scores = model.learner.decision_function(model._frame(pd.DataFrame([{"c": 1.0}]))[0])[0]
+    scores = model._scores(model._frame(pd.DataFrame([{"c": 1.0}]))[0])[0]  # of the averaged hypothesis
     assert p == pytest.approx(dict(zip(p, np.exp(scores) / np.exp(scores).sum())), rel=1e-12)  # softmax
     assert model.predict_one({"c": 1.0}) == list(p)[int(np.argmax(scores))]
 
@@ -441,12 +441,14 @@ def test_in_a_pipeline_with_learn_many():
     assert model["BudgetClassifier"].learner.counter("examples") == 300
 
 
-def test_average_predicts_as_the_model_train_writes_by_default(tmp_path):
-    """average=True predicts with the averaged hypothesis, as `budgetlearn train` writes it by default:
-    the same predictions on the stream, and its saved file predicts with the average too."""
+@pytest.mark.parametrize("average", [True, None])
+def test_average_predicts_as_the_model_train_writes_by_default(tmp_path, average):
+    """average=True predicts with the averaged hypothesis, as `budgetlearn train` writes it by default (and
+    so does average=None, the algorithm's default): the same predictions on the stream, and its saved file
+    predicts with the average too; average=False with the last hypothesis."""
     rows = phishing()
     columns = {name: j + 1 for j, name in enumerate(rows[0][0])}
-    model = BudgetClassifier("perceptron", gamma=0.5, average=True)
+    model = BudgetClassifier("perceptron", gamma=0.5, average=average)
     for x, y in rows:
         model.learn_one(x, y)
     _, cli = cli_model(tmp_path, rows, columns, lambda y: "+1" if y else "-1", "-a", "perceptron", "--gamma", "0.5")
@@ -455,7 +457,7 @@ def test_average_predicts_as_the_model_train_writes_by_default(tmp_path):
     f = cli.scorer().decision_function(csr_chunk_of(X, columns))
     ours = model.predict_many(X).tolist()
     assert ours == [f_i > 0 for f_i in f]
-    online = BudgetClassifier("perceptron", gamma=0.5)
+    online = BudgetClassifier("perceptron", gamma=0.5, average=False)
     for x, y in rows:
         online.learn_one(x, y)
     assert online.predict_many(X).tolist() != ours  # the option changes the predictions

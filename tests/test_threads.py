@@ -55,22 +55,66 @@ def test_the_threaded_products_are_the_one_thread_ones_bit_for_bit(compiled, wor
     capacity = 700
     w = np.tril(rng.standard_normal((capacity, capacity)))
     krow = rng.standard_normal(capacity)
-    z, d = np.zeros(capacity), np.zeros(capacity)
+    z, d, own = np.zeros(capacity), np.zeros(capacity), np.zeros((workers, capacity))
     control = np.zeros(sync.CONTROL, np.int64)
-    with sync.Workers(workers, p.factor_worker, (w, krow, z, d), control):
+    with sync.Workers(workers, p.factor_worker, (w, krow, z, own), control):
         for n in (3, p.THREADED_FROM - 1, p.THREADED_FROM, 517, capacity):
             z1, d1 = np.zeros(capacity), np.zeros(capacity)
             one = p.factor_project_solve(w, krow, z1, d1, n, 1.0)
-            assert p.threaded_project(w, krow, z, n, 1.0, control) == one
+            assert p.threaded_project(w, krow, z, n, 1.0, own, control) == one
             assert np.array_equal(z[:n], z1[:n])
             d[:] = np.nan
-            p.threaded_solve(w, z, d, n, control)
+            p.threaded_solve(w, z, d, n, own, control)
             assert np.array_equal(d[:n], d1[:n])
             z[:], d[:] = np.nan, np.nan
-            assert p.threaded_project_solve(w, krow, z, d, n, 1.0, control) == one
+            assert p.threaded_project_solve(w, krow, z, d, n, 1.0, own, control) == one
             assert np.array_equal(z[:n], z1[:n]) and np.array_equal(d[:n], d1[:n])
         assert np.array_equal(d[:capacity], plain_solve(w, z, capacity))
     assert control[sync.GENERATION] == sync.STOP
+
+
+def test_a_worker_does_the_blocks_into_its_own_array_bit_for_bit(compiled):
+    """A job the main thread posts and leaves to the worker (it claims no block of it): every block done
+    by worker 1, in its row of `own`, z's and d's one-thread bits."""
+    import time
+
+    p = compiled
+    rng = np.random.default_rng(9)
+    n = 600
+    w = np.tril(rng.standard_normal((n, n)))
+    krow = rng.standard_normal(n)
+    z1, d1 = np.zeros(n), np.zeros(n)
+    p.factor_project_solve(w, krow, z1, d1, n, 1.0)
+    z, own = z1.copy(), np.full((1, n), np.nan)
+    control = np.zeros(sync.CONTROL, np.int64)
+    with sync.Workers(1, p.factor_worker, (w, krow, z, own), control):
+        for kind, expected in ((p.Z_JOB, z1), (p.D_JOB, d1)):
+            generation = sync.post(control, kind, n)
+            done = control[sync.DONE : sync.DONE + p.BLOCKS]
+            while (done >> sync.THREAD_BITS != generation).any():
+                time.sleep(1e-3)
+            assert (done & ((1 << sync.THREAD_BITS) - 1) == 1).all()
+            assert np.array_equal(own[0], expected)
+
+
+def test_blocks_a_worker_never_does_are_done_by_the_main_thread(compiled):
+    """A job whose worker is not running (here: never started, as a descheduled one on a busy machine):
+    the main thread claims what is left and does again the blocks it waits for in vain, the same bits."""
+    p = compiled
+    rng = np.random.default_rng(8)
+    n = 400
+    w = np.tril(rng.standard_normal((n, n)))
+    krow = rng.standard_normal(n)
+    z, z1, d1, own = np.full(n, np.nan), np.zeros(n), np.zeros(n), np.full((1, n), np.nan)
+    control = np.zeros(sync.CONTROL, np.int64)
+    p.factor_project_solve(w, krow, z1, d1, n, 1.0)
+    for kind, out, expected in ((p.Z_JOB, z, z1), (p.D_JOB, np.full(n, np.nan), d1)):
+        generation = sync.post(control, kind, n)
+        assert sync.claim(control, generation, p.BLOCKS) == 0  # a worker claims block 0, then stalls
+        p.finish_job(w, krow, z, out, own, control, kind, n, generation)
+        assert np.array_equal(out, expected)
+        assert control[sync.DONE] == generation << sync.THREAD_BITS  # block 0: done by the main thread
+        assert np.isnan(own).all()  # nothing gathered from the stalled worker's array
 
 
 def budgetlearn(*args, cwd):

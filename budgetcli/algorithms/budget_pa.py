@@ -44,6 +44,9 @@ Choices where the paper leaves room:
 - A point with k(x, x) = 0 (the zero vector under a linear or homogeneous poly kernel) cannot change
   f and is skipped, as PA skips it.
 - τ uses k(x_t, x_t) (the paper's), where LIBOKL and the JMLR authors' code write 1 (their Gaussian kernel).
+- Weights (`train -w LABEL W`, a sample weight): an example of weight w has the cost C_t = w C in the
+  paper's problem above (its slack weighs w C, as LIBSVM's C_i = w_i C), so τ = min(w C, ℓ_t/k(x_t, x_t)),
+  PA-I's weighted step (passive_aggressive.py); which r goes (the least degradation) does not involve C.
 """
 
 from __future__ import annotations
@@ -55,6 +58,7 @@ from ..kernels import self_kernel
 from ..learner import (
     PROJECTIONS,
     KernelLearner,
+    example_weight,
     hinge_round,
     evict_from_inverse,
     loop_arrays,
@@ -90,12 +94,13 @@ def pa_step(K, counters, sq, margin, cost):
 @njit(cache=True)
 def bpa_range(S, K, rows, start, book, st, h):
     indptr, indices, values, y, scratch, counters = loop_arrays(rows, book)
+    weights = rows.weight
     alpha, krow = st.alpha, st.krow
     for t in range(start, y.shape[0]):
         if not sv_fits(S, indptr[t + 1] - indptr[t]):
             return t
         idx, val, yt, f, sq, n, rnd = open_round(S, K, indptr, indices, values, y, t, scratch, counters, alpha, krow)
-        tau, kxx = pa_step(K, counters, sq, yt * f, h.cost)
+        tau, kxx = pa_step(K, counters, sq, yt * f, h.cost * example_weight(weights, t))
         if tau == 0.0:
             continue
         slot, coef = n, tau * yt
@@ -120,18 +125,20 @@ class BudgetPassiveAggressive(KernelLearner):
     paper = "Wang, Vucetic, AISTATS 2010, §3 (BPA-S); LIBOKL kernel-bpas"
     params = (BUDGET, COST)
     evicts = True
+    weighting = "the cost C_t = w C of its τ"
     loop = bpa_range
 
 
 @njit(cache=True)
 def bpa_p_range(S, K, rows, start, book, st, h):
     indptr, indices, values, y, scratch, counters = loop_arrays(rows, book)
+    weights = rows.weight
     alpha, krow, kinv, d = st.alpha, st.krow, st.kinv, st.d
     for t in range(start, y.shape[0]):
         if not sv_fits(S, indptr[t + 1] - indptr[t]):
             return t
         idx, val, yt, f, sq, n, rnd = open_round(S, K, indptr, indices, values, y, t, scratch, counters, alpha, krow)
-        tau, kxx = pa_step(K, counters, sq, yt * f, h.cost)
+        tau, kxx = pa_step(K, counters, sq, yt * f, h.cost * example_weight(weights, t))
         if tau == 0.0:
             continue
         delta2, _ = project(kinv, krow, d, n, kxx)  # d = K⁻¹k_t over the kept vectors
@@ -217,13 +224,14 @@ def slot_changed(gram, n, slot, near, near_d2):
 @njit(cache=True)
 def bpa_nn_range(S, K, rows, start, book, st, h):
     indptr, indices, values, y, scratch, counters = loop_arrays(rows, book)
+    weights = rows.weight
     alpha, krow, gram, near, near_d2 = st.alpha, st.krow, st.gram, st.near, st.near_d2
     neighbours(gram, S.meta[COUNT], near, near_d2)
     for t in range(start, y.shape[0]):
         if not sv_fits(S, indptr[t + 1] - indptr[t]):
             return t
         idx, val, yt, f, sq, n, rnd = open_round(S, K, indptr, indices, values, y, t, scratch, counters, alpha, krow)
-        tau, kxx = pa_step(K, counters, sq, yt * f, h.cost)
+        tau, kxx = pa_step(K, counters, sq, yt * f, h.cost * example_weight(weights, t))
         if tau == 0.0:
             continue
         slot, coef = n, tau * yt

@@ -27,7 +27,11 @@ Choices where the sources leave room:
   margin error moves f(x_t) by η).  LIBOKL and the JMLR authors' code leave z unscaled, so their η is
   ours divided by D: LIBOKL's `-eta 0.001 -D 400` is `--learning-rate 0.4 -D 400` here, or
   `--map-scale unscaled --learning-rate 0.001`, their map itself (files written before the option
-  are normalised).
+  are normalised).  The default η = 0.5 on the normalised map stays: with our default γ (1/#features)
+  it is ahead of LIBOKL's defaults (η = 0.5 unscaled, γ = 0.01) on every shared binary set, online and
+  on held-out data (`python bench/fogd_step.py`, docs/BENCHMARK.md); at LIBOKL's γ no constant step
+  catches LIBOKL on banana and heart_scale, where its features (a parabolic sine and sign(θ)|cos θ|)
+  are another kernel than the Gaussian one.
 - `--map-arithmetic vectorised`: cos and sin to within 2⁻⁵³ (trig.py: fdlibm's polynomials, vectorised,
   the same on every machine), and wᵀz summed in four interleaved lanes in a fixed order (`dot`), about
   twice as fast on long streams as libm's cos and sin and an ordered sum (`scalar`, what files written
@@ -44,6 +48,9 @@ Choices where the sources leave room:
 - The Gaussian kernel only (the map is its); another kernel is refused.
 - The averaged hypothesis is (1/T) Σ_t w_(t+1), the weights after each of the T rounds, kept exactly by
   running sums as the support-set learners' are (learner.touch).
+- Example weights (`train -w LABEL W`, a sample weight): an example of weight ω has the loss
+  ω·max(0, 1 − y f), so its gradient step is ω times OGD's (§4): w += η_t ω y_t z(x_t) (mc-fogd: the rows
+  y and r move by ±η_t ω z(x_t)), as kernel OGD's (kernel_ogd.py).
 """
 
 from __future__ import annotations
@@ -58,7 +65,16 @@ from ..core import unique
 from ..featuremap import FeatureMapLearner
 from ..multiclass import rival
 from ..params import Param, choice
-from ..records import EXAMPLES, ExampleOverflow, Overflow, ScoreOverflow, TooLarge, hinge_round, loop_arrays
+from ..records import (
+    EXAMPLES,
+    ExampleOverflow,
+    Overflow,
+    ScoreOverflow,
+    TooLarge,
+    example_weight,
+    hinge_round,
+    loop_arrays,
+)
 from ..registry import register
 from ..rng import MIX1, MIX2, seed_state
 from ..support import dense_dots
@@ -322,7 +338,7 @@ def fogd_range(S, K, rows, start, book, st, h):
     indptr, indices, values, y, scratch, counters = loop_arrays(rows, book)
     w, w_sum, stamp, omega, rowmap, z = st.fourier_w, st.fourier_sum, st.fourier_stamp, st.omega, st.rowmap, st.z
     single = (st.omega_single, st.values_single, st.theta_single)
-    arithmetic, scale, pairs = h.map_arithmetic, h.map_scale, st.pairs
+    arithmetic, scale, pairs, weights = h.map_arithmetic, h.map_scale, st.pairs, rows.weight
     for t in range(start, y.shape[0]):
         if not features(omega, single, rowmap, values, indptr[t], indptr[t + 1], z, arithmetic, scale):
             raise ExampleOverflow
@@ -334,7 +350,7 @@ def fogd_range(S, K, rows, start, book, st, h):
         if not hinge_round(counters, y[t] * f):
             continue
         rate = h.learning_rate if h.rate_schedule == CONSTANT else h.learning_rate / rnd**0.5
-        step = rate * y[t]
+        step = rate * y[t] * example_weight(weights, t)
         for i in range(z.shape[0]):  # w held its value in f_stamp .. f_{rnd−1} (learner.touch)
             w_sum[i] += w[i] * (rnd - stamp[0])
             w[i] += step * z[i]
@@ -359,6 +375,7 @@ class FourierOGD(FeatureMapLearner):
     # sharded: every shard makes the map from the run's seed, so a mix is the plain average of w
     # (featuremap.WeightMixing), with nothing to compress back
     FOURIER = ("fourier_w", "fourier_sum")
+    weighting = "the loss w·max(0, 1 − y f): a margin error's step is η_t w y z(x)"
     feature_map = "random Fourier features"
 
     def __init__(self, kernel, seed: int = 0, **params):
@@ -475,7 +492,7 @@ def mc_fogd_range(S, K, rows, start, book, st, h):
         st.scores,
     )
     single = (st.omega_single, st.values_single, st.theta_single)
-    arithmetic, scale, pairs = h.map_arithmetic, h.map_scale, st.pairs
+    arithmetic, scale, pairs, weights = h.map_arithmetic, h.map_scale, st.pairs, rows.weight
     for t in range(start, y.shape[0]):
         if not features(omega, single, rowmap, values, indptr[t], indptr[t + 1], z, arithmetic, scale):
             raise ExampleOverflow
@@ -492,6 +509,7 @@ def mc_fogd_range(S, K, rows, start, book, st, h):
         if r < 0 or not hinge_round(counters, f[yt] - f[r]):
             continue
         rate = h.learning_rate if h.rate_schedule == CONSTANT else h.learning_rate / rnd**0.5
+        rate *= example_weight(weights, t)
         for i, sign in ((yt, 1.0), (r, -1.0)):  # the rows y and r move by ±η z(x_t)
             for q in range(z.shape[0]):  # row i held its value in f_stamp .. f_{rnd−1} (learner.touch)
                 W_sum[i, q] += W[i, q] * (rnd - stamp[i])
@@ -518,6 +536,7 @@ class MulticlassFourierOGD(FourierOGD):
     summary = "multiclass Fourier OGD: one weight row per class over D random Fourier features; no support set"
     paper = "Lu, Hoi, Wang, Zhao, Liu, JMLR 17, 2016, §4 (FOGD, multiclass as the authors' FouGD.m)"
     multiclass = True
+    weighting = "the loss w ℓ: a margin error moves the rows y and r by ±η_t w z(x)"
     loop = mc_fogd_range
 
     def __init__(self, kernel, seed: int = 0, **params):

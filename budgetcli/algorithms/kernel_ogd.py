@@ -14,12 +14,15 @@ Choices where the papers leave room:
   terms are not offered: LIBOKL and the JMLR baseline run λ = 0, and with λ = 0 NORMA keeps every
   margin error (the budgeted learners of the package bound the support set instead).
 - A zero score is a mistake (the package's rule; LIBOKL's sign(0) = −1 counts it only when y = +1).
+- Weights (`train -w LABEL W`, a sample weight): an example of weight w has the loss w·max(0, 1 − y f),
+  whose step is w times the hinge loss's, so a margin error adds η_t w y_t k(x_t, ·) (NORMA §III's
+  gradient step on the weighted loss; LIBSVM's C_i = w_i C weighs the hinge loss alike).
 """
 
 from __future__ import annotations
 
 from .._jit import njit
-from ..learner import KernelLearner, hinge_round, loop_arrays, new_coefficient, open_round
+from ..learner import KernelLearner, example_weight, hinge_round, loop_arrays, new_coefficient, open_round
 from ..params import POSITIVE, choice, number
 from ..registry import register
 from ..support import sv_fits, sv_put
@@ -40,7 +43,7 @@ RATE_SCHEDULE = choice(
 @njit(cache=True)
 def ogd_range(S, K, rows, start, book, st, h):
     indptr, indices, values, y, scratch, counters = loop_arrays(rows, book)
-    alpha, krow = st.alpha, st.krow
+    alpha, krow, weights = st.alpha, st.krow, rows.weight
     for t in range(start, y.shape[0]):
         if not sv_fits(S, indptr[t + 1] - indptr[t]):
             return t
@@ -49,7 +52,7 @@ def ogd_range(S, K, rows, start, book, st, h):
             continue
         rate = h.learning_rate if h.rate_schedule == CONSTANT else h.learning_rate / rnd**0.5
         sv_put(S, n, idx, val, sq)
-        new_coefficient(alpha, st.avg_sum, st.avg_stamp, n, rate * yt, rnd)
+        new_coefficient(alpha, st.avg_sum, st.avg_stamp, n, rate * yt * example_weight(weights, t), rnd)
     return y.shape[0]
 
 
@@ -59,4 +62,5 @@ class KernelOGD(KernelLearner):
     summary = "kernel online gradient descent on the hinge loss: η_t y k(x, ·) on every margin error; unbounded"
     paper = "Kivinen, Smola, Williamson, IEEE TSP 2004, §III (NORMA, λ = 0); LIBOKL kernel-ogd"
     params = (LEARNING_RATE, RATE_SCHEDULE)
+    weighting = "the loss w·max(0, 1 − y f): a margin error adds η_t w y k(x, ·)"
     loop = ogd_range

@@ -14,13 +14,18 @@ With r = argmax_{i≠y} f_i(x) (the highest-scoring wrong class, ties to the cla
 These are separate names from the binary `perceptron` / `pa`, whose models and resume stay as they
 were; on two-class data the multiclass ones learn two prototypes (f_+ − f_− is the binary f with
 doubled steps).
+
+Choices where the papers leave room:
+- Weights (`train -w LABEL W` for the true class, a sample weight): `mc-perceptron` and `mrbp` add x_t
+  with ±w, the update's size w, as the binary Perceptron family (perceptron.py).  `mc-pa` has no C to
+  weigh (Crammer et al. 2006, §7's PA, as the binary `pa`) and takes no weights.
 """
 
 from __future__ import annotations
 
 from .._jit import njit
 from ..kernels import self_kernel
-from ..learner import MARGIN_UPDATES, MISTAKES, RANDOM, UNBOUNDED, loop_arrays, victim
+from ..learner import MARGIN_UPDATES, MISTAKES, RANDOM, UNBOUNDED, example_weight, loop_arrays, victim
 from ..multiclass import MulticlassLearner, open_class_round, retire_row, rival, set_row
 from ..params import BUDGET
 from ..registry import register
@@ -32,7 +37,7 @@ PERCEPTRON, PA = 0, 1
 @njit(cache=True)
 def max_score_range(S, K, rows, start, book, st, h):
     indptr, indices, values, y, scratch, counters = loop_arrays(rows, book)
-    f = st.scores
+    f, weights = st.scores, rows.weight
     for t in range(start, y.shape[0]):
         if not sv_fits(S, indptr[t + 1] - indptr[t]):
             return t
@@ -55,7 +60,7 @@ def max_score_range(S, K, rows, start, book, st, h):
         else:
             if margin > 0.0:
                 continue
-            tau = 1.0
+            tau = example_weight(weights, t)
         n = S.meta[COUNT]
         slot = n
         if h.policy == RANDOM and n >= h.budget:
@@ -72,6 +77,7 @@ class MulticlassPerceptron(MulticlassLearner):
     summary = "multiclass kernel Perceptron, max-score update (+x to the true class, −x to the best wrong one)"
     paper = "Crammer and Singer, JMLR 2003; Projectron paper §7"
     constants = {"variant": PERCEPTRON, "policy": UNBOUNDED, "budget": 0}
+    weighting = "the update's size: a mistake adds ±w k(x, ·) to the true and the rival class"
     loop = max_score_range
 
 
@@ -81,6 +87,7 @@ class MulticlassPassiveAggressive(MulticlassPerceptron):
     summary = "multiclass Passive-Aggressive, max-score update with τ = ℓ/(2k(x,x)); unbounded"
     paper = "Crammer et al., JMLR 2006, §7 (PA, max-loss multiclass)"
     constants = {"variant": PA}
+    weighting = None  # PA has no C to weigh (module docstring)
 
 
 @register

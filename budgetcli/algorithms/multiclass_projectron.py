@@ -24,6 +24,10 @@ Choices (mirrored by tests/reference_multiclass.py):
   every score is 0 and every round with two classes known is a mistake.  With the rbf kernel
   (k(x,x) = 1) η ≥ √2 adds nothing ever and is refused before any data is read (`refuse_degenerate`);
   1 ≤ η < √2 still learns, unlike the binary Projectron, because the update has two parts.
+- Weights (`train -w LABEL W` for the true class, a sample weight): an example of weight w has the cost
+  C = w of its update, as the binary Projectron++'s (projectron.py, §4's PA-I remark): a mistake's
+  update is w(k((x,y),·) − k((x,r),·)) or its projection, and a margin error's τ ≤ w.  Which part is
+  projected depends on x and the classes alone.  §5's label cost γ(y, y') is not taken, as there.
 """
 
 from __future__ import annotations
@@ -35,7 +39,7 @@ import numpy as np
 from .._jit import njit
 from ..kernels import self_kernel
 from .. import statecheck
-from ..learner import MARGIN_UPDATES, MISTAKES, PROJECTIONS, loop_arrays
+from ..learner import MARGIN_UPDATES, MISTAKES, PROJECTIONS, example_weight, loop_arrays
 from ..mixing import Mixing
 from ..modelfile import Member
 from ..multiclass import MulticlassLearner, change, open_class_round, rival, set_row
@@ -71,8 +75,8 @@ def fits(S, st, indptr, t):
 
 @njit(cache=True)
 def add_part(S, st, c, sign, d2, d, n, idx, val, sq):
-    """One part (class c, sign ±1) of a mistake's update: x_t joins S_c, or, when the part lies in the
-    span of S_c, it is projected."""
+    """One part (class c, coefficient `sign`: ±w, the example's weight) of a mistake's update: x_t joins
+    S_c, or, when the part lies in the span of S_c, it is projected."""
     scale = st.scale[0]
     if d2 == 0.0:
         for a in range(n):
@@ -90,7 +94,7 @@ def add_part(S, st, c, sign, d2, d, n, idx, val, sq):
 def mc_projectron_range(S, K, rows, start, book, st, h):
     indptr, indices, values, y, scratch, counters = loop_arrays(rows, book)
     scale, f, krow, kc, dy, dr = st.scale, st.scores, st.krow, st.kc, st.dy, st.dr
-    kinv, members, counts, eta = st.kinv, st.members, st.counts, h.eta
+    kinv, members, counts, eta, weights = st.kinv, st.members, st.counts, h.eta, rows.weight
     for t in range(start, y.shape[0]):
         if not fits(S, st, indptr, t):
             return t
@@ -108,15 +112,16 @@ def mc_projectron_range(S, K, rows, start, book, st, h):
         delta = math.sqrt(d2y + d2r)
         if margin <= 0.0:  # prediction mistake
             counters[MISTAKES] += 1
+            wt = example_weight(weights, t)  # the cost C = w (module docstring)
             if delta <= eta:
                 for a in range(ny):
-                    change(st, members[yt, a], yt, dy[a] / scale[0])
+                    change(st, members[yt, a], yt, wt * dy[a] / scale[0])
                 for a in range(nr):
-                    change(st, members[r, a], r, -(dr[a] / scale[0]))
+                    change(st, members[r, a], r, -(wt * dr[a] / scale[0]))
                 counters[PROJECTIONS] += 1
                 continue
-            add_part(S, st, yt, 1.0, d2y, dy, ny, idx, val, sq)
-            add_part(S, st, r, -1.0, d2r, dr, nr, idx, val, sq)
+            add_part(S, st, yt, wt, d2y, dy, ny, idx, val, sq)
+            add_part(S, st, r, -wt, d2r, dr, nr, idx, val, sq)
         else:  # margin error: Fig. 5 with Theorem 6's τ
             pk2 = pky + pkr
             if pk2 <= 0.0:
@@ -130,7 +135,7 @@ def mc_projectron_range(S, K, rows, start, book, st, h):
                 continue
             if loss < penalty:
                 continue
-            tau = min(loss / pk2, 2.0 * (loss - penalty) / pk2, 1.0)
+            tau = min(loss / pk2, 2.0 * (loss - penalty) / pk2, example_weight(weights, t))
             for a in range(ny):
                 change(st, members[yt, a], yt, tau * dy[a] / scale[0])
             for a in range(nr):
@@ -166,6 +171,7 @@ class MulticlassProjectronPlusPlus(MulticlassLearner):
     summary = "multiclass Projectron++: kernel δ_{yy'}k(x,x'), one Gram inverse per class, projects when ‖δ‖ ≤ η"
     paper = "Orabona, Keshet, Caputo, JMLR 2009, §5 and Theorem 6"
     params = (ETA,)
+    weighting = "the cost C = w of the update: a mistake adds or projects ±w k(x, ·), a margin error's τ ≤ w"
     loop = mc_projectron_range
     rebuilt = {"class_kinv": lambda self, name: self._rebuild_class_inverses()}
     mixing = PerClassMixing()

@@ -33,6 +33,10 @@ Choices where the sources differ:
   with 50, 85.01% with 100, at 0.5, 0.5 and 0.7 s a run (bench/defaults.py's measure).
 - η₁ defaults to η (the JMLR authors' code has one step; LIBOKL's `-eta1` defaults to its `-eta`).
 - The update is strict, y f < 1, and a zero score is a mistake (kernel_ogd.py).
+- Weights (`train -w LABEL W`, a sample weight): an example of weight w has the loss w·max(0, 1 − y f),
+  so both phases' gradient steps are w times OGD's (§5): a landmark joins with η w y_t (mc-nogd:
+  ±η w), the linear step is η₁ w y_t z(x_t), as kernel OGD's (kernel_ogd.py); the landmarks and the
+  map do not depend on the weights.
 """
 
 from __future__ import annotations
@@ -47,6 +51,7 @@ from ..learner import (
     KernelLearner,
     hinge_round,
     example,
+    example_weight,
     loop_arrays,
     new_coefficient,
     open_round,
@@ -125,7 +130,7 @@ def back_projection(M, z, k, n, out):
 @njit(cache=True)
 def nogd_range(S, K, rows, start, book, st, h):
     indptr, indices, values, y, scratch, counters = loop_arrays(rows, book)
-    alpha, krow, M, z, sc = st.alpha, st.krow, st.nystrom, st.z, book.scalars
+    alpha, krow, M, z, sc, weights = st.alpha, st.krow, st.nystrom, st.z, book.scalars, rows.weight
     mz = np.empty(alpha.shape[0])  # Mᵀz
     for t in range(start, y.shape[0]):
         if sc[PHASE] == KERNEL_PHASE and not sv_fits(S, indptr[t + 1] - indptr[t]):  # only phase one stores
@@ -143,12 +148,12 @@ def nogd_range(S, K, rows, start, book, st, h):
             continue
         if sc[PHASE] == KERNEL_PHASE:
             sv_put(S, n, idx, val, sq)
-            new_coefficient(alpha, st.avg_sum, st.avg_stamp, n, h.learning_rate * yt, rnd)
+            new_coefficient(alpha, st.avg_sum, st.avg_stamp, n, h.learning_rate * yt * example_weight(weights, t), rnd)
             continue
         k = int(sc[RANK])
         nystrom_features(M, krow, k, n, z)
         back_projection(M, z, k, n, mz)
-        step = h.linear_rate * yt
+        step = h.linear_rate * yt * example_weight(weights, t)
         for j in range(n):  # α += η₁ y Mᵀz
             touch(alpha, st.avg_sum, st.avg_stamp, j, rnd)
             alpha[j] += step * mz[j]
@@ -247,6 +252,7 @@ class NystromOGD(NystromFamily, KernelLearner):
     rebuilt_exactly = frozenset(rebuilt)  # the same Gram matrix and eigensolver: the same bits
     loop = nogd_range
     mixing = NystromMixing()
+    weighting = "the loss w·max(0, 1 − y f): both phases' steps are w times OGD's"
 
     def _switch(self, rnd: int) -> None:
         """Make the map M from the landmarks' Gram matrix, and w's start, in round `rnd` (not yet counted)."""
@@ -266,7 +272,7 @@ class NystromOGD(NystromFamily, KernelLearner):
 @njit(cache=True)
 def mc_nogd_range(S, K, rows, start, book, st, h):
     indptr, indices, values, y, scratch, counters = loop_arrays(rows, book)
-    f, M, z, lam, sc = st.scores, st.nystrom, st.z, st.eigen, book.scalars
+    f, M, z, lam, sc, weights = st.scores, st.nystrom, st.z, st.eigen, book.scalars, rows.weight
     mz = np.empty(st.coef.shape[0])  # Mᵀz
     for t in range(start, y.shape[0]):
         if sc[PHASE] == KERNEL_PHASE and not sv_fits(S, indptr[t + 1] - indptr[t]):  # only phase one stores
@@ -289,7 +295,8 @@ def mc_nogd_range(S, K, rows, start, book, st, h):
         n = S.meta[COUNT]
         if sc[PHASE] == KERNEL_PHASE:
             sv_put(S, n, idx, val, sq)
-            set_row(st, n, yt, h.learning_rate / st.scale[0], r, -h.learning_rate / st.scale[0])
+            rate = h.learning_rate * example_weight(weights, t)
+            set_row(st, n, yt, rate / st.scale[0], r, -rate / st.scale[0])
             continue
         k = int(sc[RANK])
         if sc[PHASE] == SWITCHING:  # the start: every class's coefficients projected, V_k V_kᵀ = Mᵀ Λ_k M
@@ -307,7 +314,7 @@ def mc_nogd_range(S, K, rows, start, book, st, h):
             sc[PHASE] = LINEAR_PHASE
         nystrom_features(M, st.krow, k, n, z)
         back_projection(M, z, k, n, mz)
-        step = h.linear_rate / st.scale[0]
+        step = h.linear_rate * example_weight(weights, t) / st.scale[0]
         for j in range(n):  # the rows y and r move by ±η₁ Mᵀz
             change(st, j, yt, step * mz[j])
             change(st, j, r, -step * mz[j])
@@ -326,6 +333,7 @@ class MulticlassNystromOGD(NystromFamily, MulticlassLearner):
     rebuilt_exactly = NystromOGD.rebuilt_exactly
     loop = mc_nogd_range
     mixing = NystromOGD.mixing
+    weighting = NystromOGD.weighting
 
     def _switch(self, rnd: int) -> None:
         """Make the map; the loop projects the coefficients in this round (its running average's way)."""

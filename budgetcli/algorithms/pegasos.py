@@ -58,6 +58,11 @@ Choices where the paper leaves room (each mirrored by tests/reference_multiclass
 - `merge-lookup`'s table at k = 0 and k = 1, where eq. 21 is flat and a search finds any h: their limits
   (1; and 1/(1 + r) for r > 0, else 1); without them a merge near those ends lost up to 99.8% of eq. 21.
   The table's h keeps eq. 21 within a relative 1e−4 of the exact search's maximum (tests/test_multiclass.py).
+- Weights (`train -w LABEL W` for the true class, a sample weight): an example of weight w has the
+  instantaneous objective λ/2‖w‖² + w ℓ (eq. 3 with its loss weighed, as LIBSVM's C_i = w_i C weighs
+  it), whose subgradient step adds x_t with ±w η_t (lines 2–3); the shrink (line 1), from the
+  regulariser, the budget maintenance and the ball of line 8 (radius 1/√λ, Lemma 1's, which holds for
+  weights ≤ 1) are the paper's.
 """
 
 from __future__ import annotations
@@ -68,7 +73,17 @@ import numpy as np
 
 from .._jit import njit
 from ..kernels import self_kernel
-from ..learner import MARGIN_UPDATES, MISTAKES, NO_MATRIX, PROJECTIONS, RANDOM, UNBOUNDED, NonFiniteRound, loop_arrays
+from ..learner import (
+    MARGIN_UPDATES,
+    MISTAKES,
+    NO_MATRIX,
+    PROJECTIONS,
+    RANDOM,
+    UNBOUNDED,
+    NonFiniteRound,
+    example_weight,
+    loop_arrays,
+)
 from ..multiclass import (
     C_SUM,
     REF_SCALE,
@@ -264,7 +279,7 @@ def room_needed(S, indptr, t, mode):
 @njit(cache=True)
 def pegasos_range(S, K, rows, start, book, st, h):
     indptr, indices, values, y, scratch, counters = loop_arrays(rows, book)
-    f, scalars = st.scores, book.scalars
+    f, scalars, weights = st.scores, book.scalars, rows.weight
     for t in range(start, y.shape[0]):
         if not sv_fits(S, room_needed(S, indptr, t, h.maintenance)):
             return t
@@ -288,7 +303,7 @@ def pegasos_range(S, K, rows, start, book, st, h):
             scale = 1.0
             scalars[0] = 0.0
         if loss > 0.0:
-            step(S, K, book, st, h, idx, val, sq, yt, r, m, rnd, scale, shrink)
+            step(S, K, book, st, h, idx, val, sq, yt, r, m, rnd, scale, shrink, example_weight(weights, t))
         # line 8: projection onto ‖w‖ ≤ 1/√λ
         if scalars[0] * h.lambda_ > 1.0:
             beta = 1.0 / math.sqrt(h.lambda_ * scalars[0])
@@ -307,11 +322,11 @@ def pegasos_range(S, K, rows, start, book, st, h):
 
 
 @njit(cache=True)
-def step(S, K, book, st, h, idx, val, sq, yt, r, m, rnd, scale, shrink):
-    """Lines 2–7 on a loss: add x_t with ±η_t in classes y_t and r (or, with `project`, project the
-    update when x_t lies in the span), then the budget maintenance; ‖w‖² kept in scalars[0]."""
+def step(S, K, book, st, h, idx, val, sq, yt, r, m, rnd, scale, shrink, weight):
+    """Lines 2–7 on a loss: add x_t with ±w η_t in classes y_t and r, w its weight (or, with `project`,
+    project the update when x_t lies in the span), then the budget maintenance; ‖w‖² kept in scalars[0]."""
     d, n, scalars = st.d, S.meta[COUNT], book.scalars
-    eta = 1.0 / (h.lambda_ * rnd)
+    eta = weight / (h.lambda_ * rnd)
     kxx = self_kernel(K, sq)
     # ‖w + c φ(x)‖² = ‖w‖² + 2 Σ_i c_i f_i(x) + ‖c‖² k(x,x), with f of the shrunk w
     scalars[0] += 2.0 * eta * shrink * (st.scores[yt] - st.scores[r]) + 2.0 * eta * eta * kxx
@@ -494,6 +509,7 @@ class Pegasos(MulticlassLearner):
     # born: the round each SV was added (ties in `smallest` go to the oldest)
     slot_arrays = {"krow": "work", "krow2": "work", "krow3": "work", "born": "vector"}
     constants = {"budget": 0, "maintenance": UNBOUNDED}
+    weighting = "the loss w ℓ: a loss adds ±w η_t k(x, ·) to the true and the rival class"
     loop = pegasos_range
     mixing = PegasosMixing()
     _table = None  # merge-lookup's table, made at its first use (`_merge_table`)

@@ -16,6 +16,13 @@ The new support vector takes the evicted one's slot, so slots fill 0 .. B−1 an
 always slot (#additions mod B): LBP's eviction is O(1).  RBP draws from the model's splitmix64 stream
 (rng.py), so a seed gives the same evictions, and a resumed run continues the stream.  Fig. 2 asks
 for B ≥ 2 only for its bound; B = 1 is accepted.
+
+Choices where the papers leave room:
+- Weights (`train -w LABEL W`, a sample weight), which none of the family's papers weighs: an example
+  of weight w adds w y_t k(x_t, ·), the update's size w.  The Perceptron is the subgradient step, of
+  size 1, on the loss max(0, −y f(x)) (Projectron paper §2); weighing that loss by w, as LIBSVM's
+  C_i = w_i C weighs an example's hinge loss, makes the step w.  What makes a round update (a mistake)
+  and the evictions are the same; the Stoptron's full budget still adds nothing.
 """
 
 from __future__ import annotations
@@ -27,6 +34,7 @@ from ..learner import (
     RANDOM,
     UNBOUNDED,
     KernelLearner,
+    example_weight,
     loop_arrays,
     new_coefficient,
     open_round,
@@ -43,7 +51,7 @@ STOP = 3  # the Stoptron's policy with a full budget: keep everything, add nothi
 @njit(cache=True)
 def perceptron_range(S, K, rows, start, book, st, h):
     indptr, indices, values, y, scratch, counters = loop_arrays(rows, book)
-    alpha, krow = st.alpha, st.krow
+    alpha, krow, weights = st.alpha, st.krow, rows.weight
     for t in range(start, y.shape[0]):
         if not sv_fits(S, indptr[t + 1] - indptr[t]):
             return t
@@ -59,7 +67,7 @@ def perceptron_range(S, K, rows, start, book, st, h):
             slot = victim(h.policy, book.rng_state, h.budget, additions)
             retire(S, book, alpha, st.avg_sum, st.avg_stamp, slot, rnd)
         sv_put(S, slot, idx, val, sq)
-        new_coefficient(alpha, st.avg_sum, st.avg_stamp, slot, yt, rnd)
+        new_coefficient(alpha, st.avg_sum, st.avg_stamp, slot, yt * example_weight(weights, t), rnd)
     return y.shape[0]
 
 
@@ -69,6 +77,7 @@ class Perceptron(KernelLearner):
     summary = "kernel Perceptron, unbounded support set"
     paper = "Rosenblatt 1958; Orabona, Keshet, Caputo, JMLR 2009, Fig. 1"
     constants = {"policy": UNBOUNDED, "budget": 0}
+    weighting = "the update's size: a mistake adds w y k(x, ·)"
     loop = perceptron_range
 
 

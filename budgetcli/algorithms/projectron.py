@@ -34,7 +34,17 @@ Choices where the paper leaves room (each is tested against the reference in tes
   mistake (y f = 0) and Projectron++ meets no margin error.  The rbf kernel has k(x, x) = 1 for
   every x: with η ≥ 1 nothing is ever added, which `refuse_degenerate` refuses before any data is
   read.  With the poly and linear kernels it depends on the data's norms: a run that ends with no
-  support vector gets a warning (pipeline.support_warnings).
+  support vector gets a warning (learner.KernelLearner.size_warnings).
+- Weights (`train -w LABEL W`, a sample weight): an example's weight w is the cost of its update, as
+  LIBSVM's C_i = w_i C.  §4 notes that Projectron++'s bound τ_t ≤ 1 is PA-I's C = 1 (its margin step
+  "generalizes the PA-I bound whenever R = 1 and C = 1"); an example of weight w gets C = w: a mistake
+  adds w y_t k(x_t, ·), or projects w y_t P k(x_t, ·) (the Perceptron's step on its loss weighed by w),
+  and a margin error's τ_t = min(ℓ_t/‖Pk‖², 2(ℓ_t − ‖δ_t‖/η)/‖Pk‖², w), the first two terms being the
+  step to margin 1 and Theorem 4's bound, which do not depend on a cost.  Whether x_t is projected
+  (‖δ_t‖ ≤ η) depends on x_t alone, so Theorem 2's bound on the support set holds whatever the weights.
+  §5 names another cost, a margin γ(y, y') that depends on the labels (after Crammer et al. 2006): we do
+  not take it for class weights, since it changes margin errors only, and the Projectron, which updates
+  on mistakes alone, would ignore it.  Weight 1 everywhere is the unweighted algorithm, bit for bit.
 
 The Gram-inverse maths (eqs. 7–8, Fig. 4) is in projection.py.
 """
@@ -53,6 +63,7 @@ from ..learner import (
     MISTAKES,
     PROJECTIONS,
     KernelLearner,
+    example_weight,
     loop_arrays,
     new_coefficient,
     open_round,
@@ -88,7 +99,7 @@ MARGIN_STEP = choice(
 @njit(cache=True)
 def projectron_range(S, K, rows, start, book, st, h):
     indptr, indices, values, y, scratch, counters = loop_arrays(rows, book)
-    alpha, krow, w, z, d, control = st.alpha, st.krow, st.kinv_factor, st.z, st.d, st.control
+    alpha, krow, w, z, d, own, control, weights = st.alpha, st.krow, st.kinv_factor, st.z, st.d, st.own, st.control, rows.weight
     for t in range(start, y.shape[0]):
         if not sv_fits(S, indptr[t + 1] - indptr[t]):
             return t
@@ -99,25 +110,26 @@ def projectron_range(S, K, rows, start, book, st, h):
         kxx = self_kernel(K, sq)
         fig2 = margin <= 0.0 or h.margin_step == PROJECTRON_STEP  # Fig. 2's step: projected or added, d is needed
         if fig2:
-            delta2, pk2 = threaded_project_solve(w, krow, z, d, n, kxx, control)  # and d = K⁻¹k_t
+            delta2, pk2 = threaded_project_solve(w, krow, z, d, n, kxx, own, control)  # and d = K⁻¹k_t
         else:
-            delta2, pk2 = threaded_project(w, krow, z, n, kxx, control)
+            delta2, pk2 = threaded_project(w, krow, z, n, kxx, own, control)
         dependent = delta2 <= DEPENDENCE_TOL * kxx
         if fig2:
             if margin <= 0.0:
                 counters[MISTAKES] += 1
             else:
                 counters[MARGIN_UPDATES] += 1
+            step = yt * example_weight(weights, t)  # the cost C = w (module docstring)
             if dependent or math.sqrt(delta2) <= h.eta:
                 for i in range(n):
                     touch(alpha, st.avg_sum, st.avg_stamp, i, rnd)
-                    alpha[i] += yt * d[i]
+                    alpha[i] += step * d[i]
                 if margin <= 0.0:
                     counters[PROJECTIONS] += 1
             else:
                 factor_grow(w, d, n, delta2)
                 sv_put(S, n, idx, val, sq)
-                new_coefficient(alpha, st.avg_sum, st.avg_stamp, n, yt, rnd)
+                new_coefficient(alpha, st.avg_sum, st.avg_stamp, n, step, rnd)
         else:  # margin error of Projectron++: Fig. 5
             if pk2 <= 0.0:
                 continue  # nothing of k(x_t, ·) lies in the span: the projected update is zero
@@ -130,8 +142,8 @@ def projectron_range(S, K, rows, start, book, st, h):
                 continue  # η = 0 projects only points in the span
             if loss < penalty:
                 continue
-            tau = min(loss / pk2, 2.0 * (loss - penalty) / pk2, 1.0)
-            threaded_solve(w, z, d, n, control)
+            tau = min(loss / pk2, 2.0 * (loss - penalty) / pk2, example_weight(weights, t))
+            threaded_solve(w, z, d, n, own, control)
             for i in range(n):
                 touch(alpha, st.avg_sum, st.avg_stamp, i, rnd)
                 alpha[i] += yt * tau * d[i]
@@ -149,25 +161,26 @@ class Projectron(KernelLearner):
     rebuilt = {"kinv_factor": factor_of_support}
     superseded = {"kinv": "square"}  # K⁻¹, the resume state of model files before the factor
     constants = {"margin_step": NO_MARGIN}
+    weighting = "the cost C = w of the update: a mistake adds or projects w y k(x, ·)"
     mixing = WithinSpan()  # a mix keeps the union's vectors farther than η from the span of those before
     loop = projectron_range
     threaded = True  # --threads N: the factor's products on N threads (projection.py), the same model
 
     def _state_arrays(self) -> dict:
-        return self.slot | {"control": self._control()}
-
-    def _control(self) -> np.ndarray:
-        """The threads' shared control array (sync.py), kept while their number stays; empty for one."""
-        length = sync.CONTROL if self.threads > 1 else 0
-        if getattr(self, "_control_array", None) is None or len(self._control_array) != length:
-            self._control_array = np.zeros(length, np.int64)
-        return self._control_array
+        """The slot arrays, and the threads' (none for one): their shared control array (sync.py) and
+        an array of each worker's own (projection.run_job), kept while their number and size stay."""
+        workers = self.threads - 1
+        shape = (workers, self.support.capacity) if workers else (0, 0)
+        if getattr(self, "_own", None) is None or self._own.shape != shape:
+            self._own = np.zeros(shape)
+            self._control = np.zeros(sync.CONTROL if workers else 0, np.int64)
+        return self.slot | {"own": self._own, "control": self._control}
 
     def _learn_range(self, rows, start: int) -> int:
         if self.threads <= 1:
             return super()._learn_range(rows, start)
         S, K, book, st, h = self.loop_args()
-        with sync.Workers(self.threads - 1, factor_worker, (st.kinv_factor, st.krow, st.z, st.d), st.control):
+        with sync.Workers(self.threads - 1, factor_worker, (st.kinv_factor, st.krow, st.z, st.own), st.control):
             return type(self).loop(S, K, rows, start, book, st, h)
 
     @classmethod
@@ -193,3 +206,4 @@ class ProjectronPlusPlus(Projectron):
         "its released code"
     )
     params = (ETA, MARGIN_STEP)
+    weighting = "the cost C = w of the update: a mistake adds or projects w y k(x, ·), a margin error's τ ≤ w"

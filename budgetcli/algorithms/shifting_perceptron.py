@@ -10,13 +10,18 @@ a small part of the round's |S| kernel values.  A lazy common factor (f = c Σ �
 them, but folding c into the coefficients rounds them, and folding at the end of each call made the
 model depend on where its input was cut into calls (block size, checkpoints, a resumed run's days);
 applied at the mistake, the model is the same whatever the cuts.
+
+Choices where the paper leaves room:
+- Weights (`train -w LABEL W`, a sample weight; the paper weighs no example): the k-th mistake's
+  example of weight w adds w y_t x_t, the update's size w as in the Perceptron family (perceptron.py);
+  the decay λ_k counts mistakes, whatever their weights.
 """
 
 from __future__ import annotations
 
 
 from .._jit import njit
-from ..learner import MISTAKES, KernelLearner, loop_arrays, new_coefficient, open_round, touch
+from ..learner import MISTAKES, KernelLearner, example_weight, loop_arrays, new_coefficient, open_round, touch
 from ..params import NONNEGATIVE, number
 from ..registry import register
 from ..support import sv_fits, sv_put
@@ -29,7 +34,7 @@ SPA_LAMBDA = number(
 @njit(cache=True)
 def spa_range(S, K, rows, start, book, st, h):
     indptr, indices, values, y, scratch, counters = loop_arrays(rows, book)
-    alpha, avg_sum, avg_stamp, krow = st.alpha, st.avg_sum, st.avg_stamp, st.krow
+    alpha, avg_sum, avg_stamp, krow, weights = st.alpha, st.avg_sum, st.avg_stamp, st.krow, rows.weight
     lam = h.spa_lambda
     for t in range(start, y.shape[0]):
         if not sv_fits(S, indptr[t + 1] - indptr[t]):
@@ -45,7 +50,7 @@ def spa_range(S, K, rows, start, book, st, h):
                 touch(alpha, avg_sum, avg_stamp, i, rnd)
                 alpha[i] *= keep
         sv_put(S, n, idx, val, sq)
-        new_coefficient(alpha, avg_sum, avg_stamp, n, yt, rnd)
+        new_coefficient(alpha, avg_sum, avg_stamp, n, yt * example_weight(weights, t), rnd)
     return y.shape[0]
 
 
@@ -60,5 +65,6 @@ class ShiftingPerceptron(KernelLearner):
     # last concept) 83.3% last against 56.6% averaged; on a9a (no drift) 78.2% against 85.2%.  A user
     # picks it for drift, so it writes the last hypothesis; --hypothesis average for a stationary stream.
     default_hypothesis = "online"
+    weighting = "the update's size: the k-th mistake adds w y k(x, ·) after the decay"
     renamed = {"lambda_": "spa_lambda"}  # its flag was --lambda, which is Pegasos's λ
     loop = spa_range

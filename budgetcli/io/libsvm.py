@@ -689,4 +689,7 @@ def concatenate(chunks: list) -> Chunk:
         labels=np.concatenate([c.labels for c in chunks]),
         line_numbers=np.concatenate([c.line_numbers for c in chunks]),
         label_spellings=spellings,
+        weights=None
+        if all(c.weights is None for c in chunks)
+        else np.concatenate([np.ones(len(c)) if c.weights is None else c.weights for c in chunks]),
     )
