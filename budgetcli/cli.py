@@ -1590,7 +1590,7 @@ def algorithms():
         f"  three or more labels {registry.DEFAULT['multiclass']:<30} the default for more labels (letter 76.46%)\n"
         f"  a hard memory bound  {'forgetron, bpegasos -B N':<30} constant memory on an endless stream\n"
         f"  a drifting target    {'spa':<30} it writes the last hypothesis\n"
-        f"  unbalanced classes   {'-w1 W, predict --threshold T':<30} svm-train's -w: the cost of an update on label 1\n"
+        f"  unbalanced classes   {'-w1 W, predict --threshold T':<30} as svm-train -w: an update's cost on label 1\n"
     )
     for name in sorted(ALGORITHMS):
         cls = ALGORITHMS[name]

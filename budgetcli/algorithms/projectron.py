@@ -99,7 +99,8 @@ MARGIN_STEP = choice(
 @njit(cache=True)
 def projectron_range(S, K, rows, start, book, st, h):
     indptr, indices, values, y, scratch, counters = loop_arrays(rows, book)
-    alpha, krow, w, z, d, own, control, weights = st.alpha, st.krow, st.kinv_factor, st.z, st.d, st.own, st.control, rows.weight
+    alpha, krow, w, z, d, own, control = st.alpha, st.krow, st.kinv_factor, st.z, st.d, st.own, st.control
+    weights = rows.weight
     for t in range(start, y.shape[0]):
         if not sv_fits(S, indptr[t + 1] - indptr[t]):
             return t
