@@ -252,7 +252,7 @@ class BudgetClassifier(KernelSettings, base.MiniBatchClassifier):
         archive: the average stays in bounded memory.  The classifier keeps its own label map (any hashable
         labels) and class weights, and gives the session the learner's codes and the examples' weights."""
         if new:
-            self._learning = Session(self._session_spec())
+            self._learning = Session(self._session_spec(), scaling=self.scaling)  # a loaded file's, or None
         elif getattr(self, "_learning", None) is None or self._learning.model.learner is not self.learner:
             labels = MulticlassLabels() if self._multiclass else BinaryLabels()
             model = Model(self.learner, labels, self._hypothesis(), scaling=self.scaling)
