@@ -103,6 +103,7 @@ def fit_calibration(model: Model, data, y=None, skip_bad_lines: bool = False) ->
     """`calibrate`'s fit, returning its warnings (for the command, which prints them)."""
     from . import calibration
 
+    model.refuse_task("calibrate (probabilities of classes)")
     if y is not None:
         chunk = _chunk(data, y, model.first_index)
         blocks = [(chunk, model.scorer().decision_function(chunk))]

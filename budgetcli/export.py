@@ -62,6 +62,10 @@ class ExportError(ValueError):
 
 
 def _binary_labels(model, path) -> BinaryLabels:
+    try:
+        model.refuse_task("export (LIBSVM's C-SVC format)")
+    except ValueError as exc:
+        raise ExportError(f"{path}: {exc}") from None
     labels = model.labels
     # A multiclass label map (issue 5) is another class: check the kind, never assume its internals.
     kind = labels.to_dict().get("kind") if hasattr(labels, "to_dict") else None

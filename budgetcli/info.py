@@ -55,6 +55,8 @@ def describe(model, path) -> dict:
         "class_weight": {model.labels.spelling(label): w for label, w in model.class_weight.items()},
         "bytes": os.path.getsize(path),
         "counters": {name: learner.counter(name) for name in COUNTER_NAMES},
+        # a regression model's (task.py): its task, and its online errors (a classification model's: counters)
+        **({} if model.task.name == "classification" else {"task": model.task.name} | model.task.summary(learner)),
     }
 
 
@@ -99,6 +101,8 @@ def format_text(d: dict) -> str:
     lab = d["labels"]
     if lab.get("kind") == "binary":
         labels = f"binary: {lab['positive']} (score > 0), {lab['negative']} (score <= 0)"
+    elif lab.get("kind") == "regression":
+        labels = "regression: real targets, predicted as the score f(x)"
     else:
         labels = ", ".join(f"{key}={value}" for key, value in lab.items())
     c = d["counters"]
@@ -135,8 +139,14 @@ def format_text(d: dict) -> str:
         ),
         ("bytes", f"{d['bytes']:,}"),
         ("examples", f"{t:,}"),
-        ("mistakes", f"{c['mistakes']:,}" + (f" ({100 * c['mistakes'] / t:.2f}% online)" if t else "")),
-        ("margin updates", f"{c['margin_updates']:,}"),
+        *(
+            [
+                ("mistakes", f"{c['mistakes']:,}" + (f" ({100 * c['mistakes'] / t:.2f}% online)" if t else "")),
+                ("margin updates", f"{c['margin_updates']:,}"),
+            ]
+            if "task" not in d
+            else [("online MSE", f"{d['online_mse']:.6g}"), ("online MAE", f"{d['online_mae']:.6g}")]
+        ),
         ("projections", f"{c['projections']:,}"),
         ("seed", str(d["seed"])),
     ]

@@ -102,6 +102,7 @@ class BinaryLabels:
         """ValueError when a model file pairs this map with a learner it cannot serve."""
         if learner_cls.multiclass:
             raise ValueError(f"labels: a binary label map for the multiclass {learner_cls.name}")
+        _check_classification(learner_cls, header)
         _check_values("labels", self.classes, self.spellings)
 
 
@@ -261,11 +262,21 @@ class MulticlassLabels:
         learner, or fewer label values than the learner's classes (predictions name a class)."""
         if not learner_cls.multiclass:
             raise ValueError(f"labels: a multiclass label map for the binary {learner_cls.name}")
+        _check_classification(learner_cls, header)
         _check_values("labels", self.values, self.spellings)
         if len(set(self.values)) != len(self.values):
             raise ValueError("labels: a label value appears twice")
         if header.get("n_classes", 0) > len(self.values):
             raise ValueError(f"labels: {len(self.values)} label values for {header['n_classes']} classes")
+
+
+def _check_classification(learner_cls, header: dict) -> None:
+    """ValueError when a model file pairs class labels with a task other than classification, or with a
+    learner that does not classify (a header without "task" is a classification model's)."""
+    if header.get("task", "classification") != "classification":
+        raise ValueError(f"labels: class labels in a model whose task is {header.get('task')!r}")
+    if "classification" not in learner_cls.tasks:
+        raise ValueError(f"labels: class labels for {learner_cls.name}, which does not classify")
 
 
 MAX_SPELLING = 64  # characters of a label's spelling in a model file (%.17g takes at most 24)
@@ -312,11 +323,61 @@ def _spellings(d: dict) -> dict:
     return {v: s if spelling_problem(s) else kept_spelling(v, s) for v, s in spellings.items()}
 
 
+class RealTargets:
+    """A regression model's targets: real numbers, learnt as they are (no map), predicted as the score
+    itself and written `%.10g`.  (The mean of the training targets, eval's baseline, is summed by the
+    learner as it learns: task.Regression.training_mean.)"""
+
+    kind = "regression"
+
+    def __init__(self):
+        self.spellings: dict = {}  # none: a real target is written as the number it is
+
+    def encode(self, chunk, source: str = "data") -> np.ndarray:
+        """The targets as the learner takes them; a non-finite one is a DataError naming its line (the
+        reader refuses them; arrays from the Python API come here too)."""
+        y = np.asarray(chunk.labels, np.float64)
+        bad = np.flatnonzero(~np.isfinite(y))
+        if len(bad):
+            row = int(bad[0])
+            raise DataError(source, int(chunk.line_numbers[row]), None, "the target is not a finite number")
+        return y
+
+    def spelling(self, v: float, chunk=None) -> str:
+        return f"{v:.10g}"
+
+    def predicted(self, scores: np.ndarray, threshold: float = 0.0) -> np.ndarray:
+        """A regression model predicts its score f(x) itself."""
+        return np.asarray(scores, np.float64)
+
+    def decode(self, scores: np.ndarray, threshold: float = 0.0) -> list[str]:
+        return [f"{s:.10g}" for s in np.asarray(scores, np.float64).tolist()]
+
+    def index_of(self, values: np.ndarray) -> np.ndarray:
+        return np.full(np.shape(values), -1)
+
+    @property
+    def classes(self) -> list[float]:
+        return []
+
+    def to_dict(self) -> dict:
+        return {"kind": "regression"}
+
+    def check(self, learner_cls, header: dict) -> None:
+        """ValueError when a model file pairs real targets with a learner that does not do regression."""
+        if "regression" not in learner_cls.tasks:
+            raise ValueError(f"labels: real targets for {learner_cls.name}, which does not do regression")
+        if header.get("task") != "regression":
+            raise ValueError("labels: real targets in a model whose task is not regression")
+
+
 def labels_from_dict(d: dict):
     """The label map a model file stores (binary maps of older files have no "kind"); ValueError
     naming the field when it is not one (a file from anybody: null, a string, a missing field)."""
     if not isinstance(d, dict):
         raise ValueError(f"labels: {d!r} is not a label map")
+    if d.get("kind") == "regression":
+        return RealTargets()
     if d.get("kind") == "multiclass":
         values = d.get("values")
         if not isinstance(values, list):

@@ -262,3 +262,38 @@ def one_label_warning(true: set, predicted: list, spelling, checked: int | None 
         "which hold several labels: it is no better than a constant there; try another --gamma, a larger "
         "budget, or another algorithm"
     )
+
+
+def regression_report(true: np.ndarray, f: np.ndarray, training_mean: float) -> dict:
+    """eval's report of a regression model: MSE, RMSE, MAE and R² (1 − SSE/SST, SST about the data's own
+    mean, scikit-learn's r2_score; None when every target is the same), and the baseline of predicting the
+    mean of the training targets, which the model keeps (its MSE, MAE and R²)."""
+    true, f = np.asarray(true, np.float64), np.asarray(f, np.float64)
+    sst = float(np.sum((true - true.mean()) ** 2))
+
+    def errors(pred) -> tuple[float, float, float | None]:
+        sse = float(np.sum((true - pred) ** 2))
+        return sse / len(true), float(np.mean(np.abs(true - pred))), (1.0 - sse / sst) if sst > 0 else None
+
+    mse, mae, r2 = errors(f)
+    base_mse, base_mae, base_r2 = errors(np.full(len(true), training_mean))
+    return {
+        "task": "regression",
+        "examples": int(len(true)),
+        "mse": mse,
+        "rmse": float(np.sqrt(mse)),
+        "mae": mae,
+        "r2": r2,
+        "baseline": {"prediction": training_mean, "mse": base_mse, "mae": base_mae, "r2": base_r2},
+    }
+
+
+def regression_warnings(report: dict) -> list[str]:
+    """That the model is no better on the data than predicting the training mean."""
+    base = report["baseline"]
+    if report["mse"] < base["mse"]:
+        return []
+    return [
+        f"the model's MSE {report['mse']:.6g} is no better than predicting the training mean "
+        f"{base['prediction']:.6g} ({base['mse']:.6g})"
+    ]

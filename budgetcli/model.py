@@ -56,6 +56,19 @@ class Model:
     # before the field (column j is index j + 1; an index 0 of such a file has no column).
     first_index: int = 1
 
+    @property
+    def task(self):
+        """What the model learns (task.py): its targets say it (a regression model's are RealTargets)."""
+        from .task import of_targets
+
+        return of_targets(self.labels)
+
+    def refuse_task(self, edge: str) -> None:
+        """ValueError, one line, when `edge` (a command or an interface that serves classification only)
+        is given a model of another task: nothing there is silently wrong for it."""
+        if self.task.name != "classification":
+            raise ValueError(f"{edge} takes a classification model; this one is a {self.task.name} model")
+
     def learned_from(self, chunk) -> None:
         """Note how `chunk`, learned from, numbers its features (`first_index`)."""
         if self.first_index and chunk.holds_index_zero:
@@ -112,6 +125,8 @@ class Model:
         finite number, or is not 0 for a multiclass model (whose prediction is the top class)."""
         if not isinstance(threshold, (int, float, np.integer, np.floating)) or not math.isfinite(threshold):
             raise ValueError(f"threshold {threshold!r}: give a finite number")
+        if threshold != 0 and self.task.name == "regression":
+            raise ValueError("a threshold is for a binary model; a regression model predicts its score f(x) itself")
         if threshold != 0 and self.learner.multiclass:
             raise ValueError(
                 f"a threshold is for a binary model; this one ({self.learner.name}) predicts the class of the top score"
@@ -256,6 +271,8 @@ class Model:
                 evicted_folded += folded
                 header["evicted_folded"] = evicted_folded
         header["labels"] = self.labels.to_dict()
+        if self.task.name != "classification":  # a file without the field is a classification model
+            header["task"] = self.task.name
         header["hypothesis"] = self.hypothesis
         header["resume_state"] = resume
         if self.sharding is not None:

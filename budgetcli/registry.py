@@ -27,7 +27,9 @@ def register(cls):
 
 # The algorithm `train` runs without -a, by the labels of the first block: chosen from the table of
 # every algorithm with its defaults (docs/ALGORITHMS.md, "Start here"; bench/defaults.py measures it).
-DEFAULT = {"binary": "projectron++", "multiclass": "mc-projectron++"}
+# `--task regression` runs qklms when none is named (its codebook is bounded by the inputs' spread; not measured
+# against the others yet).
+DEFAULT = {"binary": "projectron++", "multiclass": "mc-projectron++", "regression": "qklms"}
 
 
 def default_for(n_labels: int) -> str:

@@ -431,6 +431,7 @@ class BudgetClassifier(KernelSettings, base.MiniBatchClassifier):
         """The classifier `save` wrote, ready to go on learning.  A file that is not a model file
         or has no "river" field is a ModelFileError naming it."""
         model = Model.load(path, resume=True)
+        model.refuse_task("the River BudgetClassifier")
         header, _ = modelfile.load(path)
         extra = header.get(HEADER_FIELD)
         if not isinstance(extra, dict):

@@ -37,7 +37,7 @@ from .kernels import Kernel
 from .records import Overflow
 from .model import Model
 from .spec import TrainSpec
-from .task import CLASSIFICATION
+from . import task as task_
 
 
 FIRST_BLOCK = "first block"  # a new model's scaling: the ranges of its first block (`train --scale` on a stream)
@@ -74,7 +74,7 @@ class Session:
     watch: Watch = field(default_factory=Watch)
     scaling: object = None  # the scaling a new model applies: a scaling.Scaling, or FIRST_BLOCK
 
-    task: object = CLASSIFICATION
+    task: object = None  # the model's (task.py), else the spec's (`--task`; None: classification)
     warnings: list = field(default_factory=list)  # what going on changed in the model (its probabilities dropped)
     _started: tuple | None = field(default=None, init=False, repr=False)  # (examples, mistakes) at the first learn
     _stops: list = field(default_factory=list, init=False, repr=False)
@@ -94,6 +94,8 @@ class Session:
     def __post_init__(self):
         if self.watch is None:
             self.watch = Watch()
+        if self.task is None:
+            self.task = self.model.task if self.model is not None else task_.named(self.spec.task)
 
     # ---- learning ---------------------------------------------------------------------------
     def begin(self, chunk, features: int | None = None) -> Model:

@@ -266,6 +266,7 @@ class BudgetClassifier(KernelSettings, ClassifierMixin, BaseEstimator):
             from .api import load
 
             model = load(model)
+        model.refuse_task("BudgetClassifier")
         learner = model.learner
         kernel = learner.kernel.spec()
         if kernel.kind != "rbf":  # only rbf takes an exp (a file without the field: libm's)

@@ -88,15 +88,19 @@ class TrainSpec:
     # update on an example of that class, as LIBSVM's C_i = w_i C (contract.Learner.weighting says how each
     # algorithm takes it); a sample weight multiplies it.  Weights of 1 are dropped: the unweighted run.
     class_weight: dict = field(default_factory=dict, metadata=_MODEL)
+    # what the run learns (task.py): "classification" (None: a new model's default, a resumed model's own)
+    # or "regression" (`--task`); the algorithm must declare it (contract.Learner.tasks)
+    task: str | None = None
 
     def __post_init__(self):
         self._check_scale()
         self._check_class_weight()
+        self._check_task()
         if self.algorithm is None:  # chosen from the data (`choosing`), then checked as if given
             if self.sharding is not None:
                 raise ValueError("a sharded run needs -a NAME (the default algorithm is chosen from one input)")
             if not self.resumed:
-                _default_takes(self.params)
+                _default_takes(self.params, self.task or "classification")
             return
         object.__setattr__(self, "algorithm", registry.canonical(self.algorithm))
         cls = registry.get(self.algorithm)
@@ -130,6 +134,26 @@ class TrainSpec:
                     f"--average: a sharded run does not keep the vectors {cls.name} evicts, which its "
                     "average needs; train without --average, or in one process"
                 )
+
+    def _check_task(self) -> None:
+        """ValueError, one line, for a task this build does not know, or one the algorithm given does not
+        learn (naming --task when the algorithm learns another), or class weights of a regression run."""
+        from .task import TASKS
+
+        if self.task is not None and self.task not in TASKS:
+            raise ValueError(f"--task {self.task!r}: give one of {', '.join(TASKS)}")
+        task = self.task or "classification"
+        if self.algorithm is not None and not self.resumed:
+            cls = registry.get(self.algorithm)
+            if task not in cls.tasks:
+                hint = f"; give --task {cls.tasks[0]}" if self.task is None else ""
+                raise ValueError(f"{cls.name} learns {' and '.join(cls.tasks)}, not {task}{hint}")
+        if task == "regression" and self.class_weight:
+            raise ValueError("class weights are for classification; a regression run takes sample weights only")
+        if task == "regression" and self.sharding is not None:
+            raise ValueError(
+                "a sharded run (several inputs or --backend) does not do regression yet; train in one process"
+            )
 
     def _check_scale(self) -> None:
         from .scaling import Ranges
@@ -179,12 +203,17 @@ class TrainSpec:
         """This spec with its algorithm: the one given, else the default for data whose first block
         holds `n_labels` distinct labels (registry.DEFAULT); DefaultRefuses when that one does not take
         a parameter given."""
+        kind = "three or more labels" if n_labels > 2 else "two labels"
+        return self.defaulting(registry.default_for(n_labels), kind)
+
+    def defaulting(self, name: str, kind: str) -> "TrainSpec":
+        """This spec with its algorithm: the one given, else `name`, the default for `kind` of data;
+        DefaultRefuses when that one does not take a parameter given."""
         if self.algorithm is not None:
             return self
         try:
-            return replace(self, algorithm=registry.default_for(n_labels))
+            return replace(self, algorithm=name)
         except ValueError as exc:
-            kind = "three or more labels" if n_labels > 2 else "two labels"
             raise DefaultRefuses(f"{exc}: the default for {kind}, by the first block") from None
 
     @property
@@ -208,6 +237,15 @@ class TrainSpec:
         fields `FROM_MODEL` names), and a running average when the model keeps one.  NotResumable when
         the model cannot go on as asked (`refuse_resume`)."""
         refuse_resume(model, self.hypothesis)
+        if self.task is not None and self.task != model.task.name:
+            raise NotResumable(
+                f"a {model.task.name} model cannot go on learning {self.task} (--task {self.task}); train a new model",
+                settings=True,
+            )
+        if model.task.name != "classification" and self.sharding is not None:
+            raise NotResumable(
+                f"a sharded run does not do {model.task.name} yet; resume the model in one process", settings=True
+            )
         if model.scaling is not None and self.sharding is not None:
             raise NotResumable("a scaled model (train --scale) cannot go on in a sharded run", settings=True)
         learner = model.learner
@@ -227,6 +265,7 @@ class TrainSpec:
             resumed=True,
             class_weight=dict(model.class_weight),
             scale=False,  # the model's own scaling goes on (pipeline.train)
+            task=None if model.task.name == "classification" else model.task.name,
         )
 
     def _refuse_other_settings(self, learner, kernel: KernelSpec, model_class_weight: dict) -> None:
@@ -263,6 +302,8 @@ class TrainSpec:
         out = asdict(replace(self, scale=False, class_weight={}))
         out.pop("scale")
         out.pop("class_weight")
+        if out["task"] in (None, "classification"):  # a classification model's record stays as it was
+            out.pop("task")
         if self.class_weight:  # as the model header keeps them (Model.class_weight), none: the field left out
             out["class_weight"] = weight_pairs(self.class_weight)
         if self.scale is not False:  # the ranges themselves are the model's (Model.scaling)
@@ -320,11 +361,14 @@ def weight_pairs(class_weight: dict) -> list:
     return [[label, class_weight[label]] for label in sorted(class_weight)]
 
 
-def _default_takes(params: dict) -> None:
+def _default_takes(params: dict, task: str = "classification") -> None:
     """ValueError naming the flag when a parameter given without -a is taken by neither default algorithm
-    (registry.DEFAULT: which one runs is chosen from the first block, and checks the rest then), or when
-    its value is one that every default that takes it refuses."""
-    defaults = [registry.get(name) for name in dict.fromkeys(registry.DEFAULT.values())]
+    of the task (registry.DEFAULT: which one runs is chosen from the first block, and checks the rest
+    then), or when its value is one that every default that takes it refuses."""
+    names = (
+        [registry.DEFAULT["regression"]] if task == "regression" else [registry.default_for(2), registry.default_for(3)]
+    )
+    defaults = [registry.get(name) for name in dict.fromkeys(names)]
     for name, value in params.items():
         takers = [cls for cls in defaults if name in {p.name for p in cls.params}]
         if not takers:

@@ -1,6 +1,6 @@
-"""What a learning session learns: the task.  Classification is the one task so far; a task owns
-what differs from one task to another, so that the loops over a session (session.py) never ask which
-task they run:
+"""What a learning session learns: the task (LIBSVM's svm_type), classification or regression; a task
+owns what differs from one task to another, so that the loops over a session (session.py) never ask
+which task they run:
 
 - the algorithm a run takes when none is named (`choose`, from the first block of data);
 - the targets: the label map a new model starts with (`label_map`) and how a chunk's labels become the
@@ -8,15 +8,23 @@ task they run:
   its own);
 - what a run counts besides the learner's counters and what it warns of at its end (`Tally`).
 
-Regression and novelty detection will be tasks beside this one, each with the same four parts."""
+and what a run's summary counts (`summary`, `summary_lines`).  A learner declares the tasks it learns
+(contract.Learner.tasks); a model file says its task in its header ("task"; a file without it is a
+classification model's).  Novelty detection will be a task beside these, with the same parts."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from .core import unique
-from .labels import BinaryLabels, MulticlassLabels
+from . import registry
+from .core import DataError, unique
+from .labels import BinaryLabels, MulticlassLabels, RealTargets
 from .metrics import constant_warning, one_label_warning
+
+# A regression learner's running sums, in its `scalars`: of its online (a priori) errors y_t − f_t(x_t),
+# squared and absolute, and of the targets (their mean: eval's baseline), added as each example is learnt
+# (so that a checkpoint or a resume holds them exactly).
+SQUARED_ERROR, ABSOLUTE_ERROR, TARGET_SUM = 0, 1, 2
 
 
 class Classification:
@@ -31,13 +39,32 @@ class Classification:
         return spec.choosing(len(unique(chunk.labels)))
 
     @staticmethod
+    def check_labels(model, chunk, source: str) -> None:
+        """A DataError naming the first line whose label is not a whole number, when the labels the model
+        holds and the chunk's are more than two: real-valued targets are regression's, which is never
+        guessed (`--task regression`).  Two labels spelt as any numbers (0.5 and 1.5) stay two classes."""
+        labels = chunk.labels
+        whole = labels == np.floor(labels)
+        if whole.all() or len(set(model.labels.classes) | set(unique(labels).tolist())) <= 2:
+            return
+        row = int(np.flatnonzero(~whole)[0])
+        raise DataError(
+            source,
+            int(chunk.line_numbers[row]),
+            chunk.label_spellings.get(float(labels[row]), repr(float(labels[row]))),
+            "the label is not a whole number, as a class label is; for real-valued targets give --task regression",
+        )
+
+    @staticmethod
     def label_map(learner_cls):
         """The empty label map of a new model: its labels are numbered as they first appear."""
         return MulticlassLabels() if learner_cls.multiclass else BinaryLabels()
 
     @staticmethod
     def encode(model, chunk, source: str) -> np.ndarray:
-        """The learner's codes of a chunk's labels (DataError naming the first line the map refuses)."""
+        """The learner's codes of a chunk's labels (DataError naming the first line the map refuses, or
+        whose label is not a whole number among more than two: `check_labels`)."""
+        Classification.check_labels(model, chunk, source)
         return model.labels.encode(chunk, source)
 
     @staticmethod
@@ -51,6 +78,23 @@ class Classification:
                 weights = np.ones(len(chunk)) if weights is None else weights.copy()
                 weights[where] *= w
         return weights
+
+    @staticmethod
+    def summary(learner) -> dict:
+        """The train summary's counts of the online hypothesis (its JSON fields)."""
+        t, mistakes = learner.counter("examples"), learner.counter("mistakes")
+        return {
+            "mistakes": mistakes,
+            "online_mistake_rate": mistakes / t if t else 0.0,
+            "margin_updates": learner.counter("margin_updates"),
+        }
+
+    @staticmethod
+    def summary_lines(s: dict) -> list[str]:
+        return [
+            f"mistakes        {s['mistakes']:,} ({100 * s['online_mistake_rate']:.2f}% online)",
+            f"margin updates  {s['margin_updates']:,}",
+        ]
 
     class Tally:
         """A run's label values (label -> examples), and the warnings the run gives at its end."""
@@ -109,4 +153,97 @@ def class_weight_warnings(class_weight: dict, labels: dict, spelling) -> list[st
     return [f"a class weight names {', '.join(spelling(v) for v in missing)}, which no example of this run has"]
 
 
+class Regression:
+    """Targets are real numbers, learnt as they are (labels.RealTargets: the model keeps their count and
+    sum, so their mean); a prediction is the score f(x) itself."""
+
+    name = "regression"
+
+    @staticmethod
+    def choose(spec, chunk):
+        """The run's spec with its algorithm: the one it names, else registry.DEFAULT["regression"]."""
+        return spec.defaulting(registry.DEFAULT["regression"], "regression")
+
+    @staticmethod
+    def label_map(learner_cls):
+        return RealTargets()
+
+    @staticmethod
+    def encode(model, chunk, source: str) -> np.ndarray:
+        """The targets (DataError naming the first line whose target is not finite)."""
+        return model.labels.encode(chunk, source)
+
+    @staticmethod
+    def weights(model, chunk) -> np.ndarray | None:
+        """Each example's weight: its own (a sample weight; regression has no classes to weigh)."""
+        return None if chunk.weights is None else np.asarray(chunk.weights, np.float64)
+
+    @staticmethod
+    def training_mean(learner) -> float:
+        """The mean of the targets the learner has learnt (0 before any)."""
+        t = learner.counter("examples")
+        return float(learner.scalars[TARGET_SUM]) / t if t else 0.0
+
+    @staticmethod
+    def summary(learner) -> dict:
+        """The online (a priori, prequential) errors y_t − f_t(x_t) of the hypothesis learnt so far, as the
+        learner summed them (scalars[SQUARED_ERROR], scalars[ABSOLUTE_ERROR])."""
+        t = learner.counter("examples")
+        squared, absolute = (float(v) for v in learner.scalars[[SQUARED_ERROR, ABSOLUTE_ERROR]])
+        return {
+            "online_squared_error": squared,
+            "online_mse": squared / t if t else 0.0,
+            "online_absolute_error": absolute,
+            "online_mae": absolute / t if t else 0.0,
+        }
+
+    @staticmethod
+    def summary_lines(s: dict) -> list[str]:
+        return [
+            f"online MSE      {s['online_mse']:.6g} (squared error {s['online_squared_error']:.6g})",
+            f"online MAE      {s['online_mae']:.6g} (absolute error {s['online_absolute_error']:.6g})",
+        ]
+
+    class Tally:
+        """A run's examples, and the warning the run gives at its end."""
+
+        def __init__(self):
+            self.examples = 0
+
+        def add(self, chunk) -> None:
+            self.examples += len(chunk)
+
+        def warnings(self, online, written, sample) -> list[str]:
+            """That the `written` model is no better than predicting the running mean of the targets (the
+            mean of every target the model has learnt, which it keeps), on `sample`, examples kept from the
+            run: its mean squared error there is not below the mean's."""
+            if sample is None or len(sample) < 2:
+                return []
+            with np.errstate(all="ignore"):
+                f = written.scorer().decision_function(sample)
+            weight = np.ones(len(sample)) if sample.weights is None else np.asarray(sample.weights, np.float64)
+            mse = float(np.sum(weight * (sample.labels - f) ** 2) / weight.sum())
+            mean = Regression.training_mean(online.learner)
+            baseline = float(np.sum(weight * (sample.labels - mean) ** 2) / weight.sum())
+            if not mse < baseline:
+                return [
+                    f"the model is no better than the running mean: its mean squared error on {len(sample):,} "
+                    f"examples of this run is {mse:.6g}, predicting the mean of the targets ({mean:.6g}) gives "
+                    f"{baseline:.6g}; check the step size, γ and the feature scaling"
+                ]
+            return []
+
+
 CLASSIFICATION = Classification()
+REGRESSION = Regression()
+TASKS = {"classification": CLASSIFICATION, "regression": REGRESSION}
+
+
+def named(name: str | None):
+    """The task of a name (None: classification, a file's or a spec's that says none)."""
+    return TASKS[name or "classification"]
+
+
+def of_targets(labels):
+    """The task whose targets a model's label map holds."""
+    return REGRESSION if isinstance(labels, RealTargets) else CLASSIFICATION

@@ -36,3 +36,11 @@ def assert_same_state(a: dict, b: dict) -> None:
     for name in a:
         np.testing.assert_array_equal(b[name], a[name], err_msg=name)
         assert (a[name].dtype, a[name].tobytes()) == (b[name].dtype, b[name].tobytes()), name  # -0.0, NaN bits
+
+
+def label_map(cls):
+    """The label map a new model of learner class `cls` starts with (its first task's: task.py), for tests
+    that make models by hand: ±1 labels are real targets to a regression learner."""
+    from budgetcli import task
+
+    return task.named(cls.tasks[0]).label_map(cls)

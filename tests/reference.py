@@ -768,6 +768,76 @@ def nogd(X, y, k, budget, eta, eta1, rank, start="projected", weights=None) -> T
     return tr
 
 
+# ---- the LMS filters, for regression (budgetcli/algorithms/lms.py); KAFBOX's classes, lib/<name>.m -------------
+# A round records f_t(x_t) (the prediction, `scores`); `mistakes` and `margin_updates` stay False: a regression
+# counts errors, not mistakes.  `support` is in order of addition, oldest first.
+
+
+def _expansion(X, t, support, alpha, k) -> float:
+    return sum(a * k(X[s], X[t]) for a, s in zip(alpha, support))
+
+
+def _regression_round(tr: Trace, f: float) -> None:
+    tr.scores.append(f)
+    tr.mistakes.append(False)
+    tr.margin_updates.append(False)
+
+
+def klms(X, y, k, eta=0.5, budget=10000, w=None) -> Trace:
+    """KLMS (Liu, Pokharel, Príncipe 2008; KAFBOX klms.m l.46-53): e_t = y_t − f_t(x_t), the a priori
+    error; f_{t+1} = f_t + η e_t k(x_t, ·), x_t a new centre.  KAFBOX's M (`budget`): with M centres the
+    filter learns nothing more."""
+    tr, alpha = Trace(), []
+    for t in range(len(y)):
+        f = _expansion(X, t, tr.support, alpha, k)
+        _regression_round(tr, f)
+        if len(tr.support) < budget:  # klms.m l.47
+            tr.support.append(t)
+            alpha.append(eta * weight(w, t) * (y[t] - f))  # l.48-51
+    tr.alpha = np.array(alpha, float)
+    return tr
+
+
+def qklms(X, y, k, eta=0.9, epsu=0.1, w=None) -> Trace:
+    """QKLMS (Chen, Zhao, Zhu, Príncipe 2012; KAFBOX qklms.m l.45-61): e_t = y_t − f_t(x_t); the nearest
+    centre C_j (Euclidean distance in input space, the first on ties); ‖x_t − C_j‖ ≤ ε_U: α_j += η e_t
+    (x_t quantized to C_j), else x_t a new centre with η e_t.  The first example always joins."""
+    tr, alpha = Trace(), []
+    for t in range(len(y)):
+        f = _expansion(X, t, tr.support, alpha, k)
+        _regression_round(tr, f)
+        step = eta * weight(w, t) * (y[t] - f)
+        if tr.support:
+            d2 = [float(np.sum((X[t] - X[s]) ** 2)) for s in tr.support]
+            j = int(np.argmin(d2))  # the first minimum
+            if d2[j] <= epsu**2:  # qklms.m l.55
+                alpha[j] += step
+                continue
+        tr.support.append(t)
+        alpha.append(step)
+    tr.alpha = np.array(alpha, float)
+    return tr
+
+
+def norma(X, y, k, eta=0.5, lam=0.01, tau=500, error="before-shrink", w=None) -> Trace:
+    """NORMA on the squared loss (Kivinen, Smola, Williamson 2004, §III): f_{t+1} = (1 − ηλ) f_t + η e_t k(x_t, ·),
+    e_t = y_t − f_t(x_t) (the paper's step, `before-shrink`), or e_t = y_t − (1 − ηλ) f_t(x_t) (KAFBOX norma.m
+    l.48-55: shrink, then the error of the shrunk expansion, `after-shrink`); then only the last τ terms kept
+    (l.56-59: the oldest dropped)."""
+    tr, alpha = Trace(), []
+    for t in range(len(y)):
+        f = _expansion(X, t, tr.support, alpha, k)
+        _regression_round(tr, f)
+        alpha = [(1.0 - eta * lam) * a for a in alpha]
+        e = y[t] - (f if error == "before-shrink" else _expansion(X, t, tr.support, alpha, k))
+        tr.support.append(t)
+        alpha.append(eta * weight(w, t) * e)
+        if len(alpha) > tau:
+            tr.support, alpha = tr.support[1:], alpha[1:]
+    tr.alpha = np.array(alpha, float)
+    return tr
+
+
 REFERENCES = {
     "perceptron": ({}, lambda X, y, k, seed, w=None: perceptron(X, y, k, w=w)),
     "stoptron": ({"budget": 8}, lambda X, y, k, seed, w=None: stoptron(X, y, k, 8, w=w)),
@@ -825,4 +895,13 @@ REFERENCES = {
     ),
     "alma2": ({}, lambda X, y, k, seed: alma2(X, y, k)),
     "projectron-alma2": ({"eta": 0.05}, lambda X, y, k, seed: alma2(X, y, k, eta=0.05)),
+    "klms": ({"budget": 150}, lambda X, y, k, seed, w=None: klms(X, y, k, budget=150, w=w)),
+    "qklms": ({"quantization": 1.0}, lambda X, y, k, seed, w=None: qklms(X, y, k, epsu=1.0, w=w)),
+    "norma": [
+        (
+            {"budget": 40, "norma_error": e},
+            lambda X, y, k, seed, e=e, w=None: norma(X, y, k, tau=40, error=e, w=w),
+        )
+        for e in ("before-shrink", "after-shrink")
+    ],
 }

@@ -51,6 +51,8 @@ def stream(cls, n: int, seed: int):
     """X and labels as the learner takes them: ±1 for binary learners, class indices 0..2 for multiclass
     ones (class 2 first seen mid-stream)."""
     X, y = random_stream(n, 4, seed)
+    if "regression" in cls.tasks:  # real targets: a smooth function of x, and noise
+        return X, np.sin(2 * X[:, 0]) + X[:, 1] * X[:, 2] + 0.1 * np.random.default_rng(seed).standard_normal(n)
     if not cls.multiclass:
         return X, y
     classes = np.argmax(X @ np.random.default_rng(seed).normal(size=(4, 3)), axis=1)
@@ -88,14 +90,19 @@ def test_decisions_equal_the_reference_round_by_round(name, params, run):
     model = learner(name, params)
     X, y = stream(type(model), 200, seed=1)
     trace = run(X, y, reference.make_kernel("rbf", KERNEL.gamma), SEED)
-    mistakes, margins = [], []
+    mistakes, margins, predictions = [], [], []
     for t in range(len(y)):
         before = model.counters.copy()
+        predictions.append(model.decision_function(chunk_from_dense(X[t : t + 1], y[t : t + 1]))[0])
         learn(model, X[t : t + 1], y[t : t + 1], 1)
         mistakes.append(bool(model.counter("mistakes") - before[1]))
         margins.append(bool(model.counter("margin_updates") - before[2]))
     assert mistakes == [bool(m) for m in trace.mistakes]
     assert margins == [bool(m) for m in trace.margin_updates]
+    if "regression" in model.tasks:  # a regression's decisions are its predictions
+        np.testing.assert_allclose(predictions, trace.scores, rtol=1e-12, atol=1e-12)
+        assert len(model.support) == len(trace.support) < len(y)  # the stream exercised the budget or the merge
+        return
     assert 0 < sum(mistakes) < len(y)  # the stream exercised the rule
 
 
@@ -109,12 +116,15 @@ def test_weighted_decisions_equal_the_reference_round_by_round(name, params, run
     w = weights(len(y), seed=5)
     trace = run(X, y, reference.make_kernel("rbf", KERNEL.gamma), SEED, w=w)
     model = learner(name, params)
-    mistakes, margins = [], []
+    mistakes, margins, predictions = [], [], []
     for t in range(len(y)):
         before = model.counters.copy()
+        predictions.append(model.decision_function(chunk_from_dense(X[t : t + 1], y[t : t + 1]))[0])
         learn(model, X[t : t + 1], y[t : t + 1], 1, w[t : t + 1])
         mistakes.append(bool(model.counter("mistakes") - before[1]))
         margins.append(bool(model.counter("margin_updates") - before[2]))
+    if "regression" in cls.tasks:
+        np.testing.assert_allclose(predictions, trace.scores, rtol=1e-12, atol=1e-12)
     assert mistakes == [bool(m) for m in trace.mistakes]
     assert margins == [bool(m) for m in trace.margin_updates]
     whole = learn(learner(name, params), X, y, 200, w).state()
@@ -180,7 +190,12 @@ def libsvm_lines(cls, n: int, seed: int) -> list[str]:
     """A stream as a data file's lines, every value spelt to round-trip: binary, or 10 classes of which
     6 and up first come after a third of the stream (so that the class arrays grow past 8 mid-run, at
     other points in a resumed run than in one run)."""
-    X, y = random_stream(n, 4, seed)
+    X, y = stream(cls, n, seed) if "regression" in cls.tasks else random_stream(n, 4, seed)
+    if "regression" in cls.tasks:
+        return [
+            f"{float(y_)!r} " + " ".join(f"{j + 1}:{float(v)!r}" for j, v in enumerate(x) if v) + "\n"
+            for x, y_ in zip(X, y)
+        ]
     if cls.multiclass:
         y = np.argmax(X @ np.random.default_rng(seed).normal(size=(4, 10)), axis=1)
         early = np.arange(n) < n // 3
@@ -221,11 +236,9 @@ def no_fsync(monkeypatch):
 def resume_streams(tmp_path_factory):
     d = tmp_path_factory.mktemp("resume")
     out = {}
-    for multiclass in (False, True):
-        cls = MulticlassLearner if multiclass else KernelLearner
-        kind = "multi" if multiclass else "binary"
+    for kind, cls in (("binary", KernelLearner), ("multi", MulticlassLearner), ("regression", registry.get("klms"))):
         whole = write_lines(d / f"{kind}.txt", libsvm_lines(cls, RESUME_N, seed=8))
-        out[multiclass] = (whole, read_all(whole), write_lines(d / f"{kind}-probe.txt", libsvm_lines(cls, PROBE, 9)))
+        out[kind] = (whole, read_all(whole), write_lines(d / f"{kind}-probe.txt", libsvm_lines(cls, PROBE, 9)))
     return out
 
 
@@ -247,8 +260,9 @@ def test_a_run_resumed_from_its_files_is_one_run_bit_for_bit(
     compact file (no --save-resume) says whether a resume from it is exact; where it says so, the days
     from compact files end with one run's compact file byte for byte."""
     cls = registry.get(name)
-    whole, examples, probe = resume_streams[cls.multiclass]  # the stream's file, and its examples read
-    spec = TrainSpec(name, KernelSpec("rbf", 0.5), params, seed=SEED, hypothesis=hypothesis)
+    kind = "regression" if "regression" in cls.tasks else "multi" if cls.multiclass else "binary"
+    whole, examples, probe = resume_streams[kind]  # the stream's file, and its examples read
+    spec = TrainSpec(name, KernelSpec("rbf", 0.5), params, seed=SEED, hypothesis=hypothesis, task=cls.tasks[0])
     one, one_compact = tmp_path / "one.model", tmp_path / "one-compact.model"
     checkpoints = []
 

@@ -225,7 +225,7 @@ def test_every_checkpoint_is_the_model_of_the_examples_before_it(tmp_path, algor
     saved = []
     cls = ALGORITHMS[algorithm]
     params = {"budget": 5} if "budget" in {p.name for p in cls.params} else {}
-    spec = TrainSpec(algorithm, KernelSpec("rbf", 0.5), params, hypothesis=hypothesis)
+    spec = TrainSpec(algorithm, KernelSpec("rbf", 0.5), params, hypothesis=hypothesis, task=cls.tasks[0])
     result = pipeline.train(
         replace(spec, block_lines=64, checkpoint_every=50),
         data,

@@ -363,7 +363,7 @@ def test_every_learner_with_an_eta_threshold_refuses_a_degenerate_one():
     with_eta = {n for n, c in ALGORITHMS.items() if "eta" in {p.name for p in c.params}}
     assert with_eta == {"projectron", "projectron++", "mc-projectron++", "projectron-alma2"}
     for name in ALGORITHMS:
-        TrainSpec(name)  # the defaults are never refused
+        TrainSpec(name, task=ALGORITHMS[name].tasks[0])  # the defaults are never refused
         if name in with_eta:
             with pytest.raises(ValueError, match="learns nothing"):
                 TrainSpec(name, params={"eta": 1e6})

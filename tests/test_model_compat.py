@@ -20,7 +20,7 @@ import pytest
 
 from budgetcli import algorithms, modelfile
 from budgetcli.kernels import Kernel
-from budgetcli.labels import BinaryLabels, MulticlassLabels
+from budgetcli.labels import BinaryLabels, MulticlassLabels, RealTargets
 from budgetcli.model import Model
 from budgetcli.modelfile import ModelFileError
 
@@ -119,7 +119,13 @@ def write_golden(names) -> None:
         cls = ALGORITHMS[name]
         params = {"budget": 8} if "budget" in {p.name for p in cls.params} else {}
         learner = cls(Kernel("rbf", 0.5), seed=1, **params)
-        labels = MulticlassLabels() if cls.multiclass else BinaryLabels()
+        labels = (
+            RealTargets()
+            if "classification" not in cls.tasks
+            else MulticlassLabels()
+            if cls.multiclass
+            else BinaryLabels()
+        )
         learner.learn(chunk, labels.encode(chunk, "golden"))
         Model(learner, labels).save(path)
         scores[path.name] = {"algorithm": name, "examples": 120, "scores": learner.decision_function(probe()).tolist()}

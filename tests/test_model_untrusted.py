@@ -26,12 +26,12 @@ from hypothesis import strategies as st
 from budgetcli import algorithms, modelfile, registry, scaling
 from budgetcli.entry import main
 from budgetcli.io.libsvm import DataError, read_all
-from budgetcli.labels import BinaryLabels, MulticlassLabels
 from budgetcli.model import Model
 from budgetcli.modelfile import ModelFileError
 from budgetcli.pipeline import chunk_scores
 
 from . import doctables
+from .helpers import label_map
 from .test_cli import write_stream
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
@@ -447,7 +447,7 @@ def _trained(algorithm: str, data: Path):
 
     learner = cls(Kernel("rbf", 0.5), seed=1, **params)
     learner.keep_evicted("running-average")  # an evicting learner's archive is saved too
-    labels = MulticlassLabels() if cls.multiclass else BinaryLabels()
+    labels = label_map(cls)
     learner.learn(chunk, labels.encode(chunk, "t"))
     return Model(learner, labels, "running-average"), chunk
 

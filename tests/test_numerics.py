@@ -14,10 +14,10 @@ import pytest
 from budgetcli import algorithms
 from budgetcli.featuremap import FeatureMapLearner
 from budgetcli.kernels import Kernel
-from budgetcli.labels import BinaryLabels, MulticlassLabels
+from budgetcli.records import Overflow
 from budgetcli.model import Model
 
-from .helpers import chunk_from_dense, random_stream
+from .helpers import chunk_from_dense, label_map, random_stream
 
 ALGORITHMS = algorithms.load_all()
 
@@ -109,10 +109,16 @@ def test_no_nan_or_inf_in_a_saved_model(tmp_path, case, algorithm, kernel_spec):
         assert "-B/--budget must be" in str(exc)
         return
     learner = cls(_kernel(kernel_spec), seed=3, **params)
-    labels = MulticlassLabels() if cls.multiclass else BinaryLabels()
+    labels = label_map(cls)
     encoded = labels.encode(chunk, "test")  # ±1, or class indices for the multiclass learners
     for _ in range(2):  # a second pass exercises a full support set and evictions
-        learner.learn(chunk, encoded)
+        try:
+            learner.learn(chunk, encoded)
+        except Overflow:
+            # an LMS filter diverges when η k(x, x) > 2 (1e6-scale values, a linear or poly kernel): it stops
+            # with the documented error at the first score that is not finite, and nothing is saved
+            assert "regression" in cls.tasks
+            return
     path = tmp_path / "m.model"
     Model(learner, labels).save(path, resume=True)  # the kept inverse, checked below
     loaded = Model.load(path, resume=True).learner

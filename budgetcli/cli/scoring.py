@@ -106,6 +106,8 @@ def predict(model_path, data, output, scores, proba, threshold, skip_bad_lines, 
 def eval_(model_path, data, as_json, skip_bad_lines):
     """Accuracy, precision/recall/F1 per class, AUC and confusion matrix of MODEL on DATA."""
     model = _load(model_path, data=data)
+    if model.task.name == "regression":
+        return _eval_regression(model, data, as_json, skip_bad_lines)
     labels = model.labels
     all_scores, all_true = [], []  # binary: f(x); multiclass: the predicted class (memory: O(examples))
     tally = metrics.ProbabilityTally() if model.calibration is not None else None
@@ -135,6 +137,40 @@ def eval_(model_path, data, as_json, skip_bad_lines):
         _print_eval(report)
         for warning in report["warnings"]:
             click.echo(f"warning: {warning}", err=True)
+
+
+def _eval_regression(model, data, as_json: bool, skip_bad_lines: bool) -> None:
+    """eval of a regression model: MSE, RMSE, MAE, R², and the baseline of the training mean."""
+    from ..task import Regression
+
+    all_scores, all_true = [], []
+    try:
+        for chunk, f in pipeline.scores(model, data, skip_bad_lines=skip_bad_lines):
+            all_scores.append(f)
+            all_true.append(chunk.labels)
+    except DataError as exc:
+        fail(str(exc))
+    true = np.concatenate(all_true) if all_true else np.zeros(0)
+    if true.size == 0:
+        fail(f"{data}: no examples to evaluate")
+    report = metrics.regression_report(true, np.concatenate(all_scores), Regression.training_mean(model.learner))
+    report["warnings"] = metrics.regression_warnings(report)
+    if as_json:
+        click.echo(json.dumps(report))
+    else:
+        base, r2 = report["baseline"], report["r2"]
+
+        def shown(v):
+            return "n/a (every target the same)" if v is None else f"{v:.6g}"
+
+        click.echo(
+            f"examples  {report['examples']:,}\nMSE       {report['mse']:.6g}\nRMSE      {report['rmse']:.6g}\n"
+            f"MAE       {report['mae']:.6g}\nR²        {shown(r2)}\n"
+            f"baseline  the training mean {base['prediction']:.6g}: MSE {base['mse']:.6g}, MAE {base['mae']:.6g}, "
+            f"R² {shown(base['r2'])}"
+        )
+    for warning in report["warnings"]:
+        click.echo(f"warning: {warning}", err=True)
 
 
 def _print_eval(r: dict) -> None:
@@ -195,6 +231,10 @@ def calibrate(model_path, data, output, skip_bad_lines):
     if problem:
         fail(f"{output}: cannot write the model: {problem}")
     model = _load(model_path, resume=True, data=data)
+    try:
+        model.refuse_task("calibrate (probabilities of classes)")
+    except ValueError as exc:
+        fail(f"{model_path}: {exc}")
     try:
         warnings = fit_calibration(model, data, skip_bad_lines=skip_bad_lines)
     except DataError as exc:

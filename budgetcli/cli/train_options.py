@@ -27,6 +27,14 @@ def _train_options(f):
                 f"for two labels, {registry.DEFAULT['multiclass']} for more (by the first block's labels); "
                 "a resumed model's own.",
             ),
+            click.option(
+                "--task",
+                type=click.Choice(["classification", "regression"]),
+                default=None,
+                help="What to learn: classification (labels are classes, the default) or regression (labels are "
+                f"real targets; default algorithm {registry.DEFAULT['regression']}). Never guessed: a label that is "
+                "not a whole number needs --task regression. A resumed model keeps its own.",
+            ),
             _kernel_options,
             _param_options,
             click.option(

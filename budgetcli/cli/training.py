@@ -84,6 +84,7 @@ def _train_spec(ctx, hypothesis: str | None, sharding: dict | None, options: dic
             resumed=options["resume_path"] is not None,
             scale=scale,
             class_weight=class_weight,
+            task=options["task"],
         )
     except ValueError as exc:
         raise click.UsageError(str(exc)) from None
@@ -314,13 +315,14 @@ def _open_curve(outputs: contextlib.ExitStack, curve_path: str | None, every: in
 
 
 def _data_kind(summary: dict) -> str:
+    if summary.get("task") == "regression":
+        return "regression"
     return "multiclass data" if summary["algorithm"] == registry.DEFAULT["multiclass"] else "two labels"
 
 
 def _train_summary(result, spec: TrainSpec, output) -> dict:
     learner = result.model.learner
     t = learner.counter("examples")
-    mistakes = learner.counter("mistakes")
     return {
         "algorithm": spec.algorithm,
         "params": learner.hyper,
@@ -328,9 +330,8 @@ def _train_summary(result, spec: TrainSpec, output) -> dict:
         | {"sigma": learner.kernel.sigma if learner.kernel.kind != "linear" else None},
         "data": result.source,
         "examples": t,
-        "mistakes": mistakes,
-        "online_mistake_rate": mistakes / t if t else 0.0,
-        "margin_updates": learner.counter("margin_updates"),
+        **({} if result.model.task.name == "classification" else {"task": result.model.task.name}),
+        **result.model.task.summary(learner),
         "projections": learner.counter("projections"),
         "support_size": learner.support_size(),
         "skipped_lines": result.n_skipped,
@@ -350,8 +351,7 @@ def _print_train_summary(s: dict, result) -> None:
     lines = [
         describe(result.model.learner),
         f"examples        {s['examples']:,}",
-        f"mistakes        {s['mistakes']:,} ({100 * s['online_mistake_rate']:.2f}% online)",
-        f"margin updates  {s['margin_updates']:,}",
+        *result.model.task.summary_lines(s),
         "{:<15} {}".format(*result.model.learner.summary_row()),  # its hypothesis' size, as its kind says it
         f"seconds         {s['seconds']:.2f}",
         f"model           {s['model']} (predicts with {HYPOTHESES[s['hypothesis']]})",

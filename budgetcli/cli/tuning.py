@@ -183,11 +183,18 @@ def _no_grid_contradiction(grid, params: dict, gamma, sigma) -> None:
     metavar="FILE",
     help="Every run scales by the ranges of FILE, as train --scale-ranges.",
 )
+@click.option(
+    "--task",
+    type=click.Choice(["classification", "regression"]),
+    default=None,
+    help="classification (the default); regression is not ranked by tune yet (held-out MSE) and is refused.",
+)
 @_kernel_options
 @_param_options
 @click.argument("data", type=DATA_PATH)
 def tune(
     algorithm,
+    task,
     grids,
     permutations,
     seed,
@@ -218,6 +225,8 @@ def tune(
     refers to the warnings of a setting's runs, listed under the table (and in --json and --csv);
     a setting with a run that ended with no support vector is marked "nothing learned" and ranks
     after every setting that learned something, whatever --sort says."""
+    if task == "regression" or (algorithm is not None and "classification" not in registry.get(algorithm).tasks):
+        raise click.UsageError("tune ranks classification runs only; regression is not wired into tune yet")
     kernel = KernelSpec.from_params(options)
     params = {k: v for k, v in options.items() if k in registry.params() and v is not None}
     for name, path in (("DATA", data), ("--test", test)):
