@@ -181,15 +181,18 @@ def _workload(tmp: str) -> None:
     for algorithm, cls in sorted(registry.ALGORITHMS.items()):
         data = at("m") if cls.multiclass else at("b")
         model = at(algorithm + ".model")
+        task = ("--task", cls.tasks[0])  # the binary set's ±1 are a regression learner's real targets
         for hypothesis in ("average", "last"):
-            run("train", "-q", "-a", algorithm, "--hypothesis", hypothesis, data, "-o", model)
-        run("train", "-q", "-a", algorithm, "--epochs", "2", "--curve", at("c.csv"), data, "-o", model)
+            run("train", "-q", "-a", algorithm, *task, "--hypothesis", hypothesis, data, "-o", model)
+        curve = ("--curve", at("c.csv")) if "classification" in cls.tasks else ()  # a curve counts mistakes
+        run("train", "-q", "-a", algorithm, *task, "--epochs", "2", *curve, data, "-o", model)
         run("train", "-q", "--resume", model, data, "-o", model)
         run("predict", model, data, "-o", at("p"))
         run("eval", model, data)
-        run("calibrate", model, data, "-o", at("cal.model"))
-        run("predict", "--proba", at("cal.model"), data, "-o", at("p"))
-        run("online-to-batch", "-q", "-a", algorithm, data, "-o", model)
+        if "classification" in cls.tasks:  # probabilities are of classes
+            run("calibrate", model, data, "-o", at("cal.model"))
+            run("predict", "--proba", at("cal.model"), data, "-o", at("p"))
+        run("online-to-batch", "-q", "-a", algorithm, *task, data, "-o", model)
     for kernel in ("linear", "poly"):
         run("train", "-q", "-a", "projectron++", "--kernel", kernel, at("b"), "-o", at("k.model"))
     run("train", "-q", "-a", "projectron++", "--threads", "2", at("b"), "-o", at("k.model"))  # sync.Workers

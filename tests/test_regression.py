@@ -194,6 +194,10 @@ def test_every_edge_not_doing_regression_refuses_a_regression_model_in_one_line(
         (("tune", "--task", "regression", files / "train.txt"), "tune ranks classification runs only"),
         (("tune", "-a", "qklms", files / "train.txt"), "tune ranks classification runs only"),
         (
+            ("train", "--task", "regression", "--curve", files / "c.csv", files / "train.txt", "-o", files / "v.model"),
+            "a regression's curve of online errors is not done yet",
+        ),
+        (
             (
                 "train",
                 "--task",

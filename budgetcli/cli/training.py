@@ -181,6 +181,8 @@ def _train(ctx, hypothesis: str | None, sharding: dict | None, options: dict) ->
             spec = spec.resuming(resume)
         except NotResumable as exc:  # what the run's own settings contradict (a scaled model, sharded)
             fail(f"{resume_path}: {exc}", 2 if exc.settings else 1)
+    if curve_path is not None and spec.task == "regression":
+        raise click.UsageError("--curve logs online mistakes; a regression's curve of online errors is not done yet")
     output = _model_output(options["output"], data, spec.checkpoint_every)
     shards = _shards(spec, quiet)
     if shards is not None:
