@@ -193,6 +193,7 @@ def test_every_edge_not_doing_regression_refuses_a_regression_model_in_one_line(
         (("calibrate", model, files / "test.txt", "-o", files / "c.model"), "calibrate (probabilities of classes)"),
         (("tune", "--task", "regression", files / "train.txt"), "tune ranks classification runs only"),
         (("tune", "-a", "qklms", files / "train.txt"), "tune ranks classification runs only"),
+        (("train", "--task", "regression", "-v", "5", files / "train.txt"), "cross-validating a regression"),
         (
             ("train", "--task", "regression", "--curve", files / "c.csv", files / "train.txt", "-o", files / "v.model"),
             "a regression's curve of online errors is not done yet",
@@ -225,3 +226,22 @@ def test_every_edge_not_doing_regression_refuses_a_regression_model_in_one_line(
         Model.load(model).refuse_task("the River BudgetClassifier")
     info = json.loads(cli("info", "--json", model).stdout)
     assert info["task"] == "regression" and info["labels"] == {"kind": "regression"} and info["online_mse"] > 0
+
+
+def test_the_python_api_learns_reals_and_predict_writes_what_it_predicts(files, tmp_path):
+    import budgetcli
+    from budgetcli.io.libsvm import read_all
+
+    chunk = read_all(files / "train.txt")
+    X = np.zeros((len(chunk), 2))
+    for i in range(len(chunk)):
+        idx, val = chunk.row(i)
+        X[i, idx - 1] = val
+    spec = budgetcli.TrainSpec("qklms", budgetcli.KernelSpec("rbf", 2.0), task="regression")
+    model = budgetcli.train(spec, X, chunk.labels)
+    assert model.task.name == "regression"
+    model.save(tmp_path / "api.model")
+    predicted = np.array([float(v) for v in cli("predict", tmp_path / "api.model", files / "train.txt").stdout.split()])
+    np.testing.assert_array_equal(predicted, [float(f"{v:.10g}") for v in model.predict(X)])
+    with pytest.raises(ValueError, match="klms learns regression, not classification; give --task regression"):
+        budgetcli.train(budgetcli.TrainSpec("klms"), X, chunk.labels)
