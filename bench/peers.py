@@ -7,7 +7,7 @@ the build type open, and without -DNDEBUG its FOGD takes 1.3–1.5× as long (do
 
     python bench/peers.py [TRAIN TEST (default sample_data/a9a sample_data/a9a.t)]
                           [--kol KOL_EXECUTABLE] [--budgetedsvm DIR (holding budgetedsvm-train, -predict)]
-                          [--long] [--runs 3] [--eta 0.135] [--jit] [--only TEXT,...]
+                          [--long] [--runs 3] [--eta 0.135] [--jit] [--only TEXT,...] [--installed]
 
 The rows (rbf kernel, γ = 0.01; R is the round, 0, 1, ...; M and P files in a temporary directory):
 
@@ -65,10 +65,13 @@ timing table prints the learning ratio beside the whole-process one.  Run it twi
 --jit, for both paths.
 
 Our side is the checkout (`python -m budgetcli`, the checkout the working directory) run by this script's
-interpreter, so run it with an environment that holds the dependencies but no editable install of
-budgetlearn: an editable install's import hook is loaded by every process (about 20 ms here, `python -X
-importtime -c pass`), which a user's `pip install .` does not pay; the script prints a line when it finds
-one (`editable_hook_note`).
+interpreter.  A checkout has no compiled extension (unless `python -m budgetcli.aot_build build` made one in
+place), so its loops run on the JIT; what users get is measured with --installed, the script run by the
+interpreter of an environment where `pip install .` installed budgetlearn (our processes then start outside
+the checkout; no PYTHONPATH): this script, bench/startup.py, factor_threads.py, fogd_arithmetic.py and
+fogd_step.py take it.  Either way, no editable install of budgetlearn: its import hook is loaded by every
+process (about 20 ms here, `python -X importtime -c pass`), which a user's `pip install .` does not pay; the
+script prints a line when it finds one (`editable_hook_note`).
 
 Without a peer's binary its rows are printed from FALLBACK (figures from an earlier run, labelled as
 such) and only our side is measured.
@@ -77,6 +80,7 @@ such) and only our side is measured.
 from __future__ import annotations
 
 import argparse
+import atexit
 import compileall
 import functools
 import json
@@ -220,9 +224,32 @@ def interleaved(cmds: dict[str, list[str]], runs: int, cwd: str) -> dict[str, li
     return out
 
 
+INSTALLED_HELP = "our side: the budgetlearn installed in this interpreter's environment, not the checkout"
+OURS_CWD = ROOT  # where our processes start: `python -m budgetcli` imports that directory's budgetcli first
+
+
+def use_installed() -> None:
+    """--installed: our side is the budgetcli installed in this interpreter's environment, what a user's
+    `pip install .` gives (the loops compiled at install), not the checkout's source tree, which has no
+    compiled extension and so runs the JIT: our processes start in an empty directory outside the checkout.
+    Exits when that budgetcli is the checkout's (an editable install) or there is none."""
+    global OURS_CWD
+    OURS_CWD = tempfile.mkdtemp(prefix="budgetlearn-bench-")
+    atexit.register(shutil.rmtree, OURS_CWD, ignore_errors=True)
+    os.environ.pop("PYTHONPATH", None)  # inherited by every process of ours: nothing may put the checkout first
+    found = subprocess.run(
+        [sys.executable, "-c", "import budgetcli; print(budgetcli.__file__)"],
+        cwd=OURS_CWD, capture_output=True, text=True,
+    )  # fmt: skip
+    where = os.path.dirname(os.path.realpath(found.stdout.strip())) if not found.returncode else None
+    if where is None or os.path.commonpath([where, os.path.realpath(ROOT)]) == os.path.realpath(ROOT):
+        sys.exit(f"--installed: {sys.executable} has no installed budgetcli apart from this checkout ({where})")
+    print(f"our side: the installed budgetcli in {where}", flush=True)
+
+
 def budgetlearn(*args) -> Proc:
-    # `python -m budgetcli` is what the installed script runs; cwd = the checkout, so its code is measured
-    return measure([sys.executable, "-m", "budgetcli", *map(str, args)], ROOT)
+    # `python -m budgetcli` is what the installed script runs; started in the checkout, its code is measured
+    return measure([sys.executable, "-m", "budgetcli", *map(str, args)], OURS_CWD)
 
 
 def labels_of(path: str) -> list[float]:
@@ -673,7 +700,10 @@ def main():
     ap.add_argument("--eta", type=float, default=0.135, help="our Projectron++ η (~300 SVs on a9a at γ = 0.01)")
     ap.add_argument("--jit", action="store_true", help="our side on the JIT path (BUDGETLEARN_JIT=1)")
     ap.add_argument("--only", metavar="TEXT,...", help="just the rows whose name contains one of these (e.g. BOGD,BPA)")
+    ap.add_argument("--installed", action="store_true", help=INSTALLED_HELP)
     args = ap.parse_args()
+    if args.installed:
+        use_installed()
     os.environ["BUDGETLEARN_JIT"] = "1" if args.jit else "0"  # inherited by every budgetlearn process
     print(_path_in_use(), flush=True)
     if note := editable_hook_note():
