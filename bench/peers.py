@@ -111,24 +111,33 @@ WARM_LINES = 200
 TIME: str | None = None  # GNU time's path, "" when it is not installed; looked up by measure's first call
 
 # An earlier run's figures, printed when a peer's binary is not given: wall seconds of budgetlearn and of
-# the peer and their ratio (a9a×16: the ratio only).
-# `--long --runs 3` on a9a, 2026-11-25, the loops compiled at install, load average 1.0–1.9
+# the peer and their ratio.
+# `--installed --long --runs 3` on a9a, 2026-11-27 (docs/BENCHMARK.md), load average 5.2 before, 2.6 after
 FALLBACK = {  # (budgetlearn s, peer s, ratio)
-    "RBP B=300": (0.53, 0.87, 0.61),
-    "Forgetron B=300": (0.89, 1.08, 0.83),
-    "Projectron++ ~300 SVs": (0.81, 2.58, 0.31),
-    "BPA-S B=100": (0.44, 0.34, 1.27),
-    "kernel OGD": (3.20, 14.35, 0.22),
-    "RBP B=300, a9a×16": (2.62, 12.37, 0.21),
-    "Forgetron B=300, a9a×16": (7.28, 16.79, 0.43),
-    "Projectron++ ~300 SVs, a9a×16": (8.97, 26.49, 0.34),
-    "BPA-S B=100, a9a×16": (1.75, 5.80, 0.30),
+    "RBP B=300": (0.44, 0.90, 0.49),
+    "Forgetron B=300": (0.51, 1.11, 0.46),
+    "Projectron++ ~300 SVs": (0.59, 3.10, 0.19),
+    "BPA-S B=100": (0.33, 0.27, 1.23),
+    "BOGD-FIFO B=100": (0.22, 0.25, 0.91),
+    "BOGD B=100": (0.23, 0.24, 0.97),
+    "FOGD D=400": (0.26, 0.27, 0.96),
+    "NOGD B=100 k=20": (0.32, 0.29, 1.11),
+    "kernel OGD": (1.80, 9.73, 0.19),
+    "RBP B=300, a9a×16": (1.47, 11.04, 0.13),
+    "Forgetron B=300, a9a×16": (2.52, 13.12, 0.19),
+    "Projectron++ ~300 SVs, a9a×16": (5.14, 22.31, 0.23),
+    "BPA-S B=100, a9a×16": (0.80, 3.95, 0.20),
+    "BOGD-FIFO B=100, a9a×16": (0.96, 3.87, 0.25),
+    "BOGD B=100, a9a×16": (0.95, 3.84, 0.25),
+    "FOGD D=400, a9a×16": (0.99, 2.75, 0.36),
+    "NOGD B=100 k=20, a9a×16": (0.89, 4.16, 0.21),
     # BSGD: the train processes (the target's measure)
-    "BSGD B=100 removal": (0.84, 3.04, 0.28),
-    "BSGD B=500 removal": (1.54, 14.13, 0.11),
-    "BSGD B=100 merge": (2.72, 29.04, 0.09),
+    "BSGD B=100 removal": (0.38, 3.01, 0.12),
+    "BSGD B=500 removal": (0.60, 10.79, 0.06),
+    "BSGD B=100 merge": (1.67, 26.77, 0.06),
+    "BSGD B=100 merge-lookup": (0.61, 26.36, 0.02),
 }
-FALLBACK_RSS = {"KOL": "4.1–7.7 MB", "BudgetedSVM": "7.2–7.4 MB", "budgetlearn": "44–71 MB"}
+FALLBACK_RSS = {"KOL": "4.2–7.8 MB", "BudgetedSVM": "7.3–7.6 MB", "budgetlearn": "49–78 MB"}
 
 
 @dataclass
