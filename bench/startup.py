@@ -18,7 +18,7 @@ on the 1,000 lines with an empty NUMBA_CACHE_DIR of its own, then the same comma
 first no slower than 1.5× the second (on the JIT path the first compiles the algorithm's loop: seconds).
 
 Then the train run broken down, in one child process timing its own steps: the interpreter (a bare
-`python -c pass`, measured apart), importing the commands (cli.py: click, numpy, every algorithm),
+`python -c pass`, measured apart), importing the commands (cli/: click, numpy, every algorithm),
 importing numba and its first call (making the compiled functions and loading their machine code from
 the cache: the JIT path only), and the rest of the command (reading, learning, writing).
 """

@@ -46,7 +46,7 @@ class LearningCurve:
         t = learner.counter("examples")
         m = learner.counter("mistakes")
         self._write(
-            f"{t},{m},{m / t if t else 0.0:.6g},{len(learner.support)},{time.perf_counter() - self.started:.4f}\n"
+            f"{t},{m},{m / t if t else 0.0:.6g},{learner.support_size()},{time.perf_counter() - self.started:.4f}\n"
         )
         self.last_t = t
 

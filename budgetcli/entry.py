@@ -1,6 +1,6 @@
 """The `budgetlearn` command group, light enough that `budgetlearn --version` loads nothing else.
 
-The subcommands live in cli.py, which imports every algorithm (their options are generated from the
+The subcommands live in the package cli/, which imports every algorithm (their options are generated from the
 registry) and numpy: the group adds them (cli.COMMANDS) when a subcommand is named or listed, not
 before.  How a command ends on an error is exits.py, which both use.
 """

@@ -122,7 +122,7 @@ class KernelSettings:
 
     def __getstate__(self):
         state = dict(vars(self))
-        state.pop("_averaged", None)  # River's copy of the averaged hypothesis: made again when needed
+        state.pop("_learning", None)  # River's session over the learner: made again from it
         learner = state.pop(self._learner, None)
         state["_learner_state"] = None if learner is None else (type(learner).name, learner.state())
         return state

@@ -1,4 +1,4 @@
-"""How a command ends when something fails: one line on stderr and an exit code (cli.py's docstring
+"""How a command ends when something fails: one line on stderr and an exit code (cli/__init__.py's docstring
 lists them), whatever a file name or an exception's text holds; a closed pipe ends it quietly."""
 
 from __future__ import annotations

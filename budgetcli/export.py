@@ -47,7 +47,7 @@ from .core import MAX_INDEX, DataError, shortest_text
 from .io.libsvm import MAX_LINE_BYTES, bounded_lines, line_too_long
 from .kernels import Kernel
 from .labels import BinaryLabels, kept_spelling
-from .learner import KernelLearner
+from .contract import NotAnExpansion
 from .modelfile import open_regular
 
 # Algorithms whose state beyond the support set is only the coefficients (and counters), so a
@@ -65,7 +65,7 @@ def _binary_labels(model, path) -> BinaryLabels:
     labels = model.labels
     # A multiclass label map (issue 5) is another class: check the kind, never assume its internals.
     kind = labels.to_dict().get("kind") if hasattr(labels, "to_dict") else None
-    if not isinstance(labels, BinaryLabels) or kind != "binary" or not isinstance(model.learner, KernelLearner):
+    if not isinstance(labels, BinaryLabels) or kind != "binary" or model.learner.multiclass:
         raise ExportError(
             f"{path}: LIBSVM's model format holds binary models only and this model's labels are "
             f"{kind or type(labels).__name__}; LIBSVM's one-vs-one multiclass layout cannot express it"
@@ -95,17 +95,14 @@ def libsvm_text(model, path="model") -> str:
             "cannot hold; to export, train on data scaled by `budgetlearn scale -s RANGES` (and give svm-predict "
             "data scaled by `budgetlearn scale -r RANGES`)"
         )
-    if learner.feature_map is not None:
-        raise ExportError(
-            f"{path}: a {learner.name} model is a weight vector over {learner.feature_map}, not a support "
-            "set: LIBSVM's model format cannot express it"
-        )
+    try:
+        indptr, indices, values, alpha = learner.expansion()
+    except NotAnExpansion as exc:
+        raise ExportError(f"{path}: {exc}: LIBSVM's model format cannot express it") from None
     kernel = learner.kernel
-    n = len(learner.support)
-    alpha = learner.slot["alpha"][:n]
+    n = len(alpha)
     if not np.all(np.isfinite(alpha)):
         raise ExportError(f"{path}: the model has non-finite coefficients")
-    indptr, indices, values = learner.support.to_csr()
     first = np.flatnonzero(alpha > 0)  # the SVs of LIBSVM's label[0], our +1 label
     second = np.flatnonzero(~(alpha > 0))
     lines = ["svm_type c_svc", f"kernel_type {LIBSVM_KERNEL_NAMES[kernel.kind]}"]

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import os
 
-from .learner import COUNTER_NAMES
+from . import registry
 from .model import HYPOTHESES
+from .records import COUNTER_NAMES
 
 
 def describe(model, path) -> dict:
@@ -23,7 +24,6 @@ def describe(model, path) -> dict:
         }
     else:  # another label map (multiclass): report what it says about itself, without assuming its layout
         label_info = {k: v for k, v in label_info.items() if k != "spellings"}
-    support = learner.support
     return {
         "model": os.fspath(path),
         "algorithm": learner.name,
@@ -40,11 +40,7 @@ def describe(model, path) -> dict:
         if model.hypothesis in ("average", "projected-average")
         else model.inexact_resume() is None,
         "resume_not_exact": model.inexact_resume(),
-        "support_size": len(support),
-        "support_nonzeros": support.nnz,
-        "feature_map": None
-        if learner.feature_map is None
-        else {"kind": learner.feature_map, "weights": int(learner.feature_map_weights().size)},
+        **learner.info_fields(),  # support_size, support_nonzeros, feature_map: the hypothesis' kind's
         **_features(learner, model.first_index),
         "first_index": model.first_index,  # the index of an array's column 0 (Model.first_index)
         "scaling": None
@@ -119,15 +115,7 @@ def format_text(d: dict) -> str:
                 d["resume_exact"], f"not bit for bit: {d['resume_not_exact']} (train --save-resume keeps it)"
             ),
         ),
-        (
-            ("feature map", f"{d['feature_map']['kind']}: {d['feature_map']['weights']:,} weights, made from the seed")
-            if d.get("feature_map")
-            else (
-                "support vectors",
-                f"{d['support_size']:,} ({d['support_nonzeros']:,} non-zeros, {d['n_features']:,} features"
-                + (f", indices up to {d['max_feature_index']:,})" if d["max_feature_index"] is not None else ")"),
-            )
-        ),
+        registry.get(d["algorithm"]).info_row(d),
         ("features", f"numbered from {d['first_index']} (an array's column j is index j + {d['first_index']})"),
         *(
             [

@@ -1,6 +1,6 @@
 """Iterative parameter mixing, the learner's side: how an algorithm's models are averaged and brought
 back to its own bounds.  Each algorithm declares one `Mixing` as its class attribute `mixing`
-(learner.KernelLearner): the default fits a kernel expansion f = Σ_i α_i k(sv_i, ·); an algorithm
+(contract.Learner): the default fits a kernel expansion f = Σ_i α_i k(sv_i, ·); an algorithm
 overrides what differs (its running numbers after a mix, its own way back to a budget, one class per
 vector) in a subclass beside it, or declares `Unmixable(reason)`.  The protocol that uses it (rounds,
 shards, restarts, the weighted union) is distributed/.
@@ -18,6 +18,7 @@ import math
 import numpy as np
 
 from .projection import DEPENDENCE_TOL, onto_kept
+from .records import EXAMPLES
 
 MIX_RIDGE = 0.0005  # η of the compression's projection, times the mean k(x, x) (Ahpatron's default)
 
@@ -43,6 +44,68 @@ class Mixing:
 
     def after_mix(self, learner) -> None:
         """Set what `scalars` and the `remade` arrays hold for the mixed model."""
+
+    def mix(self, cls, reports: list, columns: list | None, width: int, counters, base, base_columns) -> dict:
+        """The mixed model's arrays of the shards' reports (distributed/average.py; `columns`: where each
+        multiclass report's classes go among the `width` merged ones): f = Σ_w (n_w/n) f_w over the union
+        of their support sets (identical vectors merged).  The averaged hypothesis' running sums are the
+        last mix's (`base`, a report of the last mixed model; None before the first) plus what each shard
+        added to it since, Σ_w sum_w − (k − 1)·sum_base, each shard's sum its average times its count.  A
+        learner that evicts keeps no sums for the vectors it evicted, so there the average is the shares'
+        mix of the shards' averages instead.  A vector that serves one class only (`row_classes`:
+        mc-projectron++) is merged only with the same vector of that class.  Other per-slot arrays
+        (Pegasos' `born`) are each vector's first occurrence's."""
+        T = int(counters[EXAMPLES])
+        total = sum(r["learned"] for r in reports)
+        kept = ("alpha", "avg_sum", "avg_stamp")
+        union = _Union(width, [n for n, kind in cls.slot_arrays.items() if kind == "vector" and n not in kept])
+        for k, r in enumerate(reports):
+            if cls.evicts and not r["learned"]:
+                continue  # it adds nothing, and the vectors it kept may be ones the others evicted
+            share = r["learned"] / total
+            count = share * T if cls.evicts else int(r["arrays"]["counters"][EXAMPLES])
+            union.add(r, None if columns is None else columns[k], share, count, self.row_classes(r["arrays"]))
+        if base is not None and not cls.evicts:
+            count = -(len(reports) - 1) * int(base["arrays"]["counters"][EXAMPLES])
+            union.add(base, base_columns, 0.0, count, self.row_classes(base["arrays"]))
+        lengths = [len(idx) for idx, _ in union.rows]
+        learned = [r["arrays"] for r in reports if r["learned"]]
+        arrays = dict(
+            reports[0]["arrays"],  # rng_state: shard 0's
+            sv_indptr=np.concatenate([[0], np.cumsum(lengths, dtype=np.int64)]).astype(np.int64),
+            sv_indices=np.concatenate([i for i, _ in union.rows] or [np.zeros(0, np.int32)]).astype(np.int32),
+            sv_values=np.concatenate([v for _, v in union.rows] or [np.zeros(0)]).astype(np.float64),
+            counters=counters,
+            scalars=self.scalars([a["scalars"] for a in learned], [a["counters"] for a in learned], counters),
+            **{name: np.array(values, np.float64) for name, values in union.first.items()},
+        )
+        online, sums = (np.array(x).reshape(-1, union.width) for x in (union.online, union.sums))
+        if self.row_classes(reports[0]["arrays"]) is not None:
+            arrays = self.with_row_classes(arrays, np.array(union.classes, np.int64).reshape(-1), union.width)
+        return with_rows(cls, arrays, online, sums / max(T, 1), T)
+
+    def reference(self, learner):
+        """A mixed model as `divergence` measures from it (None: f = 0, the start): its support vectors
+        (CSR), coefficients β and ‖r‖² = βᵀKβ."""
+        if learner is None or not len(learner.support):
+            return (np.zeros(1, np.int64), np.zeros(0, np.int32), np.zeros(0)), np.zeros((0, 1)), 0.0
+        beta = online_rows(learner).copy()
+        return learner.support.to_csr(), beta, float(np.sum(beta * (learner.gram() @ beta)))
+
+    def divergence(self, learner, reference) -> float:
+        """‖f − r‖², f the learner's hypothesis, r the `reference` one, in the RKHS: αᵀKα − 2 βᵀK_rf α
+        + βᵀK_rβ (Kamp et al. 2014: the local condition ‖f − r‖² ≤ Δ of dynamic averaging)."""
+        n = len(learner.support)
+        rows, beta, rr = reference
+        if n == 0:
+            return rr
+        alpha = online_rows(learner)  # n × classes (a binary learner: one column)
+        ff = np.sum(alpha * (learner.gram() @ alpha))
+        fr = 0.0
+        if len(beta):  # classes seen since the mix have a zero prototype in r
+            beta = np.pad(beta, ((0, 0), (0, alpha.shape[1] - beta.shape[1])))
+            fr = np.sum(beta * (learner.kernel_matrix(*rows) @ alpha))
+        return max(float(ff - 2.0 * fr + rr), 0.0)  # rounding may leave a tiny negative
 
     def row_classes(self, arrays: dict) -> np.ndarray | None:
         """The class each support vector serves (saved arrays' class numbering) for a multiclass learner
@@ -80,7 +143,7 @@ def online_rows(learner) -> np.ndarray:
 
 def averaged_rows(learner) -> np.ndarray:
     """The averaged hypothesis' coefficients as a report holds them: n (binary) or n × classes."""
-    return learner.averaged_coefficients() if learner.multiclass else learner.averaged_alpha()
+    return learner.averaged_coefficients()
 
 
 def with_rows(cls, arrays: dict, online: np.ndarray, average: np.ndarray, T: int) -> dict:
@@ -214,3 +277,47 @@ def project_rest(learner, keep: np.ndarray, ridge: float):
     return cls.from_state(
         header, with_rows(cls, arrays, online[keep] + moved[:width].T, average[keep] + moved[width:].T, T)
     )
+
+
+def report_rows(report: dict, columns: list[int] | None) -> tuple[np.ndarray, np.ndarray]:
+    """A report's online and averaged coefficients as n × classes matrices; a multiclass shard's
+    class j goes to column columns[j] of the merged label map."""
+    a = report["arrays"]
+    if columns is None:
+        return a["alpha"][:, None], report["average"][:, None]
+    out = np.zeros((2, len(a["coef"]), max(columns, default=-1) + 1))
+    out[0][:, columns] = a["coef"] * a["scale"][0]
+    out[1][:, columns] = report["average"]
+    return out[0], out[1]
+
+
+class _Union:
+    """The union of expansions' support vectors (identical ones merged, in order of first sight), with a
+    weighted sum of their online coefficients and one of their running sums."""
+
+    def __init__(self, width: int, others: list[str]):
+        self.width, self.slots, self.rows, self.online, self.sums = width, {}, [], [], []
+        self.first = {name: [] for name in others}
+        self.classes = []  # each row's class (merged columns) for a learner whose rows serve one class
+
+    def add(self, report: dict, columns: list | None, weight: float, count: float, row_classes=None) -> None:
+        """online += weight · the report's coefficients, sums += count · its averaged ones (`columns`:
+        where a multiclass report's classes go); with `row_classes` (Mixing.row_classes) a vector is merged
+        only with one of its own class."""
+        coef, avg = report_rows(report, columns)
+        a = report["arrays"]
+        indptr = a["sv_indptr"]
+        for i in range(len(indptr) - 1):
+            idx, val = a["sv_indices"][indptr[i] : indptr[i + 1]], a["sv_values"][indptr[i] : indptr[i + 1]]
+            owner = -1 if row_classes is None else columns[row_classes[i]]
+            key = (idx.tobytes(), val.tobytes(), owner)
+            if key not in self.slots:
+                self.slots[key] = len(self.rows)
+                self.rows.append((idx, val))
+                self.classes.append(owner)
+                self.online.append(np.zeros(self.width))
+                self.sums.append(np.zeros(self.width))
+                for name, values in self.first.items():
+                    values.append(a[name][i])
+            self.online[self.slots[key]][: coef.shape[1]] += weight * coef[i]
+            self.sums[self.slots[key]][: avg.shape[1]] += count * avg[i]

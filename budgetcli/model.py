@@ -12,9 +12,7 @@ from . import __version__, algorithms, modelfile, registry, scaling as scaling_,
 from .atomic import FileState
 from .labels import BinaryLabels, MulticlassLabels, labels_from_dict
 from .modelfile import ModelFileError
-from .projection import onto_kept
 from .spec import weight_pairs
-from .support import sv_put
 
 
 # what a model predicts with, by its `hypothesis` (said by the train summary and `info`)
@@ -127,15 +125,12 @@ class Model:
 
     def hypothesis_learner(self):
         """The learner of the model's hypothesis: a running-average model's averaged coefficients, the
-        archive of evicted vectors folded in as a written file holds them (`KernelLearner.folded_sums`),
-        made once, on a copy (the online learner stays as it is); else the learner itself."""
+        archive of evicted vectors folded in as a written file holds them (`averaged_copy`), made once, on
+        a copy (the online learner stays as it is); else the learner itself."""
         if self.hypothesis != "running-average" or self.predicting:
             return self.learner
         if getattr(self, "_averaged", None) is None or self._averaged[0] != self.learner.counter("examples"):
-            learner = type(self.learner).from_state(*self.learner.portable_state())
-            folded = self.learner.folded_sums()
-            if folded is not None:
-                learner._sums_view()[...] = folded
+            learner = self.learner.averaged_copy()
             learner.set_coefficients(_averaged_finite(learner))
             self._averaged = (self.learner.counter("examples"), learner)
         return self._averaged[1]
@@ -192,18 +187,18 @@ class Model:
         if learner.stale:
             how = "bit for bit" if learner.stale <= learner.rebuilt_exactly else "up to rounding"
             names = ", ".join(sorted(learner.stale))
-            said.append(f"rebuilt {names} from the {len(learner.support):,} support vectors, {how}")
+            said.append(f"rebuilt {names} from the {learner.support_size():,} support vectors, {how}")
         if self._folded():
             said.append(self._folded())
         inexact = bool(self.inexact_resume())
         if said and not self.resume_state:
             said[-1] += " (the model was saved without --save-resume)"
-        archive = learner.retired
-        if written in ("average", "projected-average") and archive.compressions:
+        kept, evicted, compressions = learner.archive_counts()
+        if written in ("average", "projected-average") and compressions:
             # online-to-batch keeps every evicted vector; the running average kept a compressed archive
             said.append(
-                f"its running average kept {len(archive):,} of the {archive.evicted:,} vectors evicted before "
-                f"this run (compressed {archive.compressions:,} times), where online-to-batch keeps them all"
+                f"its running average kept {kept:,} of the {evicted:,} vectors evicted before "
+                f"this run (compressed {compressions:,} times), where online-to-batch keeps them all"
             )
             inexact = True
         if not said:
@@ -211,32 +206,11 @@ class Model:
         return "; ".join(said) + (": this run goes on close to, not bit for bit as, one run" if inexact else "")
 
     def averaged(self, projected: bool = False) -> "Model":
-        """The averaged hypothesis (1/T) Σ_t f_t.
-
-        Without evictions it lives on the online support set.  Vectors an evicting learner
-        discarded (kept in `learner.retired` when `keep_retired` was on) are part of the exact
-        average, which then grows beyond the budget; with `projected` their part is instead
-        projected onto the span of the final support set (the RKHS-closest combination of the
-        kept vectors), so the model keeps the budget."""
-        online = self.learner
-        learner = type(online).from_state(*online.portable_state())
-        n = len(learner.support)
-        T = max(online.counter("examples"), 1)
-        coef = online.averaged_coefficients()
-        if online.retired:
-            rows, sums = online.retired_rows(), online.retired_sums() / T
-            if projected:
-                coef = coef + onto_kept(learner, rows, sums).T
-            else:
-                indptr, indices, values = rows
-                learner.make_room(n + len(indptr) - 1, len(indices))
-                for j in range(len(indptr) - 1):
-                    idx, val = indices[indptr[j] : indptr[j + 1]], values[indptr[j] : indptr[j + 1]]
-                    sv_put(learner.support.arrays, n + j, idx, val, float(val @ val))
-                coef = np.concatenate([coef, sums.T])
-        learner.set_coefficients(coef)
+        """The batch model of the averaged hypothesis (1/T) Σ_t f_t (its learner's `batch_average`: with
+        `projected`, the part of the vectors an evicting learner discarded is projected onto the final
+        support set, so the model keeps the budget)."""
         return Model(
-            learner,
+            self.learner.batch_average(projected),
             self.labels,
             "projected-average" if projected else "average",
             first_index=self.first_index,
@@ -249,7 +223,7 @@ class Model:
         or with `resume` also the resume state (K⁻¹ and other |S|² arrays, a running average's archive
         of evicted vectors), for a bit-for-bit resume.  A running average's file holds the archive's
         part folded onto the support vectors (what `predict` uses, the same in both); with `resume`,
-        the sums before that fold too, as "unfolded_" + `folded_array`, which a resume goes on from.
+        the sums before that fold too (archive.KeepsEvicted.fold_archive), which a resume goes on from.
         Every 1-D array is stored in the narrowest dtype that holds its values exactly.  Written to
         the file it was loaded from (or to the one whose atomic.FileState is `expect`), it replaces it
         only if that file has not changed since (atomic.ChangedSinceRead otherwise)."""
@@ -277,12 +251,9 @@ class Model:
                 arrays.pop(name)
         else:
             predicting = self.hypothesis_learner()  # the averaged coefficients, as the file's reader makes them: finite
-            if learner.retired and len(learner.support):  # its running sums hold the archive folded in
-                if resume:
-                    arrays["unfolded_" + learner.folded_array] = arrays[learner.folded_array]
-                arrays[learner.folded_array] = predicting._sums_view().copy()
-            if learner.evicts and evicted_folded is not None:  # Model.inexact_resume; none: an earlier build's
-                evicted_folded += 0 if resume else len(learner.retired)
+            folded = learner.fold_archive(arrays, predicting, resume)  # its running sums hold the archive folded in
+            if folded is not None and evicted_folded is not None:  # Model.inexact_resume; none: an earlier build's
+                evicted_folded += folded
                 header["evicted_folded"] = evicted_folded
         header["labels"] = self.labels.to_dict()
         header["hypothesis"] = self.hypothesis
@@ -338,10 +309,7 @@ class Model:
                 class_weight = _class_weight(header.get("class_weight", []))
             except (ValueError, TypeError) as exc:
                 raise ModelFileError(f"{path}: invalid model: {exc}") from None
-            unfolded = "unfolded_" + learner_cls.folded_array
-            if unfolded in arrays:  # resumed: the running sums before the archive was folded into the file's
-                arrays[learner_cls.folded_array] = arrays.pop(unfolded)
-            learner = learner_cls.from_state(header, arrays)
+            learner = learner_cls.from_file(header, arrays)
             labels = labels_from_dict(header["labels"])
             hypothesis = header.get("hypothesis", "online")
             first_index = header.get("first_index", 1)

@@ -1,4 +1,4 @@
-"""The multiclass learner contract, beside the binary `KernelLearner` (learner.py).
+"""The multiclass support-set learner, beside the binary `KernelLearner` (learner.py).
 
 A multiclass learner keeps one prototype f_i per class over one shared support set:
 
@@ -46,7 +46,8 @@ from . import bounds
 from ._jit import njit
 from .kernels import sparse_sqnorm
 from . import statecheck
-from .learner import EXAMPLES, ExampleOverflow, KernelLearner, Overflow, ScoreOverflow, TooLarge, example
+from .learner import KernelLearner
+from .records import EXAMPLES, ExampleOverflow, Overflow, ScoreOverflow, TooLarge, example
 from .support import COUNT, kernel_row
 
 C_SUM, REF_SCALE = 0, 1  # in avg_scalars (module docstring)
@@ -54,7 +55,7 @@ SETTLE = 1e-3  # the scale's fall since REF_SCALE that makes `settle_average` ru
 
 
 class MulticlassLearner(KernelLearner):
-    """The learner contract (learner.py) with one coefficient per support vector and class: `coef`
+    """The support-set learner (learner.py) with one coefficient per support vector and class: `coef`
     (with its lazy `scale`) replaces the binary `alpha`, and the loop's `st` also holds `coef`, `scale`,
     `n_classes` and `scores` (f_i(x_t) of the current example)."""
 
@@ -153,15 +154,25 @@ class MulticlassLearner(KernelLearner):
     def _archive_classes(self) -> int:
         return int(self.n_classes[0])
 
-    def _decisive_arrays(self, n: int) -> dict:
-        m = int(self.n_classes[0])
-        return super()._decisive_arrays(n) | {
+    def _decisive_arrays(self) -> dict:
+        n, m = len(self.support), int(self.n_classes[0])
+        return super()._decisive_arrays() | {
             "scale": self.scale,
             "avg_scalars": self.avg_scalars,
             "coef": self.coef[:n, :m],
             "avg_base": self.avg_base[:n, :m],
             "avg_offset": self.avg_offset[:n, :m],
         }
+
+    def size_warnings(self) -> list[str]:
+        """The binary ones, else one when the classes are many: the coefficients grow as classes × vectors."""
+        warnings, classes, n = super().size_warnings(), int(self.n_classes[0]), len(self.support)
+        if warnings or classes <= bounds.WARN_CLASSES:
+            return warnings
+        return [
+            f"{classes:,} classes: a multiclass model grows as classes × support vectors ({n:,} × {classes:,} "
+            f"coefficients here; its arrays may hold {bounds.MAX_COEFFICIENTS:,})"
+        ]
 
     def retired_sums(self) -> np.ndarray:
         m = int(self.n_classes[0])

@@ -1,10 +1,11 @@
-"""Reader → labels → learner, without any printing: the stages the CLI commands wire together."""
+"""Reader → learning session, without any printing: a training run over data (`train`), what its summary
+warns of (`Report`), and the scores of a model over data (`scores`)."""
 
 from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Callable, Iterator
+from typing import Iterator
 
 import numpy as np
 
@@ -12,10 +13,9 @@ from . import bounds, scaling as scaling_
 from .core import Chunk, DataError, unique
 from .io.libsvm import LibsvmReader, concatenate
 from .kernels import Kernel
-from .labels import BinaryLabels, MulticlassLabels
-from .metrics import constant_warning, one_label_warning
-from .learner import Overflow, kernel_matrix
+from .learner import kernel_matrix
 from .model import Model
+from .session import FIRST_BLOCK, Session, Watch
 from .spec import AVERAGES, TrainSpec
 from .support import SupportSet
 
@@ -27,23 +27,13 @@ class Arrays:
 
 
 @dataclass
-class Watch:
-    """What a run reports as it goes; none of it changes the model."""
-
-    progress: object = None  # a progress.Progress: a row at 1, 2, 4, ... examples of this run
-    curve: object = None  # a curve.LearningCurve: a row each time the example count reaches a multiple of its k
-    on_checkpoint: Callable[[Model], None] | None = None  # the model as the spec writes it, every checkpoint_every
-    on_chunk: Callable[[Model], None] | None = None  # after every block
-
-
-@dataclass
 class TrainResult:
     model: Model
     seconds: float
     source: str
     n_skipped: int = 0
     skipped: list = field(default_factory=list)
-    warnings: list = field(default_factory=list)  # kernel_warnings of the first block, then support_warnings
+    warnings: list = field(default_factory=list)  # the run's (`Report`)
     traffic: dict = field(default_factory=dict)  # a sharded run's: synchronisations, bytes_out, bytes_in
     online: Model | None = None  # the online learner the written `model` comes from (itself, unless a batch average)
     spec: TrainSpec | None = None  # the run's spec, its algorithm chosen (TrainSpec.choosing) when it was not given
@@ -99,39 +89,32 @@ def epochs_of(
 
 def train(spec: TrainSpec, data, resume: Model | None = None, watch: Watch | None = None) -> TrainResult:
     """The model `spec` makes from `data` (a path, '-' or an iterable of lines with a `name`), one
-    process (a sharded spec: distributed.train), in the hypothesis the spec names.  Raises DataError
-    on bad input; the model is not saved.
+    process (a sharded spec: distributed.train), in the hypothesis the spec names: a loop of reading
+    over a learning session (session.py).  Raises DataError on bad input; the model is not saved.
 
-    With `resume`, that model goes on learning exactly where it stopped (`spec.resuming(resume)`: its
+    With `resume`, that model goes on learning exactly where it stopped (`Session.resumed`: its
     algorithm, kernel, parameters, label map, counters and random state).
 
     `watch.curve` logs a row each time the model's example count reaches a multiple of its k; with
     `spec.checkpoint_every` N, `watch.on_checkpoint(model)` is called each time exactly k·N examples
     of this run have been learned, so a checkpoint holds a whole number of N-example steps, whatever
-    the chunk size; `watch.progress` gets a row at 1, 2, 4, ... examples of this run.  For all three a
-    chunk is cut where the count is reached (see `_learn_in_pieces`).
+    the chunk size; `watch.progress` gets a row at 1, 2, 4, ... examples of this run.  For all three the
+    session cuts a chunk where the count is reached.
 
     Data without examples (an empty file, comments only) is a DataError for a new model; a resumed
     model goes on over it unchanged (an empty day in a cron job is no error: `TrainResult.examples`
     is then 0, and the model keeps even its probabilities)."""
     watch = watch or Watch()
-    calibration_dropped = []
     if resume is not None:
-        spec = spec.resuming(resume)
-        resume.sharding = None  # a sharded run's reading positions do not hold for one input
-        note = resume.resume_note(spec.written)
-        if note is not None:
-            resume.learner.notes.append(note)
+        session = Session.resumed(spec, resume, watch)
+    else:
+        session = Session(spec, watch=watch, scaling=_scaling(spec, data))
+    spec = session.spec
     started = time.perf_counter()
-    model = resume
     reader = None
-    stops = None  # the Every rules of --curve and --checkpoint-every, set once the model exists
-    warnings = None
-    kept = Reservoir(OUTCOME_SAMPLE)  # a sample of this run's examples, on which the written model is checked
-    seen = Counts()  # this run's labels
+    report = None  # what the run's summary warns of, from its first block on
     weightless = 0  # examples of weight 0, left out
     done_before = 0.0  # share of the input read before the current chunk
-    scaling = _scaling(spec, data) if resume is None else None
     # a new model's first block decides its defaults (algorithm, γ, label signs): it is read whole
     for chunk, reader, done in epochs_of(
         data, spec.epochs or 1, spec.shuffle, spec.seed, spec.skip_bad_lines, spec.block_lines, resume is None
@@ -141,63 +124,24 @@ def train(spec: TrainSpec, data, resume: Model | None = None, watch: Watch | Non
         weightless -= len(chunk)
         if not len(chunk):
             continue
-        if model is None:
-            spec = spec.choosing(len(unique(chunk.labels)))
-            cls = spec.learner_class
-            if scaling is FIRST_BLOCK:
-                scaling = scaling_.of_first_block(chunk, spec.kernel.kind)
-            # with a scaling, γ = 1/k counts the features it keeps: LIBSVM's 1/#features of svm-scale'd data
-            features = chunk.feature_count if scaling is None else scaling.ranges.feature_count
-            learner = cls(Kernel.of(spec.kernel, features), seed=spec.seed, **spec.params)
-            labels = MulticlassLabels() if cls.multiclass else BinaryLabels()
-            model = Model(learner, labels, scaling=scaling, class_weight=dict(spec.class_weight))
-            if scaling is not None:
-                learner.notes.append(scaling.describe())
-        raw, chunk = chunk, chunk if model.scaling is None else model.scaling.apply(chunk)  # the learner's view
-        if warnings is None:
-            warnings = kernel_warnings(model.learner.kernel, chunk, not resume and spec.kernel.default_gamma)
-            if not any(SCALE_HINT in w for w in warnings):  # one hint to scale is enough
-                warnings += scaling_.spread_warning(chunk, SCALE_HINT)
-            model.evicted_folded = 0  # from here on, the run keeps all its own continuation needs
-            if model.calibration is not None:  # fitted to the scores the model had: they change now
-                model.calibration = None
-                calibration_dropped.append(
-                    "the model's probabilities were fitted to its former scores and are dropped; calibrate it again"
-                )
-        seen.add(chunk)
-        kept.add(raw)  # scored through the model, which scales it
-        model.learner.keep_evicted(spec.written)
-        model.learner.threads = spec.threads
-        if stops is None:
-            stops = _stops(model, spec, watch)
-        try:
-            y = model.labels.encode(chunk, reader.source_name)
-        except DataError as exc:  # a label the model cannot take: the rows before its line are learnt first
-            good = chunk.take(np.flatnonzero(chunk.line_numbers < exc.line))
-            if len(good):
-                _learn_in_pieces(model, good, model.labels.encode(good, reader.source_name), stops, reader.source_name)
-            raise
+        if session.model is None:
+            session.begin(chunk)
+        if report is None:
+            report = Report(session, chunk, not resume and spec.kernel.default_gamma)
+        report.add(chunk)
         if watch.progress is not None:  # the rows' share of the input: interpolated by position in the chunk
-            watch.progress.locate(model.learner.counter("examples"), len(chunk), done_before, done)
+            watch.progress.locate(session.examples, len(chunk), done_before, done)
             done_before = done
-        _learn_in_pieces(model, chunk, y, stops, reader.source_name)
-        if watch.on_chunk is not None:
-            watch.on_chunk(model)
+        session.learn(chunk, reader.source_name)
     source = reader.source_name if reader else ("<stdin>" if data == "-" else str(data))
-    if model is None:
+    if session.model is None:
         raise DataError(source, 0, None, "no examples to train on" + (": every weight is zero" if weightless else ""))
     if watch.curve is not None:
-        watch.curve.finish(model.learner)
-    online = model
-    examples = sum(seen.labels.values())
+        watch.curve.finish(session.model.learner)
+    online = session.model
+    examples = report.tally.examples if report is not None else 0
     # a resumed model over data without examples is returned as it is (a batch average is still made)
-    written = model if not examples and spec.written not in AVERAGES else model.as_written(spec.written, spec.to_dict())
-    warnings = (warnings or []) + (
-        calibration_dropped
-        + support_warnings(online.learner)
-        + outcome_warnings(written, kept.chunk())
-        + class_weight_warnings(model.class_weight, seen.labels, model.labels.spelling)
-    )
+    written = online if not examples and session.spec.written not in AVERAGES else session.checkpoint()
     # the last reader has read the data once: its count of malformed lines is per pass
     return TrainResult(
         written,
@@ -205,14 +149,11 @@ def train(spec: TrainSpec, data, resume: Model | None = None, watch: Watch | Non
         source,
         reader.n_skipped if reader else 0,
         list(reader.skipped) if reader else [],
-        warnings,
+        report.warnings(written) if report is not None else [],
         online=online,
-        spec=spec,
+        spec=session.spec,
         examples=examples,
     )
-
-
-FIRST_BLOCK = "first block"  # the ranges of `train --scale` on a stream: its first block's
 
 
 def _scaling(spec: TrainSpec, data):
@@ -230,27 +171,7 @@ def _scaling(spec: TrainSpec, data):
     return scaling_.of_data(data, spec.kernel.kind, spec.skip_bad_lines, spec.block_lines)
 
 
-def _stops(model: Model, spec: TrainSpec, watch: Watch) -> list:
-    """The rules that cut a chunk: the curve's rows, the checkpoints, the progress rows."""
-    stops = []
-    if watch.curve is not None:
-        stops.append(Every(watch.curve.every, lambda m: watch.curve.row(m.learner)))
-    if spec.checkpoint_every:
-        stops.append(
-            Every(
-                spec.checkpoint_every,
-                lambda m: watch.on_checkpoint(m.as_written(spec.written, spec.to_dict())),
-                origin=model.learner.counter("examples"),
-            )
-        )
-    if watch.progress is not None:
-        watch.progress.start(model.learner)
-        stops.append(Doubling(watch.progress.row, origin=model.learner.counter("examples")))
-    return stops
-
-
-# The warnings below describe a run; none of them changes what is learnt.  Each is one line, the
-# same for every run over the same data and settings (tune lists each distinct one once).
+# The warnings below describe a run (`Report`).
 SAMPLE = 100  # examples of the first block, evenly spaced, on which the kernel is checked
 TINY = 1e-6  # relative size under which a kernel value counts as 0, or a spread of values as none
 OUTLIER = 10  # the default γ = 1/k is suspect when k > OUTLIER × the index that 99% of the values stay under
@@ -329,22 +250,42 @@ SCALE_HINT = " (train --scale, or budgetlearn scale, scales them as svm-scale do
 OUTCOME_SAMPLE = 2000  # examples of a run kept (`Reservoir`) on which the written model's predictions are checked
 
 
-class Counts:
-    """A run's label values: label -> examples."""
+class Report:
+    """What a run's summary warns of: the kernel on its first block (`kernel_warnings`, and a hint to
+    scale features whose ranges differ widely), what going on changed in a resumed model (the session's
+    warnings), the hypothesis it ended with (its kind's `size_warnings`), and whether the model it writes
+    is better than a constant (the task's tally of the run, checked on a sample of the run's examples,
+    `Reservoir`).  None of it changes what is learnt; each warning is one line, the same for every run
+    over the same data and settings (tune lists each distinct one once)."""
 
-    def __init__(self):
-        self.labels: dict = {}
+    def __init__(self, session: Session, first, default_gamma: bool):
+        self.session = session
+        model = session.model
+        chunk = first if model.scaling is None else model.scaling.apply(first)  # the learner's view
+        self.kernel = kernel_warnings(model.learner.kernel, chunk, default_gamma)
+        if not any(SCALE_HINT in w for w in self.kernel):  # one hint to scale is enough
+            self.kernel += scaling_.spread_warning(chunk, SCALE_HINT)
+        self.sample = Reservoir(OUTCOME_SAMPLE)  # scored through the model, which scales it
+        self.tally = session.task.Tally()
 
     def add(self, chunk) -> None:
-        values, counts = unique(chunk.labels, return_counts=True)
-        for v, c in zip(values.tolist(), counts.tolist()):
-            self.labels[v] = self.labels.get(v, 0) + c
+        self.tally.add(chunk)
+        self.sample.add(chunk)
+
+    def warnings(self, written: Model) -> list[str]:
+        online = self.session.model
+        return (
+            self.kernel
+            + self.session.warnings
+            + online.learner.size_warnings()
+            + self.tally.warnings(online, written, self.sample.chunk())
+        )
 
 
 class Reservoir:
     """A uniform sample of at most `size` examples of a stream (Vitter's algorithm R: example i, counted
     from 0, replaces a uniformly chosen one of the kept once i ≥ size, with probability size/(i + 1)), in
-    bounded memory, on which the model a run writes is scored after the run (`outcome_warnings`).  Its
+    bounded memory, on which the model a run writes is scored after the run (the task's warnings).  Its
     draws are doubles of a generator with a fixed seed, one per example past the first `size`, so that the
     sample, and the warnings, are the same for every run over the same data, whatever its blocks.
 
@@ -408,148 +349,6 @@ def weighed(chunk):
     if chunk.weights is None or chunk.weights.all():
         return chunk
     return chunk.take(np.flatnonzero(chunk.weights))
-
-
-def example_weights(chunk, class_weight: dict) -> np.ndarray | None:
-    """Each example's weight, its class's (`train -w`: label value -> weight, spec.TrainSpec.class_weight)
-    times its own (chunk.weights, a sample weight); None when the chunk has neither."""
-    weights = None if chunk.weights is None else np.asarray(chunk.weights, np.float64)
-    for label, w in class_weight.items():
-        where = chunk.labels == label
-        if where.any():
-            weights = np.ones(len(chunk)) if weights is None else weights.copy()
-            weights[where] *= w
-    return weights
-
-
-def outcome_warnings(model: Model, sample) -> list[str]:
-    """Warnings that the model a run writes may be no better than a constant (metrics.constant_warning and
-    metrics.one_label_warning, eval's rules), from its predictions on `sample` (a Chunk kept from the
-    run's examples, `Reservoir`), which holds several labels: its accuracy there (weighted by the examples'
-    weights when the run has any) is not above always answering the sample's most frequent (heaviest)
-    label; or it predicts one label for every example."""
-    if sample is None:
-        return []
-    with np.errstate(all="ignore"):
-        predicted = model.predicted(model.scorer().decision_function(sample))
-    weights = example_weights(sample, model.class_weight)
-    weight = np.ones(len(sample)) if weights is None else weights
-    counts: dict = {}
-    for label, w in zip(sample.labels.tolist(), weight.tolist()):
-        counts[label] = counts.get(label, 0.0) + w
-    right = float(weight[predicted == sample.labels].sum())
-    if weights is None:
-        counts, right = {label: int(c) for label, c in counts.items()}, int(right)
-    if len(counts) < 2:  # one label: no model does better than answering it
-        return []
-    spelling = model.labels.spelling
-    out = [constant_warning(right, counts, spelling, kept=len(sample), weighted=weights is not None)]
-    out.append(one_label_warning(set(counts), unique(predicted).tolist(), spelling, len(sample)))
-    return [w for w in out if w]
-
-
-def class_weight_warnings(class_weight: dict, labels: dict, spelling) -> list[str]:
-    """The warning that a class weight names a label the run never met (LIBSVM's "class label not found")."""
-    missing = [label for label in class_weight if label not in labels]
-    if not missing:
-        return []
-    return [f"a class weight names {', '.join(spelling(v) for v in missing)}, which no example of this run has"]
-
-
-def support_warnings(learner) -> list[str]:
-    """Warnings about the support set a run ended with: none (f = 0: the model learned nothing), or
-    one vector after several mistakes when the algorithm's budget (if any) allows more."""
-    t, m, n = learner.counter("examples"), learner.counter("mistakes"), len(learner.support)
-    if learner.feature_map is not None:  # a weight vector over a fixed map, no support set
-        if learner.learned_nothing():
-            return [f"every weight is 0 after {t:,} examples: the model learned nothing (it scores every example 0)"]
-        return []
-    if n == 0:
-        return [f"0 support vectors after {t:,} examples: the model learned nothing (it scores every example 0)"]
-    if n == 1 and m > 1 and learner.hyper.get("budget", 2) > 1:
-        return [f"1 support vector after {t:,} examples and {m:,} mistakes: the support set stopped growing at one"]
-    classes = int(learner.n_classes[0]) if learner.multiclass else 2
-    if classes > bounds.WARN_CLASSES:
-        return [
-            f"{classes:,} classes: a multiclass model grows as classes × support vectors ({n:,} × {classes:,} "
-            f"coefficients here; its arrays may hold {bounds.MAX_COEFFICIENTS:,})"
-        ]
-    return []
-
-
-@dataclass
-class Every:
-    """Call `action(model)` each time the model's example count minus `origin` is a multiple of `every`."""
-
-    every: int
-    action: Callable[[Model], None]
-    origin: int = 0
-
-    def next_stop(self, t: int) -> int:
-        return t + self.every - (t - self.origin) % self.every
-
-    def due(self, t: int) -> bool:
-        return (t - self.origin) % self.every == 0
-
-
-@dataclass
-class Doubling:
-    """Call `action(model)` each time the model's example count minus `origin` reaches 1, 2, 4, 8, ..."""
-
-    action: Callable[[Model], None]
-    origin: int = 0
-
-    def next_stop(self, t: int) -> int:
-        return self.origin + (1 << (t - self.origin).bit_length())
-
-    def due(self, t: int) -> bool:
-        r = t - self.origin
-        return r > 0 and r & (r - 1) == 0
-
-
-def _learn_in_pieces(model: Model, chunk, y, stops: list, source: str) -> None:
-    """learn_block(model, chunk, y, source), cut where an Every or Doubling rule fires, running its
-    action there.
-
-    A learner's pass over a chunk equals its passes over consecutive pieces (what makes --resume
-    exact), so cutting changes nothing in the model."""
-    learner, pos, n = model.learner, 0, len(chunk)
-    while pos < n:
-        t = learner.counter("examples")
-        stop = min([n] + [pos + s.next_stop(t) - t for s in stops])
-        learn_block(model, chunk if (pos, stop) == (0, n) else chunk.take(np.arange(pos, stop)), y[pos:stop], source)
-        pos = stop
-        t = learner.counter("examples")
-        for s in stops:
-            if s.due(t):
-                s.action(model)
-
-
-def learn_block(model: Model, chunk, y, source: str) -> None:
-    """model.learner.learn(chunk, y), stopped with a DataError naming the line and the settings when
-    the numbers stop being finite: at the example whose ‖x‖² or score overflows (the compiled loops
-    check every round), or at the block after which a coefficient, a running sum or a running number
-    is no longer finite (checked after every block: O(|S|)).  A model that is not finite is never
-    written (Model.save checks again what it writes)."""
-    learner = model.learner
-    model.learned_from(chunk)
-    try:
-        learner.learn(chunk, y, example_weights(chunk, model.class_weight))
-    except Overflow as exc:
-        raise DataError(
-            source, exc.line, None, f"training stopped: {exc.reason} ({learner.describe()}); nothing written"
-        ) from None
-    bad = learner.nonfinite()
-    if bad is not None:
-        first, last = int(chunk.line_numbers[0]), int(chunk.line_numbers[-1])
-        lines = f"line {first}" if first == last else f"lines {first}–{last}"
-        raise DataError(
-            source,
-            first,
-            None,
-            f"training stopped: the model's {bad} stopped being finite numbers while "
-            f"it learned {lines} ({learner.describe()}): these settings overflow; nothing written",
-        )
 
 
 def score_lines(model: Model, block_lines: int = 4096) -> int:

@@ -95,7 +95,7 @@ class Progress:
         self._last = (t, m)
         first, length, before, after = self._chunk
         done = eta = ""
-        total, size = learner.counter("examples"), len(learner.support)
+        total, size = learner.counter("examples"), learner.support_size()
         (t0, s0), self._growth = self._growth, (total, size)
         growth = math.log(size / s0) / math.log(total / t0) if min(t0, s0) > 0 and total > t0 else 0.0
         if after is not None:
@@ -105,7 +105,7 @@ class Progress:
                 left = time_left(time.perf_counter() - self._started, share, growth)
                 eta = f"{int(left) // 3600}:{int(left) % 3600 // 60:02d}:{int(left) % 60:02d}"
         self._print(
-            f"{m / t:<9.6f} {since_m / since_t:<9.6f} {t:>10,} {len(learner.support):>9,} {done:>8} {eta:>9}".rstrip()
+            f"{m / t:<9.6f} {since_m / since_t:<9.6f} {t:>10,} {learner.support_size():>9,} {done:>8} {eta:>9}".rstrip()
         )
 
     def update(self, model) -> None:
@@ -113,5 +113,5 @@ class Progress:
             ln = model.learner
             t, m = ln.counter("examples"), ln.counter("mistakes")
             self._live.update(
-                f"{t:,} examples, {100 * m / max(t, 1):.2f}% online mistakes, {len(ln.support):,} support vectors"
+                f"{t:,} examples, {100 * m / max(t, 1):.2f}% online mistakes, {ln.support_size():,} support vectors"
             )

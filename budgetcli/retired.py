@@ -2,7 +2,7 @@
 
 The averaged hypothesis (1/T) Σ_t f_t of an evicting learner includes vectors the budget has
 discarded: each keeps its summed coefficient Σ_t α over the rounds it was in the hypothesis
-(learner.retire logs them; `KernelLearner.learn` copies them here before their pool range is reused).
+(learner.retire logs them; archive.KeepsEvicted copies them here before their pool range is reused).
 Row k is the k-th evicted vector in the order of eviction, `sums[k]` its summed coefficient (binary:
 a float per row; multiclass: a row per vector, a class column for every class known when it left,
 zero-padded as classes are added).
@@ -16,7 +16,7 @@ The archive decides the averages a run writes later, so it is resume state: a mo
 the resume state holds it as ARCHIVE_ARRAYS (`to_arrays`, `restore`; statecheck.check_archive checks a
 file's), and a run resumed from it continues bit for bit.  The kernel matrix of its first rows
 (`head_gram`) is not saved: it only spares a compression kernel values that it computes to the same
-bits (learner.compression_kernels).
+bits (archive.compression_kernels).
 """
 
 from __future__ import annotations
@@ -48,10 +48,10 @@ class Retired:
         self._sums = np.zeros((0, 0)) if multiclass else np.zeros(0)
         self.n = 0
         # the kernel matrix of the first rows, when a compression left its survivors there
-        # (KernelLearner.compress_retired sets it; anything that changes those rows clears it)
+        # (archive.KeepsEvicted.compress_retired sets it; anything that changes those rows clears it)
         self.head_gram: np.ndarray | None = None
-        self.evicted = 0  # vectors ever added (KernelLearner._collect_retired)
-        self.compressions = 0  # compressions of 2·keep rows to keep (KernelLearner.compress_retired)
+        self.evicted = 0  # vectors ever added (archive.KeepsEvicted._collect_retired)
+        self.compressions = 0  # compressions of 2·keep rows to keep (archive.KeepsEvicted.compress_retired)
 
     def __len__(self) -> int:
         return self.n

@@ -63,6 +63,7 @@ from __future__ import annotations
 import math
 import os
 import tempfile
+from dataclasses import replace
 
 import numpy as np
 from river import base
@@ -71,11 +72,10 @@ from scipy.special import expit, softmax
 from . import modelfile
 from . import registry
 from .estimator import KernelSettings, checked_labels, checked_weights, csr_chunk, learner_class
-from .learner import Overflow
 from .core import Chunk, KernelSpec
-from .kernels import Kernel
 from .labels import BinaryLabels, MulticlassLabels, kept_spelling, label_values, third_label_message
 from .model import Model
+from .session import Session, TrainingStopped
 
 HEADER_FIELD = "river"  # the model file's header field holding the feature map, labels and parameters
 
@@ -221,17 +221,17 @@ class BudgetClassifier(KernelSettings, base.MiniBatchClassifier):
         weights = self._weights(labels, weights)
         if weights is not None and (weights != 1.0).any():  # refused before anything changes
             self._cls.check_weights()
-        if made:
-            kernel = Kernel.of(self._train_spec(self.params).kernel, n + len(new))
-            self.learner = self._cls(kernel, seed=self.seed, **self.params)
-            self._keep_average()
+        chunk.weights = weights  # the session weighs each example by them (the model has no class weights)
+        session = self._session(made)
+        if made:  # γ's default counts the features by name, those present with the value 0 too
+            self.learner = session.begin(chunk, features=n + len(new)).learner
         try:
-            self.learner.learn(chunk if self.scaling is None else self.scaling.apply(chunk), codes, weights)
-        except Overflow as exc:
+            session.learn(chunk, targets=codes)
+        except TrainingStopped as exc:
             self._commit(labels[: exc.row], new, first, classes, exc.row)
             if made and exc.row == 0:
                 self.learner = None
-            raise ValueError(f"row {exc.row}: {exc.reason}") from None
+            raise ValueError(f"row {exc.row}: {exc.why}") from None
         self.features.update((name, n + k + 1) for k, name in enumerate(new))
         self.classes = classes
 
@@ -244,10 +244,25 @@ class BudgetClassifier(KernelSettings, base.MiniBatchClassifier):
             seen |= {False, True}
         self.classes = {label: code for label, code in classes.items() if label in seen}
 
-    def _keep_average(self) -> None:
-        """With `average`, a learner that evicts keeps what it evicts in a bounded archive, as `budgetlearn
-        train` does (KernelLearner.keep_evicted): the average stays in bounded memory."""
-        self.learner.keep_evicted(self._hypothesis())
+    def _session(self, new: bool = False) -> Session:
+        """The learning session over the learner (session.py): a new one for a new learner, else the one
+        made for this learner (made again when it is another: loaded, unpickled).  It learns as `budgetlearn
+        train` does, with the algorithm chosen (`_choose`) and the hypothesis the classifier predicts with
+        (`_hypothesis`), and for a running average a learner that evicts keeps what it evicts in a bounded
+        archive: the average stays in bounded memory.  The classifier keeps its own label map (any hashable
+        labels) and class weights, and gives the session the learner's codes and the examples' weights."""
+        if new:
+            self._learning = Session(self._session_spec(), scaling=self.scaling)  # a loaded file's, or None
+        elif getattr(self, "_learning", None) is None or self._learning.model.learner is not self.learner:
+            labels = MulticlassLabels() if self._multiclass else BinaryLabels()
+            model = Model(self.learner, labels, self._hypothesis(), scaling=self.scaling)
+            self._learning = Session(self._session_spec(resumed=True), model)
+        return self._learning
+
+    def _session_spec(self, resumed: bool = False):
+        """The spec of the classifier's session: its settings, the algorithm chosen and its hypothesis."""
+        spec = self._train_spec(self.params, hypothesis=self._hypothesis(), resumed=resumed)
+        return replace(spec, algorithm=self._cls.name)
 
     def _encode(self, labels: list) -> tuple[np.ndarray, dict]:
         """The learner's codes of `labels` and the label map with the new ones (self.classes is
@@ -320,17 +335,10 @@ class BudgetClassifier(KernelSettings, base.MiniBatchClassifier):
     # ---- prediction ------------------------------------------------------------------------
     def _scores(self, chunk: Chunk) -> np.ndarray:
         """f(x) per row (binary) or the n × m class scores (multiclass), of the last hypothesis or, with
-        `average`, of the averaged one (a copy of the learner with the averaged coefficients, made again
-        after each learning step, the archive of evicted vectors folded in as a saved file holds it);
-        zeros before any learning."""
-        average = self._hypothesis() == "running-average"
-        if self.learner is not None and (average or self.scaling is not None):
-            model = getattr(self, "_averaged", None)
-            if model is None or model.learner is not self.learner:  # its scorer is made again after learning
-                model = self._averaged = Model(self.learner, BinaryLabels(), self._hypothesis(), scaling=self.scaling)
-            return model.scorer().decision_function(chunk)
+        `average`, of the averaged one (the archive of evicted vectors folded in as a saved file holds
+        it: the session's score); zeros before any learning."""
         if self.learner is not None:
-            return self.learner.decision_function(chunk)
+            return self._session().score(chunk)
         return np.zeros((len(chunk), 0)) if self._cls.multiclass else np.zeros(len(chunk))
 
     def _probabilities(self, scores: np.ndarray) -> tuple[list, np.ndarray]:
@@ -436,7 +444,6 @@ class BudgetClassifier(KernelSettings, base.MiniBatchClassifier):
         if model.learner.kernel.kind == "rbf":  # the file's exp (libm's in a file from before the choice)
             classifier.rbf_exp = model.learner.kernel.exp
         classifier.features = {_from_json(name): j + 1 for j, name in enumerate(extra["features"])}
-        classifier._keep_average()
         classifier.classes = {_from_json(label): code for label, code in extra["classes"]}
         return classifier
 

@@ -4,7 +4,7 @@ model header (`to_dict`) and handed whole to `pipeline.train` and `distributed.t
 
 Checked when made, each rule with its own message: the algorithm exists; its parameters (by their
 canonical names) and the kernel are values it takes; the settings do not provably learn nothing
-(`KernelLearner.refuse_degenerate`); the options go together (a sharded run has no `--shuffle`, and
+(`contract.Learner.refuse_degenerate`); the options go together (a sharded run has no `--shuffle`, and
 no averaged hypothesis for an algorithm that evicts).  A spec that continues a model (`resumed`)
 takes the model's own algorithm, kernel, parameters and seed, checked when the model was made:
 which fields those are is declared here, on the fields (`FROM_MODEL`), so an edge refuses a resumed
@@ -85,7 +85,7 @@ class TrainSpec:
     # (a first pass over a file, the first block of a stream), or given (scaling.Ranges: --scale-ranges)
     scale: object = field(default=False, metadata=_MODEL)
     # each label's weight, label value -> w > 0 (`train -w LABEL W`; labels left out weigh 1): the cost of an
-    # update on an example of that class, as LIBSVM's C_i = w_i C (KernelLearner.weighting says how each
+    # update on an example of that class, as LIBSVM's C_i = w_i C (contract.Learner.weighting says how each
     # algorithm takes it); a sample weight multiplies it.  Weights of 1 are dropped: the unweighted run.
     class_weight: dict = field(default_factory=dict, metadata=_MODEL)
 
@@ -196,7 +196,7 @@ class TrainSpec:
     @property
     def written(self) -> str:
         """The hypothesis the written model predicts with: the one given, else the algorithm's default
-        (`KernelLearner.default_hypothesis`: the averaged one, but for learners that track drift), but
+        (`contract.Learner.default_hypothesis`: the averaged one, but for learners that track drift), but
         the last one for a sharded run of a learner that evicts (its shards keep no evicted vectors)."""
         if self.hypothesis is not None:
             return self.hypothesis

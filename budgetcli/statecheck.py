@@ -110,7 +110,7 @@ HYPOTHESES = ("online", "running-average", "last", "average", "projected-average
 
 
 def check_common(header: dict, arrays: dict, counter_names: tuple) -> None:
-    """What every learner's state must satisfy (learner.KernelLearner.state)."""
+    """What every learner's state must satisfy (contract.Learner.state)."""
     for name in ("params", "kernel", "labels", "counters"):
         if name in header and not isinstance(header[name], dict):
             raise ValueError(f"{name} = {header[name]!r} is not a JSON object")

@@ -30,7 +30,7 @@ as `train` refuses them (spec.TrainSpec).  A setting whose runs ended with no su
 learned nothing on this data: it is sorted after every setting that learned something, whatever the
 sort metric (its 0 support vectors would otherwise win `--sort support`, and predicting one class
 everywhere can beat a weak setting's test accuracy).  Each setting carries the distinct warnings of
-its runs (pipeline.kernel_warnings, pipeline.support_warnings), which the table marks.
+its runs (pipeline.Report), which the table marks.
 
 The best model (`--save-best`) is the run of the top setting that is best by the sort metric (ties:
 the lowest permutation index).  Workers do not ship models back; the main process trains that one
@@ -263,7 +263,7 @@ def execute(run: Run) -> RunResult:
         t,
         m,
         m / t,
-        len(learner.support),
+        learner.support_size(),
         acc,
         result.seconds,
         result.warnings,
@@ -352,7 +352,7 @@ def best_run(row: Row, sort: str) -> RunResult:
 def retrain(run: Run, expected: RunResult):
     """Train `run` again in this process and check it is the run of the table."""
     model = train_run(run).model
-    got = (model.learner.counter("examples"), model.learner.counter("mistakes"), len(model.learner.support))
+    got = (model.learner.counter("examples"), model.learner.counter("mistakes"), model.learner.support_size())
     if got != (expected.examples, expected.mistakes, expected.support_size):
         raise RuntimeError(
             f"retraining the best run gave {got}, the table says "

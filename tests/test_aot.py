@@ -60,7 +60,7 @@ def test_type_key_spells_values_as_numba_types_them():
     import numpy as np
     from numba import typeof
 
-    from budgetcli.learner import Rows
+    from budgetcli.records import Rows
 
     values = [
         np.zeros(3),

@@ -20,6 +20,9 @@ from budgetcli import algorithms, pipeline, registry
 from budgetcli.core import KernelSpec
 from budgetcli.io.libsvm import read_all
 from budgetcli.kernels import Kernel
+from budgetcli.archive import KeepsEvicted
+from budgetcli.contract import Learner
+from budgetcli.featuremap import FeatureMapLearner
 from budgetcli.learner import KernelLearner
 from budgetcli.model import Model
 from budgetcli.multiclass import MulticlassLearner
@@ -66,7 +69,7 @@ def learn(model, X, y, size: int, w=None):
     return model
 
 
-# the algorithms that take example weights (KernelLearner.weighting), each of their reference cases
+# the algorithms that take example weights (contract.Learner.weighting), each of their reference cases
 WEIGHTED = [case for case, i in zip(CASES, CASE_IDS) if registry.get(case[0]).weighting is not None]
 WEIGHTED_IDS = [i for case, i in zip(CASES, CASE_IDS) if registry.get(case[0]).weighting is not None]
 
@@ -364,19 +367,21 @@ CONTRACT = Path(__file__).resolve().parents[1] / "docs" / "CONTRACT.md"
 
 def _documented_hooks() -> set[str]:
     text = CONTRACT.read_text(encoding="utf-8")
-    table = text[text.index("| attribute | meaning |") : text.index("Multiclass learners derive from")]
-    return {name for row in table.splitlines()[2:] for name in re.findall(r"`(\w+)`", row.split(" | ")[0])}
+    tables = text[text.index("| attribute | meaning |") : text.index("Multiclass support-set learners derive from")]
+    return {name for row in tables.splitlines() for name in re.findall(r"`(\w+)`", row.split(" | ")[0])}
+
+
+KINDS = (KernelLearner, MulticlassLearner, FeatureMapLearner)
 
 
 def test_the_contract_lists_every_hook_an_algorithm_defines():
-    """Every attribute of the base classes that an algorithm sets or overrides is in the table, and the
-    table names nothing the base classes do not have."""
-    bases = (KernelLearner, MulticlassLearner)
+    """Every attribute of the contract and its kinds that an algorithm sets or overrides is in the tables,
+    and the tables name nothing the contract and its kinds do not have."""
+    bases = (Learner, KeepsEvicted, *KINDS)
     used = {
         name
         for cls in algorithms.load_all().values()
-        for k in cls.__mro__[: cls.__mro__.index(KernelLearner)]
-        if k is not MulticlassLearner
+        for k in cls.__mro__[: min(cls.__mro__.index(kind) for kind in KINDS if kind in cls.__mro__)]
         for name in vars(k)
         if not name.startswith("__") and any(hasattr(b, name) for b in bases)
     }
@@ -385,6 +390,21 @@ def test_the_contract_lists_every_hook_an_algorithm_defines():
     assert all(any(hasattr(b, name) for b in bases) for name in documented), sorted(
         n for n in documented if not any(hasattr(b, n) for b in bases)
     )
+
+
+def test_no_caller_asks_which_kind_of_learner_it_holds():
+    """Outside the learners' own modules, nothing in the package branches on a learner's kind: a feature
+    map's name, its weights, or the class of a learner (the kinds answer the questions: contract.py)."""
+    own = {"contract.py", "featuremap.py", "learner.py", "multiclass.py", "archive.py", "mixing.py", "records.py"}
+    package = Path(__file__).resolve().parents[1] / "budgetcli"
+    asked = [
+        f"{path.relative_to(package)}:{n}"
+        for path in sorted(package.rglob("*.py"))
+        if path.name not in own and path.parent.name != "algorithms"
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if re.search(r"\.feature_map\b|feature_map_weights|isinstance\([^)]*(KernelLearner|FeatureMapLearner)", line)
+    ]
+    assert not asked, asked
 
 
 def test_the_contract_shows_the_perceptron_family_as_it_is():

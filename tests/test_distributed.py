@@ -19,6 +19,7 @@ from budgetcli.distributed import average
 from budgetcli.distributed.shard import Shard
 from budgetcli.io.libsvm import read_all
 from budgetcli.kernels import Kernel
+from budgetcli.featuremap import FeatureMapLearner, WeightMixing
 from budgetcli.learner import MISTAKES
 from budgetcli.model import Model
 from budgetcli.pipeline import Watch
@@ -207,11 +208,14 @@ def test_a_mixable_learner_has_only_state_the_mix_makes(name):
     cls = registry.get(name)
     if cls.mixing.reason:
         return
-    saved = {n for n, kind in cls.slot_arrays.items() if kind != "work"} - set(cls.rebuilt) - set(cls.mixing.remade)
     first_occurrence = {"born", "label"}  # per-slot numbers the mix takes from the vector's first occurrence
-    if cls.multiclass and cls.feature_map is None:  # the coefficient matrix and its sums are the multiclass
-        assert saved <= first_occurrence  # contract's own arrays (mc-fogd's are its weights, as fogd's)
+    if issubclass(cls, FeatureMapLearner):  # its weights and their sums, which the mix averages, and no slot
+        assert not hasattr(cls, "slot_arrays") and isinstance(cls.mixing, WeightMixing)
+    elif cls.multiclass:  # the coefficient matrix and its sums are the multiclass contract's own arrays
+        saved = {n for n, kind in cls.slot_arrays.items() if kind != "work"} - set(cls.rebuilt) - set(cls.mixing.remade)
+        assert saved <= first_occurrence
     else:
+        saved = {n for n, kind in cls.slot_arrays.items() if kind != "work"} - set(cls.rebuilt) - set(cls.mixing.remade)
         assert {"alpha", "avg_sum", "avg_stamp"} <= saved <= {"alpha", "avg_sum", "avg_stamp"} | first_occurrence
     own = type(cls.mixing)  # the default Mixing sets no scalars and remakes no array
     assert (

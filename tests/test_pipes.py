@@ -170,13 +170,13 @@ def test_the_default_model_path_is_never_beside_a_stream_or_in_a_system_director
     """`train /dev/stdin < FILE` wrote /dev/stdin.model (a regular file on stdin is no stream, so only
     '-' needed -o); a FIFO's DATA.model likewise.  Now -o is required, in one line, before anything is
     read.  The system directory is simulated under tmp_path: no test writes in the real /dev."""
-    from budgetcli import cli
+    from budgetcli.cli import training
 
     data, model = trained
     fake = tmp_path / "dev"
     fake.mkdir()
     (fake / "stdin").symlink_to(data)
-    monkeypatch.setattr(cli, "SYSTEM_DIRECTORIES", (str(fake),))
+    monkeypatch.setattr(training, "SYSTEM_DIRECTORIES", (str(fake),))
     r = CliRunner().invoke(main, ["train", "-a", "perceptron", str(fake / "stdin")], prog_name="budgetlearn")
     assert (r.exit_code, r.stderr) == (
         2,

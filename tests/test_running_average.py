@@ -12,7 +12,8 @@ from budgetcli import modelfile, registry
 from budgetcli.core import gather_rows
 from budgetcli.kernels import Kernel
 from budgetcli.labels import MulticlassLabels
-from budgetcli.learner import NO_MATRIX, compression_kernels, kernel_matrix
+from budgetcli.archive import compression_kernels
+from budgetcli.learner import NO_MATRIX, kernel_matrix
 from budgetcli.model import Model
 from budgetcli.support import DENSE_LIMIT, SupportSet
 

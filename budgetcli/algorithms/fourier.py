@@ -47,7 +47,7 @@ Choices where the sources leave room:
 - The update is strict, y f < 1, and a zero score is a mistake, as kernel OGD's (kernel_ogd.py).
 - The Gaussian kernel only (the map is its); another kernel is refused.
 - The averaged hypothesis is (1/T) Σ_t w_(t+1), the weights after each of the T rounds, kept exactly by
-  running sums as the kernel learners' are (learner.touch).
+  running sums as the support-set learners' are (learner.touch).
 - Example weights (`train -w LABEL W`, a sample weight): an example of weight ω has the loss
   ω·max(0, 1 − y f), so its gradient step is ω times OGD's (§4): w += η_t ω y_t z(x_t) (mc-fogd: the rows
   y and r move by ±η_t ω z(x_t)), as kernel OGD's (kernel_ogd.py).
@@ -62,21 +62,19 @@ import numpy as np
 from .. import bounds, statecheck
 from .._jit import njit
 from ..core import unique
-from ..learner import (
+from ..featuremap import FeatureMapLearner
+from ..multiclass import rival
+from ..params import Param, choice
+from ..records import (
     EXAMPLES,
     ExampleOverflow,
-    KernelLearner,
-    NonFiniteRound,
     Overflow,
-    Rows,
     ScoreOverflow,
     TooLarge,
     example_weight,
     hinge_round,
     loop_arrays,
 )
-from ..multiclass import rival
-from ..params import Param, choice
 from ..registry import register
 from ..rng import MIX1, MIX2, seed_state
 from ..support import dense_dots
@@ -368,14 +366,14 @@ def fourier_scores(omega, single, rowmap, indptr, values, w, z, pairs, arithmeti
 
 
 @register
-class FourierOGD(KernelLearner):
+class FourierOGD(FeatureMapLearner):
     name = "fogd"
     summary = "Fourier OGD: kernel OGD on D random Fourier features of the Gaussian kernel; 2D numbers, no support set"
     paper = "Lu, Hoi, Wang, Zhao, Liu, JMLR 17, 2016, §4 (FOGD); LIBOKL kernel-fogd"
     params = (COMPONENTS, LEARNING_RATE, RATE_SCHEDULE, MAP_ARITHMETIC, MAP_SCALE)
     loop = fogd_range
     # sharded: every shard makes the map from the run's seed, so a mix is the plain average of w
-    # (distributed/average.py), with nothing to compress back
+    # (featuremap.WeightMixing), with nothing to compress back
     FOURIER = ("fourier_w", "fourier_sum")
     weighting = "the loss w·max(0, 1 − y f): a margin error's step is η_t w y z(x)"
     feature_map = "random Fourier features"
@@ -399,19 +397,15 @@ class FourierOGD(KernelLearner):
 
     def _state_arrays(self) -> dict:
         omega, (omega_single, values_single, theta_single) = self._map_args(self.map.omega, self._values)
-        return (
-            self.slot
-            | self.fourier
-            | {
-                "omega": omega,
-                "omega_single": omega_single,
-                "values_single": values_single,
-                "theta_single": theta_single,
-                "rowmap": self._rowmap,
-                "z": self._z,
-                "pairs": self._pairs,
-            }
-        )
+        return self.fourier | {
+            "omega": omega,
+            "omega_single": omega_single,
+            "values_single": values_single,
+            "theta_single": theta_single,
+            "rowmap": self._rowmap,
+            "z": self._z,
+            "pairs": self._pairs,
+        }
 
     def _map_args(self, omega: np.ndarray, values: np.ndarray) -> tuple:
         """(Ω, (Ω, values, θ)): the map as `features` takes it, float64 first, float32 second (the single
@@ -420,19 +414,13 @@ class FourierOGD(KernelLearner):
             return omega, (NO_SINGLE_OMEGA, NO_SINGLE, self._theta)
         return NO_OMEGA, (omega, single_values(values), self._theta)
 
-    def learn(self, chunk, y: np.ndarray, weights: np.ndarray | None = None) -> None:
-        weights = self._example_weights(weights, len(chunk))
-        y = self._labels(y, chunk.line_numbers)
-        self.n_features = max(self.n_features, chunk.n_features)
+    def _prepare(self, chunk) -> None:
+        """Ω's rows for the chunk's features (made for those not seen before), and its values in float32
+        for the single arithmetic."""
+        super()._prepare(chunk)
         self._rowmap = self.map.rows_of(chunk.indices)
         if self.map.omega.dtype == np.float32:
             self._values = single_values(chunk.values)
-        before = int(self.counters[EXAMPLES])
-        try:
-            self._learn_range(Rows(*chunk.csr, y, weights), 0)
-        except NonFiniteRound as exc:
-            row = int(self.counters[EXAMPLES]) - before - exc.counted
-            raise Overflow(row, int(chunk.line_numbers[row]), exc.reason) from None
 
     def decision_function(self, chunk) -> np.ndarray:
         out = np.empty(len(chunk), np.float64)
@@ -453,7 +441,7 @@ class FourierOGD(KernelLearner):
         """A file written before --map-arithmetic holds no such parameter: it was the scalar one."""
         return header | {"params": {"map_arithmetic": "scalar"} | header["params"]}
 
-    def averaged_alpha(self) -> np.ndarray:
+    def averaged_coefficients(self) -> np.ndarray:
         """(1/T) Σ_t w_(t+1), the weights after each of the T rounds seen."""
         T = self.counter("examples")
         w, s = self.fourier["fourier_w"], self.fourier["fourier_sum"]
@@ -465,12 +453,15 @@ class FourierOGD(KernelLearner):
     def set_coefficients(self, coef: np.ndarray) -> None:
         self.fourier["fourier_w"][:] = coef
 
-    def _decisive_arrays(self, n: int) -> dict:
-        return super()._decisive_arrays(n) | {name: self.fourier[name] for name in self.FOURIER}
+    def _decisive_arrays(self) -> dict:
+        return super()._decisive_arrays() | {name: self.fourier[name] for name in self.FOURIER}
 
-    def state(self) -> tuple[dict, dict]:
-        header, arrays = super().state()
-        return header, arrays | {name: a.copy() for name, a in self.fourier.items()}
+    def _weight_state(self) -> dict:
+        return {name: a.copy() for name, a in self.fourier.items()}
+
+    def _restore_weights(self, header: dict, arrays: dict) -> None:
+        for name in self.fourier:
+            self.fourier[name][:] = arrays[name]
 
     @classmethod
     def saved_arrays(cls, header: dict, members: dict) -> dict:
@@ -485,10 +476,7 @@ class FourierOGD(KernelLearner):
 
     @classmethod
     def from_state(cls, header: dict, arrays: dict) -> "FourierOGD":
-        self = super().from_state(cls._as_written(header), arrays)
-        for name in self.fourier:
-            self.fourier[name][:] = arrays[name]
-        return self
+        return super().from_state(cls._as_written(header), arrays)
 
 
 @njit(cache=True)
@@ -606,16 +594,24 @@ class MulticlassFourierOGD(FourierOGD):
         W, s, stamp = (self.fourier[name][:m] for name in ("fourier_w", "fourier_sum", "fourier_stamp"))
         return (s + W * (T + 1 - stamp)[:, None]) / max(T, 1)
 
-    averaged_alpha = averaged_coefficients
-
     def set_coefficients(self, coef: np.ndarray) -> None:
         self.fourier["fourier_w"][: len(coef)] = coef
 
     def state(self) -> tuple[dict, dict]:
-        header, arrays = KernelLearner.state(self)
+        header, arrays = super().state()
+        header["n_classes"] = int(self.n_classes[0])
+        return header, arrays
+
+    def _weight_state(self) -> dict:
         m = int(self.n_classes[0])
-        header["n_classes"] = m
-        return header, arrays | {name: a[:m].copy() for name, a in self.fourier.items()}
+        return {name: a[:m].copy() for name, a in self.fourier.items()}
+
+    def _restore_weights(self, header: dict, arrays: dict) -> None:
+        m = int(header["n_classes"])
+        self._resize_classes(max(m, 4))
+        for name in self.fourier:
+            self.fourier[name][:m] = arrays[name]
+        self.n_classes[0] = m
 
     @classmethod
     def saved_arrays(cls, header: dict, members: dict) -> dict:
@@ -627,13 +623,3 @@ class MulticlassFourierOGD(FourierOGD):
             "fourier_sum": ((m, d), statecheck.F64),
             "fourier_stamp": ((m,), statecheck.F64),
         }
-
-    @classmethod
-    def from_state(cls, header: dict, arrays: dict) -> "MulticlassFourierOGD":
-        self = KernelLearner.from_state.__func__(cls, cls._as_written(header), arrays)
-        m = int(header["n_classes"])
-        self._resize_classes(max(m, 4))
-        for name in self.fourier:
-            self.fourier[name][:m] = arrays[name]
-        self.n_classes[0] = m
-        return self

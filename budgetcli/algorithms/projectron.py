@@ -34,7 +34,7 @@ Choices where the paper leaves room (each is tested against the reference in tes
   mistake (y f = 0) and Projectron++ meets no margin error.  The rbf kernel has k(x, x) = 1 for
   every x: with η ≥ 1 nothing is ever added, which `refuse_degenerate` refuses before any data is
   read.  With the poly and linear kernels it depends on the data's norms: a run that ends with no
-  support vector gets a warning (pipeline.support_warnings).
+  support vector gets a warning (learner.KernelLearner.size_warnings).
 - Weights (`train -w LABEL W`, a sample weight): an example's weight w is the cost of its update, as
   LIBSVM's C_i = w_i C.  §4 notes that Projectron++'s bound τ_t ≤ 1 is PA-I's C = 1 (its margin step
   "generalizes the PA-I bound whenever R = 1 and C = 1"); an example of weight w gets C = w: a mistake
@@ -99,7 +99,8 @@ MARGIN_STEP = choice(
 @njit(cache=True)
 def projectron_range(S, K, rows, start, book, st, h):
     indptr, indices, values, y, scratch, counters = loop_arrays(rows, book)
-    alpha, krow, w, z, d, own, control, weights = st.alpha, st.krow, st.kinv_factor, st.z, st.d, st.own, st.control, rows.weight
+    alpha, krow, w, z, d, own, control = st.alpha, st.krow, st.kinv_factor, st.z, st.d, st.own, st.control
+    weights = rows.weight
     for t in range(start, y.shape[0]):
         if not sv_fits(S, indptr[t + 1] - indptr[t]):
             return t

@@ -27,7 +27,7 @@ perceptron", NAACL 2010, §3 iterative parameter mixing) with the kernel expansi
   Their lazy scale is folded in (the mix has scale 1), and the running sums of the average restart
   at T times the mixed average.  mc-projectron++ keeps a support set per class (a mistake stores x
   once in class y and once in the rival's, §5 of the Projectron paper), so a vector is merged only
-  with the same vector of the same class (`KernelLearner.row_classes`); each class's members are the
+  with the same vector of the same class (`Mixing.row_classes`); each class's members are the
   union's vectors of that class and its inverse is rebuilt (`with_row_classes`).
 - Budget compression: a learner with a `budget` parameter gets back to B support vectors by keeping
   the B with the largest |α| (multiclass: the largest row norm; ties to the earlier one) and
@@ -74,7 +74,7 @@ perceptron", NAACL 2010, §3 iterative parameter mixing) with the kernel expansi
 So the model depends only on the data, the shard order, the seed, `sync_every` and Δ: the serial backend
 (every shard in this process, one after the other) and the dask backend (one dask actor per shard)
 give byte-identical model files.  Which learners can be mixed is declared by each algorithm
-(`KernelLearner.mixing`, mixing.py).
+(`contract.Learner.mixing`, mixing.py).
 """
 
 from __future__ import annotations

@@ -10,9 +10,9 @@ from ..core import DataError
 from ..io.libsvm import read_once
 from ..kernels import Kernel
 from ..labels import labels_from_dict
-from ..learner import COUNTER_NAMES, EXAMPLES
+from ..records import COUNTER_NAMES, EXAMPLES
 from ..model import Model
-from ..pipeline import TrainResult, Watch, kernel_warnings, support_warnings
+from ..pipeline import TrainResult, Watch, kernel_warnings
 from ..spec import TrainSpec
 from .average import merged_labels, mix, report_of
 from .pool import ShardPool, cluster
@@ -95,7 +95,7 @@ def train(spec: TrainSpec, resume: Model | None = None, watch: Watch | None = No
         source,
         sum(r["skipped"][0] for r in reports),
         skipped,
-        warnings + support_warnings(learner),
+        warnings + learner.size_warnings(),
         {"synchronisations": rounds, "checks": checks, "bytes_out": shards.bytes_out, "bytes_in": shards.bytes_in},
         online=model,
         spec=spec,

@@ -8,9 +8,10 @@ from .. import registry
 from ..core import DataError
 from ..kernels import Kernel
 from ..labels import BinaryLabels, MulticlassLabels, labels_from_dict
-from ..mixing import averaged_rows, online_rows
+from ..mixing import averaged_rows
 from ..model import Model
-from ..pipeline import learn_block
+from ..session import Session
+from ..spec import TrainSpec
 from .sources import open_shard
 
 
@@ -31,8 +32,14 @@ class Shard:
         epochs: int = 1,
     ):
         cls = registry.get(algorithm)
-        self.model = Model(
-            cls(Kernel.from_dict(kernel), seed=seed, **params), MulticlassLabels() if cls.multiclass else BinaryLabels()
+        # the model's own settings, learning the last hypothesis (a shard keeps no evicted vector)
+        self.spec = TrainSpec(cls.name, hypothesis="online", resumed=True)
+        self.session = Session(
+            self.spec,
+            Model(
+                cls(Kernel.from_dict(kernel), seed=seed, **params),
+                MulticlassLabels() if cls.multiclass else BinaryLabels(),
+            ),
         )
         # every shard its own stream: the same draws on every shard would evict alike
         self.model.learner.rng_state[:] = np.random.SeedSequence((seed, index)).generate_state(1, np.uint64)
@@ -41,7 +48,11 @@ class Shard:
         self.pending = None  # the rest of a block cut at a synchronisation
         self.learned = 0  # examples learned since the last report
         self.dynamic = dynamic  # measure `divergence` after every step (dynamic averaging)
-        self.reference = _reference(None)  # the last mixed model, for `divergence`: f = 0 at the start
+        self.reference = cls.mixing.reference(None)  # the last mixed model, for `divergence`: f = 0 at the start
+
+    @property
+    def model(self) -> Model:
+        return self.session.model
 
     def _passes(self, epochs: int, how: tuple):
         """The shard's blocks, `epochs` times over, each pass reading it afresh (as `train --epochs`
@@ -64,33 +75,16 @@ class Shard:
             chunk, self.pending = self.pending, None
             if len(chunk) > n - learned:
                 chunk, self.pending = chunk.take(np.arange(n - learned)), chunk.take(np.arange(n - learned, len(chunk)))
-            y = self.model.labels.encode(chunk, self.reader.source_name)
-            learn_block(self.model, chunk, y, self.reader.source_name)
+            self.session.learn(chunk, self.reader.source_name)
             learned += len(chunk)
         self.learned += learned
         return {"learned": learned, "divergence": self.divergence() if self.dynamic else None}
 
     def divergence(self) -> float:
-        """‖f − r‖², f this shard's model, r the last mixed model, in the RKHS:
-        αᵀKα − 2 βᵀK_rf α + βᵀK_rβ (Kamp et al. 2014: the local condition ‖f − r‖² ≤ Δ)."""
+        """The distance of this shard's model from the last mixed model, as its algorithm's mixing measures
+        it (‖f − r‖² in the RKHS: the local condition of dynamic averaging, Kamp et al. 2014)."""
         learner = self.model.learner
-        if learner.feature_map is not None:  # ‖w − w_r‖² in the feature space every shard shares
-            w = learner.feature_map_weights()
-            ref = self.reference if isinstance(self.reference, np.ndarray) else np.zeros_like(w)
-            if w.ndim == 2 and len(ref) != len(w):  # classes met since the mix have a zero row in r
-                ref = np.pad(ref, ((0, len(w) - len(ref)), (0, 0)))
-            return float(np.sum((w - ref) ** 2))
-        n = len(learner.support)
-        rows, beta, rr = self.reference
-        if n == 0:
-            return rr
-        alpha = online_rows(learner)  # n × classes (a binary learner: one column)
-        ff = np.sum(alpha * (learner.gram() @ alpha))
-        fr = 0.0
-        if len(beta):  # classes seen since the mix have a zero prototype in r
-            beta = np.pad(beta, ((0, 0), (0, alpha.shape[1] - beta.shape[1])))
-            fr = np.sum(beta * (learner.kernel_matrix(*rows) @ alpha))
-        return max(float(ff - 2.0 * fr + rr), 0.0)  # rounding may leave a tiny negative
+        return learner.mixing.divergence(learner, self.reference)
 
     def report(self) -> dict:
         """What mixing needs: the model, its averaged coefficients and the examples learned since the last
@@ -137,20 +131,9 @@ class Shard:
         own = self.model.learner.rng_state.copy()
         learner = registry.get(header["algorithm"]).from_state(header, arrays)
         learner.rng_state[:] = own
-        self.model = Model(learner, labels_from_dict(labels), first_index=self.model.first_index)
+        self.session = Session(self.spec, Model(learner, labels_from_dict(labels), first_index=self.model.first_index))
         if self.dynamic:
-            self.reference = _reference(learner)
+            self.reference = learner.mixing.reference(learner)
 
     def close(self) -> None:
         self.reader.close()
-
-
-def _reference(learner) -> tuple:
-    """A mixed model as `Shard.divergence` measures from it: its support vectors (CSR), coefficients β
-    and ‖r‖² = βᵀKβ; the zero function for None; a feature-map learner's weights."""
-    if learner is not None and learner.feature_map is not None:
-        return learner.feature_map_weights().copy()
-    if learner is None or not len(learner.support):
-        return (np.zeros(1, np.int64), np.zeros(0, np.int32), np.zeros(0)), np.zeros((0, 1)), 0.0
-    beta = online_rows(learner).copy()
-    return learner.support.to_csr(), beta, float(np.sum(beta * (learner.gram() @ beta)))

@@ -1,0 +1,218 @@
+"""The commands that score data with a model: `predict`, `eval` and `calibrate`."""
+
+from __future__ import annotations
+
+import json
+
+import click
+import numpy as np
+
+from .. import metrics, pipeline
+from ..exits import fail, write_failed
+from ..atomic import (
+    output_file,
+    writable_problem,
+)
+from .. import predict as predict_
+from ..core import DataError
+from ..model import UnloadableModel
+
+from .common import DATA_PATH, Jobs, MODEL_PATH, _console, _load, _refuse_same_files
+
+
+@click.command()
+@click.argument("model_path", metavar="MODEL", type=MODEL_PATH)
+@click.argument("data", type=DATA_PATH)
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(dir_okay=False, allow_dash=True),
+    default="-",
+    help="Where to write predictions (default stdout). The file appears whole or not at all: it is "
+    "written to a temporary file and renamed over FILE only when every line was predicted.",
+)
+@click.option(
+    "--scores",
+    is_flag=True,
+    help="Binary model: write 'label score' per line, score = f(x) (positive: the model's +1 label). "
+    "Multiclass model: a first line 'labels L1 ... Lm' (the class order), then 'label f_1 ... f_m' "
+    "per example.",
+)
+@click.option(
+    "--proba",
+    "-b",
+    "proba",
+    is_flag=True,
+    help="Probabilities (a calibrated model: budgetlearn calibrate), as LIBSVM's svm-predict -b 1 writes "
+    "them: a first line 'labels L1 ... Lm' (a binary model's +1 label first), then 'label p_1 ... p_m' "
+    "per example, label the most probable.",
+)
+@click.option(
+    "--threshold",
+    type=float,
+    default=0.0,
+    show_default=True,
+    metavar="T",
+    help="Binary model: predict its +1 label where the score f(x) > T, the other elsewhere (a higher T "
+    "trades the +1 label's recall for its precision).",
+)
+@click.option("--skip-bad-lines", is_flag=True, help="Skip malformed lines instead of failing.")
+@click.option(
+    "-j",
+    "--jobs",
+    type=Jobs(),
+    default=1,
+    show_default=True,
+    help="Worker processes (-1: one per core), each reading its own byte range of DATA; the output is "
+    "the same as with 1. Compressed files and stdin are read serially.",
+)
+def predict(model_path, data, output, scores, proba, threshold, skip_bad_lines, jobs):
+    """Predict one label per example of DATA, in input order."""
+    if scores and proba:
+        raise click.UsageError("--scores and --proba are two outputs; choose one")
+    if proba and threshold != 0:
+        raise click.UsageError("--threshold moves the score's cut; --proba writes the most probable label")
+    _refuse_same_files([("MODEL", model_path), ("DATA", data)], [("-o", output)])
+    model = _load(model_path, data=data)
+    try:
+        model.check_threshold(threshold)
+    except ValueError as exc:
+        raise click.UsageError(f"{model_path}: --threshold {threshold:g}: {exc}") from None
+    if proba and model.calibration is None:
+        fail(
+            f"{model_path}: the model is not calibrated; "
+            f"`budgetlearn calibrate {model_path} HELD_OUT -o MODEL` fits its probabilities"
+        )
+    jobs, note = predict_.parallel_jobs(data, jobs)
+    if note:
+        click.echo(f"budgetlearn: note: {note}", err=True)
+    try:
+        with output_file(output) as out:
+            columns = "probabilities" if proba else "scores" if scores else "labels"
+            predict_.write_predictions(model, model_path, data, out, columns, skip_bad_lines, jobs, threshold)
+    except DataError as exc:
+        fail(str(exc))
+    except OSError as exc:
+        write_failed(output, "the predictions", exc)
+    except KeyboardInterrupt:
+        fail("interrupted; no predictions file written" if output != "-" else "interrupted", 130)
+
+
+@click.command(name="eval")
+@click.argument("model_path", metavar="MODEL", type=MODEL_PATH)
+@click.argument("data", type=DATA_PATH)
+@click.option("--json", "as_json", is_flag=True, help="Print the report as one JSON object.")
+@click.option("--skip-bad-lines", is_flag=True, help="Skip malformed lines instead of failing.")
+def eval_(model_path, data, as_json, skip_bad_lines):
+    """Accuracy, precision/recall/F1 per class, AUC and confusion matrix of MODEL on DATA."""
+    model = _load(model_path, data=data)
+    labels = model.labels
+    all_scores, all_true = [], []  # binary: f(x); multiclass: the predicted class (memory: O(examples))
+    tally = metrics.ProbabilityTally() if model.calibration is not None else None
+    try:
+        for chunk, f in pipeline.scores(model, data, skip_bad_lines=skip_bad_lines):
+            if tally is not None:
+                tally.add(model.probabilities(f), labels.index_of(chunk.labels))
+            all_scores.append(labels.predict_index(f) if model.learner.multiclass else f)
+            all_true.append(chunk.labels)
+            for v, s in chunk.label_spellings.items():
+                labels.spellings.setdefault(v, s)
+    except DataError as exc:
+        fail(str(exc))
+    true = np.concatenate(all_true) if all_true else np.zeros(0)
+    if true.size == 0:
+        fail(f"{data}: no examples to evaluate")
+    if model.learner.multiclass:
+        report = metrics.multiclass_report(labels.classes, labels.spelling, true, np.concatenate(all_scores))
+    else:
+        report = metrics.binary_report(labels, true, np.concatenate(all_scores))
+    if tally is not None:
+        report |= tally.report()
+    report["warnings"] = metrics.warnings(report, [labels.spelling(v) for v in labels.classes])
+    if as_json:
+        click.echo(json.dumps(report))
+    else:
+        _print_eval(report)
+        for warning in report["warnings"]:
+            click.echo(f"warning: {warning}", err=True)
+
+
+def _print_eval(r: dict) -> None:
+    from rich.table import Table
+
+    console = _console(highlight=False)
+    if r.get("multiclass"):  # AUC is binary-only
+        auc = ""
+    elif r["auc"] is None:
+        auc = f"\nAUC       n/a (one class only) (positive label {r['positive_label']})"
+    else:
+        auc = f"\nAUC       {r['auc']:.4f} (positive label {r['positive_label']})"
+    probabilities = ""
+    if r.get("log_loss") is not None:
+        probabilities = f"\nlog loss  {r['log_loss']:.4f}\nECE       {r['ece']:.4f} (10 bins of the top probability)"
+    console.print(
+        f"examples  {r['examples']:,}\naccuracy  {100 * r['accuracy']:.2f}%\nerror     {100 * r['error']:.2f}%{auc}"
+        + probabilities
+    )
+    table = Table(title="per class", title_justify="left")
+    for col in ("label", "precision", "recall", "F1", "support"):
+        table.add_column(col, justify="right")
+    for name, m in r["classes"].items():
+        table.add_row(name, f"{m['precision']:.4f}", f"{m['recall']:.4f}", f"{m['f1']:.4f}", f"{m['support']:,}")
+    console.print(table)
+    cm = r["confusion_matrix"]
+    table = Table(title="confusion matrix", title_justify="left")
+    table.add_column("true \\ predicted", justify="right")
+    for name in cm["labels"]:
+        table.add_column(name, justify="right")
+    for name, row in zip(cm["labels"], cm["rows_true_columns_predicted"]):
+        table.add_row(name, *(f"{v:,}" for v in row))
+    console.print(table)
+
+
+@click.command()
+@click.argument("model_path", metavar="MODEL", type=MODEL_PATH)
+@click.argument("data", type=DATA_PATH)
+@click.option(
+    "-o",
+    "--output",
+    required=True,
+    type=click.Path(dir_okay=False),
+    help="The calibrated model file to write; may name MODEL itself (replaced whole, atomically).",
+)
+@click.option("--skip-bad-lines", is_flag=True, help="Skip malformed lines instead of failing.")
+def calibrate(model_path, data, output, skip_bad_lines):
+    """Fit the probabilities of MODEL on the held-out DATA (examples it was not trained on): Platt's
+    sigmoid of the scores, fitted as LIBSVM's -b 1 fits it (Lin, Lin and Weng 2007); for several classes
+    a sigmoid per pair of classes on the difference of their scores, coupled as LIBSVM couples them
+    (Wu, Lin and Weng 2004, method 2).  The model predicts as before; predict --proba writes
+    probabilities and eval reports their log loss and calibration error.  Training the model further
+    drops its calibration."""
+    from ..api import fit_calibration
+
+    _refuse_same_files([("MODEL", model_path), ("DATA", data)], [("-o", output)], may_replace={("MODEL", "-o")})
+    problem = writable_problem(output)  # before the held-out data is read
+    if problem:
+        fail(f"{output}: cannot write the model: {problem}")
+    model = _load(model_path, resume=True, data=data)
+    try:
+        warnings = fit_calibration(model, data, skip_bad_lines=skip_bad_lines)
+    except DataError as exc:
+        fail(str(exc))
+    except ValueError as exc:
+        fail(f"{data}: {exc}")
+    try:
+        model.save(output, resume=model.resume_state)
+    except UnloadableModel as exc:
+        fail(f"{output}: {exc}")
+    except OSError as exc:
+        write_failed(output, "the model", exc)
+    c = model.calibration
+    sigmoids = (
+        f"Platt's sigmoid A={c['A'][0]:.6g}, B={c['B'][0]:.6g}"
+        if c["method"] == "platt"
+        else (f"{len(c['A'])} pairwise sigmoids")
+    )
+    click.echo(f"calibrated on {c['examples']:,} examples of {data}: {sigmoids}; wrote {output}", err=True)
+    for warning in warnings:  # as eval prints its own
+        click.echo(f"warning: {warning}", err=True)

@@ -1,0 +1,369 @@
+"""The `tune` command: a parameter grid run in parallel, its table and its best model."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import sys
+
+import click
+
+from .. import bounds, pipeline, registry
+from ..exits import fail, write_failed
+from ..atomic import (
+    writable_problem,
+)
+from .. import tune as tune_
+from ..core import DataError, KernelSpec, unique
+from ..io.libsvm import read_once
+from ..model import UnloadableModel
+from ..spec import (
+    TrainSpec,
+)
+
+from .common import (
+    AlgorithmName,
+    DATA_PATH,
+    Jobs,
+    SEED,
+    WRITTEN,
+    _console,
+    _given,
+    _kernel_options,
+    _param_options,
+    _refuse_same_files,
+    _scale,
+)
+
+
+def _tune_run(runs, settings, grid, jobs, backend, scheduler, sort, csv_path, save_best, writing: list):
+    """Run the grid; write the table and the best model as asked, appending (path, what) to `writing`
+    before each.  Returns the sorted rows and the best run (None without --save-best)."""
+    results = tune_.run_all(runs, jobs, backend, scheduler)
+    rows = tune_.table(settings, results, sort)
+    if csv_path is not None:
+        writing.append((csv_path, "the table"))
+        tune_.write_csv(csv_path, rows, [n for n, _ in grid], runs[0].spec.epochs)
+    best = None
+    if save_best is not None and runs[0].folds:  # the model of the best setting's train command: all of DATA
+        model = pipeline.train(tune_.setting_spec(runs[0].spec, rows[0].setting), runs[0].data).model
+        writing.append((save_best, "the model"))
+        model.save(save_best)
+    elif save_best is not None:
+        best = tune_.best_run(rows[0], sort)
+        run = next(r for r in runs if (r.setting, r.permutation) == (best.setting, best.permutation))
+        model = tune_.retrain(run, best)
+        writing.append((save_best, "the model"))
+        model.save(save_best)
+    return rows, best
+
+
+def _no_grid_contradiction(grid, params: dict, gamma, sigma) -> None:
+    """ValueError when a --grid name is also given a fixed value (γ and σ are one width)."""
+    widths = {n for n, v in (("gamma", gamma), ("sigma", sigma)) if v is not None}
+    for name, _ in grid:
+        if name in params or name in ("gamma", "sigma") and widths:
+            raise ValueError(
+                f"--grid {name} and a fixed {' '.join('--' + w for w in widths) or '--' + name} contradict each other"
+            )
+
+
+@click.command()
+@click.option(
+    "-a",
+    "--algorithm",
+    type=AlgorithmName(),
+    default=None,
+    metavar="NAME",
+    help=f"Learning algorithm (see `budgetlearn algorithms`). Default: train's, {registry.DEFAULT['binary']} for "
+    f"two labels, {registry.DEFAULT['multiclass']} for more (by the first block of DATA).",
+)
+@click.option(
+    "--grid",
+    "grids",
+    multiple=True,
+    metavar="NAME=V1,V2,...",
+    help="Values of one parameter (eta, B, beta, lambda, C, ..., or the kernel's gamma, sigma, degree, "
+    "coef0); repeat for more. Every combination is a setting.",
+)
+@click.option(
+    "--permutations",
+    type=click.IntRange(min=0),
+    default=5,
+    show_default=True,
+    help="Runs per setting, each over a seeded permutation of DATA (run p: seed --seed + p, as "
+    "`train --shuffle --seed`); 0: one run over DATA in its own order.",
+)
+@click.option(
+    "--folds",
+    type=click.IntRange(min=2),
+    default=None,
+    metavar="K",
+    help="Rank the settings by K-fold cross-validated accuracy, each exactly `train -v K` with that setting "
+    "(the folds seeded by --seed): a setting's runs are its K folds, each trained on the others in file "
+    "order and scored on the one held out, with the hypothesis train writes. --test is then only reported.",
+)
+@click.option(
+    "--seed",
+    type=SEED,
+    default=0,
+    show_default=True,
+    help="Seed of run 0; run p uses --seed + p. With --folds: the seed of the folds and of every run.",
+)
+@click.option(
+    "--epochs",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    help="Passes over DATA per run, as `train --epochs` (a permuted run: each pass its own "
+    "permutation, as `train --shuffle`, with DATA in memory).",
+)
+@click.option("--test", type=click.Path(dir_okay=False), default=None, help="Test file: accuracy of every run.")
+@click.option(
+    "--hypothesis",
+    type=click.Choice(sorted(WRITTEN)),
+    default=None,
+    help="What each run's model predicts --test with, as train writes it: average (the default, but "
+    "last for the learners that track drift) or last.",
+)
+@click.option(
+    "-j",
+    "--jobs",
+    type=Jobs(),
+    default=1,
+    show_default=True,
+    help="Runs at once (-1: one per core). With dask, the cluster's workers decide.",
+)
+@click.option(
+    "--backend",
+    type=click.Choice(tune_.BACKENDS),
+    default="loky",
+    show_default=True,
+    help="joblib backend: loky (local processes), threading (one process: the compiled loops hold "
+    "the GIL, so no speed-up), dask (dask.distributed; a local cluster of --jobs processes unless "
+    "--scheduler), ray.",
+)
+@click.option(
+    "--scheduler", metavar="ADDRESS", default=None, help="dask scheduler (tcp://host:8786) or ray cluster address."
+)
+@click.option(
+    "--sort",
+    type=click.Choice(sorted(tune_.SORT_KEYS)),
+    default=None,
+    help="Order of the table, best first [default: test-accuracy with --test, else error].",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the table as JSON on stdout instead.")
+@click.option(
+    "--csv",
+    "csv_path",
+    type=click.Path(dir_okay=False),
+    default=None,
+    metavar="FILE",
+    help="Also write the table as CSV.",
+)
+@click.option(
+    "--save-best",
+    type=click.Path(dir_okay=False),
+    default=None,
+    metavar="MODEL",
+    help="Save the model of the best run of the best setting (trained again here, identically); with --folds, "
+    "the model the best setting's train command writes from all of DATA.",
+)
+@click.option(
+    "--scale",
+    is_flag=True,
+    help="Every run scales as train --scale (the ranges of DATA; with "
+    "--folds, of each fold's training part, as train -v --scale).",
+)
+@click.option(
+    "--scale-ranges",
+    type=click.Path(dir_okay=False),
+    default=None,
+    metavar="FILE",
+    help="Every run scales by the ranges of FILE, as train --scale-ranges.",
+)
+@_kernel_options
+@_param_options
+@click.argument("data", type=DATA_PATH)
+def tune(
+    algorithm,
+    grids,
+    permutations,
+    seed,
+    epochs,
+    test,
+    jobs,
+    backend,
+    scheduler,
+    sort,
+    as_json,
+    csv_path,
+    save_best,
+    hypothesis,
+    folds,
+    scale,
+    scale_ranges,
+    data,
+    **options,
+):
+    """Train every (setting, permutation) pair of a parameter grid in parallel and print mean ± std
+    of the online mistake rate, support size, test accuracy and seconds per setting.
+
+    Options outside --grid fix a parameter for every setting. Each run reads DATA (and --test) from
+    its path in the worker, so on a cluster the paths must be readable by every worker. Results
+    are the same whatever --jobs or --backend: only the seconds differ.
+
+    A grid value that provably learns nothing is refused, as train refuses it. The notes column
+    refers to the warnings of a setting's runs, listed under the table (and in --json and --csv);
+    a setting with a run that ended with no support vector is marked "nothing learned" and ranks
+    after every setting that learned something, whatever --sort says."""
+    kernel = KernelSpec.from_params(options)
+    params = {k: v for k, v in options.items() if k in registry.params() and v is not None}
+    for name, path in (("DATA", data), ("--test", test)):
+        what = path is not None and read_once(path)
+        if what:
+            raise click.UsageError(
+                f"tune reads {name} once per run: give a regular file, not {'-' if path == '-' else path} ({what})"
+            )
+    ctx = click.get_current_context()
+    if algorithm is None:
+        algorithm = _default_algorithm(data)
+    if folds and _given(ctx, "permutations"):
+        raise click.UsageError("--folds K makes a setting's runs its K folds; drop --permutations")
+    sort = sort or ("cv-accuracy" if folds else "test-accuracy" if test else "error")
+    if sort == "test-accuracy" and not test:
+        raise click.UsageError("--sort test-accuracy needs --test")
+    if sort == "cv-accuracy" and not folds:
+        raise click.UsageError("--sort cv-accuracy needs --folds K")
+    scaled = _scale(scale, scale_ranges)
+    _refuse_same_files([("DATA", data), ("--test", test)], [("--csv", csv_path), ("--save-best", save_best)])
+    for path, what in ((csv_path, "the table"), (save_best, "the model")):
+        problem = path and writable_problem(path)
+        if problem:
+            fail(f"{path}: cannot write {what}: {problem}")
+    try:
+        grid = tune_.parse_grid(list(grids), algorithm)
+        _no_grid_contradiction(grid, params, kernel.gamma, kernel.sigma)
+        settings = tune_.settings_of(grid)
+        base = TrainSpec(
+            algorithm,
+            kernel,
+            params,
+            seed,
+            epochs,
+            hypothesis=WRITTEN[hypothesis] if hypothesis else None,
+            scale=scaled,
+        )
+        runs = tune_.plan(data, test, base, settings, permutations, folds or 0)
+    except ValueError as exc:
+        raise click.UsageError(str(exc))
+    if scaled is True and not folds:  # a permuted run reads DATA in another order: the ranges of train --scale DATA
+        from ..scaling import of_data
+
+        try:
+            ranges = of_data(data, kernel.kind).ranges
+        except DataError as exc:
+            fail(str(exc))
+        runs = [dataclasses.replace(r, spec=dataclasses.replace(r.spec, scale=ranges)) for r in runs]
+
+    if scheduler is None:  # local processes or threads; a cluster's own workers decide there
+        jobs, note = bounds.workers(jobs, len(runs), "run")
+        if note:
+            click.echo(f"budgetlearn: note: {note}", err=True)
+    writing = []  # (path, what) of the output being written
+    try:
+        rows, best = _tune_run(runs, settings, grid, jobs, backend, scheduler, sort, csv_path, save_best, writing)
+        best_command = _best_command(
+            algorithm, kernel, params, rows[0], sort, data, epochs, hypothesis, seed, folds, scale, scale_ranges
+        )
+    except DataError as exc:
+        fail(str(exc))
+    except UnloadableModel as exc:
+        fail(f"{save_best}: {exc}")
+    except RuntimeError as exc:
+        fail(str(exc))
+    except OSError as exc:
+        if not writing:
+            fail(f"{os.fsdecode(exc.filename) if exc.filename else 'tune'}: {exc.strerror or exc}")
+        write_failed(*writing[-1], exc)
+    except KeyboardInterrupt:
+        click.echo("budgetlearn: interrupted; nothing written", err=True)
+        sys.exit(130)
+    if as_json:
+        click.echo(
+            json.dumps(
+                {
+                    "algorithm": algorithm,
+                    "sort": sort,
+                    "permutations": permutations,
+                    "seed": seed,
+                    "epochs": epochs,
+                    "rows": [r.to_dict() for r in rows],
+                    "best": best_command,
+                }
+            )
+        )
+    else:
+        _print_tune(algorithm, sort, rows, epochs, best_command)
+    if save_best is not None:
+        seed_note = f", seed {best.seed}" if best is not None else ""
+        click.echo(f"best model: {save_best} ({tune_._describe(rows[0].setting)}{seed_note})", err=True)
+
+
+def _default_algorithm(data: str) -> str:
+    """train's default algorithm for DATA, by the labels of its first block (registry.default_for)."""
+    from ..io.libsvm import LibsvmReader
+
+    try:
+        with LibsvmReader(data) as reader:
+            first = next(iter(reader), None)
+    except DataError as exc:
+        fail(str(exc))
+    if first is None:
+        fail(f"{data}: no examples to train on")
+    return registry.default_for(len(unique(first.labels)))
+
+
+def _best_command(algorithm, kernel, params, top, sort, data, epochs, hypothesis, seed, folds, scale, ranges) -> str:
+    """The `budgetlearn train` command whose model the table's best setting is: with --folds the model its
+    cross-validation estimates (train -v K of the same command prints its accuracy); else its best run's
+    (`--shuffle --seed S` for a permuted run), as --save-best saves it."""
+    from ..grid import train_command
+
+    setting_kernel = {k: v for k, v in top.setting.items() if k in tune_.KERNEL_GRID}
+    default = KernelSpec().params()
+    given_kernel = {k: v for k, v in kernel.params().items() if v != default[k] and v is not None}
+    more = [] if epochs == 1 else ["--epochs", str(epochs)]
+    more += ["--hypothesis", hypothesis] if hypothesis else []
+    more += ["--scale"] if scale else ["--scale-ranges", ranges] if ranges else []
+    run = None if folds else tune_.best_run(top, sort)
+    if run is not None and run.permutation >= 0:
+        more += ["--shuffle", "--seed", str(run.seed)]
+    elif seed:
+        more += ["--seed", str(seed)]
+    setting_params = {k: v for k, v in top.setting.items() if k not in tune_.KERNEL_GRID}
+    return train_command(algorithm, given_kernel | setting_kernel, params | setting_params, data, tuple(more))
+
+
+def _print_tune(algorithm, sort, rows, epochs, best_command: str) -> None:
+    from rich.table import Table
+
+    table = Table(
+        title=f"{algorithm}, {len(rows[0].runs)} run(s) per setting of {epochs} pass(es), sorted by {sort}",
+        title_justify="left",
+    )
+    cv = ("cv accuracy %",) if rows[0].stats("cv_accuracy")[0] is not None else ()
+    for col in ("rank", "setting", *cv, "online error %", "support size", "test accuracy %", "seconds", "notes"):
+        table.add_column(col, justify="left" if col in ("setting", "notes") else "right")
+    cells, legend = tune_.format_table(rows, sort)
+    for row in cells:
+        table.add_row(*row)
+    console = _console(highlight=False)
+    console.width = max(120 if cv else 100, console.width)
+    console.print(table)
+    click.echo(f"best: {best_command}")
+    if any(r.learned_nothing for r in rows):
+        click.echo("nothing learned: a run ended with f = 0 (0 support vectors); such settings rank last")
+    for line in legend:  # whole lines, never wrapped
+        click.echo(line)
