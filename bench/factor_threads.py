@@ -2,15 +2,16 @@
 interleaved, and the model files compared byte for byte.
 
     python bench/factor_threads.py [TRAIN (default sample_data/a9a)] [--threads 2] [--runs 5]
-                                   [--options "-a projectron++ --eta 0.1 --gamma 0.04 --average"]
+                                   [--options "-a projectron++ --eta 0.1 --gamma 0.04 --average"] [--installed]
 
 Each round runs `budgetlearn train OPTIONS TRAIN -o M1` and the same with `--threads N` (which goes first
 alternates from round to round), as bench/peers.py measures a process (`measure`: wall, CPU = user +
 system, peak RSS), with the load average before each run: the machine may be shared, and a busy core
 takes from the threads' share first.  Printed: every run, the medians, the ratio of the median wall
 times (target ≤ 0.6 for N = 2 on 2 cores) and whether every model file of the threaded runs is the
-one-thread file byte for byte.  Our side is `python -m budgetcli` of this interpreter in the checkout, on
-the path `budgetlearn --version` names (first line).
+one-thread file byte for byte.  Our side is `python -m budgetcli` of this interpreter in the checkout (with
+--installed: the budgetlearn installed in its environment), on the path `budgetlearn --version` names (first
+line).
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ sys.path.insert(0, ROOT)
 sys.path.insert(0, HERE)
 
 from loops import fmt_load  # noqa: E402
-from peers import budgetlearn  # noqa: E402
+from peers import INSTALLED_HELP, budgetlearn, use_installed  # noqa: E402
 from repro.common import dataset  # noqa: E402
 
 TARGET = 0.6  # the threaded run's wall time ÷ one thread's, for 2 threads on 2 cores
@@ -40,7 +41,10 @@ def main() -> None:
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--options", default="-a projectron++ --eta 0.1 --gamma 0.04 --average")
+    ap.add_argument("--installed", action="store_true", help=INSTALLED_HELP)
     args = ap.parse_args()
+    if args.installed:
+        use_installed()
     print(budgetlearn("--version").out.splitlines()[-1], flush=True)
     options = shlex.split(args.options)
     sides = {1: [], args.threads: []}

@@ -4,6 +4,7 @@ the decision of issue #51: `single` (float32 map) becomes the default for new mo
 accuracy over 5 seeds is within 0.1 point of `vectorised`'s (float64, the default before) on every set.
 
     python bench/fogd_arithmetic.py [--seeds 5] [--sets a9a,letter,banana,mushrooms] [--arithmetics vectorised,single]
+                                  [--installed]
 
 Sets: a9a (sample_data/a9a, tested on a9a.t; fogd), letter (letter.scale, letter.scale.t; mc-fogd) and the
 binary banana and mushrooms (fogd), from BUDGETLEARN_DATASETS; these two have no test file, so every
@@ -27,7 +28,9 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, ROOT)
+sys.path.insert(0, HERE)
 
+import peers  # noqa: E402  (bench/peers.py: OURS_CWD, where our processes start; --installed)
 from repro.common import dataset  # noqa: E402
 
 SETS = {  # name: (algorithm, train file, test file; None: every fourth line of the train file)
@@ -40,7 +43,7 @@ THRESHOLD = 0.1  # points of mean test accuracy (issue #51)
 
 
 def budgetlearn(*args: str) -> str:
-    p = subprocess.run([sys.executable, "-m", "budgetcli", *args], capture_output=True, text=True, cwd=ROOT)
+    p = subprocess.run([sys.executable, "-m", "budgetcli", *args], capture_output=True, text=True, cwd=peers.OURS_CWD)
     if p.returncode:
         sys.exit(f"budgetlearn {' '.join(args)} failed:\n{p.stderr[-2000:]}")
     return p.stdout
@@ -72,7 +75,10 @@ def main() -> None:
     ap.add_argument("--seeds", type=int, default=5)
     ap.add_argument("--sets", default=",".join(SETS))
     ap.add_argument("--arithmetics", default="vectorised,single")
+    ap.add_argument("--installed", action="store_true", help=peers.INSTALLED_HELP)
     args = ap.parse_args()
+    if args.installed:
+        peers.use_installed()
     arithmetics = args.arithmetics.split(",")
     print(budgetlearn("--version").splitlines()[-1], flush=True)
     verdict = True

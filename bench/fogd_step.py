@@ -1,7 +1,7 @@
 """FOGD's step against LIBOKL's (issue #51): our defaults beside LIBOKL's defaults on the shared binary sets,
 with the like-for-like run between them.
 
-    python bench/fogd_step.py --kol KOL [--runs 5] [--sets a9a,banana,heart,mushrooms]
+    python bench/fogd_step.py --kol KOL [--runs 5] [--sets a9a,banana,heart,mushrooms] [--installed]
 
 LIBOKL's FOGD at its defaults (`KOL -i TRAIN -opt kernel-fogd [-t TEST]`: D = 400, γ = 0.01, η = 0.5 on
 unscaled features, its averaged weights tested) against, per set (`budgetlearn train -a fogd ... --seed R
@@ -36,7 +36,7 @@ sys.path.insert(0, ROOT)
 sys.path.insert(0, HERE)
 
 from fogd_arithmetic import budgetlearn, held_out  # noqa: E402
-from peers import kol_report  # noqa: E402
+from peers import INSTALLED_HELP, kol_report, use_installed  # noqa: E402
 from repro.common import dataset  # noqa: E402
 
 SETS = {"a9a": ("a9a/a9a", "a9a/a9a.t"), "banana": ("banana/banana", None), "heart": ("heart/heart_scale", None)}
@@ -92,7 +92,10 @@ def main() -> None:
     ap.add_argument("--kol", required=True, metavar="PATH", help="LIBOKL's KOL executable")
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--sets", default=",".join(SETS))
+    ap.add_argument("--installed", action="store_true", help=INSTALLED_HELP)
     args = ap.parse_args()
+    if args.installed:
+        use_installed()
     print(budgetlearn("--version").splitlines()[-1], flush=True)
     behind = []
     with tempfile.TemporaryDirectory() as tmp:

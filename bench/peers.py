@@ -7,7 +7,7 @@ the build type open, and without -DNDEBUG its FOGD takes 1.3–1.5× as long (do
 
     python bench/peers.py [TRAIN TEST (default sample_data/a9a sample_data/a9a.t)]
                           [--kol KOL_EXECUTABLE] [--budgetedsvm DIR (holding budgetedsvm-train, -predict)]
-                          [--long] [--runs 3] [--eta 0.135] [--jit] [--only TEXT,...]
+                          [--long] [--runs 3] [--eta 0.135] [--jit] [--only TEXT,...] [--installed]
 
 The rows (rbf kernel, γ = 0.01; R is the round, 0, 1, ...; M and P files in a temporary directory):
 
@@ -65,10 +65,13 @@ timing table prints the learning ratio beside the whole-process one.  Run it twi
 --jit, for both paths.
 
 Our side is the checkout (`python -m budgetcli`, the checkout the working directory) run by this script's
-interpreter, so run it with an environment that holds the dependencies but no editable install of
-budgetlearn: an editable install's import hook is loaded by every process (about 20 ms here, `python -X
-importtime -c pass`), which a user's `pip install .` does not pay; the script prints a line when it finds
-one (`editable_hook_note`).
+interpreter.  A checkout has no compiled extension (unless `python -m budgetcli.aot_build build` made one in
+place), so its loops run on the JIT; what users get is measured with --installed, the script run by the
+interpreter of an environment where `pip install .` installed budgetlearn (our processes then start outside
+the checkout; no PYTHONPATH): this script, bench/startup.py, factor_threads.py, fogd_arithmetic.py and
+fogd_step.py take it.  Either way, no editable install of budgetlearn: its import hook is loaded by every
+process (about 20 ms here, `python -X importtime -c pass`), which a user's `pip install .` does not pay; the
+script prints a line when it finds one (`editable_hook_note`).
 
 Without a peer's binary its rows are printed from FALLBACK (figures from an earlier run, labelled as
 such) and only our side is measured.
@@ -77,6 +80,7 @@ such) and only our side is measured.
 from __future__ import annotations
 
 import argparse
+import atexit
 import compileall
 import functools
 import json
@@ -107,24 +111,33 @@ WARM_LINES = 200
 TIME: str | None = None  # GNU time's path, "" when it is not installed; looked up by measure's first call
 
 # An earlier run's figures, printed when a peer's binary is not given: wall seconds of budgetlearn and of
-# the peer and their ratio (a9a×16: the ratio only).
-# `--long --runs 3` on a9a, 2026-11-25, the loops compiled at install, load average 1.0–1.9
+# the peer and their ratio.
+# `--installed --long --runs 3` on a9a, 2026-11-27 (docs/BENCHMARK.md), load average 5.2 before, 2.6 after
 FALLBACK = {  # (budgetlearn s, peer s, ratio)
-    "RBP B=300": (0.53, 0.87, 0.61),
-    "Forgetron B=300": (0.89, 1.08, 0.83),
-    "Projectron++ ~300 SVs": (0.81, 2.58, 0.31),
-    "BPA-S B=100": (0.44, 0.34, 1.27),
-    "kernel OGD": (3.20, 14.35, 0.22),
-    "RBP B=300, a9a×16": (2.62, 12.37, 0.21),
-    "Forgetron B=300, a9a×16": (7.28, 16.79, 0.43),
-    "Projectron++ ~300 SVs, a9a×16": (8.97, 26.49, 0.34),
-    "BPA-S B=100, a9a×16": (1.75, 5.80, 0.30),
+    "RBP B=300": (0.44, 0.90, 0.49),
+    "Forgetron B=300": (0.51, 1.11, 0.46),
+    "Projectron++ ~300 SVs": (0.59, 3.10, 0.19),
+    "BPA-S B=100": (0.33, 0.27, 1.23),
+    "BOGD-FIFO B=100": (0.22, 0.25, 0.91),
+    "BOGD B=100": (0.23, 0.24, 0.97),
+    "FOGD D=400": (0.26, 0.27, 0.96),
+    "NOGD B=100 k=20": (0.32, 0.29, 1.11),
+    "kernel OGD": (1.80, 9.73, 0.19),
+    "RBP B=300, a9a×16": (1.47, 11.04, 0.13),
+    "Forgetron B=300, a9a×16": (2.52, 13.12, 0.19),
+    "Projectron++ ~300 SVs, a9a×16": (5.14, 22.31, 0.23),
+    "BPA-S B=100, a9a×16": (0.80, 3.95, 0.20),
+    "BOGD-FIFO B=100, a9a×16": (0.96, 3.87, 0.25),
+    "BOGD B=100, a9a×16": (0.95, 3.84, 0.25),
+    "FOGD D=400, a9a×16": (0.99, 2.75, 0.36),
+    "NOGD B=100 k=20, a9a×16": (0.89, 4.16, 0.21),
     # BSGD: the train processes (the target's measure)
-    "BSGD B=100 removal": (0.84, 3.04, 0.28),
-    "BSGD B=500 removal": (1.54, 14.13, 0.11),
-    "BSGD B=100 merge": (2.72, 29.04, 0.09),
+    "BSGD B=100 removal": (0.38, 3.01, 0.12),
+    "BSGD B=500 removal": (0.60, 10.79, 0.06),
+    "BSGD B=100 merge": (1.67, 26.77, 0.06),
+    "BSGD B=100 merge-lookup": (0.61, 26.36, 0.02),
 }
-FALLBACK_RSS = {"KOL": "4.1–7.7 MB", "BudgetedSVM": "7.2–7.4 MB", "budgetlearn": "44–71 MB"}
+FALLBACK_RSS = {"KOL": "4.2–7.8 MB", "BudgetedSVM": "7.3–7.6 MB", "budgetlearn": "49–78 MB"}
 
 
 @dataclass
@@ -220,9 +233,32 @@ def interleaved(cmds: dict[str, list[str]], runs: int, cwd: str) -> dict[str, li
     return out
 
 
+INSTALLED_HELP = "our side: the budgetlearn installed in this interpreter's environment, not the checkout"
+OURS_CWD = ROOT  # where our processes start: `python -m budgetcli` imports that directory's budgetcli first
+
+
+def use_installed() -> None:
+    """--installed: our side is the budgetcli installed in this interpreter's environment, what a user's
+    `pip install .` gives (the loops compiled at install), not the checkout's source tree, which has no
+    compiled extension and so runs the JIT: our processes start in an empty directory outside the checkout.
+    Exits when that budgetcli is the checkout's (an editable install) or there is none."""
+    global OURS_CWD
+    OURS_CWD = tempfile.mkdtemp(prefix="budgetlearn-bench-")
+    atexit.register(shutil.rmtree, OURS_CWD, ignore_errors=True)
+    os.environ.pop("PYTHONPATH", None)  # inherited by every process of ours: nothing may put the checkout first
+    found = subprocess.run(
+        [sys.executable, "-c", "import budgetcli; print(budgetcli.__file__)"],
+        cwd=OURS_CWD, capture_output=True, text=True,
+    )  # fmt: skip
+    where = os.path.dirname(os.path.realpath(found.stdout.strip())) if not found.returncode else None
+    if where is None or os.path.commonpath([where, os.path.realpath(ROOT)]) == os.path.realpath(ROOT):
+        sys.exit(f"--installed: {sys.executable} has no installed budgetcli apart from this checkout ({where})")
+    print(f"our side: the installed budgetcli in {where}", flush=True)
+
+
 def budgetlearn(*args) -> Proc:
-    # `python -m budgetcli` is what the installed script runs; cwd = the checkout, so its code is measured
-    return measure([sys.executable, "-m", "budgetcli", *map(str, args)], ROOT)
+    # `python -m budgetcli` is what the installed script runs; started in the checkout, its code is measured
+    return measure([sys.executable, "-m", "budgetcli", *map(str, args)], OURS_CWD)
 
 
 def labels_of(path: str) -> list[float]:
@@ -673,7 +709,10 @@ def main():
     ap.add_argument("--eta", type=float, default=0.135, help="our Projectron++ η (~300 SVs on a9a at γ = 0.01)")
     ap.add_argument("--jit", action="store_true", help="our side on the JIT path (BUDGETLEARN_JIT=1)")
     ap.add_argument("--only", metavar="TEXT,...", help="just the rows whose name contains one of these (e.g. BOGD,BPA)")
+    ap.add_argument("--installed", action="store_true", help=INSTALLED_HELP)
     args = ap.parse_args()
+    if args.installed:
+        use_installed()
     os.environ["BUDGETLEARN_JIT"] = "1" if args.jit else "0"  # inherited by every budgetlearn process
     print(_path_in_use(), flush=True)
     if note := editable_hook_note():

@@ -8,9 +8,9 @@ Learns DATA once in each of three ways, with the same algorithm and kernel:
   learn_many      BudgetClassifier.learn_many on DataFrames of --batch rows (built beforehand: a River
                   user who has mini-batches has them as frames);
   learn_one       BudgetClassifier.learn_one on each example as a dict {LIBSVM index: value}.
-Prints CPU microseconds per example (user + system, time.process_time, as docs/BENCHMARK.md
-measures) and each run's mistakes, which must agree.  Every way is warmed up first (numba's compile
-cache, the first call of each compiled function).
+Prints CPU microseconds per example (user + system, time.process_time: the overhead of one process's
+calls, whatever its neighbours do) and each run's mistakes, which must agree.  Every way is warmed up
+first (numba's compile cache, the first call of each compiled function).
 """
 
 from __future__ import annotations

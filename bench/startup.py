@@ -3,7 +3,7 @@ each a fresh `python -m budgetcli` (what the installed `budgetlearn` script runs
 run on: compiled at install (`budgetlearn --version` says so), or the JIT with --jit (BUDGETLEARN_JIT=1).
 
     python bench/startup.py [TRAIN TEST (default sample_data/a9a sample_data/a9a.t)] [--runs 7] [--jit]
-                            [--no-first-runs]
+                            [--no-first-runs] [--installed]
 
 Per command: the minimum and median wall time, the median CPU time (user + system) and the peak RSS of
 the process (its own: GNU time's, see bench/peers.py's measure), and the median's difference from the
@@ -37,6 +37,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 sys.path.insert(0, os.path.join(ROOT, "bench"))
 
+import peers  # noqa: E402  (bench/peers.py: OURS_CWD, where our processes start)
 from peers import editable_hook_note, measure  # noqa: E402  (bench/peers.py: wall, CPU and own peak RSS)
 from repro.common import dataset  # noqa: E402
 
@@ -68,7 +69,7 @@ FLOOR_MARGIN = 0.07  # s: train and predict of 10 lines within this of the floor
 
 def run(args: list[str], env: dict | None = None) -> tuple[float, float, float]:
     """(wall s, CPU s, peak RSS MB) of one `python -m budgetcli ARGS` process (peers.measure); FLOOR as is."""
-    p = measure([sys.executable, *(args if args is FLOOR else ["-m", "budgetcli", *args])], ROOT, env)
+    p = measure([sys.executable, *(args if args is FLOOR else ["-m", "budgetcli", *args])], peers.OURS_CWD, env)
     return p.wall, p.cpu, p.rss
 
 
@@ -79,9 +80,12 @@ def main():
     ap.add_argument("--runs", type=int, default=7)
     ap.add_argument("--jit", action="store_true", help="the JIT path (BUDGETLEARN_JIT=1)")
     ap.add_argument("--no-first-runs", action="store_true", help="leave out every algorithm's first run")
+    ap.add_argument("--installed", action="store_true", help=peers.INSTALLED_HELP)
     args = ap.parse_args()
+    if args.installed:
+        peers.use_installed()
     os.environ["BUDGETLEARN_JIT"] = "1" if args.jit else "0"  # inherited by every child
-    print(measure([sys.executable, "-m", "budgetcli", "--version"], ROOT).out.splitlines()[-1])
+    print(measure([sys.executable, "-m", "budgetcli", "--version"], peers.OURS_CWD).out.splitlines()[-1])
     if note := editable_hook_note():
         print(note)
     with tempfile.TemporaryDirectory() as tmp:
@@ -135,7 +139,11 @@ def main():
             [
                 float(x)
                 for x in subprocess.run(
-                    [sys.executable, "-c", BREAKDOWN, *train], cwd=ROOT, check=True, capture_output=True, text=True
+                    [sys.executable, "-c", BREAKDOWN, *train],
+                    cwd=peers.OURS_CWD,
+                    check=True,
+                    capture_output=True,
+                    text=True,
                 ).stdout.split()
             ]
             for _ in range(args.runs)
