@@ -3,6 +3,12 @@ approximations and River's online regressors, on the shared regression sets and 
 
     python bench/regression.py [--svm-train PATH] [--sets cpusmall,mg,housing] [--runs 3] [--long]
                                [--quick] [--installed]
+    python bench/regression.py --defaults [--installed]
+
+`--defaults` is the table behind the regression task's default algorithm: every regression learner as a new
+user runs it (`budgetlearn train --task regression -a NAME TRAIN`, no other flag), on the three shared sets
+as split below, mg30 (sample_data/mg30.dat as docs/USAGE.md makes it: 10 lags, first 4,000 lines / the
+rest) and Friedman #1 (20,000 lines seed 1 / 5,000 seed 2): test MSE, R², centres, the train's seconds.
 
 Data: the directory BUDGETLEARN_DATASETS names holds regression/{cpusmall_scale, mg_scale, housing_scale}
 (LIBSVM's regression sets, scaled).  Each is split once by a permutation seeded 0 into a training and a test
@@ -269,6 +275,44 @@ def report(rows: list[dict]) -> None:
         print(f"  {r['set']:10s} " + "; ".join(f"{label}: {'met' if ok else 'NOT MET'}" for label, ok in checks))
 
 
+def mg30_lines() -> list[str]:
+    """sample_data/mg30.dat as the awk line of docs/USAGE.md writes it: the next value, then 10 lags."""
+    with open(os.path.join(ROOT, "sample_data", "mg30.dat")) as f:
+        s = [line.split()[0] for line in f if line.strip()]
+    return [
+        " ".join([s[n + 1], *(f"{j + 1}:{s[n - j]}" for j in range(min(10, n + 1)))]) + "\n" for n in range(len(s) - 1)
+    ]
+
+
+def defaults_table(root: str | None, learners: dict, tmp: str) -> None:
+    sets = {}
+    for name, (file, test_size) in SPLITS.items():
+        if root and os.path.exists(os.path.join(root, "regression", file)):
+            sets[name] = split(os.path.join(root, "regression", file), test_size, tmp, name)
+    rows = mg30_lines()
+    sets["mg30"] = (
+        write(os.path.join(tmp, "mg30.train"), rows[:4000]),
+        write(os.path.join(tmp, "mg30.test"), rows[4000:]),
+    )
+    friedman = os.path.join(tmp, "friedman1.train"), os.path.join(tmp, "friedman1.test")
+    peers.budgetlearn("generate", "friedman1", "-n", 20_000, "--seed", 1, "-o", friedman[0])
+    peers.budgetlearn("generate", "friedman1", "-n", 5_000, "--seed", 2, "-o", friedman[1])
+    sets["friedman1"] = friedman
+    print(f"{'set':10s} {'learner':8s} {'test MSE':>10s} {'R²':>7s} {'centres':>8s} {'train s':>8s}")
+    for name, (train, test) in sets.items():
+        for algorithm in learners:
+            model = os.path.join(tmp, "d.model")
+            trained = peers.budgetlearn(
+                "train", "--task", "regression", "-a", algorithm, "-q", "--json", train, "-o", model
+            )
+            report = json.loads(peers.budgetlearn("eval", "--json", model, test).out)
+            centres = json.loads(trained.out)["support_size"]
+            print(
+                f"{name:10s} {algorithm:8s} {report['mse']:10.4g} {report['r2']:7.3f} {centres:8d} {trained.wall:8.2f}"
+            )
+    print(f"load average {load()}")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--svm-train", metavar="PATH", help="LIBSVM's svm-train (svm-predict beside it)")
@@ -280,6 +324,7 @@ def main():
     ap.add_argument("--no-river", action="store_true")
     ap.add_argument("--installed", action="store_true", help=peers.INSTALLED_HELP)
     ap.add_argument("--json", metavar="FILE", help="also write the rows as JSON")
+    ap.add_argument("--defaults", action="store_true", help="every regression learner at its defaults (the table)")
     args = ap.parse_args()
     if args.installed:
         peers.use_installed()
@@ -290,6 +335,10 @@ def main():
     tmp = tempfile.mkdtemp(prefix="budgetlearn-regression-")
     learners = regression_learners()
     print(f"regression learners: {', '.join(learners)}; load average {load()}")
+    if args.defaults:
+        defaults_table(root, learners, tmp)
+        shutil.rmtree(tmp, ignore_errors=True)
+        return
     rows = []
     for name in args.sets.split(","):
         if not name:
