@@ -382,8 +382,8 @@ class KRLSFilter(KernelFilter):
     @classmethod
     def check_weights(cls) -> None:
         raise ValueError(
-            f"{cls.name} takes no example weights: it solves an unweighted least-squares problem recursively, "
-            "and none of the KRLS papers weighs examples (klms, qklms and norma do)"
+            f"{cls.name} takes no example or class weights (it solves an unweighted least-squares problem "
+            "recursively, and no KRLS paper weighs examples; klms, qklms and norma take them)"
         )
 
 
