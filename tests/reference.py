@@ -859,25 +859,25 @@ def krls(X, y, k, nu=1e-4, budget=1000) -> Trace:
     a_t = K̃⁻¹k_t, δ_t = k_tt − k_tᵀa_t; δ_t > ν (and fewer than `budget` entries): x_t joins, and the rows of A
     (each example's coefficients on the dictionary) gain a column, x_t's row being the unit vector; else x_t's
     row is a_t.  α = K̃⁻¹ (AᵀA)⁻¹ Aᵀ y, the least-squares fit of the examples seen by the approximated kernel
-    matrix A K̃ (what the recursion keeps, P being (AᵀA)⁻¹)."""
+    matrix A K̃ (what the recursion keeps, P being (AᵀA)⁻¹); AᵀA and Aᵀy are summed row by row."""
     G = _kernels(X, k)
-    tr, D, rows = Trace(), [], []
-    alpha = np.zeros(0)
+    tr, D = Trace(), []
+    AtA, Aty, alpha = np.zeros((0, 0)), np.zeros(0), np.zeros(0)
     for t in range(len(y)):
         kt = G[D, t]
         f = float(kt @ alpha)
         _regression_round(tr, f)
-        ktt = G[t, t]
         if D:
             a = np.linalg.solve(G[np.ix_(D, D)], kt)
-            delta = ktt - kt @ a
+            delta = G[t, t] - kt @ a
         if not D or (delta > nu and len(D) < budget):
-            rows = [np.append(r, 0.0) for r in rows] + [np.eye(len(D) + 1)[-1]]
             D.append(t)
-        else:
-            rows.append(a)
-        A = np.array(rows)
-        alpha = np.linalg.solve(G[np.ix_(D, D)], np.linalg.solve(A.T @ A, A.T @ y[: t + 1]))
+            AtA = np.pad(AtA, (0, 1))
+            Aty = np.append(Aty, 0.0)
+            a = np.eye(len(D))[-1]
+        AtA += np.outer(a, a)
+        Aty += a * y[t]
+        alpha = np.linalg.solve(G[np.ix_(D, D)], np.linalg.solve(AtA, Aty))
         tr.dictionaries.append(set(D))
     tr.support, tr.alpha = D, alpha
     return tr
