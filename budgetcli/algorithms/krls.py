@@ -82,11 +82,11 @@ from .lms import KernelFilter, count_round
 KRLS_NU = number(
     "krls_nu",
     1e-4,
-    "ν of KRLS: x joins the dictionary when k(x,x) − kᵀK⁻¹k > ν (the ALD test; KAFBOX's nu)",
+    "ν of KRLS: x joins the dictionary when k(x,x) − k·K^-1 k > ν (the ALD test; KAFBOX's nu)",
     NONNEGATIVE,
 )
-SWKRLS_C = number("swkrls_c", 1e-2, "c of SW-KRLS: α = (K + cI)⁻¹y over the window (KAFBOX's c)", POSITIVE)
-FBKRLS_LAMBDA = number("fbkrls_lambda", 1e-2, "λ of FB-KRLS: α = (K + λI)⁻¹y (KAFBOX's lambda)", POSITIVE)
+SWKRLS_C = number("swkrls_c", 1e-2, "c of SW-KRLS: α = (K + cI)^-1 y over the window (KAFBOX's c)", POSITIVE)
+FBKRLS_LAMBDA = number("fbkrls_lambda", 1e-2, "λ of FB-KRLS: α = (K + λI)^-1 y (KAFBOX's lambda)", POSITIVE)
 KRLST_LAMBDA = number(
     "krlst_lambda",
     0.999,
@@ -95,7 +95,7 @@ KRLST_LAMBDA = number(
 )
 KRLST_SN2 = number("krlst_sn2", 1e-2, "σ_n² of KRLS-T: the noise-to-signal ratio (KAFBOX's sn2)", POSITIVE)
 KRLST_JITTER = number(
-    "krlst_jitter", 1e-6, "jitter of KRLS-T: Q = (K + jitter·I)⁻¹, and the least γ² for x to join (KAFBOX's)", POSITIVE
+    "krlst_jitter", 1e-6, "jitter of KRLS-T: Q = (K + jitter·I)^-1, and the least γ² for x to join (KAFBOX's)", POSITIVE
 )
 
 
@@ -157,12 +157,18 @@ def grow_ridge_inverse(kinv, krow, kb, n, kxx):
 
 
 @njit(cache=True)
+def join(S, st, n, idx, val, sq, rnd):
+    """x_t joins in slot n (its coefficient set by the refit that follows)."""
+    sv_put(S, n, idx, val, sq)
+    new_coefficient(st.alpha, st.avg_sum, st.avg_stamp, n, 0.0, rnd)
+
+
+@njit(cache=True)
 def take_slot(S, book, st, r, n, idx, val, sq, rnd):
-    """x_t, at index n of the matrices, takes slot r < n, whose vector leaves: its rows and columns and
-    its per-slot numbers move there."""
+    """x_t (index n of the matrices, which the caller moved to r) takes slot r < n, whose vector leaves
+    (logged for the running average)."""
     retire(S, book, st.alpha, st.avg_sum, st.avg_stamp, r, rnd)
-    sv_put(S, r, idx, val, sq)
-    new_coefficient(st.alpha, st.avg_sum, st.avg_stamp, r, 0.0, rnd)
+    join(S, st, r, idx, val, sq, rnd)
 
 
 # ---- KRLS (ALD) -----------------------------------------------------------------------------------
@@ -247,8 +253,7 @@ def swkrls_range(S, K, rows, start, book, st, h):
             take_slot(S, book, st, slot, n, idx, val, sq, rnd)
             m = n
         else:
-            sv_put(S, n, idx, val, sq)
-            new_coefficient(alpha, st.avg_sum, st.avg_stamp, n, 0.0, rnd)
+            join(S, st, n, idx, val, sq, rnd)
         target[slot] = yt
         refit(alpha, st.avg_sum, st.avg_stamp, kinv, target, m, rnd)  # l.60
     return y.shape[0]
@@ -266,8 +271,7 @@ def fbkrls_range(S, K, rows, start, book, st, h):
         grow_ridge_inverse(kinv, krow, kb, n, self_kernel(K, sq) + h.fbkrls_lambda)  # fbkrls.m l.50-53
         target[n] = yt
         if n < h.budget:
-            sv_put(S, n, idx, val, sq)
-            new_coefficient(alpha, st.avg_sum, st.avg_stamp, n, 0.0, rnd)
+            join(S, st, n, idx, val, sq, rnd)
             refit(alpha, st.avg_sum, st.avg_stamp, kinv, target, n + 1, rnd)  # l.55
             continue
         # n + 1 > M: α over all n + 1 (x_t's at index n, kb), then the least significant leaves (l.55-62)
@@ -359,8 +363,7 @@ def krlst_range(S, K, rows, start, book, st, h):
                 for j in range(n + 1):
                     Q[i, j] = (Q[i, j] if i < n and j < n else 0.0) + g * (q[i] * q[j])
         if r == -1:
-            sv_put(S, n, idx, val, sq)
-            new_coefficient(alpha, st.avg_sum, st.avg_stamp, n, 0.0, rnd)
+            join(S, st, n, idx, val, sq, rnd)
             refit(alpha, st.avg_sum, st.avg_stamp, Q, mu, n + 1, rnd)
             continue
         if r < n:  # l.132-140: Q by its Schur complement, μ, Σ and K cut, x_t into slot r
