@@ -17,6 +17,7 @@ declarations, a model loaded or one line):
     models           export, import, info, algorithms
     data             generate, scale, plot
     tuning           tune
+    serve            serve (the server itself: serving/)
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from .scoring import calibrate, eval_, predict
 from .models import algorithms, export, import_, info
 from .data import generate, plot, scale
 from .tuning import tune
+from .serve import serve
 
 COMMANDS = (
     train,
@@ -41,4 +43,5 @@ COMMANDS = (
     algorithms,
     generate,
     scale,
+    serve,
 )
