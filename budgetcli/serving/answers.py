@@ -31,7 +31,7 @@ from ..predict import prediction_text
 from ..session import Session, TrainingStopped
 
 TOO_LONG = None  # a line of a batch that was longer than the limit (its bytes dropped)
-NO_CLASS_YET = "?"  # a multiclass model's answer before it knows any class
+NO_LABEL_YET = "?"  # the answer of a model that knows no label on the side the score gives
 
 
 class Stopped(Exception):
@@ -93,17 +93,37 @@ class Answerer:
 
     def _learn(self, run, source: str) -> list[str]:
         """Each labelled row predicted then learnt; a row the model refuses answers its error, and the rows
-        after it are learnt still."""
+        after it are learnt still.  While a binary model knows fewer than two labels, a row at a time: its
+        answer is spelt by the labels known before it (`_binary_texts`)."""
         texts: list[str] = []
         while len(texts) < len(run):
-            rest = run.take(np.arange(len(texts), len(run)))
+            model = self.model
+            growing = model is None or (
+                model.task.name == "classification" and not model.learner.multiclass and len(model.labels.classes) < 2
+            )
+            before = (model.labels.negative, model.labels.positive) if growing and model is not None else None
+            rest = run.take(np.arange(len(texts), len(texts) + 1 if growing else len(run)))
             try:
-                texts += self._texts(self.session.learn_progressive(rest, source))
+                f = self.session.learn_progressive(rest, source)
             except DataError as exc:
                 if isinstance(exc, TrainingStopped) and self.model.learner.nonfinite() is not None:
                     raise Stopped(str(exc)) from None
                 texts += self._texts(exc.answered) + [f"error: {exc}"]
+                continue
+            texts += self._binary_texts(f, before) if growing else self._texts(f)
         return texts
+
+    def _binary_texts(self, f: np.ndarray, before) -> list[str]:
+        """The answer to one row learnt while the model knew fewer than two labels: the label of the side of
+        0 its score falls on as the model knew it then, NO_LABEL_YET when that side had none."""
+        negative, positive = before or (None, None)
+        if self.model.learner.multiclass or self.model.task.name != "classification":
+            return self._texts(f)
+        side = positive if f[0] > 0 else negative
+        if side is None:
+            return [NO_LABEL_YET]
+        text = self.model.labels.spelling(side)
+        return [f"{text} {f[0]:.10g}" if self.columns == "scores" else text]
 
     def _texts(self, f: np.ndarray) -> list[str]:
         if not len(f):
@@ -111,7 +131,7 @@ class Answerer:
         texts = prediction_text(self.model, f, self.columns).splitlines()
         if f.ndim == 2:  # a multiclass row made before any class was known predicts none
             for row in np.flatnonzero(np.isneginf(f).all(axis=1)).tolist():
-                texts[row] = NO_CLASS_YET
+                texts[row] = NO_LABEL_YET
         return texts
 
     def checkpoint(self, why: str = "") -> None:
