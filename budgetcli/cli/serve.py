@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from .. import pipeline
+from .. import fewscores, pipeline
 from ..atomic import interrupt_exit_code, output_kind, writable_problem, Terminated
 from ..exits import fail
 from ..model import UnloadableModel
@@ -146,6 +146,7 @@ def serve(
     else:
         answerer = _learning(ctx, model_path, save_path, checkpoint_every, checkpoint_seconds, options, max_line)
         answerer.columns = "scores" if scores else "labels"
+    fewscores.long_running()
     server = Server(answerer, max_line, max_clients, idle_timeout, log)
     try:
         if port is not None:
