@@ -390,3 +390,22 @@ def test_save_refuses_what_is_not_a_regular_file(tmp_path):
     os.mkfifo(fifo)
     out = serve_stdin("", *RBP, "--save", fifo)
     assert out.returncode == 2 and "--save needs a regular file" in out.stderr.decode()
+
+
+def test_predict_server_sends_a_file_and_writes_the_answers(tmp_path, servers):
+    lines = stream_lines("binary")
+    train_model(tmp_path, lines, RBP)
+    queries = tmp_path / "q.txt"
+    queries.write_text("".join(line + "\n" for line in lines[:30]) + "1:0.3 2:-1")  # no final newline
+    server = servers("--model", tmp_path / "train.model", "--readonly", unix=str(tmp_path / "s.sock"))
+    out = budgetlearn("predict", "--server", tmp_path / "s.sock", queries, "-o", tmp_path / "answers.txt")
+    expected = budgetlearn("predict", tmp_path / "train.model", queries)
+    assert out.returncode == 0, out.stderr
+    assert (tmp_path / "answers.txt").read_bytes() == expected.stdout
+    queries.write_text("1 1:x\n")
+    bad = budgetlearn("predict", "--server", tmp_path / "s.sock", queries)
+    assert bad.returncode == 1 and bad.stdout.decode().startswith("error: <client 2 unix>:1: feature value")
+    assert "1 of 1 lines were answered with an error" in bad.stderr.decode()
+    server.stop()
+    gone = budgetlearn("predict", "--server", tmp_path / "s.sock", queries)
+    assert gone.returncode == 1 and "cannot connect" in gone.stderr.decode()
