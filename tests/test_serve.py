@@ -409,3 +409,16 @@ def test_predict_server_sends_a_file_and_writes_the_answers(tmp_path, servers):
     server.stop()
     gone = budgetlearn("predict", "--server", tmp_path / "s.sock", queries)
     assert gone.returncode == 1 and "cannot connect" in gone.stderr.decode()
+
+
+def test_an_example_whose_numbers_overflow_is_refused_and_learning_goes_on(tmp_path):
+    lines = stream_lines("binary", 10)
+    text = "".join(line + "\n" for line in lines[:4]) + "1 1:1e200\n" + "".join(line + "\n" for line in lines[4:])
+    out = serve_stdin(text, *RBP, "--save", tmp_path / "s.model")
+    assert out.returncode == 0, out.stderr
+    answers = out.stdout.decode().splitlines()
+    assert answers[4] == (
+        "error: <stdin>:5: not learnt: the example's squared norm ‖x‖² is not a finite number: "
+        "a feature value is too large (scale the features)"
+    )
+    assert (tmp_path / "s.model").read_bytes() == train_model(tmp_path, lines, RBP)

@@ -106,9 +106,12 @@ class Answerer:
             try:
                 f = self.session.learn_progressive(rest, source)
             except DataError as exc:
-                if isinstance(exc, TrainingStopped) and self.model.learner.nonfinite() is not None:
-                    raise Stopped(str(exc)) from None
-                texts += self._texts(exc.answered) + [f"error: {exc}"]
+                error = exc
+                if isinstance(exc, TrainingStopped):  # the example's numbers overflow: it is not learnt
+                    if self.model.learner.nonfinite() is not None:  # or the model's did: nothing can go on
+                        raise Stopped(str(exc)) from None
+                    error = DataError(exc.source, exc.line, None, f"not learnt: {exc.why}")
+                texts += self._texts(exc.answered) + [f"error: {error}"]
                 continue
             texts += self._binary_texts(f, before) if growing else self._texts(f)
         return texts
