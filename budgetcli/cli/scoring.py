@@ -77,6 +77,8 @@ from .common import DATA_PATH, Jobs, MODEL_PATH, _console, _load, _refuse_same_f
 def predict(model_path, data, server, output, scores, proba, threshold, skip_bad_lines, jobs):
     """Predict one label per example of DATA, in input order (with a MODEL, or --server)."""
     if server is not None:
+        if scores or proba or threshold != 0 or skip_bad_lines or jobs != 1:
+            raise click.UsageError("--server writes the server's answers as it gives them (serve --scores)")
         return _predict_by_server(server, model_path, data, output)
     if model_path is None or data is None:
         raise click.UsageError(f"Missing argument '{'MODEL' if model_path is None else 'DATA'}'.")
@@ -239,16 +241,8 @@ def _print_eval(r: dict) -> None:
 
 
 @click.command()
-@click.argument("model_path", metavar="MODEL", type=MODEL_PATH, required=False)
-@click.argument("data", type=DATA_PATH, required=False)
-@click.option(
-    "--server",
-    metavar="ADDRESS",
-    default=None,
-    help="Send DATA (the only argument) to a running `budgetlearn serve` at HOST:PORT or a Unix socket's "
-    "path, and write its answers: one per line, in order, a labelled line learnt unless the server is "
-    "--readonly (docs/SERVE.md). Exit 1 when a line was answered with an error.",
-)
+@click.argument("model_path", metavar="MODEL", type=MODEL_PATH)
+@click.argument("data", type=DATA_PATH)
 @click.option(
     "-o",
     "--output",
