@@ -147,6 +147,7 @@ def serve(
         answerer = _learning(ctx, model_path, save_path, checkpoint_every, checkpoint_seconds, options, max_line)
         answerer.columns = "scores" if scores else "labels"
     fewscores.long_running()
+    answerer.warm_up()
     server = Server(answerer, max_line, max_clients, idle_timeout, log)
     try:
         if port is not None:

@@ -20,6 +20,7 @@ therefore given, never taken from a batch (cli/serve.py refuses the defaults).""
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import time
 
@@ -136,6 +137,22 @@ class Answerer:
             for row in np.flatnonzero(np.isneginf(f).all(axis=1)).tolist():
                 texts[row] = NO_LABEL_YET
         return texts
+
+    def warm_up(self) -> None:
+        """Load the compiled loops (numba's first call in a process: a second or more) before the first client
+        rather than at its first line: a throwaway session of the same spec learns and answers two lines, and
+        the model scores an empty chunk.  The model served is not changed."""
+        lines = [b"1 1:1 2:0.5", b"2 1:-1", b"1:0.5"]
+        chunk, _ = parse(lines, "warm-up", 1, self.max_line)
+        labelled = chunk.take(np.arange(2))
+        try:
+            if self.session is not None:
+                spec = dataclasses.replace(self.session.spec, checkpoint_every=None)  # writes nothing
+                Session(spec).learn_progressive(labelled, "warm-up")
+            if self.model is not None:
+                self.model.scorer().decision_function(chunk.take(np.arange(2, 3)))
+        except (DataError, ValueError, ArithmeticError):  # settings a first line refuses: said at that line
+            pass
 
     def checkpoint(self, why: str = "") -> None:
         """Write a checkpoint now if anything was learnt since the last one."""
