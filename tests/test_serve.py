@@ -184,14 +184,15 @@ def test_answers_are_the_predictions_before_learning_and_the_model_is_train_s(tm
 
 @pytest.mark.parametrize("task", ["binary", "multiclass", "regression"])
 def test_how_lines_are_batched_changes_no_answer_and_no_model(tmp_path, servers, task):
-    """All lines at once on standard input, then over TCP one line at a time and in runs of 7 and 13: the
+    """All lines at once on standard input, then over TCP in runs of 1, 1, 7, 1 and 13 lines: the
     same answers, the same model file."""
     lines = stream_lines(task)
-    whole = serve_stdin("".join(line + "\n" for line in lines), *SETTINGS[task], "--save", tmp_path / "whole.model")
+    settings = [*SETTINGS[task], "--scores"]  # multiclass: the scores of the classes met before each line
+    whole = serve_stdin("".join(line + "\n" for line in lines), *settings, "--save", tmp_path / "whole.model")
     assert whole.returncode == 0, whole.stderr
-    server = servers(*SETTINGS[task], "--save", tmp_path / "pieces.model")
+    server = servers(*settings, "--save", tmp_path / "pieces.model")
     client = server.connect()
-    answers, at, sizes = [], 0, [1, 7, 1, 1, 13]
+    answers, at, sizes = [], 0, [1, 1, 7, 1, 13]
     while at < N:
         size = sizes[len(answers) % len(sizes)]
         answers += client.ask(lines[at : at + size])

@@ -133,9 +133,13 @@ class Answerer:
         if not len(f):
             return []
         texts = prediction_text(self.model, f, self.columns).splitlines()
-        if f.ndim == 2:  # a multiclass row made before any class was known predicts none
-            for row in np.flatnonzero(np.isneginf(f).all(axis=1)).tolist():
-                texts[row] = NO_LABEL_YET
+        if f.ndim == 2:  # class scores, −inf for the classes a row's model had not met (session.learn_progressive)
+            known = (~np.isneginf(f)).sum(axis=1)
+            for row in np.flatnonzero((known < f.shape[1]) | (known == 0)).tolist():  # as that model gave them
+                k = int(known[row])
+                texts[row] = (
+                    prediction_text(self.model, f[row : row + 1, :k], self.columns).rstrip("\n") if k else NO_LABEL_YET
+                )
         return texts
 
     def warm_up(self) -> None:
