@@ -334,19 +334,18 @@ def test_many_clients_at_once_learn_in_one_order_each_answer_from_the_model_then
 def test_max_clients_idle_timeout_and_a_client_gone_mid_line(tmp_path, servers):
     lines = stream_lines("binary", 10)
     saved = tmp_path / "s.model"
-    server = servers(*RBP, "--save", saved, "--max-clients", "1", "--idle-timeout", "0.5")
-    first = server.connect()
-    extra = server.connect()
-    assert extra.file.readline() == b"error: too many clients (at most 1); try again later\n"
+    server = servers(*RBP, "--save", saved, "--max-clients", "2", "--idle-timeout", "2")
+    first, second = server.connect(), server.connect()
+    extra = server.connect()  # accepted after the two others (in the order they connected)
+    assert extra.file.readline() == b"error: too many clients (at most 2); try again later\n"
     extra.close()
     first.ask(lines[:5])
     first.sock.sendall(b"1 1:0.5 2:0.25")  # and gone mid-line (a whole example, but for its newline): not learnt
     first.close()
-    second = server.connect()
     second.ask(lines[5:])
     started = time.monotonic()
     assert second.file.readline() == b""  # closed for idling
-    assert 0.3 < time.monotonic() - started < WAIT
+    assert 1.0 < time.monotonic() - started < WAIT
     server.stop()
     assert saved.read_bytes() == train_model(tmp_path, lines, RBP)
 

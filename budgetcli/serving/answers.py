@@ -7,16 +7,18 @@ package's one LIBSVM reader (io/libsvm.py) and answered as one chunk.  For each 
 - a labelled line (`LABEL i:v ...`) is predicted, then learnt: its answer is the online hypothesis' prediction
   made right before it was learnt (progressive validation, `Session.learn_progressive`: the predictions whose
   errors `train` counts as its online mistakes); with `readonly` it is only predicted;
-- an unlabelled line, one that starts with a feature (`i:v ...`, as `predict` reads it; `i:v`-less, a line of
-  no features cannot be spelt without its label), is only predicted, by the hypothesis the model is written
-  with (what `predict` with the checkpoint answers);
+- an unlabelled line, one that starts with a feature (`i:v ...`, as `predict` reads it), is only predicted, by
+  the hypothesis the model is written with (what `predict` with the checkpoint answers);
 - a blank or comment line gets an empty answer line;
 - a malformed line, a line longer than the limit, a label the model cannot take (a third label for a binary
   model, a real target for a classifier) gets `error: SOURCE:LINE: reason` and changes nothing.
 
 Since a pass over a chunk equals the passes over its pieces, how lines are batched changes no answer and no
 model; what a first block would decide in `train` (the default algorithm, γ = 1/k, --scale's ranges) is
-therefore given, never taken from a batch (cli/serve.py refuses the defaults)."""
+therefore given, never taken from a batch (cli/serve.py refuses the defaults).  An answer is spelt by the
+labels its model had met: NO_LABEL_YET where it had met none on the side of its score (a binary model that met
+one label, `_binary_texts`; a multiclass one that met none), a multiclass row's scores those of the classes met
+(learn_progressive gives −inf for the others)."""
 
 from __future__ import annotations
 
@@ -158,19 +160,10 @@ class Answerer:
         except (DataError, ValueError, ArithmeticError):  # settings a first line refuses: said at that line
             pass
 
-    def checkpoint(self, why: str = "") -> None:
+    def checkpoint(self) -> None:
         """Write a checkpoint now if anything was learnt since the last one."""
         if self.checkpoints is not None and self.session is not None and self.session.model is not None:
             self.checkpoints.write(self.session.checkpoint())
-
-    def due(self, now: float) -> None:
-        """A checkpoint when --checkpoint-seconds have passed since the last."""
-        if self.checkpoints is not None and self.checkpoints.due(now):
-            self.checkpoint()
-
-    @property
-    def examples(self) -> int:
-        return 0 if self.session is None else self.session.examples
 
 
 def parse(lines: list, source: str, first_line: int, max_line: int) -> tuple:
