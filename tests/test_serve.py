@@ -423,3 +423,32 @@ def test_an_example_whose_numbers_overflow_is_refused_and_learning_goes_on(tmp_p
         "a feature value is too large (scale the features)"
     )
     assert (tmp_path / "s.model").read_bytes() == train_model(tmp_path, lines, RBP)
+
+
+@pytest.mark.parametrize("kind", ["a pipe whose reader is gone", "a terminal whose other side is gone"])
+def test_a_standard_output_that_fails(tmp_path, kind):
+    """As every command: a closed pipe stops the server quietly (exit 0), an I/O error with one line (exit 1);
+    what was learnt is checkpointed either way."""
+    if kind.startswith("a pipe"):
+        read_end, end = os.pipe()
+        os.close(read_end)
+    else:
+        controller, end = os.openpty()
+        os.close(controller)  # every write: EIO
+    try:
+        out = subprocess.run(
+            [sys.executable, "-m", "budgetcli", "serve", *RBP, "--save", tmp_path / "s.model"],
+            input=b"1 1:1\n-1 1:-1\n",
+            stdout=end,
+            stderr=subprocess.PIPE,
+            env=ENV,
+            timeout=WAIT,
+        )
+    finally:
+        os.close(end)
+    if kind.startswith("a pipe"):
+        assert (out.returncode, out.stderr) == (0, b"")
+    else:
+        expected = b"budgetlearn: error: standard output: cannot write the answers: Input/output error\n"
+        assert (out.returncode, out.stderr) == (1, expected)
+    assert Model.load(tmp_path / "s.model").learner.counter("examples") == 2

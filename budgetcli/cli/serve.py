@@ -6,10 +6,10 @@ import click
 
 from .. import fewscores, pipeline
 from ..atomic import interrupt_exit_code, output_kind, writable_problem, Terminated
-from ..exits import fail
+from ..exits import fail, write_failed
 from ..model import UnloadableModel
 from ..serving.answers import Answerer, Checkpoints, Stopped
-from ..serving.transport import Server
+from ..serving.transport import OutputFailed, Server
 from ..session import Session, Watch
 from ..spec import NotResumable
 
@@ -167,6 +167,8 @@ def serve(
     )
     try:
         stopped_by = server.run()
+    except OutputFailed as exc:
+        write_failed("-", "the answers", exc.error)
     except Stopped as exc:
         fail(f"{exc}; {held()}")
     except (OSError, UnloadableModel) as exc:

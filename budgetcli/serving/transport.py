@@ -32,6 +32,14 @@ OUT_LIMIT = 4 << 20  # answers waiting for a client beyond which it is not read 
 STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
 
 
+class OutputFailed(Exception):
+    """Standard output could not take the answers (a full disk, an I/O error): the OSError, as `error`."""
+
+    def __init__(self, error: OSError):
+        super().__init__(str(error))
+        self.error = error
+
+
 class Lines:
     """A client's bytes cut into lines (without their newline), numbered from 1; a line longer than
     `max_line` bytes is given as TOO_LONG as soon as it is known to be, and its bytes are dropped up to its
@@ -119,6 +127,7 @@ class Server:
         self.stop_signal: int | None = None
         self.checkpoint_asked = False
         self.connections = 0
+        self.output_failed: OSError | None = None  # standard output's error (a full disk), raised at the end
 
     # ---- transports -------------------------------------------------------------------------
     def listen_tcp(self, host: str, port: int) -> tuple:
@@ -151,8 +160,9 @@ class Server:
     # ---- the loop ---------------------------------------------------------------------------
     def run(self) -> int | None:
         """Serve until standard input ends (stdio) or a stop signal; the final checkpoint written.
-        Returns the stop signal's number, None at the end of the input.  Stopped when the model's numbers
-        stopped being finite (nothing written)."""
+        Returns the stop signal's number, None at the end of the input or when the reader of standard output
+        went away.  Stopped when the model's numbers stopped being finite (nothing written); OutputFailed
+        when standard output failed (after the checkpoint)."""
         # select() reads a regular file given as stdin (epoll refuses it); the sockets take the system's best
         self.selector = selectors.SelectSelector() if self.stdio else selectors.DefaultSelector()
         wake_r, wake_w = os.pipe()
@@ -168,7 +178,9 @@ class Server:
                 self._add(Client("<stdin>", self.max_line))
             while self.stop_signal is None and (self.clients or not self.stdio):
                 self._turn(wake_r)
-            self.answerer.checkpoint()
+            self.answerer.checkpoint()  # what was learnt is kept, whatever became of its answers
+            if self.output_failed is not None:
+                raise OutputFailed(self.output_failed)
             return self.stop_signal
         finally:
             self._restore_signals(previous)
@@ -276,11 +288,12 @@ class Server:
     def _send(self, client: Client) -> None:
         try:
             client.flush()
-        except OSError:  # the client is gone (a closed pipe, a reset connection)
+        except OSError as exc:  # the client is gone (a closed pipe, a reset connection)
             self._drop(client)
-            if client.sock is None:  # the reader of standard output went away: stop quietly
-                self.stop_signal = None
+            if client.sock is None:  # standard output: its reader went away (stop quietly), or it failed
                 self.clients.clear()
+                if exc.errno != errno.EPIPE:
+                    self.output_failed = exc
             return
         if not client.reading and not client.out:
             self._drop(client)
@@ -358,4 +371,4 @@ def _listening(path: str) -> bool:
         probe.close()
 
 
-__all__ = ["Lines", "Server", "Stopped"]
+__all__ = ["Lines", "OutputFailed", "Server", "Stopped"]
