@@ -21,8 +21,16 @@ from .common import DATA_PATH, Jobs, MODEL_PATH, _console, _load, _refuse_same_f
 
 
 @click.command()
-@click.argument("model_path", metavar="MODEL", type=MODEL_PATH)
-@click.argument("data", type=DATA_PATH)
+@click.argument("model_path", metavar="MODEL", type=MODEL_PATH, required=False)
+@click.argument("data", type=DATA_PATH, required=False)
+@click.option(
+    "--server",
+    metavar="ADDRESS",
+    default=None,
+    help="Send DATA (the only argument) to a running `budgetlearn serve` at HOST:PORT or a Unix socket's "
+    "path, and write its answers: one per line, in order, a labelled line learnt unless the server is "
+    "--readonly (docs/SERVE.md). Exit 1 when a line was answered with an error.",
+)
 @click.option(
     "-o",
     "--output",
@@ -66,8 +74,14 @@ from .common import DATA_PATH, Jobs, MODEL_PATH, _console, _load, _refuse_same_f
     help="Worker processes (-1: one per core), each reading its own byte range of DATA; the output is "
     "the same as with 1. Compressed files and stdin are read serially.",
 )
-def predict(model_path, data, output, scores, proba, threshold, skip_bad_lines, jobs):
-    """Predict one label per example of DATA, in input order."""
+def predict(model_path, data, server, output, scores, proba, threshold, skip_bad_lines, jobs):
+    """Predict one label per example of DATA, in input order (with a MODEL, or --server)."""
+    if server is not None:
+        if scores or proba or threshold != 0 or skip_bad_lines or jobs != 1:
+            raise click.UsageError("--server writes the server's answers as it gives them (serve --scores)")
+        return _predict_by_server(server, model_path, data, output)
+    if model_path is None or data is None:
+        raise click.UsageError(f"Missing argument '{'MODEL' if model_path is None else 'DATA'}'.")
     if scores and proba:
         raise click.UsageError("--scores and --proba are two outputs; choose one")
     if proba and threshold != 0:
@@ -96,6 +110,26 @@ def predict(model_path, data, output, scores, proba, threshold, skip_bad_lines, 
         write_failed(output, "the predictions", exc)
     except KeyboardInterrupt:
         fail("interrupted; no predictions file written" if output != "-" else "interrupted", 130)
+
+
+def _predict_by_server(server: str, data: str | None, extra: str | None, output: str) -> None:
+    """predict --server ADDRESS DATA: the server's answers to DATA's lines, written as predictions are."""
+    from ..serving.client import ServerError, ask
+
+    if data is None or extra is not None:
+        raise click.UsageError("--server answers from the server's model: give DATA alone")
+    _refuse_same_files([("DATA", data)], [("-o", output)])
+    try:
+        with output_file(output, binary=True) as out:
+            answered, errors = ask(server, data, out)
+    except DataError as exc:
+        fail(str(exc))
+    except ServerError as exc:
+        fail(str(exc))
+    except OSError as exc:
+        write_failed(output, "the answers", exc)
+    if errors:
+        fail(f"{errors:,} of {answered:,} lines were answered with an error (the answers say which)")
 
 
 @click.command(name="eval")

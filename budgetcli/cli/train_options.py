@@ -14,8 +14,9 @@ from ..spec import (
 from .common import ALGORITHMS, AlgorithmName, DATA_PATH, SEED, _kernel_options, _param_options
 
 
-def _train_options(f):
-    """The options of `train`, shared by `online-to-batch`."""
+def _model_options(f):
+    """The options that decide a new model (its algorithm, task, kernel, parameters, weights, seed, scaling,
+    threads): train's, shared by `serve`."""
     for decorator in reversed(
         [
             click.option(
@@ -99,6 +100,17 @@ def _train_options(f):
                 help="projectron and projectron++: the factor's products on N threads, from 256 support "
                 "vectors; the same model file, byte for byte, as one thread.",
             ),
+        ]
+    ):
+        f = decorator(f)
+    return f
+
+
+def _train_options(f):
+    """The options of `train`, shared by `online-to-batch`."""
+    for decorator in reversed(
+        [
+            _model_options,
             click.option(
                 "-o",
                 "--output",
