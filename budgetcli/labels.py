@@ -371,6 +371,50 @@ class RealTargets:
             raise ValueError("labels: real targets in a model whose task is not regression")
 
 
+class NoveltyVerdicts:
+    """A novelty detector's targets (`--task novelty`, LIBSVM's one_class): none.  The labels of the lines it
+    learns from, when they have any, are ignored (a line may leave its label out: `1:0.5 2:1`, read as
+    predict reads it); a score g(x) = f(x) − ρ is predicted +1 (normal) where g > threshold (0 unless
+    `predict --threshold` says) and −1 (novel) elsewhere, as LIBSVM's svm-predict writes them.  `eval`
+    reads labels again, to say which examples are normal (task.Novelty)."""
+
+    kind = "novelty"
+
+    def __init__(self):
+        self.spellings: dict = {}
+
+    def encode(self, chunk, source: str = "data") -> np.ndarray:
+        """Zeros: what the learner is given in place of labels it never reads (a missing label is NaN)."""
+        return np.zeros(len(chunk), np.float64)
+
+    def spelling(self, v: float, chunk=None) -> str:
+        return f"{v:g}"
+
+    def predicted(self, scores: np.ndarray, threshold: float = 0.0) -> np.ndarray:
+        """+1 (normal) where g(x) > threshold, −1 (novel) elsewhere."""
+        return np.where(np.asarray(scores, np.float64) > threshold, 1.0, -1.0)
+
+    def decode(self, scores: np.ndarray, threshold: float = 0.0) -> list[str]:
+        return ["1" if s > threshold else "-1" for s in np.asarray(scores, np.float64).tolist()]
+
+    def index_of(self, values: np.ndarray) -> np.ndarray:
+        return np.full(np.shape(values), -1)
+
+    @property
+    def classes(self) -> list[float]:
+        return []
+
+    def to_dict(self) -> dict:
+        return {"kind": "novelty"}
+
+    def check(self, learner_cls, header: dict) -> None:
+        """ValueError when a model file pairs novelty verdicts with a learner that does not detect novelty."""
+        if "novelty" not in learner_cls.tasks:
+            raise ValueError(f"labels: novelty verdicts for {learner_cls.name}, which does not detect novelty")
+        if header.get("task") != "novelty":
+            raise ValueError("labels: novelty verdicts in a model whose task is not novelty")
+
+
 def labels_from_dict(d: dict):
     """The label map a model file stores (binary maps of older files have no "kind"); ValueError
     naming the field when it is not one (a file from anybody: null, a string, a missing field)."""
@@ -378,6 +422,8 @@ def labels_from_dict(d: dict):
         raise ValueError(f"labels: {d!r} is not a label map")
     if d.get("kind") == "regression":
         return RealTargets()
+    if d.get("kind") == "novelty":
+        return NoveltyVerdicts()
     if d.get("kind") == "multiclass":
         values = d.get("values")
         if not isinstance(values, list):

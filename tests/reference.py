@@ -838,6 +838,38 @@ def norma(X, y, k, eta=0.5, lam=0.01, tau=500, error="before-shrink", w=None) ->
     return tr
 
 
+# ---- novelty detection (budgetcli/algorithms/novelty.py) ---------------------------------------------------------
+# A round records g_t(x_t) = f_t(x_t) − ρ_t (`scores`) and whether it was flagged (`margin_updates`: g ≤ 0);
+# `mistakes` stay False (no labels).  `rho` holds ρ after each round.
+
+
+def norma_novelty(X, k, eta=0.5, lam=0.001, nu=0.1, tau=500, w=None, printed_sign=False) -> Trace:
+    """NORMA novelty detection (Kivinen, Smola, Williamson 2004, §III-B), one example at a time: flagged when
+    f_t(x_t) ≤ ρ_t; f_{t+1} = (1 − ηλ) f_t + η w δ_t k(x_t, ·); ρ_{t+1} = ρ_t − η w (δ_t − ν), the gradient
+    step of max(0, ρ − f(x)) − νρ (`printed_sign`: ρ_t + η w (δ_t − ν), the sign the paper prints); only the
+    last τ terms kept (the oldest dropped)."""
+    tr, alpha, rho = Trace(), [], 0.0
+    tr.rho = []
+    for t in range(len(X)):
+        g = _expansion(X, t, tr.support, alpha, k) - rho
+        flagged = g <= 0.0
+        tr.scores.append(g)
+        tr.mistakes.append(False)
+        tr.margin_updates.append(flagged)
+        alpha = [(1.0 - eta * lam) * a for a in alpha]
+        step = eta * weight(w, t)
+        if flagged:
+            tr.support.append(t)
+            alpha.append(step)
+            if len(alpha) > tau:
+                tr.support, alpha = tr.support[1:], alpha[1:]
+        drift = step * ((1.0 if flagged else 0.0) - nu)
+        rho = rho + drift if printed_sign else rho - drift
+        tr.rho.append(rho)
+    tr.alpha = np.array(alpha, float)
+    return tr
+
+
 REFERENCES = {
     "perceptron": ({}, lambda X, y, k, seed, w=None: perceptron(X, y, k, w=w)),
     "stoptron": ({"budget": 8}, lambda X, y, k, seed, w=None: stoptron(X, y, k, 8, w=w)),
@@ -904,4 +936,8 @@ REFERENCES = {
         )
         for e in ("before-shrink", "after-shrink")
     ],
+    "norma-novelty": (
+        {"budget": 8, "nu": 0.3, "norma_lambda": 0.05},
+        lambda X, y, k, seed, w=None: norma_novelty(X, k, lam=0.05, nu=0.3, tau=8, w=w),
+    ),
 }
