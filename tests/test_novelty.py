@@ -237,3 +237,67 @@ def test_the_refusals_are_one_line(files):
     assert out.returncode == 2 and "--normal-label is for a novelty model" in out.stderr
     with pytest.raises(ValueError, match="nu"):
         TrainSpec("norma-novelty", params={"nu": 0.0}, task="novelty")
+
+
+# ---- scikit-learn: BudgetOneClass -------------------------------------------------------------------------
+
+sklearn = pytest.importorskip("sklearn")
+from sklearn.utils.estimator_checks import parametrize_with_checks  # noqa: E402
+
+from budgetcli.sklearn import BudgetOneClass  # noqa: E402
+
+from .test_sklearn import ONLINE_WEIGHTS  # noqa: E402
+
+# check_outliers_* fit 300 rows of make_blobs and ask the model to flag some of them: at the default ν = 0.1
+# the last hypothesis of so short a run flags none of the rows it learnt (29 flagged online joined the
+# expansion; the final ρ sits below every training row's f), at ν = 0.3 it does (the instances below).
+FEW_ROWS = "300 rows at ν = 0.1: the last hypothesis flags none of the rows it learnt from"
+
+
+def expected_failed_checks(estimator):
+    out = {
+        "check_sample_weight_equivalence_on_dense_data": ONLINE_WEIGHTS,
+        "check_sample_weight_equivalence_on_sparse_data": ONLINE_WEIGHTS,
+    }
+    if estimator._algorithm_params():
+        out["check_no_attributes_set_in_init"] = "algorithm parameters are **params, not named in __init__"
+    else:
+        out["check_outliers_train"] = out["check_outliers_fit_predict"] = FEW_ROWS
+    return out
+
+
+@parametrize_with_checks(
+    [BudgetOneClass(), BudgetOneClass(nu=0.3), BudgetOneClass(nu=0.3, budget=20, average=True, seed=3)],
+    expected_failed_checks=expected_failed_checks,
+)
+def test_scikit_learn_checks(estimator, check):
+    check(estimator)
+
+
+def test_budget_one_class_is_train_and_predict(files, tmp_path):
+    """fit on a file's rows is `train --task novelty` on the file: the same scores bit for bit, predict's
+    +1/-1 as the CLI writes them, score_samples = decision_function + offset_ (offset_ is rho); the CLI's file
+    wrapped by from_model scores the same; partial_fit in pieces is fit in one."""
+    from sklearn.datasets import load_svmlight_file
+
+    model = tmp_path / "n.model"
+    cli("train", "--task", "novelty", "--nu", "0.2", "-q", files / "labelled.txt", "-o", model)
+    X, _ = load_svmlight_file(str(files / "labelled.txt"))
+    Xt, _ = load_svmlight_file(str(files / "test.txt"), n_features=X.shape[1])
+    detector = BudgetOneClass(nu=0.2).fit(X)
+    cli_scores = [line.split() for line in cli("predict", "--scores", model, files / "test.txt").stdout.splitlines()]
+    g = detector.decision_function(Xt)
+    assert [f"{v:.10g}" for v in g] == [s for _, s in cli_scores]
+    assert [str(v) for v in detector.predict(Xt)] == [p for p, _ in cli_scores]
+    np.testing.assert_allclose(detector.score_samples(Xt) - detector.offset_, g, rtol=0, atol=1e-12)
+    assert detector.offset_ == detector.learner_.scalars[RHO]
+    np.testing.assert_array_equal(BudgetOneClass.from_model(model).decision_function(Xt), g)
+    pieces = BudgetOneClass(nu=0.2)
+    for a in range(0, X.shape[0], 400):
+        pieces.partial_fit(X[a : a + 400])
+    np.testing.assert_array_equal(pieces.decision_function(Xt), g)
+    with pytest.raises(ValueError, match="takes a novelty model; this one is a classification model"):
+        cli("train", "-q", "-a", "perceptron", files / "test.txt", "-o", tmp_path / "c.model")
+        BudgetOneClass.from_model(tmp_path / "c.model")
+    with pytest.raises(ValueError, match="perceptron does not detect novelty"):
+        BudgetOneClass("perceptron").fit(X)
