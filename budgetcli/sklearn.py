@@ -7,6 +7,7 @@
     clf.predict(X_test), clf.decision_function(X_test)
     clf.calibrate(X_held_out, y_held_out).predict_proba(X_test)
     BudgetClassifier.from_model("a9a.model")              # a model file `budgetlearn train` wrote
+    BudgetOneClass(nu=0.05).fit(X_normal).predict(X)      # novelty detection: +1 normal, -1 novel
 
 X is a numpy array or a scipy.sparse matrix (kept sparse: the learners store sparse support vectors);
 its column j is the feature of index j + 1 of a data file, as scikit-learn's load_svmlight_file reads
