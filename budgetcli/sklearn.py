@@ -115,6 +115,17 @@ class _BudgetEstimator(KernelSettings):
         if self.epochs is not None and not (isinstance(self.epochs, (int, np.integer)) and self.epochs >= 1):
             raise ValueError(f"epochs={self.epochs!r}: give a whole number ≥ 1")
 
+    def _spec(self, epochs: int, resume, **more):
+        """The TrainSpec of a fit: the algorithm's parameters, `epochs`, the hypothesis `average` says, and
+        `scale` for a new model (a fitted one, `resume`, goes on with its own scaling)."""
+        return self._train_spec(
+            self._algorithm_params(),
+            epochs=epochs,
+            hypothesis=None if self.average is None else "running-average" if self.average else "online",
+            scale=bool(self.scale) and resume is None,
+            **more,
+        )
+
     def _scores(self, X) -> np.ndarray:
         """The model's scores of X: f (binary model) or one column per class, in the model's order."""
         check_is_fitted(self)
@@ -251,13 +262,8 @@ class BudgetClassifier(_BudgetEstimator, ClassifierMixin, BaseEstimator):
         learner_class("BudgetClassifier", algorithm, self._algorithm_params())  # a clear message for a bad name
         self._check_epochs()
         resume = self.to_model() if self.__sklearn_is_fitted__() else None
-        spec = self._train_spec(
-            self._algorithm_params(),
-            epochs=epochs,
-            hypothesis=None if self.average is None else "running-average" if self.average else "online",
-            scale=bool(self.scale) and resume is None,  # a fitted model goes on with its own scaling
-            class_weight=class_weight or {},  # None: a fitted model goes on with its own (TrainSpec.resuming)
-        )
+        # class weights None: a fitted model goes on with its own (TrainSpec.resuming)
+        spec = self._spec(epochs, resume, class_weight=class_weight or {})
         if spec.algorithm is None and resume is None:  # a fitted model goes on with its own
             spec = spec.choosing(n_classes)
         values = np.array([self._values[c] for c in column_or_1d(y).tolist()], np.float64)
@@ -432,13 +438,7 @@ class BudgetOneClass(_BudgetEstimator, OutlierMixin, BaseEstimator):
             raise ValueError(f"BudgetOneClass: {cls.name} does not detect novelty (--task novelty)")
         self._check_epochs()
         resume = self.to_model() if self.__sklearn_is_fitted__() else None
-        spec = self._train_spec(
-            self._algorithm_params(),
-            epochs=epochs,
-            hypothesis=None if self.average is None else "running-average" if self.average else "online",
-            scale=bool(self.scale) and resume is None,  # a fitted model goes on with its own scaling
-            task="novelty",
-        )
+        spec = self._spec(epochs, resume, task="novelty")
         first_index = resume.first_index if resume is not None else 1
         chunk = csr_chunk(X, np.zeros(X.shape[0]), first_index=first_index, weights=sample_weight)
         try:
