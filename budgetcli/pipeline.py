@@ -9,7 +9,7 @@ from typing import Iterator
 
 import numpy as np
 
-from . import bounds, scaling as scaling_
+from . import bounds, scaling as scaling_, task as task_
 from .core import Chunk, DataError, unique
 from .io.libsvm import LibsvmReader, concatenate
 from .kernels import Kernel
@@ -181,7 +181,8 @@ def _scaling(spec: TrainSpec, data):
         return scaling_.Scaling.for_kernel(spec.scale, spec.kernel.kind, "ranges file")
     if not scaling_.two_passes(data):
         return FIRST_BLOCK
-    return scaling_.of_data(data, spec.kernel.kind, spec.skip_bad_lines, spec.block_lines)
+    labelled = task_.named(spec.task).labelled
+    return scaling_.of_data(data, spec.kernel.kind, spec.skip_bad_lines, spec.block_lines, labelled)
 
 
 # The warnings below describe a run (`Report`).

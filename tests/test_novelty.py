@@ -149,6 +149,26 @@ def test_unlabelled_lines_are_learnt_and_labels_ignored(files):
     assert not (files / "c.model").exists()
 
 
+def test_scale_and_the_python_api_read_no_labels(files):
+    """train --scale's first pass (the ranges) reads unlabelled lines as the training pass does; the Python
+    API learns from an array X without y: the model the command writes, score for score."""
+    from budgetcli import api
+    from budgetcli.io.libsvm import read_all
+
+    scaled = files / "s.model"
+    cli("train", "--task", "novelty", "--scale", "-q", files / "unlabelled.txt", "-o", scaled)
+    cli("train", "--task", "novelty", "--scale", "-q", files / "labelled.txt", "-o", files / "s2.model")
+    said = cli("predict", "--scores", scaled, files / "test.txt").stdout
+    assert said == cli("predict", "--scores", files / "s2.model", files / "test.txt").stdout
+    assert Model.load(scaled).scaling is not None
+    X = normal_points(1500, 1)
+    model = api.train(TrainSpec(task="novelty", kernel=KernelSpec(gamma=0.5)), X)
+    cli("train", "--task", "novelty", "--gamma", "0.5", "-q", files / "unlabelled.txt", "-o", files / "g.model")
+    test = read_all(files / "test.txt")
+    expected = cli("predict", "--scores", files / "g.model", files / "test.txt").stdout.split()[1::2]
+    assert [f"{g:.10g}" for g in model.scorer().decision_function(test)] == expected
+
+
 def test_predict_writes_plus_and_minus_one_as_the_score_says(files):
     model = files / "p.model"
     cli("train", "--task", "novelty", "-q", files / "unlabelled.txt", "-o", model)
