@@ -169,6 +169,23 @@ def test_scale_and_the_python_api_read_no_labels(files):
     assert [f"{g:.10g}" for g in model.scorer().decision_function(test)] == expected
 
 
+def test_unlabelled_days_resumed_are_one_run_and_a_threshold_moves_the_flags(files, tmp_path):
+    """A nightly job over unlabelled days (train --resume, --save-resume) ends with the file of one run,
+    byte for byte; predict --threshold T flags the rows whose score is at most T."""
+    rows = (files / "unlabelled.txt").read_text().splitlines(keepends=True)
+    (tmp_path / "d1").write_text("".join(rows[:700]))
+    (tmp_path / "d2").write_text("".join(rows[700:]))
+    days, one = tmp_path / "days.model", tmp_path / "one.model"
+    cli("train", "--task", "novelty", "--save-resume", "-q", tmp_path / "d1", "-o", days)
+    cli("train", "--resume", days, "--save-resume", "-q", tmp_path / "d2", "-o", days)
+    cli("train", "--task", "novelty", "--save-resume", "-q", files / "unlabelled.txt", "-o", one)
+    assert days.read_bytes() == one.read_bytes()
+    scores = [float(s) for s in cli("predict", "--scores", one, files / "test.txt").stdout.split()[1::2]]
+    flags = cli("predict", "--threshold", "0.5", one, files / "test.txt").stdout.split()
+    assert flags == ["1" if g > 0.5 else "-1" for g in scores]
+    assert flags != cli("predict", one, files / "test.txt").stdout.split()  # the threshold moved some
+
+
 def test_predict_writes_plus_and_minus_one_as_the_score_says(files):
     model = files / "p.model"
     cli("train", "--task", "novelty", "-q", files / "unlabelled.txt", "-o", model)
