@@ -843,10 +843,10 @@ def norma(X, y, k, eta=0.5, lam=0.01, tau=500, error="before-shrink", w=None) ->
 # `mistakes` stay False (no labels).  `rho` holds ρ after each round.
 
 
-def norma_novelty(X, k, eta=0.5, lam=0.001, nu=0.1, tau=500, w=None, printed_sign=False) -> Trace:
+def norma_novelty(X, k, eta=0.5, lam=0.001, nu=0.1, tau=500, w=None, reverse_sign=False) -> Trace:
     """NORMA novelty detection (Kivinen, Smola, Williamson 2004, §III-B), one example at a time: flagged when
     f_t(x_t) ≤ ρ_t; f_{t+1} = (1 − ηλ) f_t + η w δ_t k(x_t, ·); ρ_{t+1} = ρ_t − η w (δ_t − ν), the gradient
-    step of max(0, ρ − f(x)) − νρ (`printed_sign`: ρ_t + η w (δ_t − ν), the sign the paper prints); only the
+    step of max(0, ρ − f(x)) − νρ (`reverse_sign`: ρ_t + η w (δ_t − ν), the reverse sign); only the
     last τ terms kept (the oldest dropped)."""
     tr, alpha, rho = Trace(), [], 0.0
     tr.rho = []
@@ -864,7 +864,7 @@ def norma_novelty(X, k, eta=0.5, lam=0.001, nu=0.1, tau=500, w=None, printed_sig
             if len(alpha) > tau:
                 tr.support, alpha = tr.support[1:], alpha[1:]
         drift = step * ((1.0 if flagged else 0.0) - nu)
-        rho = rho + drift if printed_sign else rho - drift
+        rho = rho + drift if reverse_sign else rho - drift
         tr.rho.append(rho)
     tr.alpha = np.array(alpha, float)
     return tr

@@ -1,7 +1,7 @@
 """The novelty task (budgetcli/task.py, issue #49) and NORMA novelty detection (algorithms/novelty.py): rho's
-step is the gradient's, so that the fraction flagged converges to nu (the sign the paper prints runs away);
-unlabelled lines are read and labels ignored while learning; predict's +1/-1 and scores agree; eval's AUC,
-precision and recall are those of the scores; the averaged hypothesis averages rho; the refusals."""
+step is the gradient's, so that the fraction flagged converges to nu (the reverse sign runs away); unlabelled
+lines are read and labels ignored while learning; predict's +1/-1 and scores agree; eval's AUC, precision and
+recall are those of the scores; the averaged hypothesis averages rho; the refusals."""
 
 from __future__ import annotations
 
@@ -82,16 +82,16 @@ def test_the_fraction_flagged_online_converges_to_nu(nu):
     assert abs(flagged_after(learner, normal_points(6000, 5), 1000) - nu) <= 0.02
 
 
-def test_rhos_step_is_the_gradients_and_the_printed_sign_runs_away():
-    """rho - eta (delta - nu): the flagged fraction settles at nu; the sign the paper prints, rho + eta (delta
+def test_rhos_step_is_the_gradients_and_the_reverse_sign_runs_away():
+    """rho - eta (delta - nu): the flagged fraction settles at nu; the reverse sign, rho + eta (delta
     - nu), makes a flag raise rho, which flags more: the fraction runs away from nu (here to 1).  The
     reference, one example at a time, in both signs; the compiled learner is the derivation's, score by score."""
     X = normal_points(600, 6)
     k = reference.make_kernel("rbf", 0.5)
     right = reference.norma_novelty(X, k, nu=0.2, tau=50)
-    printed = reference.norma_novelty(X, k, nu=0.2, tau=50, printed_sign=True)
+    reverse = reference.norma_novelty(X, k, nu=0.2, tau=50, reverse_sign=True)
     assert abs(np.mean(right.margin_updates[200:]) - 0.2) < 0.05
-    assert np.mean(printed.margin_updates[200:]) > 0.9
+    assert np.mean(reverse.margin_updates[200:]) > 0.9
     learner = registry.get("norma-novelty")(Kernel("rbf", 0.5), nu=0.2, budget=50)
     scores = []
     for t in range(len(X)):

@@ -15,12 +15,13 @@ flagged (f_t(x_t) − ρ_t ≤ 0) and 0 otherwise.  The step η gives
 
 and only the last τ terms of the expansion are kept (the paper's truncation; -B τ).
 
-The sign of ρ's step.  The paper prints the update of ρ with the opposite sign (ρ + η(1 − ν) on a flagged
-round, ρ − ην otherwise; Tridgell's hardware NORMA notes it as a misprint and uses the derivation's).  The
-derivation above is the gradient step; it is also the only sign under which ν means what the paper says:
-ρ's drift per round is η(ν − δ_t), zero on average exactly when the fraction of flagged rounds is ν, and
-stable there (more flags lower ρ, which flags less).  Under the printed sign a flag raises ρ, which flags
-more: the flagged fraction runs away to 1 or to 0 (tests/test_novelty.py measures both).
+The sign of ρ's step.  One public implementation is reported (issue #49) to say that the update of ρ the
+paper prints has the wrong sign; whatever the print, the derivation above decides, and it is the gradient
+step (Tridgell's OLK hardware NORMA, a public novelty stage, uses the same sign).  It is also the only sign
+under which ν means what the paper says: ρ's drift per round is η(ν − δ_t), zero on average exactly when
+the fraction of flagged rounds is ν, and stable there (more flags lower ρ, which flags less).  Under the
+reverse sign, ρ + η(δ_t − ν), a flag raises ρ, which flags more: the flagged fraction runs away to 1 or to
+0 (tests/test_novelty.py measures both, the reverse sign in the reference of tests/reference.py).
 
 Counted: `margin_updates`, the flagged rounds (the one-class hinge's margin errors, each of which adds a
 term), whose fraction the train summary sets beside ν; the scalars hold ρ and the sum of ρ after every
@@ -39,11 +40,11 @@ Choices where the paper leaves room:
   memory bound is the same τ.
 - Every round shrinks every coefficient by (1 − ηλ), flagged or not (the regulariser's gradient), before
   x_t joins; ηλ < 1 is required (a factor ≤ 0 would erase or flip the expansion).
-- The step size η is constant (the paper's §III-B novelty experiments use a constant one).
+- The step size η is constant (a learner that tracks an endless stream; no decreasing schedule is offered).
 - Weights (a sample weight w): the loss w·(max(0, ρ − f(x)) − νρ), whose step is η w on both α and ρ;
   the shrink, from the regulariser, does not change.
-- The last hypothesis is written by default (NORMA tracks: the paper's novelty detector runs online);
-  the averaged hypothesis (`--average`) averages ρ with the coefficients.
+- The last hypothesis is written by default (NORMA is built to track a stream; not measured against the
+  average yet); the averaged hypothesis (`--average`) averages ρ with the coefficients.
 """
 
 from __future__ import annotations
@@ -75,7 +76,7 @@ NU = number(
     HALF_OPEN_UNIT,
 )
 # The sign of ρ's step on a flagged round: the derivation's (module docstring).  The reference in
-# tests/reference.py takes the printed one as an argument, to show what it does.
+# tests/reference.py takes the reverse one as an argument, to show what it does.
 
 
 @njit(cache=True)
