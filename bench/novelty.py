@@ -4,7 +4,9 @@ class novel.  norma-novelty learns online from the normal class's training lines
 (`budgetlearn eval --normal-label L --json`); scikit-learn's batch OneClassSVM, with the same γ and ν, is fitted
 on the same normal rows and scored on the same held-out rows.
 
-    BUDGETLEARN_DATASETS=DIR python bench/novelty.py [--nu 0.1] [--seeds 3] [--json novelty.json]
+    BUDGETLEARN_DATASETS=DIR python bench/novelty.py [--nu 0.1] [--seeds 3] [--json novelty.json] [-- TRAIN FLAGS]
+
+Flags after `--` go to every `budgetlearn train` (e.g. `-- --norma-lambda 0.01 -B 200`).
 
 Streams: letter (letter.scale / letter.scale.t; A, E and O in turn), mushrooms (mushrooms/mushrooms, a seeded
 two-thirds / one-third split; each label in turn).  Each seed permutes the normal training rows (the online
@@ -79,6 +81,7 @@ def main() -> None:
     parser.add_argument("--nu", type=float, default=0.1)
     parser.add_argument("--seeds", type=int, default=3)
     parser.add_argument("--json", dest="json_path")
+    parser.add_argument("train_flags", nargs="*", help="after --: more flags of every train")
     args = parser.parse_args()
     rows = []
     print(f"{'stream':<14} {'ours AUC':>9} {'(range)':>17} {'flagged':>8}  {'OneClassSVM AUC':>15} {'flagged':>8}")
@@ -93,7 +96,9 @@ def main() -> None:
                 data, model = Path(d) / "normal", Path(d) / "m.model"
                 data.write_text("\n".join(normal[i] for i in order) + "\n")
                 summary = json.loads(
-                    budgetlearn("train", "--task", "novelty", "--nu", args.nu, data, "-o", model, "--json").stdout
+                    budgetlearn(
+                        "train", "--task", "novelty", "--nu", args.nu, *args.train_flags, data, "-o", model, "--json"
+                    ).stdout
                 )
                 report = json.loads(budgetlearn("eval", "--json", "--normal-label", label, model, held_out).stdout)
                 aucs.append(report["auc"])
