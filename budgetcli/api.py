@@ -18,7 +18,7 @@ import warnings
 
 import numpy as np
 
-from . import metrics, pipeline
+from . import metrics, pipeline, task as task_
 from .core import Chunk, DataError, KernelSpec, shortest_text, unique  # noqa: F401  (names of the API)
 from .model import Model
 from .spec import Sharding, TrainSpec  # noqa: F401
@@ -31,7 +31,10 @@ def train(spec: TrainSpec, data, y=None, resume: Model | None = None, sample_wei
     leaves the row out), with arrays, times its class's (`spec.class_weight`): the cost of its update
     (`budgetlearn algorithms` says how each algorithm takes it; the others refuse weights).  Raises
     DataError (a ValueError naming the line or row) on bad data, ValueError on bad settings.  The
-    warnings of train's summary (a model no better than a constant, ...) are Python warnings."""
+    warnings of train's summary (a model no better than a constant, ...) are Python warnings.  A task
+    that reads no labels (`spec.task` "novelty") takes an array X without y."""
+    if y is None and not isinstance(data, (str, os.PathLike)) and not task_.named(spec.task).labelled:
+        y = np.zeros(np.shape(data)[0])  # never read
     if sample_weight is not None and y is None:
         raise TypeError("sample_weight is for arrays X and y (a file's lines have no weights; class weights: spec)")
     if spec.sharding is not None:

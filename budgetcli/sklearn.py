@@ -7,6 +7,7 @@
     clf.predict(X_test), clf.decision_function(X_test)
     clf.calibrate(X_held_out, y_held_out).predict_proba(X_test)
     BudgetClassifier.from_model("a9a.model")              # a model file `budgetlearn train` wrote
+    BudgetOneClass(nu=0.05).fit(X_normal).predict(X)      # novelty detection: +1 normal, -1 novel
 
 X is a numpy array or a scipy.sparse matrix (kept sparse: the learners store sparse support vectors);
 its column j is the feature of index j + 1 of a data file, as scikit-learn's load_svmlight_file reads
@@ -60,7 +61,7 @@ import dataclasses
 import warnings
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, OutlierMixin
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
@@ -71,15 +72,86 @@ from .estimator import KernelSettings, csr_chunk, learner_class
 from .labels import kept_spelling, label_values
 from .metrics import unseen_warning
 from .model import Model
+from .task import RHO
 
 _CHECK = dict(accept_sparse="csr", dtype=np.float64)
 
 
-class BudgetClassifier(KernelSettings, ClassifierMixin, BaseEstimator):
-    """Budgeted online kernel classifier; `algorithm` is any of `budgetlearn algorithms` (None: train's
-    default for the number of classes)."""
+class _BudgetEstimator(KernelSettings):
+    """What BudgetClassifier and BudgetOneClass share: the algorithm's parameters as keyword arguments
+    (get_params / set_params / clone see them), the check of `epochs`, the model's scores of X, and the
+    settings of a model file's estimator (`from_model`)."""
 
     _learner = "learner_"
+
+    def _algorithm_params(self) -> dict:
+        """The keyword parameters beyond the fixed ones: every attribute that is not a fitted one
+        (trailing underscore, except the parameter `lambda_`) or private."""
+        fixed = self._get_param_names()
+        return {
+            k: v
+            for k, v in vars(self).items()
+            if k not in fixed and not k.startswith("_") and (not k.endswith("_") or k in registry.params())
+        }
+
+    def get_params(self, deep=True):
+        return super().get_params(deep) | self._algorithm_params()
+
+    def set_params(self, **params):
+        fixed = self._get_param_names()
+        for name in [n for n in params if n not in fixed]:
+            setattr(self, name, params.pop(name))
+        return super().set_params(**params)
+
+    def __sklearn_is_fitted__(self):
+        return hasattr(self, "learner_")
+
+    def _forget(self) -> None:
+        """Forget an earlier fit (its fitted attributes)."""
+        for name in [a for a in vars(self) if a.endswith("_") and a not in registry.params()]:
+            delattr(self, name)
+
+    def _check_epochs(self) -> None:
+        if self.epochs is not None and not (isinstance(self.epochs, (int, np.integer)) and self.epochs >= 1):
+            raise ValueError(f"epochs={self.epochs!r}: give a whole number ≥ 1")
+
+    def _spec(self, epochs: int, resume, **more):
+        """The TrainSpec of a fit: the algorithm's parameters, `epochs`, the hypothesis `average` says, and
+        `scale` for a new model (a fitted one, `resume`, goes on with its own scaling)."""
+        return self._train_spec(
+            self._algorithm_params(),
+            epochs=epochs,
+            hypothesis=None if self.average is None else "running-average" if self.average else "online",
+            scale=bool(self.scale) and resume is None,
+            **more,
+        )
+
+    def _scores(self, X) -> np.ndarray:
+        """The model's scores of X: f (binary model) or one column per class, in the model's order."""
+        check_is_fitted(self)
+        X = validate_data(self, X, reset=False, **_CHECK) if hasattr(self, "n_features_in_") else _matrix(X)
+        return self.to_model().decision_function(X)
+
+    @staticmethod
+    def _settings(model) -> dict:
+        """The estimator's settings of a model: its algorithm, hypothesis, seed, scaling, kernel, parameters."""
+        learner = model.learner
+        kernel = learner.kernel.spec()
+        if kernel.kind != "rbf":  # only rbf takes an exp (a file without the field: libm's)
+            kernel = dataclasses.replace(kernel, exp=KernelSpec.exp)
+        return dict(
+            algorithm=learner.name,
+            average=model.hypothesis == "running-average",
+            seed=learner.seed,
+            scale=model.scaling is not None,
+            **kernel.params(),
+            **learner.hyper,
+        )
+
+
+class BudgetClassifier(_BudgetEstimator, ClassifierMixin, BaseEstimator):
+    """Budgeted online kernel classifier; `algorithm` is any of `budgetlearn algorithms` (None: train's
+    default for the number of classes)."""
 
     def __init__(
         self,
@@ -105,29 +177,6 @@ class BudgetClassifier(KernelSettings, ClassifierMixin, BaseEstimator):
         for name, value in params.items():  # checked in fit: scikit-learn estimators do not raise here
             setattr(self, name, value)
 
-    # ---- parameters ------------------------------------------------------------------------
-    def _algorithm_params(self) -> dict:
-        """The keyword parameters beyond the fixed ones: every attribute that is not a fitted one
-        (trailing underscore, except the parameter `lambda_`) or private."""
-        fixed = self._get_param_names()
-        return {
-            k: v
-            for k, v in vars(self).items()
-            if k not in fixed and not k.startswith("_") and (not k.endswith("_") or k in registry.params())
-        }
-
-    def get_params(self, deep=True):
-        return super().get_params(deep) | self._algorithm_params()
-
-    def set_params(self, **params):
-        fixed = self._get_param_names()
-        for name in [n for n in params if n not in fixed]:
-            setattr(self, name, params.pop(name))
-        return super().set_params(**params)
-
-    def __sklearn_is_fitted__(self):
-        return hasattr(self, "learner_")
-
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True
@@ -142,8 +191,7 @@ class BudgetClassifier(KernelSettings, ClassifierMixin, BaseEstimator):
     def fit(self, X, y, sample_weight=None):
         """Learn from scratch: `epochs` online passes over (X, y), in order, as `budgetlearn train`; each row
         weighed by `sample_weight` (times its class's, `class_weight`)."""
-        for name in [a for a in vars(self) if a.endswith("_") and a not in registry.params()]:
-            delattr(self, name)  # forget an earlier fit
+        self._forget()
         X, y = validate_data(self, X, y, reset=True, **_CHECK)
         check_classification_targets(y)
         classes = np.unique(y)
@@ -212,16 +260,10 @@ class BudgetClassifier(KernelSettings, ClassifierMixin, BaseEstimator):
     def _train(self, X, y, epochs: int, n_classes: int, sample_weight, class_weight: dict | None) -> None:
         algorithm = self.algorithm if self.algorithm is not None else registry.default_for(n_classes)
         learner_class("BudgetClassifier", algorithm, self._algorithm_params())  # a clear message for a bad name
-        if self.epochs is not None and not (isinstance(self.epochs, (int, np.integer)) and self.epochs >= 1):
-            raise ValueError(f"epochs={self.epochs!r}: give a whole number ≥ 1")
+        self._check_epochs()
         resume = self.to_model() if self.__sklearn_is_fitted__() else None
-        spec = self._train_spec(
-            self._algorithm_params(),
-            epochs=epochs,
-            hypothesis=None if self.average is None else "running-average" if self.average else "online",
-            scale=bool(self.scale) and resume is None,  # a fitted model goes on with its own scaling
-            class_weight=class_weight or {},  # None: a fitted model goes on with its own (TrainSpec.resuming)
-        )
+        # class weights None: a fitted model goes on with its own (TrainSpec.resuming)
+        spec = self._spec(epochs, resume, class_weight=class_weight or {})
         if spec.algorithm is None and resume is None:  # a fitted model goes on with its own
             spec = spec.choosing(n_classes)
         values = np.array([self._values[c] for c in column_or_1d(y).tolist()], np.float64)
@@ -268,18 +310,7 @@ class BudgetClassifier(KernelSettings, ClassifierMixin, BaseEstimator):
             model = load(model)
         model.refuse_task("BudgetClassifier")
         learner = model.learner
-        kernel = learner.kernel.spec()
-        if kernel.kind != "rbf":  # only rbf takes an exp (a file without the field: libm's)
-            kernel = dataclasses.replace(kernel, exp=KernelSpec.exp)
-        clf = cls(
-            learner.name,
-            average=model.hypothesis == "running-average",
-            seed=learner.seed,
-            scale=model.scaling is not None,
-            class_weight=dict(model.class_weight) or None,
-            **kernel.params(),
-            **learner.hyper,
-        )
+        clf = cls(class_weight=dict(model.class_weight) or None, **cls._settings(model))
         classes = np.array(sorted(model.labels.classes), np.float64)
         clf._start(classes)
         clf.learner_, clf.labels_, clf.hypothesis_ = learner, model.labels, model.hypothesis
@@ -287,12 +318,6 @@ class BudgetClassifier(KernelSettings, ClassifierMixin, BaseEstimator):
         clf.calibration_, clf.scaling_ = model.calibration, model.scaling
         clf.class_weight_ = dict(model.class_weight)
         return clf
-
-    def _scores(self, X) -> np.ndarray:
-        """The model's scores of X: f (binary model) or one column per class, in the model's order."""
-        check_is_fitted(self)
-        X = validate_data(self, X, reset=False, **_CHECK) if hasattr(self, "n_features_in_") else _matrix(X)
-        return self.to_model().decision_function(X)
 
     def _columns(self) -> np.ndarray:
         """For each class of classes_, its column in a multiclass model's scores (−1: never learnt)."""
@@ -356,6 +381,111 @@ class BudgetClassifier(KernelSettings, ClassifierMixin, BaseEstimator):
         model_classes = self.labels_.classes  # binary: (−1 label, +1 label); multiclass: the model's order
         where = {v: i for i, v in enumerate(model_classes)}
         return np.column_stack([p[:, where[self._values[c]]] for c in self.classes_.tolist()])
+
+
+class BudgetOneClass(_BudgetEstimator, OutlierMixin, BaseEstimator):
+    """Budgeted online novelty detector, `budgetlearn train --task novelty` (scikit-learn's OneClassSVM and
+    SGDOneClassSVM conventions): `fit(X)` learns from X alone (y is ignored), `predict` gives +1 (normal)
+    or −1 (novel), `decision_function` the score f(x) − ρ (> 0: normal), `score_samples` the raw f(x), and
+    `offset_` is ρ (decision_function = score_samples − offset_).  `algorithm` is a novelty learner of
+    `budgetlearn algorithms` (None: norma-novelty); its parameters are keyword arguments (`nu`, `budget`,
+    `step_size`, `norma_lambda`), as BudgetClassifier's.  `partial_fit` goes on learning as `train
+    --resume`; `average`, `epochs`, `scale`, `sample_weight` and the kernel are BudgetClassifier's."""
+
+    def __init__(
+        self,
+        algorithm=None,
+        *,
+        average=None,
+        kernel=KernelSpec.kind,
+        gamma=KernelSpec.gamma,
+        sigma=KernelSpec.sigma,
+        degree=KernelSpec.degree,
+        coef0=KernelSpec.coef0,
+        rbf_exp=KernelSpec.exp,
+        seed=0,
+        epochs=1,
+        scale=False,
+        **params,
+    ):
+        self._keep(algorithm, kernel, gamma, sigma, degree, coef0, rbf_exp, seed)
+        self.average, self.epochs, self.scale = average, epochs, scale
+        for name, value in params.items():  # checked in fit: scikit-learn estimators do not raise here
+            setattr(self, name, value)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags
+
+    def fit(self, X, y=None, sample_weight=None):
+        """Learn from scratch: `epochs` online passes over the rows of X, in order (y is ignored)."""
+        self._forget()
+        X = validate_data(self, X, reset=True, **_CHECK)
+        self._train(X, int(self.epochs), sample_weight)
+        return self
+
+    def partial_fit(self, X, y=None, sample_weight=None):
+        """One online pass over the rows of X, continuing from the current state (y is ignored)."""
+        X = validate_data(self, X, reset=not self.__sklearn_is_fitted__(), **_CHECK)
+        self._train(X, 1, sample_weight)
+        return self
+
+    def _train(self, X, epochs: int, sample_weight) -> None:
+        algorithm = self.algorithm if self.algorithm is not None else registry.DEFAULT["novelty"]
+        cls = learner_class("BudgetOneClass", algorithm, self._algorithm_params())
+        if "novelty" not in cls.tasks:
+            raise ValueError(f"BudgetOneClass: {cls.name} does not detect novelty (--task novelty)")
+        self._check_epochs()
+        resume = self.to_model() if self.__sklearn_is_fitted__() else None
+        spec = self._spec(epochs, resume, task="novelty")
+        first_index = resume.first_index if resume is not None else 1
+        chunk = csr_chunk(X, np.zeros(X.shape[0]), first_index=first_index, weights=sample_weight)
+        try:
+            result = pipeline.train(spec, chunk, resume)
+        except DataError as exc:
+            raise ValueError(str(exc)) from None
+        for message in result.warnings:
+            warnings.warn(message, UserWarning, stacklevel=3)
+        self._fitted(result.model)
+
+    def _fitted(self, model) -> None:
+        self.learner_, self.labels_ = model.learner, model.labels
+        self.hypothesis_, self.first_index_, self.scaling_ = model.hypothesis, model.first_index, model.scaling
+        self.offset_ = float(model.hypothesis_learner().scalars[RHO])  # the hypothesis's ρ (averaged or last)
+
+    def to_model(self) -> Model:
+        """The fitted detector as budgetlearn's Model (save with .save(path); then the CLI's predict, eval,
+        info and train --resume use it)."""
+        check_is_fitted(self)
+        return Model(
+            self.learner_, self.labels_, self.hypothesis_, first_index=self.first_index_, scaling=self.scaling_
+        )
+
+    @classmethod
+    def from_model(cls, model) -> "BudgetOneClass":
+        """A fitted detector from a budgetlearn novelty Model or model file (`train --task novelty`'s)."""
+        if not isinstance(model, Model):
+            from .api import load
+
+            model = load(model)
+        if model.task.name != "novelty":
+            raise ValueError(f"BudgetOneClass takes a novelty model; this one is a {model.task.name} model")
+        detector = cls(**cls._settings(model))
+        detector._fitted(model)
+        return detector
+
+    def decision_function(self, X):
+        """The score g(x) = f(x) − ρ of each row: > 0 normal, ≤ 0 novel (`budgetlearn predict --scores`)."""
+        return self._scores(X)
+
+    def score_samples(self, X):
+        """The raw score f(x) of each row (higher: more normal): decision_function + offset_."""
+        return self._scores(X) + self.offset_
+
+    def predict(self, X):
+        """+1 (normal) where decision_function > 0, −1 (novel) elsewhere, as `budgetlearn predict` writes."""
+        return self.to_model().predicted(self._scores(X)).astype(np.int64)
 
 
 def _matrix(X):

@@ -148,11 +148,11 @@ class TrainSpec:
             if task not in cls.tasks:
                 hint = f"; give --task {cls.tasks[0]}" if self.task is None else ""
                 raise ValueError(f"{cls.name} learns {' and '.join(cls.tasks)}, not {task}{hint}")
-        if task == "regression" and self.class_weight:
-            raise ValueError("class weights are for classification; a regression run takes sample weights only")
-        if task == "regression" and self.sharding is not None:
+        if task != "classification" and self.class_weight:
+            raise ValueError(f"class weights are for classification; a {task} run takes sample weights only")
+        if task != "classification" and self.sharding is not None:
             raise ValueError(
-                "a sharded run (several inputs or --backend) does not do regression yet; train in one process"
+                f"a sharded run (several inputs or --backend) does not do {task} yet; train in one process"
             )
 
     def _check_scale(self) -> None:
@@ -365,9 +365,7 @@ def _default_takes(params: dict, task: str = "classification") -> None:
     """ValueError naming the flag when a parameter given without -a is taken by neither default algorithm
     of the task (registry.DEFAULT: which one runs is chosen from the first block, and checks the rest
     then), or when its value is one that every default that takes it refuses."""
-    names = (
-        [registry.DEFAULT["regression"]] if task == "regression" else [registry.default_for(2), registry.default_for(3)]
-    )
+    names = [registry.DEFAULT[task]] if task != "classification" else [registry.default_for(2), registry.default_for(3)]
     defaults = [registry.get(name) for name in dict.fromkeys(names)]
     for name, value in params.items():
         takers = [cls for cls in defaults if name in {p.name for p in cls.params}]

@@ -137,7 +137,9 @@ def test_a_learner_declares_its_tasks():
         TrainSpec("perceptron", task="regression")
     with pytest.raises(ValueError, match="class weights are for classification"):
         TrainSpec("klms", task="regression", class_weight={1: 2.0})
-    with pytest.raises(ValueError, match="--task 'novelty'"):
+    with pytest.raises(ValueError, match="--task 'ranking'"):
+        TrainSpec("klms", task="ranking")
+    with pytest.raises(ValueError, match="klms learns regression, not novelty$"):
         TrainSpec("klms", task="novelty")
     assert (
         TrainSpec("perceptron", KernelSpec("rbf", 0.5)).to_dict()

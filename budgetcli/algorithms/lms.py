@@ -66,7 +66,10 @@ from ..task import ABSOLUTE_ERROR, SQUARED_ERROR, TARGET_SUM
 BEFORE_SHRINK, AFTER_SHRINK = 0, 1  # NORMA_ERROR's choices, in order
 
 STEP_SIZE = number(
-    "step_size", 0.5, "η of the LMS filters: a round steps η e k(x, ·), e = y − f(x) (KAFBOX's eta)", POSITIVE
+    "step_size",
+    0.5,
+    "η of the LMS filters (a round steps η e k(x, ·), e = y − f(x): KAFBOX's eta) and of norma-novelty",
+    POSITIVE,
 )
 QUANTIZATION = number(
     "quantization",
@@ -212,10 +215,14 @@ class NORMA(KernelFilter):
 
     @classmethod
     def resolve_params(cls, given: dict) -> dict:
-        h = super().resolve_params(given)
-        if h["step_size"] * h["norma_lambda"] >= 1.0:
-            raise ValueError(
-                f"{cls.name}: --step-size × --norma-lambda must be below 1 (every round scales the coefficients "
-                f"by 1 − ηλ = {1.0 - h['step_size'] * h['norma_lambda']:g}: they would be erased or flipped)"
-            )
-        return h
+        return shrinking(cls.name, super().resolve_params(given))
+
+
+def shrinking(name: str, h: dict) -> dict:
+    """NORMA's parameters `h`, or ValueError when its shrink factor 1 − ηλ is not above 0."""
+    if h["step_size"] * h["norma_lambda"] >= 1.0:
+        raise ValueError(
+            f"{name}: --step-size × --norma-lambda must be below 1 (every round scales the coefficients "
+            f"by 1 − ηλ = {1.0 - h['step_size'] * h['norma_lambda']:g}: they would be erased or flipped)"
+        )
+    return h

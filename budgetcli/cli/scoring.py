@@ -137,9 +137,30 @@ def _predict_by_server(server: str, data: str | None, extra: str | None, output:
 @click.argument("data", type=DATA_PATH)
 @click.option("--json", "as_json", is_flag=True, help="Print the report as one JSON object.")
 @click.option("--skip-bad-lines", is_flag=True, help="Skip malformed lines instead of failing.")
-def eval_(model_path, data, as_json, skip_bad_lines):
-    """Accuracy, precision/recall/F1 per class, AUC and confusion matrix of MODEL on DATA."""
+@click.option(
+    "--normal-label",
+    type=float,
+    default=None,
+    metavar="L",
+    help="A novelty model's: examples labelled L are normal, every other is novel (default 1, LIBSVM's and "
+    "scikit-learn's +1).",
+)
+def eval_(model_path, data, as_json, skip_bad_lines, normal_label):
+    """Accuracy, precision/recall/F1 per class, AUC and confusion matrix of MODEL on DATA; of a novelty model,
+    the AUC of its score, the precision and recall of the examples it flags, and the fraction it flags."""
     model = _load(model_path, data=data)
+    if normal_label is not None and model.task.name != "novelty":
+        raise click.UsageError(f"--normal-label is for a novelty model; this one is a {model.task.name} model")
+    if model.task.name == "novelty":
+        try:
+            report = model.task.evaluate(model, data, skip_bad_lines, 1.0 if normal_label is None else normal_label)
+        except (DataError, ValueError) as exc:
+            fail(str(exc))
+        report["warnings"] = model.task.report_warnings(report)
+        click.echo(json.dumps(report) if as_json else "\n".join(model.task.report_lines(report)))
+        for warning in report["warnings"]:
+            click.echo(f"warning: {warning}", err=True)
+        return
     if model.task.name == "regression":
         return _eval_regression(model, data, as_json, skip_bad_lines)
     labels = model.labels

@@ -157,8 +157,9 @@ def _cross_validate(ctx, k: int, hypothesis: str | None, sharding: dict | None, 
     if given:
         raise click.UsageError(f"-v writes no model (as svm-train -v): drop {', '.join(given)}")
     spec = _train_spec(ctx, hypothesis, None, options)
-    if spec.task == "regression":  # svm-train -v's mean squared error for -s 3 is not done yet
-        raise click.UsageError("-v reports accuracy; cross-validating a regression (its MSE) is not done yet")
+    if spec.task not in (None, "classification"):  # svm-train -v's mean squared error for -s 3 is not done yet
+        what = "a regression (its MSE)" if spec.task == "regression" else "a novelty detector (its AUC)"
+        raise click.UsageError(f"-v reports accuracy; cross-validating {what} is not done yet")
     try:
         cv = crossval.cross_validate(spec, options["data"], k)
     except DefaultRefuses as exc:

@@ -30,11 +30,13 @@ def _model_options(f):
             ),
             click.option(
                 "--task",
-                type=click.Choice(["classification", "regression"]),
+                type=click.Choice(["classification", "regression", "novelty"]),
                 default=None,
-                help="What to learn: classification (labels are classes, the default) or regression (labels are "
-                f"real targets; default algorithm {registry.DEFAULT['regression']}). Never guessed: a label that is "
-                "not a whole number needs --task regression. A resumed model keeps its own.",
+                help="What to learn: classification (labels are classes, the default), regression (labels are "
+                f"real targets; default algorithm {registry.DEFAULT['regression']}) or novelty (one class, as "
+                f"LIBSVM's one_class: lines need no label, and a label given is ignored; default algorithm "
+                f"{registry.DEFAULT['novelty']}). Never guessed: a label that is not a whole number needs --task "
+                "regression. A resumed model keeps its own.",
             ),
             _kernel_options,
             _param_options,

@@ -181,8 +181,9 @@ def _train(ctx, hypothesis: str | None, sharding: dict | None, options: dict) ->
             spec = spec.resuming(resume)
         except NotResumable as exc:  # what the run's own settings contradict (a scaled model, sharded)
             fail(f"{resume_path}: {exc}", 2 if exc.settings else 1)
-    if curve_path is not None and spec.task == "regression":
-        raise click.UsageError("--curve logs online mistakes; a regression's curve of online errors is not done yet")
+    if curve_path is not None and spec.task not in (None, "classification"):
+        what = "a regression's curve of online errors" if spec.task == "regression" else "a curve of flagged rounds"
+        raise click.UsageError(f"--curve logs online mistakes; {what} is not done yet")
     output = _model_output(options["output"], data, spec.checkpoint_every)
     shards = _shards(spec, quiet)
     if shards is not None:
@@ -317,8 +318,8 @@ def _open_curve(outputs: contextlib.ExitStack, curve_path: str | None, every: in
 
 
 def _data_kind(summary: dict) -> str:
-    if summary.get("task") == "regression":
-        return "regression"
+    if summary.get("task") in ("regression", "novelty"):
+        return "regression" if summary["task"] == "regression" else "novelty detection"
     return "multiclass data" if summary["algorithm"] == registry.DEFAULT["multiclass"] else "two labels"
 
 

@@ -185,9 +185,10 @@ def _no_grid_contradiction(grid, params: dict, gamma, sigma) -> None:
 )
 @click.option(
     "--task",
-    type=click.Choice(["classification", "regression"]),
+    type=click.Choice(["classification", "regression", "novelty"]),
     default=None,
-    help="classification (the default); regression is not ranked by tune yet (held-out MSE) and is refused.",
+    help="classification (the default); regression (held-out MSE) and novelty (held-out AUC) are not ranked by "
+    "tune yet and are refused.",
 )
 @_kernel_options
 @_param_options
@@ -225,8 +226,12 @@ def tune(
     refers to the warnings of a setting's runs, listed under the table (and in --json and --csv);
     a setting with a run that ended with no support vector is marked "nothing learned" and ranks
     after every setting that learned something, whatever --sort says."""
-    if task == "regression" or (algorithm is not None and "classification" not in registry.get(algorithm).tasks):
-        raise click.UsageError("tune ranks classification runs only; regression is not wired into tune yet")
+    if task not in (None, "classification") or (
+        algorithm is not None and "classification" not in registry.get(algorithm).tasks
+    ):
+        raise click.UsageError(
+            "tune ranks classification runs only; regression and novelty are not wired into tune yet"
+        )
     kernel = KernelSpec.from_params(options)
     params = {k: v for k, v in options.items() if k in registry.params() and v is not None}
     for name, path in (("DATA", data), ("--test", test)):
