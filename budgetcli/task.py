@@ -6,7 +6,9 @@ which task they run:
 - the targets: the label map a new model starts with (`label_map`) and how a chunk's labels become the
   learner's codes (`encode`, through that map), and each example's weight (`weights`: its class's times
   its own);
-- what a run counts besides the learner's counters and what it warns of at its end (`Tally`).
+- what a run counts besides the learner's counters and what it warns of at its end (`Tally`);
+- eval's report of a model on data (`evaluate`, `print_report`), and whether a score is the prediction
+  itself (`score_is_prediction`: predict --scores then writes it once).
 
 and what a run's summary counts (`summary`, `summary_lines`).  A learner declares the tasks it learns
 (contract.Learner.tasks); a model file says its task in its header ("task"; a file without it is a
@@ -19,6 +21,7 @@ import numpy as np
 from . import registry
 from .core import DataError, unique
 from .labels import BinaryLabels, MulticlassLabels, RealTargets
+from . import metrics
 from .metrics import constant_warning, one_label_warning
 
 # A regression learner's running sums, in its `scalars`: of its online (a priori) errors y_t − f_t(x_t),
@@ -95,6 +98,70 @@ class Classification:
             f"mistakes        {s['mistakes']:,} ({100 * s['online_mistake_rate']:.2f}% online)",
             f"margin updates  {s['margin_updates']:,}",
         ]
+
+    score_is_prediction = False  # predict --scores writes the label, then the score(s)
+
+    @staticmethod
+    def evaluate(model, blocks) -> dict:
+        """eval's report of `model` on `blocks` ((chunk, scores) pairs, pipeline.scores): accuracy, precision,
+        recall and F1 per class, AUC of a binary model, the confusion matrix, log loss and calibration error
+        of a calibrated model, and its `warnings`; ValueError when there is no example."""
+        labels = model.labels
+        all_scores, all_true = [], []  # binary: f(x); multiclass: the predicted class (memory: O(examples))
+        tally = metrics.ProbabilityTally() if model.calibration is not None else None
+        for chunk, f in blocks:
+            if tally is not None:
+                tally.add(model.probabilities(f), labels.index_of(chunk.labels))
+            all_scores.append(labels.predict_index(f) if model.learner.multiclass else f)
+            all_true.append(chunk.labels)
+            for v, s in chunk.label_spellings.items():
+                labels.spellings.setdefault(v, s)
+        if not all_true or not sum(len(t) for t in all_true):
+            raise ValueError("no examples to evaluate")
+        true = np.concatenate(all_true)
+        if model.learner.multiclass:
+            report = metrics.multiclass_report(labels.classes, labels.spelling, true, np.concatenate(all_scores))
+        else:
+            report = metrics.binary_report(labels, true, np.concatenate(all_scores))
+        if tally is not None:
+            report |= tally.report()
+        report["warnings"] = metrics.warnings(report, [labels.spelling(v) for v in labels.classes])
+        return report
+
+    @staticmethod
+    def print_report(r: dict, console) -> None:
+        """`evaluate`'s report as eval prints it on `console` (rich): the figures, then two tables."""
+        from rich.table import Table
+
+        if r.get("multiclass"):  # AUC is binary-only
+            auc = ""
+        elif r["auc"] is None:
+            auc = f"\nAUC       n/a (one class only) (positive label {r['positive_label']})"
+        else:
+            auc = f"\nAUC       {r['auc']:.4f} (positive label {r['positive_label']})"
+        probabilities = ""
+        if r.get("log_loss") is not None:
+            probabilities = (
+                f"\nlog loss  {r['log_loss']:.4f}\nECE       {r['ece']:.4f} (10 bins of the top probability)"
+            )
+        console.print(
+            f"examples  {r['examples']:,}\naccuracy  {100 * r['accuracy']:.2f}%\nerror     {100 * r['error']:.2f}%{auc}"
+            + probabilities
+        )
+        table = Table(title="per class", title_justify="left")
+        for col in ("label", "precision", "recall", "F1", "support"):
+            table.add_column(col, justify="right")
+        for name, m in r["classes"].items():
+            table.add_row(name, f"{m['precision']:.4f}", f"{m['recall']:.4f}", f"{m['f1']:.4f}", f"{m['support']:,}")
+        console.print(table)
+        cm = r["confusion_matrix"]
+        table = Table(title="confusion matrix", title_justify="left")
+        table.add_column("true \\ predicted", justify="right")
+        for name in cm["labels"]:
+            table.add_column(name, justify="right")
+        for name, row in zip(cm["labels"], cm["rows_true_columns_predicted"]):
+            table.add_row(name, *(f"{v:,}" for v in row))
+        console.print(table)
 
     class Tally:
         """A run's label values (label -> examples), and the warnings the run gives at its end."""
@@ -203,6 +270,36 @@ class Regression:
             f"online MSE      {s['online_mse']:.6g} (squared error {s['online_squared_error']:.6g})",
             f"online MAE      {s['online_mae']:.6g} (absolute error {s['online_absolute_error']:.6g})",
         ]
+
+    score_is_prediction = True  # the prediction is the score f(x): predict --scores writes it once
+
+    @staticmethod
+    def evaluate(model, blocks) -> dict:
+        """eval's report of `model` on `blocks` ((chunk, scores) pairs, pipeline.scores): MSE, RMSE, MAE, R²
+        and the baseline of predicting the training mean (metrics.ErrorTally), and its `warnings`;
+        ValueError when there is no example."""
+        tally = metrics.ErrorTally(Regression.training_mean(model.learner))
+        for chunk, f in blocks:
+            tally.add(chunk.labels, f)
+        if not tally.n:
+            raise ValueError("no examples to evaluate")
+        return tally.report()
+
+    @staticmethod
+    def print_report(r: dict, console) -> None:
+        """`evaluate`'s report as eval prints it on `console` (rich)."""
+        base = r["baseline"]
+
+        def shown(v):
+            return "n/a (every target the same)" if v is None else f"{v:.6g}"
+
+        console.print(
+            f"examples  {r['examples']:,}\nMSE       {r['mse']:.6g}\nRMSE      {r['rmse']:.6g}\n"
+            f"MAE       {r['mae']:.6g}\nR²        {shown(r['r2'])}\n"
+            f"baseline  the training mean {base['prediction']:.6g}: MSE {base['mse']:.6g}, MAE {base['mae']:.6g}, "
+            f"R² {shown(base['r2'])}",
+            soft_wrap=True,
+        )
 
     class Tally:
         """A run's examples, and the warning the run gives at its end."""

@@ -245,3 +245,53 @@ def test_the_python_api_learns_reals_and_predict_writes_what_it_predicts(files, 
     np.testing.assert_array_equal(predicted, [float(f"{v:.10g}") for v in model.predict(X)])
     with pytest.raises(ValueError, match="klms learns regression, not classification; give --task regression"):
         budgetcli.train(budgetcli.TrainSpec("klms"), X, chunk.labels)
+
+
+def test_eval_is_the_task_s_report_on_every_interface(files, tmp_path):
+    """eval --json, budgetcli.evaluate on the file and on arrays give one report; predict --scores of a
+    regression writes its prediction once (the score is the prediction); --proba and accuracy refuse."""
+    import budgetcli
+    from budgetcli.io.libsvm import read_all
+
+    model_path = files / "ev.model"
+    cli("train", "--task", "regression", "-a", "klms", "--gamma", "2", files / "train.txt", "-o", model_path)
+    report = json.loads(cli("eval", "--json", model_path, files / "test.txt").stdout)
+    model = budgetcli.load(model_path)
+    assert budgetcli.evaluate(model, files / "test.txt") == report
+    chunk = read_all(files / "test.txt")
+    X = np.array([[dict(zip(*chunk.row(i))).get(j, 0.0) for j in (1, 2)] for i in range(len(chunk))])
+    from_arrays = budgetcli.evaluate(model, X, chunk.labels)
+    assert from_arrays.keys() == report.keys()
+    for key in ("mse", "mae", "r2"):
+        np.testing.assert_allclose(from_arrays[key], report[key], rtol=1e-12)
+    plain = cli("predict", model_path, files / "test.txt").stdout
+    assert cli("predict", "--scores", model_path, files / "test.txt").stdout == plain
+    assert all(len(line.split()) == 1 for line in plain.splitlines())
+    out = cli("predict", "--proba", model_path, files / "test.txt", check=False)
+    assert out.returncode == 1 and len(out.stderr.strip().splitlines()) == 1
+    assert "predict --proba (probabilities of classes) takes a classification model" in out.stderr
+    with pytest.raises(ValueError, match="evaluate\\(\\) reports a regression's errors"):
+        budgetcli.accuracy(model, files / "test.txt")
+    (tmp_path / "empty.txt").write_text("")
+    out = cli("eval", model_path, tmp_path / "empty.txt", check=False)
+    assert out.returncode == 1 and "no examples to evaluate" in out.stderr
+
+
+def test_the_error_tally_block_by_block_is_the_one_pass_figures():
+    """MSE, MAE and R² summed over blocks of targets far from 0 (where Σy² − nȳ² would cancel) are numpy's
+    on the whole arrays; the baseline's MSE is the training mean's own."""
+    from budgetcli.metrics import ErrorTally
+
+    rng = np.random.default_rng(5)
+    y = 1e6 + rng.standard_normal(1000)
+    f = y + 0.3 * rng.standard_normal(1000)
+    tally = ErrorTally(1e6 + 0.25)
+    for piece in np.array_split(np.arange(1000), 7):
+        tally.add(y[piece], f[piece])
+    r = tally.report()
+    np.testing.assert_allclose(r["mse"], np.mean((y - f) ** 2), rtol=1e-12)
+    np.testing.assert_allclose(r["mae"], np.mean(np.abs(y - f)), rtol=1e-12)
+    sst = np.sum((y - y.mean()) ** 2)
+    np.testing.assert_allclose(r["r2"], 1 - np.sum((y - f) ** 2) / sst, rtol=1e-9)
+    np.testing.assert_allclose(r["baseline"]["mse"], np.mean((y - (1e6 + 0.25)) ** 2), rtol=1e-9)
+    np.testing.assert_allclose(r["baseline"]["r2"], 1 - np.sum((y - (1e6 + 0.25)) ** 2) / sst, rtol=1e-9)
