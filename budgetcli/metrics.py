@@ -35,6 +35,10 @@ class PredictionTally:
             self.counts[v] = self.counts.get(v, 0) + c
         self.predicted.update(unique(predicted).tolist())
 
+    def held_out(self, source: str) -> float:
+        """The accuracy (tune's held-out figure)."""
+        return self.accuracy(source)
+
     def accuracy(self, source: str) -> float:
         """The share of right predictions; a DataError naming `source` when there was no example."""
         total = sum(self.counts.values())
@@ -274,23 +278,49 @@ class ErrorTally:
     def __init__(self, training_mean: float):
         self.training_mean = float(training_mean)
         self.n, self.sse, self.sae, self.base_sae = 0, 0.0, 0.0, 0.0
-        self.mean, self.m2 = 0.0, 0.0  # of the targets seen: their mean and Σ(y − mean)²
+        # of the targets y and the predictions f seen: their means, Σ(y − ȳ)², Σ(f − f̄)² and Σ(f − f̄)(y − ȳ)
+        self.mean, self.m2, self.mean_f, self.m2_f, self.c = 0.0, 0.0, 0.0, 0.0, 0.0
 
     def add(self, true: np.ndarray, f: np.ndarray) -> None:
         true, f = np.asarray(true, np.float64), np.asarray(f, np.float64)
-        k = len(true)
+        if not len(true):
+            return
+        block = ErrorTally(self.training_mean)
+        block.n = len(true)
+        block.sse = float(np.sum((true - f) ** 2))
+        block.sae = float(np.sum(np.abs(true - f)))
+        block.base_sae = float(np.sum(np.abs(true - self.training_mean)))
+        block.mean, block.mean_f = float(true.mean()), float(f.mean())
+        dy, df = true - block.mean, f - block.mean_f
+        block.m2, block.m2_f, block.c = float(dy @ dy), float(df @ df), float(df @ dy)
+        self.merge(block)
+
+    def merge(self, other: "ErrorTally") -> None:
+        """Add another tally's examples (cross-validation's folds: one tally of every held-out example)."""
+        n, k = self.n + other.n, other.n
         if not k:
             return
-        self.sse += float(np.sum((true - f) ** 2))
-        self.sae += float(np.sum(np.abs(true - f)))
-        self.base_sae += float(np.sum(np.abs(true - self.training_mean)))
-        mean = float(true.mean())
-        m2 = float(np.sum((true - mean) ** 2))
-        n = self.n + k
-        delta = mean - self.mean
-        self.m2 += m2 + delta * delta * self.n * k / n
-        self.mean += delta * k / n
+        self.sse, self.sae, self.base_sae = self.sse + other.sse, self.sae + other.sae, self.base_sae + other.base_sae
+        dy, df = other.mean - self.mean, other.mean_f - self.mean_f
+        w = self.n * k / n
+        self.m2 += other.m2 + dy * dy * w
+        self.m2_f += other.m2_f + df * df * w
+        self.c += other.c + df * dy * w
+        self.mean += dy * k / n
+        self.mean_f += df * k / n
         self.n = n
+
+    @property
+    def squared_correlation(self) -> float | None:
+        """The squared correlation coefficient of predictions and targets, svm-train -v's for regression
+        ((nΣfy − ΣfΣy)² / ((nΣf² − (Σf)²)(nΣy² − (Σy)²)), from centred sums); None when either is constant."""
+        return self.c * self.c / (self.m2_f * self.m2) if self.m2_f > 0 and self.m2 > 0 else None
+
+    def held_out(self, source: str) -> float:
+        """The mean squared error (tune's held-out figure); a DataError naming `source` when there was no example."""
+        if not self.n:
+            raise DataError(source, 0, None, "no examples to evaluate")
+        return self.mse
 
     @property
     def mse(self) -> float:

@@ -8,7 +8,9 @@ which task they run:
   its own);
 - what a run counts besides the learner's counters and what it warns of at its end (`Tally`);
 - eval's report of a model on data (`evaluate`, `print_report`), and whether a score is the prediction
-  itself (`score_is_prediction`: predict --scores then writes it once).
+  itself (`score_is_prediction`: predict --scores then writes it once);
+- how held-out examples are scored (`tally`: tune's --test and --folds, `train -v`), what `train -v K`
+  reports (`cross_validation`, `cross_validation_lines`, `fold_text`) and tune's figures (`TUNE`).
 
 and what a run's summary counts (`summary`, `summary_lines`).  A learner declares the tasks it learns
 (contract.Learner.tasks); a model file says its task in its header ("task"; a file without it is a
@@ -100,6 +102,38 @@ class Classification:
         ]
 
     score_is_prediction = False  # predict --scores writes the label, then the score(s)
+
+    # tune's figures of a run (tune.RunResult's fields): online, on --test, on --folds; the sort names
+    # (tune.SORT_KEYS) of each, the default last
+    TUNE = {"online": "online_mistake_rate", "test": "test_accuracy", "cv": "cv_accuracy"}
+    SORTS = {"online": "error", "test": "test-accuracy", "cv": "cv-accuracy"}
+
+    @staticmethod
+    def tally(model):
+        """What scores a model on held-out examples, a block at a time (`add(true, scores)`, `held_out(source)`:
+        its accuracy)."""
+        return metrics.PredictionTally(model.labels)
+
+    @staticmethod
+    def cross_validation(folds: list) -> dict:
+        """`train -v K`'s report of its folds (crossval.Fold, each with its tally): svm-train's accuracy."""
+        examples, correct = sum(f.examples for f in folds), sum(f.tally.right for f in folds)
+        return {
+            "folds": len(folds),
+            "examples": examples,
+            "correct": correct,
+            "cross_validation_accuracy": correct / examples,
+            "per_fold": [{"examples": f.examples, "correct": f.tally.right} for f in folds],
+        }
+
+    @staticmethod
+    def cross_validation_lines(report: dict) -> list[str]:
+        """svm-train -v's line: `printf("Cross Validation Accuracy = %g%%\\n", 100.0*total_correct/prob.l)`."""
+        return ["Cross Validation Accuracy = %g%%" % (100.0 * report["cross_validation_accuracy"])]
+
+    @staticmethod
+    def fold_text(fold) -> str:
+        return f"{100 * fold.tally.right / fold.examples:.2f}%"
 
     @staticmethod
     def evaluate(model, blocks) -> dict:
@@ -272,6 +306,42 @@ class Regression:
         ]
 
     score_is_prediction = True  # the prediction is the score f(x): predict --scores writes it once
+
+    TUNE = {"online": "online_mse", "test": "test_mse", "cv": "cv_mse"}
+    SORTS = {"online": "online-mse", "test": "test-mse", "cv": "cv-mse"}
+
+    @staticmethod
+    def tally(model):
+        """What scores a model on held-out examples (metrics.ErrorTally: `held_out(source)` is the MSE)."""
+        return metrics.ErrorTally(Regression.training_mean(model.learner))
+
+    @staticmethod
+    def cross_validation(folds: list) -> dict:
+        """`train -v K`'s report of its folds: the mean squared error of every held-out example and the
+        squared correlation coefficient of their predictions and targets, as svm-train -v reports them."""
+        every = metrics.ErrorTally(0.0)
+        for fold in folds:
+            every.merge(fold.tally)
+        return {
+            "folds": len(folds),
+            "examples": every.n,
+            "cross_validation_mse": every.mse,
+            "squared_correlation_coefficient": every.squared_correlation,
+            "per_fold": [{"examples": f.examples, "mse": f.tally.mse} for f in folds],
+        }
+
+    @staticmethod
+    def cross_validation_lines(report: dict) -> list[str]:
+        """svm-train -v's two lines for ε-SVR and ν-SVR (svm-train.c, do_cross_validation)."""
+        r2 = report["squared_correlation_coefficient"]
+        return [
+            "Cross Validation Mean squared error = %g" % report["cross_validation_mse"],
+            "Cross Validation Squared correlation coefficient = %s" % ("nan" if r2 is None else "%g" % r2),
+        ]
+
+    @staticmethod
+    def fold_text(fold) -> str:
+        return f"MSE {fold.tally.mse:.6g}"
 
     @staticmethod
     def evaluate(model, blocks) -> dict:

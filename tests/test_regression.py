@@ -185,15 +185,15 @@ def test_a_header_that_mixes_tasks_is_refused(files, tmp_path):
 
 
 def test_every_edge_not_doing_regression_refuses_a_regression_model_in_one_line(files):
-    """export, calibrate, tune, a sharded run, scikit-learn's and River's classifiers: refused, not wrong."""
+    """export, calibrate, a sharded run, --curve, scikit-learn's and River's classifiers, tune's classification
+    figures: refused, not wrong."""
     model = files / "e.model"
     cli("train", "--task", "regression", "-a", "norma", files / "train.txt", "-o", model)
     refusals = [
         (("export", model, "-o", files / "e.libsvm"), "export (LIBSVM's C-SVC format) takes a classification model"),
         (("calibrate", model, files / "test.txt", "-o", files / "c.model"), "calibrate (probabilities of classes)"),
-        (("tune", "--task", "regression", files / "train.txt"), "tune ranks classification runs only"),
-        (("tune", "-a", "qklms", files / "train.txt"), "tune ranks classification runs only"),
-        (("train", "--task", "regression", "-v", "5", files / "train.txt"), "cross-validating a regression"),
+        (("tune", "-a", "qklms", files / "train.txt"), "qklms learns regression; give --task regression"),
+        (("tune", "--task", "regression", "--sort", "error", files / "train.txt"), "--sort error ranks classification"),
         (
             ("train", "--task", "regression", "--curve", files / "c.csv", files / "train.txt", "-o", files / "v.model"),
             "a regression's curve of online errors is not done yet",
@@ -295,3 +295,69 @@ def test_the_error_tally_block_by_block_is_the_one_pass_figures():
     np.testing.assert_allclose(r["r2"], 1 - np.sum((y - f) ** 2) / sst, rtol=1e-9)
     np.testing.assert_allclose(r["baseline"]["mse"], np.mean((y - (1e6 + 0.25)) ** 2), rtol=1e-9)
     np.testing.assert_allclose(r["baseline"]["r2"], 1 - np.sum((y - (1e6 + 0.25)) ** 2) / sst, rtol=1e-9)
+
+
+def test_train_v_reports_svm_train_s_regression_lines(files):
+    """train -v K of a regression: svm-train -s 3 -v's two lines, from folds made as svm-train makes an
+    SVR's (one seeded permutation dealt out in K slices), each fold's model train's on the others in file
+    order; the figures computed here from the folds' own models."""
+    import budgetcli
+    from budgetcli.io.libsvm import read_all
+
+    out = cli("train", "--task", "regression", "-a", "klms", "--gamma", "2", "-v", "4", files / "train.txt")
+    mse_line, r2_line = out.stdout.splitlines()
+    chunk = read_all(files / "train.txt")
+    n = len(chunk)
+    perm = np.random.default_rng(0).permutation(n)
+    fold = np.empty(n, int)
+    for k in range(4):
+        fold[perm[k * n // 4 : (k + 1) * n // 4]] = k
+    X = np.array([[dict(zip(*chunk.row(i))).get(j, 0.0) for j in (1, 2)] for i in range(n)])
+    f = np.empty(n)
+    spec = budgetcli.TrainSpec("klms", budgetcli.KernelSpec("rbf", 2.0), task="regression")
+    for k in range(4):
+        model = budgetcli.train(spec, X[fold != k], chunk.labels[fold != k])
+        f[fold == k] = model.predict(X[fold == k])
+    y = chunk.labels
+    assert mse_line == "Cross Validation Mean squared error = %g" % np.mean((y - f) ** 2)
+    assert r2_line == "Cross Validation Squared correlation coefficient = %g" % (np.corrcoef(f, y)[0, 1] ** 2)
+    report = json.loads(
+        cli(
+            "train", "--task", "regression", "-a", "klms", "--gamma", "2", "-v", "4", "--json", files / "train.txt"
+        ).stdout
+    )
+    np.testing.assert_allclose(report["cross_validation_mse"], np.mean((y - f) ** 2), rtol=1e-12)
+    assert [p["examples"] for p in report["per_fold"]] == [150] * 4
+    assert "stratified" not in out.stderr and "MSE" in out.stderr
+
+
+def test_tune_ranks_a_regression_by_held_out_mse(files, tmp_path):
+    """tune --task regression: --folds ranks by cv-mse, each setting's the MSE train -v prints for its command;
+    --test ranks by test-mse, and --save-best's model has its run's test MSE in eval."""
+
+    def tune(*args):
+        return json.loads(
+            cli("tune", "--task", "regression", "-a", "klms", *args, "--json", files / "train.txt").stdout
+        )
+
+    folds = tune("--grid", "gamma=0.5,2,8", "--folds", "3")
+    assert folds["sort"] == "cv-mse"
+    means = [row["cv_mse_mean"] for row in folds["rows"]]
+    assert means == sorted(means) and "cv_accuracy_mean" not in folds["rows"][0]
+    for row in folds["rows"]:
+        gamma = row["setting"]["gamma"]
+        cv = cli(
+            "train", "--task", "regression", "-a", "klms", "--gamma", gamma, "-v", "3", "--json", files / "train.txt"
+        )
+        assert row["cv_mse_mean"] == pytest.approx(json.loads(cv.stdout)["cross_validation_mse"], rel=1e-12)
+    assert folds["best"].startswith("budgetlearn train -a klms --gamma 8") and "--task regression" in folds["best"]
+    best = tmp_path / "best.model"
+    tested = tune("--grid", "gamma=0.5,8", "--permutations", "2", "--test", files / "test.txt", "--save-best", best)
+    assert tested["sort"] == "test-mse"
+    top = tested["rows"][0]
+    assert top["test_mse_mean"] <= tested["rows"][1]["test_mse_mean"]
+    run = min(top["per_run"], key=lambda r: (r["test_mse"], r["permutation"]))
+    report = json.loads(cli("eval", "--json", best, files / "test.txt").stdout)
+    assert report["mse"] == pytest.approx(run["test_mse"], rel=1e-12)
+    text = cli("tune", "--task", "regression", "-a", "klms", "--grid", "gamma=2,8", files / "train.txt").stdout
+    assert "online MSE" in text and "sorted by online-mse" in text and "online error" not in text
