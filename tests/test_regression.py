@@ -185,12 +185,11 @@ def test_a_header_that_mixes_tasks_is_refused(files, tmp_path):
 
 
 def test_every_edge_not_doing_regression_refuses_a_regression_model_in_one_line(files):
-    """export, calibrate, a sharded run, --curve, scikit-learn's and River's classifiers, tune's classification
+    """calibrate, a sharded run, --curve, scikit-learn's and River's classifiers, tune's classification
     figures: refused, not wrong."""
     model = files / "e.model"
     cli("train", "--task", "regression", "-a", "norma", files / "train.txt", "-o", model)
     refusals = [
-        (("export", model, "-o", files / "e.libsvm"), "export (LIBSVM's C-SVC format) takes a classification model"),
         (("calibrate", model, files / "test.txt", "-o", files / "c.model"), "calibrate (probabilities of classes)"),
         (("tune", "-a", "qklms", files / "train.txt"), "qklms learns regression; give --task regression"),
         (("tune", "--task", "regression", "--sort", "error", files / "train.txt"), "--sort error ranks classification"),
@@ -217,7 +216,7 @@ def test_every_edge_not_doing_regression_refuses_a_regression_model_in_one_line(
         out = cli(*args, check=False)
         assert out.returncode in (1, 2) and said in out.stderr, (args, out.stderr)
         assert len(out.stderr.strip().splitlines()) == 1, out.stderr
-    assert not (files / "e.libsvm").exists() and not (files / "c.model").exists() and not (files / "s.model").exists()
+    assert not (files / "c.model").exists() and not (files / "s.model").exists()
     from budgetcli.model import Model
 
     with pytest.raises(ValueError, match="BudgetClassifier takes a classification model; this one is a regression"):
