@@ -10,7 +10,8 @@ which task they run:
 - eval's report of a model on data (`evaluate`, `print_report`), and whether a score is the prediction
   itself (`score_is_prediction`: predict --scores then writes it once);
 - how held-out examples are scored (`tally`: tune's --test and --folds, `train -v`), what `train -v K`
-  reports (`cross_validation`, `cross_validation_lines`, `fold_text`) and tune's figures (`TUNE`).
+  reports (`cross_validation`, `cross_validation_lines`, `fold_text`) and tune's figures (`TUNE`);
+- the online error of `train --curve` (`CURVE`, `curve_error`) and how `plot` draws it (`CURVE_AXIS`).
 
 and what a run's summary counts (`summary`, `summary_lines`).  A learner declares the tasks it learns
 (contract.Learner.tasks); a model file says its task in its header ("task"; a file without it is a
@@ -107,6 +108,16 @@ class Classification:
     # (tune.SORT_KEYS) of each, the default last
     TUNE = {"online": "online_mistake_rate", "test": "test_accuracy", "cv": "cv_accuracy"}
     SORTS = {"online": "error", "test": "test-accuracy", "cv": "cv-accuracy"}
+    # train --curve's error columns (curve.py: t, these two, support_size, seconds); plot's axis of the
+    # second: its label and the factor it is drawn with
+    CURVE = ("mistakes", "online_rate")
+    CURVE_AXIS = ("online error (%)", 100.0)
+
+    @staticmethod
+    def curve_error(learner) -> tuple[str, float]:
+        """The online mistakes so far, as the curve writes them, and their share of the examples."""
+        t, m = learner.counter("examples"), learner.counter("mistakes")
+        return str(m), m / t if t else 0.0
 
     @staticmethod
     def tally(model):
@@ -309,6 +320,14 @@ class Regression:
 
     TUNE = {"online": "online_mse", "test": "test_mse", "cv": "cv_mse"}
     SORTS = {"online": "online-mse", "test": "test-mse", "cv": "cv-mse"}
+    CURVE = ("squared_error", "online_mse")
+    CURVE_AXIS = ("online mean squared error", 1.0)
+
+    @staticmethod
+    def curve_error(learner) -> tuple[str, float]:
+        """The online squared error so far, Σ(y_t − f_t(x_t))², and its mean (`summary`'s)."""
+        s = Regression.summary(learner)
+        return f"{s['online_squared_error']:.10g}", s["online_mse"]
 
     @staticmethod
     def tally(model):

@@ -185,7 +185,7 @@ def test_a_header_that_mixes_tasks_is_refused(files, tmp_path):
 
 
 def test_every_edge_not_doing_regression_refuses_a_regression_model_in_one_line(files):
-    """calibrate, a sharded run, --curve, scikit-learn's and River's classifiers, tune's classification
+    """calibrate, a sharded run, scikit-learn's and River's classifiers, tune's classification
     figures: refused, not wrong."""
     model = files / "e.model"
     cli("train", "--task", "regression", "-a", "norma", files / "train.txt", "-o", model)
@@ -193,10 +193,6 @@ def test_every_edge_not_doing_regression_refuses_a_regression_model_in_one_line(
         (("calibrate", model, files / "test.txt", "-o", files / "c.model"), "calibrate (probabilities of classes)"),
         (("tune", "-a", "qklms", files / "train.txt"), "qklms learns regression; give --task regression"),
         (("tune", "--task", "regression", "--sort", "error", files / "train.txt"), "--sort error ranks classification"),
-        (
-            ("train", "--task", "regression", "--curve", files / "c.csv", files / "train.txt", "-o", files / "v.model"),
-            "a regression's curve of online errors is not done yet",
-        ),
         (
             (
                 "train",
@@ -360,3 +356,51 @@ def test_tune_ranks_a_regression_by_held_out_mse(files, tmp_path):
     assert report["mse"] == pytest.approx(run["test_mse"], rel=1e-12)
     text = cli("tune", "--task", "regression", "-a", "klms", "--grid", "gamma=2,8", files / "train.txt").stdout
     assert "online MSE" in text and "sorted by online-mse" in text and "online error" not in text
+
+
+def test_the_curve_of_a_regression_is_its_online_squared_error(files, tmp_path):
+    """train --curve of a regression logs Σ(y − f(x))² and its mean, each row the summary of train on the
+    rows so far; a resumed run goes on with the model's columns; plot draws it, and refuses to draw it beside
+    a classification's curve in one line."""
+    pytest.importorskip("matplotlib")
+    lines = (files / "train.txt").read_text().splitlines(keepends=True)
+    args = ("--task", "regression", "-a", "klms", "--gamma", "2")
+    cli(
+        "train",
+        *args,
+        files / "train.txt",
+        "-o",
+        tmp_path / "m.model",
+        "--curve",
+        tmp_path / "c.csv",
+        "--curve-every",
+        "250",
+        "-q",
+    )
+    text = (tmp_path / "c.csv").read_text().splitlines()
+    assert text[0].startswith("# klms") and text[1] == "t,squared_error,online_mse,support_size,seconds"
+    rows = [row.split(",") for row in text[2:]]
+    assert [int(r[0]) for r in rows] == [250, 500, 600]
+    for r in rows:
+        (tmp_path / "prefix.txt").write_text("".join(lines[: int(r[0])]))
+        s = json.loads(cli("train", *args, tmp_path / "prefix.txt", "-o", tmp_path / "p.model", "--json").stdout)
+        assert float(r[1]) == pytest.approx(s["online_squared_error"], rel=1e-9)
+        assert float(r[2]) == pytest.approx(s["online_mse"], rel=1e-5)  # %.6g
+    cli(
+        "train",
+        "--resume",
+        tmp_path / "m.model",
+        files / "test.txt",
+        "-o",
+        tmp_path / "m2.model",
+        "--curve",
+        tmp_path / "c2.csv",
+        "-q",
+    )
+    assert (tmp_path / "c2.csv").read_text().splitlines()[1] == text[1]
+    cli("plot", tmp_path / "c.csv", tmp_path / "c2.csv", "-o", tmp_path / "c.png")
+    assert (tmp_path / "c.png").read_bytes().startswith(b"\x89PNG")
+    cli("train", files / "binary.txt", "-o", tmp_path / "b.model", "--curve", tmp_path / "b.csv", "-q")
+    out = cli("plot", tmp_path / "c.csv", tmp_path / "b.csv", "-o", tmp_path / "mixed.png", check=False)
+    assert out.returncode == 1 and len(out.stderr.strip().splitlines()) == 1 and "no axis in common" in out.stderr
+    assert not (tmp_path / "mixed.png").exists()
