@@ -104,8 +104,8 @@ class Classification:
 
     score_is_prediction = False  # predict --scores writes the label, then the score(s)
 
-    # tune's figures of a run (tune.RunResult's fields): online, on --test, on --folds; the sort names
-    # (tune.SORT_KEYS) of each, the default last
+    # tune's figures of a run (tune.RunResult's fields): online, on --test, on --folds; and the sort
+    # (tune.SORT_KEYS) that ranks by each
     TUNE = {"online": "online_mistake_rate", "test": "test_accuracy", "cv": "cv_accuracy"}
     SORTS = {"online": "error", "test": "test-accuracy", "cv": "cv-accuracy"}
     # train --curve's error columns (curve.py: t, these two, support_size, seconds); plot's axis of the
