@@ -1,8 +1,9 @@
 """The `budgetlearn` command group, light enough that `budgetlearn --version` loads nothing else.
 
 The subcommands live in the package cli/, which imports every algorithm (their options are generated from the
-registry) and numpy: the group adds them (cli.COMMANDS) when a subcommand is named or listed, not
-before.  How a command ends on an error is exits.py, which both use.
+registry) and numpy: the group adds a command (cli.command) when it is named, importing that command's
+module alone, and lists them (cli.WHERE) without importing any.  How a command ends on an error is
+exits.py, which both use.
 """
 
 from __future__ import annotations
@@ -25,19 +26,19 @@ class _Main(click.Group):
     traceback)."""
 
     def get_command(self, ctx, name):
-        self._load_commands()
-        return super().get_command(ctx, name)
+        if name not in self.commands:  # loaded when named: `train` imports neither tune's nor plot's module
+            from .cli import command
+
+            found = command(name)
+            if found is None:
+                return None
+            self.add_command(found, name)
+        return self.commands[name]
 
     def list_commands(self, ctx):
-        self._load_commands()
-        return super().list_commands(ctx)
+        from .cli import WHERE
 
-    def _load_commands(self):
-        if not self.commands:
-            from .cli import COMMANDS
-
-            for command in COMMANDS:
-                self.add_command(command)
+        return sorted(WHERE)
 
     def make_context(self, *args, **kwargs):  # --help and --version write while parsing
         try:

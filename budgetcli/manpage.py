@@ -14,7 +14,7 @@ from pathlib import Path
 import click
 
 from . import __version__
-from .cli import COMMANDS
+from .cli import commands
 from .entry import main as cli_main
 from .registry import ALGORITHMS
 
@@ -254,7 +254,7 @@ def rewrite_tables(readme: Path) -> None:
 
 
 def _commands() -> dict:
-    return {cmd.name: cmd for cmd in COMMANDS}
+    return {cmd.name: cmd for cmd in commands()}
 
 
 def pages() -> dict[str, str]:

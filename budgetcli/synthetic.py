@@ -36,6 +36,34 @@ perm[i mod 4] of one random permutation of the pool, so 1 shift uses two distinc
 paper's "bump", §4).  A concept is a random hyperplane through the origin, x is uniform on the unit
 sphere of ℝ^d (like the paper's normalised TF-IDF vectors), and each label is flipped with
 probability `flip` (RCV1 is noisy).  `shifting_targets` returns the concept of every example.
+
+Regression streams (real targets, for `--task regression`):
+
+`friedman1`: Friedman's benchmark #1 ("Multivariate adaptive regression splines", Annals of
+Statistics 19(1), 1991, §4.3; scikit-learn's make_friedman1): x uniform on [0, 1]¹⁰, y = 10 sin(π x₁x₂)
++ 20 (x₃ − ½)² + 10 x₄ + 5 x₅ + N(0, 1); x₆..x₁₀ do not enter y.
+
+`sinc`: the sinc of the Kernel Adaptive Filtering Toolbox's demo (KAFBOX, demo_sinc.m): x ~ N(0, 1),
+y = sin(πx)/(πx) + noise at a signal-to-noise ratio of 20 dB.  KAFBOX scales the noise by the sample's
+variance of the clean targets; we use the exact variance of sinc(x) for x ~ N(0, 1) (SINC_VARIANCE), so
+that files of any length and seed have the same noise.
+
+`mackey-glass`: the Mackey–Glass series with delay τ = 30 (dx/dt = 0.2 x(t − τ)/(1 + x(t − τ)¹⁰) −
+0.1 x(t), the equation of KAFBOX's mg30.dat), integrated with step 0.1 by the exponential Euler rule
+(the linear part exactly, the delayed term held over the step), sampled every 6 time units, from the
+constant history 0.89 (mg30.dat's first value; seed s > 0 draws a constant history in [0.5, 1.3]).  A
+line is a one-step prediction as docs/USAGE.md makes one from a column: the target is the next value,
+the features the 10 values before it, most recent first, the missing lags of the first lines zero
+(KAFBOX pads its first rows so).  Our integration is not KAFBOX's (which its data file does not say), so
+the series is not mg30.dat's, but of the same kind.
+
+`channel-switch`: KAFBOX's nonlinear channel whose linear part switches (generate_channel_switch.m, after
+Van Vaerenbergh, Vía, Santamaría, ICASSP 2006, §4): a Wiener system, an input x ~ N(0, 1) through a
+linear channel of length 5, h = (1, h₂, .., h₅) with h₂..h₅ ~ N(0, 1), then tanh, plus output noise at
+20 dB (of the sample variance of the clean outputs, KAFBOX's); the channel is drawn anew (a second h)
+after the first third of the stream (KAFBOX's 500 of 1,500).  A line's features are the last 5 inputs,
+most recent first.  `channel_switch(n, seed, clean=True)` gives the outputs without the noise and the
+two channels.
 """
 
 from __future__ import annotations
@@ -180,6 +208,75 @@ def _shifting_with(shifts: int):
     return generate
 
 
+SINC_VARIANCE = 0.18966115742530987  # Var sinc(x), x ~ N(0, 1): Gauss–Hermite quadrature, 200 nodes
+
+
+def friedman1(n: int, seed: int = 0, noise: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
+    """(X of shape (n, 10), real y)."""
+    rng = np.random.default_rng(seed)
+    X = rng.random((n, 10))
+    y = 10 * np.sin(np.pi * X[:, 0] * X[:, 1]) + 20 * (X[:, 2] - 0.5) ** 2 + 10 * X[:, 3] + 5 * X[:, 4]
+    return X, y + noise * rng.standard_normal(n)
+
+
+def sinc(n: int, seed: int = 0, snr_db: float = 20.0) -> tuple[np.ndarray, np.ndarray]:
+    """(X of shape (n, 1), real y)."""
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal(n)
+    noise = rng.standard_normal(n) * np.sqrt(10 ** (-snr_db / 10) * SINC_VARIANCE)
+    return x[:, None], np.sinc(x) + noise
+
+
+MG_STEP, MG_SAMPLE, MG_DELAY, MG_LAGS = 0.1, 60, 300, 10  # step 0.1; a sample every 6 and τ = 30 time units
+
+
+def mackey_glass_series(samples: int, seed: int = 0) -> np.ndarray:
+    """The series' first `samples` values (the module's docstring).  Over the τ/step = 300 steps after t
+    the delayed term is known, so the steps x ← a x + β g(x(t − τ)) are solved 300 at a time:
+    x_{t+k+1} = a^(k+1) (x_t + β Σ_{j≤k} a^(−j−1) g_j)."""
+    rng = np.random.default_rng(seed)
+    start = 0.89 if seed == 0 else rng.uniform(0.5, 1.3)
+    steps = (samples - 1) * MG_SAMPLE
+    blocks = -(-steps // MG_DELAY)
+    x = np.empty(MG_DELAY * (blocks + 1) + 1)
+    x[: MG_DELAY + 1] = start
+    a = np.exp(-0.1 * MG_STEP)
+    beta = (1 - a) / 0.1
+    k = np.arange(1, MG_DELAY + 1)
+    for b in range(blocks):
+        t = MG_DELAY * (b + 1)
+        delayed = x[t - MG_DELAY : t]
+        g = 0.2 * delayed / (1 + delayed**10)
+        x[t + 1 : t + MG_DELAY + 1] = a**k * (x[t] + beta * np.cumsum(a ** (-k) * g))
+    return x[MG_DELAY : MG_DELAY + steps + 1 : MG_SAMPLE]
+
+
+def mackey_glass(n: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """(X of shape (n, 10): the 10 values before each target, most recent first, zero before the
+    series' start; y: the series' values 2..n+1)."""
+    s = mackey_glass_series(n + 1, seed)
+    X = np.zeros((n, MG_LAGS))
+    for lag in range(min(MG_LAGS, n)):
+        X[lag:, lag] = s[: n - lag]
+    return X, s[1:]
+
+
+def channel_switch(n: int, seed: int = 0, snr_db: float = 20.0, length: int = 5, clean: bool = False):
+    """(X of shape (n, length), real y); with clean=True (X, the outputs without noise, the two channels
+    as rows)."""
+    rng = np.random.default_rng(seed)
+    channels = np.hstack([np.ones((2, 1)), rng.standard_normal((2, length - 1))])
+    inputs = rng.standard_normal(n + length - 1)
+    X = np.lib.stride_tricks.sliding_window_view(inputs, length)[:, ::-1].copy()  # row t: x_t, x_{t−1}, ...
+    first = n // 3
+    y = np.tanh(np.concatenate([X[:first] @ channels[0], X[first:] @ channels[1]]))
+    if clean:
+        return X, y, channels
+    return X, y + rng.standard_normal(n) * np.sqrt(10 ** (-snr_db / 10) * y.var())
+
+
+REGRESSION_STREAMS = ("friedman1", "sinc", "mackey-glass", "channel-switch")  # real targets: --task regression
+
 GENERATORS = {
     "projectron-gaussians": projectron_gaussians,
     "checkerboard": checkerboard,
@@ -187,4 +284,8 @@ GENERATORS = {
     "noisy-toy": noisy_toy,
     "dogma-demo": dogma_demo,
     **{f"shifting-{k}": _shifting_with(k) for k in (0, 1, 3, 7)},
+    "friedman1": friedman1,
+    "sinc": sinc,
+    "mackey-glass": mackey_glass,
+    "channel-switch": channel_switch,
 }

@@ -47,6 +47,7 @@ class Trace:
     support: list = field(default_factory=list)  # example indices in the support set, in order of addition
     alpha: np.ndarray = field(default_factory=lambda: np.zeros(0))
     capped: int = 0  # BOGD++: keep probabilities capped at 1 (the water-filling acted)
+    dictionaries: list = field(default_factory=list)  # the KRLS filters: per round, the dictionary after it
 
 
 def perceptron(X, y, k, w=None) -> Trace:
@@ -838,6 +839,140 @@ def norma(X, y, k, eta=0.5, lam=0.01, tau=500, error="before-shrink", w=None) ->
     return tr
 
 
+# ---- the KRLS filters, for regression (budgetcli/algorithms/krls.py); KAFBOX's classes, lib/<name>.m -------------
+# As the LMS filters: `scores` the predictions f_t(x_t), `support` the final dictionary (example indices, oldest
+# first), and `dictionaries` the dictionary after each round (a set of example indices): the decisions.  The
+# matrices are solved or inverted directly from the Gram matrix of the dictionary each round, not updated.
+
+
+def _kernels(X, k) -> np.ndarray:
+    """G[i, j] = k(x_i, x_j) for every pair of the stream, each computed once."""
+    G = np.empty((len(X), len(X)))
+    for i in range(len(X)):
+        for j in range(i + 1):
+            G[i, j] = G[j, i] = k(X[i], X[j])
+    return G
+
+
+def krls(X, y, k, nu=1e-4, budget=1000) -> Trace:
+    """KRLS with the ALD dictionary (Engel, Mannor, Meir 2004, §III; KAFBOX krls.m l.50-76), in its closed form:
+    a_t = K̃⁻¹k_t, δ_t = k_tt − k_tᵀa_t; δ_t > ν (and fewer than `budget` entries): x_t joins, and the rows of A
+    (each example's coefficients on the dictionary) gain a column, x_t's row being the unit vector; else x_t's
+    row is a_t.  α = K̃⁻¹ (AᵀA)⁻¹ Aᵀ y, the least-squares fit of the examples seen by the approximated kernel
+    matrix A K̃ (what the recursion keeps, P being (AᵀA)⁻¹); AᵀA and Aᵀy are summed row by row."""
+    G = _kernels(X, k)
+    tr, D = Trace(), []
+    AtA, Aty, alpha = np.zeros((0, 0)), np.zeros(0), np.zeros(0)
+    for t in range(len(y)):
+        kt = G[D, t]
+        f = float(kt @ alpha)
+        _regression_round(tr, f)
+        if D:
+            a = np.linalg.solve(G[np.ix_(D, D)], kt)
+            delta = G[t, t] - kt @ a
+        if not D or (delta > nu and len(D) < budget):
+            D.append(t)
+            AtA = np.pad(AtA, (0, 1))
+            Aty = np.append(Aty, 0.0)
+            a = np.eye(len(D))[-1]
+        AtA += np.outer(a, a)
+        Aty += a * y[t]
+        alpha = np.linalg.solve(G[np.ix_(D, D)], np.linalg.solve(AtA, Aty))
+        tr.dictionaries.append(set(D))
+    tr.support, tr.alpha = D, alpha
+    return tr
+
+
+def _ridge_fit(G, y, D, ridge) -> tuple[np.ndarray, np.ndarray]:
+    """(α, H) with H = (K_D + ridge·I)⁻¹ and α = H y_D."""
+    H = np.linalg.inv(G[np.ix_(D, D)] + ridge * np.eye(len(D)))
+    return H @ y[D], H
+
+
+def swkrls(X, y, k, budget=250, c=1e-2) -> Trace:
+    """Sliding-window KRLS (Van Vaerenbergh, Vía, Santamaría 2006; KAFBOX swkrls.m l.48-61): the dictionary is
+    the last `budget` examples, α = (K + cI)⁻¹y over them."""
+    G = _kernels(X, k)
+    tr, D, alpha = Trace(), [], np.zeros(0)
+    for t in range(len(y)):
+        f = float(G[D, t] @ alpha)
+        _regression_round(tr, f)
+        D = (D + [t])[-budget:]
+        alpha, _ = _ridge_fit(G, y, D, c)
+        tr.dictionaries.append(set(D))
+    tr.support, tr.alpha = D, alpha
+    return tr
+
+
+def fbkrls(X, y, k, budget=100, lam=1e-2) -> Trace:
+    """Fixed-budget KRLS (Van Vaerenbergh, Santamaría, Liu, Príncipe 2010, Sec. 3; KAFBOX fbkrls.m l.49-66,
+    without the label update): x_t joins, α = (K + λI)⁻¹y (eq. 4); with more than `budget`, the entry of least
+    |α_i| / [(K + λI)⁻¹]_ii (eq. 8, the first on ties; x_t last) leaves and α is fitted again."""
+    G = _kernels(X, k)
+    tr, D, alpha = Trace(), [], np.zeros(0)
+    for t in range(len(y)):
+        f = float(G[D, t] @ alpha)
+        _regression_round(tr, f)
+        D = D + [t]
+        alpha, H = _ridge_fit(G, y, D, lam)
+        if len(D) > budget:
+            del D[int(np.argmin(np.abs(alpha) / np.diag(H)))]
+            alpha, _ = _ridge_fit(G, y, D, lam)
+        tr.dictionaries.append(set(D))
+    tr.support, tr.alpha = D, alpha
+    return tr
+
+
+def krlst(X, y, k, budget=100, lam=0.999, sn2=1e-2, jitter=1e-6) -> Trace:
+    """KRLS tracker (Van Vaerenbergh, Lázaro-Gredilla, Santamaría 2012; KAFBOX krlst.m l.67-144): the posterior
+    N(μ, Σ) of f at the dictionary D, Q = (K_D + jitter·I)⁻¹ (inverted directly); f(x) = k(D, x)ᵀQμ.  A round:
+    forget, Σ ← λΣ + (1 − λ)(K_D + jitter·I), μ ← √λ μ; q = Qk_t, ŷ = qᵀμ, γ² = k_tt + jitter − k_tᵀq,
+    h = Σq, σ_f² = γ² + qᵀh (both clipped at 0), σ_y² = σ_n² + σ_f²; μ ← [μ; ŷ] + (y − ŷ)/σ_y² [h; σ_f²],
+    Σ ← [Σ h; hᵀ σ_f²] − [h; σ_f²][h; σ_f²]ᵀ/σ_y²; x_t joins D.  Then γ² < jitter: x_t leaves again; else
+    with more than `budget`, the entry of least |[Qμ]_i / Q_ii| (Q over D and x_t; the first on ties) leaves,
+    taking its entry of μ and its row and column of Σ."""
+    G = _kernels(X, k)
+    tr, D = Trace(), []
+    mu, S = np.zeros(0), np.zeros((0, 0))
+
+    def prior(D):
+        return G[np.ix_(D, D)] + jitter * np.eye(len(D))
+
+    for t in range(len(y)):
+        kt = G[D, t]
+        f = float(kt @ np.linalg.solve(prior(D), mu)) if D else 0.0
+        _regression_round(tr, f)
+        ktt = G[t, t] + jitter
+        if not D:  # krlst.m l.70-79
+            D, mu, S = [t], np.array([y[t] * ktt / (ktt + sn2)]), np.array([[ktt - ktt**2 / (ktt + sn2)]])
+            tr.dictionaries.append(set(D))
+            continue
+        S = lam * S + (1 - lam) * prior(D)
+        mu = np.sqrt(lam) * mu
+        q = np.linalg.solve(prior(D), kt)
+        ymean = q @ mu
+        gamma2 = max(ktt - kt @ q, 0.0)
+        h = S @ q
+        sf2 = max(gamma2 + q @ h, 0.0)
+        sy2 = sn2 + sf2
+        p = np.append(h, sf2)
+        mu = np.append(mu, ymean) + (y[t] - ymean) / sy2 * p
+        S = np.block([[S, h[:, None]], [h[None, :], np.array([[sf2]])]]) - np.outer(p, p) / sy2
+        D = D + [t]
+        r = None
+        if gamma2 < jitter:
+            r = len(D) - 1
+        elif len(D) > budget:
+            Q = np.linalg.inv(prior(D))
+            r = int(np.argmin(np.abs(Q @ mu / np.diag(Q))))
+        if r is not None:
+            keep = [i for i in range(len(D)) if i != r]
+            D, mu, S = [D[i] for i in keep], mu[keep], S[np.ix_(keep, keep)]
+        tr.dictionaries.append(set(D))
+    tr.support, tr.alpha = D, np.linalg.solve(prior(D), mu)
+    return tr
+
+
 REFERENCES = {
     "perceptron": ({}, lambda X, y, k, seed, w=None: perceptron(X, y, k, w=w)),
     "stoptron": ({"budget": 8}, lambda X, y, k, seed, w=None: stoptron(X, y, k, 8, w=w)),
@@ -904,4 +1039,14 @@ REFERENCES = {
         )
         for e in ("before-shrink", "after-shrink")
     ],
+    "krls": ({"krls_nu": 0.1}, lambda X, y, k, seed: krls(X, y, k, nu=0.1)),  # K̃ well conditioned: to 1e-12
+    "swkrls": ({"budget": 40}, lambda X, y, k, seed: swkrls(X, y, k, budget=40)),
+    "fbkrls": (
+        {"budget": 64, "fbkrls_lambda": 0.1},
+        lambda X, y, k, seed: fbkrls(X, y, k, budget=64, lam=0.1),
+    ),
+    "krlst": (  # strong forgetting: old centres leave (the archive's compressions); Q well conditioned
+        {"budget": 30, "krlst_lambda": 0.9, "krlst_jitter": 1e-3},
+        lambda X, y, k, seed: krlst(X, y, k, budget=30, lam=0.9, jitter=1e-3),
+    ),
 }

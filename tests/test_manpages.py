@@ -13,23 +13,23 @@ from pathlib import Path
 import click
 import pytest
 
-from budgetcli.entry import main
+from budgetcli.cli import commands
 from budgetcli.manpage import _esc
 
 MAN = Path(__file__).resolve().parent.parent / "man"
-main.list_commands(click.Context(main))  # the group adds its commands when they are first listed
+COMMANDS = {command.name: command for command in commands()}
 
 
 def test_every_command_has_a_page():
     names = {p.name for p in MAN.glob("*.1")}
-    assert names == {"budgetlearn.1"} | {f"budgetlearn-{c}.1" for c in main.commands}
+    assert names == {"budgetlearn.1"} | {f"budgetlearn-{c}.1" for c in COMMANDS}
 
 
-@pytest.mark.parametrize("command", sorted(main.commands))
+@pytest.mark.parametrize("command", sorted(COMMANDS))
 def test_page_lists_every_option_with_its_help(command):
     page = (MAN / f"budgetlearn-{command}.1").read_text()
     page_text = " ".join(page.split())
-    for param in main.commands[command].params:
+    for param in COMMANDS[command].params:
         if not isinstance(param, click.Option):
             continue
         for flag in param.opts:
@@ -47,7 +47,7 @@ def test_man_pages_render_without_warnings():
         assert p.returncode == 0 and p.stderr == "", (page.name, p.stderr)
 
 
-@pytest.mark.parametrize("command", sorted(main.commands))
+@pytest.mark.parametrize("command", sorted(COMMANDS))
 def test_every_page_has_examples_whose_options_exist(command):
     """Each page's EXAMPLES (manpage.EXAMPLES) is in the page, and each budgetlearn command in it parses:
     a renamed option or a misspelt value would fail here."""
@@ -62,6 +62,6 @@ def test_every_page_has_examples_whose_options_exist(command):
             (segment,) = [s for s in line.split("|") if s.strip().startswith("budgetlearn")]
             words = shlex.split(segment)
             assert _esc(line) in page
-            cmd = main.commands[words[1]]
+            cmd = COMMANDS[words[1]]
             args = words[2:]
             cmd.make_context(words[1], args[: args.index(">")] if ">" in args else args)

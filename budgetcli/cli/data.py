@@ -13,7 +13,7 @@ from ..atomic import (
 )
 from ..core import DataError, shortest_text, unique
 from ..io.libsvm import write_libsvm
-from ..synthetic import GENERATORS
+from ..synthetic import GENERATORS, REGRESSION_STREAMS
 
 from .common import DATA_PATH, MODEL_PATH, SEED, _refuse_same_files
 
@@ -53,8 +53,13 @@ def plot(curves, output, labels, title, size):
         write_failed(output, "the image", exc)
 
 
-@click.command()
-@click.argument("generator", type=click.Choice(sorted(GENERATORS)))
+@click.command(
+    help="Write a synthetic data set of the papers in LIBSVM format (values rounded to 6 decimals).\n\n"
+    f"GENERATOR is one of: {', '.join(sorted(set(GENERATORS) - set(REGRESSION_STREAMS)))}, whose labels are "
+    f"classes; and {', '.join(REGRESSION_STREAMS)}, whose targets are real (train them with --task "
+    "regression; mackey-glass's lines are 10 lagged values and the next one)."
+)
+@click.argument("generator", type=click.Choice(sorted(GENERATORS)), metavar="GENERATOR")
 @click.option("-n", "--examples", type=click.IntRange(min=1), default=10000, show_default=True)
 @click.option("--seed", type=SEED, default=0, show_default=True)
 @click.option(
@@ -65,12 +70,11 @@ def plot(curves, output, labels, title, size):
     help="Output file (default stdout); written atomically.",
 )
 def generate(generator, examples, seed, output):
-    """Write a synthetic data set of the papers in LIBSVM format (values rounded to 6 decimals)."""
     try:
         X, y = GENERATORS[generator](examples, seed=seed)
     except ValueError as e:  # e.g. fewer examples than a shifting stream has chunks
         raise click.UsageError(f"{generator}: {e}") from None
-    X = np.round(X, 6)
+    X, y = np.round(X, 6), np.round(y, 6)
     n, d = X.shape
     indptr = np.arange(0, n * d + 1, d, dtype=np.int64)
     indices = np.tile(np.arange(d, dtype=np.int32), n)
