@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
+from budgetcli import algorithms
 from budgetcli.entry import main
 from budgetcli.export import ExportError, libsvm_text, read_libsvm_model
 from budgetcli.model import Model
@@ -344,7 +345,10 @@ def predicted_values(model, data):
 @pytest.mark.parametrize(
     "options",
     [
-        ["-a", "klms", "--gamma", "2"],
+        ["-a", name, "--gamma", "2"]
+        for name in sorted(n for n, c in algorithms.load_all().items() if "regression" in c.tasks)
+    ]
+    + [
         ["-a", "qklms", "--kernel", "poly", "--gamma", "0.5", "--coef0", "1", "--degree", "2", "--step-size", "0.1"],
         ["-a", "norma", "--gamma", "2", "-B", "50"],
     ],
