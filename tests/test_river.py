@@ -18,7 +18,7 @@ pd = pytest.importorskip("pandas")
 from click.testing import CliRunner  # noqa: E402
 from river import checks, datasets, evaluate, metrics, preprocessing  # noqa: E402
 
-from budgetcli import modelfile  # noqa: E402
+from budgetcli import algorithms, modelfile  # noqa: E402
 from budgetcli.entry import main  # noqa: E402
 from budgetcli.model import Model  # noqa: E402
 from budgetcli.modelfile import ModelFileError  # noqa: E402
@@ -531,7 +531,7 @@ def regression_rows(n: int, seed: int) -> list:
     return rows
 
 
-@pytest.mark.parametrize("algorithm", ["qklms", "klms", "norma"])
+@pytest.mark.parametrize("algorithm", sorted(n for n, c in algorithms.load_all().items() if "regression" in c.tasks))
 def test_the_regressor_is_budgetlearn_train_both_ways(tmp_path, algorithm):
     """learn_one over a stream is `budgetlearn train --task regression` on its file (the same learner, and
     River's progressive MSE is train's online MSE); learn_many is learn_one; the saved file predicts in the
@@ -561,11 +561,11 @@ def test_the_regressor_is_budgetlearn_train_both_ways(tmp_path, algorithm):
     r = run("predict", path, tmp_path / "rest.txt")
     assert r.exit_code == 0, r.output
     assert r.stdout.split() == [f"{model.predict_one(x):.10g}" for x, _ in rest]
-    r = run("train", "--resume", path, tmp_path / "rest.txt", "-o", tmp_path / "resumed.model", "-q")
+    r = run("train", "--resume", path, tmp_path / "rest.txt", "-o", tmp_path / "resumed.model", "-q", "--save-resume")
     assert r.exit_code == 0, r.output
     for x, y in rest:
         loaded.learn_one(x, y)
-    assert_same_learner(loaded.learner, Model.load(tmp_path / "resumed.model").learner)
+    assert_same_learner(loaded.learner, Model.load(tmp_path / "resumed.model", resume=True).learner)
 
 
 def test_shuffled_features_agree_behind_a_scaler():
