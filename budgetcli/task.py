@@ -6,7 +6,12 @@ which task they run:
 - the targets: the label map a new model starts with (`label_map`) and how a chunk's labels become the
   learner's codes (`encode`, through that map), and each example's weight (`weights`: its class's times
   its own);
-- what a run counts besides the learner's counters and what it warns of at its end (`Tally`).
+- what a run counts besides the learner's counters and what it warns of at its end (`Tally`);
+- eval's report of a model on data (`evaluate`, `print_report`), and whether a score is the prediction
+  itself (`score_is_prediction`: predict --scores then writes it once);
+- how held-out examples are scored (`tally`: tune's --test and --folds, `train -v`), what `train -v K`
+  reports (`cross_validation`, `cross_validation_lines`, `fold_text`) and tune's figures (`TUNE`);
+- the online error of `train --curve` (`CURVE`, `curve_error`) and how `plot` draws it (`CURVE_AXIS`).
 
 and what a run's summary counts (`summary`, `summary_lines`).  A learner declares the tasks it learns
 (contract.Learner.tasks); a model file says its task in its header ("task"; a file without it is a
@@ -20,6 +25,7 @@ import numpy as np
 from . import metrics, registry
 from .core import DataError, unique
 from .labels import BinaryLabels, MulticlassLabels, NoveltyVerdicts, RealTargets
+from . import metrics
 from .metrics import constant_warning, one_label_warning
 
 # A regression learner's running sums, in its `scalars`: of its online (a priori) errors y_t − f_t(x_t),
@@ -101,6 +107,112 @@ class Classification:
             f"mistakes        {s['mistakes']:,} ({100 * s['online_mistake_rate']:.2f}% online)",
             f"margin updates  {s['margin_updates']:,}",
         ]
+
+    score_is_prediction = False  # predict --scores writes the label, then the score(s)
+
+    # tune's figures of a run (tune.RunResult's fields): online, on --test, on --folds; and the sort
+    # (tune.SORT_KEYS) that ranks by each
+    TUNE = {"online": "online_mistake_rate", "test": "test_accuracy", "cv": "cv_accuracy"}
+    SORTS = {"online": "error", "test": "test-accuracy", "cv": "cv-accuracy"}
+    # train --curve's error columns (curve.py: t, these two, support_size, seconds); plot's axis of the
+    # second: its label and the factor it is drawn with
+    CURVE = ("mistakes", "online_rate")
+    CURVE_AXIS = ("online error (%)", 100.0)
+
+    @staticmethod
+    def curve_error(learner) -> tuple[str, float]:
+        """The online mistakes so far, as the curve writes them, and their share of the examples."""
+        t, m = learner.counter("examples"), learner.counter("mistakes")
+        return str(m), m / t if t else 0.0
+
+    @staticmethod
+    def tally(model):
+        """What scores a model on held-out examples, a block at a time (`add(true, scores)`, `held_out(source)`:
+        its accuracy)."""
+        return metrics.PredictionTally(model.labels)
+
+    @staticmethod
+    def cross_validation(folds: list) -> dict:
+        """`train -v K`'s report of its folds (crossval.Fold, each with its tally): svm-train's accuracy."""
+        examples, correct = sum(f.examples for f in folds), sum(f.tally.right for f in folds)
+        return {
+            "folds": len(folds),
+            "examples": examples,
+            "correct": correct,
+            "cross_validation_accuracy": correct / examples,
+            "per_fold": [{"examples": f.examples, "correct": f.tally.right} for f in folds],
+        }
+
+    @staticmethod
+    def cross_validation_lines(report: dict) -> list[str]:
+        """svm-train -v's line: `printf("Cross Validation Accuracy = %g%%\\n", 100.0*total_correct/prob.l)`."""
+        return ["Cross Validation Accuracy = %g%%" % (100.0 * report["cross_validation_accuracy"])]
+
+    @staticmethod
+    def fold_text(fold) -> str:
+        return f"{100 * fold.tally.right / fold.examples:.2f}%"
+
+    @staticmethod
+    def evaluate(model, blocks) -> dict:
+        """eval's report of `model` on `blocks` ((chunk, scores) pairs, pipeline.scores): accuracy, precision,
+        recall and F1 per class, AUC of a binary model, the confusion matrix, log loss and calibration error
+        of a calibrated model, and its `warnings`; ValueError when there is no example."""
+        labels = model.labels
+        all_scores, all_true = [], []  # binary: f(x); multiclass: the predicted class (memory: O(examples))
+        tally = metrics.ProbabilityTally() if model.calibration is not None else None
+        for chunk, f in blocks:
+            if tally is not None:
+                tally.add(model.probabilities(f), labels.index_of(chunk.labels))
+            all_scores.append(labels.predict_index(f) if model.learner.multiclass else f)
+            all_true.append(chunk.labels)
+            for v, s in chunk.label_spellings.items():
+                labels.spellings.setdefault(v, s)
+        if not all_true or not sum(len(t) for t in all_true):
+            raise ValueError("no examples to evaluate")
+        true = np.concatenate(all_true)
+        if model.learner.multiclass:
+            report = metrics.multiclass_report(labels.classes, labels.spelling, true, np.concatenate(all_scores))
+        else:
+            report = metrics.binary_report(labels, true, np.concatenate(all_scores))
+        if tally is not None:
+            report |= tally.report()
+        report["warnings"] = metrics.warnings(report, [labels.spelling(v) for v in labels.classes])
+        return report
+
+    @staticmethod
+    def print_report(r: dict, console) -> None:
+        """`evaluate`'s report as eval prints it on `console` (rich): the figures, then two tables."""
+        from rich.table import Table
+
+        if r.get("multiclass"):  # AUC is binary-only
+            auc = ""
+        elif r["auc"] is None:
+            auc = f"\nAUC       n/a (one class only) (positive label {r['positive_label']})"
+        else:
+            auc = f"\nAUC       {r['auc']:.4f} (positive label {r['positive_label']})"
+        probabilities = ""
+        if r.get("log_loss") is not None:
+            probabilities = (
+                f"\nlog loss  {r['log_loss']:.4f}\nECE       {r['ece']:.4f} (10 bins of the top probability)"
+            )
+        console.print(
+            f"examples  {r['examples']:,}\naccuracy  {100 * r['accuracy']:.2f}%\nerror     {100 * r['error']:.2f}%{auc}"
+            + probabilities
+        )
+        table = Table(title="per class", title_justify="left")
+        for col in ("label", "precision", "recall", "F1", "support"):
+            table.add_column(col, justify="right")
+        for name, m in r["classes"].items():
+            table.add_row(name, f"{m['precision']:.4f}", f"{m['recall']:.4f}", f"{m['f1']:.4f}", f"{m['support']:,}")
+        console.print(table)
+        cm = r["confusion_matrix"]
+        table = Table(title="confusion matrix", title_justify="left")
+        table.add_column("true \\ predicted", justify="right")
+        for name in cm["labels"]:
+            table.add_column(name, justify="right")
+        for name, row in zip(cm["labels"], cm["rows_true_columns_predicted"]):
+            table.add_row(name, *(f"{v:,}" for v in row))
+        console.print(table)
 
     class Tally:
         """A run's label values (label -> examples), and the warnings the run gives at its end."""
@@ -216,6 +328,80 @@ class Regression:
         """`info`'s rows of what the model counted (its `summary`'s fields, in `d`)."""
         return [("online MSE", f"{d['online_mse']:.6g}"), ("online MAE", f"{d['online_mae']:.6g}")]
 
+    score_is_prediction = True  # the prediction is the score f(x): predict --scores writes it once
+
+    TUNE = {"online": "online_mse", "test": "test_mse", "cv": "cv_mse"}
+    SORTS = {"online": "online-mse", "test": "test-mse", "cv": "cv-mse"}
+    CURVE = ("squared_error", "online_mse")
+    CURVE_AXIS = ("online mean squared error", 1.0)
+
+    @staticmethod
+    def curve_error(learner) -> tuple[str, float]:
+        """The online squared error so far, Σ(y_t − f_t(x_t))², and its mean (`summary`'s)."""
+        s = Regression.summary(learner)
+        return f"{s['online_squared_error']:.10g}", s["online_mse"]
+
+    @staticmethod
+    def tally(model):
+        """What scores a model on held-out examples (metrics.ErrorTally: `held_out(source)` is the MSE)."""
+        return metrics.ErrorTally(Regression.training_mean(model.learner))
+
+    @staticmethod
+    def cross_validation(folds: list) -> dict:
+        """`train -v K`'s report of its folds: the mean squared error of every held-out example and the
+        squared correlation coefficient of their predictions and targets, as svm-train -v reports them."""
+        every = metrics.ErrorTally(0.0)
+        for fold in folds:
+            every.merge(fold.tally)
+        return {
+            "folds": len(folds),
+            "examples": every.n,
+            "cross_validation_mse": every.mse,
+            "squared_correlation_coefficient": every.squared_correlation,
+            "per_fold": [{"examples": f.examples, "mse": f.tally.mse} for f in folds],
+        }
+
+    @staticmethod
+    def cross_validation_lines(report: dict) -> list[str]:
+        """svm-train -v's two lines for ε-SVR and ν-SVR (svm-train.c, do_cross_validation)."""
+        r2 = report["squared_correlation_coefficient"]
+        return [
+            "Cross Validation Mean squared error = %g" % report["cross_validation_mse"],
+            "Cross Validation Squared correlation coefficient = %s" % ("nan" if r2 is None else "%g" % r2),
+        ]
+
+    @staticmethod
+    def fold_text(fold) -> str:
+        return f"MSE {fold.tally.mse:.6g}"
+
+    @staticmethod
+    def evaluate(model, blocks) -> dict:
+        """eval's report of `model` on `blocks` ((chunk, scores) pairs, pipeline.scores): MSE, RMSE, MAE, R²
+        and the baseline of predicting the training mean (metrics.ErrorTally), and its `warnings`;
+        ValueError when there is no example."""
+        tally = metrics.ErrorTally(Regression.training_mean(model.learner))
+        for chunk, f in blocks:
+            tally.add(chunk.labels, f)
+        if not tally.n:
+            raise ValueError("no examples to evaluate")
+        return tally.report()
+
+    @staticmethod
+    def print_report(r: dict, console) -> None:
+        """`evaluate`'s report as eval prints it on `console` (rich)."""
+        base = r["baseline"]
+
+        def shown(v):
+            return "n/a (every target the same)" if v is None else f"{v:.6g}"
+
+        console.print(
+            f"examples  {r['examples']:,}\nMSE       {r['mse']:.6g}\nRMSE      {r['rmse']:.6g}\n"
+            f"MAE       {r['mae']:.6g}\nR²        {shown(r['r2'])}\n"
+            f"baseline  the training mean {base['prediction']:.6g}: MSE {base['mse']:.6g}, MAE {base['mae']:.6g}, "
+            f"R² {shown(base['r2'])}",
+            soft_wrap=True,
+        )
+
     class Tally:
         """A run's examples, and the warning the run gives at its end."""
 
@@ -253,6 +439,7 @@ class Novelty:
     while learning (labels.NoveltyVerdicts); `eval` reads them to say which examples are normal."""
 
     name = "novelty"
+    score_is_prediction = False  # predict --scores writes the verdict (+1 or -1), then the score g(x)
     labelled = False  # a line may leave its label out (`1:0.5 2:1`), as predict reads it; one that has it: ignored
 
     @staticmethod

@@ -174,8 +174,9 @@ def _train_options(f):
                 type=click.Path(dir_okay=False),
                 default=None,
                 metavar="FILE.csv",
-                help="Log a learning curve to FILE.csv: t, mistakes, online_rate, support_size, seconds, "
-                "every --curve-every examples and at the end (`budgetlearn plot` draws it).",
+                help="Log a learning curve to FILE.csv: t, mistakes, online_rate, support_size, seconds (a "
+                "regression's: t, squared_error, online_mse, support_size, seconds), every --curve-every examples "
+                "and at the end (`budgetlearn plot` draws it).",
             ),
             click.option(
                 "--curve-every",
