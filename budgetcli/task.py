@@ -25,7 +25,6 @@ import numpy as np
 from . import metrics, registry
 from .core import DataError, unique
 from .labels import BinaryLabels, MulticlassLabels, NoveltyVerdicts, RealTargets
-from . import metrics
 from .metrics import constant_warning, one_label_warning
 
 # A regression learner's running sums, in its `scalars`: of its online (a priori) errors y_t − f_t(x_t),

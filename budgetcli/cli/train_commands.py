@@ -161,7 +161,9 @@ def _cross_validate(ctx, k: int, hypothesis: str | None, sharding: dict | None, 
         raise click.UsageError(f"-v writes no model (as svm-train -v): drop {', '.join(given)}")
     spec = _train_spec(ctx, hypothesis, None, options)
     if spec.task == "novelty":  # a novelty detector's cross-validation would report its AUC
-        raise click.UsageError("-v reports accuracy or MSE; cross-validating a novelty detector (its AUC) is not done yet")
+        raise click.UsageError(
+            "-v reports accuracy or MSE; cross-validating a novelty detector (its AUC) is not done yet"
+        )
     try:
         cv = crossval.cross_validate(spec, options["data"], k)
     except DefaultRefuses as exc:

@@ -230,12 +230,12 @@ def tune(
     after every setting that learned something, whatever --sort says."""
     learns = registry.get(algorithm).tasks if algorithm is not None else ()
     if task == "novelty" or (learns and not {"classification", "regression"} & set(learns)):
-        raise click.UsageError("tune ranks classification and regression runs; novelty detection is not wired into tune yet")
+        raise click.UsageError(
+            "tune ranks classification and regression runs; novelty detection is not wired into tune yet"
+        )
     figures = task_.named(task)
     if algorithm is not None and task is None and "classification" not in learns:
-        raise click.UsageError(
-            f"{algorithm} learns {' and '.join(learns)}; give --task regression"
-        )
+        raise click.UsageError(f"{algorithm} learns {' and '.join(learns)}; give --task regression")
     kernel = KernelSpec.from_params(options)
     params = {k: v for k, v in options.items() if k in registry.params() and v is not None}
     for name, path in (("DATA", data), ("--test", test)):
@@ -251,7 +251,9 @@ def tune(
         raise click.UsageError("--folds K makes a setting's runs its K folds; drop --permutations")
     sorts = figures.SORTS
     sort = sort or (sorts["cv"] if folds else sorts["test"] if test else sorts["online"])
-    other = next((t for t in task_.TASKS.values() if t is not figures and sort in getattr(t, "SORTS", {}).values()), None)
+    other = next(
+        (t for t in task_.TASKS.values() if t is not figures and sort in getattr(t, "SORTS", {}).values()), None
+    )
     if other is not None:
         raise click.UsageError(
             f"--sort {sort} ranks {other.name} runs; {figures.name} ranks by {', '.join(sorts.values())}"
