@@ -93,6 +93,11 @@ def libsvm_text(model, path="model") -> str:
     """The model as LIBSVM model text; ExportError when LIBSVM cannot express it.  A regression model
     is an ε-SVR's (`svm_type epsilon_svr`): svm-predict's value is Σ sv_coef_i k(x, SV_i) − rho, which
     is f(x) with sv_coef = α and rho = −offset, in the support set's slot order."""
+    if model.task.name == "novelty":
+        raise ExportError(
+            f"{path}: export writes classification (c_svc) and regression (epsilon_svr) models; a novelty model "
+            "(LIBSVM's one_class) is not done yet"
+        )
     regression = model.task.name == "regression"
     labels = None if regression else _binary_labels(model, path)
     learner = model.learner

@@ -242,9 +242,9 @@ def test_the_refusals_are_one_line(files):
             "perceptron learns classification, not novelty",
         ),
         (("train", "-a", "norma-novelty", files / "labelled.txt", "-o", files / "x.model"), "give --task novelty"),
-        (("tune", "--task", "novelty", files / "labelled.txt"), "tune ranks classification runs only"),
+        (("tune", "--task", "novelty", files / "labelled.txt"), "novelty detection is not wired into tune yet"),
         (("train", "--task", "novelty", "-v", "5", files / "labelled.txt"), "cross-validating a novelty detector"),
-        (("export", model, "-o", files / "x.libsvm"), "takes a classification model; this one is a novelty model"),
+        (("export", model, "-o", files / "x.libsvm"), "a novelty model (LIBSVM's one_class) is not done yet"),
         (
             ("train", "--task", "novelty", files / "unlabelled.txt", files / "labelled.txt", "-o", files / "x.model"),
             "does not do novelty yet",
