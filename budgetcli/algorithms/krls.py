@@ -383,17 +383,10 @@ def krlst_range(S, K, rows, start, book, st, h):
 
 
 class KRLSFilter(KernelFilter):
-    """What the KRLS filters share: the LMS filters' (regression, error sums, the last hypothesis), no weights."""
+    """What the KRLS filters share: the LMS filters' (regression, error sums, the last hypothesis); no weights
+    but KRLS-T's (the module's docstring says why)."""
 
     weighting = None
-
-    @classmethod
-    def check_weights(cls) -> None:
-        if cls.weighting is None:
-            raise ValueError(
-                f"{cls.name} takes no example or class weights (it solves an unweighted least-squares problem "
-                "recursively, and no KRLS paper weighs examples; krlst, klms, qklms and norma take them)"
-            )
 
 
 @register
