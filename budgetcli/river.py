@@ -494,7 +494,7 @@ class BudgetClassifier(_RiverLearner, base.MiniBatchClassifier):
 
 class BudgetRegressor(_RiverLearner, base.MiniBatchRegressor):
     """Budgeted online kernel regressor for River (`budgetlearn train --task regression`); `algorithm` is
-    any of `budgetlearn algorithms` that learns regression, None its default (qklms).  The parameters
+    any of `budgetlearn algorithms` that learns regression, None its default (krlst).  The parameters
     are the classifier's but for class_weight; `predict_one` is the score f(x) (0 before any learning,
     as River's regressors start), `learn_one(x, y, w)` one round of the filter on the real target y.
     `save` writes a model file that `budgetlearn predict`, `eval`, `info` and `train --resume` read, and

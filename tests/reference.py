@@ -923,15 +923,16 @@ def fbkrls(X, y, k, budget=100, lam=1e-2) -> Trace:
     return tr
 
 
-def krlst(X, y, k, budget=100, lam=0.999, sn2=1e-2, jitter=1e-6) -> Trace:
+def krlst(X, y, k, budget=100, lam=0.999, sn2=1e-2, jitter=1e-6, w=None) -> Trace:
     """KRLS tracker (Van Vaerenbergh, Lázaro-Gredilla, Santamaría 2012; KAFBOX krlst.m l.67-144): the posterior
     N(μ, Σ) of f at the dictionary D, Q = (K_D + jitter·I)⁻¹ (inverted directly); f(x) = k(D, x)ᵀQμ.  A round:
     forget, Σ ← λΣ + (1 − λ)(K_D + jitter·I), μ ← √λ μ; q = Qk_t, ŷ = qᵀμ, γ² = k_tt + jitter − k_tᵀq,
     h = Σq, σ_f² = γ² + qᵀh (both clipped at 0), σ_y² = σ_n² + σ_f²; μ ← [μ; ŷ] + (y − ŷ)/σ_y² [h; σ_f²],
     Σ ← [Σ h; hᵀ σ_f²] − [h; σ_f²][h; σ_f²]ᵀ/σ_y²; x_t joins D.  Then γ² < jitter: x_t leaves again; else
     with more than `budget`, the entry of least |[Qμ]_i / Q_ii| (Q over D and x_t; the first on ties) leaves,
-    taking its entry of μ and its row and column of Σ."""
+    taking its entry of μ and its row and column of Σ.  A weight w_t makes that round's σ_n² σ_n²/w_t."""
     G = _kernels(X, k)
+    noise = sn2
     tr, D = Trace(), []
     mu, S = np.zeros(0), np.zeros((0, 0))
 
@@ -942,6 +943,7 @@ def krlst(X, y, k, budget=100, lam=0.999, sn2=1e-2, jitter=1e-6) -> Trace:
         kt = G[D, t]
         f = float(kt @ np.linalg.solve(prior(D), mu)) if D else 0.0
         _regression_round(tr, f)
+        sn2 = noise / weight(w, t)
         ktt = G[t, t] + jitter
         if not D:  # krlst.m l.70-79
             D, mu, S = [t], np.array([y[t] * ktt / (ktt + sn2)]), np.array([[ktt - ktt**2 / (ktt + sn2)]])
@@ -1079,7 +1081,7 @@ REFERENCES = {
     ),
     "krlst": (  # strong forgetting: old centres leave (the archive's compressions); Q well conditioned
         {"budget": 30, "krlst_lambda": 0.9, "krlst_jitter": 1e-3},
-        lambda X, y, k, seed: krlst(X, y, k, budget=30, lam=0.9, jitter=1e-3),
+        lambda X, y, k, seed, w=None: krlst(X, y, k, budget=30, lam=0.9, jitter=1e-3, w=w),
     ),
     "norma-novelty": (
         {"budget": 8, "nu": 0.3, "norma_lambda": 0.05},

@@ -150,7 +150,7 @@ def test_a_learner_declares_its_tasks():
 
 def test_the_default_regression_learner_and_a_threshold(files):
     out = cli("train", "--task", "regression", files / "train.txt", "-o", files / "d.model")
-    assert "qklms: the default for regression" in out.stderr
+    assert "krlst: the default for regression" in out.stderr
     out = cli("predict", "--threshold", "0.5", files / "d.model", files / "test.txt", check=False)
     assert out.returncode == 2 and "regression model predicts its score" in out.stderr
 

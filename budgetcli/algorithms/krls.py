@@ -52,8 +52,11 @@ Choices where the papers leave room:
 - State: K⁻¹ (KRLS, SW-KRLS, FB-KRLS) and Q (KRLS-T) are resume state (`--save-resume`; rebuilt from the
   dictionary up to rounding otherwise); P (KRLS) and Σ (KRLS-T) hold the history and cannot be rebuilt:
   every model file holds them (O(M²)).  KRLS-T's Gram matrix of D is resume state rebuilt bit for bit.
-- Weights are refused: the filters solve an unweighted least-squares problem recursively (a weight
-  would change the ridge or the noise of that example only, which none of the papers treats).
+- Weights: KRLS-T is a Gaussian-process posterior, whose weighted form is standard: a weight w makes
+  y_t's noise variance σ_n²/w (the likelihood's exponent w(y − f)²/2σ_n², as the LMS filters' loss
+  w·½e²); w = 1 is KAFBOX's round exactly.  KRLS, SW-KRLS and FB-KRLS refuse weights: they solve an
+  unweighted least-squares problem recursively, and a weight would change the ridge of one example
+  only, which none of their papers treats.
 - The prediction written and counted is f_t(x_t), the hypothesis before the example is learnt, and
   the written model is the last one (`--average` keeps the averaged hypothesis; not measured).
 """
@@ -64,6 +67,7 @@ import math
 
 from .._jit import njit
 from ..kernels import self_kernel
+from ..records import example_weight
 from ..learner import (
     OLDEST,
     loop_arrays,
@@ -297,13 +301,14 @@ def fbkrls_range(S, K, rows, start, book, st, h):
 def krlst_range(S, K, rows, start, book, st, h):
     indptr, indices, values, y, scratch, counters = loop_arrays(rows, book)
     alpha, krow, Q, mu, sigma, gram, q, hv = st.alpha, st.krow, st.qinv, st.mu, st.sigma, st.gram, st.q, st.h
-    lam, sn2, jitter = h.krlst_lambda, h.krlst_sn2, h.krlst_jitter
+    lam, jitter, weights = h.krlst_lambda, h.krlst_jitter, rows.weight
     root = math.sqrt(lam)
     for t in range(start, y.shape[0]):
         if not sv_fits(S, indptr[t + 1] - indptr[t]):
             return t
         idx, val, yt, f, sq, n, rnd = open_round(S, K, indptr, indices, values, y, t, scratch, counters, alpha, krow)
         count_round(book.scalars, yt, f)
+        sn2 = h.krlst_sn2 / example_weight(weights, t)  # a weight w: y_t's noise variance σ_n²/w
         ktt = self_kernel(K, sq) + jitter
         if n == 0:  # krlst.m l.70-79
             sv_put(S, 0, idx, val, sq)
@@ -378,16 +383,10 @@ def krlst_range(S, K, rows, start, book, st, h):
 
 
 class KRLSFilter(KernelFilter):
-    """What the KRLS filters share: the LMS filters' (regression, error sums, the last hypothesis), no weights."""
+    """What the KRLS filters share: the LMS filters' (regression, error sums, the last hypothesis); no weights
+    but KRLS-T's (the module's docstring says why)."""
 
     weighting = None
-
-    @classmethod
-    def check_weights(cls) -> None:
-        raise ValueError(
-            f"{cls.name} takes no example or class weights (it solves an unweighted least-squares problem "
-            "recursively, and no KRLS paper weighs examples; klms, qklms and norma take them)"
-        )
 
 
 @register
@@ -439,6 +438,7 @@ class KRLST(KRLSFilter):
         "KRLS tracker: a GP posterior forgotten towards the prior (λ); past -B the centre of least |[Qμ]_i/Q_ii| leaves"
     )
     paper = "Van Vaerenbergh, Lázaro-Gredilla, Santamaría, IEEE TNNLS 2012 (KRLS-T); KAFBOX krlst"
+    weighting = "y_t's noise variance σ_n²/w: the weighted GP posterior"
     params = (BUDGET, KRLST_LAMBDA, KRLST_SN2, KRLST_JITTER)
     slot_arrays = KRLSFilter.slot_arrays | {
         "qinv": "square",

@@ -123,7 +123,7 @@ def algorithms():
         f"  a hard memory bound  {'forgetron, bpegasos -B N':<30} constant memory on an endless stream\n"
         f"  a drifting target    {'spa':<30} it writes the last hypothesis\n"
         f"  unbalanced classes   {'-w1 W, predict --threshold T':<30} as svm-train -w: an update's cost on label 1\n"
-        f"  real-valued targets  {'--task regression':<30} {registry.DEFAULT['regression']}, or klms, norma\n"
+        f"  real-valued targets  {'--task regression':<30} {registry.DEFAULT['regression']}, or krls, fbkrls\n"
         f"  novelty, one class   {'--task novelty':<30} {registry.DEFAULT['novelty']}: flags a fraction ν\n"
     )
     for name in sorted(ALGORITHMS):
