@@ -612,26 +612,33 @@ def bpa_nn(X, y, k, budget, C, w=None) -> Trace:
     return tr
 
 
-def bogd(X, y, k, budget, eta, lam, gamma, removal, seed=0, w=None) -> Trace:
+def bogd(X, y, k, budget, eta, lam, gamma, removal, seed=0, w=None, loss=None, eps=0.1) -> Trace:
     """Zhao, Wang, Wu, Jin, Hoi, ICML 2012, §3: every round α ← (1 − ηλ)α; on y f < 1 add x_t with η y; at
     the budget first remove r and re-weight the kept, |α_i| ≤ ηγ: removal "uniform" (BOGD, kept × B/(B−1)),
     "weighted" (BOGD++, kept with q_i = (B−1) a_i/Σa, a_i = |α_i|√k_ii, capped at 1 with the rest shared,
-    kept / q_i) or "oldest" (LIBOKL's kernel-bogd: no re-weighting, no bound)."""
+    kept / q_i) or "oldest" (LIBOKL's kernel-bogd: no re-weighting, no bound).  With a regression `loss`
+    (`regression_gradient`, JMLR 2016 §3): a round whose step −∂ℓ/∂f is not 0 adds x_t with η (−∂ℓ/∂f)."""
     tr = Trace()
     rng = SplitMix64(seed)
     slots, alpha, born = [], [], []
     for t in range(len(y)):
         f = sum(a * k(X[s], X[t]) for a, s in zip(alpha, slots))
-        tr.scores.append(f)
-        tr.mistakes.append(y[t] * f <= 0)
         alpha = [a * (1.0 - eta * lam) for a in alpha]
-        update = y[t] * f < 1
-        tr.margin_updates.append(update and y[t] * f > 0)
+        if loss is None:
+            tr.scores.append(f)
+            tr.mistakes.append(y[t] * f <= 0)
+            update = y[t] * f < 1
+            tr.margin_updates.append(update and y[t] * f > 0)
+            step = eta * weight(w, t) * y[t]
+        else:
+            _regression_round(tr, f)
+            g = regression_gradient(loss, eps, y[t] - f)
+            update, step = g != 0.0, eta * g * weight(w, t)
         if not update:
             continue
         if len(slots) < budget:
             slots.append(t)
-            alpha.append(eta * weight(w, t) * y[t])
+            alpha.append(step)
             born.append(t)
             continue
         if removal == "oldest":
@@ -661,7 +668,7 @@ def bogd(X, y, k, budget, eta, lam, gamma, removal, seed=0, w=None) -> Trace:
             if i != r and removal != "oldest" and 0 < keep[i] < 1:
                 alpha[i] = alpha[i] / keep[i]
                 alpha[i] = float(np.clip(alpha[i], -eta * gamma, eta * gamma))
-        slots[r], alpha[r], born[r] = t, eta * weight(w, t) * y[t], t
+        slots[r], alpha[r], born[r] = t, step, t
     tr.support = slots
     tr.alpha = np.array(alpha, float)
     return tr
@@ -690,11 +697,25 @@ def fourier_omega(seed: int, features, D: int, gamma: float) -> np.ndarray:
     return out
 
 
-def fogd(X, y, k, D, eta, seed=0, schedule="constant", arithmetic="float64", scale="normalised", w=None) -> Trace:
+def regression_gradient(loss, eps, e) -> float:
+    """−∂ℓ/∂f at the error e = y − f of the JMLR 2016 authors' regression losses (§3): "squared" ℓ = ½e²
+    (e); "epsilon-insensitive" ℓ = max(0, |e| − ε) (sign e outside the tube, 0 inside and on its edge);
+    "squared-outside-tube", their released code's: e when |e| > ε, else 0."""
+    if loss == "squared":
+        return e
+    if not abs(e) > eps:
+        return 0.0
+    return e if loss == "squared-outside-tube" else float(np.sign(e))
+
+
+def fogd(
+    X, y, k, D, eta, seed=0, schedule="constant", arithmetic="float64", scale="normalised", w=None, loss=None, eps=0.1
+) -> Trace:
     """Lu, Hoi, Wang, Zhao, Liu, JMLR 2016, §4: z(x) = D^(−1/2)[cos Ωᵀx, sin Ωᵀx], Ω's columns ω_i ~ N(0, 2γI)
     (the Gaussian kernel k's γ); w ← w + η_t y z(x) on y wᵀz(x) < 1.  Trace.alpha holds the final w.
     scale "unscaled": z without the D^(−1/2) (LIBOKL's and the authors' code); arithmetic "single": z from
-    `single_fourier_features` (float32), else numpy's float64 cos and sin."""
+    `single_fourier_features` (float32), else numpy's float64 cos and sin.  With a regression `loss`
+    (`regression_gradient`): w ← w + η_t (−∂ℓ/∂f) z(x) every round, the rounds recorded as the filters'."""
     omega = fourier_omega(seed, range(1, X.shape[1] + 1), D, k.gamma)  # column j is the file's index j + 1
     norm = 1.0 / np.sqrt(D) if scale == "normalised" else 1.0
     tr = Trace()
@@ -706,11 +727,16 @@ def fogd(X, y, k, D, eta, seed=0, schedule="constant", arithmetic="float64", sca
             theta = X[t] @ omega
             z = np.concatenate([np.cos(theta), np.sin(theta)]) * norm
         f = float(w @ z)
+        rate = eta if schedule == "constant" else eta / np.sqrt(t + 1)
+        if loss is not None:
+            _regression_round(tr, f)
+            w = w + rate * regression_gradient(loss, eps, y[t] - f) * weight(weights, t) * z
+            continue
         tr.scores.append(f)
         tr.mistakes.append(y[t] * f <= 0)
         tr.margin_updates.append(0 < y[t] * f < 1)
         if y[t] * f < 1:
-            w = w + (eta if schedule == "constant" else eta / np.sqrt(t + 1)) * weight(weights, t) * y[t] * z
+            w = w + rate * weight(weights, t) * y[t] * z
     tr.alpha = w
     return tr
 
@@ -1014,6 +1040,26 @@ REFERENCES = {
             ),
         )
         for arithmetic in ("single", "vectorised")
+    ],
+    "fogd-regression": [
+        (
+            {"components": 16, "map_arithmetic": "vectorised", "loss": loss, "tube": 0.3},
+            lambda X, y, k, seed, loss=loss, w=None: fogd(X, y, k, 16, 0.5, seed, w=w, loss=loss, eps=0.3),
+        )
+        for loss in ("squared", "epsilon-insensitive", "squared-outside-tube")
+    ],
+    "bogd-regression": [
+        (
+            {"budget": 8, "removal": removal, "loss": loss, "tube": 0.3},
+            lambda X, y, k, seed, r=removal, loss=loss, w=None: bogd(
+                X, y, k, 8, 0.5, 0.001, 10.0, r, seed, w=w, loss=loss, eps=0.3
+            ),
+        )
+        for removal, loss in (
+            ("uniform", "squared"),
+            ("oldest", "squared-outside-tube"),
+            ("weighted", "epsilon-insensitive"),
+        )
     ],
     "bogd-fifo": (
         {"budget": 8},

@@ -59,6 +59,7 @@ from ..learner import (
     victim,
 )
 from ..params import BUDGET, NONNEGATIVE, POSITIVE, choice, number
+from ..records import hinge_round
 from ..registry import register
 from ..support import sv_fits, sv_put
 from ..task import ABSOLUTE_ERROR, SQUARED_ERROR, TARGET_SUM
@@ -83,6 +84,46 @@ NORMA_ERROR = choice(
     "before-shrink",
     "NORMA's error: of f_t (before-shrink, the paper's step) or of the shrunk (1 − ηλ) f_t (after-shrink, KAFBOX's)",
 )
+
+SQUARED, EPSILON_INSENSITIVE, SQUARED_OUTSIDE_TUBE = 0, 1, 2  # LOSS's choices, in order
+LOSS = choice(
+    "loss",
+    ("squared", "epsilon-insensitive", "squared-outside-tube"),
+    "squared",
+    "the regression loss of fogd-, nogd- and bogd-regression: squared (½e², a step η e every round), "
+    "epsilon-insensitive (max(0, |e| − ε), a step η sign(e) when |e| > ε) or squared-outside-tube (a step η e "
+    "only when |e| > ε: the JMLR 2016 authors' regression code); e = y − f(x)",
+)
+TUBE = number(
+    "tube", 0.1, "ε of the regression losses: inside the tube |y − f(x)| ≤ ε a round takes no step", NONNEGATIVE
+)
+# A classification learner's values of the regression fields its loop reads (`gradient_round`): the
+# constants of a family whose loop learns both tasks; its regression form overrides them.
+CLASSIFYING = {"regression": False, "loss": SQUARED, "tube": 0.0}
+REGRESSING = {"regression": True}
+
+
+@njit(cache=True, inline="always")
+def loss_gradient(loss, epsilon, e):
+    """−∂ℓ/∂f of the regression loss at the a priori error e = y − f(x) (LOSS): the factor of the
+    step η·(it)·k(x, ·); 0 inside the tube |e| ≤ ε (the ε-insensitive loss's subgradient at the kink
+    taken as 0, as the hinge loss's is)."""
+    if loss == SQUARED:
+        return e
+    if abs(e) <= epsilon:
+        return 0.0
+    return e if loss == SQUARED_OUTSIDE_TUBE else math.copysign(1.0, e)
+
+
+@njit(cache=True, inline="always")
+def gradient_round(counters, scalars, h, yt, f):
+    """The round counted, and −∂ℓ/∂f of its loss at f (0: no step): on the hinge loss y_t on a margin
+    error, y_t f < 1 (records.hinge_round counts it); for a regression (h.regression), `loss_gradient`
+    of the error y_t − f, whose sums `count_round` keeps."""
+    if h.regression:
+        count_round(scalars, yt, f)
+        return loss_gradient(h.loss, h.tube, yt - f)
+    return 1.0 * yt if hinge_round(counters, yt * f) else 0.0
 
 
 @njit(cache=True, inline="always")
@@ -173,14 +214,20 @@ def norma_range(S, K, rows, start, book, st, h):
     return y.shape[0]
 
 
-class KernelFilter(KernelLearner):
-    """What the LMS filters share: the regression task, their error sums, the last hypothesis."""
+class Regressor:
+    """What a learner of the regression task declares (put before its kind among the bases): the task,
+    its error sums (the first three scalars, task.py), the last hypothesis, no sharded run."""
 
     tasks = ("regression",)
     n_scalars = 3  # Σe², Σ|e|, Σy (task.py)
     default_hypothesis = "online"
-    weighting = "the loss w·½(y − f)²: the step η w e"
     mixing = Unmixable("a sharded run does not do regression yet")
+
+
+class KernelFilter(Regressor, KernelLearner):
+    """What the LMS filters share: the regression task, their error sums, the last hypothesis."""
+
+    weighting = "the loss w·½(y − f)²: the step η w e"
 
 
 @register
