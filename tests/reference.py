@@ -764,24 +764,30 @@ def single_fourier_features(x, omega32, norm) -> np.ndarray:
     return np.concatenate([f(norm) * cos_t, f(norm) * sin_t]).astype(np.float64)
 
 
-def nogd(X, y, k, budget, eta, eta1, rank, start="projected", weights=None) -> Trace:
+def nogd(X, y, k, budget, eta, eta1, rank, start="projected", weights=None, loss=None, eps=0.1) -> Trace:
     """Lu, Hoi, Wang, Zhao, Liu, JMLR 2016, §5, written with w: kernel OGD (step η) until B landmarks;
     on the first margin error with B stored, M = Λ_k^(−1/2) V_kᵀ from K̂'s k largest eigenpairs (those
     above 1e-10 λ_max), w = Mᵀ⁺α = Λ_k^(1/2) V_kᵀ α ("projected") or 0 ("zero"); that round predicted with
-    the expansion; from it on w ← w + η₁ y M κ(x) on y wᵀMκ(x) < 1.  Trace.alpha is Mᵀw (or α)."""
+    the expansion; from it on w ← w + η₁ y M κ(x) on y wᵀMκ(x) < 1.  Trace.alpha is Mᵀw (or α).  With a
+    regression `loss` (`regression_gradient`): a step wherever −∂ℓ/∂f is not 0, with it in place of y."""
     tr = Trace()
     slots, alpha, w, M = [], [], None, None
     for t in range(len(y)):
         kappa = np.array([k(X[s], X[t]) for s in slots])
         f = float(np.dot(alpha, kappa)) if w is None else float(w @ (M @ kappa))
-        tr.scores.append(f)
-        tr.mistakes.append(y[t] * f <= 0)
-        tr.margin_updates.append(0 < y[t] * f < 1)
-        if y[t] * f >= 1:
+        if loss is None:
+            tr.scores.append(f)
+            tr.mistakes.append(y[t] * f <= 0)
+            tr.margin_updates.append(0 < y[t] * f < 1)
+            g = y[t] if y[t] * f < 1 else 0.0
+        else:
+            _regression_round(tr, f)
+            g = regression_gradient(loss, eps, y[t] - f)
+        if g == 0.0:
             continue
         if w is None and len(slots) < budget:
             slots.append(t)
-            alpha.append(eta * weight(weights, t) * y[t])
+            alpha.append(eta * g * weight(weights, t))
             continue
         if w is None:  # the switch
             gram = np.array([[k(X[a], X[b]) for b in slots] for a in slots])
@@ -789,7 +795,7 @@ def nogd(X, y, k, budget, eta, eta1, rank, start="projected", weights=None) -> T
             top = [i for i in np.argsort(lam)[::-1][:rank] if lam[i] > 1e-10 * lam.max()]
             M = (V[:, top] / np.sqrt(lam[top])).T
             w = np.sqrt(lam[top]) * (V[:, top].T @ np.array(alpha)) if start == "projected" else np.zeros(len(top))
-        w = w + eta1 * weight(weights, t) * y[t] * (M @ kappa)
+        w = w + eta1 * g * weight(weights, t) * (M @ kappa)
     tr.support = slots
     tr.alpha = np.array(alpha, float) if w is None else M.T @ w
     return tr
@@ -1040,6 +1046,19 @@ REFERENCES = {
             ),
         )
         for arithmetic in ("single", "vectorised")
+    ],
+    "nogd-regression": [
+        (
+            {"budget": 8, "nystrom_rank": 4, "nystrom_start": s, "loss": loss, "tube": 0.3},
+            lambda X, y, k, seed, s=s, loss=loss, w=None: nogd(
+                X, y, k, 8, 0.5, 0.5, 4, s, weights=w, loss=loss, eps=0.3
+            ),
+        )
+        for s, loss in (
+            ("projected", "squared"),
+            ("zero", "epsilon-insensitive"),
+            ("projected", "squared-outside-tube"),
+        )
     ],
     "fogd-regression": [
         (

@@ -116,14 +116,23 @@ def loss_gradient(loss, epsilon, e):
 
 
 @njit(cache=True, inline="always")
+def round_gradient(h, yt, f):
+    """−∂ℓ/∂f of the round's loss at f (0: no step): on the hinge loss y_t on a margin error, y_t f < 1;
+    for a regression (h.regression), `loss_gradient` of the error y_t − f."""
+    if h.regression:
+        return loss_gradient(h.loss, h.tube, yt - f)
+    return 1.0 * yt if yt * f < 1.0 else 0.0
+
+
+@njit(cache=True, inline="always")
 def gradient_round(counters, scalars, h, yt, f):
-    """The round counted, and −∂ℓ/∂f of its loss at f (0: no step): on the hinge loss y_t on a margin
-    error, y_t f < 1 (records.hinge_round counts it); for a regression (h.regression), `loss_gradient`
-    of the error y_t − f, whose sums `count_round` keeps."""
+    """The round counted (records.hinge_round; for a regression its error sums, `count_round`), and
+    `round_gradient`."""
     if h.regression:
         count_round(scalars, yt, f)
-        return loss_gradient(h.loss, h.tube, yt - f)
-    return 1.0 * yt if hinge_round(counters, yt * f) else 0.0
+    else:
+        hinge_round(counters, yt * f)
+    return round_gradient(h, yt, f)
 
 
 @njit(cache=True, inline="always")
