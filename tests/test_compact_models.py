@@ -27,8 +27,10 @@ def run(*args):
 
 def budget_args(name):
     params = {p.name for p in registry.get(name).params}
-    return (["-B", "20"] if "budget" in params else []) + (
-        ["--maintenance", "project"] if "maintenance" in params else []
+    return (
+        (["-B", "20"] if "budget" in params else [])
+        + (["--maintenance", "project"] if "maintenance" in params else [])
+        + (["--task", "regression"] if "regression" in registry.get(name).tasks else [])
     )
 
 
@@ -54,15 +56,20 @@ def test_the_algorithms_with_a_resume_state():
         "bpa-p",
         "bpegasos",
         "budget-perceptron",
+        "fbkrls",
+        "krls",
+        "krlst",
         "lbsop",
         "mc-nogd",
         "mc-projectron++",
         "nogd",
+        "nogd-regression",
         "projectron",
         "projectron++",
         "projectron-alma2",
         "rbsop",
         "sop",
+        "swkrls",
         "tighter-perceptron",
     ]
 
