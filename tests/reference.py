@@ -852,19 +852,30 @@ def qklms(X, y, k, eta=0.9, epsu=0.1, w=None) -> Trace:
     return tr
 
 
-def norma(X, y, k, eta=0.5, lam=0.01, tau=500, error="before-shrink", w=None) -> Trace:
+def norma(X, y, k, eta=0.5, lam=0.01, tau=500, error="before-shrink", w=None, eps=None, nu=None) -> Trace:
     """NORMA on the squared loss (Kivinen, Smola, Williamson 2004, §III): f_{t+1} = (1 − ηλ) f_t + η e_t k(x_t, ·),
     e_t = y_t − f_t(x_t) (the paper's step, `before-shrink`), or e_t = y_t − (1 − ηλ) f_t(x_t) (KAFBOX norma.m
     l.48-55: shrink, then the error of the shrunk expansion, `after-shrink`); then only the last τ terms kept
-    (l.56-59: the oldest dropped)."""
+    (l.56-59: the oldest dropped).  With `eps`, the ε-insensitive loss max(0, |e| − ε) (§III-C): a term
+    η sign(e_t) joins only when |e_t| > ε; with `nu` too, the ν form (§III-D, the loss max(0, |e| − ε) + νε):
+    ε starts at `eps` and each round steps ε += η(1 − ν) when |e_t| > ε, else ε −= ην; the last τ terms
+    added are kept."""
     tr, alpha = Trace(), []
     for t in range(len(y)):
         f = _expansion(X, t, tr.support, alpha, k)
         _regression_round(tr, f)
         alpha = [(1.0 - eta * lam) * a for a in alpha]
         e = y[t] - (f if error == "before-shrink" else _expansion(X, t, tr.support, alpha, k))
+        g = e
+        if eps is not None:
+            outside = abs(e) > eps
+            g = float(np.sign(e)) if outside else 0.0
+            if nu is not None:
+                eps = eps + eta * (1.0 - nu) if outside else eps - eta * nu
+            if not outside:
+                continue
         tr.support.append(t)
-        alpha.append(eta * weight(w, t) * e)
+        alpha.append(eta * g * weight(w, t))
         if len(alpha) > tau:
             tr.support, alpha = tr.support[1:], alpha[1:]
     tr.alpha = np.array(alpha, float)
@@ -1103,6 +1114,15 @@ REFERENCES = {
             lambda X, y, k, seed, e=e, w=None: norma(X, y, k, tau=40, error=e, w=w),
         )
         for e in ("before-shrink", "after-shrink")
+    ],
+    "norma-epsilon": [
+        (
+            {"budget": 40, "tube": 0.2, "norma_loss": loss, "norma_nu": 0.3},
+            lambda X, y, k, seed, loss=loss, w=None: norma(
+                X, y, k, tau=40, w=w, eps=0.2, nu=0.3 if loss == "nu" else None
+            ),
+        )
+        for loss in ("epsilon-insensitive", "nu")
     ],
     "krls": ({"krls_nu": 0.1}, lambda X, y, k, seed: krls(X, y, k, nu=0.1)),  # K̃ well conditioned: to 1e-12
     "swkrls": ({"budget": 40}, lambda X, y, k, seed: swkrls(X, y, k, budget=40)),

@@ -58,13 +58,15 @@ from ..learner import (
     touch,
     victim,
 )
-from ..params import BUDGET, NONNEGATIVE, POSITIVE, choice, number
+from ..params import BUDGET, NONNEGATIVE, POSITIVE, UNIT, choice, number
 from ..records import hinge_round
 from ..registry import register
 from ..support import sv_fits, sv_put
 from ..task import ABSOLUTE_ERROR, SQUARED_ERROR, TARGET_SUM
 
 BEFORE_SHRINK, AFTER_SHRINK = 0, 1  # NORMA_ERROR's choices, in order
+FIXED, NU = 0, 1  # NORMA_LOSS's choices, in order
+ADDITIONS, TUBE_NOW = 3, 4  # norma-epsilon's scalars after the error sums: terms added so far, the tube ε_t
 
 STEP_SIZE = number(
     "step_size", 0.5, "η of the LMS filters: a round steps η e k(x, ·), e = y − f(x) (KAFBOX's eta)", POSITIVE
@@ -135,6 +137,22 @@ def gradient_round(counters, scalars, h, yt, f):
     return round_gradient(h, yt, f)
 
 
+NORMA_LOSS = choice(
+    "norma_loss",
+    ("epsilon-insensitive", "nu"),
+    "epsilon-insensitive",
+    "norma-epsilon's tube: epsilon-insensitive (ε = --tube throughout, §III-C) or nu (ε_t adapted so that a "
+    "fraction ν of the examples fall outside it, starting at --tube, §III-D)",
+)
+NORMA_NU = number(
+    "norma_nu",
+    0.5,
+    "ν of norma-epsilon's nu loss: ε_t grows by η(1 − ν) after an example outside the tube, shrinks by ην "
+    "after one inside",
+    UNIT,
+)
+
+
 @njit(cache=True, inline="always")
 def count_round(scalars, yt, f):
     """Add the round's online error e = y − f and its target to the learner's sums (task.py)."""
@@ -202,24 +220,35 @@ def qklms_range(S, K, rows, start, book, st, h):
 @njit(cache=True)
 def norma_range(S, K, rows, start, book, st, h):
     indptr, indices, values, y, scratch, counters = loop_arrays(rows, book)
-    alpha, krow, weights = st.alpha, st.krow, rows.weight
+    alpha, krow, weights, sc = st.alpha, st.krow, rows.weight, book.scalars
     shrink = 1.0 - h.step_size * h.norma_lambda
     for t in range(start, y.shape[0]):
         if not sv_fits(S, indptr[t + 1] - indptr[t]):
             return t
         idx, val, yt, f, sq, n, rnd = open_round(S, K, indptr, indices, values, y, t, scratch, counters, alpha, krow)
-        count_round(book.scalars, yt, f)
+        count_round(sc, yt, f)
         e = yt - shrink * f if h.norma_error == AFTER_SHRINK else yt - f
+        g, additions = e, rnd - 1  # the squared loss: every round adds one
+        if h.insensitive:  # norma-epsilon: a step η sign(e) outside the tube ε_t, none inside
+            additions = int(sc[ADDITIONS])
+            outside = abs(e) > sc[TUBE_NOW]
+            g = math.copysign(1.0, e) if outside else 0.0
+            if h.norma_loss == NU:  # ε_t follows: wider after an example outside, narrower after one inside
+                sc[TUBE_NOW] += h.step_size * (1.0 - h.norma_nu) if outside else -h.step_size * h.norma_nu
         if shrink != 1.0:
             for i in range(n):
                 touch(alpha, st.avg_sum, st.avg_stamp, i, rnd)
                 alpha[i] *= shrink
+        if g == 0.0:
+            continue
+        if h.insensitive:
+            sc[ADDITIONS] += 1
         slot = n
-        if n >= h.budget:  # every round adds one: the oldest is the slot the round τ rounds ago took
-            slot = victim(OLDEST, book.rng_state, h.budget, rnd - 1)
+        if n >= h.budget:  # the oldest is the slot the addition τ additions ago took
+            slot = victim(OLDEST, book.rng_state, h.budget, additions)
             retire(S, book, alpha, st.avg_sum, st.avg_stamp, slot, rnd)
         sv_put(S, slot, idx, val, sq)
-        new_coefficient(alpha, st.avg_sum, st.avg_stamp, slot, h.step_size * e * example_weight(weights, t), rnd)
+        new_coefficient(alpha, st.avg_sum, st.avg_stamp, slot, h.step_size * g * example_weight(weights, t), rnd)
     return y.shape[0]
 
 
@@ -265,6 +294,7 @@ class NORMA(KernelFilter):
     params = (BUDGET.but(default=500), STEP_SIZE, NORMA_LAMBDA, NORMA_ERROR)
     evicts = True
     loop = norma_range
+    constants = {"insensitive": False, "norma_loss": FIXED, "norma_nu": 0.0}
 
     @classmethod
     def resolve_params(cls, given: dict) -> dict:
@@ -275,3 +305,23 @@ class NORMA(KernelFilter):
                 f"by 1 − ηλ = {1.0 - h['step_size'] * h['norma_lambda']:g}: they would be erased or flipped)"
             )
         return h
+
+
+@register
+class NORMAInsensitive(NORMA):
+    """NORMA on the ε-insensitive loss max(0, |y − f| − ε) (§III-C), and its ν form (§III-D), where ε_t is
+    learnt too, on the loss max(0, |y − f| − ε) + νε: the same loop as the squared loss's."""
+
+    name = "norma-epsilon"
+    summary = (
+        "NORMA, ε-insensitive loss: α ← (1 − ηλ) α, x joins with η sign(e) when |e| > ε (ε adapted: --norma-loss nu)"
+    )
+    paper = "Kivinen, Smola, Williamson, IEEE TSP 2004, §III-C, §III-D (NORMA, ε-insensitive and ν)"
+    params = NORMA.params[:3] + (TUBE, NORMA_LOSS, NORMA_NU)
+    constants = {"insensitive": True, "norma_error": BEFORE_SHRINK}
+    n_scalars = 5  # the error sums (task.py), ADDITIONS, TUBE_NOW
+    weighting = "the loss w·max(0, |y − f| − ε): the step η w sign(e); the tube's own step is not weighted"
+
+    def __init__(self, kernel, seed: int = 0, **params):
+        super().__init__(kernel, seed=seed, **params)
+        self.scalars[TUBE_NOW] = self.hyper["tube"]  # ε_1
