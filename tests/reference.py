@@ -1080,7 +1080,7 @@ REFERENCES = {
     ],
     "bogd-regression": [
         (
-            {"budget": 8, "removal": removal, "loss": loss, "tube": 0.3},
+            {"budget": 8, "regularization": 0.001, "removal": removal, "loss": loss, "tube": 0.3},
             lambda X, y, k, seed, r=removal, loss=loss, w=None: bogd(
                 X, y, k, 8, 0.5, 0.001, 10.0, r, seed, w=w, loss=loss, eps=0.3
             ),
@@ -1117,7 +1117,7 @@ REFERENCES = {
     ],
     "norma-epsilon": [
         (
-            {"budget": 40, "tube": 0.2, "norma_loss": loss, "norma_nu": 0.3},
+            {"budget": 40, "step_size": 0.5, "tube": 0.2, "norma_loss": loss, "norma_nu": 0.3},
             lambda X, y, k, seed, loss=loss, w=None: norma(
                 X, y, k, tau=40, w=w, eps=0.2, nu=0.3 if loss == "nu" else None
             ),

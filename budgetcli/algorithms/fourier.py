@@ -22,6 +22,11 @@ largest index (hashed indices up to 2³¹ − 1 work).  Only learning adds to it
 prediction gets its rows for that chunk alone (`FourierMap.for_scoring`), so scoring an endless stream
 neither grows the map nor changes the model.
 
+`fogd-regression` is the same map and loop on the regression task (§3's losses): a round steps
+w += η_t (−∂ℓ/∂f) z(x_t), ℓ the squared loss ½(y − f)² (−∂ℓ/∂f = e = y − f, every round), the
+ε-insensitive loss max(0, |e| − ε) (sign e when |e| > ε) or `squared-outside-tube`, the authors' released
+regression code (e when |e| > ε: their ε = 0.1, our --tube's default) (lms.LOSS).
+
 Choices where the sources leave room:
 - The map is scaled by D^(−1/2), so that ‖z‖² = k(x, x) = 1 and η means what kernel OGD's does (a
   margin error moves f(x_t) by η).  LIBOKL and the JMLR authors' code leave z unscaled, so their η is
@@ -50,7 +55,10 @@ Choices where the sources leave room:
   running sums as the support-set learners' are (learner.touch).
 - Example weights (`train -w LABEL W`, a sample weight): an example of weight ω has the loss
   ω·max(0, 1 − y f), so its gradient step is ω times OGD's (§4): w += η_t ω y_t z(x_t) (mc-fogd: the rows
-  y and r move by ±η_t ω z(x_t)), as kernel OGD's (kernel_ogd.py).
+  y and r move by ±η_t ω z(x_t)), as kernel OGD's (kernel_ogd.py); fogd-regression's is ω times its loss's.
+- fogd-regression: the squared loss is taken as ½(y − f)², so that its step is η e as the LMS filters'
+  (against ℓ = (y − f)², η is halved); the ε-insensitive loss's subgradient on the tube's edge is 0; it
+  writes the last hypothesis by default, as the filters do (not measured against the average yet).
 """
 
 from __future__ import annotations

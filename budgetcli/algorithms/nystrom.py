@@ -21,6 +21,11 @@ once with η(e_y − e_r), r the best other class, on the multiclass hinge loss 
 switch W = A·M⁺ (every class's coefficients projected, A ← V_k V_kᵀ A, written Mᵀ Λ_k M A in the loop so
 that the running average sees the change in its round); then the rows y and r move by ±η₁ Mᵀ M κ(x_t).
 
+`nogd-regression` is the same loop on the regression task (§3's losses, lms.LOSS): phase one keeps
+the first B rounds that step, with η (−∂ℓ/∂f); the switch comes on the first round that steps with B
+stored; the linear phase steps α ← α + η₁ (−∂ℓ/∂f) Mᵀz(x_t).  Its scalars hold the error sums first
+(task.py), then the phase, the switch score and the rank.
+
 Choices where the sources differ:
 - The start of w at the switch (`--nystrom-start`): `projected`, the JMLR authors' code, w = Mᵀ⁺α, so
   that f is the phase-one expansion projected onto the top-k eigenspace (α ← V_k V_kᵀ α); `zero`,
@@ -67,7 +72,7 @@ from .kernel_ogd import LEARNING_RATE
 from .lms import CLASSIFYING, LOSS, REGRESSING, TUBE, Regressor, gradient_round, round_gradient
 
 PROJECTED = 0  # --nystrom-start's code
-PHASE, SWITCH_SCORE, RANK = 0, 1, 2  # scalars: the phase, the switch round's score, the map's rank
+PHASE, SWITCH_SCORE, RANK = 0, 1, 2  # scalars (from nystrom_at): the phase, the switch round's score, the map's rank
 KERNEL_PHASE, SWITCHING, LINEAR_PHASE = 0.0, 1.0, 2.0
 EIGEN_TOL = 1e-10  # eigenvalues ≤ EIGEN_TOL·λ_max are left out of the map
 
