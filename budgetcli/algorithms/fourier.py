@@ -57,8 +57,8 @@ Choices where the sources leave room:
   ω·max(0, 1 − y f), so its gradient step is ω times OGD's (§4): w += η_t ω y_t z(x_t) (mc-fogd: the rows
   y and r move by ±η_t ω z(x_t)), as kernel OGD's (kernel_ogd.py); fogd-regression's is ω times its loss's.
 - fogd-regression: the squared loss is taken as ½(y − f)², so that its step is η e as the LMS filters'
-  (against ℓ = (y − f)², η is halved); the ε-insensitive loss's subgradient on the tube's edge is 0; it
-  writes the last hypothesis by default, as the filters do (not measured against the average yet).
+  (a step on ℓ = (y − f)² with η is ours with 2η); the ε-insensitive loss's subgradient on the tube's edge is 0; it
+  writes the last hypothesis by default, as the filters do (measured: lms.Regressor).
 """
 
 from __future__ import annotations

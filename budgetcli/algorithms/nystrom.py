@@ -38,6 +38,8 @@ Choices where the sources differ:
   with 50, 85.01% with 100, at 0.5, 0.5 and 0.7 s a run (bench/defaults.py's measure).
 - η₁ defaults to η (the JMLR authors' code has one step; LIBOKL's `-eta1` defaults to its `-eta`).
 - The update is strict, y f < 1, and a zero score is a mistake (kernel_ogd.py).
+- nogd-regression: the squared loss is ½(y − f)² (a step η e, the LMS filters'); a round on the tube's
+  edge takes no step; the last hypothesis is written by default (measured: lms.Regressor).
 - Weights (`train -w LABEL W`, a sample weight): an example of weight w has the loss w·max(0, 1 − y f),
   so both phases' gradient steps are w times OGD's (§5): a landmark joins with η w y_t (mc-nogd:
   ±η w), the linear step is η₁ w y_t z(x_t), as kernel OGD's (kernel_ogd.py); the landmarks and the
