@@ -141,6 +141,14 @@ def test_a_learner_declares_its_tasks():
             TrainSpec(name, task="regression")
     with pytest.raises(ValueError, match="^fogd-regression learns regression, not classification; give --task regr"):
         TrainSpec("fogd-regression")
+    with pytest.raises(ValueError, match=r"^--loss does not apply to fogd \(it takes: --components, "):
+        TrainSpec("fogd", params={"loss": "squared"})
+    with pytest.raises(ValueError, match=r"^norma-epsilon: --norma-nu must be in \[0, 1\], got 2.0$"):
+        TrainSpec("norma-epsilon", params={"norma_nu": 2.0}, task="regression")
+    with pytest.raises(
+        ValueError, match="^bogd-regression: --loss must be one of squared, epsilon-insensitive, squared-o"
+    ):
+        TrainSpec("bogd-regression", params={"loss": "hinge"}, task="regression")
     with pytest.raises(ValueError, match="class weights are for classification"):
         TrainSpec("klms", task="regression", class_weight={1: 2.0})
     with pytest.raises(ValueError, match="--task 'novelty'"):
