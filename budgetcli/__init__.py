@@ -1,7 +1,8 @@
 """budgetlearn: budgeted online kernel learning.
 
 The Python API (api.py): `TrainSpec`, `KernelSpec`, `Sharding`, `train`, `load`, `predictions`, `accuracy`,
-`calibrate`, `Model`, loaded on first use, so that `import budgetcli` (and `budgetlearn --version`) stays light.
+`evaluate`, `calibrate`, `Model`, loaded on first use, so that `import budgetcli` (and `budgetlearn
+--version`) stays light.
 """
 
 __version__ = "0.1.0"
@@ -16,6 +17,7 @@ _API = {
     "load": "api",
     "predictions": "api",
     "accuracy": "api",
+    "evaluate": "api",
     "calibrate": "api",
 }
 __all__ = ["__version__", *_API]

@@ -1,7 +1,8 @@
 """budgetlearn from Python: a training run is a `TrainSpec`; `train` makes its model from a file or
 from arrays, `load` reads a model file (the CLI's, or one written here), a `Model` predicts on arrays
-and saves, `predictions` are its labels for a file (lines with or without labels) or arrays, `accuracy`
-scores it on a file or on arrays.  The scikit-learn and River classes
+and saves, `predictions` are its labels (a regression model's values) for a file (lines with or without
+labels) or arrays, `accuracy` scores a classifier on a file or on arrays, `evaluate` gives `budgetlearn
+eval`'s report of any model.  The scikit-learn and River classes
 (sklearn.py, river.py) are edges over the same pieces.  `import budgetcli` gives these names without
 loading numpy or numba until one is used.
 
@@ -18,7 +19,7 @@ import warnings
 
 import numpy as np
 
-from . import metrics, pipeline
+from . import metrics, pipeline, task as task_
 from .core import Chunk, DataError, KernelSpec, shortest_text, unique  # noqa: F401  (names of the API)
 from .model import Model
 from .spec import Sharding, TrainSpec  # noqa: F401
@@ -31,7 +32,10 @@ def train(spec: TrainSpec, data, y=None, resume: Model | None = None, sample_wei
     leaves the row out), with arrays, times its class's (`spec.class_weight`): the cost of its update
     (`budgetlearn algorithms` says how each algorithm takes it; the others refuse weights).  Raises
     DataError (a ValueError naming the line or row) on bad data, ValueError on bad settings.  The
-    warnings of train's summary (a model no better than a constant, ...) are Python warnings."""
+    warnings of train's summary (a model no better than a constant, ...) are Python warnings.  A task
+    that reads no labels (`spec.task` "novelty") takes an array X without y."""
+    if y is None and not isinstance(data, (str, os.PathLike)) and not task_.named(spec.task).labelled:
+        y = np.zeros(np.shape(data)[0])  # never read
     if sample_weight is not None and y is None:
         raise TypeError("sample_weight is for arrays X and y (a file's lines have no weights; class weights: spec)")
     if spec.sharding is not None:
@@ -71,19 +75,32 @@ def predictions(model: Model, data, threshold: float = 0.0) -> np.ndarray:
 def accuracy(model: Model, data, y=None) -> float:
     """The share of examples of `data` (a path, or an array X with labels y) whose label the model
     predicts, as `budgetlearn eval` counts it (a label the model never saw is always wrong), with
-    eval's warnings as Python warnings (labels the model never saw, no better than a constant)."""
-    if y is not None:
-        chunk = _chunk(data, y, model.first_index)
-        blocks, source = [(chunk, model.scorer().decision_function(chunk))], "X"
-    else:
-        source = os.fspath(data)
-        blocks = pipeline.scores(model, source)
+    eval's warnings as Python warnings (labels the model never saw, no better than a constant).  A
+    regression model is a ValueError: `evaluate` gives its errors."""
+    model.refuse_task("accuracy (the share of right labels; evaluate() reports a regression's errors)")
+    blocks, source = _blocks(model, data, y)
     tally = metrics.PredictionTally(model.labels)
     for chunk, scores in blocks:
         tally.add(chunk.labels, scores)
     for message in tally.warnings():
         warnings.warn(message, UserWarning, stacklevel=2)
     return tally.accuracy(source)
+
+
+def evaluate(model: Model, data, y=None, skip_bad_lines: bool = False) -> dict:
+    """The report `budgetlearn eval --json` prints for `data` (a path, or an array X with labels y): its
+    model's task's (task.py): accuracy, per-class figures, AUC and confusion matrix of a classification
+    model; MSE, RMSE, MAE, R² and the training mean's baseline of a regression one; its "warnings" too.
+    Raises DataError on bad data, ValueError when there is no example."""
+    if model.task.name == "novelty":  # its report reads the labels learning ignored: eval's own pass
+        raise ValueError("evaluate() of a novelty model is not done yet; budgetlearn eval --normal-label L reports it")
+    blocks, source = _blocks(model, data, y, skip_bad_lines)
+    try:
+        return model.task.evaluate(model, blocks)
+    except DataError:
+        raise
+    except ValueError as exc:  # no examples
+        raise DataError(source, 0, None, str(exc)) from None
 
 
 def calibrate(model: Model, data, y=None, skip_bad_lines: bool = False) -> Model:
@@ -104,12 +121,16 @@ def fit_calibration(model: Model, data, y=None, skip_bad_lines: bool = False) ->
     from . import calibration
 
     model.refuse_task("calibrate (probabilities of classes)")
+    return calibration.calibrate_model(model, _blocks(model, data, y, skip_bad_lines)[0])
+
+
+def _blocks(model: Model, data, y=None, skip_bad_lines: bool = False) -> tuple:
+    """((chunk, scores) pairs of `data`, a path or an array X with labels y; its name in messages)."""
     if y is not None:
         chunk = _chunk(data, y, model.first_index)
-        blocks = [(chunk, model.scorer().decision_function(chunk))]
-    else:
-        blocks = pipeline.scores(model, os.fspath(data), skip_bad_lines=skip_bad_lines)
-    return calibration.calibrate_model(model, blocks)
+        return [(chunk, model.scorer().decision_function(chunk))], "X"
+    source = os.fspath(data)
+    return pipeline.scores(model, source, skip_bad_lines=skip_bad_lines), source
 
 
 def _chunk(X, y, first_index: int, sample_weight=None) -> Chunk:

@@ -1,9 +1,12 @@
-"""Cross-validation as LIBSVM's `svm-train -v K`: the held-out accuracy of what `train` writes.
+"""Cross-validation as LIBSVM's `svm-train -v K`: the held-out accuracy of what `train` writes, or for a
+regression (`--task regression`) the held-out mean squared error and squared correlation coefficient, as
+svm-train -v reports them for ε-SVR (the task's: task.py `cross_validation`).
 
 **The folds** are LIBSVM's (svm.cpp, svm_cross_validation, for classification): stratified, each class's
 examples shuffled and dealt out in K contiguous slices.  Here the shuffle is numpy's, so that a seed gives
 the same folds everywhere: one generator `numpy.random.default_rng(seed)`; for each label in order of its
-first appearance in the data, the positions of its examples (in file order) are permuted by
+first appearance in the data (a regression's: every target is one group, svm-train's plain
+shuffle for SVR, dealt out the same way), the positions of its examples (in file order) are permuted by
 `generator.permutation`, and the k-th slice [k·n_c // K, (k+1)·n_c // K) of that permutation goes to fold k
 (k = 0 .. K − 1).  More folds than examples: leave-one-out (K = n), as svm-train does.
 
@@ -25,7 +28,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from . import metrics, pipeline
+from . import pipeline
 from .core import Chunk, DataError
 from .io.libsvm import LibsvmReader, concatenate
 from .spec import TrainSpec
@@ -50,27 +53,24 @@ def fold_of(labels: np.ndarray, k: int, seed: int) -> np.ndarray:
 @dataclass
 class Fold:
     examples: int
-    correct: int
+    tally: object  # the held-out examples' scores (the task's `tally`: right predictions, or errors)
     warnings: list = field(default_factory=list)
+
+    @property
+    def correct(self) -> int:
+        return self.tally.right
+
+    @property
+    def squared_error(self) -> float:
+        return self.tally.sse
 
 
 @dataclass
 class CrossValidation:
     folds: list  # Fold per fold
     source: str
+    task: object  # the models' (task.py), which reports the folds
     note: str | None = None  # leave-one-out instead of more folds than examples
-
-    @property
-    def examples(self) -> int:
-        return sum(f.examples for f in self.folds)
-
-    @property
-    def correct(self) -> int:
-        return sum(f.correct for f in self.folds)
-
-    @property
-    def accuracy(self) -> float:
-        return self.correct / self.examples
 
     @property
     def warnings(self) -> list[str]:
@@ -78,14 +78,11 @@ class CrossValidation:
         return list(dict.fromkeys(w for f in self.folds for w in f.warnings))
 
     def to_dict(self) -> dict:
-        return {
-            "folds": len(self.folds),
-            "examples": self.examples,
-            "correct": self.correct,
-            "cross_validation_accuracy": self.accuracy,
-            "per_fold": [{"examples": f.examples, "correct": f.correct} for f in self.folds],
-            "warnings": self.warnings,
-        }
+        return self.task.cross_validation(self.folds) | {"warnings": self.warnings}
+
+    def lines(self) -> list[str]:
+        """What svm-train -v prints (the task's lines)."""
+        return self.task.cross_validation_lines(self.task.cross_validation(self.folds))
 
 
 def read(data, skip_bad_lines: bool = False, block_lines: int = 4096) -> tuple[Chunk, str, int]:
@@ -104,11 +101,11 @@ def fold_result(spec: TrainSpec, everything: Chunk, folds: np.ndarray, k: int, s
     `eval` scores."""
     result = pipeline.train(spec, everything.take(np.flatnonzero(folds != k)))
     model, held = result.model, everything.take(np.flatnonzero(folds == k))
-    tally, step = metrics.PredictionTally(model.labels), pipeline.score_lines(model)
+    tally, step = model.task.tally(model), pipeline.score_lines(model)
     for a in range(0, len(held), step):
         block = held.take(np.arange(a, min(a + step, len(held))))
         tally.add(block.labels, pipeline.chunk_scores(model, block, source))
-    return Fold(len(held), tally.right, result.warnings), result
+    return Fold(len(held), tally, result.warnings), result
 
 
 def cross_validate(spec: TrainSpec, data, k: int) -> CrossValidation:
@@ -118,9 +115,16 @@ def cross_validate(spec: TrainSpec, data, k: int) -> CrossValidation:
     if k > len(everything):
         note = f"{k} folds of {len(everything)} examples: leave-one-out ({len(everything)} folds), as svm-train does"
         k = len(everything)
-    folds = fold_of(everything.labels, k, spec.seed)
+    folds = fold_of(_groups(spec, everything), k, spec.seed)
     spec = replace(spec, checkpoint_every=None, save_resume=False)
-    return CrossValidation([fold_result(spec, everything, folds, f, source)[0] for f in range(k)], source, note)
+    results = [fold_result(spec, everything, folds, f, source) for f in range(k)]
+    return CrossValidation([fold for fold, _ in results], source, results[0][1].model.task, note)
+
+
+def _groups(spec: TrainSpec, everything: Chunk) -> np.ndarray:
+    """What the folds are stratified by: the labels, or for a regression one group (svm-train shuffles
+    an SVR's examples without strata)."""
+    return np.zeros(len(everything)) if spec.task == "regression" else everything.labels
 
 
 def held_out(spec: TrainSpec, data: str, k: int, fold: int):
@@ -131,15 +135,10 @@ def held_out(spec: TrainSpec, data: str, k: int, fold: int):
     everything, source = _read_once(data, st.st_mtime_ns, st.st_size, spec.skip_bad_lines)
     if len(everything) < k:
         raise DataError(source, 0, None, f"{len(everything)} examples, fewer than the {k} folds asked")
-    return fold_result(spec, everything, fold_of(everything.labels, k, spec.seed), fold, source)
+    return fold_result(spec, everything, fold_of(_groups(spec, everything), k, spec.seed), fold, source)
 
 
 @functools.lru_cache(maxsize=1)
 def _read_once(path: str, mtime_ns: int, size: int, skip_bad_lines: bool) -> tuple[Chunk, str]:
     everything, source, _ = read(path, skip_bad_lines)
     return everything, source
-
-
-def accuracy_line(accuracy: float) -> str:
-    """svm-train -v's line: `printf("Cross Validation Accuracy = %g%%\\n", 100.0*total_correct/prob.l)`."""
-    return "Cross Validation Accuracy = %g%%" % (100.0 * accuracy)

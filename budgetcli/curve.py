@@ -9,6 +9,9 @@ it), then the columns (CSV with a header line):
     support_size  |S| after example t
     seconds       wall time since this run started (reading included)
 
+A regression's curve (`--task regression`) has `squared_error` (Σ(y − f(x))² of the online predictions)
+and `online_mse` (its mean) in place of `mistakes` and `online_rate` (the task's columns, task.py CURVE).
+
 Rows come at t = k, 2k, ... and once more at the end of the run if the last t is not a multiple
 of k.  To log exactly at those t, pipeline.train cuts a chunk at the multiples of k and the learner
 learns the pieces in order; a learner's pass over a chunk is the same as its passes over
@@ -23,7 +26,12 @@ import time
 
 import numpy as np
 
-COLUMNS = ("t", "mistakes", "online_rate", "support_size", "seconds")
+COLUMNS = ("t", "mistakes", "online_rate", "support_size", "seconds")  # a classification's
+
+
+def columns(task) -> tuple[str, ...]:
+    """The curve's columns for a task (task.py): t, its two error columns, support_size, seconds."""
+    return ("t", *task.CURVE, "support_size", "seconds")
 
 
 class CurveWriteError(Exception):
@@ -31,9 +39,12 @@ class CurveWriteError(Exception):
 
 
 class LearningCurve:
-    def __init__(self, file, every: int, name: str = "the curve file"):
+    def __init__(self, file, every: int, name: str = "the curve file", task=None):
+        from .task import CLASSIFICATION
+
         if every < 1:
             raise ValueError(f"--curve-every must be ≥ 1, got {every}")
+        self.task = task or CLASSIFICATION
         self.file = file
         self.name = name
         self.every = int(every)
@@ -42,12 +53,10 @@ class LearningCurve:
 
     def row(self, learner) -> None:
         if self.last_t is None:  # the learner says what ran (the default algorithm is chosen on the data)
-            self._write(f"# {describe(learner)}\n" + ",".join(COLUMNS) + "\n")
+            self._write(f"# {describe(learner)}\n" + ",".join(columns(self.task)) + "\n")
         t = learner.counter("examples")
-        m = learner.counter("mistakes")
-        self._write(
-            f"{t},{m},{m / t if t else 0.0:.6g},{learner.support_size()},{time.perf_counter() - self.started:.4f}\n"
-        )
+        total, rate = self.task.curve_error(learner)
+        self._write(f"{t},{total},{rate:.6g},{learner.support_size()},{time.perf_counter() - self.started:.4f}\n")
         self.last_t = t
 
     def _write(self, text: str) -> None:
@@ -70,8 +79,12 @@ def describe(learner) -> str:
 
 
 def read_curve(path) -> dict:
-    """A curve CSV as columns, and "description": what ran (None in a file without that line);
-    ValueError naming file and line when it is not one."""
+    """A curve CSV as columns, "description": what ran (None in a file without that line), and "task":
+    the task whose columns it has (a classification's or a regression's); ValueError naming file and
+    line when it is not one."""
+    from .task import TASKS
+
+    kinds = {columns(task): task for task in TASKS.values() if hasattr(task, "CURVE")}  # novelty: no curve yet
     description, first = None, 1
     with open(path, encoding="utf-8") as f:
         try:
@@ -81,9 +94,11 @@ def read_curve(path) -> dict:
                 header = f.readline(4096).strip()
         except UnicodeDecodeError:
             raise ValueError(f"{path}:1: not a budgetlearn curve (not text: a model file?)") from None
-        if tuple(header.split(",")) != COLUMNS:
+        task = kinds.get(tuple(header.split(",")))
+        if task is None:
             raise ValueError(
-                f"{path}:{first}: not a budgetlearn curve (header {header!r}, expected {','.join(COLUMNS)})"
+                f"{path}:{first}: not a budgetlearn curve (header {header!r}, expected {','.join(COLUMNS)}, or "
+                f"a regression's {','.join(columns(TASKS['regression']))})"
             )
         rows = []
         for lineno, line in enumerate(_lines(f, path), start=first + 1):
@@ -101,7 +116,7 @@ def read_curve(path) -> dict:
     if not rows:
         raise ValueError(f"{path}: no rows (train with --curve wrote only the header?)")
     table = np.array(rows)
-    return {name: table[:, j] for j, name in enumerate(COLUMNS)} | {"description": description}
+    return {name: table[:, j] for j, name in enumerate(columns(task))} | {"description": description, "task": task}
 
 
 _MAX_ROW = 4096  # characters: a row is five numbers; a longer line is none, and is never read whole

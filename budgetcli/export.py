@@ -53,6 +53,10 @@ from .modelfile import open_regular
 # Algorithms whose state beyond the support set is only the coefficients (and counters), so a
 # LIBSVM model is a complete starting point for them.
 IMPORTABLE = ("perceptron", "pa", "pa-i", "pa-ii")
+# the same for a regression (an ε-SVR or ν-SVR file): the filters whose state is their support set and
+# coefficients (NORMA's truncation needs each term's age, which a LIBSVM file does not hold)
+IMPORTABLE_REGRESSION = ("klms", "qklms")
+SVR_TYPES = ("epsilon_svr", "nu_svr")  # LIBSVM's regressions: the same model, f(x) = Σ coef k(x, SV) − rho
 # our kernel names -> LIBSVM's (svm.cpp, kernel_type_table)
 LIBSVM_KERNEL_NAMES = {"linear": "linear", "poly": "polynomial", "rbf": "rbf"}
 
@@ -62,10 +66,6 @@ class ExportError(ValueError):
 
 
 def _binary_labels(model, path) -> BinaryLabels:
-    try:
-        model.refuse_task("export (LIBSVM's C-SVC format)")
-    except ValueError as exc:
-        raise ExportError(f"{path}: {exc}") from None
     labels = model.labels
     # A multiclass label map (issue 5) is another class: check the kind, never assume its internals.
     kind = labels.to_dict().get("kind") if hasattr(labels, "to_dict") else None
@@ -90,8 +90,16 @@ def _binary_labels(model, path) -> BinaryLabels:
 
 
 def libsvm_text(model, path="model") -> str:
-    """The model as LIBSVM model text; ExportError when LIBSVM cannot express it."""
-    labels = _binary_labels(model, path)
+    """The model as LIBSVM model text; ExportError when LIBSVM cannot express it.  A regression model
+    is an ε-SVR's (`svm_type epsilon_svr`): svm-predict's value is Σ sv_coef_i k(x, SV_i) − rho, which
+    is f(x) with sv_coef = α and rho = −offset, in the support set's slot order."""
+    if model.task.name == "novelty":
+        raise ExportError(
+            f"{path}: export writes classification (c_svc) and regression (epsilon_svr) models; a novelty model "
+            "(LIBSVM's one_class) is not done yet"
+        )
+    regression = model.task.name == "regression"
+    labels = None if regression else _binary_labels(model, path)
     learner = model.learner
     if model.scaling is not None:
         raise ExportError(
@@ -107,24 +115,23 @@ def libsvm_text(model, path="model") -> str:
     n = len(alpha)
     if not np.all(np.isfinite(alpha)):
         raise ExportError(f"{path}: the model has non-finite coefficients")
-    first = np.flatnonzero(alpha > 0)  # the SVs of LIBSVM's label[0], our +1 label
-    second = np.flatnonzero(~(alpha > 0))
-    lines = ["svm_type c_svc", f"kernel_type {LIBSVM_KERNEL_NAMES[kernel.kind]}"]
+    lines = [f"svm_type {'epsilon_svr' if regression else 'c_svc'}", f"kernel_type {LIBSVM_KERNEL_NAMES[kernel.kind]}"]
     if kernel.kind == "poly":
         lines.append(f"degree {int(kernel.degree)}")
     if kernel.kind in ("poly", "rbf"):
         lines.append(f"gamma {float(kernel.gamma)!r}")
     if kernel.kind == "poly":
         lines.append(f"coef0 {float(kernel.coef0)!r}")
-    lines += [
-        "nr_class 2",
-        f"total_sv {n}",
-        f"rho {-float(kernel.offset)!r}" if kernel.offset else "rho 0",
-        f"label {int(labels.positive)} {int(labels.negative)}",
-        f"nr_sv {len(first)} {len(second)}",
-        "SV",
-    ]
-    for i in np.concatenate([first, second]).tolist():
+    lines += ["nr_class 2", f"total_sv {n}", f"rho {-float(kernel.offset)!r}" if kernel.offset else "rho 0"]
+    if regression:  # svm_save_model writes no label and no nr_sv for a regression
+        order = np.arange(n)
+    else:
+        first = np.flatnonzero(alpha > 0)  # the SVs of LIBSVM's label[0], our +1 label
+        second = np.flatnonzero(~(alpha > 0))
+        order = np.concatenate([first, second])
+        lines += [f"label {int(labels.positive)} {int(labels.negative)}", f"nr_sv {len(first)} {len(second)}"]
+    lines.append("SV")
+    for i in order.tolist():
         lo, hi = indptr[i], indptr[i + 1]
         feats = " ".join(f"{j}:{float(v)!r}" for j, v in zip(indices[lo:hi].tolist(), values[lo:hi].tolist()))
         lines.append(f"{float(alpha[i])!r} {feats}".rstrip() + " ")  # svm_save_model ends SV lines with a space
@@ -151,8 +158,9 @@ _HEADER_KEYS = {
 
 
 def read_libsvm_model(path) -> dict:
-    """Parse a LIBSVM binary C-SVC model file: {'kernel', 'labels' (first, second), 'spellings' (the
-    labels as written), 'rho', 'coef', 'indptr', 'indices', 'values'}.  Errors are DataErrors naming file and line."""
+    """Parse a LIBSVM binary C-SVC, ε-SVR or ν-SVR model file: {'svm_type', 'kernel', 'labels' (first,
+    second; None for a regression), 'spellings' (the labels as written), 'rho', 'coef', 'indptr',
+    'indices', 'values'}.  Errors are DataErrors naming file and line."""
     source = os.fspath(path)
     try:
         f = open_regular(source)
@@ -161,11 +169,12 @@ def read_libsvm_model(path) -> dict:
     with f:
         lines = _text_lines(f, source)
         header, header_end = _libsvm_header(lines, source)
-        kernel, labels, spellings, rho, total = _libsvm_header_values(header, source, header_end)
+        svm_type, kernel, labels, spellings, rho, total = _libsvm_header_values(header, source, header_end)
         coef, indptr, indices, values, lineno = _libsvm_support_vectors(lines, source, header_end)
     if len(coef) != total:
         raise DataError(source, lineno, None, f"total_sv {total} but {len(coef)} SV lines")
     return {
+        "svm_type": svm_type,
         "kernel": kernel,
         "labels": labels,
         "spellings": spellings,
@@ -204,15 +213,22 @@ def _libsvm_header(f, source: str) -> tuple[dict[str, list[str]], int]:
 
 
 def _libsvm_header_values(header: dict, source: str, header_end: int) -> tuple:
-    """(kernel, labels, their spellings, rho, total_sv) of a binary C-SVC model's header, checked."""
+    """(svm_type, kernel, labels, their spellings, rho, total_sv) of a binary C-SVC model's header, or an
+    ε-SVR's or ν-SVR's (labels and spellings None), checked."""
 
     def need(key):
         if key not in header or not header[key]:
             raise DataError(source, header_end, None, f"LIBSVM model without '{key}'")
         return header[key]
 
-    if need("svm_type")[0] != "c_svc":
-        raise DataError(source, header_end, header["svm_type"][0], "only C-SVC (svm_type c_svc) models can be imported")
+    svm_type = need("svm_type")[0]
+    if svm_type not in ("c_svc", *SVR_TYPES):
+        raise DataError(
+            source,
+            header_end,
+            svm_type,
+            "only C-SVC, ε-SVR and ν-SVR (svm_type c_svc, epsilon_svr, nu_svr) models can be imported",
+        )
     if need("nr_class")[0] != "2":
         raise DataError(source, header_end, header["nr_class"][0], "only binary models (nr_class 2) can be imported")
     kind = {v: k for k, v in LIBSVM_KERNEL_NAMES.items()}.get(need("kernel_type")[0])
@@ -227,17 +243,17 @@ def _libsvm_header_values(header: dict, source: str, header_end: int) -> tuple:
             float(header.get("coef0", ["0"])[0]),
             int(header.get("degree", ["3"])[0]),
         )
-        labels = [float(v) for v in need("label")]
-        spellings = need("label")
+        spellings = None if svm_type in SVR_TYPES else need("label")
+        labels = None if spellings is None else [float(v) for v in spellings]
         rho = float(need("rho")[0])
         total = int(need("total_sv")[0])
     except ValueError as exc:
         raise DataError(source, header_end, None, f"bad header value ({exc})") from None
-    if len(labels) != 2 or not all(math.isfinite(v) for v in labels):
+    if labels is not None and (len(labels) != 2 or not all(math.isfinite(v) for v in labels)):
         raise DataError(source, header_end, " ".join(header["label"]), "'label' must give two finite numbers")
     if not math.isfinite(rho):
         raise DataError(source, header_end, str(rho), "rho is not finite")
-    return kernel, labels, spellings, rho, total
+    return svm_type, kernel, labels, spellings, rho, total
 
 
 def _libsvm_support_vectors(f, source: str, lineno: int) -> tuple:
@@ -267,19 +283,22 @@ def _libsvm_support_vectors(f, source: str, lineno: int) -> tuple:
 
 
 def import_libsvm(path, algorithm_cls, params: dict, seed: int = 0):
-    """A budgetlearn Model with the LIBSVM model's support vectors, coefficients, kernel and labels,
-    ready for `train --resume`.  Its counters start at zero."""
+    """A budgetlearn Model with the LIBSVM model's support vectors, coefficients, kernel and labels (an
+    ε-SVR's or ν-SVR's: a regression model, of a filter of IMPORTABLE_REGRESSION), ready for `train
+    --resume`.  Its counters start at zero."""
+    from .labels import RealTargets
     from .model import Model
 
-    if algorithm_cls.name not in IMPORTABLE:
-        raise ExportError(
-            f"{algorithm_cls.name} keeps state a LIBSVM model does not hold; import into one of: "
-            f"{', '.join(IMPORTABLE)}"
-        )
     m = read_libsvm_model(path)
-    first, second = m["labels"]
-    if first == second:
-        raise ExportError(f"{os.fspath(path)}: both labels are {shortest_text(first)}")
+    regression = m["svm_type"] in SVR_TYPES
+    importable = IMPORTABLE_REGRESSION if regression else IMPORTABLE
+    if algorithm_cls.name not in importable:
+        kind = "a regression (ε-SVR or ν-SVR)" if regression else "a C-SVC classifier"
+        known = algorithm_cls.name in IMPORTABLE + IMPORTABLE_REGRESSION
+        why = "" if known else f"{algorithm_cls.name} keeps state a LIBSVM model does not hold; "
+        raise ExportError(f"{os.fspath(path)}: {why}the file is {kind}: import it into one of: {', '.join(importable)}")
+    if not regression and m["labels"][0] == m["labels"][1]:
+        raise ExportError(f"{os.fspath(path)}: both labels are {shortest_text(m['labels'][0])}")
     # dec(x) = Σ coef_i k(x, SV_i) − ρ: the bias −ρ is the kernel's offset, kept by every command
     kernel = dataclasses.replace(m["kernel"], offset=-m["rho"]) if m["rho"] else m["kernel"]
     learner = algorithm_cls(kernel, seed=seed, **params)
@@ -291,8 +310,11 @@ def import_libsvm(path, algorithm_cls, params: dict, seed: int = 0):
         sv_indptr=m["indptr"], sv_indices=m["indices"], sv_values=m["values"], alpha=m["coef"], avg_stamp=np.ones(n)
     )  # in the hypothesis from round 1 on, for online-to-batch averages
     learner = algorithm_cls.from_state(header, arrays)
-    # LIBSVM's label[0] takes dec > 0: it is our +1 label.
-    spelt = dict(zip(m["labels"], m["spellings"]))
-    labels = BinaryLabels(negative=second, positive=first, spellings={v: kept_spelling(v, spelt[v]) for v in spelt})
+    if regression:
+        labels = RealTargets()
+    else:  # LIBSVM's label[0] takes dec > 0: it is our +1 label
+        first, second = m["labels"]
+        spelt = dict(zip(m["labels"], m["spellings"]))
+        labels = BinaryLabels(negative=second, positive=first, spellings={v: kept_spelling(v, spelt[v]) for v in spelt})
     # its features are numbered as its support vectors show: from 0 when index 0 occurs (Model.first_index)
     return Model(learner, labels, first_index=0 if (m["indices"] == 0).any() else 1)

@@ -29,6 +29,13 @@ from .support import COUNT, SVArrays
 MAX_KERNEL_VALUES = 1 << 16  # above this many k(x, sv) per chunk the compiled loop is cheaper than its start-up
 
 
+def long_running() -> None:
+    """A process that scores for as long as it runs (`serve`) takes the compiled loops whatever the chunk:
+    their start-up is paid once, and one example at a time is what they are fastest at."""
+    global MAX_KERNEL_VALUES
+    MAX_KERNEL_VALUES = 0
+
+
 def handles(code: int, n_examples: int, n_support: int) -> bool:
     return code in (LINEAR, RBF, RBF_VECTORISED) and n_examples * n_support <= MAX_KERNEL_VALUES
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from . import registry
+from . import registry, task
 from .model import HYPOTHESES
 from .records import COUNTER_NAMES
 
@@ -103,6 +103,8 @@ def format_text(d: dict) -> str:
         labels = f"binary: {lab['positive']} (score > 0), {lab['negative']} (score <= 0)"
     elif lab.get("kind") == "regression":
         labels = "regression: real targets, predicted as the score f(x)"
+    elif lab.get("kind") == "novelty":
+        labels = "novelty: 1 (normal) where the score f(x) − ρ > 0, -1 (novel) elsewhere"
     else:
         labels = ", ".join(f"{key}={value}" for key, value in lab.items())
     c = d["counters"]
@@ -145,7 +147,7 @@ def format_text(d: dict) -> str:
                 ("margin updates", f"{c['margin_updates']:,}"),
             ]
             if "task" not in d
-            else [("online MSE", f"{d['online_mse']:.6g}"), ("online MAE", f"{d['online_mae']:.6g}")]
+            else task.named(d["task"]).info_rows(d)
         ),
         ("projections", f"{c['projections']:,}"),
         ("seed", str(d["seed"])),

@@ -323,15 +323,39 @@ def _spellings(d: dict) -> dict:
     return {v: s if spelling_problem(s) else kept_spelling(v, s) for v, s in spellings.items()}
 
 
-class RealTargets:
+class _Classless:
+    """What the label maps of the tasks without classes share (regression's, novelty's): no class, no
+    spelling kept, and a model file's map is its `kind`, which must be its task's and its learner's."""
+
+    kind = what = ""  # the task's name, and what the map holds (for messages)
+
+    def __init__(self):
+        self.spellings: dict = {}  # none: what is written is a number of the model's
+
+    def index_of(self, values: np.ndarray) -> np.ndarray:
+        return np.full(np.shape(values), -1)
+
+    @property
+    def classes(self) -> list[float]:
+        return []
+
+    def to_dict(self) -> dict:
+        return {"kind": self.kind}
+
+    def check(self, learner_cls, header: dict) -> None:
+        """ValueError when a model file pairs the map with a learner, or a task, other than its own."""
+        if self.kind not in learner_cls.tasks:
+            raise ValueError(f"labels: {self.what} for {learner_cls.name}, which does not do {self.kind}")
+        if header.get("task") != self.kind:
+            raise ValueError(f"labels: {self.what} in a model whose task is not {self.kind}")
+
+
+class RealTargets(_Classless):
     """A regression model's targets: real numbers, learnt as they are (no map), predicted as the score
     itself and written `%.10g`.  (The mean of the training targets, eval's baseline, is summed by the
     learner as it learns: task.Regression.training_mean.)"""
 
-    kind = "regression"
-
-    def __init__(self):
-        self.spellings: dict = {}  # none: a real target is written as the number it is
+    kind, what = "regression", "real targets"
 
     def encode(self, chunk, source: str = "data") -> np.ndarray:
         """The targets as the learner takes them; a non-finite one is a DataError naming its line (the
@@ -353,22 +377,29 @@ class RealTargets:
     def decode(self, scores: np.ndarray, threshold: float = 0.0) -> list[str]:
         return [f"{s:.10g}" for s in np.asarray(scores, np.float64).tolist()]
 
-    def index_of(self, values: np.ndarray) -> np.ndarray:
-        return np.full(np.shape(values), -1)
 
-    @property
-    def classes(self) -> list[float]:
-        return []
+class NoveltyVerdicts(_Classless):
+    """A novelty detector's targets (`--task novelty`, LIBSVM's one_class): none.  The labels of the lines it
+    learns from, when they have any, are ignored (a line may leave its label out: `1:0.5 2:1`, read as
+    predict reads it); a score g(x) = f(x) − ρ is predicted +1 (normal) where g > threshold (0 unless
+    `predict --threshold` says) and −1 (novel) elsewhere, as LIBSVM's svm-predict writes them.  `eval`
+    reads labels again, to say which examples are normal (task.Novelty)."""
 
-    def to_dict(self) -> dict:
-        return {"kind": "regression"}
+    kind, what = "novelty", "novelty verdicts"
 
-    def check(self, learner_cls, header: dict) -> None:
-        """ValueError when a model file pairs real targets with a learner that does not do regression."""
-        if "regression" not in learner_cls.tasks:
-            raise ValueError(f"labels: real targets for {learner_cls.name}, which does not do regression")
-        if header.get("task") != "regression":
-            raise ValueError("labels: real targets in a model whose task is not regression")
+    def encode(self, chunk, source: str = "data") -> np.ndarray:
+        """Zeros: what the learner is given in place of labels it never reads (a missing label is NaN)."""
+        return np.zeros(len(chunk), np.float64)
+
+    def spelling(self, v: float, chunk=None) -> str:
+        return f"{v:g}"
+
+    def predicted(self, scores: np.ndarray, threshold: float = 0.0) -> np.ndarray:
+        """+1 (normal) where g(x) > threshold, −1 (novel) elsewhere."""
+        return np.where(np.asarray(scores, np.float64) > threshold, 1.0, -1.0)
+
+    def decode(self, scores: np.ndarray, threshold: float = 0.0) -> list[str]:
+        return ["1" if s > threshold else "-1" for s in np.asarray(scores, np.float64).tolist()]
 
 
 def labels_from_dict(d: dict):
@@ -378,6 +409,8 @@ def labels_from_dict(d: dict):
         raise ValueError(f"labels: {d!r} is not a label map")
     if d.get("kind") == "regression":
         return RealTargets()
+    if d.get("kind") == "novelty":
+        return NoveltyVerdicts()
     if d.get("kind") == "multiclass":
         values = d.get("values")
         if not isinstance(values, list):

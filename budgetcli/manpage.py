@@ -142,6 +142,21 @@ EXAMPLES = {
             "budgetlearn scale -l 0 sample_data/a9a -o a9a.scale",
         ),
     ],
+    "serve": [
+        (
+            "Learn and answer a stream on standard input, progressive predictions on standard output",
+            "cat sample_data/a9a | budgetlearn serve -a rbp --budget 300 --gamma 0.5 --save live.model > answers.txt",
+        ),
+        (
+            "Serve on 127.0.0.1:7070, checkpointing every 10,000 examples and every minute",
+            "budgetlearn serve --model live.model --save live.model --port 7070 --checkpoint-every 10000 "
+            "--checkpoint-seconds 60",
+        ),
+        (
+            "Answer from a model without learning, on a Unix socket",
+            "budgetlearn serve --model live.model --readonly --socket ./budgetlearn.sock",
+        ),
+    ],
 }
 
 

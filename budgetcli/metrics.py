@@ -1,5 +1,6 @@
 """Evaluation metrics: accuracy, per-class precision/recall/F1, AUC, confusion matrix; log loss and
-calibration error of a calibrated model's probabilities."""
+calibration error of a calibrated model's probabilities; a regression's squared and absolute errors
+and R² (`ErrorTally`)."""
 
 from __future__ import annotations
 
@@ -33,6 +34,10 @@ class PredictionTally:
         for v, c in zip(values.tolist(), counts.tolist()):
             self.counts[v] = self.counts.get(v, 0) + c
         self.predicted.update(unique(predicted).tolist())
+
+    def held_out(self, source: str) -> float:
+        """The accuracy (tune's held-out figure)."""
+        return self.accuracy(source)
 
     def accuracy(self, source: str) -> float:
         """The share of right predictions; a DataError naming `source` when there was no example."""
@@ -264,28 +269,89 @@ def one_label_warning(true: set, predicted: list, spelling, checked: int | None 
     )
 
 
-def regression_report(true: np.ndarray, f: np.ndarray, training_mean: float) -> dict:
-    """eval's report of a regression model: MSE, RMSE, MAE and R² (1 − SSE/SST, SST about the data's own
-    mean, scikit-learn's r2_score; None when every target is the same), and the baseline of predicting the
-    mean of the training targets, which the model keeps (its MSE, MAE and R²)."""
-    true, f = np.asarray(true, np.float64), np.asarray(f, np.float64)
-    sst = float(np.sum((true - true.mean()) ** 2))
+class ErrorTally:
+    """A regression model's errors on data, a block at a time in constant memory: eval's report (MSE,
+    RMSE, MAE, R², and the baseline of predicting `training_mean`, the mean of the targets the model
+    learnt), tune's held-out MSE and cross-validation's.  The data's own mean and spread (R²'s SST) are
+    merged block by block (Chan, Golub and LeVeque's pairwise update), not from Σy² − nȳ², which cancels."""
 
-    def errors(pred) -> tuple[float, float, float | None]:
-        sse = float(np.sum((true - pred) ** 2))
-        return sse / len(true), float(np.mean(np.abs(true - pred))), (1.0 - sse / sst) if sst > 0 else None
+    def __init__(self, training_mean: float):
+        self.training_mean = float(training_mean)
+        self.n, self.sse, self.sae, self.base_sae = 0, 0.0, 0.0, 0.0
+        # of the targets y and the predictions f seen: their means, Σ(y − ȳ)², Σ(f − f̄)² and Σ(f − f̄)(y − ȳ)
+        self.mean, self.m2, self.mean_f, self.m2_f, self.c = 0.0, 0.0, 0.0, 0.0, 0.0
 
-    mse, mae, r2 = errors(f)
-    base_mse, base_mae, base_r2 = errors(np.full(len(true), training_mean))
-    return {
-        "task": "regression",
-        "examples": int(len(true)),
-        "mse": mse,
-        "rmse": float(np.sqrt(mse)),
-        "mae": mae,
-        "r2": r2,
-        "baseline": {"prediction": training_mean, "mse": base_mse, "mae": base_mae, "r2": base_r2},
-    }
+    def add(self, true: np.ndarray, f: np.ndarray) -> None:
+        true, f = np.asarray(true, np.float64), np.asarray(f, np.float64)
+        if not len(true):
+            return
+        block = ErrorTally(self.training_mean)
+        block.n = len(true)
+        block.sse = float(np.sum((true - f) ** 2))
+        block.sae = float(np.sum(np.abs(true - f)))
+        block.base_sae = float(np.sum(np.abs(true - self.training_mean)))
+        block.mean, block.mean_f = float(true.mean()), float(f.mean())
+        dy, df = true - block.mean, f - block.mean_f
+        block.m2, block.m2_f, block.c = float(dy @ dy), float(df @ df), float(df @ dy)
+        self.merge(block)
+
+    def merge(self, other: "ErrorTally") -> None:
+        """Add another tally's examples (cross-validation's folds: one tally of every held-out example)."""
+        n, k = self.n + other.n, other.n
+        if not k:
+            return
+        self.sse, self.sae, self.base_sae = self.sse + other.sse, self.sae + other.sae, self.base_sae + other.base_sae
+        dy, df = other.mean - self.mean, other.mean_f - self.mean_f
+        w = self.n * k / n
+        self.m2 += other.m2 + dy * dy * w
+        self.m2_f += other.m2_f + df * df * w
+        self.c += other.c + df * dy * w
+        self.mean += dy * k / n
+        self.mean_f += df * k / n
+        self.n = n
+
+    @property
+    def squared_correlation(self) -> float | None:
+        """The squared correlation coefficient of predictions and targets, svm-train -v's for regression
+        ((nΣfy − ΣfΣy)² / ((nΣf² − (Σf)²)(nΣy² − (Σy)²)), from centred sums); None when either is constant."""
+        return self.c * self.c / (self.m2_f * self.m2) if self.m2_f > 0 and self.m2 > 0 else None
+
+    def held_out(self, source: str) -> float:
+        """The mean squared error (tune's held-out figure); a DataError naming `source` when there was no example."""
+        if not self.n:
+            raise DataError(source, 0, None, "no examples to evaluate")
+        return self.mse
+
+    @property
+    def mse(self) -> float:
+        return self.sse / self.n if self.n else 0.0
+
+    def report(self) -> dict:
+        """eval's report: MSE, RMSE, MAE and R² (1 − SSE/SST, SST about the data's own mean, scikit-learn's
+        r2_score; None when every target is the same), and the baseline of predicting the training mean
+        (its MSE, MAE and R²); its `warnings` (`regression_warnings`)."""
+        n, sst = self.n, self.m2
+        base_sse = sst + n * (self.mean - self.training_mean) ** 2  # Σ(y − m)² about the training mean m
+
+        def r2(sse: float) -> float | None:
+            return (1.0 - sse / sst) if sst > 0 else None
+
+        report = {
+            "task": "regression",
+            "examples": int(n),
+            "mse": self.mse,
+            "rmse": float(np.sqrt(self.mse)),
+            "mae": self.sae / n if n else 0.0,
+            "r2": r2(self.sse),
+            "baseline": {
+                "prediction": self.training_mean,
+                "mse": base_sse / n if n else 0.0,
+                "mae": self.base_sae / n if n else 0.0,
+                "r2": r2(base_sse),
+            },
+        }
+        report["warnings"] = regression_warnings(report)
+        return report
 
 
 def regression_warnings(report: dict) -> list[str]:

@@ -9,7 +9,7 @@ from typing import Iterator
 
 import numpy as np
 
-from . import bounds, scaling as scaling_
+from . import bounds, scaling as scaling_, task as task_
 from .core import Chunk, DataError, unique
 from .io.libsvm import LibsvmReader, concatenate
 from .kernels import Kernel
@@ -48,6 +48,7 @@ def epochs_of(
     skip_bad_lines: bool = False,
     block_lines: int = 4096,
     first_block_whole: bool = True,
+    labels: bool = True,
 ) -> Iterator[tuple[object, LibsvmReader, float | None]]:
     """(chunk, reader, done) for `epochs` passes over `data`; `done` is the share of the whole run's
     input read once the chunk is through, or None when the input's size is unknown (stdin, a pipe,
@@ -59,12 +60,17 @@ def epochs_of(
     (0-based) is permuted by numpy's generator seeded with (seed, e).
 
     A chunk read holds fewer than `block_lines` examples when the input pauses, ends, fails or is
-    interrupted (LibsvmReader), the first one only when `first_block_whole` is false."""
+    interrupted (LibsvmReader), the first one only when `first_block_whole` is false.  `labels=False`: a
+    line may leave its label out (NaN; a task that reads none, task.Novelty)."""
     in_memory = shuffle or isinstance(data, Chunk) or (epochs > 1 and not scaling_.two_passes(data))
     if not in_memory:
         for e in range(epochs):
             with LibsvmReader(
-                data, block_lines=block_lines, skip_bad_lines=skip_bad_lines, first_block_whole=first_block_whole
+                data,
+                block_lines=block_lines,
+                skip_bad_lines=skip_bad_lines,
+                first_block_whole=first_block_whole,
+                labels=labels,
             ) as reader:
                 for chunk in reader:
                     share = reader.share_read()
@@ -73,7 +79,7 @@ def epochs_of(
     if isinstance(data, Chunk):
         everything, reader = data, Arrays()
     else:
-        with LibsvmReader(data, block_lines=block_lines, skip_bad_lines=skip_bad_lines) as reader:
+        with LibsvmReader(data, block_lines=block_lines, skip_bad_lines=skip_bad_lines, labels=labels) as reader:
             chunks = list(reader)
         if not chunks:
             return
@@ -117,7 +123,14 @@ def train(spec: TrainSpec, data, resume: Model | None = None, watch: Watch | Non
     done_before = 0.0  # share of the input read before the current chunk
     # a new model's first block decides its defaults (algorithm, γ, label signs): it is read whole
     for chunk, reader, done in epochs_of(
-        data, spec.epochs or 1, spec.shuffle, spec.seed, spec.skip_bad_lines, spec.block_lines, resume is None
+        data,
+        spec.epochs or 1,
+        spec.shuffle,
+        spec.seed,
+        spec.skip_bad_lines,
+        spec.block_lines,
+        resume is None,
+        session.task.labelled,
     ):
         weightless += len(chunk)
         chunk = weighed(chunk)
@@ -168,7 +181,8 @@ def _scaling(spec: TrainSpec, data):
         return scaling_.Scaling.for_kernel(spec.scale, spec.kernel.kind, "ranges file")
     if not scaling_.two_passes(data):
         return FIRST_BLOCK
-    return scaling_.of_data(data, spec.kernel.kind, spec.skip_bad_lines, spec.block_lines)
+    labelled = task_.named(spec.task).labelled
+    return scaling_.of_data(data, spec.kernel.kind, spec.skip_bad_lines, spec.block_lines, labelled)
 
 
 # The warnings below describe a run (`Report`).

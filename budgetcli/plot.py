@@ -1,4 +1,5 @@
-"""`budgetlearn plot`: online error rate and support size against examples, from `train --curve` CSVs.
+"""`budgetlearn plot`: online error rate (a regression's online mean squared error) and support size against
+examples, from `train --curve` CSVs.
 
 matplotlib is an optional extra (`pip install 'budgetlearn[plot]'`); it is imported only here, and
 drawn through its Agg canvas directly (no pyplot), so no display or global state is involved.
@@ -22,10 +23,17 @@ def _error_top(curves) -> float:
     2% of examples (its first rows, where a few mistakes are a large share, would squeeze the rest)."""
     top = 0.0
     for c in curves:
-        t, rate = c["t"], 100 * c["online_rate"]
+        t, rate = c["t"], _error(c)
         later = rate[t >= 0.02 * t.max()] if len(t) else rate
         top = max(top, float(later.max()) if len(later) else 0.0)
+    if curves and curves[0]["task"].name == "regression":
+        return 1.1 * top if top > 0 else 1.0
     return min(100.0, 1.1 * top) if top > 0 else 1.0
+
+
+def _error(c):
+    """A curve's online error as its task draws it (task.py CURVE_AXIS): a classification's in %."""
+    return c["task"].CURVE_AXIS[1] * c[c["task"].CURVE[1]]
 
 
 def plot_curves(
@@ -63,6 +71,12 @@ def plot_curves(
             raise PlotError(f"{path}: cannot read: {exc.strerror or exc}") from None
         except ValueError as exc:
             raise PlotError(str(exc)) from None
+    tasks = {c["task"].name for c in curves}
+    if len(tasks) > 1:
+        raise PlotError(
+            "a classification's curve (online error %) and a regression's (online MSE) have no axis in common; "
+            "plot them apart"
+        )
     draw(fig, paths, curves, labels)
     if title:
         fig.suptitle(title)
@@ -95,9 +109,9 @@ def draw(fig, paths, curves, labels=None) -> None:
         # a file name or a description is text, never matplotlib's math mode ($...$): dollars are escaped
         shown = c["description"] or os.path.splitext(os.path.basename(path))[0]
         name = label or shown.replace("$", r"\$")
-        err.plot(c["t"], 100 * c["online_rate"], label=name)
+        err.plot(c["t"], _error(c), label=name)
         size.plot(c["t"], c["support_size"], label=name)
-    err.set_ylabel("online error (%)")
+    err.set_ylabel(curves[0]["task"].CURVE_AXIS[0] if curves else "online error (%)")
     size.set_ylabel("support vectors |S|")
     size.set_xlabel("examples t")
     for ax in (err, size):

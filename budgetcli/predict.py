@@ -42,7 +42,7 @@ def prediction_text(model: Model, f: np.ndarray, columns: str, threshold: float 
         p = model.probabilities(f)[:, _probability_order(model)]
         names = _probability_names(model)
         return "".join(f"{names[int(np.argmax(row))]} " + " ".join(f"{v:g}" for v in row) + "\n" for row in p)
-    scores = columns == "scores"
+    scores = columns == "scores" and not model.task.score_is_prediction
     labels = model.labels.decode(f, threshold)
     if scores and model.learner.multiclass:
         return "".join(f"{lab} " + " ".join(f"{v:.10g}" for v in row) + "\n" for lab, row in zip(labels, f))

@@ -29,7 +29,8 @@ def register(cls):
 # every algorithm with its defaults (docs/ALGORITHMS.md, "Start here"; bench/defaults.py measures it).
 # `--task regression` runs qklms when none is named (its codebook is bounded by the inputs' spread; not measured
 # against the others yet).
-DEFAULT = {"binary": "projectron++", "multiclass": "mc-projectron++", "regression": "qklms"}
+# `--task novelty` runs norma-novelty, the one novelty learner so far.
+DEFAULT = {"binary": "projectron++", "multiclass": "mc-projectron++", "regression": "qklms", "novelty": "norma-novelty"}
 
 
 def default_for(n_labels: int) -> str:

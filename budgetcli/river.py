@@ -1,4 +1,6 @@
-"""A River classifier around the budgetlearn learners (optional: pip install 'budgetlearn[river]').
+"""A River classifier and regressor around the budgetlearn learners (optional: pip install 'budgetlearn[river]').
+BudgetRegressor (real targets, `budgetlearn train --task regression`) shares everything below but the
+labels: its targets are real numbers, its prediction the score f(x).
 
     from river import evaluate, metrics, preprocessing
     from budgetcli.river import BudgetClassifier
@@ -73,14 +75,211 @@ from . import modelfile
 from . import registry
 from .estimator import KernelSettings, checked_labels, checked_weights, csr_chunk, learner_class
 from .core import Chunk, KernelSpec
-from .labels import BinaryLabels, MulticlassLabels, kept_spelling, label_values, third_label_message
+from .labels import BinaryLabels, MulticlassLabels, RealTargets, kept_spelling, label_values, third_label_message
 from .model import Model
 from .session import Session, TrainingStopped
 
 HEADER_FIELD = "river"  # the model file's header field holding the feature map, labels and parameters
+ESTIMATORS = {"classification": "BudgetClassifier", "regression": "BudgetRegressor"}  # by task (task.py)
 
 
-class BudgetClassifier(KernelSettings, base.MiniBatchClassifier):
+class _RiverLearner(KernelSettings):
+    """What the River classifier and regressor share: one learning session over the learner, fed a row
+    (`learn_one`) or a DataFrame (`learn_many`) at a time, the feature map, the scores, and the model
+    file (`save`, `load`).  Each class says its labels: `_encode` (the learner's targets of a list of
+    labels, and the label map with the new ones), `_keep_labels`, `_label_map`, `_saved_labels`,
+    `_load_labels`."""
+
+    _task = "classification"
+
+    def _choose(self, labels: list) -> None:
+        """Choose the algorithm from the first labels when none is named (the classifier's)."""
+
+    def _weights(self, labels: list, weights) -> np.ndarray | None:
+        """Each example's weight (the classifier's: times its label's class weight)."""
+        return weights
+
+    # ---- learning --------------------------------------------------------------------------
+    def learn_one(self, x: dict, y, w: float = 1.0) -> None:
+        weights = None if w == 1 else checked_weights([w], 1)
+        if weights is not None and not weights[0]:  # a weight 0: the example is left out
+            return
+        self._choose([y])
+        idx, val, new = self._row(x)
+        codes, classes = self._encode([y])
+        self._learn(_row_chunk(idx, val), [y], codes, new, [0] * len(new), classes, weights)
+
+    def learn_many(self, X, y, w=None) -> None:
+        """The rounds of X's rows in order, in one call of the learner's compiled loop: the same
+        model as `learn_one` row by row (rows as dicts of their non-missing values); `w`: each row's
+        weight (0: the row is left out)."""
+        labels = checked_labels(y, len(X), numbers=False)
+        weights = None if w is None else checked_weights(np.asarray(w, np.float64), len(X))
+        if weights is not None and not weights.all():
+            X, labels, weights = X[weights > 0], [v for v, k in zip(labels, weights) if k], weights[weights > 0]
+        self._choose(labels)
+        chunk, new, first = self._frame(X)
+        codes, classes = self._encode(labels)
+        self._learn(chunk, labels, codes, new, first, classes, weights)
+
+    def _hypothesis(self) -> str:
+        """What the estimator predicts with: `average`'s, or (None) the algorithm's default (TrainSpec.written)."""
+        if self.average is None:
+            return self._cls.default_hypothesis
+        return "running-average" if self.average else "online"
+
+    def _learn(
+        self, chunk: Chunk, labels: list, codes: np.ndarray, new: list, first: list, classes: dict, weights=None
+    ) -> None:
+        """Learn, after every check has passed: a refused example changes nothing.  An example whose
+        numbers overflow stops learning there (a ValueError naming its row); the rows before it were
+        learnt, and only their new features (`first`: the row each appears in first) and labels are
+        kept, as learn_one of those rows would have kept them."""
+        n = len(self.features)
+        made = self.learner is None
+        weights = self._weights(labels, weights)
+        if weights is not None and (weights != 1.0).any():  # refused before anything changes
+            self._cls.check_weights()
+        chunk.weights = weights  # the session weighs each example by them (the model has no class weights)
+        session = self._session(made)
+        if made:  # γ's default counts the features by name, those present with the value 0 too
+            self.learner = session.begin(chunk, features=n + len(new)).learner
+        try:
+            session.learn(chunk, targets=codes)
+        except TrainingStopped as exc:
+            self._commit(labels[: exc.row], new, first, classes, exc.row)
+            if made and exc.row == 0:
+                self.learner = None
+            raise ValueError(f"row {exc.row}: {exc.why}") from None
+        self._commit(labels, new, first, classes, len(labels))
+
+    def _commit(self, learnt: list, new: list, first: list, classes: dict, rows: int) -> None:
+        """Keep the features and labels of the first `rows` rows only, which were learnt."""
+        n = len(self.features)
+        self.features.update((name, n + k + 1) for k, (name, row) in enumerate(zip(new, first)) if row < rows)
+        self._keep_labels(learnt, classes)
+
+    def _keep_labels(self, learnt: list, classes) -> None:
+        """Keep the labels of the examples `learnt` (`classes`: the label map `_encode` made)."""
+
+    def _session(self, new: bool = False) -> Session:
+        """The learning session over the learner (session.py): a new one for a new learner, else the one
+        made for this learner (made again when it is another: loaded, unpickled).  It learns as `budgetlearn
+        train` does, with the algorithm chosen (`_choose`) and the hypothesis the estimator predicts with
+        (`_hypothesis`), and for a running average a learner that evicts keeps what it evicts in a bounded
+        archive: the average stays in bounded memory.  The estimator keeps its own label map (any hashable
+        labels) and class weights, and gives the session the learner's codes and the examples' weights."""
+        if new:
+            self._learning = Session(self._session_spec(), scaling=self.scaling)  # a loaded file's, or None
+        elif getattr(self, "_learning", None) is None or self._learning.model.learner is not self.learner:
+            model = Model(self.learner, self._label_map(), self._hypothesis(), scaling=self.scaling)
+            self._learning = Session(self._session_spec(resumed=True), model)
+        return self._learning
+
+    def _session_spec(self, resumed: bool = False):
+        """The spec of the estimator's session: its settings, the algorithm chosen and its hypothesis."""
+        spec = self._train_spec(self.params, hypothesis=self._hypothesis(), resumed=resumed, task=self._task)
+        return replace(spec, algorithm=self._cls.name)
+
+    # ---- features --------------------------------------------------------------------------
+    def _row(self, x: dict) -> tuple[np.ndarray, np.ndarray, list]:
+        """(learner columns, values, names of new features) of one example, columns increasing.
+        New features get the next columns, in x's order; only learning keeps them."""
+        n = len(self.features)
+        idx, val, new = [], [], []
+        for name, v in x.items():
+            v = _value(name, v)
+            if v is None:
+                continue
+            j = self.features.get(name)
+            if j is None:
+                j = n + len(new) + 1  # feature indices 1, 2, ... as a data file numbers them
+                new.append(name)
+            if v != 0.0:
+                idx.append(j)
+                val.append(v)
+        idx = np.asarray(idx, np.int32)
+        order = np.argsort(idx, kind="stable")
+        return idx[order], np.asarray(val, np.float64)[order], new
+
+    def _frame(self, X) -> tuple[Chunk, list, list]:
+        """The Chunk of a DataFrame's rows, the names of its new features, numbered as `learn_one`
+        would number them row by row, and the row each of them appears in first."""
+        names = list(X.columns)
+        if len(set(names)) < len(names):
+            raise ValueError(f"X has duplicate column names: {sorted({repr(c) for c in names if names.count(c) > 1})}")
+        values = _numbers(X)
+        present = ~np.isnan(values)
+        n = len(self.features)
+        columns = np.array([self.features.get(name, -1) for name in names], np.int64)
+        unseen = np.flatnonzero((columns < 0) & present.any(axis=0))
+        if len(unseen):  # by first row, then left to right
+            unseen = unseen[np.lexsort((unseen, present[:, unseen].argmax(axis=0)))]
+        columns[unseen] = n + 1 + np.arange(len(unseen))
+        keep = np.flatnonzero(columns >= 0)
+        keep = keep[np.argsort(columns[keep])]
+        dense = np.where(present[:, keep], values[:, keep], 0.0)
+        first = present[:, unseen].argmax(axis=0).tolist() if len(unseen) else []
+        return csr_chunk(dense, None, columns[keep]), [names[c] for c in unseen], first
+
+    # ---- prediction ------------------------------------------------------------------------
+    def _scores(self, chunk: Chunk) -> np.ndarray:
+        """f(x) per row (binary) or the n × m class scores (multiclass), of the last hypothesis or, with
+        `average`, of the averaged one (the archive of evicted vectors folded in as a saved file holds
+        it: the session's score); zeros before any learning."""
+        if self.learner is not None:
+            return self._session().score(chunk)
+        return np.zeros((len(chunk), 0)) if self._cls.multiclass else np.zeros(len(chunk))
+
+    def save(self, path) -> None:
+        """Write a budgetlearn model file (atomically, as every model file) holding, in the header
+        field "river", the feature map, the labels and this estimator's parameters, and the
+        learner's resume state (as `train --save-resume`), so that a loaded estimator learns on
+        exactly as this one would.  Feature names and labels must be str, int, float, bool, None or
+        tuples of these."""
+        model = self.to_model()
+        extra = {
+            "params": _json(self._get_params()),
+            "features": [_json(name) for name in self.features],
+            **self._saved_labels(),
+        }
+        # Model.save writes the header the CLI reads; the extra field is added to exactly that
+        with tempfile.TemporaryDirectory() as tmp:
+            plain = os.path.join(tmp, "plain.model")
+            model.save(plain, resume=True)
+            header, arrays = modelfile.load(plain)
+        header[HEADER_FIELD] = extra
+        modelfile.save(path, header, arrays)
+
+    @classmethod
+    def load(cls, path):
+        """The estimator `save` wrote, ready to go on learning.  A file that is not a model file or has
+        no "river" field is a ModelFileError naming it; a model of the other task a ValueError naming
+        the class that loads it."""
+        model = Model.load(path, resume=True)
+        if model.task.name != cls._task:
+            raise ValueError(
+                f"the River {cls.__name__} takes a {cls._task} model; this one is a {model.task.name} model "
+                f"(budgetcli.river.{ESTIMATORS[model.task.name]}.load takes it)"
+            )
+        header, _ = modelfile.load(path)
+        extra = header.get(HEADER_FIELD)
+        if not isinstance(extra, dict):
+            raise modelfile.ModelFileError(
+                f"{os.fsdecode(path)}: not written by budgetcli.river (no feature map); "
+                "only BudgetClassifier.save and BudgetRegressor.save write one"
+            )
+        estimator = cls(**_from_json(extra["params"]))
+        estimator.learner, estimator.scaling = model.learner, model.scaling
+        estimator._cls = type(model.learner)  # algorithm=None: the default it chose
+        if model.learner.kernel.kind == "rbf":  # the file's exp (libm's in a file from before the choice)
+            estimator.rbf_exp = model.learner.kernel.exp
+        estimator.features = {_from_json(name): j + 1 for j, name in enumerate(extra["features"])}
+        estimator._load_labels(extra)
+        return estimator
+
+
+class BudgetClassifier(_RiverLearner, base.MiniBatchClassifier):
     """Budgeted online kernel classifier for River; `algorithm` is any of `budgetlearn algorithms`.
 
     Parameters
@@ -167,40 +366,11 @@ class BudgetClassifier(KernelSettings, base.MiniBatchClassifier):
         yield {"algorithm": "mc-perceptron"}
         yield {"algorithm": "rbp", "budget": 5, "average": True}
 
-    # ---- learning --------------------------------------------------------------------------
-    def learn_one(self, x: dict, y, w: float = 1.0) -> None:
-        weights = None if w == 1 else checked_weights([w], 1)
-        if weights is not None and not weights[0]:  # a weight 0: the example is left out
-            return
-        self._choose([y])
-        idx, val, new = self._row(x)
-        codes, classes = self._encode([y])
-        self._learn(_row_chunk(idx, val), [y], codes, new, [0] * len(new), classes, weights)
-
-    def learn_many(self, X, y, w=None) -> None:
-        """The rounds of X's rows in order, in one call of the learner's compiled loop: the same
-        model as `learn_one` row by row (rows as dicts of their non-missing values); `w`: each row's
-        weight (0: the row is left out)."""
-        labels = checked_labels(y, len(X), numbers=False)
-        weights = None if w is None else checked_weights(np.asarray(w, np.float64), len(X))
-        if weights is not None and not weights.all():
-            X, labels, weights = X[weights > 0], [v for v, k in zip(labels, weights) if k], weights[weights > 0]
-        self._choose(labels)
-        chunk, new, first = self._frame(X)
-        codes, classes = self._encode(labels)
-        self._learn(chunk, labels, codes, new, first, classes, weights)
-
     def _choose(self, labels: list) -> None:
         """With algorithm=None, `budgetlearn train`'s default for the labels of the first examples learnt
         (registry.default_for), before the learner is made."""
         if self.algorithm is None and self.learner is None:
             self._cls = learner_class("BudgetClassifier", registry.default_for(len(set(labels))), self.params)
-
-    def _hypothesis(self) -> str:
-        """What the classifier predicts with: `average`'s, or (None) the algorithm's default (TrainSpec.written)."""
-        if self.average is None:
-            return self._cls.default_hypothesis
-        return "running-average" if self.average else "online"
 
     def _weights(self, labels: list, weights) -> np.ndarray | None:
         """Each example's weight: its label's class weight times its own; None when there are neither."""
@@ -208,61 +378,6 @@ class BudgetClassifier(KernelSettings, base.MiniBatchClassifier):
             return weights
         by_label = np.array([float(self.class_weight.get(label, 1.0)) for label in labels])
         return by_label if weights is None else by_label * weights
-
-    def _learn(
-        self, chunk: Chunk, labels: list, codes: np.ndarray, new: list, first: list, classes: dict, weights=None
-    ) -> None:
-        """Learn, after every check has passed: a refused example changes nothing.  An example whose
-        numbers overflow stops learning there (a ValueError naming its row); the rows before it were
-        learnt, and only their new features (`first`: the row each appears in first) and labels are
-        kept, as learn_one of those rows would have kept them."""
-        n = len(self.features)
-        made = self.learner is None
-        weights = self._weights(labels, weights)
-        if weights is not None and (weights != 1.0).any():  # refused before anything changes
-            self._cls.check_weights()
-        chunk.weights = weights  # the session weighs each example by them (the model has no class weights)
-        session = self._session(made)
-        if made:  # γ's default counts the features by name, those present with the value 0 too
-            self.learner = session.begin(chunk, features=n + len(new)).learner
-        try:
-            session.learn(chunk, targets=codes)
-        except TrainingStopped as exc:
-            self._commit(labels[: exc.row], new, first, classes, exc.row)
-            if made and exc.row == 0:
-                self.learner = None
-            raise ValueError(f"row {exc.row}: {exc.why}") from None
-        self.features.update((name, n + k + 1) for k, name in enumerate(new))
-        self.classes = classes
-
-    def _commit(self, learnt: list, new: list, first: list, classes: dict, rows: int) -> None:
-        """Keep the features and labels of the first `rows` rows only, which were learnt."""
-        n = len(self.features)
-        self.features.update((name, n + k + 1) for k, (name, row) in enumerate(zip(new, first)) if row < rows)
-        seen = set(self.classes) | set(learnt)
-        if any(_is_bool(label) for label in seen):  # both are known from the first one on
-            seen |= {False, True}
-        self.classes = {label: code for label, code in classes.items() if label in seen}
-
-    def _session(self, new: bool = False) -> Session:
-        """The learning session over the learner (session.py): a new one for a new learner, else the one
-        made for this learner (made again when it is another: loaded, unpickled).  It learns as `budgetlearn
-        train` does, with the algorithm chosen (`_choose`) and the hypothesis the classifier predicts with
-        (`_hypothesis`), and for a running average a learner that evicts keeps what it evicts in a bounded
-        archive: the average stays in bounded memory.  The classifier keeps its own label map (any hashable
-        labels) and class weights, and gives the session the learner's codes and the examples' weights."""
-        if new:
-            self._learning = Session(self._session_spec(), scaling=self.scaling)  # a loaded file's, or None
-        elif getattr(self, "_learning", None) is None or self._learning.model.learner is not self.learner:
-            labels = MulticlassLabels() if self._multiclass else BinaryLabels()
-            model = Model(self.learner, labels, self._hypothesis(), scaling=self.scaling)
-            self._learning = Session(self._session_spec(resumed=True), model)
-        return self._learning
-
-    def _session_spec(self, resumed: bool = False):
-        """The spec of the classifier's session: its settings, the algorithm chosen and its hypothesis."""
-        spec = self._train_spec(self.params, hypothesis=self._hypothesis(), resumed=resumed)
-        return replace(spec, algorithm=self._cls.name)
 
     def _encode(self, labels: list) -> tuple[np.ndarray, dict]:
         """The learner's codes of `labels` and the label map with the new ones (self.classes is
@@ -281,6 +396,11 @@ class BudgetClassifier(KernelSettings, base.MiniBatchClassifier):
         return np.asarray(codes, np.int64 if self._cls.multiclass else np.float64), classes
 
     def _new_code(self, y, classes: dict):
+        if len(classes) >= 2 and any(_is_fraction(v) for v in (y, *classes)):  # never guessed, as train's
+            raise ValueError(
+                f"label {y!r}: a third label, and the labels are not all whole numbers: real-valued targets are "
+                "regression's, which budgetcli.river.BudgetRegressor learns"
+            )
         if self._cls.multiclass:
             return len(classes)
         if len(classes) == 2:
@@ -291,55 +411,20 @@ class BudgetClassifier(KernelSettings, base.MiniBatchClassifier):
             return -other
         return 1.0 if _is_number(y) and y > 0 else -1.0
 
-    # ---- features --------------------------------------------------------------------------
-    def _row(self, x: dict) -> tuple[np.ndarray, np.ndarray, list]:
-        """(learner columns, values, names of new features) of one example, columns increasing.
-        New features get the next columns, in x's order; only learning keeps them."""
-        n = len(self.features)
-        idx, val, new = [], [], []
-        for name, v in x.items():
-            v = _value(name, v)
-            if v is None:
-                continue
-            j = self.features.get(name)
-            if j is None:
-                j = n + len(new) + 1  # feature indices 1, 2, ... as a data file numbers them
-                new.append(name)
-            if v != 0.0:
-                idx.append(j)
-                val.append(v)
-        idx = np.asarray(idx, np.int32)
-        order = np.argsort(idx, kind="stable")
-        return idx[order], np.asarray(val, np.float64)[order], new
+    def _keep_labels(self, learnt: list, classes) -> None:
+        seen = set(self.classes) | set(learnt)
+        if any(_is_bool(label) for label in seen):  # both are known from the first one on
+            seen |= {False, True}
+        self.classes = {label: code for label, code in classes.items() if label in seen}
 
-    def _frame(self, X) -> tuple[Chunk, list, list]:
-        """The Chunk of a DataFrame's rows, the names of its new features, numbered as `learn_one`
-        would number them row by row, and the row each of them appears in first."""
-        names = list(X.columns)
-        if len(set(names)) < len(names):
-            raise ValueError(f"X has duplicate column names: {sorted({repr(c) for c in names if names.count(c) > 1})}")
-        values = _numbers(X)
-        present = ~np.isnan(values)
-        n = len(self.features)
-        columns = np.array([self.features.get(name, -1) for name in names], np.int64)
-        unseen = np.flatnonzero((columns < 0) & present.any(axis=0))
-        if len(unseen):  # by first row, then left to right
-            unseen = unseen[np.lexsort((unseen, present[:, unseen].argmax(axis=0)))]
-        columns[unseen] = n + 1 + np.arange(len(unseen))
-        keep = np.flatnonzero(columns >= 0)
-        keep = keep[np.argsort(columns[keep])]
-        dense = np.where(present[:, keep], values[:, keep], 0.0)
-        first = present[:, unseen].argmax(axis=0).tolist() if len(unseen) else []
-        return csr_chunk(dense, None, columns[keep]), [names[c] for c in unseen], first
+    def _label_map(self):
+        return MulticlassLabels() if self._multiclass else BinaryLabels()
 
-    # ---- prediction ------------------------------------------------------------------------
-    def _scores(self, chunk: Chunk) -> np.ndarray:
-        """f(x) per row (binary) or the n × m class scores (multiclass), of the last hypothesis or, with
-        `average`, of the averaged one (the archive of evicted vectors folded in as a saved file holds
-        it: the session's score); zeros before any learning."""
-        if self.learner is not None:
-            return self._session().score(chunk)
-        return np.zeros((len(chunk), 0)) if self._cls.multiclass else np.zeros(len(chunk))
+    def _saved_labels(self) -> dict:
+        return {"classes": [[_json(label), code] for label, code in self.classes.items()]}
+
+    def _load_labels(self, extra: dict) -> None:
+        self.classes = {_from_json(label): code for label, code in extra["classes"]}
 
     def _probabilities(self, scores: np.ndarray) -> tuple[list, np.ndarray]:
         """(labels, n × len(labels) probabilities) for the scores of n examples."""
@@ -406,47 +491,75 @@ class BudgetClassifier(KernelSettings, base.MiniBatchClassifier):
         class_weight = {value[label]: float(w) for label, w in (self.class_weight or {}).items() if label in value}
         return Model(self.learner, labels, self._hypothesis(), scaling=self.scaling, class_weight=class_weight)
 
-    def save(self, path) -> None:
-        """Write a budgetlearn model file (atomically, as every model file) holding, in the header
-        field "river", the feature map, the labels and this classifier's parameters, and the
-        learner's resume state (as `train --save-resume`), so that a loaded classifier learns on
-        exactly as this one would.  Feature names and labels must be str, int, float, bool, None or
-        tuples of these."""
-        model = self.to_model()
-        extra = {
-            "params": _json(self._get_params()),
-            "features": [_json(name) for name in self.features],
-            "classes": [[_json(label), code] for label, code in self.classes.items()],
-        }
-        # Model.save writes the header the CLI reads; the extra field is added to exactly that
-        with tempfile.TemporaryDirectory() as tmp:
-            plain = os.path.join(tmp, "plain.model")
-            model.save(plain, resume=True)
-            header, arrays = modelfile.load(plain)
-        header[HEADER_FIELD] = extra
-        modelfile.save(path, header, arrays)
+
+class BudgetRegressor(_RiverLearner, base.MiniBatchRegressor):
+    """Budgeted online kernel regressor for River (`budgetlearn train --task regression`); `algorithm` is
+    any of `budgetlearn algorithms` that learns regression, None its default (qklms).  The parameters
+    are the classifier's but for class_weight; `predict_one` is the score f(x) (0 before any learning,
+    as River's regressors start), `learn_one(x, y, w)` one round of the filter on the real target y.
+    `save` writes a model file that `budgetlearn predict`, `eval`, `info` and `train --resume` read, and
+    `BudgetRegressor.load` reads back."""
+
+    _task = "regression"
+
+    def __init__(
+        self,
+        algorithm: str | None = None,
+        *,
+        kernel: str = KernelSpec.kind,
+        gamma: float | None = KernelSpec.gamma,
+        sigma: float | None = KernelSpec.sigma,
+        degree: int = KernelSpec.degree,
+        coef0: float = KernelSpec.coef0,
+        rbf_exp: str = KernelSpec.exp,
+        seed: int = 0,
+        average: bool | None = None,
+        **params,
+    ):
+        self._keep(algorithm, kernel, gamma, sigma, degree, coef0, rbf_exp, seed)
+        self.average = average
+        self.params = params
+        # checked now, as `budgetlearn train --task regression` checks (the learner declares the task)
+        spec = self._train_spec(params, task="regression")
+        self._cls = learner_class("BudgetRegressor", spec.algorithm or registry.DEFAULT["regression"], params)
+        self.learner = None
+        self.features: dict = {}
+        self.scaling = None  # a loaded model's (train --scale): applied to every row, as the CLI applies it
 
     @classmethod
-    def load(cls, path) -> "BudgetClassifier":
-        """The classifier `save` wrote, ready to go on learning.  A file that is not a model file
-        or has no "river" field is a ModelFileError naming it."""
-        model = Model.load(path, resume=True)
-        model.refuse_task("the River BudgetClassifier")
-        header, _ = modelfile.load(path)
-        extra = header.get(HEADER_FIELD)
-        if not isinstance(extra, dict):
-            raise modelfile.ModelFileError(
-                f"{os.fsdecode(path)}: not written by budgetcli.river (no feature map); "
-                "only BudgetClassifier.save writes one"
-            )
-        classifier = cls(**_from_json(extra["params"]))
-        classifier.learner, classifier.scaling = model.learner, model.scaling
-        classifier._cls = type(model.learner)  # algorithm=None: the default it chose
-        if model.learner.kernel.kind == "rbf":  # the file's exp (libm's in a file from before the choice)
-            classifier.rbf_exp = model.learner.kernel.exp
-        classifier.features = {_from_json(name): j + 1 for j, name in enumerate(extra["features"])}
-        classifier.classes = {_from_json(label): code for label, code in extra["classes"]}
-        return classifier
+    def _unit_test_params(cls):
+        yield {}
+        yield {"algorithm": "klms", "step_size": 0.2}
+        yield {"algorithm": "norma", "budget": 20, "average": True}
+
+    def _encode(self, labels: list) -> tuple[np.ndarray, None]:
+        """The targets as float64 (a ValueError naming the first that is not a finite number)."""
+        return checked_labels(labels, len(labels)), None
+
+    def _label_map(self):
+        return RealTargets()
+
+    def _saved_labels(self) -> dict:
+        return {}
+
+    def _load_labels(self, extra: dict) -> None:
+        pass
+
+    def predict_one(self, x: dict) -> float:
+        idx, val, _ = self._row(x)
+        return float(self._scores(_row_chunk(idx, val))[0])
+
+    def predict_many(self, X):
+        import pandas as pd
+
+        chunk, _, _ = self._frame(X)
+        return pd.Series(self._scores(chunk), index=X.index)
+
+    def to_model(self) -> Model:
+        """The learner as a budgetlearn regression Model, for the CLI."""
+        if self.learner is None:
+            raise ValueError("BudgetRegressor has learnt nothing yet: there is no model to save")
+        return Model(self.learner, RealTargets(), self._hypothesis(), scaling=self.scaling)
 
 
 def _row_chunk(idx: np.ndarray, val: np.ndarray) -> Chunk:
@@ -495,6 +608,11 @@ def _numbers(X) -> np.ndarray:
             f"column {X.columns[np.argmax(infinite)]!r} of X holds an infinite value; the kernels need finite values"
         )
     return values
+
+
+def _is_fraction(v) -> bool:
+    """A number that is not whole (a real-valued target, which classification never takes)."""
+    return _is_number(v) and not _is_bool(v) and float(v) != math.floor(float(v))
 
 
 def _is_bool(v) -> bool:

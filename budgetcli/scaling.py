@@ -401,15 +401,18 @@ def two_passes(data) -> bool:
     return isinstance(data, Chunk) or (isinstance(data, (str, os.PathLike)) and data != "-" and os.path.isfile(data))
 
 
-def of_data(data, kernel_kind: str, skip_bad_lines: bool = False, block_lines: int = 4096) -> Scaling:
+def of_data(
+    data, kernel_kind: str, skip_bad_lines: bool = False, block_lines: int = 4096, labels: bool = True
+) -> Scaling:
     """The scaling `train --scale` gives a model trained on `data` (two_passes): the ranges of all of it,
-    read once more before training (arrays: all rows)."""
+    read once more before training (arrays: all rows).  `labels=False`: a line may leave its label out (a
+    task that reads none, task.Novelty), as the training pass reads it."""
     from .io.libsvm import LibsvmReader
 
     if isinstance(data, Chunk):
         found = tally([data])
     else:
-        with LibsvmReader(data, block_lines=block_lines, skip_bad_lines=skip_bad_lines) as reader:
+        with LibsvmReader(data, block_lines=block_lines, skip_bad_lines=skip_bad_lines, labels=labels) as reader:
             found = tally(reader)
     return Scaling.for_kernel(found.ranges(), kernel_kind, "data")
 

@@ -152,8 +152,10 @@ class Session:
     def learn_progressive(self, chunk, source: str = "data") -> np.ndarray:
         """`learn`, answering the scores each example got from the online hypothesis right before it
         was learnt (progressive validation: the predictions the online mistakes count), as a vector (binary)
-        or a matrix of class scores.  One example at a time through `learn`, so that the model is the one
-        `learn` of the whole chunk makes."""
+        or a matrix of class scores (−inf for a class that came later in the chunk).  One example at a time
+        through `learn`, so that the model is the one `learn` of the whole chunk makes.  A DataError (a
+        label the model refuses, TrainingStopped) carries the answers of the rows learnt before it as
+        `answered`."""
         if self.model is None:
             self.begin(chunk)
         scores = []
@@ -163,12 +165,14 @@ class Session:
             scores.append(self.model.learner.decision_function(scaled))
             try:
                 self.learn(one, source)
-            except TrainingStopped as exc:
-                exc.row += row
+            except DataError as exc:  # a refused label, or TrainingStopped: the rows before are learnt
+                if isinstance(exc, TrainingStopped):
+                    exc.row += row
+                exc.answered = _stacked(scores[:-1])  # their answers (a server answers them still)
                 raise
         if not scores:
             return self.score(chunk)
-        return np.concatenate(scores) if scores[0].ndim == 1 else np.vstack(scores)
+        return _stacked(scores)
 
     def _start(self) -> None:
         """What the first chunk a session learns starts: the run keeps all its own continuation needs (a
@@ -269,6 +273,17 @@ class Session:
     def mistakes(self) -> int:
         """Online mistakes this session made."""
         return 0 if self._started is None else self.model.learner.counter("mistakes") - self._started[1]
+
+
+def _stacked(scores: list) -> np.ndarray:
+    """One example's scores after another as a vector, or as a matrix of class scores whose rows made
+    before a class was added hold −inf for it (it could not be predicted then)."""
+    if not scores:
+        return np.zeros(0)
+    if scores[0].ndim == 1:
+        return np.concatenate(scores)
+    m = max(f.shape[1] for f in scores)
+    return np.vstack([np.pad(f, ((0, 0), (0, m - f.shape[1])), constant_values=-np.inf) for f in scores])
 
 
 @dataclass

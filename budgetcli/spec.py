@@ -151,11 +151,11 @@ class TrainSpec:
                 forms = sorted(c.name for c in registry.ALGORITHMS.values() if c.loop is cls.loop and task in c.tasks)
                 hint += f"; for {task}: {', '.join(forms)}" if forms and self.task is not None else ""
                 raise ValueError(f"{cls.name} learns {' and '.join(cls.tasks)}, not {task}{hint}")
-        if task == "regression" and self.class_weight:
-            raise ValueError("class weights are for classification; a regression run takes sample weights only")
-        if task == "regression" and self.sharding is not None:
+        if task != "classification" and self.class_weight:
+            raise ValueError(f"class weights are for classification; a {task} run takes sample weights only")
+        if task != "classification" and self.sharding is not None:
             raise ValueError(
-                "a sharded run (several inputs or --backend) does not do regression yet; train in one process"
+                f"a sharded run (several inputs or --backend) does not do {task} yet; train in one process"
             )
 
     def _check_scale(self) -> None:
@@ -368,9 +368,7 @@ def _default_takes(params: dict, task: str = "classification") -> None:
     """ValueError naming the flag when a parameter given without -a is taken by neither default algorithm
     of the task (registry.DEFAULT: which one runs is chosen from the first block, and checks the rest
     then), or when its value is one that every default that takes it refuses."""
-    names = (
-        [registry.DEFAULT["regression"]] if task == "regression" else [registry.default_for(2), registry.default_for(3)]
-    )
+    names = [registry.DEFAULT[task]] if task != "classification" else [registry.default_for(2), registry.default_for(3)]
     defaults = [registry.get(name) for name in dict.fromkeys(names)]
     for name, value in params.items():
         takers = [cls for cls in defaults if name in {p.name for p in cls.params}]

@@ -50,19 +50,22 @@ from . import pipeline, registry
 from .atomic import output_file
 from .core import KernelSpec
 from .kernels import KERNEL_PARAMS
-from .metrics import PredictionTally
 from .predict import splittable
 from .spec import TrainSpec
 
 BACKENDS = ("loky", "threading", "dask", "ray")
 
-# sort metric -> (key in a row, True when larger is better)
+# sort metric -> (key in a row, True when larger is better); a task's own figures (task.py TUNE, SORTS):
+# a classification's accuracies and online mistake rate, a regression's mean squared errors
 SORT_KEYS = {
     "cv-accuracy": ("cv_accuracy", True),
     "error": ("online_mistake_rate", False),
     "support": ("support_size", False),
     "test-accuracy": ("test_accuracy", True),
     "seconds": ("seconds", False),
+    "cv-mse": ("cv_mse", False),
+    "online-mse": ("online_mse", False),
+    "test-mse": ("test_mse", False),
 }
 
 # kernel settings a grid may vary, with their types; the rest are the algorithms' parameters
@@ -99,12 +102,30 @@ class RunResult:
     seconds: float
     warnings: list = field(default_factory=list)
     learned: bool = True  # False: the hypothesis ended f = 0 (no support vector, or every weight 0)
+    task_name: str = "classification"  # what the run learnt (task.py)
     held_out: int | None = None  # --folds: the examples of the fold held out, and those predicted right
     held_out_correct: int | None = None
+    # a regression's (--task regression): its online (prequential) MSE, on --test, and the squared
+    # error of the fold held out
+    online_mse: float | None = None
+    test_mse: float | None = None
+    held_out_squared_error: float | None = None
 
     @property
     def cv_accuracy(self) -> float | None:
-        return None if self.held_out is None else self.held_out_correct / self.held_out
+        return None if self.held_out is None or self.held_out_correct is None else self.held_out_correct / self.held_out
+
+    @property
+    def task(self):
+        from .task import named
+
+        return named(self.task_name)
+
+    @property
+    def cv_mse(self) -> float | None:
+        if self.held_out is None or self.held_out_squared_error is None:
+            return None
+        return self.held_out_squared_error / self.held_out
 
 
 @dataclass
@@ -122,6 +143,8 @@ class Row:
         a = np.array(values, dtype=np.float64)
         if key == "cv_accuracy":  # svm-train -v's: all held-out examples predicted right, over all (± the folds' std)
             return sum(r.held_out_correct for r in self.runs) / sum(r.held_out for r in self.runs), float(a.std())
+        if key == "cv_mse":  # svm-train -v's: the squared error of every held-out example, over all
+            return sum(r.held_out_squared_error for r in self.runs) / sum(r.held_out for r in self.runs), float(a.std())
         return float(a.mean()), float(a.std())
 
     @property
@@ -134,9 +157,14 @@ class Row:
         """The distinct warnings of its runs, in order of first appearance."""
         return list(dict.fromkeys(w for r in self.runs for w in r.warnings))
 
+    def figures(self) -> tuple[str, ...]:
+        """The row's figures: its task's (task.py TUNE: online, test, cv), support size and seconds."""
+        task = self.runs[0].task
+        return (task.TUNE["cv"], task.TUNE["online"], "support_size", task.TUNE["test"], "seconds")
+
     def to_dict(self) -> dict:
         out = {"setting": self.setting, "runs": len(self.runs)}
-        for key in ("cv_accuracy", "online_mistake_rate", "support_size", "test_accuracy", "seconds"):
+        for key in self.figures():
             out[f"{key}_mean"], out[f"{key}_std"] = self.stats(key)
         out["learned_nothing"] = self.learned_nothing
         out["warnings"] = self.warnings
@@ -227,10 +255,12 @@ def train_run(run: Run) -> pipeline.TrainResult:
 
     A permuted run of one pass over a plain file reads its examples in the permuted order by seeking
     (io/permuted.py), so the worker holds one model and one chunk, not the data; the model is the
-    one `pipeline.train` of the shuffled spec makes from the data in memory, which compressed files
-    and runs of several passes (each pass its own permutation) still use."""
+    one `pipeline.train` of the shuffled spec makes from the data in memory, which compressed files,
+    runs of several passes (each pass its own permutation) and regressions still use."""
     spec = run.spec
-    if not spec.shuffle or (spec.epochs or 1) > 1 or not splittable(run.data):
+    # a regression's permuted run is train --shuffle's in memory: the seeking reader notes each label's
+    # first line, which for real targets is a note per example
+    if not spec.shuffle or (spec.epochs or 1) > 1 or not splittable(run.data) or spec.task == "regression":
         return pipeline.train(spec, run.data)
     from .io.permuted import PermutedExamples  # here: every command imports this module, few tune
 
@@ -245,7 +275,7 @@ def train_run(run: Run) -> pipeline.TrainResult:
 
 def execute(run: Run) -> RunResult:
     """A worker's job: read the data from its path, train, score the test file chunk by chunk (and, for a
-    fold, the fold held out)."""
+    fold, the fold held out), each by the task's figures (task.py TUNE)."""
     held = None
     if run.folds:
         from . import crossval
@@ -253,10 +283,10 @@ def execute(run: Run) -> RunResult:
         held, result = crossval.held_out(run.spec, run.data, run.folds, run.fold)
     else:
         result = train_run(run)
-    learner = result.model.learner
+    model, learner = result.model, result.model.learner
+    task = model.task
     t, m = learner.counter("examples"), learner.counter("mistakes")
-    acc = test_accuracy(result.model, run.test) if run.test else None
-    return RunResult(
+    out = RunResult(
         run.setting,
         run.permutation,
         run.spec.seed,
@@ -264,22 +294,35 @@ def execute(run: Run) -> RunResult:
         m,
         m / t,
         learner.support_size(),
-        acc,
+        None,
         result.seconds,
         result.warnings,
         not learner.learned_nothing(),
-        None if held is None else held.examples,
-        None if held is None else held.correct,
+        task_name=task.name,
     )
+    if task.name == "regression":  # its figures replace the mistakes' (task.Regression.TUNE)
+        out.online_mse = task.summary(learner)["online_mse"]
+    if run.test:
+        setattr(out, task.TUNE["test"], held_out_figure(model, run.test))
+    if held is not None:
+        out.held_out = held.examples
+        if task.name == "regression":
+            out.held_out_squared_error = held.squared_error
+        else:
+            out.held_out_correct = held.correct
+    return out
 
 
-def test_accuracy(model, test) -> float:
-    """Fraction of the test examples whose label the model predicts, as `eval` counts it
-    (metrics.accuracy)."""
-    tally = PredictionTally(model.labels)
+def held_out_figure(model, test) -> float:
+    """The model's figure on the test file, scored chunk by chunk as `eval` scores it: a classifier's
+    accuracy (metrics.accuracy), a regression's mean squared error (the task's `tally`)."""
+    tally = model.task.tally(model)
     for chunk, scores in pipeline.scores(model, test):
         tally.add(chunk.labels, scores)
-    return tally.accuracy(test)
+    return tally.held_out(test)
+
+
+test_accuracy = held_out_figure  # a classifier's figure, by its former name
 
 
 @contextmanager
@@ -362,35 +405,24 @@ def retrain(run: Run, expected: RunResult):
     return model
 
 
-CSV_COLUMNS = [
-    "rank",
-    "setting",
-    "runs",
-    "epochs",
-    "cv_accuracy_mean",
-    "cv_accuracy_std",
-    "online_mistake_rate_mean",
-    "online_mistake_rate_std",
-    "support_size_mean",
-    "support_size_std",
-    "test_accuracy_mean",
-    "test_accuracy_std",
-    "seconds_mean",
-    "seconds_std",
-    "learned_nothing",
-    "warnings",
-]
+def csv_columns(row: Row) -> list[str]:
+    """The table's columns after the grid's: rank, setting, runs, epochs, mean and std of each of the
+    row's figures (a classification's: cv_accuracy, online_mistake_rate, support_size, test_accuracy,
+    seconds; a regression's MSEs in place of the accuracies and mistakes), learned_nothing, warnings."""
+    figures = [f"{key}_{stat}" for key in row.figures() for stat in ("mean", "std")]
+    return ["rank", "setting", "runs", "epochs", *figures, "learned_nothing", "warnings"]
 
 
 def write_csv(path: str, rows: list[Row], grid_columns: list[str], epochs: int) -> None:
-    """One line per setting, a column per grid name plus the table's (`epochs`: passes per run;
-    `warnings`: a JSON list of strings); written as every output is (atomic.output_file), so a
+    """One line per setting, a column per grid name plus the table's (`csv_columns`; `epochs`: passes per
+    run; `warnings`: a JSON list of strings); written as every output is (atomic.output_file), so a
     failure never leaves half a file."""
+    columns = csv_columns(rows[0])
     with output_file(path) as f:
         import csv  # here: every command imports this module, few write a table
 
         w = csv.writer(f)
-        w.writerow(grid_columns + CSV_COLUMNS)
+        w.writerow(grid_columns + columns)
         for rank, row in enumerate(rows, 1):
             d = row.to_dict()
             d["rank"], d["setting"], d["epochs"], d["warnings"] = (
@@ -399,7 +431,7 @@ def write_csv(path: str, rows: list[Row], grid_columns: list[str], epochs: int) 
                 epochs,
                 json.dumps(row.warnings),
             )
-            w.writerow([row.setting[c] for c in grid_columns] + ["" if d[c] is None else d[c] for c in CSV_COLUMNS])
+            w.writerow([row.setting[c] for c in grid_columns] + ["" if d[c] is None else d[c] for c in columns])
 
 
 def _describe(setting: dict) -> str:
@@ -414,14 +446,17 @@ def _describe(setting: dict) -> str:
 def format_table(rows: list[Row], sort: str) -> tuple[list[list[str]], list[str]]:
     """The printed table's cells (rank, setting, mean ± std of each metric, notes) and the legend of
     the notes: a setting that learned nothing is marked "nothing learned", and each distinct warning
-    gets a number [n] that its settings show."""
+    gets a number [n] that its settings show.  A regression's figures are mean squared errors (%.4g),
+    a classification's percentages."""
     out, legend = [], []
     for rank, row in enumerate(rows, 1):
-        err, err_sd = row.stats("online_mistake_rate")
+        cv_key, err_key, _, acc_key, _ = row.figures()
+        err, err_sd = row.stats(err_key)
         sv, sv_sd = row.stats("support_size")
-        acc, acc_sd = row.stats("test_accuracy")
-        cv, cv_sd = row.stats("cv_accuracy")
+        acc, acc_sd = row.stats(acc_key)
+        cv, cv_sd = row.stats(cv_key)
         secs, _ = row.stats("seconds")
+        scale, form = (1, "{:.4g} ± {:.2g}") if err_key == "online_mse" else (100, "{:.2f} ± {:.2f}")
         notes = ["nothing learned"] if row.learned_nothing else []
         for w in row.warnings:
             if w not in legend:
@@ -431,10 +466,10 @@ def format_table(rows: list[Row], sort: str) -> tuple[list[list[str]], list[str]
             [
                 str(rank),
                 _describe(row.setting),
-                *([] if cv is None else [f"{100 * cv:.2f} ± {100 * cv_sd:.2f}"]),
-                f"{100 * err:.2f} ± {100 * err_sd:.2f}",
+                *([] if cv is None else [form.format(scale * cv, scale * cv_sd)]),
+                form.format(scale * err, scale * err_sd),
                 f"{sv:.1f} ± {sv_sd:.1f}",
-                "–" if acc is None else f"{100 * acc:.2f} ± {100 * acc_sd:.2f}",
+                "–" if acc is None else form.format(scale * acc, scale * acc_sd),
                 f"{secs:.2f}",
                 " ".join(notes),
             ]

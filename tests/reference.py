@@ -1016,6 +1016,38 @@ def krlst(X, y, k, budget=100, lam=0.999, sn2=1e-2, jitter=1e-6) -> Trace:
     return tr
 
 
+# ---- novelty detection (budgetcli/algorithms/novelty.py) ---------------------------------------------------------
+# A round records g_t(x_t) = f_t(x_t) − ρ_t (`scores`) and whether it was flagged (`margin_updates`: g ≤ 0);
+# `mistakes` stay False (no labels).  `rho` holds ρ after each round.
+
+
+def norma_novelty(X, k, eta=0.5, lam=0.001, nu=0.1, tau=500, w=None, reverse_sign=False) -> Trace:
+    """NORMA novelty detection (Kivinen, Smola, Williamson 2004, §III-B), one example at a time: flagged when
+    f_t(x_t) ≤ ρ_t; f_{t+1} = (1 − ηλ) f_t + η w δ_t k(x_t, ·); ρ_{t+1} = ρ_t − η w (δ_t − ν), the gradient
+    step of max(0, ρ − f(x)) − νρ (`reverse_sign`: ρ_t + η w (δ_t − ν), the reverse sign); only the
+    last τ terms kept (the oldest dropped)."""
+    tr, alpha, rho = Trace(), [], 0.0
+    tr.rho = []
+    for t in range(len(X)):
+        g = _expansion(X, t, tr.support, alpha, k) - rho
+        flagged = g <= 0.0
+        tr.scores.append(g)
+        tr.mistakes.append(False)
+        tr.margin_updates.append(flagged)
+        alpha = [(1.0 - eta * lam) * a for a in alpha]
+        step = eta * weight(w, t)
+        if flagged:
+            tr.support.append(t)
+            alpha.append(step)
+            if len(alpha) > tau:
+                tr.support, alpha = tr.support[1:], alpha[1:]
+        drift = step * ((1.0 if flagged else 0.0) - nu)
+        rho = rho + drift if reverse_sign else rho - drift
+        tr.rho.append(rho)
+    tr.alpha = np.array(alpha, float)
+    return tr
+
+
 REFERENCES = {
     "perceptron": ({}, lambda X, y, k, seed, w=None: perceptron(X, y, k, w=w)),
     "stoptron": ({"budget": 8}, lambda X, y, k, seed, w=None: stoptron(X, y, k, 8, w=w)),
@@ -1133,5 +1165,9 @@ REFERENCES = {
     "krlst": (  # strong forgetting: old centres leave (the archive's compressions); Q well conditioned
         {"budget": 30, "krlst_lambda": 0.9, "krlst_jitter": 1e-3},
         lambda X, y, k, seed: krlst(X, y, k, budget=30, lam=0.9, jitter=1e-3),
+    ),
+    "norma-novelty": (
+        {"budget": 8, "nu": 0.3, "norma_lambda": 0.05},
+        lambda X, y, k, seed, w=None: norma_novelty(X, k, lam=0.05, nu=0.3, tau=8, w=w),
     ),
 }

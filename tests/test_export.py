@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
+from budgetcli import algorithms
 from budgetcli.entry import main
 from budgetcli.export import ExportError, libsvm_text, read_libsvm_model
 from budgetcli.model import Model
@@ -320,3 +321,82 @@ def test_info_of_a_bad_file_is_a_one_line_error(tmp_path):
     bad.write_text("not a model")
     r = run("info", bad)
     assert r.exit_code == 1 and str(bad) in r.stderr and len(r.stderr.strip().splitlines()) == 1
+
+
+# ---- regression: ε-SVR ---------------------------------------------------------------------------
+
+
+def write_regression(path, n=200, seed=0, d=3):
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(-1, 1, (n, d))
+    y = np.sin(3 * X[:, 0]) + X[:, 1] ** 2 + 0.05 * rng.standard_normal(n)
+    with open(path, "w") as f:
+        for row, v in zip(X.tolist(), y.tolist()):
+            f.write(f"{v!r} " + " ".join(f"{j + 1}:{x!r}" for j, x in enumerate(row)) + "\n")
+    return path
+
+
+def predicted_values(model, data):
+    r = run("predict", model, data)
+    assert r.exit_code == 0, r.output
+    return np.array([float(v) for v in r.stdout.split()])
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        ["-a", name, "--gamma", "2"]
+        for name in sorted(n for n, c in algorithms.load_all().items() if "regression" in c.tasks)
+    ]
+    + [
+        ["-a", "qklms", "--kernel", "poly", "--gamma", "0.5", "--coef0", "1", "--degree", "2", "--step-size", "0.1"],
+        ["-a", "norma", "--gamma", "2", "-B", "50"],
+    ],
+)
+def test_a_regression_exports_as_epsilon_svr_and_libsvm_predicts_every_row(tmp_path, options):
+    svmutil = pytest.importorskip("libsvm.svmutil")
+    train, test = write_regression(tmp_path / "train.txt"), write_regression(tmp_path / "test.txt", 300, 1)
+    model, exported = tmp_path / "r.model", tmp_path / "r.libsvm"
+    assert run("train", "--task", "regression", *options, "-q", train, "-o", model).exit_code == 0
+    r = run("export", model, "-o", exported)
+    assert r.exit_code == 0, r.output
+    text = exported.read_text()
+    assert text.startswith("svm_type epsilon_svr\n") and "\nlabel " not in text and "\nnr_sv " not in text
+    y, x = svmutil.svm_read_problem(str(test))
+    theirs, _, _ = svmutil.svm_predict(y, x, svmutil.svm_load_model(str(exported)), "-q")
+    ours = predicted_values(model, test)
+    np.testing.assert_allclose(theirs, ours, rtol=1e-9, atol=1e-12)  # ours as written, %.10g
+
+
+@pytest.mark.parametrize("svm_type", ["3", "4"])
+def test_epsilon_and_nu_svr_import_as_regression_models(tmp_path, svm_type):
+    """An ε-SVR (-s 3) and a ν-SVR (-s 4) that LIBSVM trains: imported (klms by default, qklms), each predicts
+    what svm_predict does, says it is a regression, goes on learning with train --resume and exports back
+    as the same ε-SVR; a classifier's algorithm is refused for it in one line, and the reverse."""
+    svmutil = pytest.importorskip("libsvm.svmutil")
+    train, test = write_regression(tmp_path / "train.txt"), write_regression(tmp_path / "test.txt", 300, 1)
+    y, x = svmutil.svm_read_problem(str(train))
+    libsvm_model = tmp_path / "svr.libsvm"
+    svmutil.svm_save_model(str(libsvm_model), svmutil.svm_train(y, x, f"-s {svm_type} -t 2 -g 0.5 -c 10 -q"))
+    yt, xt = svmutil.svm_read_problem(str(test))
+    theirs, _, _ = svmutil.svm_predict(yt, xt, svmutil.svm_load_model(str(libsvm_model)), "-q")
+    for algorithm in ([], ["-a", "qklms"]):
+        imported = tmp_path / "imported.model"
+        r = run("import", libsvm_model, *algorithm, "-o", imported)
+        assert r.exit_code == 0, r.output
+        np.testing.assert_allclose(predicted_values(imported, test), theirs, rtol=1e-9, atol=1e-12)
+        loaded = Model.load(imported)
+        assert loaded.task.name == "regression" and loaded.learner.name == ("qklms" if algorithm else "klms")
+    assert run("train", "--resume", imported, "-q", train, "-o", tmp_path / "more.model").exit_code == 0
+    assert run("export", imported, "-o", tmp_path / "back.libsvm").exit_code == 0
+    back, _, _ = svmutil.svm_predict(yt, xt, svmutil.svm_load_model(str(tmp_path / "back.libsvm")), "-q")
+    np.testing.assert_allclose(back, theirs, rtol=1e-12, atol=1e-12)
+    r = run("import", libsvm_model, "-a", "perceptron", "-o", tmp_path / "x.model")
+    assert r.exit_code == 1 and len(r.stderr.strip().splitlines()) == 1
+    assert "the file is a regression (ε-SVR or ν-SVR): import it into one of: klms, qklms" in r.stderr
+    assert not (tmp_path / "x.model").exists()
+    classifier = write_data(tmp_path / "c.txt")
+    yc, xc = svmutil.svm_read_problem(str(classifier))
+    svmutil.svm_save_model(str(tmp_path / "c.libsvm"), svmutil.svm_train(yc, xc, "-s 0 -t 2 -g 0.5 -q"))
+    r = run("import", tmp_path / "c.libsvm", "-a", "klms", "-o", tmp_path / "x.model")
+    assert r.exit_code == 1 and "the file is a C-SVC classifier: import it into one of: perceptron" in r.stderr

@@ -20,11 +20,11 @@ import pytest
 
 from budgetcli import algorithms, modelfile
 from budgetcli.kernels import Kernel
-from budgetcli.labels import BinaryLabels, MulticlassLabels, RealTargets
+
 from budgetcli.model import Model
 from budgetcli.modelfile import ModelFileError
 
-from .helpers import chunk_from_dense, random_stream
+from .helpers import chunk_from_dense, label_map, random_stream
 
 GOLDEN = Path(__file__).resolve().parent / "data" / "models"
 SCORES = GOLDEN / "scores.json"
@@ -119,13 +119,7 @@ def write_golden(names) -> None:
         cls = ALGORITHMS[name]
         params = {"budget": 8} if "budget" in {p.name for p in cls.params} else {}
         learner = cls(Kernel("rbf", 0.5), seed=1, **params)
-        labels = (
-            RealTargets()
-            if "classification" not in cls.tasks
-            else MulticlassLabels()
-            if cls.multiclass
-            else BinaryLabels()
-        )
+        labels = label_map(cls)  # its first task's (task.py)
         learner.learn(chunk, labels.encode(chunk, "golden"))
         Model(learner, labels).save(path)
         scores[path.name] = {"algorithm": name, "examples": 120, "scores": learner.decision_function(probe()).tolist()}

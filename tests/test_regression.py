@@ -151,7 +151,9 @@ def test_a_learner_declares_its_tasks():
         TrainSpec("bogd-regression", params={"loss": "hinge"}, task="regression")
     with pytest.raises(ValueError, match="class weights are for classification"):
         TrainSpec("klms", task="regression", class_weight={1: 2.0})
-    with pytest.raises(ValueError, match="--task 'novelty'"):
+    with pytest.raises(ValueError, match="--task 'ranking'"):
+        TrainSpec("klms", task="ranking")
+    with pytest.raises(ValueError, match="klms learns regression, not novelty$"):
         TrainSpec("klms", task="novelty")
     assert (
         TrainSpec("perceptron", KernelSpec("rbf", 0.5)).to_dict()
@@ -199,19 +201,14 @@ def test_a_header_that_mixes_tasks_is_refused(files, tmp_path):
 
 
 def test_every_edge_not_doing_regression_refuses_a_regression_model_in_one_line(files):
-    """export, calibrate, tune, a sharded run, scikit-learn's and River's classifiers: refused, not wrong."""
+    """calibrate, a sharded run, scikit-learn's and River's classifiers, tune's classification
+    figures: refused, not wrong."""
     model = files / "e.model"
     cli("train", "--task", "regression", "-a", "norma", files / "train.txt", "-o", model)
     refusals = [
-        (("export", model, "-o", files / "e.libsvm"), "export (LIBSVM's C-SVC format) takes a classification model"),
         (("calibrate", model, files / "test.txt", "-o", files / "c.model"), "calibrate (probabilities of classes)"),
-        (("tune", "--task", "regression", files / "train.txt"), "tune ranks classification runs only"),
-        (("tune", "-a", "qklms", files / "train.txt"), "tune ranks classification runs only"),
-        (("train", "--task", "regression", "-v", "5", files / "train.txt"), "cross-validating a regression"),
-        (
-            ("train", "--task", "regression", "--curve", files / "c.csv", files / "train.txt", "-o", files / "v.model"),
-            "a regression's curve of online errors is not done yet",
-        ),
+        (("tune", "-a", "qklms", files / "train.txt"), "qklms learns regression; give --task regression"),
+        (("tune", "--task", "regression", "--sort", "error", files / "train.txt"), "--sort error ranks classification"),
         (
             (
                 "train",
@@ -231,7 +228,7 @@ def test_every_edge_not_doing_regression_refuses_a_regression_model_in_one_line(
         out = cli(*args, check=False)
         assert out.returncode in (1, 2) and said in out.stderr, (args, out.stderr)
         assert len(out.stderr.strip().splitlines()) == 1, out.stderr
-    assert not (files / "e.libsvm").exists() and not (files / "c.model").exists() and not (files / "s.model").exists()
+    assert not (files / "c.model").exists() and not (files / "s.model").exists()
     from budgetcli.model import Model
 
     with pytest.raises(ValueError, match="BudgetClassifier takes a classification model; this one is a regression"):
@@ -259,3 +256,167 @@ def test_the_python_api_learns_reals_and_predict_writes_what_it_predicts(files, 
     np.testing.assert_array_equal(predicted, [float(f"{v:.10g}") for v in model.predict(X)])
     with pytest.raises(ValueError, match="klms learns regression, not classification; give --task regression"):
         budgetcli.train(budgetcli.TrainSpec("klms"), X, chunk.labels)
+
+
+def test_eval_is_the_task_s_report_on_every_interface(files, tmp_path):
+    """eval --json, budgetcli.evaluate on the file and on arrays give one report; predict --scores of a
+    regression writes its prediction once (the score is the prediction); --proba and accuracy refuse."""
+    import budgetcli
+    from budgetcli.io.libsvm import read_all
+
+    model_path = files / "ev.model"
+    cli("train", "--task", "regression", "-a", "klms", "--gamma", "2", files / "train.txt", "-o", model_path)
+    report = json.loads(cli("eval", "--json", model_path, files / "test.txt").stdout)
+    model = budgetcli.load(model_path)
+    assert budgetcli.evaluate(model, files / "test.txt") == report
+    chunk = read_all(files / "test.txt")
+    X = np.array([[dict(zip(*chunk.row(i))).get(j, 0.0) for j in (1, 2)] for i in range(len(chunk))])
+    from_arrays = budgetcli.evaluate(model, X, chunk.labels)
+    assert from_arrays.keys() == report.keys()
+    for key in ("mse", "mae", "r2"):
+        np.testing.assert_allclose(from_arrays[key], report[key], rtol=1e-12)
+    plain = cli("predict", model_path, files / "test.txt").stdout
+    assert cli("predict", "--scores", model_path, files / "test.txt").stdout == plain
+    assert all(len(line.split()) == 1 for line in plain.splitlines())
+    out = cli("predict", "--proba", model_path, files / "test.txt", check=False)
+    assert out.returncode == 1 and len(out.stderr.strip().splitlines()) == 1
+    assert "predict --proba (probabilities of classes) takes a classification model" in out.stderr
+    with pytest.raises(ValueError, match="evaluate\\(\\) reports a regression's errors"):
+        budgetcli.accuracy(model, files / "test.txt")
+    (tmp_path / "empty.txt").write_text("")
+    out = cli("eval", model_path, tmp_path / "empty.txt", check=False)
+    assert out.returncode == 1 and "no examples to evaluate" in out.stderr
+
+
+def test_the_error_tally_block_by_block_is_the_one_pass_figures():
+    """MSE, MAE and R² summed over blocks of targets far from 0 (where Σy² − nȳ² would cancel) are numpy's
+    on the whole arrays; the baseline's MSE is the training mean's own."""
+    from budgetcli.metrics import ErrorTally
+
+    rng = np.random.default_rng(5)
+    y = 1e6 + rng.standard_normal(1000)
+    f = y + 0.3 * rng.standard_normal(1000)
+    tally = ErrorTally(1e6 + 0.25)
+    for piece in np.array_split(np.arange(1000), 7):
+        tally.add(y[piece], f[piece])
+    r = tally.report()
+    np.testing.assert_allclose(r["mse"], np.mean((y - f) ** 2), rtol=1e-12)
+    np.testing.assert_allclose(r["mae"], np.mean(np.abs(y - f)), rtol=1e-12)
+    sst = np.sum((y - y.mean()) ** 2)
+    np.testing.assert_allclose(r["r2"], 1 - np.sum((y - f) ** 2) / sst, rtol=1e-9)
+    np.testing.assert_allclose(r["baseline"]["mse"], np.mean((y - (1e6 + 0.25)) ** 2), rtol=1e-9)
+    np.testing.assert_allclose(r["baseline"]["r2"], 1 - np.sum((y - (1e6 + 0.25)) ** 2) / sst, rtol=1e-9)
+
+
+def test_train_v_reports_svm_train_s_regression_lines(files):
+    """train -v K of a regression: svm-train -s 3 -v's two lines, from folds made as svm-train makes an
+    SVR's (one seeded permutation dealt out in K slices), each fold's model train's on the others in file
+    order; the figures computed here from the folds' own models."""
+    import budgetcli
+    from budgetcli.io.libsvm import read_all
+
+    out = cli("train", "--task", "regression", "-a", "klms", "--gamma", "2", "-v", "4", files / "train.txt")
+    mse_line, r2_line = out.stdout.splitlines()
+    chunk = read_all(files / "train.txt")
+    n = len(chunk)
+    perm = np.random.default_rng(0).permutation(n)
+    fold = np.empty(n, int)
+    for k in range(4):
+        fold[perm[k * n // 4 : (k + 1) * n // 4]] = k
+    X = np.array([[dict(zip(*chunk.row(i))).get(j, 0.0) for j in (1, 2)] for i in range(n)])
+    f = np.empty(n)
+    spec = budgetcli.TrainSpec("klms", budgetcli.KernelSpec("rbf", 2.0), task="regression")
+    for k in range(4):
+        model = budgetcli.train(spec, X[fold != k], chunk.labels[fold != k])
+        f[fold == k] = model.predict(X[fold == k])
+    y = chunk.labels
+    assert mse_line == "Cross Validation Mean squared error = %g" % np.mean((y - f) ** 2)
+    assert r2_line == "Cross Validation Squared correlation coefficient = %g" % (np.corrcoef(f, y)[0, 1] ** 2)
+    report = json.loads(
+        cli(
+            "train", "--task", "regression", "-a", "klms", "--gamma", "2", "-v", "4", "--json", files / "train.txt"
+        ).stdout
+    )
+    np.testing.assert_allclose(report["cross_validation_mse"], np.mean((y - f) ** 2), rtol=1e-12)
+    assert [p["examples"] for p in report["per_fold"]] == [150] * 4
+    assert "stratified" not in out.stderr and "MSE" in out.stderr
+
+
+def test_tune_ranks_a_regression_by_held_out_mse(files, tmp_path):
+    """tune --task regression: --folds ranks by cv-mse, each setting's the MSE train -v prints for its command;
+    --test ranks by test-mse, and --save-best's model has its run's test MSE in eval."""
+
+    def tune(*args):
+        return json.loads(
+            cli("tune", "--task", "regression", "-a", "klms", *args, "--json", files / "train.txt").stdout
+        )
+
+    folds = tune("--grid", "gamma=0.5,2,8", "--folds", "3")
+    assert folds["sort"] == "cv-mse"
+    means = [row["cv_mse_mean"] for row in folds["rows"]]
+    assert means == sorted(means) and "cv_accuracy_mean" not in folds["rows"][0]
+    for row in folds["rows"]:
+        gamma = row["setting"]["gamma"]
+        cv = cli(
+            "train", "--task", "regression", "-a", "klms", "--gamma", gamma, "-v", "3", "--json", files / "train.txt"
+        )
+        assert row["cv_mse_mean"] == pytest.approx(json.loads(cv.stdout)["cross_validation_mse"], rel=1e-12)
+    assert folds["best"].startswith("budgetlearn train -a klms --gamma 8") and "--task regression" in folds["best"]
+    best = tmp_path / "best.model"
+    tested = tune("--grid", "gamma=0.5,8", "--permutations", "2", "--test", files / "test.txt", "--save-best", best)
+    assert tested["sort"] == "test-mse"
+    top = tested["rows"][0]
+    assert top["test_mse_mean"] <= tested["rows"][1]["test_mse_mean"]
+    run = min(top["per_run"], key=lambda r: (r["test_mse"], r["permutation"]))
+    report = json.loads(cli("eval", "--json", best, files / "test.txt").stdout)
+    assert report["mse"] == pytest.approx(run["test_mse"], rel=1e-12)
+    text = cli("tune", "--task", "regression", "-a", "klms", "--grid", "gamma=2,8", files / "train.txt").stdout
+    assert "online MSE" in text and "sorted by online-mse" in text and "online error" not in text
+
+
+def test_the_curve_of_a_regression_is_its_online_squared_error(files, tmp_path):
+    """train --curve of a regression logs Σ(y − f(x))² and its mean, each row the summary of train on the
+    rows so far; a resumed run goes on with the model's columns; plot draws it, and refuses to draw it beside
+    a classification's curve in one line."""
+    pytest.importorskip("matplotlib")
+    lines = (files / "train.txt").read_text().splitlines(keepends=True)
+    args = ("--task", "regression", "-a", "klms", "--gamma", "2")
+    cli(
+        "train",
+        *args,
+        files / "train.txt",
+        "-o",
+        tmp_path / "m.model",
+        "--curve",
+        tmp_path / "c.csv",
+        "--curve-every",
+        "250",
+        "-q",
+    )
+    text = (tmp_path / "c.csv").read_text().splitlines()
+    assert text[0].startswith("# klms") and text[1] == "t,squared_error,online_mse,support_size,seconds"
+    rows = [row.split(",") for row in text[2:]]
+    assert [int(r[0]) for r in rows] == [250, 500, 600]
+    for r in rows:
+        (tmp_path / "prefix.txt").write_text("".join(lines[: int(r[0])]))
+        s = json.loads(cli("train", *args, tmp_path / "prefix.txt", "-o", tmp_path / "p.model", "--json").stdout)
+        assert float(r[1]) == pytest.approx(s["online_squared_error"], rel=1e-9)
+        assert float(r[2]) == pytest.approx(s["online_mse"], rel=1e-5)  # %.6g
+    cli(
+        "train",
+        "--resume",
+        tmp_path / "m.model",
+        files / "test.txt",
+        "-o",
+        tmp_path / "m2.model",
+        "--curve",
+        tmp_path / "c2.csv",
+        "-q",
+    )
+    assert (tmp_path / "c2.csv").read_text().splitlines()[1] == text[1]
+    cli("plot", tmp_path / "c.csv", tmp_path / "c2.csv", "-o", tmp_path / "c.png")
+    assert (tmp_path / "c.png").read_bytes().startswith(b"\x89PNG")
+    cli("train", files / "binary.txt", "-o", tmp_path / "b.model", "--curve", tmp_path / "b.csv", "-q")
+    out = cli("plot", tmp_path / "c.csv", tmp_path / "b.csv", "-o", tmp_path / "mixed.png", check=False)
+    assert out.returncode == 1 and len(out.stderr.strip().splitlines()) == 1 and "no axis in common" in out.stderr
+    assert not (tmp_path / "mixed.png").exists()

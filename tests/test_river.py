@@ -1,4 +1,5 @@
-"""budgetcli.river.BudgetClassifier: River's own estimator checks, and agreement with `budgetlearn train`."""
+"""budgetcli.river.BudgetClassifier and BudgetRegressor: River's own estimator checks, and agreement with
+`budgetlearn train`."""
 
 from __future__ import annotations
 
@@ -17,11 +18,11 @@ pd = pytest.importorskip("pandas")
 from click.testing import CliRunner  # noqa: E402
 from river import checks, datasets, evaluate, metrics, preprocessing  # noqa: E402
 
-from budgetcli import modelfile  # noqa: E402
+from budgetcli import algorithms, modelfile  # noqa: E402
 from budgetcli.entry import main  # noqa: E402
 from budgetcli.model import Model  # noqa: E402
 from budgetcli.modelfile import ModelFileError  # noqa: E402
-from budgetcli.river import BudgetClassifier  # noqa: E402
+from budgetcli.river import BudgetClassifier, BudgetRegressor  # noqa: E402
 
 from .helpers import assert_same_state  # noqa: E402
 from budgetcli.retired import ARCHIVE_ARRAYS  # noqa: E402
@@ -40,24 +41,31 @@ CONFIGS = {
 # class probability of ~1e-17 by more than River's 1e-6 relative tolerance: the other
 # maintenances run this check; merging is checked for everything else.
 NOT_FOR = {("bpegasos", "check_shuffle_features_no_impact")}
+# The regressor's prediction is the score itself, compared at River's 1e-6: on TrumpApproval's unscaled
+# features (ordinal_date ≈ 7.4e5) the rbf kernel's ‖a‖² + ‖b‖² − 2a·b, summed in another feature order,
+# rounds differently enough to move f by ~4e-5 relative; behind River's StandardScaler the two orders agree
+# to 4e-15 (test_shuffled_features_agree_behind_a_scaler).  A classifier's decisions hide it.
+REGRESSOR_CONFIGS = {f"regressor-{i}": config for i, config in enumerate(BudgetRegressor._unit_test_params())}
+NOT_FOR |= {(name, "check_shuffle_features_no_impact") for name in REGRESSOR_CONFIGS}
 
 
 def river_checks():
     """(id, config, check) for every check River's check_estimator runs (river.checks.yield_checks);
     none is expected to fail."""
     if importlib.util.find_spec("sklearn") is None:  # river.checks builds some of its data sets with it
-        yield pytest.param(None, None, marks=pytest.mark.skip(reason="river.checks needs scikit-learn"))
+        yield pytest.param(None, None, None, marks=pytest.mark.skip(reason="river.checks needs scikit-learn"))
         return
-    for name, config in CONFIGS.items():
-        for i, check in enumerate(checks.yield_checks(BudgetClassifier(**config))):
+    for name, config in [*CONFIGS.items(), *REGRESSOR_CONFIGS.items()]:
+        cls = BudgetRegressor if name in REGRESSOR_CONFIGS else BudgetClassifier
+        for i, check in enumerate(checks.yield_checks(cls(**config))):
             if (name, check.__name__.split("(")[0]) not in NOT_FOR:
-                yield pytest.param(config, check, id=f"{name}-{check.__name__}-{i}")
+                yield pytest.param(cls, config, check, id=f"{name}-{check.__name__}-{i}")
 
 
-@pytest.mark.parametrize("config,check", list(river_checks()))
-def test_river_checks(config, check):
+@pytest.mark.parametrize("cls,config,check", list(river_checks()))
+def test_river_checks(cls, config, check):
     random.seed(0)  # some checks shuffle with the global generator: the same shuffle in any test order
-    check(BudgetClassifier(**config).clone())  # as check_estimator calls them
+    check(cls(**config).clone())  # as check_estimator calls them
 
 
 def run(*args):
@@ -512,3 +520,87 @@ def test_an_example_refused_for_overflow_keeps_neither_its_features_nor_its_labe
     assert (many.learner.counter("examples"), many.features, many.classes) == (2, {"a": 1, "b": 2}, {"p": 0, "q": 1})
     many.learn_one({"d": 1.0}, "s")  # the next new feature and class take the next column and code
     assert many.features == {"a": 1, "b": 2, "d": 3} and many.classes == {"p": 0, "q": 1, "s": 2}
+
+
+def regression_rows(n: int, seed: int) -> list:
+    rng = np.random.default_rng(seed)
+    rows = []
+    for a, b, c in rng.uniform(-1, 1, (n, 3)).tolist():
+        x = {"a": a, "b": b} if c > -0.6 else {"b": b, "c": c}  # features arrive in several orders
+        rows.append((x, math.sin(3 * a) + b * b + 0.05 * c))
+    return rows
+
+
+@pytest.mark.parametrize("algorithm", sorted(n for n, c in algorithms.load_all().items() if "regression" in c.tasks))
+def test_the_regressor_is_budgetlearn_train_both_ways(tmp_path, algorithm):
+    """learn_one over a stream is `budgetlearn train --task regression` on its file (the same learner, and
+    River's progressive MSE is train's online MSE); learn_many is learn_one; the saved file predicts in the
+    CLI what predict_one does, and train --resume of it goes on as the loaded regressor does."""
+    rows, rest = regression_rows(300, 1), regression_rows(100, 2)
+    model = BudgetRegressor(algorithm, gamma=2.0)
+    squared = 0.0
+    for x, y in rows:
+        squared += (y - model.predict_one(x)) ** 2
+        model.learn_one(x, y)
+    summary, cli = cli_model(
+        tmp_path, rows, model.features, repr, "--task", "regression", "-a", algorithm, "--gamma", "2"
+    )
+    assert_same_learner(model.learner, cli.learner)
+    assert summary["online_mse"] == pytest.approx(squared / len(rows), rel=1e-12)
+    frame = BudgetRegressor(algorithm, gamma=2.0)
+    frame.learn_many(pd.DataFrame([x for x, _ in rows]), pd.Series([y for _, y in rows]))
+    assert_same_learner(frame.learner, model.learner)
+    X = pd.DataFrame([x for x, _ in rest])
+    assert frame.predict_many(X).tolist() == [model.predict_one(x) for x, _ in rest]
+
+    path = tmp_path / "r.model"
+    model.save(path)
+    loaded = BudgetRegressor.load(path)
+    assert repr(loaded) == repr(model) and loaded.features == model.features
+    write_libsvm(tmp_path / "rest.txt", rest, model.features, repr)
+    r = run("predict", path, tmp_path / "rest.txt")
+    assert r.exit_code == 0, r.output
+    assert r.stdout.split() == [f"{model.predict_one(x):.10g}" for x, _ in rest]
+    r = run("train", "--resume", path, tmp_path / "rest.txt", "-o", tmp_path / "resumed.model", "-q", "--save-resume")
+    assert r.exit_code == 0, r.output
+    for x, y in rest:
+        loaded.learn_one(x, y)
+    assert_same_learner(loaded.learner, Model.load(tmp_path / "resumed.model", resume=True).learner)
+
+
+def test_shuffled_features_agree_behind_a_scaler():
+    """River's shuffle check, behind its StandardScaler (see REGRESSOR_CONFIGS): predictions within 1e-12."""
+    stream = list(datasets.TrumpApproval())[:200]
+    a = preprocessing.StandardScaler() | BudgetRegressor()
+    b = preprocessing.StandardScaler() | BudgetRegressor()
+    rng = random.Random(0)
+    for x, y in stream:
+        names = list(x)
+        rng.shuffle(names)
+        shuffled = {k: x[k] for k in names}
+        assert b.predict_one(shuffled) == pytest.approx(a.predict_one(x), rel=1e-12)
+        a.learn_one(x, y)
+        b.learn_one(shuffled, y)
+
+
+def test_the_tasks_refuse_each_other_in_one_line(tmp_path):
+    classifier = BudgetClassifier("mc-perceptron")
+    classifier.learn_one({"a": 0.5}, 0.5)
+    classifier.learn_one({"a": 1.5}, 1.5)
+    with pytest.raises(ValueError, match="not all whole numbers.*budgetcli.river.BudgetRegressor learns"):
+        classifier.learn_one({"a": 2.5}, 2.5)
+    assert len(classifier.classes) == 2  # the refused example changed nothing
+    with pytest.raises(ValueError, match="BudgetRegressor learns"):
+        BudgetClassifier().learn_many(pd.DataFrame({"a": [0.1, 0.2, 0.3]}), pd.Series([0.1, 0.2, 0.7]))
+    with pytest.raises(ValueError, match="perceptron learns classification, not regression"):
+        BudgetRegressor("perceptron")
+    with pytest.raises(ValueError, match="not a finite number"):
+        BudgetRegressor().learn_one({"a": 1.0}, math.inf)
+    regressor = BudgetRegressor("klms")
+    regressor.learn_one({"a": 1.0}, 0.3)
+    regressor.save(tmp_path / "r.model")
+    classifier.save(tmp_path / "c.model")
+    with pytest.raises(ValueError, match=r"a regression model \(budgetcli.river.BudgetRegressor.load takes it\)"):
+        BudgetClassifier.load(tmp_path / "r.model")
+    with pytest.raises(ValueError, match=r"a classification model \(budgetcli.river.BudgetClassifier.load"):
+        BudgetRegressor.load(tmp_path / "c.model")

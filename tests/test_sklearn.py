@@ -1,4 +1,5 @@
-"""budgetcli.sklearn.BudgetClassifier: scikit-learn's own estimator checks, and agreement with the CLI's learners."""
+"""budgetcli.sklearn.BudgetClassifier and BudgetRegressor: scikit-learn's own estimator checks, and agreement
+with the CLI's learners."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from budgetcli import algorithms, registry  # noqa: E402
 from budgetcli.core import KernelSpec  # noqa: E402
 from budgetcli.kernels import Kernel  # noqa: E402
 from budgetcli.model import Model  # noqa: E402
-from budgetcli.sklearn import BudgetClassifier  # noqa: E402
+from budgetcli.sklearn import BudgetClassifier, BudgetRegressor  # noqa: E402
 
 from .helpers import assert_same_state, chunk_from_dense, random_stream  # noqa: E402
 
@@ -49,7 +50,14 @@ def expected_failed_checks(estimator):
 
 
 @parametrize_with_checks(
-    [BudgetClassifier(), BudgetClassifier("projectron++", eta=0.1), BudgetClassifier("rbp", budget=5, seed=3)],
+    [
+        BudgetClassifier(),
+        BudgetClassifier("projectron++", eta=0.1),
+        BudgetClassifier("rbp", budget=5, seed=3),
+        BudgetRegressor(),
+        BudgetRegressor("klms", step_size=0.2),
+        BudgetRegressor("norma", budget=150),
+    ],
     expected_failed_checks=expected_failed_checks,
 )
 def test_scikit_learn_checks(estimator, check):
@@ -295,3 +303,103 @@ def test_predict_proba_once_calibrated_as_budgetlearn_calibrate(files, tmp_path)
     np.testing.assert_allclose(p, cli[:, order], atol=1e-6)  # the file's %g
     wrapped = BudgetClassifier.from_model(model)
     np.testing.assert_allclose(wrapped.predict_proba(Xt), p, rtol=1e-12)
+
+
+def regression_data(n=300, seed=0, d=3):
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(-1, 1, (n, d))
+    X[rng.random((n, d)) < 0.2] = 0.0
+    return X, np.sin(3 * X[:, 0]) + X[:, 1] ** 2 + 0.05 * rng.standard_normal(n)
+
+
+def write_libsvm(path, X, y):
+    path.write_text(
+        "".join(
+            f"{v!r}" + "".join(f" {j + 1}:{x!r}" for j, x in enumerate(row.tolist()) if x) + "\n"
+            for row, v in zip(X, y.tolist())
+        )
+    )
+
+
+@pytest.mark.parametrize("algorithm", sorted(n for n, c in algorithms.load_all().items() if "regression" in c.tasks))
+def test_the_regressor_is_budgetlearn_train_and_predict_both_ways(algorithm, tmp_path):
+    """fit on arrays and `budgetlearn train --task regression` on the same rows make the same model; the
+    regressor's model file gives `budgetlearn predict` its values, a CLI model wrapped by from_model
+    predicts the CLI's, and partial_fit goes on as `train --resume`."""
+    from click.testing import CliRunner
+
+    from budgetcli.entry import main
+
+    X, y = regression_data()
+    Xt, yt = regression_data(100, seed=1)
+    write_libsvm(tmp_path / "train", X, y)
+    write_libsvm(tmp_path / "more", Xt, yt)
+    write_libsvm(tmp_path / "test", Xt, yt)
+    runner = CliRunner()
+
+    def cli(*args):
+        r = runner.invoke(main, [str(a) for a in args])
+        assert r.exit_code == 0, r.output
+        return r.stdout
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # a model no better than the running mean warns, as train does
+        reg = BudgetRegressor(algorithm, gamma=2.0).fit(X, y)
+    reg.to_model().save(tmp_path / "py.model")
+    cli(
+        "train",
+        "-q",
+        "--task",
+        "regression",
+        "-a",
+        algorithm,
+        "--gamma",
+        "2",
+        tmp_path / "train",
+        "-o",
+        tmp_path / "c.model",
+    )
+    from_cli = [float(v) for v in cli("predict", tmp_path / "c.model", tmp_path / "test").split()]
+    from_py = [float(v) for v in cli("predict", tmp_path / "py.model", tmp_path / "test").split()]
+    assert from_py == from_cli == [float(f"{v:.10g}") for v in reg.predict(Xt)]
+    wrapped = BudgetRegressor.from_model(tmp_path / "c.model")
+    np.testing.assert_array_equal(wrapped.predict(Xt), reg.predict(Xt))
+    assert wrapped.get_params()["algorithm"] == algorithm and wrapped.gamma == 2.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        wrapped.partial_fit(Xt, yt)
+    cli("train", "-q", "--resume", tmp_path / "c.model", tmp_path / "more", "-o", tmp_path / "r.model")
+    resumed = [float(v) for v in cli("predict", tmp_path / "r.model", tmp_path / "test").split()]
+    assert resumed == [float(f"{v:.10g}") for v in wrapped.predict(Xt)]
+    assert reg.score(Xt, yt) == pytest.approx(
+        1 - np.sum((yt - reg.predict(Xt)) ** 2) / np.sum((yt - yt.mean()) ** 2), rel=1e-12
+    )
+
+
+def test_the_regressor_learns_in_pieces_as_in_one_and_pickles():
+    X, y = regression_data()
+    one = BudgetRegressor("qklms", gamma=2.0).fit(X, y)
+    pieces = BudgetRegressor("qklms", gamma=2.0)
+    for part in np.array_split(np.arange(len(y)), 4):
+        pieces.partial_fit(X[part], y[part])
+    assert_same_state(one.learner_.state()[1], pieces.learner_.state()[1])
+    again = pickle.loads(pickle.dumps(one))
+    np.testing.assert_array_equal(again.predict(X), one.predict(X))
+    assert one.learner_.name == "qklms" and BudgetRegressor().fit(X, y).learner_.name == registry.DEFAULT["regression"]
+
+
+def test_the_tasks_refuse_each_other_in_one_line_naming_the_other(tmp_path):
+    X, y = regression_data(50)
+    with pytest.raises(ValueError, match="Unknown label type: continuous.*budgetcli.sklearn.BudgetRegressor"):
+        BudgetClassifier().fit(X, y)
+    with pytest.raises(ValueError, match="Unknown label type: continuous.*BudgetRegressor"):
+        BudgetClassifier().partial_fit(X, y)
+    with pytest.raises(ValueError, match="perceptron learns classification, not regression"):
+        BudgetRegressor("perceptron").fit(X, y)
+    BudgetRegressor("klms").fit(X, y).to_model().save(tmp_path / "r.model")
+    with pytest.raises(ValueError, match="a regression model \\(budgetcli.sklearn.BudgetRegressor.from_model") as info:
+        BudgetClassifier.from_model(tmp_path / "r.model")
+    assert "\n" not in str(info.value)
+    BudgetClassifier().fit(X, np.where(y > 0.5, 1, -1)).to_model().save(tmp_path / "c.model")
+    with pytest.raises(ValueError, match="BudgetRegressor takes a regression model; this one is a classification"):
+        BudgetRegressor.from_model(tmp_path / "c.model")

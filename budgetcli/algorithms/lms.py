@@ -83,7 +83,10 @@ FIXED, NU = 0, 1  # NORMA_LOSS's choices, in order
 ADDITIONS, TUBE_NOW = 3, 4  # norma-epsilon's scalars after the error sums: terms added so far, the tube ε_t
 
 STEP_SIZE = number(
-    "step_size", 0.5, "η of the LMS filters: a round steps η e k(x, ·), e = y − f(x) (KAFBOX's eta)", POSITIVE
+    "step_size",
+    0.5,
+    "η of the LMS filters (a round steps η e k(x, ·), e = y − f(x): KAFBOX's eta) and of norma-novelty",
+    POSITIVE,
 )
 QUANTIZATION = number(
     "quantization",
@@ -318,13 +321,17 @@ class NORMA(KernelFilter):
 
     @classmethod
     def resolve_params(cls, given: dict) -> dict:
-        h = super().resolve_params(given)
-        if h["step_size"] * h["norma_lambda"] >= 1.0:
-            raise ValueError(
-                f"{cls.name}: --step-size × --norma-lambda must be below 1 (every round scales the coefficients "
-                f"by 1 − ηλ = {1.0 - h['step_size'] * h['norma_lambda']:g}: they would be erased or flipped)"
-            )
-        return h
+        return shrinking(cls.name, super().resolve_params(given))
+
+
+def shrinking(name: str, h: dict) -> dict:
+    """NORMA's parameters `h`, or ValueError when its shrink factor 1 − ηλ is not above 0."""
+    if h["step_size"] * h["norma_lambda"] >= 1.0:
+        raise ValueError(
+            f"{name}: --step-size × --norma-lambda must be below 1 (every round scales the coefficients "
+            f"by 1 − ηλ = {1.0 - h['step_size'] * h['norma_lambda']:g}: they would be erased or flipped)"
+        )
+    return h
 
 
 @register

@@ -17,6 +17,7 @@ declarations, a model loaded or one line):
     models           export, import, info, algorithms
     data             generate, scale, plot
     tuning           tune
+    serve            serve (the server itself: serving/)
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ WHERE = {
     "algorithms": ("models", "algorithms"),
     "generate": ("data", "generate"),
     "scale": ("data", "scale"),
+    "serve": ("serve", "serve"),
 }
 
 

@@ -39,8 +39,9 @@ from .common import DATA_PATH, MODEL_PATH, SEED, _refuse_same_files
     help="Figure size in inches (at 100 dots per inch), 1 to 50 each.",
 )
 def plot(curves, output, labels, title, size):
-    """Draw online error rate and support size against examples from `train --curve` files, one line
-    per file. Needs matplotlib (pip install 'budgetlearn[plot]')."""
+    """Draw online error rate (a regression's online mean squared error) and support size against
+    examples from `train --curve` files, one line per file. Needs matplotlib (pip install
+    'budgetlearn[plot]')."""
     from ..plot import PlotError, plot_curves
 
     _refuse_same_files([("FILE.csv", c) for c in curves], [("-o", output)])

@@ -12,7 +12,7 @@ from ..atomic import (
     output_file,
 )
 from ..core import DataError
-from ..export import IMPORTABLE
+from ..export import IMPORTABLE, IMPORTABLE_REGRESSION
 from ..model import UnloadableModel
 
 from .common import ALGORITHMS, MODEL_PATH, SEED, _load, _refuse_same_files
@@ -37,7 +37,8 @@ from .common import ALGORITHMS, MODEL_PATH, SEED, _load, _refuse_same_files
 )
 def export(model_path, fmt, output):
     """Write MODEL in another tool's format: a binary model with a linear, poly or rbf kernel as a
-    LIBSVM C-SVC model that gives the same predictions.
+    LIBSVM C-SVC model that gives the same predictions, a regression model (--task regression) as a
+    LIBSVM ε-SVR model (svm_type epsilon_svr) whose svm-predict values are its predictions.
 
     Multiclass models, models that saw one label only and non-integer labels are refused:
     LIBSVM's format cannot express them. Nothing is written on failure."""
@@ -61,26 +62,32 @@ def export(model_path, fmt, output):
 @click.option(
     "-a",
     "--algorithm",
-    type=click.Choice(IMPORTABLE, case_sensitive=False),
-    default="perceptron",
-    show_default=True,
-    help="Algorithm that goes on learning from the imported model with train --resume.",
+    type=click.Choice(IMPORTABLE + IMPORTABLE_REGRESSION, case_sensitive=False),
+    default=None,
+    help="Algorithm that goes on learning from the imported model with train --resume: one of "
+    f"{', '.join(IMPORTABLE)} for a C-SVC model (default perceptron), {', '.join(IMPORTABLE_REGRESSION)} for an "
+    "ε-SVR or ν-SVR model (a regression model; default klms).",
 )
 @click.option("-C", "--cost", type=float, default=None, help="C of pa-i / pa-ii (default 1).")
 @click.option("--seed", type=SEED, default=0, show_default=True, help="Seed stored in the model.")
 @click.option("-o", "--output", required=True, type=click.Path(dir_okay=False), help="budgetlearn model file to write.")
 def import_(libsvm_model, algorithm, cost, seed, output):
-    """Read a binary LIBSVM C-SVC model (linear, poly or rbf kernel) as a budgetlearn model, which
-    predicts as svm-predict does and is a starting point for `train --resume`.
+    """Read a binary LIBSVM C-SVC model, or an ε-SVR or ν-SVR model (a regression model), with a
+    linear, poly or rbf kernel as a budgetlearn model, which predicts as svm-predict does and is a
+    starting point for `train --resume`.
 
     Its support vectors, coefficients, kernel, bias (−rho) and labels are kept (LIBSVM's first label
     is the one with positive scores); predict, eval, export and a resumed run keep the bias as it is
     (no algorithm here learns one); its counters start at zero."""
-    from ..export import ExportError, import_libsvm
+    from ..export import SVR_TYPES, ExportError, import_libsvm, read_libsvm_model
 
     _refuse_same_files([("LIBSVM_MODEL", libsvm_model)], [("-o", output)])
     params = {} if cost is None else {"cost": cost}
     try:
+        if algorithm is None:  # the default of the file's task
+            algorithm = (
+                IMPORTABLE_REGRESSION[0] if read_libsvm_model(libsvm_model)["svm_type"] in SVR_TYPES else "perceptron"
+            )
         model = import_libsvm(libsvm_model, ALGORITHMS[algorithm], params, seed=seed)
     except (DataError, ExportError) as exc:
         fail(str(exc))
@@ -117,6 +124,7 @@ def algorithms():
         f"  a drifting target    {'spa':<30} it writes the last hypothesis\n"
         f"  unbalanced classes   {'-w1 W, predict --threshold T':<30} as svm-train -w: an update's cost on label 1\n"
         f"  real-valued targets  {'--task regression':<30} {registry.DEFAULT['regression']}, or klms, norma\n"
+        f"  novelty, one class   {'--task novelty':<30} {registry.DEFAULT['novelty']}: flags a fraction ν\n"
     )
     for name in sorted(ALGORITHMS):
         cls = ALGORITHMS[name]

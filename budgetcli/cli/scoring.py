@@ -5,9 +5,8 @@ from __future__ import annotations
 import json
 
 import click
-import numpy as np
 
-from .. import metrics, pipeline
+from .. import pipeline
 from ..exits import fail, write_failed
 from ..atomic import (
     output_file,
@@ -21,8 +20,16 @@ from .common import DATA_PATH, Jobs, MODEL_PATH, _console, _load, _refuse_same_f
 
 
 @click.command()
-@click.argument("model_path", metavar="MODEL", type=MODEL_PATH)
-@click.argument("data", type=DATA_PATH)
+@click.argument("model_path", metavar="MODEL", type=MODEL_PATH, required=False)
+@click.argument("data", type=DATA_PATH, required=False)
+@click.option(
+    "--server",
+    metavar="ADDRESS",
+    default=None,
+    help="Send DATA (the only argument) to a running `budgetlearn serve` at HOST:PORT or a Unix socket's "
+    "path, and write its answers: one per line, in order, a labelled line learnt unless the server is "
+    "--readonly (docs/SERVE.md). Exit 1 when a line was answered with an error.",
+)
 @click.option(
     "-o",
     "--output",
@@ -36,7 +43,8 @@ from .common import DATA_PATH, Jobs, MODEL_PATH, _console, _load, _refuse_same_f
     is_flag=True,
     help="Binary model: write 'label score' per line, score = f(x) (positive: the model's +1 label). "
     "Multiclass model: a first line 'labels L1 ... Lm' (the class order), then 'label f_1 ... f_m' "
-    "per example.",
+    "per example. Regression model: its score f(x) is its prediction, written once a line, as without "
+    "--scores.",
 )
 @click.option(
     "--proba",
@@ -66,8 +74,14 @@ from .common import DATA_PATH, Jobs, MODEL_PATH, _console, _load, _refuse_same_f
     help="Worker processes (-1: one per core), each reading its own byte range of DATA; the output is "
     "the same as with 1. Compressed files and stdin are read serially.",
 )
-def predict(model_path, data, output, scores, proba, threshold, skip_bad_lines, jobs):
-    """Predict one label per example of DATA, in input order."""
+def predict(model_path, data, server, output, scores, proba, threshold, skip_bad_lines, jobs):
+    """Predict one label per example of DATA, in input order (with a MODEL, or --server)."""
+    if server is not None:
+        if scores or proba or threshold != 0 or skip_bad_lines or jobs != 1:
+            raise click.UsageError("--server writes the server's answers as it gives them (serve --scores)")
+        return _predict_by_server(server, model_path, data, output)
+    if model_path is None or data is None:
+        raise click.UsageError(f"Missing argument '{'MODEL' if model_path is None else 'DATA'}'.")
     if scores and proba:
         raise click.UsageError("--scores and --proba are two outputs; choose one")
     if proba and threshold != 0:
@@ -78,6 +92,11 @@ def predict(model_path, data, output, scores, proba, threshold, skip_bad_lines, 
         model.check_threshold(threshold)
     except ValueError as exc:
         raise click.UsageError(f"{model_path}: --threshold {threshold:g}: {exc}") from None
+    if proba:
+        try:
+            model.refuse_task("predict --proba (probabilities of classes)")
+        except ValueError as exc:
+            fail(f"{model_path}: {exc}")
     if proba and model.calibration is None:
         fail(
             f"{model_path}: the model is not calibrated; "
@@ -98,112 +117,68 @@ def predict(model_path, data, output, scores, proba, threshold, skip_bad_lines, 
         fail("interrupted; no predictions file written" if output != "-" else "interrupted", 130)
 
 
+def _predict_by_server(server: str, data: str | None, extra: str | None, output: str) -> None:
+    """predict --server ADDRESS DATA: the server's answers to DATA's lines, written as predictions are."""
+    from ..serving.client import ServerError, ask
+
+    if data is None or extra is not None:
+        raise click.UsageError("--server answers from the server's model: give DATA alone")
+    _refuse_same_files([("DATA", data)], [("-o", output)])
+    try:
+        with output_file(output, binary=True) as out:
+            answered, errors = ask(server, data, out)
+    except DataError as exc:
+        fail(str(exc))
+    except ServerError as exc:
+        fail(str(exc))
+    except OSError as exc:
+        write_failed(output, "the answers", exc)
+    if errors:
+        fail(f"{errors:,} of {answered:,} lines were answered with an error (the answers say which)")
+
+
 @click.command(name="eval")
 @click.argument("model_path", metavar="MODEL", type=MODEL_PATH)
 @click.argument("data", type=DATA_PATH)
 @click.option("--json", "as_json", is_flag=True, help="Print the report as one JSON object.")
 @click.option("--skip-bad-lines", is_flag=True, help="Skip malformed lines instead of failing.")
-def eval_(model_path, data, as_json, skip_bad_lines):
-    """Accuracy, precision/recall/F1 per class, AUC and confusion matrix of MODEL on DATA."""
+@click.option(
+    "--normal-label",
+    type=float,
+    default=None,
+    metavar="L",
+    help="A novelty model's: examples labelled L are normal, every other is novel (default 1, LIBSVM's and "
+    "scikit-learn's +1).",
+)
+def eval_(model_path, data, as_json, skip_bad_lines, normal_label):
+    """Classification: accuracy, precision/recall/F1 per class, AUC and confusion matrix of MODEL on DATA.
+    Regression: MSE, RMSE, MAE and R², beside those of predicting the mean of the training targets.
+    Novelty: the AUC of its score, the precision and recall of the examples it flags, the fraction it flags."""
     model = _load(model_path, data=data)
-    if model.task.name == "regression":
-        return _eval_regression(model, data, as_json, skip_bad_lines)
-    labels = model.labels
-    all_scores, all_true = [], []  # binary: f(x); multiclass: the predicted class (memory: O(examples))
-    tally = metrics.ProbabilityTally() if model.calibration is not None else None
-    try:
-        for chunk, f in pipeline.scores(model, data, skip_bad_lines=skip_bad_lines):
-            if tally is not None:
-                tally.add(model.probabilities(f), labels.index_of(chunk.labels))
-            all_scores.append(labels.predict_index(f) if model.learner.multiclass else f)
-            all_true.append(chunk.labels)
-            for v, s in chunk.label_spellings.items():
-                labels.spellings.setdefault(v, s)
-    except DataError as exc:
-        fail(str(exc))
-    true = np.concatenate(all_true) if all_true else np.zeros(0)
-    if true.size == 0:
-        fail(f"{data}: no examples to evaluate")
-    if model.learner.multiclass:
-        report = metrics.multiclass_report(labels.classes, labels.spelling, true, np.concatenate(all_scores))
-    else:
-        report = metrics.binary_report(labels, true, np.concatenate(all_scores))
-    if tally is not None:
-        report |= tally.report()
-    report["warnings"] = metrics.warnings(report, [labels.spelling(v) for v in labels.classes])
-    if as_json:
-        click.echo(json.dumps(report))
-    else:
-        _print_eval(report)
+    if normal_label is not None and model.task.name != "novelty":
+        raise click.UsageError(f"--normal-label is for a novelty model; this one is a {model.task.name} model")
+    if model.task.name == "novelty":  # reads the labels learning ignored (its own pass over DATA)
+        try:
+            report = model.task.evaluate(model, data, skip_bad_lines, 1.0 if normal_label is None else normal_label)
+        except (DataError, ValueError) as exc:
+            fail(str(exc))
+        report["warnings"] = model.task.report_warnings(report)
+        click.echo(json.dumps(report) if as_json else "\n".join(model.task.report_lines(report)))
         for warning in report["warnings"]:
             click.echo(f"warning: {warning}", err=True)
-
-
-def _eval_regression(model, data, as_json: bool, skip_bad_lines: bool) -> None:
-    """eval of a regression model: MSE, RMSE, MAE, R², and the baseline of the training mean."""
-    from ..task import Regression
-
-    all_scores, all_true = [], []
+        return
     try:
-        for chunk, f in pipeline.scores(model, data, skip_bad_lines=skip_bad_lines):
-            all_scores.append(f)
-            all_true.append(chunk.labels)
+        report = model.task.evaluate(model, pipeline.scores(model, data, skip_bad_lines=skip_bad_lines))
     except DataError as exc:
         fail(str(exc))
-    true = np.concatenate(all_true) if all_true else np.zeros(0)
-    if true.size == 0:
-        fail(f"{data}: no examples to evaluate")
-    report = metrics.regression_report(true, np.concatenate(all_scores), Regression.training_mean(model.learner))
-    report["warnings"] = metrics.regression_warnings(report)
-    if as_json:
+    except ValueError as exc:  # no examples
+        fail(f"{data}: {exc}")
+    if as_json:  # the report holds its warnings
         click.echo(json.dumps(report))
-    else:
-        base, r2 = report["baseline"], report["r2"]
-
-        def shown(v):
-            return "n/a (every target the same)" if v is None else f"{v:.6g}"
-
-        click.echo(
-            f"examples  {report['examples']:,}\nMSE       {report['mse']:.6g}\nRMSE      {report['rmse']:.6g}\n"
-            f"MAE       {report['mae']:.6g}\nR²        {shown(r2)}\n"
-            f"baseline  the training mean {base['prediction']:.6g}: MSE {base['mse']:.6g}, MAE {base['mae']:.6g}, "
-            f"R² {shown(base['r2'])}"
-        )
+        return
+    model.task.print_report(report, _console(highlight=False))
     for warning in report["warnings"]:
         click.echo(f"warning: {warning}", err=True)
-
-
-def _print_eval(r: dict) -> None:
-    from rich.table import Table
-
-    console = _console(highlight=False)
-    if r.get("multiclass"):  # AUC is binary-only
-        auc = ""
-    elif r["auc"] is None:
-        auc = f"\nAUC       n/a (one class only) (positive label {r['positive_label']})"
-    else:
-        auc = f"\nAUC       {r['auc']:.4f} (positive label {r['positive_label']})"
-    probabilities = ""
-    if r.get("log_loss") is not None:
-        probabilities = f"\nlog loss  {r['log_loss']:.4f}\nECE       {r['ece']:.4f} (10 bins of the top probability)"
-    console.print(
-        f"examples  {r['examples']:,}\naccuracy  {100 * r['accuracy']:.2f}%\nerror     {100 * r['error']:.2f}%{auc}"
-        + probabilities
-    )
-    table = Table(title="per class", title_justify="left")
-    for col in ("label", "precision", "recall", "F1", "support"):
-        table.add_column(col, justify="right")
-    for name, m in r["classes"].items():
-        table.add_row(name, f"{m['precision']:.4f}", f"{m['recall']:.4f}", f"{m['f1']:.4f}", f"{m['support']:,}")
-    console.print(table)
-    cm = r["confusion_matrix"]
-    table = Table(title="confusion matrix", title_justify="left")
-    table.add_column("true \\ predicted", justify="right")
-    for name in cm["labels"]:
-        table.add_column(name, justify="right")
-    for name, row in zip(cm["labels"], cm["rows_true_columns_predicted"]):
-        table.add_row(name, *(f"{v:,}" for v in row))
-    console.print(table)
 
 
 @click.command()

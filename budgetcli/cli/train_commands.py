@@ -88,7 +88,9 @@ from .training import _train, _train_spec
     help="K-fold cross-validation, as svm-train -v: print 'Cross Validation Accuracy = P%' (the share of DATA's "
     "examples that the model trained with these options on the other folds predicts right) and write no "
     "model. Folds are stratified as LIBSVM's and seeded by --seed; each fold's model is the one train writes "
-    "from the other folds' examples in file order. DATA is read into memory.",
+    "from the other folds' examples in file order. DATA is read into memory. With --task regression: "
+    "'Cross Validation Mean squared error = M' and 'Cross Validation Squared correlation coefficient = R', "
+    "svm-train -s 3 -v's lines (folds not stratified, as svm-train's for SVR).",
 )
 def train(
     ctx, more_data, backend, jobs, scheduler, sync_every, sync, divergence, hypothesis, average, folds, **options
@@ -140,7 +142,8 @@ def train(
 
 
 def _cross_validate(ctx, k: int, hypothesis: str | None, sharding: dict | None, options: dict) -> None:
-    """train -v K: the folds' accuracy on stdout as svm-train prints it (crossval.py), no model written."""
+    """train -v K: the folds' accuracy (a regression's MSE and squared correlation) on stdout as svm-train
+    prints it (crossval.py), no model written."""
     from .. import crossval
 
     given = [
@@ -157,8 +160,10 @@ def _cross_validate(ctx, k: int, hypothesis: str | None, sharding: dict | None, 
     if given:
         raise click.UsageError(f"-v writes no model (as svm-train -v): drop {', '.join(given)}")
     spec = _train_spec(ctx, hypothesis, None, options)
-    if spec.task == "regression":  # svm-train -v's mean squared error for -s 3 is not done yet
-        raise click.UsageError("-v reports accuracy; cross-validating a regression (its MSE) is not done yet")
+    if spec.task == "novelty":  # a novelty detector's cross-validation would report its AUC
+        raise click.UsageError(
+            "-v reports accuracy or MSE; cross-validating a novelty detector (its AUC) is not done yet"
+        )
     try:
         cv = crossval.cross_validate(spec, options["data"], k)
     except DefaultRefuses as exc:
@@ -167,12 +172,14 @@ def _cross_validate(ctx, k: int, hypothesis: str | None, sharding: dict | None, 
         fail(str(exc))
     except KeyboardInterrupt:
         fail("interrupted", 130)
-    click.echo(json.dumps(cv.to_dict()) if options["as_json"] else crossval.accuracy_line(cv.accuracy))
+    click.echo(json.dumps(cv.to_dict()) if options["as_json"] else "\n".join(cv.lines()))
     if not options["quiet"]:
         lines = [f"note            {cv.note}"] if cv.note else []
+        examples = sum(f.examples for f in cv.folds)
+        strata = "stratified, " if cv.task.name == "classification" else ""
         lines.append(
-            f"folds           {len(cv.folds)} of {cv.examples:,} examples (stratified, --seed {spec.seed}): "
-            + ", ".join(f"{100 * f.correct / f.examples:.2f}%" for f in cv.folds)
+            f"folds           {len(cv.folds)} of {examples:,} examples ({strata}--seed {spec.seed}): "
+            + ", ".join(cv.task.fold_text(f) for f in cv.folds)
         )
         lines += [f"warning         fold {k}: {w}" for k, fold in enumerate(cv.folds, 1) for w in fold.warnings]
         click.echo("\n".join(lines), err=True)

@@ -14,8 +14,9 @@ from ..spec import (
 from .common import ALGORITHMS, AlgorithmName, DATA_PATH, SEED, _kernel_options, _param_options
 
 
-def _train_options(f):
-    """The options of `train`, shared by `online-to-batch`."""
+def _model_options(f):
+    """The options that decide a new model (its algorithm, task, kernel, parameters, weights, seed, scaling,
+    threads): train's, shared by `serve`."""
     for decorator in reversed(
         [
             click.option(
@@ -29,11 +30,13 @@ def _train_options(f):
             ),
             click.option(
                 "--task",
-                type=click.Choice(["classification", "regression"]),
+                type=click.Choice(["classification", "regression", "novelty"]),
                 default=None,
-                help="What to learn: classification (labels are classes, the default) or regression (labels are "
-                f"real targets; default algorithm {registry.DEFAULT['regression']}). Never guessed: a label that is "
-                "not a whole number needs --task regression. A resumed model keeps its own.",
+                help="What to learn: classification (labels are classes, the default), regression (labels are "
+                f"real targets; default algorithm {registry.DEFAULT['regression']}) or novelty (one class, as "
+                f"LIBSVM's one_class: lines need no label, and a label given is ignored; default algorithm "
+                f"{registry.DEFAULT['novelty']}). Never guessed: a label that is not a whole number needs --task "
+                "regression. A resumed model keeps its own.",
             ),
             _kernel_options,
             _param_options,
@@ -99,6 +102,17 @@ def _train_options(f):
                 help="projectron and projectron++: the factor's products on N threads, from 256 support "
                 "vectors; the same model file, byte for byte, as one thread.",
             ),
+        ]
+    ):
+        f = decorator(f)
+    return f
+
+
+def _train_options(f):
+    """The options of `train`, shared by `online-to-batch`."""
+    for decorator in reversed(
+        [
+            _model_options,
             click.option(
                 "-o",
                 "--output",
@@ -160,8 +174,9 @@ def _train_options(f):
                 type=click.Path(dir_okay=False),
                 default=None,
                 metavar="FILE.csv",
-                help="Log a learning curve to FILE.csv: t, mistakes, online_rate, support_size, seconds, "
-                "every --curve-every examples and at the end (`budgetlearn plot` draws it).",
+                help="Log a learning curve to FILE.csv: t, mistakes, online_rate, support_size, seconds (a "
+                "regression's: t, squared_error, online_mse, support_size, seconds), every --curve-every examples "
+                "and at the end (`budgetlearn plot` draws it).",
             ),
             click.option(
                 "--curve-every",

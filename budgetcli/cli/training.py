@@ -11,7 +11,7 @@ import sys
 
 import click
 
-from .. import bounds, pipeline, registry
+from .. import bounds, pipeline, registry, task as task_
 from ..exits import fail
 from ..atomic import (
     interrupt_exit_code,
@@ -181,8 +181,8 @@ def _train(ctx, hypothesis: str | None, sharding: dict | None, options: dict) ->
             spec = spec.resuming(resume)
         except NotResumable as exc:  # what the run's own settings contradict (a scaled model, sharded)
             fail(f"{resume_path}: {exc}", 2 if exc.settings else 1)
-    if curve_path is not None and spec.task == "regression":
-        raise click.UsageError("--curve logs online mistakes; a regression's curve of online errors is not done yet")
+    if curve_path is not None and spec.task == "novelty":
+        raise click.UsageError("--curve logs online mistakes or errors; a curve of flagged rounds is not done yet")
     output = _model_output(options["output"], data, spec.checkpoint_every)
     shards = _shards(spec, quiet)
     if shards is not None:
@@ -208,7 +208,8 @@ def _train(ctx, hypothesis: str | None, sharding: dict | None, options: dict) ->
         live=not quiet and terminal and options["progress"] is not False,
     )
     with _training_failures(output, resume_path, checkpoints), contextlib.ExitStack() as outputs:
-        curve = _open_curve(outputs, curve_path, options["curve_every"])
+        task = resume.task if resume is not None else task_.named(spec.task)  # a resumed model goes on with its own
+        curve = _open_curve(outputs, curve_path, options["curve_every"], task)
         watch = pipeline.Watch(progress, curve, checkpoint, progress.update)
         with progress, stop_signals_raise_interrupt():
             if spec.sharding:
@@ -304,7 +305,7 @@ def _training_failures(output: str, resume_path: str | None, checkpoints: list):
         )
 
 
-def _open_curve(outputs: contextlib.ExitStack, curve_path: str | None, every: int) -> LearningCurve | None:
+def _open_curve(outputs: contextlib.ExitStack, curve_path: str | None, every: int, task=None) -> LearningCurve | None:
     """The --curve file, written through a temporary file like every output: a run that fails leaves
     an existing curve as it was."""
     if curve_path is None:
@@ -313,12 +314,12 @@ def _open_curve(outputs: contextlib.ExitStack, curve_path: str | None, every: in
         curve_file = outputs.enter_context(output_file(curve_path))
     except OSError as exc:
         raise CurveWriteError(f"{curve_path}: cannot write the curve: {exc.strerror or exc}") from None
-    return LearningCurve(curve_file, every, curve_path)
+    return LearningCurve(curve_file, every, curve_path, task)
 
 
 def _data_kind(summary: dict) -> str:
-    if summary.get("task") == "regression":
-        return "regression"
+    if summary.get("task") in ("regression", "novelty"):
+        return "regression" if summary["task"] == "regression" else "novelty detection"
     return "multiclass data" if summary["algorithm"] == registry.DEFAULT["multiclass"] else "two labels"
 
 

@@ -14,7 +14,7 @@ from ..exits import fail, write_failed
 from ..atomic import (
     writable_problem,
 )
-from .. import tune as tune_
+from .. import task as task_, tune as tune_
 from ..core import DataError, KernelSpec, unique
 from ..io.libsvm import read_once
 from ..model import UnloadableModel
@@ -151,7 +151,8 @@ def _no_grid_contradiction(grid, params: dict, gamma, sigma) -> None:
     "--sort",
     type=click.Choice(sorted(tune_.SORT_KEYS)),
     default=None,
-    help="Order of the table, best first [default: test-accuracy with --test, else error].",
+    help="Order of the table, best first [default: cv-accuracy with --folds, test-accuracy with --test, else "
+    "error; for --task regression cv-mse, test-mse, else online-mse].",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the table as JSON on stdout instead.")
 @click.option(
@@ -185,9 +186,11 @@ def _no_grid_contradiction(grid, params: dict, gamma, sigma) -> None:
 )
 @click.option(
     "--task",
-    type=click.Choice(["classification", "regression"]),
+    type=click.Choice(["classification", "regression", "novelty"]),
     default=None,
-    help="classification (the default); regression is not ranked by tune yet (held-out MSE) and is refused.",
+    help="classification (the default) or regression (real targets, as train --task regression): its runs "
+    "are ranked by mean squared errors (--sort online-mse, test-mse, cv-mse) in place of mistakes and accuracies; "
+    "novelty (held-out AUC) is not ranked by tune yet and is refused.",
 )
 @_kernel_options
 @_param_options
@@ -225,8 +228,14 @@ def tune(
     refers to the warnings of a setting's runs, listed under the table (and in --json and --csv);
     a setting with a run that ended with no support vector is marked "nothing learned" and ranks
     after every setting that learned something, whatever --sort says."""
-    if task == "regression" or (algorithm is not None and "classification" not in registry.get(algorithm).tasks):
-        raise click.UsageError("tune ranks classification runs only; regression is not wired into tune yet")
+    learns = registry.get(algorithm).tasks if algorithm is not None else ()
+    if task == "novelty" or (learns and not {"classification", "regression"} & set(learns)):
+        raise click.UsageError(
+            "tune ranks classification and regression runs; novelty detection is not wired into tune yet"
+        )
+    figures = task_.named(task)
+    if algorithm is not None and task is None and "classification" not in learns:
+        raise click.UsageError(f"{algorithm} learns {' and '.join(learns)}; give --task regression")
     kernel = KernelSpec.from_params(options)
     params = {k: v for k, v in options.items() if k in registry.params() and v is not None}
     for name, path in (("DATA", data), ("--test", test)):
@@ -237,14 +246,22 @@ def tune(
             )
     ctx = click.get_current_context()
     if algorithm is None:
-        algorithm = _default_algorithm(data)
+        algorithm = registry.DEFAULT["regression"] if task == "regression" else _default_algorithm(data)
     if folds and _given(ctx, "permutations"):
         raise click.UsageError("--folds K makes a setting's runs its K folds; drop --permutations")
-    sort = sort or ("cv-accuracy" if folds else "test-accuracy" if test else "error")
-    if sort == "test-accuracy" and not test:
-        raise click.UsageError("--sort test-accuracy needs --test")
-    if sort == "cv-accuracy" and not folds:
-        raise click.UsageError("--sort cv-accuracy needs --folds K")
+    sorts = figures.SORTS
+    sort = sort or (sorts["cv"] if folds else sorts["test"] if test else sorts["online"])
+    other = next(
+        (t for t in task_.TASKS.values() if t is not figures and sort in getattr(t, "SORTS", {}).values()), None
+    )
+    if other is not None:
+        raise click.UsageError(
+            f"--sort {sort} ranks {other.name} runs; {figures.name} ranks by {', '.join(sorts.values())}"
+        )
+    if sort == sorts["test"] and not test:
+        raise click.UsageError(f"--sort {sort} needs --test")
+    if sort == sorts["cv"] and not folds:
+        raise click.UsageError(f"--sort {sort} needs --folds K")
     scaled = _scale(scale, scale_ranges)
     _refuse_same_files([("DATA", data), ("--test", test)], [("--csv", csv_path), ("--save-best", save_best)])
     for path, what in ((csv_path, "the table"), (save_best, "the model")):
@@ -263,6 +280,7 @@ def tune(
             epochs,
             hypothesis=WRITTEN[hypothesis] if hypothesis else None,
             scale=scaled,
+            task=task,
         )
         runs = tune_.plan(data, test, base, settings, permutations, folds or 0)
     except ValueError as exc:
@@ -284,7 +302,7 @@ def tune(
     try:
         rows, best = _tune_run(runs, settings, grid, jobs, backend, scheduler, sort, csv_path, save_best, writing)
         best_command = _best_command(
-            algorithm, kernel, params, rows[0], sort, data, epochs, hypothesis, seed, folds, scale, scale_ranges
+            algorithm, kernel, params, rows[0], sort, data, epochs, hypothesis, seed, folds, scale, scale_ranges, task
         )
     except DataError as exc:
         fail(str(exc))
@@ -334,7 +352,9 @@ def _default_algorithm(data: str) -> str:
     return registry.default_for(len(unique(first.labels)))
 
 
-def _best_command(algorithm, kernel, params, top, sort, data, epochs, hypothesis, seed, folds, scale, ranges) -> str:
+def _best_command(
+    algorithm, kernel, params, top, sort, data, epochs, hypothesis, seed, folds, scale, ranges, task=None
+) -> str:
     """The `budgetlearn train` command whose model the table's best setting is: with --folds the model its
     cross-validation estimates (train -v K of the same command prints its accuracy); else its best run's
     (`--shuffle --seed S` for a permuted run), as --save-best saves it."""
@@ -343,7 +363,8 @@ def _best_command(algorithm, kernel, params, top, sort, data, epochs, hypothesis
     setting_kernel = {k: v for k, v in top.setting.items() if k in tune_.KERNEL_GRID}
     default = KernelSpec().params()
     given_kernel = {k: v for k, v in kernel.params().items() if v != default[k] and v is not None}
-    more = [] if epochs == 1 else ["--epochs", str(epochs)]
+    more = ["--task", task] if task == "regression" else []
+    more += [] if epochs == 1 else ["--epochs", str(epochs)]
     more += ["--hypothesis", hypothesis] if hypothesis else []
     more += ["--scale"] if scale else ["--scale-ranges", ranges] if ranges else []
     run = None if folds else tune_.best_run(top, sort)
@@ -362,14 +383,17 @@ def _print_tune(algorithm, sort, rows, epochs, best_command: str) -> None:
         title=f"{algorithm}, {len(rows[0].runs)} run(s) per setting of {epochs} pass(es), sorted by {sort}",
         title_justify="left",
     )
-    cv = ("cv accuracy %",) if rows[0].stats("cv_accuracy")[0] is not None else ()
-    for col in ("rank", "setting", *cv, "online error %", "support size", "test accuracy %", "seconds", "notes"):
+    cv_key, online_key, _, _, _ = rows[0].figures()
+    regression = online_key == "online_mse"
+    cv = (("cv MSE",) if regression else ("cv accuracy %",)) if rows[0].stats(cv_key)[0] is not None else ()
+    online, test = ("online MSE", "test MSE") if regression else ("online error %", "test accuracy %")
+    for col in ("rank", "setting", *cv, online, "support size", test, "seconds", "notes"):
         table.add_column(col, justify="left" if col in ("setting", "notes") else "right")
     cells, legend = tune_.format_table(rows, sort)
     for row in cells:
         table.add_row(*row)
     console = _console(highlight=False)
-    console.width = max(120 if cv else 100, console.width)
+    console.width = max(120 if cv or regression else 100, console.width)
     console.print(table)
     click.echo(f"best: {best_command}")
     if any(r.learned_nothing for r in rows):
