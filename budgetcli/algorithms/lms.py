@@ -45,7 +45,9 @@ Choices where the papers leave room:
   the hinge loss's); the truncation keeps the last τ terms added (the paper drops the terms older than τ
   rounds, the same thing for the squared loss, where every round adds one); the error is of f_t (before
   the shrink); ε_t is not clipped at 0 (below it every example is outside and ε_t grows again); a weight
-  scales the step of f, not the tube's.
+  scales the step of f, not the tube's.  A sign step moves f(x_t) by at most η k(x_t, x_t): η (and --tube)
+  must suit the targets' scale, which the defaults (η = 0.1, ε = 0.1, for targets of order 1) do not on
+  cpusmall or Friedman #1 (`python bench/regression.py --defaults`: test R² below 0 there).
 - The prediction written and counted is f_t(x_t), the hypothesis before the example is learnt (KAFBOX's
   prediction loop: evaluate, then train).
 - The filters track (KAFBOX predicts with the last hypothesis): the written model is the last one
