@@ -147,6 +147,9 @@ class TrainSpec:
             cls = registry.get(self.algorithm)
             if task not in cls.tasks:
                 hint = f"; give --task {cls.tasks[0]}" if self.task is None else ""
+                # the algorithms that run the same loop on this task (fogd's regression form, fogd-regression)
+                forms = sorted(c.name for c in registry.ALGORITHMS.values() if c.loop is cls.loop and task in c.tasks)
+                hint += f"; for {task}: {', '.join(forms)}" if forms and self.task is not None else ""
                 raise ValueError(f"{cls.name} learns {' and '.join(cls.tasks)}, not {task}{hint}")
         if task != "classification" and self.class_weight:
             raise ValueError(f"class weights are for classification; a {task} run takes sample weights only")

@@ -612,26 +612,33 @@ def bpa_nn(X, y, k, budget, C, w=None) -> Trace:
     return tr
 
 
-def bogd(X, y, k, budget, eta, lam, gamma, removal, seed=0, w=None) -> Trace:
+def bogd(X, y, k, budget, eta, lam, gamma, removal, seed=0, w=None, loss=None, eps=0.1) -> Trace:
     """Zhao, Wang, Wu, Jin, Hoi, ICML 2012, §3: every round α ← (1 − ηλ)α; on y f < 1 add x_t with η y; at
     the budget first remove r and re-weight the kept, |α_i| ≤ ηγ: removal "uniform" (BOGD, kept × B/(B−1)),
     "weighted" (BOGD++, kept with q_i = (B−1) a_i/Σa, a_i = |α_i|√k_ii, capped at 1 with the rest shared,
-    kept / q_i) or "oldest" (LIBOKL's kernel-bogd: no re-weighting, no bound)."""
+    kept / q_i) or "oldest" (LIBOKL's kernel-bogd: no re-weighting, no bound).  With a regression `loss`
+    (`regression_gradient`, JMLR 2016 §3): a round whose step −∂ℓ/∂f is not 0 adds x_t with η (−∂ℓ/∂f)."""
     tr = Trace()
     rng = SplitMix64(seed)
     slots, alpha, born = [], [], []
     for t in range(len(y)):
         f = sum(a * k(X[s], X[t]) for a, s in zip(alpha, slots))
-        tr.scores.append(f)
-        tr.mistakes.append(y[t] * f <= 0)
         alpha = [a * (1.0 - eta * lam) for a in alpha]
-        update = y[t] * f < 1
-        tr.margin_updates.append(update and y[t] * f > 0)
+        if loss is None:
+            tr.scores.append(f)
+            tr.mistakes.append(y[t] * f <= 0)
+            update = y[t] * f < 1
+            tr.margin_updates.append(update and y[t] * f > 0)
+            step = eta * weight(w, t) * y[t]
+        else:
+            _regression_round(tr, f)
+            g = regression_gradient(loss, eps, y[t] - f)
+            update, step = g != 0.0, eta * g * weight(w, t)
         if not update:
             continue
         if len(slots) < budget:
             slots.append(t)
-            alpha.append(eta * weight(w, t) * y[t])
+            alpha.append(step)
             born.append(t)
             continue
         if removal == "oldest":
@@ -661,7 +668,7 @@ def bogd(X, y, k, budget, eta, lam, gamma, removal, seed=0, w=None) -> Trace:
             if i != r and removal != "oldest" and 0 < keep[i] < 1:
                 alpha[i] = alpha[i] / keep[i]
                 alpha[i] = float(np.clip(alpha[i], -eta * gamma, eta * gamma))
-        slots[r], alpha[r], born[r] = t, eta * weight(w, t) * y[t], t
+        slots[r], alpha[r], born[r] = t, step, t
     tr.support = slots
     tr.alpha = np.array(alpha, float)
     return tr
@@ -690,11 +697,25 @@ def fourier_omega(seed: int, features, D: int, gamma: float) -> np.ndarray:
     return out
 
 
-def fogd(X, y, k, D, eta, seed=0, schedule="constant", arithmetic="float64", scale="normalised", w=None) -> Trace:
+def regression_gradient(loss, eps, e) -> float:
+    """−∂ℓ/∂f at the error e = y − f of the JMLR 2016 authors' regression losses (§3): "squared" ℓ = ½e²
+    (e); "epsilon-insensitive" ℓ = max(0, |e| − ε) (sign e outside the tube, 0 inside and on its edge);
+    "squared-outside-tube", their released code's: e when |e| > ε, else 0."""
+    if loss == "squared":
+        return e
+    if not abs(e) > eps:
+        return 0.0
+    return e if loss == "squared-outside-tube" else float(np.sign(e))
+
+
+def fogd(
+    X, y, k, D, eta, seed=0, schedule="constant", arithmetic="float64", scale="normalised", w=None, loss=None, eps=0.1
+) -> Trace:
     """Lu, Hoi, Wang, Zhao, Liu, JMLR 2016, §4: z(x) = D^(−1/2)[cos Ωᵀx, sin Ωᵀx], Ω's columns ω_i ~ N(0, 2γI)
     (the Gaussian kernel k's γ); w ← w + η_t y z(x) on y wᵀz(x) < 1.  Trace.alpha holds the final w.
     scale "unscaled": z without the D^(−1/2) (LIBOKL's and the authors' code); arithmetic "single": z from
-    `single_fourier_features` (float32), else numpy's float64 cos and sin."""
+    `single_fourier_features` (float32), else numpy's float64 cos and sin.  With a regression `loss`
+    (`regression_gradient`): w ← w + η_t (−∂ℓ/∂f) z(x) every round, the rounds recorded as the filters'."""
     omega = fourier_omega(seed, range(1, X.shape[1] + 1), D, k.gamma)  # column j is the file's index j + 1
     norm = 1.0 / np.sqrt(D) if scale == "normalised" else 1.0
     tr = Trace()
@@ -706,11 +727,16 @@ def fogd(X, y, k, D, eta, seed=0, schedule="constant", arithmetic="float64", sca
             theta = X[t] @ omega
             z = np.concatenate([np.cos(theta), np.sin(theta)]) * norm
         f = float(w @ z)
+        rate = eta if schedule == "constant" else eta / np.sqrt(t + 1)
+        if loss is not None:
+            _regression_round(tr, f)
+            w = w + rate * regression_gradient(loss, eps, y[t] - f) * weight(weights, t) * z
+            continue
         tr.scores.append(f)
         tr.mistakes.append(y[t] * f <= 0)
         tr.margin_updates.append(0 < y[t] * f < 1)
         if y[t] * f < 1:
-            w = w + (eta if schedule == "constant" else eta / np.sqrt(t + 1)) * weight(weights, t) * y[t] * z
+            w = w + rate * weight(weights, t) * y[t] * z
     tr.alpha = w
     return tr
 
@@ -738,24 +764,30 @@ def single_fourier_features(x, omega32, norm) -> np.ndarray:
     return np.concatenate([f(norm) * cos_t, f(norm) * sin_t]).astype(np.float64)
 
 
-def nogd(X, y, k, budget, eta, eta1, rank, start="projected", weights=None) -> Trace:
+def nogd(X, y, k, budget, eta, eta1, rank, start="projected", weights=None, loss=None, eps=0.1) -> Trace:
     """Lu, Hoi, Wang, Zhao, Liu, JMLR 2016, §5, written with w: kernel OGD (step η) until B landmarks;
     on the first margin error with B stored, M = Λ_k^(−1/2) V_kᵀ from K̂'s k largest eigenpairs (those
     above 1e-10 λ_max), w = Mᵀ⁺α = Λ_k^(1/2) V_kᵀ α ("projected") or 0 ("zero"); that round predicted with
-    the expansion; from it on w ← w + η₁ y M κ(x) on y wᵀMκ(x) < 1.  Trace.alpha is Mᵀw (or α)."""
+    the expansion; from it on w ← w + η₁ y M κ(x) on y wᵀMκ(x) < 1.  Trace.alpha is Mᵀw (or α).  With a
+    regression `loss` (`regression_gradient`): a step wherever −∂ℓ/∂f is not 0, with it in place of y."""
     tr = Trace()
     slots, alpha, w, M = [], [], None, None
     for t in range(len(y)):
         kappa = np.array([k(X[s], X[t]) for s in slots])
         f = float(np.dot(alpha, kappa)) if w is None else float(w @ (M @ kappa))
-        tr.scores.append(f)
-        tr.mistakes.append(y[t] * f <= 0)
-        tr.margin_updates.append(0 < y[t] * f < 1)
-        if y[t] * f >= 1:
+        if loss is None:
+            tr.scores.append(f)
+            tr.mistakes.append(y[t] * f <= 0)
+            tr.margin_updates.append(0 < y[t] * f < 1)
+            g = y[t] if y[t] * f < 1 else 0.0
+        else:
+            _regression_round(tr, f)
+            g = regression_gradient(loss, eps, y[t] - f)
+        if g == 0.0:
             continue
         if w is None and len(slots) < budget:
             slots.append(t)
-            alpha.append(eta * weight(weights, t) * y[t])
+            alpha.append(eta * g * weight(weights, t))
             continue
         if w is None:  # the switch
             gram = np.array([[k(X[a], X[b]) for b in slots] for a in slots])
@@ -763,7 +795,7 @@ def nogd(X, y, k, budget, eta, eta1, rank, start="projected", weights=None) -> T
             top = [i for i in np.argsort(lam)[::-1][:rank] if lam[i] > 1e-10 * lam.max()]
             M = (V[:, top] / np.sqrt(lam[top])).T
             w = np.sqrt(lam[top]) * (V[:, top].T @ np.array(alpha)) if start == "projected" else np.zeros(len(top))
-        w = w + eta1 * weight(weights, t) * y[t] * (M @ kappa)
+        w = w + eta1 * g * weight(weights, t) * (M @ kappa)
     tr.support = slots
     tr.alpha = np.array(alpha, float) if w is None else M.T @ w
     return tr
@@ -820,19 +852,30 @@ def qklms(X, y, k, eta=0.9, epsu=0.1, w=None) -> Trace:
     return tr
 
 
-def norma(X, y, k, eta=0.5, lam=0.01, tau=500, error="before-shrink", w=None) -> Trace:
+def norma(X, y, k, eta=0.5, lam=0.01, tau=500, error="before-shrink", w=None, eps=None, nu=None) -> Trace:
     """NORMA on the squared loss (Kivinen, Smola, Williamson 2004, §III): f_{t+1} = (1 − ηλ) f_t + η e_t k(x_t, ·),
     e_t = y_t − f_t(x_t) (the paper's step, `before-shrink`), or e_t = y_t − (1 − ηλ) f_t(x_t) (KAFBOX norma.m
     l.48-55: shrink, then the error of the shrunk expansion, `after-shrink`); then only the last τ terms kept
-    (l.56-59: the oldest dropped)."""
+    (l.56-59: the oldest dropped).  With `eps`, the ε-insensitive loss max(0, |e| − ε) (§III-C): a term
+    η sign(e_t) joins only when |e_t| > ε; with `nu` too, the ν form (§III-D, the loss max(0, |e| − ε) + νε):
+    ε starts at `eps` and each round steps ε += η(1 − ν) when |e_t| > ε, else ε −= ην; the last τ terms
+    added are kept."""
     tr, alpha = Trace(), []
     for t in range(len(y)):
         f = _expansion(X, t, tr.support, alpha, k)
         _regression_round(tr, f)
         alpha = [(1.0 - eta * lam) * a for a in alpha]
         e = y[t] - (f if error == "before-shrink" else _expansion(X, t, tr.support, alpha, k))
+        g = e
+        if eps is not None:
+            outside = abs(e) > eps
+            g = float(np.sign(e)) if outside else 0.0
+            if nu is not None:
+                eps = eps + eta * (1.0 - nu) if outside else eps - eta * nu
+            if not outside:
+                continue
         tr.support.append(t)
-        alpha.append(eta * weight(w, t) * e)
+        alpha.append(eta * g * weight(w, t))
         if len(alpha) > tau:
             tr.support, alpha = tr.support[1:], alpha[1:]
     tr.alpha = np.array(alpha, float)
@@ -1049,6 +1092,39 @@ REFERENCES = {
         )
         for arithmetic in ("single", "vectorised")
     ],
+    "nogd-regression": [
+        (
+            {"budget": 8, "nystrom_rank": 4, "nystrom_start": s, "loss": loss, "tube": 0.3},
+            lambda X, y, k, seed, s=s, loss=loss, w=None: nogd(
+                X, y, k, 8, 0.5, 0.5, 4, s, weights=w, loss=loss, eps=0.3
+            ),
+        )
+        for s, loss in (
+            ("projected", "squared"),
+            ("zero", "epsilon-insensitive"),
+            ("projected", "squared-outside-tube"),
+        )
+    ],
+    "fogd-regression": [
+        (
+            {"components": 16, "map_arithmetic": "vectorised", "loss": loss, "tube": 0.3},
+            lambda X, y, k, seed, loss=loss, w=None: fogd(X, y, k, 16, 0.5, seed, w=w, loss=loss, eps=0.3),
+        )
+        for loss in ("squared", "epsilon-insensitive", "squared-outside-tube")
+    ],
+    "bogd-regression": [
+        (
+            {"budget": 8, "regularization": 0.001, "removal": removal, "loss": loss, "tube": 0.3},
+            lambda X, y, k, seed, r=removal, loss=loss, w=None: bogd(
+                X, y, k, 8, 0.5, 0.001, 10.0, r, seed, w=w, loss=loss, eps=0.3
+            ),
+        )
+        for removal, loss in (
+            ("uniform", "squared"),
+            ("oldest", "squared-outside-tube"),
+            ("weighted", "epsilon-insensitive"),
+        )
+    ],
     "bogd-fifo": (
         {"budget": 8},
         lambda X, y, k, seed, w=None: bogd(X, y, k, 8, 0.5, 0.001, np.inf, "oldest", seed, w=w),
@@ -1072,6 +1148,15 @@ REFERENCES = {
             lambda X, y, k, seed, e=e, w=None: norma(X, y, k, tau=40, error=e, w=w),
         )
         for e in ("before-shrink", "after-shrink")
+    ],
+    "norma-epsilon": [
+        (
+            {"budget": 40, "step_size": 0.5, "tube": 0.2, "norma_loss": loss, "norma_nu": 0.3},
+            lambda X, y, k, seed, loss=loss, w=None: norma(
+                X, y, k, tau=40, w=w, eps=0.2, nu=0.3 if loss == "nu" else None
+            ),
+        )
+        for loss in ("epsilon-insensitive", "nu")
     ],
     "krls": ({"krls_nu": 0.1}, lambda X, y, k, seed: krls(X, y, k, nu=0.1)),  # K̃ well conditioned: to 1e-12
     "swkrls": ({"budget": 40}, lambda X, y, k, seed: swkrls(X, y, k, budget=40)),

@@ -27,8 +27,10 @@ def run(*args):
 
 def budget_args(name):
     params = {p.name for p in registry.get(name).params}
-    return (["-B", "20"] if "budget" in params else []) + (
-        ["--maintenance", "project"] if "maintenance" in params else []
+    return (
+        (["-B", "20"] if "budget" in params else [])
+        + (["--maintenance", "project"] if "maintenance" in params else [])
+        + (["--task", "regression"] if "regression" in registry.get(name).tasks else [])
     )
 
 
@@ -61,6 +63,7 @@ def test_the_algorithms_with_a_resume_state():
         "mc-nogd",
         "mc-projectron++",
         "nogd",
+        "nogd-regression",
         "projectron",
         "projectron++",
         "projectron-alma2",

@@ -133,8 +133,22 @@ def test_resuming_across_tasks_is_refused_in_one_line(files):
 def test_a_learner_declares_its_tasks():
     with pytest.raises(ValueError, match="klms learns regression, not classification; give --task regression"):
         TrainSpec("klms")
-    with pytest.raises(ValueError, match="perceptron learns classification, not regression"):
+    with pytest.raises(ValueError, match="perceptron learns classification, not regression$"):
         TrainSpec("perceptron", task="regression")
+    # a classifier whose loop also learns regression names its regression form (JMLR 2016's learners)
+    for name, form in (("fogd", "fogd-regression"), ("bogd-fifo", "bogd-regression"), ("nogd", "nogd-regression")):
+        with pytest.raises(ValueError, match=f"^{name} learns classification, not regression; for regression: {form}$"):
+            TrainSpec(name, task="regression")
+    with pytest.raises(ValueError, match="^fogd-regression learns regression, not classification; give --task regr"):
+        TrainSpec("fogd-regression")
+    with pytest.raises(ValueError, match=r"^--loss does not apply to fogd \(it takes: --components, "):
+        TrainSpec("fogd", params={"loss": "squared"})
+    with pytest.raises(ValueError, match=r"^norma-epsilon: --norma-nu must be in \[0, 1\], got 2.0$"):
+        TrainSpec("norma-epsilon", params={"norma_nu": 2.0}, task="regression")
+    with pytest.raises(
+        ValueError, match="^bogd-regression: --loss must be one of squared, epsilon-insensitive, squared-o"
+    ):
+        TrainSpec("bogd-regression", params={"loss": "hinge"}, task="regression")
     with pytest.raises(ValueError, match="class weights are for classification"):
         TrainSpec("klms", task="regression", class_weight={1: 2.0})
     with pytest.raises(ValueError, match="--task 'ranking'"):

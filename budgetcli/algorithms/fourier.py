@@ -22,6 +22,11 @@ largest index (hashed indices up to 2³¹ − 1 work).  Only learning adds to it
 prediction gets its rows for that chunk alone (`FourierMap.for_scoring`), so scoring an endless stream
 neither grows the map nor changes the model.
 
+`fogd-regression` is the same map and loop on the regression task (§3's losses): a round steps
+w += η_t (−∂ℓ/∂f) z(x_t), ℓ the squared loss ½(y − f)² (−∂ℓ/∂f = e = y − f, every round), the
+ε-insensitive loss max(0, |e| − ε) (sign e when |e| > ε) or `squared-outside-tube`, the authors' released
+regression code (e when |e| > ε: their ε = 0.1, our --tube's default) (lms.LOSS).
+
 Choices where the sources leave room:
 - The map is scaled by D^(−1/2), so that ‖z‖² = k(x, x) = 1 and η means what kernel OGD's does (a
   margin error moves f(x_t) by η).  LIBOKL and the JMLR authors' code leave z unscaled, so their η is
@@ -50,7 +55,10 @@ Choices where the sources leave room:
   running sums as the support-set learners' are (learner.touch).
 - Example weights (`train -w LABEL W`, a sample weight): an example of weight ω has the loss
   ω·max(0, 1 − y f), so its gradient step is ω times OGD's (§4): w += η_t ω y_t z(x_t) (mc-fogd: the rows
-  y and r move by ±η_t ω z(x_t)), as kernel OGD's (kernel_ogd.py).
+  y and r move by ±η_t ω z(x_t)), as kernel OGD's (kernel_ogd.py); fogd-regression's is ω times its loss's.
+- fogd-regression: the squared loss is taken as ½(y − f)², so that its step is η e as the LMS filters'
+  (a step on ℓ = (y − f)² with η is ours with 2η); the ε-insensitive loss's subgradient on the tube's edge is 0; it
+  writes the last hypothesis by default, as the filters do (measured: lms.Regressor).
 """
 
 from __future__ import annotations
@@ -80,6 +88,7 @@ from ..rng import MIX1, MIX2, seed_state
 from ..support import dense_dots
 from ..trig import TRIG_LIMIT, TRIG_LIMIT_SINGLE, cos_sin, reduced_cos_sin, single_cos_sin
 from .kernel_ogd import CONSTANT, LEARNING_RATE, RATE_SCHEDULE
+from .lms import CLASSIFYING, LOSS, TUBE, REGRESSING, Regressor, gradient_round
 
 MAX_COMPONENTS = 1 << 20  # D: w and its sums are 2D numbers each, Ω D per feature seen
 COMPONENTS = Param(
@@ -347,10 +356,11 @@ def fogd_range(S, K, rows, start, book, st, h):
             raise ScoreOverflow
         counters[EXAMPLES] += 1
         rnd = counters[EXAMPLES]
-        if not hinge_round(counters, y[t] * f):
+        g = gradient_round(counters, book.scalars, h, y[t], f)  # y_t on a margin error; fogd-regression's loss
+        if g == 0.0:
             continue
         rate = h.learning_rate if h.rate_schedule == CONSTANT else h.learning_rate / rnd**0.5
-        step = rate * y[t] * example_weight(weights, t)
+        step = rate * g * example_weight(weights, t)
         for i in range(z.shape[0]):  # w held its value in f_stamp .. f_{rnd−1} (learner.touch)
             w_sum[i] += w[i] * (rnd - stamp[0])
             w[i] += step * z[i]
@@ -372,6 +382,7 @@ class FourierOGD(FeatureMapLearner):
     paper = "Lu, Hoi, Wang, Zhao, Liu, JMLR 17, 2016, §4 (FOGD); LIBOKL kernel-fogd"
     params = (COMPONENTS, LEARNING_RATE, RATE_SCHEDULE, MAP_ARITHMETIC, MAP_SCALE)
     loop = fogd_range
+    constants = CLASSIFYING
     # sharded: every shard makes the map from the run's seed, so a mix is the plain average of w
     # (featuremap.WeightMixing), with nothing to compress back
     FOURIER = ("fourier_w", "fourier_sum")
@@ -477,6 +488,19 @@ class FourierOGD(FeatureMapLearner):
     @classmethod
     def from_state(cls, header: dict, arrays: dict) -> "FourierOGD":
         return super().from_state(cls._as_written(header), arrays)
+
+
+@register
+class FourierRegression(Regressor, FourierOGD):
+    """fogd on the regression task (JMLR 2016, §3's losses, §4's step): the same map and loop, the step
+    η_t (−∂ℓ/∂f) z(x_t) of the squared or ε-insensitive loss (lms.LOSS)."""
+
+    name = "fogd-regression"
+    summary = "Fourier OGD for regression: w += η (−∂ℓ/∂f) z(x), squared or ε-insensitive loss; 2D numbers"
+    paper = "Lu, Hoi, Wang, Zhao, Liu, JMLR 17, 2016, §3-4 (FOGD, regression)"
+    params = FourierOGD.params + (LOSS, TUBE)
+    constants = REGRESSING
+    weighting = "the loss w ℓ(y − f): the step is η_t w (−∂ℓ/∂f) z(x)"
 
 
 @njit(cache=True)

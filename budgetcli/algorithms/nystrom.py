@@ -21,6 +21,11 @@ once with η(e_y − e_r), r the best other class, on the multiclass hinge loss 
 switch W = A·M⁺ (every class's coefficients projected, A ← V_k V_kᵀ A, written Mᵀ Λ_k M A in the loop so
 that the running average sees the change in its round); then the rows y and r move by ±η₁ Mᵀ M κ(x_t).
 
+`nogd-regression` is the same loop on the regression task (§3's losses, lms.LOSS): phase one keeps
+the first B rounds that step, with η (−∂ℓ/∂f); the switch comes on the first round that steps with B
+stored; the linear phase steps α ← α + η₁ (−∂ℓ/∂f) Mᵀz(x_t).  Its scalars hold the error sums first
+(task.py), then the phase, the switch score and the rank.
+
 Choices where the sources differ:
 - The start of w at the switch (`--nystrom-start`): `projected`, the JMLR authors' code, w = Mᵀ⁺α, so
   that f is the phase-one expansion projected onto the top-k eigenspace (α ← V_k V_kᵀ α); `zero`,
@@ -33,6 +38,8 @@ Choices where the sources differ:
   with 50, 85.01% with 100, at 0.5, 0.5 and 0.7 s a run (bench/defaults.py's measure).
 - η₁ defaults to η (the JMLR authors' code has one step; LIBOKL's `-eta1` defaults to its `-eta`).
 - The update is strict, y f < 1, and a zero score is a mistake (kernel_ogd.py).
+- nogd-regression: the squared loss is ½(y − f)² (a step η e, the LMS filters'); a round on the tube's
+  edge takes no step; the last hypothesis is written by default (measured: lms.Regressor).
 - Weights (`train -w LABEL W`, a sample weight): an example of weight w has the loss w·max(0, 1 − y f),
   so both phases' gradient steps are w times OGD's (§5): a landmark joins with η w y_t (mc-nogd:
   ±η w), the linear step is η₁ w y_t z(x_t), as kernel OGD's (kernel_ogd.py); the landmarks and the
@@ -64,9 +71,10 @@ from ..params import BUDGET, POSITIVE, choice, count, number
 from ..registry import register
 from ..support import COUNT, sv_fits, sv_put
 from .kernel_ogd import LEARNING_RATE
+from .lms import CLASSIFYING, LOSS, REGRESSING, TUBE, Regressor, gradient_round, round_gradient
 
 PROJECTED = 0  # --nystrom-start's code
-PHASE, SWITCH_SCORE, RANK = 0, 1, 2  # scalars: the phase, the switch round's score, the map's rank
+PHASE, SWITCH_SCORE, RANK = 0, 1, 2  # scalars (from nystrom_at): the phase, the switch round's score, the map's rank
 KERNEL_PHASE, SWITCHING, LINEAR_PHASE = 0.0, 1.0, 2.0
 EIGEN_TOL = 1e-10  # eigenvalues ≤ EIGEN_TOL·λ_max are left out of the map
 
@@ -130,7 +138,8 @@ def back_projection(M, z, k, n, out):
 @njit(cache=True)
 def nogd_range(S, K, rows, start, book, st, h):
     indptr, indices, values, y, scratch, counters = loop_arrays(rows, book)
-    alpha, krow, M, z, sc, weights = st.alpha, st.krow, st.nystrom, st.z, book.scalars, rows.weight
+    alpha, krow, M, z, weights = st.alpha, st.krow, st.nystrom, st.z, rows.weight
+    sc = book.scalars[h.nystrom_at :]  # nogd-regression's error sums come first (task.py)
     mz = np.empty(alpha.shape[0])  # Mᵀz
     for t in range(start, y.shape[0]):
         if sc[PHASE] == KERNEL_PHASE and not sv_fits(S, indptr[t + 1] - indptr[t]):  # only phase one stores
@@ -138,26 +147,32 @@ def nogd_range(S, K, rows, start, book, st, h):
         if sc[PHASE] == KERNEL_PHASE and S.meta[COUNT] >= h.budget:  # is this the switch round?
             idx, val = example(indptr, indices, values, t)
             f, sq = score_example(S, K, alpha, krow, scratch, idx, val)
-            if y[t] * f < 1.0 and math.isfinite(f) and math.isfinite(sq):  # else open_round refuses it
+            if round_gradient(h, y[t], f) != 0.0 and math.isfinite(f) and math.isfinite(sq):  # else open_round refuses
                 sc[PHASE], sc[SWITCH_SCORE] = SWITCHING, f
                 return t  # the learner makes the map, then calls again from this round
         idx, val, yt, f, sq, n, rnd = open_round(S, K, indptr, indices, values, y, t, scratch, counters, alpha, krow)
         if sc[PHASE] == SWITCHING:  # it predicted with the phase-one expansion
             f, sc[PHASE] = sc[SWITCH_SCORE], LINEAR_PHASE
-        if not hinge_round(counters, yt * f):
+        g = gradient_round(counters, book.scalars, h, yt, f)  # y_t on a margin error; nogd-regression's loss
+        if g == 0.0:
             continue
         if sc[PHASE] == KERNEL_PHASE:
             sv_put(S, n, idx, val, sq)
-            new_coefficient(alpha, st.avg_sum, st.avg_stamp, n, h.learning_rate * yt * example_weight(weights, t), rnd)
+            new_coefficient(alpha, st.avg_sum, st.avg_stamp, n, h.learning_rate * g * example_weight(weights, t), rnd)
             continue
         k = int(sc[RANK])
         nystrom_features(M, krow, k, n, z)
         back_projection(M, z, k, n, mz)
-        step = h.linear_rate * yt * example_weight(weights, t)
+        step = h.linear_rate * g * example_weight(weights, t)
         for j in range(n):  # α += η₁ y Mᵀz
             touch(alpha, st.avg_sum, st.avg_stamp, j, rnd)
             alpha[j] += step * mz[j]
     return y.shape[0]
+
+
+def nystrom_scalars(learner):
+    """The learner's scalars from PHASE on (a view): after the error sums of nogd-regression."""
+    return learner.scalars[learner.constants["nystrom_at"] :]
 
 
 def nystrom_map(learner, n: int):
@@ -167,7 +182,7 @@ def nystrom_map(learner, n: int):
     top = np.argsort(lam, kind="stable")[::-1][: learner.hyper["nystrom_rank"]]
     top = top[lam[top] > EIGEN_TOL * max(lam.max(), 0.0)]  # none: every landmark is 0 in feature space
     learner.slot["nystrom"][: len(top), :n] = (V[:, top] / np.sqrt(lam[top])).T
-    learner.scalars[RANK] = len(top)
+    nystrom_scalars(learner)[RANK] = len(top)
     return lam, V, top
 
 
@@ -175,7 +190,7 @@ def remake_map(learner, name: str) -> None:
     """The map M made again from the landmarks after the switch (the resume state `rebuilt`): the same
     Gram matrix by the same kernel code and the same eigensolver give the same bits and rank as at the
     switch.  Before the switch there is no map."""
-    if learner.scalars[PHASE] == LINEAR_PHASE:
+    if nystrom_scalars(learner)[PHASE] == LINEAR_PHASE:
         nystrom_map(learner, len(learner.support))
 
 
@@ -201,6 +216,8 @@ class NystromFamily:
     """What nogd and mc-nogd share besides their loops: the rank's default and its bound, and the check of
     the phase and rank a model file holds (the loops index M by them)."""
 
+    constants = {"nystrom_at": 0}  # where PHASE, SWITCH_SCORE and RANK start in scalars
+
     @classmethod
     def resolve_params(cls, given: dict) -> dict:
         h = super().resolve_params(given)
@@ -216,7 +233,7 @@ class NystromFamily:
         """The loop stops before the switch round; the map is made (`_switch`) and the loop goes on."""
         while True:
             stop = super()._learn_range(rows, start)
-            if self.scalars[PHASE] != SWITCHING:
+            if nystrom_scalars(self)[PHASE] != SWITCHING:
                 return stop
             self._switch(int(self.counters[EXAMPLES]) + 1)
             start = stop
@@ -230,7 +247,8 @@ class NystromFamily:
         k = header["params"].get("nystrom_rank") if isinstance(header.get("params"), dict) else None
         if type(k) is not int:
             raise ValueError("params.nystrom_rank is not an integer")
-        phase, rank = float(arrays["scalars"][PHASE]), float(arrays["scalars"][RANK])
+        sc = arrays["scalars"][cls.constants["nystrom_at"] :]
+        phase, rank = float(sc[PHASE]), float(sc[RANK])
         n = len(arrays["sv_indptr"]) - 1
         if phase not in (KERNEL_PHASE, LINEAR_PHASE):
             raise ValueError(f"scalars[{PHASE}] (the phase) is {phase}, not 0 or 2")
@@ -251,6 +269,7 @@ class NystromOGD(NystromFamily, KernelLearner):
     rebuilt = {"nystrom": remake_map}
     rebuilt_exactly = frozenset(rebuilt)  # the same Gram matrix and eigensolver: the same bits
     loop = nogd_range
+    constants = CLASSIFYING
     mixing = NystromMixing()
     weighting = "the loss w·max(0, 1 − y f): both phases' steps are w times OGD's"
 
@@ -267,6 +286,21 @@ class NystromOGD(NystromFamily, KernelLearner):
         else:
             Vk = V[:, top]
             alpha[:] = Vk @ (Vk.T @ alpha)
+
+
+@register
+class NystromRegression(Regressor, NystromOGD):
+    """nogd on the regression task (JMLR 2016, §3's losses, §5's steps): the same loop, whose phase one
+    keeps the first B rounds that step (η (−∂ℓ/∂f) each) and whose linear phase steps
+    η₁ (−∂ℓ/∂f) Mᵀz(x_t)."""
+
+    name = "nogd-regression"
+    summary = "Nyström OGD for regression: kernel OGD until B landmarks, then linear OGD on their Nyström map"
+    paper = "Lu, Hoi, Wang, Zhao, Liu, JMLR 17, 2016, §3, §5 (NOGD, regression)"
+    params = NystromOGD.params + (LOSS, TUBE)
+    constants = REGRESSING | {"nystrom_at": 3}
+    n_scalars = 6  # the error sums (task.py), then PHASE, SWITCH_SCORE, RANK
+    weighting = "the loss w ℓ(y − f): both phases' steps are w (−∂ℓ/∂f) times OGD's"
 
 
 @njit(cache=True)
