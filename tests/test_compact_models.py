@@ -78,8 +78,7 @@ def test_the_algorithms_with_a_resume_state():
 def test_the_resume_state_is_written_only_with_save_resume(tmp_path, days, name):
     data = days / ("multi.txt" if registry.get(name).multiclass else "all.txt")
     compact, full = tmp_path / "c.model", tmp_path / "f.model"
-    task = [] if "classification" in registry.get(name).tasks else ["--task", registry.get(name).tasks[0]]
-    args = ["train", "-q", "-a", name, *task, "--gamma", "0.5", *budget_args(name), data]
+    args = ["train", "-q", "-a", name, "--gamma", "0.5", *budget_args(name), data]
     assert run(*args, "-o", compact).exit_code == 0
     assert run(*args, "--save-resume", "-o", full).exit_code == 0
     header, _ = modelfile.load(full)
