@@ -910,6 +910,9 @@ def krls(X, y, k, nu=1e-4, budget=1000) -> Trace:
         kt = G[D, t]
         f = float(kt @ alpha)
         _regression_round(tr, f)
+        if not D and G[t, t] <= 0:  # k(x, x) = 0 (a zero vector, linear kernel): nothing starts the dictionary
+            tr.dictionaries.append(set(D))
+            continue
         if D:
             a = np.linalg.solve(G[np.ix_(D, D)], kt)
             delta = G[t, t] - kt @ a

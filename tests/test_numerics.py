@@ -90,6 +90,9 @@ def _params():
                 yield pytest.param(case, name, spec, id=f"{case}-{name}-{label}", marks=marks)
 
 
+RIDGES = {"fbkrls": "fbkrls_lambda", "swkrls": "swkrls_c"}  # whose kept `kinv` is (K + ridge·I)⁻¹
+
+
 @pytest.mark.parametrize("case, algorithm, kernel_spec", list(_params()))
 def test_no_nan_or_inf_in_a_saved_model(tmp_path, case, algorithm, kernel_spec):
     stream, _, overrides, _ = CASES[case]
@@ -131,6 +134,7 @@ def test_no_nan_or_inf_in_a_saved_model(tmp_path, case, algorithm, kernel_spec):
     assert loaded.counter("examples") == 2 * len(y)
     n = loaded.support_size()
     kept_inverse = arrays.get("kinv")
+    ridge = loaded.hyper[RIDGES[algorithm]] if algorithm in RIDGES else 0.0  # FB-KRLS, SW-KRLS: (K + λI)⁻¹
     if "kinv_factor" in arrays:  # the Projectron keeps W = L⁻¹ instead: K⁻¹ = WᵀW
         kept_inverse = arrays["kinv_factor"].T @ arrays["kinv_factor"]
     if kept_inverse is not None and n:
@@ -138,7 +142,7 @@ def test_no_nan_or_inf_in_a_saved_model(tmp_path, case, algorithm, kernel_spec):
         # it directly would give: then recomputation would not help.  On sane data both are ~1e-10;
         # a poly kernel on 1e6-scale values makes K singular in floating point (cond ~1e18, |S| above
         # the dimension of the cubic feature space), where no inverse is accurate but all stays finite.
-        K = loaded.kernel_matrix(*loaded.support.to_csr())
+        K = loaded.kernel_matrix(*loaded.support.to_csr()) + ridge * np.eye(n)
         kept = np.abs(kept_inverse @ K - np.eye(n)).max()
         try:
             direct = np.abs(np.linalg.inv(K) @ K - np.eye(n)).max()

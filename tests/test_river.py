@@ -568,17 +568,20 @@ def test_the_regressor_is_budgetlearn_train_both_ways(tmp_path, algorithm):
     assert_same_learner(loaded.learner, Model.load(tmp_path / "resumed.model", resume=True).learner)
 
 
-def test_shuffled_features_agree_behind_a_scaler():
-    """River's shuffle check, behind its StandardScaler (see REGRESSOR_CONFIGS): predictions within 1e-12."""
+@pytest.mark.parametrize("algorithm, rel", [("qklms", 1e-12), (None, 1e-9)])
+def test_shuffled_features_agree_behind_a_scaler(algorithm, rel):
+    """River's shuffle check, behind its StandardScaler (see REGRESSOR_CONFIGS): predictions within 1e-12 for
+    an LMS filter; the default, krlst, grows the summation order's last-place differences through its
+    inverse Q to ~4e-11 relative on this stream (River's own check allows 1e-6)."""
     stream = list(datasets.TrumpApproval())[:200]
-    a = preprocessing.StandardScaler() | BudgetRegressor()
-    b = preprocessing.StandardScaler() | BudgetRegressor()
+    a = preprocessing.StandardScaler() | BudgetRegressor(algorithm)
+    b = preprocessing.StandardScaler() | BudgetRegressor(algorithm)
     rng = random.Random(0)
     for x, y in stream:
         names = list(x)
         rng.shuffle(names)
         shuffled = {k: x[k] for k in names}
-        assert b.predict_one(shuffled) == pytest.approx(a.predict_one(x), rel=1e-12)
+        assert b.predict_one(shuffled) == pytest.approx(a.predict_one(x), rel=rel)
         a.learn_one(x, y)
         b.learn_one(shuffled, y)
 

@@ -47,6 +47,8 @@ Choices where the papers leave room:
   its update of the other centres); the forgetting's prior K has jitter on its diagonal (KAFBOX's);
   the prediction is the posterior mean before this round's forgetting (KAFBOX's evaluate); the signal
   power s₀², which only scales the predictive variance, is not estimated (budgetlearn predicts means).
+- KRLS's first entry needs k(x, x) > 0 (K⁻¹ starts as 1/k(x, x); KAFBOX would divide by zero): an example
+  with k(x, x) = 0 (a zero vector under a linear or polynomial kernel) does not start the dictionary.
 - Removals (SW-KRLS, FB-KRLS, KRLS-T) move the last slot into the hole (or the newcomer into it): ties
   go to the lowest slot, not the oldest; the matrices are permuted alike, so only rounding differs.
 - State: K⁻¹ (KRLS, SW-KRLS, FB-KRLS) and Q (KRLS-T) are resume state (`--save-resume`; rebuilt from the
@@ -189,6 +191,8 @@ def krls_range(S, K, rows, start, book, st, h):
         count_round(book.scalars, yt, f)
         ktt = self_kernel(K, sq)
         if n == 0:  # krls.m l.54-58
+            if ktt <= 0.0:  # k(x, x) = 0 (a zero vector, linear kernel): nothing to start K⁻¹ = 1/k with
+                continue
             sv_put(S, 0, idx, val, sq)
             kinv[0, 0] = 1.0 / ktt
             P[0, 0] = 1.0
