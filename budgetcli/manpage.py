@@ -13,7 +13,7 @@ from pathlib import Path
 
 import click
 
-from . import __version__
+from . import __version__, algorithms  # noqa: F401  (registers every algorithm: the tables list them all)
 from .cli import commands
 from .entry import main as cli_main
 from .registry import ALGORITHMS
