@@ -26,7 +26,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from budgetcli import algorithms  # noqa: E402
+from budgetcli.learning import algorithms  # noqa: E402
 from repro.common import dataset  # noqa: E402
 
 SETS = {
@@ -39,7 +39,7 @@ SHIFTING_EXAMPLES, SHIFTING_HELD_OUT = 20_000, 1_000
 
 
 def shifting(where: str) -> tuple[Path, Path]:
-    """A drifting stream (7 changes of the target concept, budgetcli/synthetic.py): train on all but its
+    """A drifting stream (7 changes of the target concept, budgetcli/run/synthetic.py): train on all but its
     last 1,000 examples, test on those, drawn from the concept of the stream's last stretch, so that the
     test asks what a tracker is for: the model of the current concept."""
     p, _ = run(["generate", "shifting-7", "-n", str(SHIFTING_EXAMPLES), "--seed", "1"])

@@ -38,10 +38,10 @@ import time
 import numpy as np
 from numba import njit
 
-from budgetcli import registry
+from budgetcli.base import registry
 from budgetcli.io.libsvm import Chunk
-from budgetcli.kernels import Kernel
-from budgetcli.learner import COUNTER_NAMES, binary_scores
+from budgetcli.numerics.kernels import Kernel
+from budgetcli.learning.learner import COUNTER_NAMES, binary_scores
 
 MISTAKES, MARGIN_UPDATES, PROJECTIONS = (COUNTER_NAMES.index(c) for c in ("mistakes", "margin_updates", "projections"))
 

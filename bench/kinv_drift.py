@@ -24,9 +24,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from budgetcli import pipeline  # noqa: E402
-from budgetcli.core import KernelSpec  # noqa: E402
-from budgetcli.spec import TrainSpec  # noqa: E402
+from budgetcli.run import pipeline  # noqa: E402
+from budgetcli.base.core import KernelSpec  # noqa: E402
+from budgetcli.model.spec import TrainSpec  # noqa: E402
 from budgetcli.io.libsvm import LibsvmReader  # noqa: E402
 from repro.common import dataset  # noqa: E402
 

@@ -64,7 +64,8 @@ import budgetcli
 here = os.path.realpath(os.path.join(os.path.dirname(budgetcli.__file__), os.pardir))
 if here != os.path.realpath(os.getcwd()):
     sys.exit(f"imported budgetcli from {budgetcli.__file__}, not from the checkout {os.getcwd()}")
-from budgetcli import algorithms, registry
+from budgetcli.learning import algorithms
+from budgetcli.base import registry
 algorithms.load_all()
 imported = (time.process_time() - c0, time.perf_counter() - w0)
 if spec["mode"] == "list":
@@ -74,9 +75,9 @@ if spec["mode"] == "list":
     sys.exit()
 import numpy as np
 from numba.core import event
-from budgetcli import labels
+from budgetcli.learning import labels
 from budgetcli.io.libsvm import read_all
-from budgetcli.kernels import Kernel
+from budgetcli.numerics.kernels import Kernel
 cls = registry.get(spec["algorithm"])
 data = read_all(spec["data"])
 y = (labels.MulticlassLabels() if cls.multiclass else labels.BinaryLabels()).encode(data)

@@ -31,8 +31,8 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
-from budgetcli import algorithms  # noqa: E402
-from budgetcli.model import Model  # noqa: E402
+from budgetcli.learning import algorithms  # noqa: E402
+from budgetcli.model.model import Model  # noqa: E402
 from repro.common import dataset  # noqa: E402
 
 RSS = (

@@ -137,7 +137,8 @@ def mse(predictions: str, truth: list[float]) -> float:
 def regression_learners() -> dict[str, list[str]]:
     """Every algorithm that learns the regression task, with its budget option at BUDGET if it has one."""
     out = subprocess.run(
-        [sys.executable, "-c", "import json; from budgetcli import algorithms, registry; print(json.dumps("
+        [sys.executable, "-c", "import json; from budgetcli.learning import algorithms; "
+         "from budgetcli.base import registry; print(json.dumps("
          "{n: [p.name for p in c.params] for n, c in registry.ALGORITHMS.items() if 'regression' in c.tasks}))"],
         cwd=peers.OURS_CWD, capture_output=True, text=True, check=True,
     ).stdout  # fmt: skip

@@ -23,11 +23,11 @@ import numpy as np
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
-from budgetcli import registry  # noqa: E402
+from budgetcli.base import registry  # noqa: E402
 from budgetcli.io.libsvm import read_all  # noqa: E402
-from budgetcli.kernels import Kernel  # noqa: E402
-from budgetcli.labels import BinaryLabels, MulticlassLabels  # noqa: E402
-from budgetcli.model import Model  # noqa: E402
+from budgetcli.numerics.kernels import Kernel  # noqa: E402
+from budgetcli.learning.labels import BinaryLabels, MulticlassLabels  # noqa: E402
+from budgetcli.model.model import Model  # noqa: E402
 from repro.common import dataset  # noqa: E402
 
 CASES = [  # (data, algorithm, γ, parameters)

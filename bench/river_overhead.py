@@ -21,10 +21,10 @@ import time
 import numpy as np
 import pandas as pd
 
-from budgetcli import registry
+from budgetcli.base import registry
 from budgetcli.io.libsvm import LibsvmReader
-from budgetcli.kernels import Kernel
-from budgetcli.labels import BinaryLabels, MulticlassLabels
+from budgetcli.numerics.kernels import Kernel
+from budgetcli.learning.labels import BinaryLabels, MulticlassLabels
 from budgetcli.river import BudgetClassifier
 
 

@@ -50,10 +50,12 @@ sys.path.insert(0, HERE)
 
 import floor  # noqa: E402  (bench/floor.py)
 from peers import installed_bytecode  # noqa: E402
-from budgetcli import algorithms, pipeline, registry  # noqa: E402
+from budgetcli.learning import algorithms  # noqa: E402
+from budgetcli.run import pipeline  # noqa: E402
+from budgetcli.base import registry  # noqa: E402
 from budgetcli.io.libsvm import read_all  # noqa: E402
-from budgetcli.kernels import Kernel  # noqa: E402
-from budgetcli.model import Model  # noqa: E402
+from budgetcli.numerics.kernels import Kernel  # noqa: E402
+from budgetcli.model.model import Model  # noqa: E402
 from repro.common import dataset  # noqa: E402
 
 GAMMA = 0.04

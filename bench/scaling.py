@@ -36,9 +36,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, ROOT)
 
-from budgetcli import registry  # noqa: E402
+from budgetcli.base import registry  # noqa: E402
 from budgetcli.io.libsvm import LibsvmReader, read_all  # noqa: E402
-from budgetcli.kernels import Kernel  # noqa: E402
+from budgetcli.numerics.kernels import Kernel  # noqa: E402
 from repro.common import dataset  # noqa: E402
 
 GAMMA = 0.04

@@ -4,7 +4,7 @@
            [--divergence 10,30] [--seeds 0,1,2] [--orders 5] [--shard-epochs 8] [--json FILE]
 
 TRAIN is cut into k contiguous parts of equal line counts (the shards, written to a temporary
-directory), and `budgetcli.distributed.train` learns one model over them with --backend serial: the
+directory), and `budgetcli.run.distributed.train` learns one model over them with --backend serial: the
 same protocol as on a cluster, whose model files are byte-identical (tests/test_distributed.py), so
 accuracy and communication do not depend on the backend.  Per algorithm, k and sync interval the
 table gives the test accuracy on TEST of the last hypothesis and of the averaged one (not for learners
@@ -40,9 +40,9 @@ sys.path.insert(0, ROOT)
 
 import numpy as np  # noqa: E402
 
-from budgetcli import distributed, pipeline  # noqa: E402
-from budgetcli.core import KernelSpec  # noqa: E402
-from budgetcli.spec import Sharding, TrainSpec  # noqa: E402
+from budgetcli.run import distributed, pipeline  # noqa: E402
+from budgetcli.base.core import KernelSpec  # noqa: E402
+from budgetcli.model.spec import Sharding, TrainSpec  # noqa: E402
 from budgetcli.io.libsvm import read_all  # noqa: E402
 
 SETTINGS = {

@@ -97,9 +97,9 @@ def worker_peaks(paths: list[str], jobs: int, sync_every: int) -> tuple[list[flo
 
     from distributed import Client, LocalCluster
 
-    from budgetcli import distributed
-    from budgetcli.core import KernelSpec
-    from budgetcli.spec import Sharding, TrainSpec
+    from budgetcli.run import distributed
+    from budgetcli.base.core import KernelSpec
+    from budgetcli.model.spec import Sharding, TrainSpec
 
     def vmhwm():
         with open("/proc/self/status") as f:
@@ -121,9 +121,10 @@ def mixing_time(W: int) -> float:
     on synthetic a9a-like reports (14 binary features of 123 each)."""
     import numpy as np
 
-    from budgetcli import mixing, registry
-    from budgetcli.distributed import average
-    from budgetcli.kernels import Kernel
+    from budgetcli.learning import mixing
+    from budgetcli.base import registry
+    from budgetcli.run.distributed import average
+    from budgetcli.numerics.kernels import Kernel
 
     rng = np.random.default_rng(0)
     reports = []

@@ -44,7 +44,8 @@ from repro.common import dataset  # noqa: E402
 BREAKDOWN = r"""
 import os, sys, time
 t0 = time.perf_counter()
-from budgetcli import _jit, cli
+from budgetcli import cli
+from budgetcli.numerics import _jit
 from budgetcli.entry import main
 t1 = time.perf_counter()
 jit = os.environ.get("BUDGETLEARN_JIT") == "1"
@@ -164,8 +165,8 @@ def main():
 
 def first_runs(data: str, tmp: str) -> None:
     """Every algorithm's first `train` with an empty numba cache of its own, then its second."""
-    from budgetcli import registry
-    from budgetcli.algorithms import ALGORITHMS
+    from budgetcli.base import registry
+    from budgetcli.learning.algorithms import ALGORITHMS
 
     multiclass_data = os.path.join(tmp, "three.txt")
     with open(data) as src, open(multiclass_data, "w") as dst:

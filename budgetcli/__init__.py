@@ -8,11 +8,11 @@ The Python API (api.py): `TrainSpec`, `KernelSpec`, `Sharding`, `train`, `load`,
 __version__ = "0.1.0"
 
 _API = {
-    "TrainSpec": "spec",
-    "Sharding": "spec",
-    "KernelSpec": "core",
-    "DataError": "core",
-    "Model": "model",
+    "TrainSpec": "model.spec",
+    "Sharding": "model.spec",
+    "KernelSpec": "base.core",
+    "DataError": "base.core",
+    "Model": "model.model",
     "train": "api",
     "load": "api",
     "predictions": "api",

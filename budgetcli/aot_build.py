@@ -133,7 +133,7 @@ def harvest() -> list:
 
 
 def _workload_signatures() -> None:
-    from . import _jit
+    from .numerics import _jit
 
     with tempfile.TemporaryDirectory() as tmp:
         _workload(tmp)
@@ -157,7 +157,7 @@ def _workload(tmp: str) -> None:
     import numpy as np
     from click.testing import CliRunner
 
-    from . import registry
+    from .base import registry
     from .entry import main
 
     rng = np.random.default_rng(0)
@@ -176,7 +176,7 @@ def _workload(tmp: str) -> None:
     def at(name: str) -> str:
         return os.path.join(tmp, name)
 
-    import budgetcli.algorithms  # noqa: F401  (registers them)
+    import budgetcli.learning.algorithms  # noqa: F401  (registers them)
 
     for algorithm, cls in sorted(registry.ALGORITHMS.items()):
         data = at("m") if cls.multiclass else at("b")
@@ -209,7 +209,7 @@ def build(outdir: str = HERE) -> str:
     extension's path.  Raises when numba's pycc or a C compiler is missing (the caller decides)."""
     from numba.pycc import CC
 
-    from . import _jit
+    from .numerics import _jit
 
     _import_all()
     _jit.compile_all()  # compiled callers call compiled callees through their modules' globals

@@ -19,10 +19,11 @@ import warnings
 
 import numpy as np
 
-from . import metrics, pipeline, task as task_
-from .core import Chunk, DataError, KernelSpec, shortest_text, unique  # noqa: F401  (names of the API)
-from .model import Model
-from .spec import Sharding, TrainSpec  # noqa: F401
+from .learning import metrics, task as task_
+from .run import pipeline
+from .base.core import Chunk, DataError, KernelSpec, shortest_text, unique  # noqa: F401  (names of the API)
+from .model.model import Model
+from .model.spec import Sharding, TrainSpec  # noqa: F401
 
 
 def train(spec: TrainSpec, data, y=None, resume: Model | None = None, sample_weight=None) -> Model:
@@ -39,7 +40,7 @@ def train(spec: TrainSpec, data, y=None, resume: Model | None = None, sample_wei
     if sample_weight is not None and y is None:
         raise TypeError("sample_weight is for arrays X and y (a file's lines have no weights; class weights: spec)")
     if spec.sharding is not None:
-        from . import distributed
+        from .run import distributed
 
         result = distributed.train(spec, resume)
     else:
@@ -118,7 +119,7 @@ def calibrate(model: Model, data, y=None, skip_bad_lines: bool = False) -> Model
 
 def fit_calibration(model: Model, data, y=None, skip_bad_lines: bool = False) -> list[str]:
     """`calibrate`'s fit, returning its warnings (for the command, which prints them)."""
-    from . import calibration
+    from .model import calibration
 
     model.refuse_task("calibrate (probabilities of classes)")
     return calibration.calibrate_model(model, _blocks(model, data, y, skip_bad_lines)[0])
@@ -136,7 +137,7 @@ def _blocks(model: Model, data, y=None, skip_bad_lines: bool = False) -> tuple:
 def _chunk(X, y, first_index: int, sample_weight=None) -> Chunk:
     """The Chunk of arrays X and y (and the rows' weights), X's column j the feature of index j + first_index
     (Model.first_index)."""
-    from .estimator import csr_chunk
+    from .model.estimator import csr_chunk
 
     chunk = csr_chunk(X, y, first_index=first_index, weights=sample_weight)
     chunk.label_spellings = {float(v): shortest_text(v) for v in unique(chunk.labels)}

@@ -16,7 +16,7 @@ import warnings
 import click
 
 from . import __version__
-from .exits import fail, write_failed
+from .base.exits import fail, write_failed
 
 
 class _Main(click.Group):
@@ -108,7 +108,7 @@ def run():
 
 
 def _version(ctx: click.Context) -> None:
-    from . import _aot
+    from .numerics import _aot
 
     click.echo(f"budgetlearn, version {__version__}\n{_aot.status()}")
     ctx.exit()

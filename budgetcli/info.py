@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import os
 
-from . import registry, task
-from .model import HYPOTHESES
-from .records import COUNTER_NAMES
+from .base import registry
+from .learning import task
+from .model.model import HYPOTHESES
+from .learning.records import COUNTER_NAMES
 
 
 def describe(model, path) -> dict:

@@ -13,10 +13,11 @@ from pathlib import Path
 
 import click
 
-from . import __version__, algorithms  # noqa: F401  (registers every algorithm: the tables list them all)
+from . import __version__  # noqa: F401
+from .learning import algorithms  # noqa: F401  (registers every algorithm: the tables list them all)
 from .cli import commands
 from .entry import main as cli_main
-from .registry import ALGORITHMS
+from .base.registry import ALGORITHMS
 
 EXIT_STATUS = [
     ("0", "success; also when the reader of standard output went away (| head -1): the command stops quietly"),

@@ -10,8 +10,8 @@ from __future__ import annotations
 import io
 import os
 
-from .atomic import output_file, refusal
-from .curve import read_curve
+from .base.atomic import output_file, refusal
+from .run.curve import read_curve
 
 
 class PlotError(ValueError):

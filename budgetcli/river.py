@@ -71,13 +71,20 @@ import numpy as np
 from river import base
 from scipy.special import expit, softmax
 
-from . import modelfile
-from . import registry
-from .estimator import KernelSettings, checked_labels, checked_weights, csr_chunk, learner_class
-from .core import Chunk, KernelSpec
-from .labels import BinaryLabels, MulticlassLabels, RealTargets, kept_spelling, label_values, third_label_message
-from .model import Model
-from .session import Session, TrainingStopped
+from .base import modelfile
+from .base import registry
+from .model.estimator import KernelSettings, checked_labels, checked_weights, csr_chunk, learner_class
+from .base.core import Chunk, KernelSpec
+from .learning.labels import (
+    BinaryLabels,
+    MulticlassLabels,
+    RealTargets,
+    kept_spelling,
+    label_values,
+    third_label_message,
+)
+from .model.model import Model
+from .run.session import Session, TrainingStopped
 
 HEADER_FIELD = "river"  # the model file's header field holding the feature map, labels and parameters
 ESTIMATORS = {"classification": "BudgetClassifier", "regression": "BudgetRegressor"}  # by task (task.py)

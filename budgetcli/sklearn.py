@@ -69,13 +69,14 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
-from . import pipeline, registry
-from .core import DataError, KernelSpec, shortest_text
-from .estimator import KernelSettings, csr_chunk, learner_class
-from .labels import kept_spelling, label_values
-from .metrics import unseen_warning
-from .model import Model
-from .task import RHO
+from .run import pipeline
+from .base import registry
+from .base.core import DataError, KernelSpec, shortest_text
+from .model.estimator import KernelSettings, csr_chunk, learner_class
+from .learning.labels import kept_spelling, label_values
+from .learning.metrics import unseen_warning
+from .model.model import Model
+from .learning.task import RHO
 
 _CHECK = dict(accept_sparse="csr", dtype=np.float64)
 ESTIMATORS = {

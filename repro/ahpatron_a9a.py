@@ -36,10 +36,10 @@ from pathlib import Path
 
 import numpy as np
 
-from budgetcli.algorithms.ahpatron import halve
+from budgetcli.learning.algorithms.ahpatron import halve
 from budgetcli.io.libsvm import concatenate, read_all
-from budgetcli.core import gamma_from_sigma
-from budgetcli.kernels import Kernel
+from budgetcli.base.core import gamma_from_sigma
+from budgetcli.numerics.kernels import Kernel
 from repro import common
 
 BUDGETED = ("rbp", "lbp", "forgetron", "rbsop", "lbsop")  # VALUE is their budget B

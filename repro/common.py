@@ -27,9 +27,10 @@ from pathlib import Path
 
 import numpy as np
 
-from budgetcli import algorithms, registry
+from budgetcli.learning import algorithms
+from budgetcli.base import registry
 from budgetcli.io.libsvm import Chunk
-from budgetcli.kernels import Kernel
+from budgetcli.numerics.kernels import Kernel
 
 PROJECT = Path(__file__).resolve().parents[1]
 OUT = PROJECT / "docs" / "repro"  # default home of the CSVs and PNGs

@@ -22,8 +22,8 @@ from pathlib import Path
 
 import numpy as np
 
-from budgetcli.kernels import Kernel
-from budgetcli.synthetic import dogma_demo
+from budgetcli.numerics.kernels import Kernel
+from budgetcli.run.synthetic import dogma_demo
 from repro import common
 
 # (label, algorithm, params, reference |S| or None, reference AER)

@@ -35,11 +35,11 @@ from pathlib import Path
 
 import numpy as np
 
-from budgetcli import registry
+from budgetcli.base import registry
 from budgetcli.io.libsvm import read_all
-from budgetcli.kernels import Kernel
-from budgetcli.labels import MulticlassLabels
-from budgetcli.synthetic import GENERATORS
+from budgetcli.numerics.kernels import Kernel
+from budgetcli.learning.labels import MulticlassLabels
+from budgetcli.run.synthetic import GENERATORS
 from repro import common
 from repro.projectron_fig6 import claim
 
@@ -147,7 +147,7 @@ def main():
         "--generate",
         nargs=3,
         metavar=("GENERATOR", "N_TRAIN", "N_TEST"),
-        help="use a synthetic stream of budgetcli.synthetic instead of files (test seed = train seed + 1)",
+        help="use a synthetic stream of budgetcli.run.synthetic instead of files (test seed = train seed + 1)",
     )
     ap.add_argument("--budgets", type=int, nargs="+", default=[100, 500])
     ap.add_argument("--maintenance", nargs="+", default=list(MODES))

@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from budgetcli.io.libsvm import read_all
-from budgetcli.kernels import Kernel
+from budgetcli.numerics.kernels import Kernel
 from repro import common
 
 DOGMA_ETA = math.sqrt(0.1)

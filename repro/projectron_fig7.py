@@ -20,8 +20,8 @@ from pathlib import Path
 
 import numpy as np
 
-from budgetcli.kernels import Kernel
-from budgetcli.synthetic import projectron_gaussians
+from budgetcli.numerics.kernels import Kernel
+from budgetcli.run.synthetic import projectron_gaussians
 from repro import common
 from repro.projectron_fig6 import claim, curves_experiment, final, summary_rows, write_and_print_sizes
 

@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from budgetcli.io.libsvm import read_all
-from budgetcli.kernels import Kernel
+from budgetcli.numerics.kernels import Kernel
 from repro import common
 from repro.projectron_fig6 import claim
 

@@ -5,7 +5,7 @@ streams with 0, 1, 3 and 7 shifts, with a polynomial kernel of degree 4.
     python -m repro.shifting [--datasets 4] [--budgets 50 100 200 400 800 1600]
 
 The paper's RCV1 streams are not available; `budgetlearn generate shifting-K` draws a stand-in
-(budgetcli/synthetic.py): 20,000 examples, K + 1 equal chunks labelled by concepts from a pool of
+(budgetcli/run/synthetic.py): 20,000 examples, K + 1 equal chunks labelled by concepts from a pool of
 four, in a random order (7 shifts repeat the order twice), 5% label noise.  As in the paper each
 group (0, 1, 3, 7 shifts) averages 4 data sets (seeds 0-3, each with its own concepts and order);
 each stream is run once in its order (it is a stream: permuting it would remove the shifts).
@@ -28,9 +28,9 @@ from pathlib import Path
 
 import numpy as np
 
-from budgetcli import registry
-from budgetcli.kernels import Kernel
-from budgetcli.synthetic import shifting_stream
+from budgetcli.base import registry
+from budgetcli.numerics.kernels import Kernel
+from budgetcli.run.synthetic import shifting_stream
 from repro import common
 from repro.projectron_fig6 import claim
 

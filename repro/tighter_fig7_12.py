@@ -5,7 +5,7 @@ Perceptron after one online pass (β = 0, perceptron update).
     python -m repro.tighter_fig7_12 [BANANA (default $BUDGETLEARN_DATASETS/banana/banana)] [--runs 10]
 
 - Fig. 7, noisy 2-D toy (`budgetlearn generate noisy-toy`; §4.1 gives no numbers, our choice is
-  documented in budgetcli/synthetic.py): 1,000 training points, linear kernel, tested on 10,000
+  documented in budgetcli/run/synthetic.py): 1,000 training points, linear kernel, tested on 10,000
   fresh points; the paper's claim is that the Perceptron and CKS (for any p) fail while the Tighter
   Budget Perceptron finds a rule "very close to the Bayes rule".
 - Fig. 12, banana: 4,000 training / 1,300 test points per run (a random split of the 5,300), rbf
@@ -26,8 +26,8 @@ from pathlib import Path
 import numpy as np
 
 from budgetcli.io.libsvm import read_all
-from budgetcli.kernels import Kernel
-from budgetcli.synthetic import noisy_toy, noisy_toy_bayes_error
+from budgetcli.numerics.kernels import Kernel
+from budgetcli.run.synthetic import noisy_toy, noisy_toy_bayes_error
 from repro import common
 from repro.projectron_fig6 import claim
 

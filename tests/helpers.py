@@ -41,6 +41,6 @@ def assert_same_state(a: dict, b: dict) -> None:
 def label_map(cls):
     """The label map a new model of learner class `cls` starts with (its first task's: task.py), for tests
     that make models by hand: ±1 labels are real targets to a regression learner."""
-    from budgetcli import task
+    from budgetcli.learning import task
 
     return task.named(cls.tasks[0]).label_map(cls)

@@ -5,7 +5,7 @@ norms and dot products), projections by a direct solve of the Gram system instea
 incremental inverse.  They are slow and obviously right; the compiled learners must make the
 same decisions.
 
-Shared conventions (documented in budgetcli/algorithms/*.py):
+Shared conventions (documented in budgetcli/learning/algorithms/*.py):
 - a round is a mistake when y f ≤ 0;
 - Projectron: ‖δ‖² ≤ 1e-10 k(x, x) counts as ‖δ‖ = 0 (numerical dependence);
 - `w`: each example's weight (train -w, a sample weight), None for 1 each, in the algorithms that take
@@ -675,7 +675,7 @@ def bogd(X, y, k, budget, eta, lam, gamma, removal, seed=0, w=None, loss=None, e
 
 
 def fourier_omega(seed: int, features, D: int, gamma: float) -> np.ndarray:
-    """The map's Ω (a row per feature index j of `features`, D columns) as budgetcli/algorithms/fourier.py
+    """The map's Ω (a row per feature index j of `features`, D columns) as budgetcli/learning/algorithms/fourier.py
     documents it, in plain Python integers:
     key = s + j·0xD1B54A32D192ED03 + (i + 1)·0x8CB92BA72F3D8DD7 (mod 2⁶⁴), s the seed's splitmix64 state,
     u₁ = (mix(key) ≫ 11 + 1)/2⁵³, u₂ = (mix(key ⊕ 0x632BE59BD9B4E019) ≫ 11)/2⁵³, ω = √(2γ)·√(−2 ln u₁)·cos 2πu₂."""
@@ -742,7 +742,7 @@ def fogd(
 
 
 def single_fourier_features(x, omega32, norm) -> np.ndarray:
-    """FOGD's map in float32 (`--map-arithmetic single`, budgetcli/trig.py's docstring), on numpy's float32
+    """FOGD's map in float32 (`--map-arithmetic single`, budgetcli/numerics/trig.py's docstring), on numpy's float32
     arrays: θ = Σ_j x_j ω_j over x's non-zeros in increasing j, each product and sum rounded to float32;
     k = the integer nearest θ·2/π (by adding and taking away 1.5·2²³), r = θ − k·π/2 with π/2 in three
     float32 parts, then Cephes' sinf and cosf polynomials in r² and the quadrant k mod 4; each feature
@@ -801,7 +801,7 @@ def nogd(X, y, k, budget, eta, eta1, rank, start="projected", weights=None, loss
     return tr
 
 
-# ---- the LMS filters, for regression (budgetcli/algorithms/lms.py); KAFBOX's classes, lib/<name>.m -------------
+# ---- the LMS filters, for regression (budgetcli/learning/algorithms/lms.py); KAFBOX's classes, lib/<name>.m ----------
 # A round records f_t(x_t) (the prediction, `scores`); `mistakes` and `margin_updates` stay False: a regression
 # counts errors, not mistakes.  `support` is in order of addition, oldest first.
 
@@ -882,7 +882,7 @@ def norma(X, y, k, eta=0.5, lam=0.01, tau=500, error="before-shrink", w=None, ep
     return tr
 
 
-# ---- the KRLS filters, for regression (budgetcli/algorithms/krls.py); KAFBOX's classes, lib/<name>.m -------------
+# ---- the KRLS filters, for regression (budgetcli/learning/algorithms/krls.py); KAFBOX's classes, lib/<name>.m --------
 # As the LMS filters: `scores` the predictions f_t(x_t), `support` the final dictionary (example indices, oldest
 # first), and `dictionaries` the dictionary after each round (a set of example indices): the decisions.  The
 # matrices are solved or inverted directly from the Gram matrix of the dictionary each round, not updated.
@@ -1021,7 +1021,7 @@ def krlst(X, y, k, budget=100, lam=0.999, sn2=1e-2, jitter=1e-6, w=None) -> Trac
     return tr
 
 
-# ---- novelty detection (budgetcli/algorithms/novelty.py) ---------------------------------------------------------
+# ---- novelty detection (budgetcli/learning/algorithms/novelty.py) ----------------------------------------------------
 # A round records g_t(x_t) = f_t(x_t) − ρ_t (`scores`) and whether it was flagged (`margin_updates`: g ≤ 0);
 # `mistakes` stay False (no labels).  `rho` holds ρ after each round.
 

@@ -3,7 +3,7 @@
 Dense numpy, one example at a time, kernels from their definitions, true coefficients (no lazy
 scale), ‖w‖² recomputed from the Gram matrix every round, projections by a direct solve.
 
-Conventions shared with budgetcli/multiclass.py and budgetcli/algorithms/pegasos.py:
+Conventions shared with budgetcli/learning/multiclass.py and budgetcli/learning/algorithms/pegasos.py:
 - classes are indices in order of first appearance; the known classes at round t include y_t;
 - r = the highest-scoring known class other than y_t (ties: lowest index); no r, no update;
 - a mistake is f_y ≤ f_r;

@@ -6,9 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from budgetcli import registry
-from budgetcli.kernels import Kernel
-from budgetcli.learner import KernelLearner
+from budgetcli.base import registry
+from budgetcli.numerics.kernels import Kernel
+from budgetcli.learning.learner import KernelLearner
 
 from . import reference
 from .helpers import chunk_from_dense, random_stream
@@ -123,7 +123,7 @@ def test_incremental_inverse_matches_direct_inverse_after_500_updates():
 def test_projectron_plus_plus_beats_perceptron_with_fewer_support_vectors():
     """Fig. 6a/7 in small: on the paper's synthetic Gaussians Projectron++ makes fewer online
     mistakes than the Perceptron, with a much smaller support set."""
-    from budgetcli.synthetic import projectron_gaussians
+    from budgetcli.run.synthetic import projectron_gaussians
 
     X, y = projectron_gaussians(3000, seed=1)
     k = Kernel("rbf", 1.0)
@@ -139,8 +139,8 @@ def test_projectron_plus_plus_beats_perceptron_with_fewer_support_vectors():
 def test_averaged_hypothesis_equals_brute_force_mean_of_the_online_hypotheses(algorithm):
     """(1/T) Σ_t f_t(x), with f_t evaluated after each round, against the running sums; a save and
     reload half way must not disturb them."""
-    from budgetcli.labels import BinaryLabels
-    from budgetcli.model import Model
+    from budgetcli.learning.labels import BinaryLabels
+    from budgetcli.model.model import Model
 
     X, y = random_stream(240, 4, seed=6)
     Xt, yt = random_stream(50, 4, seed=7)

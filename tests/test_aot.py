@@ -22,8 +22,10 @@ from pathlib import Path
 
 import pytest
 
-from budgetcli import _aot, _jit, aot_build, registry
-from budgetcli.algorithms import ALGORITHMS
+from budgetcli.numerics import _aot, _jit
+from budgetcli import aot_build
+from budgetcli.base import registry
+from budgetcli.learning.algorithms import ALGORITHMS
 from tests.helpers import SAMPLE_DATA
 
 ENTRIES = json.loads(Path(aot_build.SIGNATURES).read_text())
@@ -41,10 +43,10 @@ def test_every_registered_loop_and_every_helper_predict_needs_has_an_entry():
         func = cls.loop.func if isinstance(cls.loop, _jit.Lazy) else cls.loop.py_func
         assert f"{func.__module__}:{func.__qualname__}" in NAMES, f"{name}: run `python -m budgetcli.aot_build harvest`"
     for helper in (
-        "budgetcli.learner:binary_scores",
-        "budgetcli.multiclass:multiclass_scores",
+        "budgetcli.learning.learner:binary_scores",
+        "budgetcli.learning.multiclass:multiclass_scores",
         "budgetcli.io.fastparse:parse_lines",
-        "budgetcli.learner:kernel_matrix",
+        "budgetcli.learning.learner:kernel_matrix",
     ):
         assert helper in NAMES
 
@@ -60,7 +62,7 @@ def test_type_key_spells_values_as_numba_types_them():
     import numpy as np
     from numba import typeof
 
-    from budgetcli.records import Rows
+    from budgetcli.learning.records import Rows
 
     values = [
         np.zeros(3),
@@ -207,8 +209,8 @@ def _an_extension(root) -> Path:
 
 LOOKUP = """
 import sys
-from budgetcli import _aot
-print(_aot.lookup("budgetcli.learner:binary_scores", ()), "budgetcli._loops" in sys.modules)
+from budgetcli.numerics import _aot
+print(_aot.lookup("budgetcli.learning.learner:binary_scores", ()), "budgetcli._loops" in sys.modules)
 """
 
 

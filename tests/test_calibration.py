@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from budgetcli import calibration
+from budgetcli.model import calibration
 
 
 def _objective_gradient(f, positive, A, B):
@@ -175,7 +175,7 @@ def _calibrate(tmp, rows, model="b.model"):
 
 def _scores(tmp, rows, model="b.model"):
     import budgetcli
-    from budgetcli import pipeline
+    from budgetcli.run import pipeline
 
     (tmp / "s").write_text("\n".join(rows) + "\n")
     return np.concatenate([f for _, f in pipeline.scores(budgetcli.load(tmp / model), str(tmp / "s"))])
@@ -201,8 +201,8 @@ def test_two_lines_ranked_the_wrong_way_round_warn(held_out):
 def test_one_outlying_score_warns():
     """One wrongly labelled example with a far-off score flattens the fit to A ≥ 0 (probabilities that
     contradict predict on 42% of the examples), which calibrate_model says."""
-    from budgetcli.labels import BinaryLabels
-    from budgetcli.model import Model
+    from budgetcli.learning.labels import BinaryLabels
+    from budgetcli.model.model import Model
 
     rng = np.random.default_rng(0)
     y = rng.random(50) < 0.5

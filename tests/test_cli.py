@@ -12,9 +12,10 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from budgetcli import algorithms, registry
+from budgetcli.learning import algorithms
+from budgetcli.base import registry
 from budgetcli.entry import main
-from budgetcli.model import Model
+from budgetcli.model.model import Model
 
 from .helpers import assert_same_state, random_stream
 

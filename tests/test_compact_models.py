@@ -11,9 +11,10 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from budgetcli import algorithms, modelfile, registry
+from budgetcli.learning import algorithms
+from budgetcli.base import modelfile, registry
 from budgetcli.entry import main
-from budgetcli.model import Model, narrowest
+from budgetcli.model.model import Model, narrowest
 
 from .helpers import assert_same_state
 from .test_cli import write_stream

@@ -16,17 +16,19 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from budgetcli import algorithms, pipeline, registry
-from budgetcli.core import KernelSpec
+from budgetcli.learning import algorithms
+from budgetcli.run import pipeline
+from budgetcli.base import registry
+from budgetcli.base.core import KernelSpec
 from budgetcli.io.libsvm import read_all
-from budgetcli.kernels import Kernel
-from budgetcli.archive import KeepsEvicted
-from budgetcli.contract import Learner
-from budgetcli.featuremap import FeatureMapLearner
-from budgetcli.learner import KernelLearner
-from budgetcli.model import Model
-from budgetcli.multiclass import MulticlassLearner
-from budgetcli.spec import TrainSpec
+from budgetcli.numerics.kernels import Kernel
+from budgetcli.learning.archive import KeepsEvicted
+from budgetcli.learning.contract import Learner
+from budgetcli.learning.featuremap import FeatureMapLearner
+from budgetcli.learning.learner import KernelLearner
+from budgetcli.model.model import Model
+from budgetcli.learning.multiclass import MulticlassLearner
+from budgetcli.model.spec import TrainSpec
 
 from . import reference, reference_multiclass, reference_second_order
 from .helpers import assert_same_state, chunk_from_dense, random_stream
@@ -234,7 +236,7 @@ def cuts(n: int, parts: int) -> list[int]:
 @pytest.fixture
 def no_fsync(monkeypatch):
     """Model files written without waiting for the disk (what they hold is the same; the test writes many)."""
-    monkeypatch.setattr("budgetcli.atomic.os.fsync", lambda fd: None)
+    monkeypatch.setattr("budgetcli.base.atomic.os.fsync", lambda fd: None)
 
 
 @pytest.fixture(scope="module")
@@ -351,8 +353,8 @@ def test_one_declaration_per_parameter_name():
 
 
 def test_the_registry_refuses_a_second_declaration_of_a_name_that_differs(monkeypatch):
-    from budgetcli.learner import KernelLearner
-    from budgetcli.params import BUDGET
+    from budgetcli.learning.learner import KernelLearner
+    from budgetcli.base.params import BUDGET
 
     monkeypatch.setattr(registry, "ALGORITHMS", dict(registry.ALGORITHMS))  # registered only for this test
     other_help = type("OtherHelp", (KernelLearner,), {"name": "other-help", "params": (BUDGET.but(help="B"),)})
@@ -370,7 +372,7 @@ def test_every_loop_record_is_typed_by_numba_without_a_search(name):
     2 to 50 ms per class and process (the JIT path: on the compiled-at-install path numba is not loaded)."""
     from numba.core.typing.typeof import typeof_impl
 
-    from budgetcli import _jit
+    from budgetcli.numerics import _jit
 
     _jit.compile_all()  # registers the records, as the JIT path's first compiled call does
 
@@ -429,5 +431,6 @@ def test_no_caller_asks_which_kind_of_learner_it_holds():
 def test_the_contract_shows_the_perceptron_family_as_it_is():
     text = CONTRACT.read_text(encoding="utf-8")
     listing = text[text.index("```python\n") + len("```python\n") : text.index("```\n", text.index("```python\n"))]
-    source = (Path(__file__).resolve().parents[1] / "budgetcli" / "algorithms" / "perceptron.py").read_text()
+    algorithms = Path(__file__).resolve().parents[1] / "budgetcli" / "learning" / "algorithms"
+    source = (algorithms / "perceptron.py").read_text()
     assert listing == source[source.index("STOP = 3") :]

@@ -16,11 +16,12 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from budgetcli import algorithms, pipeline
+from budgetcli.learning import algorithms
+from budgetcli.run import pipeline
 from budgetcli.entry import main
-from budgetcli.core import KernelSpec
-from budgetcli.model import Model
-from budgetcli.spec import TrainSpec
+from budgetcli.base.core import KernelSpec
+from budgetcli.model.model import Model
+from budgetcli.model.spec import TrainSpec
 
 from .helpers import assert_same_state
 from .test_cli import write_stream
@@ -33,7 +34,7 @@ ALGORITHMS = algorithms.load_all()
 # test can kill -9 it in the middle of a save.
 SLOW_SAVE = """
 import sys, time
-from budgetcli import atomic
+from budgetcli.base import atomic
 
 class Slow:
     def __init__(self, f):
@@ -493,7 +494,7 @@ def test_two_resumes_of_one_model_at_once_never_lose_a_run_silently(tmp_path, ov
 
 def test_the_python_api_writes_a_loaded_model_back_only_while_its_file_is_unchanged(tmp_path):
     import budgetcli
-    from budgetcli.atomic import ChangedSinceRead
+    from budgetcli.base.atomic import ChangedSinceRead
 
     data = tmp_path / "d.txt"
     write_stream(data, n=200, seed=3)

@@ -9,7 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from budgetcli.entry import main
-from budgetcli.model import Model
+from budgetcli.model.model import Model
 
 from .helpers import assert_same_state, random_stream
 
@@ -216,7 +216,7 @@ def test_the_curve_records_what_ran_and_plot_fits_its_axes(tmp_path, stream):
     pytest.importorskip("matplotlib")
     from matplotlib.figure import Figure
 
-    from budgetcli.curve import read_curve
+    from budgetcli.run.curve import read_curve
     from budgetcli.plot import draw
 
     a, b = tmp_path / "a.csv", tmp_path / "b.csv"

@@ -24,14 +24,15 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from budgetcli import algorithms, pipeline
-from budgetcli.core import KernelSpec
-from budgetcli.spec import TrainSpec
+from budgetcli.learning import algorithms
+from budgetcli.run import pipeline
+from budgetcli.base.core import KernelSpec
+from budgetcli.model.spec import TrainSpec
 from budgetcli.entry import main
 from budgetcli.io.libsvm import LibsvmReader
-from budgetcli.kernels import Kernel
-from budgetcli.labels import BinaryLabels, MulticlassLabels
-from budgetcli.model import Model
+from budgetcli.numerics.kernels import Kernel
+from budgetcli.learning.labels import BinaryLabels, MulticlassLabels
+from budgetcli.model.model import Model
 
 from . import doctables
 from .helpers import assert_same_state, chunk_from_dense, random_stream

@@ -1,6 +1,5 @@
-"""Training one model over shards (budgetcli/distributed/, budgetcli/mixing.py): the mix, the compression, the same
-model
-file on every backend, the algorithms that cannot be mixed, URLs, bad data in a shard."""
+"""Training one model over shards (budgetcli/run/distributed/, budgetcli/learning/mixing.py): the mix, the
+compression, the same model file on every backend, the algorithms that cannot be mixed, URLs, bad data in a shard."""
 
 from __future__ import annotations
 
@@ -12,18 +11,20 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from budgetcli import algorithms, distributed, mixing, registry
+from budgetcli.learning import algorithms, mixing
+from budgetcli.run import distributed
+from budgetcli.base import registry
 from budgetcli.entry import main
-from budgetcli.core import KernelSpec
-from budgetcli.distributed import average
-from budgetcli.distributed.shard import Shard
+from budgetcli.base.core import KernelSpec
+from budgetcli.run.distributed import average
+from budgetcli.run.distributed.shard import Shard
 from budgetcli.io.libsvm import read_all
-from budgetcli.kernels import Kernel
-from budgetcli.featuremap import FeatureMapLearner, WeightMixing
-from budgetcli.learner import MISTAKES
-from budgetcli.model import Model
-from budgetcli.pipeline import Watch
-from budgetcli.spec import Sharding, TrainSpec
+from budgetcli.numerics.kernels import Kernel
+from budgetcli.learning.featuremap import FeatureMapLearner, WeightMixing
+from budgetcli.learning.learner import MISTAKES
+from budgetcli.model.model import Model
+from budgetcli.run.pipeline import Watch
+from budgetcli.model.spec import Sharding, TrainSpec
 
 from .helpers import random_stream
 
@@ -740,7 +741,7 @@ def test_an_interrupted_run_over_epochs_resumes_to_the_uninterrupted_model(shard
 
 
 def test_a_checkpoint_s_sharding_from_anybody_is_checked(shards, tmp_path):
-    from budgetcli import modelfile
+    from budgetcli.base import modelfile
 
     model = tmp_path / "m.model"
     assert (
@@ -1326,7 +1327,7 @@ def test_nogd_mixes_as_an_expansion_and_maps_the_mixed_landmarks(shards, tmp_pat
     """Sharded nogd: every mix's union back to B; once the shards have switched, the mixed model is in
     the linear phase with the Nyström map of the mixed landmarks, M K̂ Mᵀ = I_k on numpy's Gram matrix
     of them, its rank the one asked for."""
-    from budgetcli.algorithms.nystrom import LINEAR_PHASE, PHASE, RANK
+    from budgetcli.learning.algorithms.nystrom import LINEAR_PHASE, PHASE, RANK
 
     out = tmp_path / "m.model"
     args = ["-a", "nogd", "-B", "15", "--rank", "6", "--gamma", "0.5", "--sync-every", "100", "--backend", "serial"]

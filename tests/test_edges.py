@@ -103,7 +103,7 @@ def _cli(*args):
 
 
 def test_labels_that_differ_in_the_tenth_digit_stay_two_labels_at_every_edge(tmp_path):
-    from budgetcli.core import shortest_text
+    from budgetcli.base.core import shortest_text
     from budgetcli.io.libsvm import write_libsvm
 
     X = np.array([[1.0], [-1.0], [0.9], [-0.8]])
@@ -158,14 +158,14 @@ def test_a_class_whose_text_is_a_number_is_that_number_in_the_model_file(tmp_pat
     report = _cli("eval", "--json", tmp_path / "sk.model", tmp_path / "d")
     assert f'"accuracy": {clf.score(X, y)}' in report.stdout
     with pytest.raises(ValueError, match="the labels '1' and 1.0 are both 1 in a data file"):
-        from budgetcli.labels import label_values
+        from budgetcli.learning.labels import label_values
 
         label_values(["1", 1.0])
 
 
 def test_a_model_file_whose_spelling_lost_digits_predicts_its_labels_with_them(tmp_path):
     """A file the Python API wrote before spelt the label 1.0000000001 as 1."""
-    from budgetcli import modelfile
+    from budgetcli.base import modelfile
 
     X = np.array([[1.0], [-1.0]])
     budgetcli.train(SPEC, X, [1.0, 1.0000000001]).save(tmp_path / "m.model")

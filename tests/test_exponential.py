@@ -11,12 +11,12 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from budgetcli.core import KernelSpec
+from budgetcli.base.core import KernelSpec
 from budgetcli.entry import main
-from budgetcli.exponential import exp_array, exp_row, exp_scalar
-from budgetcli.kernels import Kernel, sparse_sqnorm
-from budgetcli.model import Model
-from budgetcli.support import SupportSet, kernel_row, sv_put
+from budgetcli.numerics.exponential import exp_array, exp_row, exp_scalar
+from budgetcli.numerics.kernels import Kernel, sparse_sqnorm
+from budgetcli.model.model import Model
+from budgetcli.numerics.support import SupportSet, kernel_row, sv_put
 
 from .test_cli import write_stream
 

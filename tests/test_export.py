@@ -14,11 +14,11 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from budgetcli.featuremap import FeatureMapLearner
-from budgetcli import algorithms
+from budgetcli.learning.featuremap import FeatureMapLearner
+from budgetcli.learning import algorithms
 from budgetcli.entry import main
-from budgetcli.export import ExportError, libsvm_text, read_libsvm_model
-from budgetcli.model import Model
+from budgetcli.model.export import ExportError, libsvm_text, read_libsvm_model
+from budgetcli.model.model import Model
 
 from .helpers import SAMPLE_DATA, random_stream
 

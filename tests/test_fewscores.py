@@ -3,9 +3,10 @@
 import numpy as np
 import pytest
 
-from budgetcli import fewscores, registry
-from budgetcli.kernels import Kernel
-from budgetcli.learner import binary_scores
+from budgetcli.numerics import fewscores
+from budgetcli.base import registry
+from budgetcli.numerics.kernels import Kernel
+from budgetcli.learning.learner import binary_scores
 
 from .helpers import chunk_from_dense, random_stream
 

@@ -23,9 +23,9 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from budgetcli import algorithms
+from budgetcli.learning import algorithms
 from budgetcli.entry import main
-from budgetcli.model import Model
+from budgetcli.model.model import Model
 
 from . import doctables
 from .helpers import SAMPLE_DATA

@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from budgetcli import pipeline
+from budgetcli.run import pipeline
 from budgetcli.entry import main
-from budgetcli.model import Model
-from budgetcli.spec import Sharding, TrainSpec
+from budgetcli.model.model import Model
+from budgetcli.model.spec import Sharding, TrainSpec
 
 from .helpers import SAMPLE_DATA
 from .test_cli import write_stream

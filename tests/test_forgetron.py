@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from budgetcli import registry
-from budgetcli.algorithms.forgetron import shrink_factor
-from budgetcli.kernels import Kernel
+from budgetcli.base import registry
+from budgetcli.learning.algorithms.forgetron import shrink_factor
+from budgetcli.numerics.kernels import Kernel
 
 from . import reference
 from .helpers import chunk_from_dense, random_stream

@@ -9,11 +9,12 @@ import copy
 import numpy as np
 import pytest
 
-from budgetcli import algorithms, registry  # noqa: F401  (algorithms registers them)
-from budgetcli.algorithms.fourier import DIRECT_INDICES, DIRECT_PER_FEATURE, FourierMap, omega_rows
-from budgetcli.core import Chunk
-from budgetcli.kernels import Kernel
-from budgetcli.trig import TRIG_LIMIT, TRIG_LIMIT_SINGLE, cos_sin, single_cos_sin
+from budgetcli.learning import algorithms  # noqa: F401  (algorithms registers them)
+from budgetcli.base import registry
+from budgetcli.learning.algorithms.fourier import DIRECT_INDICES, DIRECT_PER_FEATURE, FourierMap, omega_rows
+from budgetcli.base.core import Chunk
+from budgetcli.numerics.kernels import Kernel
+from budgetcli.numerics.trig import TRIG_LIMIT, TRIG_LIMIT_SINGLE, cos_sin, single_cos_sin
 
 from . import reference
 from .helpers import chunk_from_dense, random_stream
@@ -106,7 +107,7 @@ def test_the_single_map_is_its_float32_method_bit_for_bit():
     """`--map-arithmetic single`'s features, compiled, are the float32 steps trig.py documents, written
     out in numpy (tests/reference.py) bit for bit; where some |θ| passes TRIG_LIMIT_SINGLE, the float64
     cos and sin of the float32 θ rounded to float32 (within one float32 rounding of numpy's)."""
-    from budgetcli.algorithms.fourier import NORMALISED, SINGLE, features
+    from budgetcli.learning.algorithms.fourier import NORMALISED, SINGLE, features
 
     rng = np.random.default_rng(39)
     D = 64
@@ -232,8 +233,8 @@ def test_prediction_neither_grows_the_map_nor_scores_otherwise_than_learning_wou
 
 
 def test_a_model_file_holds_the_weights_not_the_map(tmp_path):
-    from budgetcli.labels import BinaryLabels
-    from budgetcli.model import Model
+    from budgetcli.learning.labels import BinaryLabels
+    from budgetcli.model.model import Model
 
     X, y = random_stream(300, 5, seed=34)
     learner = registry.get("fogd")(Kernel("rbf", 0.5), seed=4, components=300)
@@ -251,7 +252,7 @@ def test_a_model_file_holds_the_weights_not_the_map(tmp_path):
 def test_a_file_written_before_the_vectorised_map_keeps_its_scalar_arithmetic(name):
     """tests/data/models/ holds fogd and mc-fogd files written before --map-arithmetic: they load as
     scalar (test_contract checks their scores bit for bit), and a resumed run goes on so."""
-    from budgetcli.model import Model
+    from budgetcli.model.model import Model
 
     from .test_model_compat import GOLDEN
 
@@ -264,8 +265,8 @@ def test_a_file_written_before_the_vectorised_map_keeps_its_scalar_arithmetic(na
 def test_a_file_keeps_the_arithmetic_and_scale_it_names(tmp_path, arithmetic):
     """A model written with the vectorised map (the default before the single one) or any other goes on
     loading, scoring and resuming with it, bit for bit."""
-    from budgetcli.labels import BinaryLabels
-    from budgetcli.model import Model
+    from budgetcli.learning.labels import BinaryLabels
+    from budgetcli.model.model import Model
 
     X, y = random_stream(300, 5, seed=41)
     learner = registry.get("fogd")(Kernel("rbf", 0.5), seed=3, components=40, map_arithmetic=arithmetic)
@@ -335,7 +336,7 @@ def test_sharded_fogd_mixes_the_plain_average_of_the_weights(tmp_path):
     from click.testing import CliRunner
 
     from budgetcli.entry import main
-    from budgetcli.model import Model
+    from budgetcli.model.model import Model
 
     def run(*args):
         r = CliRunner().invoke(main, [str(a) for a in args])
@@ -388,7 +389,7 @@ def test_sharded_mc_fogd_mixes_each_class_s_row_over_the_shards_that_met_it(tmp_
     from click.testing import CliRunner
 
     from budgetcli.entry import main
-    from budgetcli.model import Model
+    from budgetcli.model.model import Model
 
     def run(*args):
         r = CliRunner().invoke(main, [str(a) for a in args])
@@ -447,7 +448,7 @@ def test_export_refuses_a_feature_map_model_in_one_line_and_info_names_the_map(t
 def test_a_value_too_large_stops_training_on_its_line_and_scores_nan_when_predicting():
     """Every θ = ω_iᵀx is checked in training (the run stops naming the example); prediction gives NaN,
     which the commands turn into one line about the data, never a traceback."""
-    from budgetcli.learner import Overflow
+    from budgetcli.learning.learner import Overflow
 
     learner = registry.get("fogd")(Kernel("rbf", 0.5), seed=8, components=4)
     X, y = random_stream(20, 3, seed=42)
@@ -463,7 +464,7 @@ def test_a_value_too_large_stops_training_on_its_line_and_scores_nan_when_predic
 def test_nogd_does_not_switch_on_an_example_it_refuses():
     """An example whose ‖x‖² overflows at the switch round stops the run before the map is made: the
     learner stays in its first phase, as it was after the rounds before it."""
-    from budgetcli.learner import Overflow
+    from budgetcli.learning.learner import Overflow
 
     learner = registry.get("nogd")(Kernel("rbf", 0.5), budget=3)
     X, y = random_stream(40, 3, seed=43)

@@ -6,8 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from budgetcli import algorithms, registry  # noqa: F401  (algorithms registers them)
-from budgetcli.kernels import Kernel
+from budgetcli.learning import algorithms  # noqa: F401  (algorithms registers them)
+from budgetcli.base import registry
+from budgetcli.numerics.kernels import Kernel
 
 from . import reference
 from .helpers import random_stream
@@ -67,10 +68,10 @@ def test_bpa_nn_s_kept_neighbours_are_the_scan_s_after_every_change():
     """The neighbour of every kept vector, kept up to date from the changed slot's row alone
     (`slot_changed`), equals a fresh scan (`neighbours`) after every replacement and addition, ties
     (repeated points) included."""
-    from budgetcli import _jit
+    from budgetcli.numerics import _jit
 
     _jit.compile_all()
-    from budgetcli.algorithms.budget_pa import neighbours, slot_changed
+    from budgetcli.learning.algorithms.budget_pa import neighbours, slot_changed
 
     rng = np.random.default_rng(30)
     points = (rng.random((400, 4)) < 0.5).astype(float)  # 16 distinct points: ties everywhere

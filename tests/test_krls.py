@@ -1,4 +1,4 @@
-"""The KRLS filters (budgetcli/algorithms/krls.py: krls, swkrls, fbkrls, krlst) against their references
+"""The KRLS filters (budgetcli/learning/algorithms/krls.py: krls, swkrls, fbkrls, krlst) against their references
 written from the papers (tests/reference.py), decision by decision and prediction by prediction, and against
 KAFBOX's own figures on its Mackey–Glass series in KAFBOX's setting (tests/test_lms.py says which).
 
@@ -14,7 +14,8 @@ import sys
 import numpy as np
 import pytest
 
-from budgetcli import algorithms, registry  # noqa: F401  (algorithms registers them)
+from budgetcli.learning import algorithms  # noqa: F401  (algorithms registers them)
+from budgetcli.base import registry
 from budgetcli.io.libsvm import read_all
 
 from . import reference

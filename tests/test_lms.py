@@ -1,4 +1,4 @@
-"""The LMS filters (budgetcli/algorithms/lms.py: klms, qklms, norma) against their references written from
+"""The LMS filters (budgetcli/learning/algorithms/lms.py: klms, qklms, norma) against their references written from
 the papers and KAFBOX (tests/reference.py), prediction by prediction, and against KAFBOX's own figures on
 its Mackey–Glass series (sample_data/mg30.dat, shipped with KAFBOX's licence beside it).
 
@@ -19,10 +19,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from budgetcli import algorithms, registry  # noqa: F401  (algorithms registers them)
+from budgetcli.learning import algorithms  # noqa: F401  (algorithms registers them)
+from budgetcli.base import registry
 from budgetcli.io.libsvm import read_all
-from budgetcli.kernels import Kernel
-from budgetcli.task import SQUARED_ERROR
+from budgetcli.numerics.kernels import Kernel
+from budgetcli.learning.task import SQUARED_ERROR
 
 from . import reference
 from .helpers import SAMPLE_DATA, chunk_from_dense

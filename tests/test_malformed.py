@@ -19,7 +19,7 @@ import pytest
 from click.testing import CliRunner
 
 from budgetcli.entry import main
-from budgetcli.model import Model
+from budgetcli.model.model import Model
 
 from . import doctables
 

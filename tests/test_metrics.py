@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from scipy.stats import rankdata
 
-from budgetcli import metrics
+from budgetcli.learning import metrics
 
 
 @pytest.mark.parametrize("seed", range(5))
@@ -36,14 +36,14 @@ def test_metrics_module_does_not_import_scipy_stats():
     import subprocess
     import sys
 
-    code = "import sys, budgetcli.metrics; print('scipy.stats' in sys.modules)"
+    code = "import sys, budgetcli.learning.metrics; print('scipy.stats' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "False"
 
 
 def test_core_unique_is_numpy_s_unique_on_numbers():
     """core.unique (np.unique without its numpy.ma import) gives np.unique's values, inverse and counts."""
-    from budgetcli.core import unique
+    from budgetcli.base.core import unique
 
     rng = np.random.default_rng(3)
     for _ in range(200):

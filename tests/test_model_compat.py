@@ -18,11 +18,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from budgetcli import algorithms, modelfile
-from budgetcli.kernels import Kernel
+from budgetcli.learning import algorithms
+from budgetcli.base import modelfile
+from budgetcli.numerics.kernels import Kernel
 
-from budgetcli.model import Model
-from budgetcli.modelfile import ModelFileError
+from budgetcli.model.model import Model
+from budgetcli.base.modelfile import ModelFileError
 
 from .helpers import chunk_from_dense, label_map, random_stream
 

@@ -23,12 +23,14 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from budgetcli import algorithms, modelfile, registry, scaling
+from budgetcli.learning import algorithms
+from budgetcli.base import modelfile, registry
+from budgetcli.model import scaling
 from budgetcli.entry import main
 from budgetcli.io.libsvm import DataError, read_all
-from budgetcli.model import Model
-from budgetcli.modelfile import ModelFileError
-from budgetcli.pipeline import chunk_scores
+from budgetcli.model.model import Model
+from budgetcli.base.modelfile import ModelFileError
+from budgetcli.run.pipeline import chunk_scores
 
 from . import doctables
 from .helpers import label_map
@@ -443,7 +445,7 @@ def _trained(algorithm: str, data: Path):
     params = {"budget": 8} if "budget" in {p.name for p in cls.params} else {}
     if "maintenance" in {p.name for p in cls.params}:
         params["maintenance"] = "project"
-    from budgetcli.kernels import Kernel
+    from budgetcli.numerics.kernels import Kernel
 
     learner = cls(Kernel("rbf", 0.5), seed=1, **params)
     learner.keep_evicted("running-average")  # an evicting learner's archive is saved too

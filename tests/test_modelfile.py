@@ -13,8 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from budgetcli import modelfile
-from budgetcli.modelfile import FORMAT_NAME, FORMAT_VERSION, ModelFileError, load, save
+from budgetcli.base import modelfile
+from budgetcli.base.modelfile import FORMAT_NAME, FORMAT_VERSION, ModelFileError, load, save
 
 MARKER = b"\xde\xad\xbe\xefBUDGETLEARN-DATA-MARKER\xca\xfe"
 

@@ -6,10 +6,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from budgetcli import algorithms, registry  # noqa: F401  (algorithms registers them)
+from budgetcli.learning import algorithms  # noqa: F401  (algorithms registers them)
+from budgetcli.base import registry
 from budgetcli.io.libsvm import DataError
-from budgetcli.kernels import Kernel
-from budgetcli.labels import BinaryLabels, MulticlassLabels, labels_from_dict
+from budgetcli.numerics.kernels import Kernel
+from budgetcli.learning.labels import BinaryLabels, MulticlassLabels, labels_from_dict
 
 from . import reference_multiclass as ref
 from .helpers import chunk_from_dense, random_stream
@@ -159,7 +160,7 @@ def state_over_budget(kernel, seed=8):
 def one_maintenance(kernel, maintenance, learner):
     """(SVs, coefficients) before and after one step of the compiled maintenance, applied to the
     learner's 13 SVs as to a budget of 12."""
-    from budgetcli.algorithms import pegasos as P
+    from budgetcli.learning.algorithms import pegasos as P
 
     header, arrays = learner.state()
     header = dict(header, params=dict(learner.hyper, budget=12, maintenance=maintenance))
@@ -226,7 +227,7 @@ def test_the_lookup_table_gives_the_exact_search_s_h_on_its_grid_and_nearly_its_
     limits), the objective within a relative 1e-4 of the exact search's maximum (2.3e-5 the worst of a
     million random points when this was written, at r ≈ 1 where the two maxima of eq. 21 meet; without
     the limits at κ = 0 and 1 the worst was 0.998)."""
-    from budgetcli.algorithms.pegasos import TABLE_STEPS, golden_h, lookup_h, merge_objective
+    from budgetcli.learning.algorithms.pegasos import TABLE_STEPS, golden_h, lookup_h, merge_objective
 
     table = np.full((TABLE_STEPS + 1, TABLE_STEPS + 1), np.nan)
     for i, j in ((0, 25), (150, 300), (275, 375), (375, 50), (200, 200)):  # r and κ exact in binary
@@ -293,7 +294,7 @@ def test_two_class_data_through_a_multiclass_learner_learns():
 
 
 def test_golden_section_finds_the_global_maximum_of_eq_21_on_the_segment():
-    from budgetcli.algorithms.pegasos import golden_h, merge_objective
+    from budgetcli.learning.algorithms.pegasos import golden_h, merge_objective
 
     rng = np.random.default_rng(12)
     grid = np.linspace(0.0, 1.0, 20001)
@@ -353,7 +354,7 @@ def test_multiclass_projectron_resume_and_chunks(chunk):
 def test_maintenance_ordering_on_the_synthetic_streams(generator, gamma_d, margin):
     """The paper's Table 1 ordering, merge and project above smallest and random, on small seeded
     versions of its synthetic sets (B = 40, 4,000 training examples, γ = 16/d from its grid)."""
-    from budgetcli.synthetic import GENERATORS
+    from budgetcli.run.synthetic import GENERATORS
 
     X, y = GENERATORS[generator](4000, seed=0)
     Xt, yt = GENERATORS[generator](2000, seed=1)

@@ -8,7 +8,7 @@ import json
 import numpy as np
 import pytest
 
-from budgetcli.model import Model
+from budgetcli.model.model import Model
 
 from .test_cli import run
 from .test_multiclass import mc_stream

@@ -1,4 +1,4 @@
-"""The novelty task (budgetcli/task.py, issue #49) and NORMA novelty detection (algorithms/novelty.py): rho's
+"""The novelty task (budgetcli/learning/task.py, issue #49) and NORMA novelty detection (algorithms/novelty.py): rho's
 step is the gradient's, so that the fraction flagged converges to nu (the reverse sign runs away); unlabelled
 lines are read and labels ignored while learning; predict's +1/-1 and scores agree; eval's AUC, precision and
 recall are those of the scores; the averaged hypothesis averages rho; the refusals."""
@@ -14,12 +14,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from budgetcli import registry
-from budgetcli.core import KernelSpec
-from budgetcli.kernels import Kernel
-from budgetcli.model import Model
-from budgetcli.spec import TrainSpec
-from budgetcli.task import RHO, RHO_SUM
+from budgetcli.base import registry
+from budgetcli.base.core import KernelSpec
+from budgetcli.numerics.kernels import Kernel
+from budgetcli.model.model import Model
+from budgetcli.model.spec import TrainSpec
+from budgetcli.learning.task import RHO, RHO_SUM
 
 from . import reference
 from .helpers import chunk_from_dense
@@ -113,7 +113,7 @@ def test_the_averaged_hypothesis_averages_rho_with_the_coefficients(tmp_path):
         hypothesis="running-average",
         task="novelty",
     )
-    from budgetcli import pipeline
+    from budgetcli.run import pipeline
 
     model = pipeline.train(spec, chunk_from_dense(X, np.zeros(len(X)))).model
     trace = reference.norma_novelty(X, reference.make_kernel("rbf", 0.5), nu=0.3, tau=200)

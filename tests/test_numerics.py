@@ -11,11 +11,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from budgetcli import algorithms
-from budgetcli.featuremap import FeatureMapLearner
-from budgetcli.kernels import Kernel
-from budgetcli.records import Overflow
-from budgetcli.model import Model
+from budgetcli.learning import algorithms
+from budgetcli.learning.featuremap import FeatureMapLearner
+from budgetcli.numerics.kernels import Kernel
+from budgetcli.learning.records import Overflow
+from budgetcli.model.model import Model
 
 from .helpers import chunk_from_dense, label_map, random_stream
 
@@ -179,10 +179,10 @@ def test_the_factor_s_products_are_the_plain_sums_bit_for_bit(n):
     (`factor_project_solve`), give each d_j = Σ_{i ≥ j} W_ij z_i with the terms in the order of i and a
     multiply then an add each: the same bits as that sum written out in Python, and the same z and
     ‖δ‖² as `factor_project`."""
-    from budgetcli import _jit
+    from budgetcli.numerics import _jit
 
     _jit.compile_all()
-    from budgetcli.projection import factor_project, factor_project_solve, factor_solve
+    from budgetcli.numerics.projection import factor_project, factor_project_solve, factor_solve
 
     rng = np.random.default_rng(n)
     capacity = n + 3

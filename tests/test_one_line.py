@@ -19,9 +19,9 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from budgetcli import modelfile
+from budgetcli.base import modelfile
 from budgetcli.entry import main
-from budgetcli.model import Model
+from budgetcli.model.model import Model
 
 from . import doctables
 from .test_cli import write_stream

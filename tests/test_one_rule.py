@@ -10,7 +10,7 @@ from click.testing import CliRunner
 import budgetcli
 from budgetcli.entry import main
 from budgetcli.io.libsvm import write_libsvm
-from budgetcli.model import Model
+from budgetcli.model.model import Model
 
 from .helpers import random_stream
 
@@ -83,8 +83,8 @@ def test_a_resumed_spec_that_names_other_settings_is_refused_not_silently_replac
 
 
 def test_a_kernel_spec_is_made_from_its_options_in_one_place():
-    from budgetcli.core import KernelSpec
-    from budgetcli.kernels import KERNEL_PARAMS
+    from budgetcli.base.core import KernelSpec
+    from budgetcli.numerics.kernels import KERNEL_PARAMS
 
     assert sorted(KernelSpec.PARAM_NAMES.values()) == sorted(KERNEL_PARAMS)
     spec = KernelSpec("poly", 0.5, None, 4, 1.5, "libm")
@@ -118,7 +118,7 @@ def test_eval_tune_and_the_python_api_count_accuracy_and_warn_alike(stream, tmp_
     import json
     import warnings
 
-    from budgetcli import tune
+    from budgetcli.run import tune
 
     folder, X, y = stream
     model_path = folder / "acc.model"
@@ -213,14 +213,14 @@ def test_every_edge_gives_the_same_scores_on_a_zero_based_dump_and_its_arrays(tm
 
 
 def test_a_model_numbers_its_features_as_its_data_did_and_old_files_from_1(stream, tmp_path):
-    from budgetcli.model import Model
+    from budgetcli.model.model import Model
 
     folder, X, y = stream
     one = tmp_path / "one.model"
     assert run("train", "-q", "-a", "perceptron", "--gamma", "0.5", folder / "train", "-o", one).exit_code == 0
     loaded = Model.load(one)
     assert loaded.first_index == 1
-    header = __import__("budgetcli.modelfile", fromlist=["load"]).load(one)[0]
+    header = __import__("budgetcli.base.modelfile", fromlist=["load"]).load(one)[0]
     assert "first_index" not in header  # a 1-based model's file is as it was before the field
     np.testing.assert_array_equal(
         loaded.decision_function(X),
@@ -238,7 +238,7 @@ def test_a_model_numbers_its_features_as_its_data_did_and_old_files_from_1(strea
     )
     assert Model.load(sharded).first_index == 0
     # a hostile header
-    import budgetcli.modelfile as modelfile
+    import budgetcli.base.modelfile as modelfile
 
     header, arrays = modelfile.load(both)
     header["first_index"] = 2

@@ -29,7 +29,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from budgetcli import modelfile
+from budgetcli.base import modelfile
 from budgetcli.entry import main
 
 from . import doctables

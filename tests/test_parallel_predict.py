@@ -8,7 +8,8 @@ import gzip
 import pytest
 from click.testing import CliRunner
 
-from budgetcli import bounds, predict
+from budgetcli.base import bounds
+from budgetcli.run import predict
 from budgetcli.entry import main
 from budgetcli.io.libsvm import LibsvmReader
 

@@ -7,8 +7,8 @@ import math
 import numpy as np
 import pytest
 
-from budgetcli import registry
-from budgetcli.kernels import Kernel
+from budgetcli.base import registry
+from budgetcli.numerics.kernels import Kernel
 
 from . import reference
 from .helpers import random_stream

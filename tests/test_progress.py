@@ -168,7 +168,7 @@ def test_time_left_follows_the_support_s_growth():
     """An example costs ~|S| kernel evaluations: at half the input a budgeted learner (|S| constant) has
     as long again to go, a learner whose |S| grows in proportion to t three times as long (the work is
     ∝ t²); growth rates outside [0, 1] are clipped."""
-    from budgetcli.progress import time_left
+    from budgetcli.run.progress import time_left
 
     assert time_left(10.0, 0.5, 0.0) == pytest.approx(10.0)
     assert time_left(10.0, 0.5, 1.0) == pytest.approx(30.0)

@@ -12,10 +12,10 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from budgetcli import registry
+from budgetcli.base import registry
 from budgetcli.entry import main
-from budgetcli.kernels import Kernel
-from budgetcli.model import Model
+from budgetcli.numerics.kernels import Kernel
+from budgetcli.model.model import Model
 
 from .helpers import assert_same_state, chunk_from_dense, random_stream
 from .test_model_compat import GOLDEN

@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from budgetcli import registry
+from budgetcli.base import registry
 from budgetcli.io.libsvm import Chunk
-from budgetcli.kernels import Kernel
+from budgetcli.numerics.kernels import Kernel
 
 from . import reference
 from .helpers import chunk_from_dense, random_stream
@@ -69,8 +69,8 @@ def test_bad_budget_is_refused(budget):
 
 @pytest.mark.parametrize("algorithm", ["rbp", "lbp", "budget-perceptron"])  # β = 0: updates are mistakes
 def test_exact_average_keeps_evicted_vectors_and_projection_agrees_on_the_kept_ones(algorithm):
-    from budgetcli.labels import BinaryLabels
-    from budgetcli.model import Model
+    from budgetcli.learning.labels import BinaryLabels
+    from budgetcli.model.model import Model
 
     X, y = random_stream(200, 4, 8)
     Xt, yt = random_stream(40, 4, 9)
@@ -101,8 +101,8 @@ def test_exact_average_holds_evicted_vectors_with_features_no_kept_vector_has():
     """The first examples alone have feature 6; LBP evicts them.  The exact average stores them back
     beside the kept vectors, so the support set's dense copy must cover every feature seen in training,
     not only the kept vectors' (it raised IndexError)."""
-    from budgetcli.labels import BinaryLabels
-    from budgetcli.model import Model
+    from budgetcli.learning.labels import BinaryLabels
+    from budgetcli.model.model import Model
 
     X, y = random_stream(200, 7, 8)
     X[3:, 6] = 0.0
@@ -122,8 +122,8 @@ def test_exact_average_holds_evicted_vectors_with_features_no_kept_vector_has():
 def test_exact_average_of_variable_size_cks_keeps_every_removed_vector():
     """The variable-size budget can drop several support vectors after one update: the eviction log
     must hold them all."""
-    from budgetcli.labels import BinaryLabels
-    from budgetcli.model import Model
+    from budgetcli.learning.labels import BinaryLabels
+    from budgetcli.model.model import Model
 
     X, y = random_stream(300, 4, 10)
     learner = registry.get("budget-perceptron")(Kernel("rbf", 0.5), budget=50, beta=0.5, size="variable")

@@ -1,4 +1,4 @@
-"""The regression task (budgetcli/task.py, issue #48): `--task` on the command line and in the model
+"""The regression task (budgetcli/learning/task.py, issue #48): `--task` on the command line and in the model
 header, never guessed; targets as reals; predict's `%.10g` lines; eval's MSE, RMSE, MAE, R² beside the
 training mean's; the "no better than the running mean" warning; the refusals of every mix of tasks."""
 
@@ -13,9 +13,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from budgetcli import modelfile
-from budgetcli.core import KernelSpec
-from budgetcli.spec import TrainSpec
+from budgetcli.base import modelfile
+from budgetcli.base.core import KernelSpec
+from budgetcli.model.spec import TrainSpec
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -173,7 +173,7 @@ def test_a_non_finite_target_names_its_line(files):
     (files / "nan.txt").write_text("0.5 1:1\n1.5 1:2\ninf 1:3\n")
     out = cli("train", "--task", "regression", "-a", "klms", files / "nan.txt", "-o", files / "n.model", check=False)
     assert out.returncode == 1 and f"{files / 'nan.txt'}:3:" in out.stderr and "not finite" in out.stderr
-    from budgetcli.labels import RealTargets
+    from budgetcli.learning.labels import RealTargets
 
     from .helpers import chunk_from_dense
 
@@ -184,9 +184,9 @@ def test_a_non_finite_target_names_its_line(files):
 
 def test_a_header_that_mixes_tasks_is_refused(files, tmp_path):
     """A regression header on class labels, or real targets on a classifier, is an invalid model."""
-    from budgetcli.labels import RealTargets, labels_from_dict
+    from budgetcli.learning.labels import RealTargets, labels_from_dict
 
-    from budgetcli import registry
+    from budgetcli.base import registry
 
     with pytest.raises(ValueError, match="class labels in a model whose task is 'regression'"):
         labels_from_dict({"kind": "binary", "negative": -1.0, "positive": 1.0, "spellings": []}).check(
@@ -229,7 +229,7 @@ def test_every_edge_not_doing_regression_refuses_a_regression_model_in_one_line(
         assert out.returncode in (1, 2) and said in out.stderr, (args, out.stderr)
         assert len(out.stderr.strip().splitlines()) == 1, out.stderr
     assert not (files / "c.model").exists() and not (files / "s.model").exists()
-    from budgetcli.model import Model
+    from budgetcli.model.model import Model
 
     with pytest.raises(ValueError, match="BudgetClassifier takes a classification model; this one is a regression"):
         pytest.importorskip("budgetcli.sklearn").BudgetClassifier.from_model(model)
@@ -291,7 +291,7 @@ def test_eval_is_the_task_s_report_on_every_interface(files, tmp_path):
 def test_the_error_tally_block_by_block_is_the_one_pass_figures():
     """MSE, MAE and R² summed over blocks of targets far from 0 (where Σy² − nȳ² would cancel) are numpy's
     on the whole arrays; the baseline's MSE is the training mean's own."""
-    from budgetcli.metrics import ErrorTally
+    from budgetcli.learning.metrics import ErrorTally
 
     rng = np.random.default_rng(5)
     y = 1e6 + rng.standard_normal(1000)

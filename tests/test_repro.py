@@ -8,8 +8,8 @@ import math
 import numpy as np
 import pytest
 
-from budgetcli.kernels import Kernel
-from budgetcli.synthetic import (
+from budgetcli.numerics.kernels import Kernel
+from budgetcli.run.synthetic import (
     GENERATORS,
     NOISY_TOY_MARGIN,
     noisy_toy,
@@ -169,7 +169,7 @@ def test_tighter_script_without_banana_stops_before_any_run(monkeypatch, capsys)
 
 
 def test_dogma_demo_flips_exactly_one_tenth_of_the_hyperplane_labels():
-    from budgetcli.synthetic import dogma_demo, dogma_demo_hyperplane
+    from budgetcli.run.synthetic import dogma_demo, dogma_demo_hyperplane
 
     X, y = dogma_demo(20_000, seed=6)
     w = dogma_demo_hyperplane(20_000, seed=6)
@@ -284,7 +284,7 @@ def test_pegasos_script_at_smoke_size_reports_the_mean_of_its_permutations(tmp_p
     import csv
     import json
 
-    from budgetcli.labels import MulticlassLabels
+    from budgetcli.learning.labels import MulticlassLabels
     from repro import pegasos_letter
 
     monkeypatch.setattr(
@@ -315,7 +315,7 @@ def test_pegasos_script_at_smoke_size_reports_the_mean_of_its_permutations(tmp_p
     pegasos_letter.main()
     rows = list(csv.DictReader(open(tmp_path / "pegasos_checkerboard.csv")))
     assert [r["algorithm"] for r in rows] == ["merge", "random", "projectron++"]
-    from budgetcli.synthetic import checkerboard
+    from budgetcli.run.synthetic import checkerboard
 
     train = common.chunk_from_dense(*checkerboard(400, seed=0))
     test = common.chunk_from_dense(*checkerboard(200, seed=1))

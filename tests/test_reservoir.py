@@ -7,8 +7,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from budgetcli.core import Chunk
-from budgetcli.pipeline import Reservoir
+from budgetcli.base.core import Chunk
+from budgetcli.run.pipeline import Reservoir
 
 SEED = 20240601  # the reservoir's own
 

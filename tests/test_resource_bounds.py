@@ -19,11 +19,13 @@ from pathlib import Path
 import numpy as np
 from click.testing import CliRunner
 
-from budgetcli import bounds, labels, metrics, modelfile, pipeline, predict, registry
+from budgetcli.base import bounds, modelfile, registry
+from budgetcli.learning import labels, metrics
+from budgetcli.run import pipeline, predict
 from budgetcli.entry import main
-from budgetcli.kernels import Kernel
-from budgetcli.labels import MulticlassLabels
-from budgetcli.model import Model
+from budgetcli.numerics.kernels import Kernel
+from budgetcli.learning.labels import MulticlassLabels
+from budgetcli.model.model import Model
 
 from . import doctables
 from .test_cli import write_stream

@@ -18,14 +18,15 @@ pd = pytest.importorskip("pandas")
 from click.testing import CliRunner  # noqa: E402
 from river import checks, datasets, evaluate, metrics, preprocessing  # noqa: E402
 
-from budgetcli import algorithms, modelfile  # noqa: E402
+from budgetcli.learning import algorithms  # noqa: E402
+from budgetcli.base import modelfile  # noqa: E402
 from budgetcli.entry import main  # noqa: E402
-from budgetcli.model import Model  # noqa: E402
-from budgetcli.modelfile import ModelFileError  # noqa: E402
+from budgetcli.model.model import Model  # noqa: E402
+from budgetcli.base.modelfile import ModelFileError  # noqa: E402
 from budgetcli.river import BudgetClassifier, BudgetRegressor  # noqa: E402
 
 from .helpers import assert_same_state  # noqa: E402
-from budgetcli.retired import ARCHIVE_ARRAYS  # noqa: E402
+from budgetcli.learning.retired import ARCHIVE_ARRAYS  # noqa: E402
 
 CONFIGS = {
     "perceptron": {},
@@ -474,7 +475,7 @@ def test_average_predicts_as_the_model_train_writes_by_default(tmp_path, average
 
 
 def csr_chunk_of(X, columns):
-    from budgetcli.estimator import csr_chunk
+    from budgetcli.model.estimator import csr_chunk
 
     order = sorted(X.columns, key=columns.get)
     return csr_chunk(X[order].to_numpy(float), np.zeros(len(X)), np.array([columns[c] for c in order]))

@@ -8,14 +8,14 @@ import json
 import numpy as np
 import pytest
 
-from budgetcli import modelfile, registry
-from budgetcli.core import gather_rows
-from budgetcli.kernels import Kernel
-from budgetcli.labels import MulticlassLabels
-from budgetcli.archive import compression_kernels
-from budgetcli.learner import NO_MATRIX, kernel_matrix
-from budgetcli.model import Model
-from budgetcli.support import DENSE_LIMIT, SupportSet
+from budgetcli.base import modelfile, registry
+from budgetcli.base.core import gather_rows
+from budgetcli.numerics.kernels import Kernel
+from budgetcli.learning.labels import MulticlassLabels
+from budgetcli.learning.archive import compression_kernels
+from budgetcli.learning.learner import NO_MATRIX, kernel_matrix
+from budgetcli.model.model import Model
+from budgetcli.numerics.support import DENSE_LIMIT, SupportSet
 
 from .helpers import chunk_from_dense, random_stream
 from .test_cli import run, write_stream

@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from budgetcli.core import DataError
+from budgetcli.base.core import DataError
 from budgetcli.entry import main
 from budgetcli.io.libsvm import LibsvmReader, read_all
-from budgetcli.scaling import Ranges, RangeTally, read_ranges
+from budgetcli.model.scaling import Ranges, RangeTally, read_ranges
 
 # three examples, features 1..4: feature 2 is constant (dropped), feature 4 is absent from two rows (its
 # range takes their 0), feature 3 is absent from one
@@ -84,7 +84,7 @@ def test_a_range_file_written_by_svm_scale_with_targets_is_read(tmp_path):
     assert ranges.indices.tolist() == [1, 13] and ranges.mins.tolist() == [0.1, -3] and ranges.maxs.tolist() == [0.9, 7]
     out = tmp_path / "again"
     with open(out, "w") as f:
-        from budgetcli.scaling import write_ranges
+        from budgetcli.model.scaling import write_ranges
 
         write_ranges(f, ranges)
     assert out.read_text() == text  # %.17g, as svm-scale writes
@@ -252,7 +252,7 @@ def test_a_stream_is_scaled_by_its_first_block(tmp_path):
     train.write_text("\n".join(lines) + "\n")
     r = run("train", "-a", "perceptron", "--scale", "-", "-o", tmp_path / "m", input=train.read_text())
     assert r.exit_code == 0 and "from the data's first block" in r.stderr
-    from budgetcli.model import Model
+    from budgetcli.model.model import Model
 
     streamed = Model.load(tmp_path / "m").scaling.ranges
     first = RangeTally()
@@ -275,7 +275,7 @@ def test_a_resumed_run_keeps_the_models_scaling(tmp_path):
     r = run("train", "--resume", m, "--scale", second, "-o", m)
     assert r.exit_code == 2 and "--resume continues the model's own settings; drop --scale" in r.stderr
     assert run("train", "-q", "--resume", m, second, "-o", tmp_path / "m2").exit_code == 0
-    from budgetcli.model import Model
+    from budgetcli.model.model import Model
 
     kept = Model.load(tmp_path / "m2").scaling.ranges
     assert kept.maxs.tolist() == Model.load(m).scaling.ranges.maxs.tolist() == [4.0, 4.0, 8.0]
@@ -289,7 +289,7 @@ def test_a_resumed_run_keeps_the_models_scaling(tmp_path):
 def test_every_interface_applies_the_models_scaling(tmp_path):
     import budgetcli
     from budgetcli.sklearn import BudgetClassifier
-    from budgetcli.spec import TrainSpec
+    from budgetcli.model.spec import TrainSpec
 
     train, test = tmp_path / "train.txt", tmp_path / "test.txt"
     integer_data(train)
@@ -364,7 +364,7 @@ def test_tune_scales_its_runs_as_train_does(tmp_path):
 def test_a_river_classifier_applies_a_files_scaling(tmp_path):
     pytest.importorskip("river")
     from budgetcli.river import BudgetClassifier
-    from budgetcli.scaling import Scaling
+    from budgetcli.model.scaling import Scaling
 
     train = tmp_path / "train.txt"
     integer_data(train, 150)

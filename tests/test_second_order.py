@@ -6,10 +6,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from budgetcli import registry
-from budgetcli.kernels import Kernel
-from budgetcli.labels import BinaryLabels
-from budgetcli.model import Model
+from budgetcli.base import registry
+from budgetcli.numerics.kernels import Kernel
+from budgetcli.learning.labels import BinaryLabels
+from budgetcli.model.model import Model
 
 from . import reference_second_order as ref
 from .helpers import chunk_from_dense, random_stream

@@ -22,11 +22,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from budgetcli import pipeline
-from budgetcli.core import KernelSpec
+from budgetcli.run import pipeline
+from budgetcli.base.core import KernelSpec
 from budgetcli.io.libsvm import read_all
-from budgetcli.model import Model
-from budgetcli.spec import TrainSpec
+from budgetcli.model.model import Model
+from budgetcli.model.spec import TrainSpec
 
 from .helpers import random_stream
 

@@ -1,4 +1,4 @@
-"""The learning session (budgetcli/session.py): fed one line, a batch or a block at a time, with checkpoints
+"""The learning session (budgetcli/run/session.py): fed one line, a batch or a block at a time, with checkpoints
 taken on the way or not, a session makes the model `train` makes, byte for byte; progressive validation
 answers the predictions the online mistakes count; an overflow names its row."""
 
@@ -7,12 +7,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from budgetcli import pipeline
-from budgetcli.core import KernelSpec
+from budgetcli.run import pipeline
+from budgetcli.base.core import KernelSpec
 from budgetcli.io.libsvm import read_all
-from budgetcli.model import Model
-from budgetcli.session import Session, TrainingStopped, Watch
-from budgetcli.spec import TrainSpec
+from budgetcli.model.model import Model
+from budgetcli.run.session import Session, TrainingStopped, Watch
+from budgetcli.model.spec import TrainSpec
 
 from .helpers import random_stream
 
@@ -98,7 +98,7 @@ def test_an_overflow_names_the_row_of_the_chunk_given_and_keeps_the_rows_before(
     X, y = random_stream(10, 3, 1)
     X[6, 0] = 1e200  # ‖x‖² overflows
     session = Session(TrainSpec("perceptron", KernelSpec("rbf", 0.5)))
-    from budgetcli.estimator import csr_chunk
+    from budgetcli.model.estimator import csr_chunk
 
     chunk = csr_chunk(X, y)
     with pytest.raises(TrainingStopped) as stopped:

@@ -14,10 +14,11 @@ import scipy.sparse as sp  # noqa: E402
 from sklearn.base import clone  # noqa: E402
 from sklearn.utils.estimator_checks import parametrize_with_checks  # noqa: E402
 
-from budgetcli import algorithms, registry  # noqa: E402
-from budgetcli.core import KernelSpec  # noqa: E402
-from budgetcli.kernels import Kernel  # noqa: E402
-from budgetcli.model import Model  # noqa: E402
+from budgetcli.learning import algorithms  # noqa: E402
+from budgetcli.base import registry
+from budgetcli.base.core import KernelSpec  # noqa: E402
+from budgetcli.numerics.kernels import Kernel  # noqa: E402
+from budgetcli.model.model import Model  # noqa: E402
 from budgetcli.sklearn import BudgetClassifier, BudgetRegressor  # noqa: E402
 
 from .helpers import assert_same_state, chunk_from_dense, random_stream  # noqa: E402
@@ -234,7 +235,7 @@ def test_a_binary_algorithm_refuses_a_third_class_as_train_does():
 @pytest.fixture(scope="module")
 def files(tmp_path_factory):
     """A binary and a 3-class data file (the papers' waveform), train and test."""
-    from budgetcli.synthetic import GENERATORS
+    from budgetcli.run.synthetic import GENERATORS
 
     d = tmp_path_factory.mktemp("files")
     X, y = random_stream(600, 5, 11)

@@ -1,7 +1,7 @@
 """Every command starts wherever the package is installed (docs/RELIABILITY.md, "Start-up anywhere").
 
 numba caches compiled code in NUMBA_CACHE_DIR, beside the sources or in ~/.cache; when none of them
-is writable, budgetcli._jit caches it in TMPDIR/budgetlearn-numba-UID (mode 0700), and compiles
+is writable, budgetcli.numerics._jit caches it in TMPDIR/budgetlearn-numba-UID (mode 0700), and compiles
 without a cache, after one note, when that directory is not ours alone.  The commands run on a copy
 of the package in a child process.  For any user, root included, numba's three places are made
 unusable by putting them under regular files; the realistic setting, a read-only copy run by uid
@@ -78,7 +78,7 @@ def blocked(tmp_path):
     s = Setting(tmp_path)
     blocker = tmp_path / "file"
     blocker.write_text("")
-    for package in (s.ro / "budgetcli", s.ro / "budgetcli" / "algorithms"):
+    for package in (s.ro / "budgetcli", *(p for p in (s.ro / "budgetcli").rglob("*") if p.is_dir())):
         (package / "__pycache__").write_text("")
     s.env.update(HOME=str(blocker), NUMBA_CACHE_DIR=str(blocker / "cache"))
     return s
@@ -257,7 +257,7 @@ def test_numba_s_blas_check_is_deferred_not_lost(tmp_path):
     """After the package's compiled code has run, a numba function that calls BLAS still compiles and
     computes (numba checks scipy's BLAS when it compiles np.dot)."""
     child = (
-        "import numpy as np, numba, sys\nfrom budgetcli import _jit\n_jit.compile_all()\n"
+        "import numpy as np, numba, sys\nfrom budgetcli.numerics import _jit\n_jit.compile_all()\n"
         "assert 'scipy.linalg' not in sys.modules\n"
         "dot = numba.njit(lambda a, b: np.dot(a, b))\n"
         "print(dot(np.arange(3.0), np.array([1.0, 2.0, 4.0])))\n"

@@ -1,4 +1,4 @@
-"""The regression streams of `budgetlearn generate` (budgetcli/synthetic.py): each is the construction its
+"""The regression streams of `budgetlearn generate` (budgetcli/run/synthetic.py): each is the construction its
 docstring names, checked against that construction written out here, and each file trains as a regression."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import pytest
 
 from click.testing import CliRunner
 
-from budgetcli import synthetic
+from budgetcli.run import synthetic
 from budgetcli.entry import main
 
 

@@ -5,12 +5,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from budgetcli import algorithms, registry, support
-from budgetcli.core import DataError, gamma_from_sigma
-from budgetcli.featuremap import FeatureMapLearner
-from budgetcli.kernels import Kernel, sparse_sqnorm
-from budgetcli.labels import BinaryLabels
-from budgetcli.support import SupportSet, kernel_row, sv_put, sv_remove
+from budgetcli.learning import algorithms
+from budgetcli.base import registry
+from budgetcli.numerics import support
+from budgetcli.base.core import DataError, gamma_from_sigma
+from budgetcli.learning.featuremap import FeatureMapLearner
+from budgetcli.numerics.kernels import Kernel, sparse_sqnorm
+from budgetcli.learning.labels import BinaryLabels
+from budgetcli.numerics.support import SupportSet, kernel_row, sv_put, sv_remove
 
 from . import reference
 from .helpers import chunk_from_dense, random_stream

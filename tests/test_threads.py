@@ -9,8 +9,8 @@ import sys
 import numpy as np
 import pytest
 
-from budgetcli import _jit, sync
-from budgetcli.spec import TrainSpec
+from budgetcli.numerics import _jit, sync
+from budgetcli.model.spec import TrainSpec
 
 from .helpers import SAMPLE_DATA
 
@@ -18,7 +18,7 @@ from .helpers import SAMPLE_DATA
 @pytest.fixture(scope="module")
 def compiled():
     _jit.compile_all()
-    from budgetcli import projection
+    from budgetcli.numerics import projection
 
     return projection
 
@@ -150,8 +150,8 @@ def test_every_number_of_threads_writes_the_one_thread_model_byte_for_byte(tmp_p
 
 def test_the_threads_run_past_threaded_from(lines, tmp_path):
     """The runs above are long enough for the threads to take part (|S| passes THREADED_FROM)."""
-    from budgetcli.model import Model
-    from budgetcli.projection import THREADED_FROM
+    from budgetcli.model.model import Model
+    from budgetcli.numerics.projection import THREADED_FROM
 
     model = tmp_path / "m.model"
     assert (

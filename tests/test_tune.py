@@ -12,9 +12,9 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from budgetcli import tune
+from budgetcli.run import tune
 from budgetcli.entry import main
-from budgetcli.model import Model
+from budgetcli.model.model import Model
 
 from .helpers import assert_same_state, random_stream
 
@@ -402,10 +402,10 @@ def awkward_file(path, n=150, seed=7):
 @pytest.mark.parametrize("block_lines", [7, 4096])
 def test_seeking_permuted_reader_gives_the_in_memory_shuffle_model(tmp_path, block_lines, monkeypatch):
     """tune's permuted run (seek by offsets) against pipeline.train(shuffle=True) (data in memory)."""
-    from budgetcli import pipeline
-    from budgetcli.core import KernelSpec
+    from budgetcli.run import pipeline
+    from budgetcli.base.core import KernelSpec
     from budgetcli.io.permuted import PermutedExamples
-    from budgetcli.spec import TrainSpec
+    from budgetcli.model.spec import TrainSpec
 
     path = tmp_path / "awkward.txt"
     awkward_file(path)

@@ -14,11 +14,11 @@ import pytest
 from click.testing import CliRunner
 
 import budgetcli
-from budgetcli import registry
+from budgetcli.base import registry
 from budgetcli.entry import main
 from budgetcli.io.libsvm import read_all
-from budgetcli.model import Model
-from budgetcli.spec import TrainSpec
+from budgetcli.model.model import Model
+from budgetcli.model.spec import TrainSpec
 
 from .helpers import SAMPLE_DATA, assert_same_state
 

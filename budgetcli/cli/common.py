@@ -9,16 +9,17 @@ import zipfile
 
 import click
 
-from .. import algorithms, bounds, registry
-from ..exits import fail
-from ..atomic import (
+from ..learning import algorithms
+from ..base import bounds, registry
+from ..base.exits import fail
+from ..base.atomic import (
     SameFileError,
     refuse_same_files,
 )
-from ..core import DataError
-from ..kernels import KERNEL_PARAMS
-from ..model import Model
-from ..modelfile import ModelFileError
+from ..base.core import DataError
+from ..numerics.kernels import KERNEL_PARAMS
+from ..model.model import Model
+from ..base.modelfile import ModelFileError
 
 
 ALGORITHMS = algorithms.load_all()
@@ -122,7 +123,7 @@ def _scale(scale: bool, ranges_path: str | None):
         return scale
     if scale:
         raise click.UsageError("--scale takes the data's ranges, --scale-ranges a file's; choose one")
-    from ..scaling import read_ranges
+    from ..model.scaling import read_ranges
 
     try:
         return read_ranges(ranges_path)

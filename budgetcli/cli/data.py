@@ -7,13 +7,13 @@ import contextlib
 import click
 import numpy as np
 
-from ..exits import fail, write_failed
-from ..atomic import (
+from ..base.exits import fail, write_failed
+from ..base.atomic import (
     output_file,
 )
-from ..core import DataError, shortest_text, unique
+from ..base.core import DataError, shortest_text, unique
 from ..io.libsvm import write_libsvm
-from ..synthetic import GENERATORS, REGRESSION_STREAMS
+from ..run.synthetic import GENERATORS, REGRESSION_STREAMS
 
 from .common import DATA_PATH, MODEL_PATH, SEED, _refuse_same_files
 
@@ -135,7 +135,7 @@ def scale(data, lower, upper, target_range, save_ranges, restore_ranges, output,
     input, which cannot be, is held in memory (about 12 bytes per value): for a stream larger than memory,
     save the ranges of a sample with -s and scale the stream with -r. Lines without a label are scaled
     too (and written without one); qid tokens and comments are left out."""
-    from .. import scaling
+    from ..model import scaling
 
     if restore_ranges is not None and (lower is not None or upper is not None or target_range is not None):
         raise click.UsageError("-r takes the interval from its file; drop -l, -u and -y")

@@ -6,14 +6,14 @@ import json
 
 import click
 
-from .. import registry
-from ..exits import fail, write_failed
-from ..atomic import (
+from ..base import registry
+from ..base.exits import fail, write_failed
+from ..base.atomic import (
     output_file,
 )
-from ..core import DataError
-from ..export import IMPORTABLE, IMPORTABLE_REGRESSION
-from ..model import UnloadableModel
+from ..base.core import DataError
+from ..model.export import IMPORTABLE, IMPORTABLE_REGRESSION
+from ..model.model import UnloadableModel
 
 from .common import ALGORITHMS, MODEL_PATH, SEED, _load, _refuse_same_files
 
@@ -42,7 +42,7 @@ def export(model_path, fmt, output):
 
     Multiclass models, models that saw one label only and non-integer labels are refused:
     LIBSVM's format cannot express them. Nothing is written on failure."""
-    from ..export import ExportError, libsvm_text
+    from ..model.export import ExportError, libsvm_text
 
     _refuse_same_files([("MODEL", model_path)], [("-o", output)])
     model = _load(model_path)
@@ -79,7 +79,7 @@ def import_(libsvm_model, algorithm, cost, seed, output):
     Its support vectors, coefficients, kernel, bias (−rho) and labels are kept (LIBSVM's first label
     is the one with positive scores); predict, eval, export and a resumed run keep the bias as it is
     (no algorithm here learns one); its counters start at zero."""
-    from ..export import SVR_TYPES, ExportError, import_libsvm, read_libsvm_model
+    from ..model.export import SVR_TYPES, ExportError, import_libsvm, read_libsvm_model
 
     _refuse_same_files([("LIBSVM_MODEL", libsvm_model)], [("-o", output)])
     params = {} if cost is None else {"cost": cost}

@@ -6,15 +6,15 @@ import json
 
 import click
 
-from .. import pipeline
-from ..exits import fail, write_failed
-from ..atomic import (
+from ..run import pipeline
+from ..base.exits import fail, write_failed
+from ..base.atomic import (
     output_file,
     writable_problem,
 )
-from .. import predict as predict_
-from ..core import DataError
-from ..model import UnloadableModel
+from ..run import predict as predict_
+from ..base.core import DataError
+from ..model.model import UnloadableModel
 
 from .common import DATA_PATH, Jobs, MODEL_PATH, _console, _load, _refuse_same_files
 

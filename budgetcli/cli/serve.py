@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import click
 
-from .. import fewscores, pipeline
-from ..atomic import interrupt_exit_code, output_kind, writable_problem, Terminated
-from ..exits import fail, write_failed
-from ..model import UnloadableModel
+from ..numerics import fewscores
+from ..run import pipeline
+from ..base.atomic import interrupt_exit_code, output_kind, writable_problem, Terminated
+from ..base.exits import fail, write_failed
+from ..model.model import UnloadableModel
 from ..serving.answers import Answerer, Checkpoints, Stopped
 from ..serving.transport import OutputFailed, Server
-from ..session import Session, Watch
-from ..spec import NotResumable
+from ..run.session import Session, Watch
+from ..model.spec import NotResumable
 
 from .common import _given, _load
 from .train_options import _model_options

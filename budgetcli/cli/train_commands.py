@@ -7,9 +7,9 @@ import os
 
 import click
 
-from ..exits import fail
-from ..core import DataError
-from ..spec import (
+from ..base.exits import fail
+from ..base.core import DataError
+from ..model.spec import (
     BACKENDS,
     DefaultRefuses,
 )
@@ -103,7 +103,7 @@ def train(
 
     With several inputs (DATA DATA...) or --backend, each input (a path, a glob, an fsspec URL) is a shard with
     its own learner, and the models are mixed every --sync-every examples per shard into one
-    (budgetcli/distributed/); the algorithms that cannot be mixed are refused. With --epochs, every
+    (budgetcli/run/distributed/); the algorithms that cannot be mixed are refused. With --epochs, every
     shard passes that many times over its own input, the models mixed throughout.
 
     Nothing is written when training fails: an existing model file stays as it was.
@@ -144,7 +144,7 @@ def train(
 def _cross_validate(ctx, k: int, hypothesis: str | None, sharding: dict | None, options: dict) -> None:
     """train -v K: the folds' accuracy (a regression's MSE and squared correlation) on stdout as svm-train
     prints it (crossval.py), no model written."""
-    from .. import crossval
+    from ..run import crossval
 
     given = [
         flag
@@ -212,6 +212,6 @@ def _looks_like_output(path: str) -> bool:
     exist yet, or a model file."""
     if os.path.lexists(path):  # an existing name is that file, whatever characters it holds
         return _is_model(path)
-    from ..distributed.sources import is_url, is_pattern
+    from ..run.distributed.sources import is_url, is_pattern
 
     return not is_url(path) and not is_pattern(path)

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import click
 
-from .. import registry
-from ..spec import (
+from ..base import registry
+from ..model.spec import (
     MAX_THREADS,
 )
 

@@ -11,9 +11,11 @@ import sys
 
 import click
 
-from .. import bounds, pipeline, registry, task as task_
-from ..exits import fail
-from ..atomic import (
+from ..base import bounds, registry
+from ..run import pipeline
+from ..learning import task as task_
+from ..base.exits import fail
+from ..base.atomic import (
     interrupt_exit_code,
     interrupt_name,
     output_file,
@@ -22,13 +24,13 @@ from ..atomic import (
     stop_signals_raise_interrupt,
     writable_problem,
 )
-from ..core import DataError, KernelSpec, parse_number
+from ..base.core import DataError, KernelSpec, parse_number
 from ..io.libsvm import read_once
-from ..kernels import KERNEL_PARAMS
-from ..curve import CurveWriteError, LearningCurve, describe
-from ..progress import Progress
-from ..model import HYPOTHESES, Model, UnloadableModel
-from ..spec import (
+from ..numerics.kernels import KERNEL_PARAMS
+from ..run.curve import CurveWriteError, LearningCurve, describe
+from ..run.progress import Progress
+from ..model.model import HYPOTHESES, Model, UnloadableModel
+from ..model.spec import (
     AVERAGES,
     FROM_MODEL,
     DefaultRefuses,
@@ -244,7 +246,7 @@ def _shards(spec: TrainSpec, quiet: bool) -> tuple[list, int] | None:
     lowered)."""
     if spec.sharding is None:
         return None
-    from ..distributed.sources import is_url, shard_sources  # only a sharded run pays for its import
+    from ..run.distributed.sources import is_url, shard_sources  # only a sharded run pays for its import
 
     shards = []
     with contextlib.suppress(ValueError, ImportError):
@@ -259,7 +261,7 @@ def _shards(spec: TrainSpec, quiet: bool) -> tuple[list, int] | None:
 
 def _train_sharded(spec: TrainSpec, resume, watch):
     """distributed.train, its refusals as one line: settings (exit 2), a cluster (exit 1)."""
-    from .. import distributed
+    from ..run import distributed
 
     try:
         return distributed.train(spec, resume, watch)

@@ -9,16 +9,18 @@ import sys
 
 import click
 
-from .. import bounds, pipeline, registry
-from ..exits import fail, write_failed
-from ..atomic import (
+from ..base import bounds, registry
+from ..run import pipeline
+from ..base.exits import fail, write_failed
+from ..base.atomic import (
     writable_problem,
 )
-from .. import task as task_, tune as tune_
-from ..core import DataError, KernelSpec, unique
+from ..learning import task as task_
+from ..run import tune as tune_
+from ..base.core import DataError, KernelSpec, unique
 from ..io.libsvm import read_once
-from ..model import UnloadableModel
-from ..spec import (
+from ..model.model import UnloadableModel
+from ..model.spec import (
     TrainSpec,
 )
 
@@ -286,7 +288,7 @@ def tune(
     except ValueError as exc:
         raise click.UsageError(str(exc))
     if scaled is True and not folds:  # a permuted run reads DATA in another order: the ranges of train --scale DATA
-        from ..scaling import of_data
+        from ..model.scaling import of_data
 
         try:
             ranges = of_data(data, kernel.kind).ranges
@@ -358,7 +360,7 @@ def _best_command(
     """The `budgetlearn train` command whose model the table's best setting is: with --folds the model its
     cross-validation estimates (train -v K of the same command prints its accuracy); else its best run's
     (`--shuffle --seed S` for a permuted run), as --save-best saves it."""
-    from ..grid import train_command
+    from ..run.grid import train_command
 
     setting_kernel = {k: v for k, v in top.setting.items() if k in tune_.KERNEL_GRID}
     default = KernelSpec().params()

@@ -27,8 +27,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._jit import njit
-from ..core import MAX_INDEX
+from ..numerics._jit import njit
+from ..base.core import MAX_INDEX
 
 #: `parse_lines` stopped at the end of the buffer / because the chunk holds `max_rows` rows / because
 #: an array is full (grow it, call again) / at a line for `_parse_strict`.

@@ -52,7 +52,7 @@ from typing import BinaryIO, Iterator
 
 import numpy as np
 
-from ..core import MAX_INDEX, Chunk, DataError, parse_number, shortest_text
+from ..base.core import MAX_INDEX, Chunk, DataError, parse_number, shortest_text
 from .fastparse import PUNT, ROOM, parse_lines
 
 __all__ = [

@@ -28,7 +28,7 @@ from array import array
 
 import numpy as np
 
-from ..labels import kept_spelling, third_label_message
+from ..learning.labels import kept_spelling, third_label_message
 from .libsvm import MAX_LINE_BYTES, DataError, LibsvmReader, bounded_lines
 
 _BOM = b"\xef\xbb\xbf"

@@ -28,10 +28,10 @@ import time
 
 import numpy as np
 
-from ..core import DataError
+from ..base.core import DataError
 from ..io.libsvm import LibsvmReader, concatenate, line_too_long
-from ..predict import prediction_text
-from ..session import Session, TrainingStopped
+from ..run.predict import prediction_text
+from ..run.session import Session, TrainingStopped
 
 TOO_LONG = None  # a line of a batch that was longer than the limit (its bytes dropped)
 NO_LABEL_YET = "?"  # the answer of a model that knows no label on the side the score gives

@@ -24,7 +24,7 @@ import stat
 import sys
 import time
 
-from ..core import DataError
+from ..base.core import DataError
 from .answers import TOO_LONG, Stopped
 
 READ_SIZE = 1 << 20  # bytes read at once from a client: the largest batch

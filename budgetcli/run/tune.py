@@ -1,0 +1,478 @@
+"""Many training runs at once: every (setting, permutation) pair of a parameter grid, in parallel.
+
+A *setting* is one point of the grid (say η = 0.1, γ = 0.04); a *run* trains it over one seeded
+permutation of the data with `pipeline.train`.  Runs go to joblib, so the same code runs on local
+processes (loky), threads, a dask.distributed cluster or ray.
+
+Why the results do not depend on the number of jobs or the backend:
+
+* A run is a pure function of its arguments.  Its seed is derived from (--seed, permutation index)
+  only — never from the worker, the order of execution or the number of jobs.  Run p of every
+  setting uses seed `--seed + p`: `pipeline.train(..., shuffle=True, seed=s)` permutes the data
+  with numpy's `default_rng((s, 0))` and seeds the algorithm's own random choices with s, so the
+  run is exactly `budgetlearn train --shuffle --seed s ...` (tested).  Every setting sees the same
+  permutations and the same random draws (common random numbers): the table compares settings,
+  not luck.  `--permutations 0` makes one run per setting over the file in its own order.  With
+  `--epochs N` a run makes N passes, exactly `train --epochs N` (pass e permuted by
+  `default_rng((s, e))`, as `train --shuffle` does).
+* Each worker reads the data from its path (the path, not arrays, goes through the scheduler), so
+  DATA and --test must be readable at the same path on every worker of a cluster.  A worker holds
+  one model and one chunk: a permuted run reads the file once to note where each example starts
+  (8 bytes a line, 16 more per example while reading) and then reads the examples in permuted order by seeking
+  (io/permuted.py);
+  only a compressed DATA, which cannot be seeked, and a permuted run of several passes are permuted
+  in memory as `train --shuffle` does.
+* Results come back in submission order and are aggregated in grid order; ties in the sort keep
+  grid order.  Only the seconds differ between two runs of the table.
+
+Settings that provably learn nothing (Projectron's η ≥ 1 with rbf, ...) are refused before any run,
+as `train` refuses them (spec.TrainSpec).  A setting whose runs ended with no support vector
+learned nothing on this data: it is sorted after every setting that learned something, whatever the
+sort metric (its 0 support vectors would otherwise win `--sort support`, and predicting one class
+everywhere can beat a weak setting's test accuracy).  Each setting carries the distinct warnings of
+its runs (pipeline.Report), which the table marks.
+
+The best model (`--save-best`) is the run of the top setting that is best by the sort metric (ties:
+the lowest permutation index).  Workers do not ship models back; the main process trains that one
+run again — deterministic, so the same model — and checks its counters against the table.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+
+from . import pipeline
+from ..base import registry
+from ..base.atomic import output_file
+from ..base.core import KernelSpec
+from ..numerics.kernels import KERNEL_PARAMS
+from .predict import splittable
+from ..model.spec import TrainSpec
+
+BACKENDS = ("loky", "threading", "dask", "ray")
+
+# sort metric -> (key in a row, True when larger is better); a task's own figures (task.py TUNE, SORTS):
+# a classification's accuracies and online mistake rate, a regression's mean squared errors
+SORT_KEYS = {
+    "cv-accuracy": ("cv_accuracy", True),
+    "error": ("online_mistake_rate", False),
+    "support": ("support_size", False),
+    "test-accuracy": ("test_accuracy", True),
+    "seconds": ("seconds", False),
+    "cv-mse": ("cv_mse", False),
+    "online-mse": ("online_mse", False),
+    "test-mse": ("test_mse", False),
+}
+
+# kernel settings a grid may vary, with their types; the rest are the algorithms' parameters
+KERNEL_GRID = {p.name: p.type for p in KERNEL_PARAMS.values() if not p.choices}  # all but --kernel
+
+
+@dataclass(frozen=True)
+class Run:
+    """One training run: everything a worker needs, small enough to send anywhere."""
+
+    setting: int  # index into the grid's settings
+    permutation: int  # -1: the file in its own order
+    data: str
+    test: str | None
+    spec: TrainSpec  # its seed: --seed + permutation; shuffled unless the file's own order
+    fold: int = -1  # --folds K: the fold this run holds out (crossval.py), trained on the others in file order
+    folds: int = 0
+
+    @property
+    def seed(self) -> int:
+        return self.spec.seed
+
+
+@dataclass
+class RunResult:
+    setting: int
+    permutation: int
+    seed: int
+    examples: int
+    mistakes: int
+    online_mistake_rate: float
+    support_size: int
+    test_accuracy: float | None
+    seconds: float
+    warnings: list = field(default_factory=list)
+    learned: bool = True  # False: the hypothesis ended f = 0 (no support vector, or every weight 0)
+    task_name: str = "classification"  # what the run learnt (task.py)
+    held_out: int | None = None  # --folds: the examples of the fold held out, and those predicted right
+    held_out_correct: int | None = None
+    # a regression's (--task regression): its online (prequential) MSE, on --test, and the squared
+    # error of the fold held out
+    online_mse: float | None = None
+    test_mse: float | None = None
+    held_out_squared_error: float | None = None
+
+    @property
+    def cv_accuracy(self) -> float | None:
+        return None if self.held_out is None or self.held_out_correct is None else self.held_out_correct / self.held_out
+
+    @property
+    def task(self):
+        from ..learning.task import named
+
+        return named(self.task_name)
+
+    @property
+    def cv_mse(self) -> float | None:
+        if self.held_out is None or self.held_out_squared_error is None:
+            return None
+        return self.held_out_squared_error / self.held_out
+
+
+@dataclass
+class Row:
+    """One setting's runs and their mean ± std (population std, as repro/ reports)."""
+
+    index: int  # position of the setting in the grid
+    setting: dict
+    runs: list = field(default_factory=list)
+
+    def stats(self, key: str) -> tuple[float | None, float | None]:
+        values = [getattr(r, key) for r in self.runs]
+        if any(v is None for v in values):
+            return None, None
+        a = np.array(values, dtype=np.float64)
+        if key == "cv_accuracy":  # svm-train -v's: all held-out examples predicted right, over all (± the folds' std)
+            return sum(r.held_out_correct for r in self.runs) / sum(r.held_out for r in self.runs), float(a.std())
+        if key == "cv_mse":  # svm-train -v's: the squared error of every held-out example, over all
+            return sum(r.held_out_squared_error for r in self.runs) / sum(r.held_out for r in self.runs), float(a.std())
+        return float(a.mean()), float(a.std())
+
+    @property
+    def learned_nothing(self) -> bool:
+        """A run of this setting ended with f = 0 (no support vector, or every weight of a feature map 0)."""
+        return any(not r.learned for r in self.runs)
+
+    @property
+    def warnings(self) -> list[str]:
+        """The distinct warnings of its runs, in order of first appearance."""
+        return list(dict.fromkeys(w for r in self.runs for w in r.warnings))
+
+    def figures(self) -> tuple[str, ...]:
+        """The row's figures: its task's (task.py TUNE: online, test, cv), support size and seconds."""
+        task = self.runs[0].task
+        return (task.TUNE["cv"], task.TUNE["online"], "support_size", task.TUNE["test"], "seconds")
+
+    def to_dict(self) -> dict:
+        out = {"setting": self.setting, "runs": len(self.runs)}
+        for key in self.figures():
+            out[f"{key}_mean"], out[f"{key}_std"] = self.stats(key)
+        out["learned_nothing"] = self.learned_nothing
+        out["warnings"] = self.warnings
+        out["per_run"] = [vars(r) for r in self.runs]
+        return out
+
+
+def grid_names(algorithm: str) -> dict[str, tuple[str, type]]:
+    """Names a --grid may use for `algorithm` -> (canonical name, type): the canonical name, the
+    long flag without dashes and the short flag (`budget`, `B`; `lambda_`, `lambda`; `eval-size`)."""
+    names = {k: (k, t) for k, t in KERNEL_GRID.items()}
+    for p in registry.get(algorithm).params:
+        for alias in (p.name, p.name.rstrip("_"), p.name.replace("_", "-"), *(f.lstrip("-") for f in p.flags)):
+            names[alias] = (p.name, p.type)
+    return names
+
+
+def parse_grid(specs: list[str], algorithm: str) -> list[tuple[str, list]]:
+    """['eta=0.05,0.1', 'gamma=0.01'] -> [('eta', [0.05, 0.1]), ('gamma', [0.01])]; ValueError on
+    an unknown name, a repeated name, a bad or repeated value."""
+    from .grid import expand  # here: every command imports this module, few tune
+
+    names = grid_names(algorithm)
+    out: list[tuple[str, list]] = []
+    for spec in specs:
+        name, eq, values = spec.partition("=")
+        name = name.strip()
+        if not eq or not values.strip():
+            raise ValueError(f"--grid {spec!r}: expected NAME=V1,V2,...")
+        if name not in names:
+            known = sorted(set(k for k in names if not k.endswith("_")))
+            raise ValueError(f"--grid {spec!r}: {algorithm} has no parameter {name!r} (grid names: {', '.join(known)})")
+        canonical, typ = names[name]
+        if canonical in (n for n, _ in out):
+            raise ValueError(f"--grid: {name} given twice")
+        parsed = []
+        for text in values.split(","):
+            try:
+                expanded = expand(text, typ, name)  # a value, or a range (2**-5..2**3)
+            except ValueError as exc:
+                raise ValueError(f"--grid {spec!r}: {exc}") from None
+            for v in expanded:
+                if v in parsed:
+                    raise ValueError(f"--grid {spec!r}: value {v:g} given twice")
+                parsed.append(v)
+        out.append((canonical, parsed))
+    return out
+
+
+def settings_of(grid: list[tuple[str, list]]) -> list[dict]:
+    """The grid's points, the last --grid varying fastest."""
+    names = [n for n, _ in grid]
+    return [dict(zip(names, combo)) for combo in itertools.product(*(v for _, v in grid))]
+
+
+def plan(
+    data: str, test: str | None, base: TrainSpec, settings: list[dict], permutations: int, folds: int = 0
+) -> list[Run]:
+    """Every (setting, permutation) run, setting-major: `base` with the setting's values, each run's
+    spec checked as it is made (a setting the algorithm refuses is a ValueError naming it, before
+    anything is read).  Run p's seed is base.seed + p.  With `folds` K, a setting's runs are instead
+    the K folds of `train -v K --seed base.seed` (crossval.py), in file order."""
+    runs = []
+    for i, setting in enumerate(settings):
+        spec = setting_spec(base, setting)
+        if folds:
+            runs += [Run(i, -1, data, test, spec, fold, folds) for fold in range(folds)]
+            continue
+        for perm in range(permutations) if permutations else [-1]:
+            runs.append(Run(i, perm, data, test, replace(spec, seed=base.seed + max(perm, 0), shuffle=perm >= 0)))
+    return runs
+
+
+def setting_spec(base: TrainSpec, setting: dict) -> TrainSpec:
+    """`base` with a setting's kernel values and parameters; ValueError naming the setting."""
+    kernel = {name: value for name, value in setting.items() if name in KERNEL_GRID}
+    params = {name: value for name, value in setting.items() if name not in KERNEL_GRID}
+    try:
+        return replace(
+            base, kernel=KernelSpec.from_params(base.kernel.params() | kernel), params={**base.params, **params}
+        )
+    except ValueError as exc:
+        raise ValueError(f"setting {_describe(setting)}: {exc}") from None
+
+
+def train_run(run: Run) -> pipeline.TrainResult:
+    """Train one run (in a worker, or again in the main process for --save-best).
+
+    A permuted run of one pass over a plain file reads its examples in the permuted order by seeking
+    (io/permuted.py), so the worker holds one model and one chunk, not the data; the model is the
+    one `pipeline.train` of the shuffled spec makes from the data in memory, which compressed files,
+    runs of several passes (each pass its own permutation) and regressions still use."""
+    spec = run.spec
+    # a regression's permuted run is train --shuffle's in memory: the seeking reader notes each label's
+    # first line, which for real targets is a note per example
+    if not spec.shuffle or (spec.epochs or 1) > 1 or not splittable(run.data) or spec.task == "regression":
+        return pipeline.train(spec, run.data)
+    from ..io.permuted import PermutedExamples  # here: every command imports this module, few tune
+
+    examples = PermutedExamples(run.data, spec.seed)
+    problem = examples.label_problem()
+    if problem is not None and not spec.learner_class.multiclass:
+        raise problem
+    result = pipeline.train(replace(spec, shuffle=False), examples.lines())
+    result.model.labels.spellings = examples.model_spellings()
+    return result
+
+
+def execute(run: Run) -> RunResult:
+    """A worker's job: read the data from its path, train, score the test file chunk by chunk (and, for a
+    fold, the fold held out), each by the task's figures (task.py TUNE)."""
+    held = None
+    if run.folds:
+        from . import crossval
+
+        held, result = crossval.held_out(run.spec, run.data, run.folds, run.fold)
+    else:
+        result = train_run(run)
+    model, learner = result.model, result.model.learner
+    task = model.task
+    t, m = learner.counter("examples"), learner.counter("mistakes")
+    out = RunResult(
+        run.setting,
+        run.permutation,
+        run.spec.seed,
+        t,
+        m,
+        m / t,
+        learner.support_size(),
+        None,
+        result.seconds,
+        result.warnings,
+        not learner.learned_nothing(),
+        task_name=task.name,
+    )
+    if task.name == "regression":  # its figures replace the mistakes' (task.Regression.TUNE)
+        out.online_mse = task.summary(learner)["online_mse"]
+    if run.test:
+        setattr(out, task.TUNE["test"], held_out_figure(model, run.test))
+    if held is not None:
+        out.held_out = held.examples
+        if task.name == "regression":
+            out.held_out_squared_error = held.squared_error
+        else:
+            out.held_out_correct = held.correct
+    return out
+
+
+def held_out_figure(model, test) -> float:
+    """The model's figure on the test file, scored chunk by chunk as `eval` scores it: a classifier's
+    accuracy (metrics.accuracy), a regression's mean squared error (the task's `tally`)."""
+    tally = model.task.tally(model)
+    for chunk, scores in pipeline.scores(model, test):
+        tally.add(chunk.labels, scores)
+    return tally.held_out(test)
+
+
+test_accuracy = held_out_figure  # a classifier's figure, by its former name
+
+
+@contextmanager
+def backend_config(backend: str, scheduler: str | None, jobs: int):
+    """joblib's parallel_config for `backend`; yields the n_jobs to pass to Parallel.
+
+    dask: a distributed.Client on --scheduler, or on a local cluster of `jobs` single-threaded worker
+    processes started here.  ray: ray.init(address=--scheduler, or a local ray)."""
+    import joblib
+
+    if backend in ("loky", "threading"):
+        if scheduler is not None:
+            raise ValueError(f"--scheduler is for the dask and ray backends, not {backend}")
+        with joblib.parallel_config(backend=backend, n_jobs=jobs):
+            yield jobs
+        return
+    with ExitStack() as stack:
+        if backend == "dask":
+            from .distributed.pool import cluster  # the local cluster `train --backend dask` starts, or --scheduler's
+
+            stack.enter_context(cluster("dask", jobs, scheduler))
+            stack.enter_context(joblib.parallel_config(backend="dask", wait_for_workers_timeout=60))
+            yield -1  # dask decides; every worker of the cluster takes runs
+        else:
+            try:
+                import ray
+                from ray.util.joblib import register_ray
+            except ImportError:
+                raise RuntimeError(
+                    "the ray backend needs ray, which is not installed: pip install 'ray[default]' "
+                    "(or use --backend dask)"
+                ) from None
+            ray.init(address=scheduler, ignore_reinit_error=True)
+            stack.callback(ray.shutdown)
+            register_ray()
+            stack.enter_context(joblib.parallel_config(backend="ray"))
+            yield jobs
+
+
+def run_all(runs: list[Run], jobs: int = 1, backend: str = "loky", scheduler: str | None = None) -> list[RunResult]:
+    """Execute the runs; results in the order of `runs` whatever the backend."""
+    import joblib
+
+    if jobs == 1 and backend == "loky" and scheduler is None:
+        return [execute(r) for r in runs]
+    with backend_config(backend, scheduler, jobs) as n_jobs:
+        return joblib.Parallel(n_jobs=n_jobs)(joblib.delayed(execute)(r) for r in runs)
+
+
+def table(settings: list[dict], results: list[RunResult], sort: str) -> list[Row]:
+    """One Row per setting, sorted by `sort` (best first; ties keep grid order), settings that learned
+    nothing last."""
+    rows = [Row(i, s) for i, s in enumerate(settings)]
+    for r in results:
+        rows[r.setting].runs.append(r)
+    key, larger_better = SORT_KEYS[sort]
+    if rows and rows[0].stats(key)[0] is None:
+        raise ValueError(f"--sort {sort} needs --test")
+    return sorted(
+        rows, key=lambda row: (row.learned_nothing, -row.stats(key)[0] if larger_better else row.stats(key)[0])
+    )
+
+
+def best_run(row: Row, sort: str) -> RunResult:
+    """The top setting's run that is best by `sort`; ties go to the lowest permutation index."""
+    key, larger_better = SORT_KEYS[sort]
+    return min(row.runs, key=lambda r: (-getattr(r, key) if larger_better else getattr(r, key), r.permutation))
+
+
+def retrain(run: Run, expected: RunResult):
+    """Train `run` again in this process and check it is the run of the table."""
+    model = train_run(run).model
+    got = (model.learner.counter("examples"), model.learner.counter("mistakes"), model.learner.support_size())
+    if got != (expected.examples, expected.mistakes, expected.support_size):
+        raise RuntimeError(
+            f"retraining the best run gave {got}, the table says "
+            f"{(expected.examples, expected.mistakes, expected.support_size)}: the run is not "
+            "deterministic (is DATA changing?)"
+        )
+    return model
+
+
+def csv_columns(row: Row) -> list[str]:
+    """The table's columns after the grid's: rank, setting, runs, epochs, mean and std of each of the
+    row's figures (a classification's: cv_accuracy, online_mistake_rate, support_size, test_accuracy,
+    seconds; a regression's MSEs in place of the accuracies and mistakes), learned_nothing, warnings."""
+    figures = [f"{key}_{stat}" for key in row.figures() for stat in ("mean", "std")]
+    return ["rank", "setting", "runs", "epochs", *figures, "learned_nothing", "warnings"]
+
+
+def write_csv(path: str, rows: list[Row], grid_columns: list[str], epochs: int) -> None:
+    """One line per setting, a column per grid name plus the table's (`csv_columns`; `epochs`: passes per
+    run; `warnings`: a JSON list of strings); written as every output is (atomic.output_file), so a
+    failure never leaves half a file."""
+    columns = csv_columns(rows[0])
+    with output_file(path) as f:
+        import csv  # here: every command imports this module, few write a table
+
+        w = csv.writer(f)
+        w.writerow(grid_columns + columns)
+        for rank, row in enumerate(rows, 1):
+            d = row.to_dict()
+            d["rank"], d["setting"], d["epochs"], d["warnings"] = (
+                rank,
+                _describe(row.setting),
+                epochs,
+                json.dumps(row.warnings),
+            )
+            w.writerow([row.setting[c] for c in grid_columns] + ["" if d[c] is None else d[c] for c in columns])
+
+
+def _describe(setting: dict) -> str:
+    return (
+        " ".join(
+            f"{k.rstrip('_')}={v:g}" if isinstance(v, float) else f"{k.rstrip('_')}={v}" for k, v in setting.items()
+        )
+        or "(defaults)"
+    )
+
+
+def format_table(rows: list[Row], sort: str) -> tuple[list[list[str]], list[str]]:
+    """The printed table's cells (rank, setting, mean ± std of each metric, notes) and the legend of
+    the notes: a setting that learned nothing is marked "nothing learned", and each distinct warning
+    gets a number [n] that its settings show.  A regression's figures are mean squared errors (%.4g),
+    a classification's percentages."""
+    out, legend = [], []
+    for rank, row in enumerate(rows, 1):
+        cv_key, err_key, _, acc_key, _ = row.figures()
+        err, err_sd = row.stats(err_key)
+        sv, sv_sd = row.stats("support_size")
+        acc, acc_sd = row.stats(acc_key)
+        cv, cv_sd = row.stats(cv_key)
+        secs, _ = row.stats("seconds")
+        scale, form = (1, "{:.4g} ± {:.2g}") if err_key == "online_mse" else (100, "{:.2f} ± {:.2f}")
+        notes = ["nothing learned"] if row.learned_nothing else []
+        for w in row.warnings:
+            if w not in legend:
+                legend.append(w)
+            notes.append(f"[{legend.index(w) + 1}]")
+        out.append(
+            [
+                str(rank),
+                _describe(row.setting),
+                *([] if cv is None else [form.format(scale * cv, scale * cv_sd)]),
+                form.format(scale * err, scale * err_sd),
+                f"{sv:.1f} ± {sv_sd:.1f}",
+                "–" if acc is None else form.format(scale * acc, scale * acc_sd),
+                f"{secs:.2f}",
+                " ".join(notes),
+            ]
+        )
+    return out, [f"[{n}] {w}" for n, w in enumerate(legend, 1)]
