@@ -513,21 +513,19 @@ class Novelty:
             ]
 
     @staticmethod
-    def evaluate(model, data, skip_bad_lines: bool, normal_label: float) -> dict:
-        """eval's report of a novelty model on labelled DATA, where examples labelled `normal_label` are
-        normal and every other is novel: the AUC of the score g(x) for normal against novel (1: every
-        normal example scores above every novel one), the precision and recall of the flagged class (g ≤ 0)
-        at the model's threshold, and the fraction flagged.  DataError for a bad line; ValueError when DATA
-        holds no example."""
-        from ..run import pipeline
-
+    def evaluate(model, blocks, normal_label: float) -> dict:
+        """eval's report of a novelty model on `blocks` ((chunk, scores) pairs of labelled data,
+        pipeline.scores), where examples labelled `normal_label` are normal and every other is novel: the AUC
+        of the score g(x) for normal against novel (1: every normal example scores above every novel one), the
+        precision and recall of the flagged class (g ≤ 0) at the model's threshold, and the fraction flagged.
+        DataError for a bad line; ValueError when there is no example."""
         scores, labels = [], []
-        for chunk, g in pipeline.scores(model, data, skip_bad_lines=skip_bad_lines):
+        for chunk, g in blocks:
             scores.append(g)
             labels.append(chunk.labels)
         g = np.concatenate(scores) if scores else np.zeros(0)
         if g.size == 0:
-            raise ValueError(f"{data}: no examples to evaluate")
+            raise ValueError("no examples to evaluate")
         normal = np.concatenate(labels) == normal_label
         flagged = g <= 0.0
         caught = int(np.sum(flagged & ~normal))
