@@ -137,7 +137,7 @@ def _blocks(model: Model, data, y=None, skip_bad_lines: bool = False) -> tuple:
 def _chunk(X, y, first_index: int, sample_weight=None) -> Chunk:
     """The Chunk of arrays X and y (and the rows' weights), X's column j the feature of index j + first_index
     (Model.first_index)."""
-    from .model.estimator import csr_chunk
+    from .io.arrays import csr_chunk
 
     chunk = csr_chunk(X, y, first_index=first_index, weights=sample_weight)
     chunk.label_spellings = {float(v): shortest_text(v) for v in unique(chunk.labels)}

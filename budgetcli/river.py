@@ -73,7 +73,8 @@ from scipy.special import expit, softmax
 
 from .base import modelfile
 from .base import registry
-from .model.estimator import KernelSettings, checked_labels, checked_weights, csr_chunk, learner_class
+from .io.arrays import checked_labels, checked_weights, csr_chunk
+from .wrappers import KernelSettings, learner_class
 from .base.core import Chunk, KernelSpec
 from .learning.labels import (
     BinaryLabels,

@@ -72,7 +72,8 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_dat
 from .run import pipeline
 from .base import registry
 from .base.core import DataError, KernelSpec, shortest_text
-from .model.estimator import KernelSettings, csr_chunk, learner_class
+from .io.arrays import csr_chunk
+from .wrappers import KernelSettings, learner_class
 from .learning.labels import kept_spelling, label_values
 from .learning.metrics import unseen_warning
 from .model.model import Model

@@ -1,6 +1,6 @@
 """The edges over arrays (the Python API, the scikit-learn class, the River class, one example at a time
 and many at a time) check what they are given before any compiled code sees it, through one function
-(estimator.csr_chunk, checked_labels), and refuse alike."""
+(io/arrays.py: csr_chunk, checked_labels), and refuse alike."""
 
 from __future__ import annotations
 

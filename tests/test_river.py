@@ -475,7 +475,7 @@ def test_average_predicts_as_the_model_train_writes_by_default(tmp_path, average
 
 
 def csr_chunk_of(X, columns):
-    from budgetcli.model.estimator import csr_chunk
+    from budgetcli.io.arrays import csr_chunk
 
     order = sorted(X.columns, key=columns.get)
     return csr_chunk(X[order].to_numpy(float), np.zeros(len(X)), np.array([columns[c] for c in order]))

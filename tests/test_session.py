@@ -98,7 +98,7 @@ def test_an_overflow_names_the_row_of_the_chunk_given_and_keeps_the_rows_before(
     X, y = random_stream(10, 3, 1)
     X[6, 0] = 1e200  # ‖x‖² overflows
     session = Session(TrainSpec("perceptron", KernelSpec("rbf", 0.5)))
-    from budgetcli.model.estimator import csr_chunk
+    from budgetcli.io.arrays import csr_chunk
 
     chunk = csr_chunk(X, y)
     with pytest.raises(TrainingStopped) as stopped:

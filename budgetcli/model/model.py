@@ -53,7 +53,7 @@ class Model:
     # (pipeline.train): what it keeps is complete for its own continuation.
     evicted_folded: int | None = 0
     # The feature index of an array's column 0: column j is index j + first_index (every array edge maps
-    # so, estimator.csr_chunk).  0 once index 0 occurred in the data the model learned from (a 0-based
+    # so, io/arrays.py csr_chunk).  0 once index 0 occurred in the data the model learned from (a 0-based
     # file, as scikit-learn's dump_svmlight_file writes; load_svmlight_file's zero_based="auto" decides
     # alike), else 1.  The header keeps 0 only: a file without the field means 1, what every edge did
     # before the field (column j is index j + 1; an index 0 of such a file has no column).
@@ -91,7 +91,7 @@ class Model:
         `first_index`):
         f(x) for a binary model (> 0: its +1 label), an n × classes matrix for a multiclass one, of the
         hypothesis the model predicts with (the averaged one for a running-average model)."""
-        from .estimator import csr_chunk
+        from ..io.arrays import csr_chunk
 
         return self.scorer().decision_function(csr_chunk(X, first_index=self.first_index))
 
