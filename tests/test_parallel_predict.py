@@ -9,7 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from budgetcli.base import bounds
-from budgetcli.run import predict
+from budgetcli.run import predictions
 from budgetcli.entry import main
 from budgetcli.io.libsvm import LibsvmReader
 
@@ -40,8 +40,8 @@ def model(tmp_path_factory):
 @pytest.fixture
 def small_ranges(monkeypatch):
     """Ranges of ~2 kB, so a small test file is split into many ranges (and worth a worker each)."""
-    monkeypatch.setattr(predict, "RANGE_BYTES", 2000)
-    monkeypatch.setattr(predict, "MIN_RANGE_BYTES", 2000)
+    monkeypatch.setattr(predictions, "RANGE_BYTES", 2000)
+    monkeypatch.setattr(predictions, "MIN_RANGE_BYTES", 2000)
     monkeypatch.setattr(bounds, "cores", lambda: 2)  # --jobs 2 stays 2 on a one-core machine too
 
 
@@ -58,20 +58,20 @@ def test_line_ranges_cover_the_file_and_start_at_line_starts(tmp_path):
         path.write_bytes(text.encode())
         data = text.encode()
         for parts in (1, 2, 3, 7, 64, 10_000):
-            ranges = predict.line_ranges(path, parts)
+            ranges = predictions.line_ranges(path, parts)
             assert b"".join(data[a:b] for a, b in ranges) == data, (name, parts)
             assert all(a == 0 or data[a - 1 : a] == b"\n" for a, _ in ranges), (name, parts)
             assert len(ranges) <= parts
             if data.count(b"\n") >= 10 and parts <= 7 and name != "one long line":
                 assert len(ranges) == parts, (name, parts)  # the split is used, not one range
-            lines = [line for a, b in ranges for line in predict.RangeLines(path, a, b)]
+            lines = [line for a, b in ranges for line in predictions.RangeLines(path, a, b)]
             assert lines == data.splitlines(keepends=True), (name, parts)
 
 
 def test_reader_numbers_lines_from_first_line(tmp_path):
     path = tmp_path / "f.txt"
     path.write_text("+1 1:1\n-1 2:1\n+1 3:x\n")
-    reader = LibsvmReader(predict.RangeLines(path, 7, 21), first_line=41)
+    reader = LibsvmReader(predictions.RangeLines(path, 7, 21), first_line=41)
     with pytest.raises(ValueError, match=rf"^{path}:42: feature value is not a number"):
         list(reader)
 
@@ -86,7 +86,7 @@ def test_parallel_output_is_the_serial_output(model, tmp_path, small_ranges, fla
     body[5] = body[5].replace(" ", " qid:3 ", 1)
     path = tmp_path / "test.txt"
     path.write_bytes(b"\xef\xbb\xbf" + "".join(body).encode())
-    assert len(predict.line_ranges(path, 2 + path.stat().st_size // predict.RANGE_BYTES)) > 10
+    assert len(predictions.line_ranges(path, 2 + path.stat().st_size // predictions.RANGE_BYTES)) > 10
     serial = run("predict", *flags, model, path)
     parallel = run("predict", *flags, "--jobs", 2, model, path)
     assert serial.exit_code == parallel.exit_code == 0, parallel.output
@@ -130,7 +130,11 @@ def test_compressed_files_and_stdin_fall_back_to_serial(model, tmp_path):
     plain.write_text(text)
     packed = tmp_path / "t.txt.gz"
     packed.write_bytes(gzip.compress(text.encode()))
-    assert predict.splittable(str(plain)) and not predict.splittable(str(packed)) and not predict.splittable("-")
+    assert (
+        predictions.splittable(str(plain))
+        and not predictions.splittable(str(packed))
+        and not predictions.splittable("-")
+    )
     expected = run("predict", model, plain).stdout
     assert run("predict", "--jobs", 2, model, packed).stdout == expected
     assert run("predict", "--jobs", 2, model, "-", input=text).stdout == expected
@@ -149,7 +153,7 @@ def test_a_line_past_the_bound_is_refused_in_parallel_as_serially(model, tmp_pat
     path = tmp_path / "long.txt"
     with open(path, "w") as f:
         f.write("".join(lines_of(300, 6)) + "+1 1:1" + " " * (17 << 20) + "\n" + "".join(lines_of(300, 7)))
-    assert len(predict.line_ranges(path, 2)) == 2
+    assert len(predictions.line_ranges(path, 2)) == 2
     serial = run("predict", model, path)
     parallel = run("predict", "--jobs", 2, model, path)
     assert serial.exit_code == parallel.exit_code == 1

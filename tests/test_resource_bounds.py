@@ -21,7 +21,7 @@ from click.testing import CliRunner
 
 from budgetcli.base import bounds, modelfile, registry
 from budgetcli.learning import labels, metrics
-from budgetcli.run import pipeline, predict
+from budgetcli.run import pipeline, predictions
 from budgetcli.entry import main
 from budgetcli.numerics.kernels import Kernel
 from budgetcli.learning.labels import MulticlassLabels
@@ -62,7 +62,7 @@ def test_predict_with_a_billion_jobs_on_twenty_lines_is_serial_and_quick(tmp_pat
 
 def test_line_ranges_of_a_huge_part_count_are_at_most_one_per_byte(tmp_path):
     (tmp_path / "f.txt").write_text("+1 1:1\n" * 20)
-    ranges = predict.line_ranges(tmp_path / "f.txt", 10**9)
+    ranges = predictions.line_ranges(tmp_path / "f.txt", 10**9)
     assert len(ranges) == 20 and ranges[0] == (0, 7) and ranges[-1] == (133, 140)
 
 

@@ -12,7 +12,7 @@ from ..base.atomic import (
     output_file,
     writable_problem,
 )
-from ..run import predict as predict_
+from ..run import predictions
 from ..base.core import DataError
 from ..model.model import UnloadableModel
 
@@ -102,13 +102,13 @@ def predict(model_path, data, server, output, scores, proba, threshold, skip_bad
             f"{model_path}: the model is not calibrated; "
             f"`budgetlearn calibrate {model_path} HELD_OUT -o MODEL` fits its probabilities"
         )
-    jobs, note = predict_.parallel_jobs(data, jobs)
+    jobs, note = predictions.parallel_jobs(data, jobs)
     if note:
         click.echo(f"budgetlearn: note: {note}", err=True)
     try:
         with output_file(output) as out:
             columns = "probabilities" if proba else "scores" if scores else "labels"
-            predict_.write_predictions(model, model_path, data, out, columns, skip_bad_lines, jobs, threshold)
+            predictions.write_predictions(model, model_path, data, out, columns, skip_bad_lines, jobs, threshold)
     except DataError as exc:
         fail(str(exc))
     except OSError as exc:

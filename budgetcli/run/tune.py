@@ -51,7 +51,7 @@ from ..base import registry
 from ..base.atomic import output_file
 from ..base.core import KernelSpec
 from ..numerics.kernels import KERNEL_PARAMS
-from .predict import splittable
+from .predictions import splittable
 from ..model.spec import TrainSpec
 
 BACKENDS = ("loky", "threading", "dask", "ray")

@@ -30,7 +30,7 @@ import numpy as np
 
 from ..base.core import DataError
 from ..io.libsvm import LibsvmReader, concatenate, line_too_long
-from ..run.predict import prediction_text
+from ..run.predictions import prediction_text
 from ..run.session import Session, TrainingStopped
 
 TOO_LONG = None  # a line of a batch that was longer than the limit (its bytes dropped)
