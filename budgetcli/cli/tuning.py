@@ -39,10 +39,58 @@ from .common import (
 )
 
 
-def _tune_run(runs, settings, grid, jobs, backend, scheduler, sort, csv_path, save_best, writing: list):
+@dataclasses.dataclass(frozen=True)
+class _Run:
+    """The runs' own options: what each run of the grid trains, as `train` takes them."""
+
+    algorithm: str | None
+    task: str | None
+    seed: int
+    epochs: int
+    hypothesis: str | None
+    scale: bool
+    scale_ranges: str | None
+
+
+@dataclasses.dataclass(frozen=True)
+class _Search:
+    """What tune searches and how it ranks: the grid, the runs of a setting, the figure it sorts by."""
+
+    grids: tuple
+    permutations: int
+    folds: int | None
+    test: str | None
+    sort: str | None
+
+
+@dataclasses.dataclass(frozen=True)
+class _Workers:
+    """Where the runs run."""
+
+    jobs: int | None
+    backend: str
+    scheduler: str | None
+
+
+@dataclasses.dataclass(frozen=True)
+class _Outputs:
+    """What tune writes beside its table."""
+
+    as_json: bool
+    csv_path: str | None
+    save_best: str | None
+
+
+def _taken(group, options: dict):
+    """The `group` (one of the dataclasses above) of the command's options, taken out of `options`."""
+    return group(**{f.name: options.pop(f.name) for f in dataclasses.fields(group)})
+
+
+def _tune_run(runs, settings, grid, workers: _Workers, sort, outputs: _Outputs, writing: list):
     """Run the grid; write the table and the best model as asked, appending (path, what) to `writing`
     before each.  Returns the sorted rows and the best run (None without --save-best)."""
-    results = tune_.run_all(runs, jobs, backend, scheduler)
+    csv_path, save_best = outputs.csv_path, outputs.save_best
+    results = tune_.run_all(runs, workers.jobs, workers.backend, workers.scheduler)
     rows = tune_.table(settings, results, sort)
     if csv_path is not None:
         writing.append((csv_path, "the table"))
@@ -197,28 +245,7 @@ def _no_grid_contradiction(grid, params: dict, gamma, sigma) -> None:
 @_kernel_options
 @_param_options
 @click.argument("data", type=DATA_PATH)
-def tune(
-    algorithm,
-    task,
-    grids,
-    permutations,
-    seed,
-    epochs,
-    test,
-    jobs,
-    backend,
-    scheduler,
-    sort,
-    as_json,
-    csv_path,
-    save_best,
-    hypothesis,
-    folds,
-    scale,
-    scale_ranges,
-    data,
-    **options,
-):
+def tune(data, **options):
     """Train every (setting, permutation) pair of a parameter grid in parallel and print mean ± std
     of the online mistake rate, support size, test accuracy and seconds per setting.
 
@@ -230,6 +257,10 @@ def tune(
     refers to the warnings of a setting's runs, listed under the table (and in --json and --csv);
     a setting with a run that ended with no support vector is marked "nothing learned" and ranks
     after every setting that learned something, whatever --sort says."""
+    run, search = _taken(_Run, options), _taken(_Search, options)
+    workers, outputs = _taken(_Workers, options), _taken(_Outputs, options)
+    # the rest: the kernel's options and the algorithms' parameters, as `train` takes them
+    algorithm, task, test, folds = run.algorithm, run.task, search.test, search.folds
     learns = registry.get(algorithm).tasks if algorithm is not None else ()
     if task == "novelty" or (learns and not {"classification", "regression"} & set(learns)):
         raise click.UsageError(
@@ -249,10 +280,11 @@ def tune(
     ctx = click.get_current_context()
     if algorithm is None:
         algorithm = registry.DEFAULT["regression"] if task == "regression" else _default_algorithm(data)
+        run = dataclasses.replace(run, algorithm=algorithm)
     if folds and _given(ctx, "permutations"):
         raise click.UsageError("--folds K makes a setting's runs its K folds; drop --permutations")
     sorts = figures.SORTS
-    sort = sort or (sorts["cv"] if folds else sorts["test"] if test else sorts["online"])
+    sort = search.sort or (sorts["cv"] if folds else sorts["test"] if test else sorts["online"])
     other = next(
         (t for t in task_.TASKS.values() if t is not figures and sort in getattr(t, "SORTS", {}).values()), None
     )
@@ -264,27 +296,28 @@ def tune(
         raise click.UsageError(f"--sort {sort} needs --test")
     if sort == sorts["cv"] and not folds:
         raise click.UsageError(f"--sort {sort} needs --folds K")
-    scaled = _scale(scale, scale_ranges)
+    scaled = _scale(run.scale, run.scale_ranges)
+    csv_path, save_best = outputs.csv_path, outputs.save_best
     _refuse_same_files([("DATA", data), ("--test", test)], [("--csv", csv_path), ("--save-best", save_best)])
     for path, what in ((csv_path, "the table"), (save_best, "the model")):
         problem = path and writable_problem(path)
         if problem:
             fail(f"{path}: cannot write {what}: {problem}")
     try:
-        grid = tune_.parse_grid(list(grids), algorithm)
+        grid = tune_.parse_grid(list(search.grids), algorithm)
         _no_grid_contradiction(grid, params, kernel.gamma, kernel.sigma)
         settings = tune_.settings_of(grid)
         base = TrainSpec(
             algorithm,
             kernel,
             params,
-            seed,
-            epochs,
-            hypothesis=WRITTEN[hypothesis] if hypothesis else None,
+            run.seed,
+            run.epochs,
+            hypothesis=WRITTEN[run.hypothesis] if run.hypothesis else None,
             scale=scaled,
             task=task,
         )
-        runs = tune_.plan(data, test, base, settings, permutations, folds or 0)
+        runs = tune_.plan(data, test, base, settings, search.permutations, folds or 0)
     except ValueError as exc:
         raise click.UsageError(str(exc))
     if scaled is True and not folds:  # a permuted run reads DATA in another order: the ranges of train --scale DATA
@@ -296,16 +329,15 @@ def tune(
             fail(str(exc))
         runs = [dataclasses.replace(r, spec=dataclasses.replace(r.spec, scale=ranges)) for r in runs]
 
-    if scheduler is None:  # local processes or threads; a cluster's own workers decide there
-        jobs, note = bounds.workers(jobs, len(runs), "run")
+    if workers.scheduler is None:  # local processes or threads; a cluster's own workers decide there
+        jobs, note = bounds.workers(workers.jobs, len(runs), "run")
+        workers = dataclasses.replace(workers, jobs=jobs)
         if note:
             click.echo(f"budgetlearn: note: {note}", err=True)
     writing = []  # (path, what) of the output being written
     try:
-        rows, best = _tune_run(runs, settings, grid, jobs, backend, scheduler, sort, csv_path, save_best, writing)
-        best_command = _best_command(
-            algorithm, kernel, params, rows[0], sort, data, epochs, hypothesis, seed, folds, scale, scale_ranges, task
-        )
+        rows, best = _tune_run(runs, settings, grid, workers, sort, outputs, writing)
+        best_command = _best_command(run, kernel, params, rows[0], sort, data, folds)
     except DataError as exc:
         fail(str(exc))
     except UnloadableModel as exc:
@@ -319,22 +351,22 @@ def tune(
     except KeyboardInterrupt:
         click.echo("budgetlearn: interrupted; nothing written", err=True)
         sys.exit(130)
-    if as_json:
+    if outputs.as_json:
         click.echo(
             json.dumps(
                 {
                     "algorithm": algorithm,
                     "sort": sort,
-                    "permutations": permutations,
-                    "seed": seed,
-                    "epochs": epochs,
+                    "permutations": search.permutations,
+                    "seed": run.seed,
+                    "epochs": run.epochs,
                     "rows": [r.to_dict() for r in rows],
                     "best": best_command,
                 }
             )
         )
     else:
-        _print_tune(algorithm, sort, rows, epochs, best_command)
+        _print_tune(algorithm, sort, rows, run.epochs, best_command)
     if save_best is not None:
         seed_note = f", seed {best.seed}" if best is not None else ""
         click.echo(f"best model: {save_best} ({tune_._describe(rows[0].setting)}{seed_note})", err=True)
@@ -354,9 +386,7 @@ def _default_algorithm(data: str) -> str:
     return registry.default_for(len(unique(first.labels)))
 
 
-def _best_command(
-    algorithm, kernel, params, top, sort, data, epochs, hypothesis, seed, folds, scale, ranges, task=None
-) -> str:
+def _best_command(run: _Run, kernel, params, top, sort, data, folds) -> str:
     """The `budgetlearn train` command whose model the table's best setting is: with --folds the model its
     cross-validation estimates (train -v K of the same command prints its accuracy); else its best run's
     (`--shuffle --seed S` for a permuted run), as --save-best saves it."""
@@ -365,17 +395,17 @@ def _best_command(
     setting_kernel = {k: v for k, v in top.setting.items() if k in tune_.KERNEL_GRID}
     default = KernelSpec().params()
     given_kernel = {k: v for k, v in kernel.params().items() if v != default[k] and v is not None}
-    more = ["--task", task] if task == "regression" else []
-    more += [] if epochs == 1 else ["--epochs", str(epochs)]
-    more += ["--hypothesis", hypothesis] if hypothesis else []
-    more += ["--scale"] if scale else ["--scale-ranges", ranges] if ranges else []
-    run = None if folds else tune_.best_run(top, sort)
-    if run is not None and run.permutation >= 0:
-        more += ["--shuffle", "--seed", str(run.seed)]
-    elif seed:
-        more += ["--seed", str(seed)]
+    more = ["--task", run.task] if run.task == "regression" else []
+    more += [] if run.epochs == 1 else ["--epochs", str(run.epochs)]
+    more += ["--hypothesis", run.hypothesis] if run.hypothesis else []
+    more += ["--scale"] if run.scale else ["--scale-ranges", run.scale_ranges] if run.scale_ranges else []
+    best = None if folds else tune_.best_run(top, sort)
+    if best is not None and best.permutation >= 0:
+        more += ["--shuffle", "--seed", str(best.seed)]
+    elif run.seed:
+        more += ["--seed", str(run.seed)]
     setting_params = {k: v for k, v in top.setting.items() if k not in tune_.KERNEL_GRID}
-    return train_command(algorithm, given_kernel | setting_kernel, params | setting_params, data, tuple(more))
+    return train_command(run.algorithm, given_kernel | setting_kernel, params | setting_params, data, tuple(more))
 
 
 def _print_tune(algorithm, sort, rows, epochs, best_command: str) -> None:
