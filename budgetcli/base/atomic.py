@@ -37,8 +37,8 @@ No command writes over one of its own inputs: `refuse_same_files` compares the i
 outputs' device and inode numbers (so another spelling of the path, a hard link or a symbolic link
 are caught) before anything is opened for writing.
 
-SIGTERM during training is turned into the same clean stop as Ctrl-C (`stop_signals_raise_interrupt`).
-`kill -9` cannot be caught: it may leave a `.NAME.*.tmp` file beside the target, never a partial target
+SIGTERM during training is turned into the same clean stop as Ctrl-C (signals.py).  `kill -9` cannot be
+caught: it may leave a `.NAME.*.tmp` file beside the target, never a partial target
 (NAME is the target's name, shortened when needed so that the temporary name fits the file system's
 NAME_MAX: any name `touch` can create can be written).
 """
@@ -49,7 +49,6 @@ import contextlib
 import errno
 import io
 import os
-import signal
 import stat
 import sys
 import tempfile
@@ -381,65 +380,3 @@ class _Stream(io.BufferedWriter):
 
     def seek(self, *args):
         raise io.UnsupportedOperation("a device is written as a stream")
-
-
-class Terminated(KeyboardInterrupt):
-    """SIGTERM (a cron timeout, `kill`) turned into the same clean stop as Ctrl-C."""
-
-
-@contextlib.contextmanager
-def stop_signals_raise_interrupt() -> Iterator[None]:
-    """While training, SIGTERM unwinds like Ctrl-C (KeyboardInterrupt), so the temporary file of a
-    save in progress is removed and the target keeps its last complete content."""
-
-    def on_term(signum, frame):
-        raise Terminated()
-
-    try:
-        previous = signal.signal(signal.SIGTERM, on_term)
-    except ValueError:  # not the main thread: leave the default
-        yield
-        return
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
-
-
-@contextlib.contextmanager
-def stop_signals_deferred() -> Iterator[None]:
-    """SIGINT and SIGTERM arriving inside the block take effect when it ends.  A checkpoint save
-    and the note of what it holds happen together, so the message after Ctrl-C names the
-    checkpoint that is really in the file.
-
-    Python-level handlers, not a signal mask: a mask holds only for the calling thread, and a
-    process-directed signal may go to any other thread (numba's, a BLAS pool's), whose delivery
-    Python then turns into KeyboardInterrupt in the main thread anyway."""
-    pending: list[int] = []
-
-    def hold(signum, frame):
-        pending.append(signum)
-
-    try:
-        previous = {s: signal.signal(s, hold) for s in (signal.SIGINT, signal.SIGTERM)}
-    except ValueError:  # not the main thread: signals are not ours to handle
-        yield
-        return
-    try:
-        yield
-    finally:
-        for s, handler in previous.items():
-            signal.signal(s, handler)
-    if signal.SIGTERM in pending:
-        raise Terminated()
-    if pending:
-        raise KeyboardInterrupt()
-
-
-def interrupt_name(exc: KeyboardInterrupt) -> str:
-    return "terminated (SIGTERM)" if isinstance(exc, Terminated) else "interrupted"
-
-
-def interrupt_exit_code(exc: KeyboardInterrupt) -> int:
-    """The shell's convention, 128 + the signal number: 130 for Ctrl-C, 143 for SIGTERM."""
-    return 128 + (signal.SIGTERM if isinstance(exc, Terminated) else signal.SIGINT)

@@ -6,7 +6,8 @@ import click
 
 from ..numerics import fewscores
 from ..run import pipeline
-from ..base.atomic import interrupt_exit_code, output_kind, writable_problem, Terminated
+from ..base.atomic import output_kind, writable_problem
+from ..base.signals import Terminated, interrupt_exit_code
 from ..base.exits import fail, write_failed
 from ..model.model import UnloadableModel
 from ..serving.answers import Answerer, Checkpoints, Stopped

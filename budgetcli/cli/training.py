@@ -15,15 +15,8 @@ from ..base import bounds, registry
 from ..run import pipeline
 from ..learning import task as task_
 from ..base.exits import fail
-from ..base.atomic import (
-    interrupt_exit_code,
-    interrupt_name,
-    output_file,
-    output_kind,
-    stop_signals_deferred,
-    stop_signals_raise_interrupt,
-    writable_problem,
-)
+from ..base.atomic import output_file, output_kind, writable_problem
+from ..base.signals import interrupt_exit_code, interrupt_name, stop_signals_deferred, stop_signals_raise_interrupt
 from ..base.core import DataError, KernelSpec, parse_number
 from ..io.libsvm import read_once
 from ..numerics.kernels import KERNEL_PARAMS
