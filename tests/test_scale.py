@@ -14,7 +14,7 @@ from click.testing import CliRunner
 from budgetcli.base.core import DataError
 from budgetcli.entry import main
 from budgetcli.io.libsvm import LibsvmReader, read_all
-from budgetcli.model.scaling import Ranges, RangeTally, read_ranges
+from budgetcli.model.ranges import Ranges, RangeTally, read_ranges
 
 # three examples, features 1..4: feature 2 is constant (dropped), feature 4 is absent from two rows (its
 # range takes their 0), feature 3 is absent from one
@@ -84,7 +84,7 @@ def test_a_range_file_written_by_svm_scale_with_targets_is_read(tmp_path):
     assert ranges.indices.tolist() == [1, 13] and ranges.mins.tolist() == [0.1, -3] and ranges.maxs.tolist() == [0.9, 7]
     out = tmp_path / "again"
     with open(out, "w") as f:
-        from budgetcli.model.scaling import write_ranges
+        from budgetcli.model.ranges import write_ranges
 
         write_ranges(f, ranges)
     assert out.read_text() == text  # %.17g, as svm-scale writes

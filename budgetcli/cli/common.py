@@ -123,7 +123,7 @@ def _scale(scale: bool, ranges_path: str | None):
         return scale
     if scale:
         raise click.UsageError("--scale takes the data's ranges, --scale-ranges a file's; choose one")
-    from ..model.scaling import read_ranges
+    from ..model.ranges import read_ranges
 
     try:
         return read_ranges(ranges_path)

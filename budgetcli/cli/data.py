@@ -135,18 +135,18 @@ def scale(data, lower, upper, target_range, save_ranges, restore_ranges, output,
     input, which cannot be, is held in memory (about 12 bytes per value): for a stream larger than memory,
     save the ranges of a sample with -s and scale the stream with -r. Lines without a label are scaled
     too (and written without one); qid tokens and comments are left out."""
-    from ..model import scaling
+    from ..model import ranges as ranges_, scaling
 
     if restore_ranges is not None and (lower is not None or upper is not None or target_range is not None):
         raise click.UsageError("-r takes the interval from its file; drop -l, -u and -y")
-    lower, upper = scaling.LOWER if lower is None else lower, scaling.UPPER if upper is None else upper
+    lower, upper = ranges_.LOWER if lower is None else lower, ranges_.UPPER if upper is None else upper
     if not (upper > lower and np.isfinite([lower, upper]).all()):
         raise click.UsageError(f"-u {upper:g} must be greater than -l {lower:g}")
     if target_range is not None and not (target_range[1] > target_range[0] and np.isfinite(target_range).all()):
         raise click.UsageError(f"-y {target_range[0]:g} {target_range[1]:g}: the upper end must be greater")
     _refuse_same_files([("DATA", data), ("-r", restore_ranges)], [("-o", output), ("-s", save_ranges)])
     try:
-        ranges = None if restore_ranges is None else scaling.read_ranges(restore_ranges)
+        ranges = None if restore_ranges is None else ranges_.read_ranges(restore_ranges)
         with contextlib.ExitStack() as files:
             out = files.enter_context(output_file(output))
             save = None if save_ranges is None else files.enter_context(output_file(save_ranges))

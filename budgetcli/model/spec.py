@@ -83,7 +83,7 @@ class TrainSpec:
     threads: int = 1  # threads for the products of a learner that has them (decides nothing in the model)
     resumed: bool = False  # algorithm, kernel, params and seed are a model's, checked when it was made
     # scale every feature as svm-scale does, by the model's own ranges (scaling.py): True, from the data
-    # (a first pass over a file, the first block of a stream), or given (scaling.Ranges: --scale-ranges)
+    # (a first pass over a file, the first block of a stream), or given (ranges.Ranges: --scale-ranges)
     scale: object = field(default=False, metadata=_MODEL)
     # each label's weight, label value -> w > 0 (`train -w LABEL W`; labels left out weigh 1): the cost of an
     # update on an example of that class, as LIBSVM's C_i = w_i C (contract.Learner.weighting says how each
@@ -160,10 +160,10 @@ class TrainSpec:
             )
 
     def _check_scale(self) -> None:
-        from .scaling import Ranges
+        from .ranges import Ranges
 
         if not (type(self.scale) is bool or isinstance(self.scale, Ranges)):
-            raise ValueError(f"scale={self.scale!r}: give True (the data's ranges), False, or scaling.Ranges")
+            raise ValueError(f"scale={self.scale!r}: give True (the data's ranges), False, or ranges.Ranges")
         if self.scale is not False and self.sharding is not None:
             raise ValueError(
                 "--scale is not available for a sharded run: scale the shards by one range file "
