@@ -16,17 +16,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from budgetcli.io.libsvm import (
-    MAX_INDEX,
-    MAX_LINE_BYTES,
-    Chunk,
-    DataError,
-    LibsvmReader,
-    bounded_lines,
-    open_binary,
-    read_all,
-    write_libsvm,
-)
+from budgetcli.io.inputs import MAX_LINE_BYTES, bounded_lines, open_binary
+from budgetcli.io.libsvm import MAX_INDEX, Chunk, DataError, LibsvmReader, read_all, write_libsvm
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 

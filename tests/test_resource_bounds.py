@@ -242,7 +242,7 @@ def test_a_line_without_end_is_refused_in_bounded_memory(tmp_path):
     until the machine ran out: past MAX_LINE_BYTES (16 MiB) the line is refused in one line naming
     it, the memory that of a small run plus about the bound.  Through a pipe (train) and a FIFO
     (predict), 64 MiB sent."""
-    from budgetcli.io.libsvm import MAX_LINE_BYTES
+    from budgetcli.io.inputs import MAX_LINE_BYTES
 
     small = tmp_path / "d.txt"
     write_stream(small, n=50)

@@ -18,7 +18,7 @@ from ..base.exits import fail
 from ..base.atomic import output_file, output_kind, writable_problem
 from ..base.signals import interrupt_exit_code, interrupt_name, stop_signals_deferred, stop_signals_raise_interrupt
 from ..base.core import DataError, KernelSpec, parse_number
-from ..io.libsvm import read_once
+from ..io.inputs import read_once
 from ..numerics.kernels import KERNEL_PARAMS
 from ..run.curve import CurveWriteError, LearningCurve, describe
 from ..run.progress import Progress

@@ -18,7 +18,7 @@ from ..base.atomic import (
 from ..learning import task as task_
 from ..run import tune as tune_
 from ..base.core import DataError, KernelSpec, unique
-from ..io.libsvm import read_once
+from ..io.inputs import read_once
 from ..model.model import UnloadableModel
 from ..model.spec import (
     TrainSpec,

@@ -32,8 +32,8 @@ the N-th example whatever the block size, and nothing read is lost):
   kernel's γ, the label signs) the first chunk is still ``block_lines`` examples, or fewer only
   when the input ends, fails or is interrupted before.
 
-A line may hold at most ``MAX_LINE_BYTES`` bytes (16 MiB; its newline not counted), so that a
-source that never sends a newline cannot fill the memory: past it the line is a DataError naming
+A line may hold at most ``MAX_LINE_BYTES`` bytes (16 MiB; its newline not counted; inputs.py), so that
+a source that never sends a newline cannot fill the memory: past it the line is a DataError naming
 it (skipped under skip_bad_lines, its bytes read and dropped up to its newline).
 """
 
@@ -45,32 +45,24 @@ import lzma
 import math
 import os
 import re
-import stat
-import sys
 import zlib
-from typing import BinaryIO, Iterator
+from typing import Iterator
 
 import numpy as np
 
 from ..base.core import MAX_INDEX, Chunk, DataError, parse_number, shortest_text
 from .fastparse import PUNT, ROOM, parse_lines
+from .inputs import MAX_LINE_BYTES, is_stream, line_too_long, open_binary, poller
 
 __all__ = [
     "DataError",
     "Chunk",
     "LibsvmReader",
-    "open_binary",
     "write_libsvm",
     "read_all",
     "concatenate",
     "MAX_INDEX",
-    "MAX_LINE_BYTES",
 ]
-
-#: The most bytes a line may hold (its newline not counted): far above the longest lines of the
-#: LIBSVM collection (webspam's trigram lines hold some MB), far below what would strain memory.
-MAX_LINE_BYTES = 16 << 20
-
 
 _MAX_KEPT_ERRORS = 10
 _BOM = b"\xef\xbb\xbf"
@@ -83,53 +75,9 @@ _TOKEN = re.compile(rb"[^ \t\r\n]+")
 
 _PAUSE = None  # what _pieces yields when a stream has nothing to read at once
 
-_DECOMPRESSORS = {".gz": gzip.open, ".bz2": bz2.open, ".xz": lzma.open}
 _COMPRESSED_FILES = (gzip.GzipFile, bz2.BZ2File, lzma.LZMAFile)
 # What reading a (possibly compressed) stream raises on truncation or corruption.
 _READ_ERRORS = (EOFError, OSError, zlib.error, lzma.LZMAError)
-
-
-def open_binary(source) -> tuple[BinaryIO, str]:
-    """Open ``source`` for binary reading; return (file object, display name).
-
-    ``source`` is a path (str or PathLike; ``.gz``, ``.bz2`` and ``.xz`` are
-    decompressed), ``'-'`` for standard input, or an already open binary file
-    object, which is returned as it is.
-    """
-    if isinstance(source, str) and source == "-":
-        return sys.stdin.buffer, "<stdin>"
-    if isinstance(source, (str, os.PathLike)):
-        path = os.fspath(source)
-        name = os.fsdecode(path)
-        opener = _DECOMPRESSORS.get(os.path.splitext(name)[1].lower(), open)
-        try:
-            return opener(path, "rb"), name
-        except OSError as exc:
-            raise DataError(name, 0, None, f"cannot open: {exc.strerror or exc}") from exc
-    return source, str(getattr(source, "name", "<stream>"))
-
-
-def read_once(source) -> str | None:
-    """What makes `source` readable only once, or None: "standard input" for '-', "a FIFO", "a
-    character device" (/dev/stdin on a pipe or a terminal) or "a socket" for a path to one.  A
-    regular file (compressed or not) and the package's views of one can be read again for a
-    second pass; a path that does not exist is left to the reader to report."""
-    if isinstance(source, str) and source == "-":
-        return "standard input"
-    if not isinstance(source, (str, os.PathLike)):
-        return None
-    try:
-        return _stream_kind(os.stat(source).st_mode)
-    except (OSError, ValueError):
-        return None
-
-
-def _stream_kind(mode: int) -> str | None:
-    """ "a FIFO", "a character device" or "a socket" for a file mode of one (a stream), else None."""
-    for test, what in ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"), (stat.S_ISSOCK, "a socket")):
-        if test(mode):
-            return what
-    return None
 
 
 class _Block:
@@ -233,11 +181,11 @@ class LibsvmReader:
         # Close only what we opened: not stdin, not a caller's file object.
         self._owns_file = isinstance(source, (str, os.PathLike)) and source != "-"
         self._compressed = isinstance(self._file, _COMPRESSED_FILES)
-        self._needs_final_newline = (isinstance(source, str) and source == "-") or _is_stream(self._file)
+        self._needs_final_newline = (isinstance(source, str) and source == "-") or is_stream(self._file)
         self._block_lines = block_lines
         self._first_block_whole = first_block_whole
         self._max_line = max_line_bytes
-        self._poll = None if self._compressed else _poller(self._file)  # a stream's: see _pieces
+        self._poll = None if self._compressed else poller(self._file)  # a stream's: see _pieces
         self._skip_bad_lines = skip_bad_lines
         self._labels = labels
         self._lineno = first_line - 1  # the last line read
@@ -491,55 +439,6 @@ def _first_rows(labels: np.ndarray) -> list:
     new[1:] = ordered[1:] != ordered[:-1]
     new &= ~np.isnan(ordered)
     return np.sort(order[new]).tolist()
-
-
-def _poller(f):
-    """For a file object on a pipe, FIFO, terminal or socket: a function telling whether a read would
-    return at once (data, or the end); None for a regular file or anything else (never polled)."""
-    try:
-        fd = f.fileno()
-        if _stream_kind(os.fstat(fd).st_mode) is None:
-            return None
-    except (AttributeError, OSError, ValueError):
-        return None
-    import select
-
-    if not hasattr(select, "poll"):
-        return lambda: bool(select.select([fd], [], [], 0)[0])
-    poll = select.poll()
-    poll.register(fd, select.POLLIN)
-    return lambda: bool(poll.poll(0))
-
-
-def line_too_long(source: str, lineno: int, limit: int = MAX_LINE_BYTES) -> DataError:
-    return DataError(source, lineno, None, f"the line is longer than {limit:,} bytes, the most a line may hold")
-
-
-def bounded_lines(f, limit: int = MAX_LINE_BYTES) -> Iterator[tuple[bytes, int]]:
-    """(line, bytes it takes in f) for each line of the binary file f, the line with its newline
-    (the last may lack it): the package's views of a file read it this way, never holding more than
-    `limit` + 1 bytes of a line.  A longer line is given as its first limit + 1 bytes without a
-    newline (the reader refuses it as too long), the rest of it read and dropped."""
-    while line := f.readline(limit + 1):
-        taken = len(line)
-        if taken > limit and not line.endswith(b"\n"):
-            while rest := f.readline(limit + 1):
-                taken += len(rest)
-                if rest.endswith(b"\n"):
-                    break
-        yield line, taken
-
-
-def _is_stream(f) -> bool:
-    """True for a file object that says it cannot seek (a pipe, a socket).  An iterable of lines
-    without `seekable` is one of the package's own views of a regular file (a byte range for
-    parallel predict, permuted lines for tune): its missing final newline is the file's own."""
-    try:
-        return not f.seekable()
-    except AttributeError:
-        return False
-    except (OSError, ValueError):
-        return True
 
 
 def _parse_strict(raw: bytes, lineno: int, source: str, labels: bool = True):

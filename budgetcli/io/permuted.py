@@ -29,7 +29,8 @@ from array import array
 import numpy as np
 
 from ..learning.labels import kept_spelling, third_label_message
-from .libsvm import MAX_LINE_BYTES, DataError, LibsvmReader, bounded_lines
+from .inputs import MAX_LINE_BYTES, bounded_lines
+from .libsvm import DataError, LibsvmReader
 
 _BOM = b"\xef\xbb\xbf"
 

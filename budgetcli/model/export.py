@@ -44,7 +44,7 @@ import os
 import numpy as np
 
 from ..base.core import MAX_INDEX, DataError, shortest_text
-from ..io.libsvm import MAX_LINE_BYTES, bounded_lines, line_too_long
+from ..io.inputs import MAX_LINE_BYTES, bounded_lines, line_too_long
 from ..numerics.kernels import Kernel
 from ..learning.labels import BinaryLabels, kept_spelling
 from ..learning.contract import NotAnExpansion

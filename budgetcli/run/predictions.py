@@ -22,7 +22,8 @@ import numpy as np
 
 from ..base import bounds
 from . import pipeline
-from ..io.libsvm import LibsvmReader, bounded_lines
+from ..io.inputs import bounded_lines
+from ..io.libsvm import LibsvmReader
 from ..model.model import Model
 
 RANGE_BYTES = 16 << 20  # at most this much input per task: bounds the predictions held at once

@@ -29,7 +29,8 @@ import time
 import numpy as np
 
 from ..base.core import DataError
-from ..io.libsvm import LibsvmReader, concatenate, line_too_long
+from ..io.inputs import line_too_long
+from ..io.libsvm import LibsvmReader, concatenate
 from ..run.predictions import prediction_text
 from ..run.session import Session, TrainingStopped
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import socket
 import threading
 
-from ..io.libsvm import open_binary
+from ..io.inputs import open_binary
 
 PIECE = 1 << 20
 

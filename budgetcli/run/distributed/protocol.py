@@ -7,7 +7,7 @@ import time
 import numpy as np
 
 from ...base.core import DataError
-from ...io.libsvm import read_once
+from ...io.inputs import read_once
 from ...numerics.kernels import Kernel
 from ...learning.labels import labels_from_dict
 from ...learning.records import COUNTER_NAMES, EXAMPLES
