@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from budgetcli.run import tune
+from budgetcli.run import grid
 from budgetcli.entry import main
 from budgetcli.model.model import Model
 
@@ -231,14 +231,14 @@ def test_sort_by_support_size_and_file_order_runs(files, tmp_path):
 
 
 def test_grid_names_follow_the_flags():
-    assert tune.parse_grid(["B=10,20", "gamma=0.5"], "rbp") == [("budget", [10, 20]), ("gamma", [0.5])]
-    assert tune.parse_grid(["budget=5"], "forgetron") == [("budget", [5])]
-    assert tune.parse_grid(["lambda=0.1,1"], "pegasos") == [("lambda_", [0.1, 1.0])]
-    assert tune.parse_grid(["spa-lambda=0.1,1"], "spa") == [("spa_lambda", [0.1, 1.0])]
-    assert tune.parse_grid(["C=0.5", "update=mira,svm"], "budget-perceptron")[1] == ("update", ["mira", "svm"])
+    assert grid.parse_grid(["B=10,20", "gamma=0.5"], "rbp") == [("budget", [10, 20]), ("gamma", [0.5])]
+    assert grid.parse_grid(["budget=5"], "forgetron") == [("budget", [5])]
+    assert grid.parse_grid(["lambda=0.1,1"], "pegasos") == [("lambda_", [0.1, 1.0])]
+    assert grid.parse_grid(["spa-lambda=0.1,1"], "spa") == [("spa_lambda", [0.1, 1.0])]
+    assert grid.parse_grid(["C=0.5", "update=mira,svm"], "budget-perceptron")[1] == ("update", ["mira", "svm"])
     for name in ("margin-step", "margin_step"):
-        assert tune.parse_grid([f"{name}=fig5,projectron"], "projectron++") == [("margin_step", ["fig5", "projectron"])]
-    assert tune.settings_of([("eta", [1, 2]), ("gamma", [3, 4])]) == [
+        assert grid.parse_grid([f"{name}=fig5,projectron"], "projectron++") == [("margin_step", ["fig5", "projectron"])]
+    assert grid.settings_of([("eta", [1, 2]), ("gamma", [3, 4])]) == [
         {"eta": 1, "gamma": 3},
         {"eta": 1, "gamma": 4},
         {"eta": 2, "gamma": 3},
@@ -252,7 +252,7 @@ def test_grid_names_follow_the_flags():
         (["eta=1", "eta=2"], "given twice"),
     ):
         with pytest.raises(ValueError, match=why):
-            tune.parse_grid(bad, "projectron")
+            grid.parse_grid(bad, "projectron")
 
 
 @pytest.mark.parametrize(

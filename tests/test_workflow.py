@@ -231,7 +231,7 @@ def test_tune_folds_ranks_by_the_hand_made_cross_validation(tmp_path):
     ],
 )
 def test_grid_ranges_as_grid_py(spec, values):
-    from budgetcli.run.tune import parse_grid
+    from budgetcli.run.grid import parse_grid
 
     algorithm = "rbp" if spec.startswith("budget") else "projectron++"
     ((_, got),) = parse_grid([spec], algorithm)

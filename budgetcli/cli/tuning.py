@@ -16,7 +16,7 @@ from ..base.atomic import (
     writable_problem,
 )
 from ..learning import task as task_
-from ..run import tune as tune_
+from ..run import grid as grid_, tune as tune_
 from ..base.core import DataError, KernelSpec, unique
 from ..io.inputs import read_once
 from ..model.model import UnloadableModel
@@ -304,9 +304,9 @@ def tune(data, **options):
         if problem:
             fail(f"{path}: cannot write {what}: {problem}")
     try:
-        grid = tune_.parse_grid(list(search.grids), algorithm)
+        grid = grid_.parse_grid(list(search.grids), algorithm)
         _no_grid_contradiction(grid, params, kernel.gamma, kernel.sigma)
-        settings = tune_.settings_of(grid)
+        settings = grid_.settings_of(grid)
         base = TrainSpec(
             algorithm,
             kernel,
@@ -392,7 +392,7 @@ def _best_command(run: _Run, kernel, params, top, sort, data, folds) -> str:
     (`--shuffle --seed S` for a permuted run), as --save-best saves it."""
     from ..run.grid import train_command
 
-    setting_kernel = {k: v for k, v in top.setting.items() if k in tune_.KERNEL_GRID}
+    setting_kernel = {k: v for k, v in top.setting.items() if k in grid_.KERNEL_GRID}
     default = KernelSpec().params()
     given_kernel = {k: v for k, v in kernel.params().items() if v != default[k] and v is not None}
     more = ["--task", run.task] if run.task == "regression" else []
@@ -404,7 +404,7 @@ def _best_command(run: _Run, kernel, params, top, sort, data, folds) -> str:
         more += ["--shuffle", "--seed", str(best.seed)]
     elif run.seed:
         more += ["--seed", str(run.seed)]
-    setting_params = {k: v for k, v in top.setting.items() if k not in tune_.KERNEL_GRID}
+    setting_params = {k: v for k, v in top.setting.items() if k not in grid_.KERNEL_GRID}
     return train_command(run.algorithm, given_kernel | setting_kernel, params | setting_params, data, tuple(more))
 
 

@@ -1,4 +1,5 @@
-"""A `tune --grid` value list, with ranges as LIBSVM's grid.py takes them, and the `train` command of a setting.
+"""A `tune --grid`: its names and value lists, with ranges as LIBSVM's grid.py takes them, its settings, and
+the `train` command of a setting.
 
 Values are separated by commas; each is a number, a power `B**E`, or a range:
 - `B**E1..B**E2` — the powers B**E1, B**E(1+1), …, B**E2 (`2**-5..2**3`, `10**-4..10**0`), as grid.py's
@@ -10,9 +11,61 @@ and `10**-4` is 1e-04 exactly as Python writes it.
 
 from __future__ import annotations
 
+import itertools
 import math
 
+from ..base import registry
+from ..numerics.kernels import KERNEL_PARAMS
+
 MAX_VALUES = 10_000  # a range longer than this is a typo, not a grid
+# kernel settings a grid may vary, with their types; the rest are the algorithms' parameters
+KERNEL_GRID = {p.name: p.type for p in KERNEL_PARAMS.values() if not p.choices}  # all but --kernel
+
+
+def grid_names(algorithm: str) -> dict[str, tuple[str, type]]:
+    """Names a --grid may use for `algorithm` -> (canonical name, type): the canonical name, the
+    long flag without dashes and the short flag (`budget`, `B`; `lambda_`, `lambda`; `eval-size`)."""
+    names = {k: (k, t) for k, t in KERNEL_GRID.items()}
+    for p in registry.get(algorithm).params:
+        for alias in (p.name, p.name.rstrip("_"), p.name.replace("_", "-"), *(f.lstrip("-") for f in p.flags)):
+            names[alias] = (p.name, p.type)
+    return names
+
+
+def parse_grid(specs: list[str], algorithm: str) -> list[tuple[str, list]]:
+    """['eta=0.05,0.1', 'gamma=0.01'] -> [('eta', [0.05, 0.1]), ('gamma', [0.01])]; ValueError on
+    an unknown name, a repeated name, a bad or repeated value."""
+    names = grid_names(algorithm)
+    out: list[tuple[str, list]] = []
+    for spec in specs:
+        name, eq, values = spec.partition("=")
+        name = name.strip()
+        if not eq or not values.strip():
+            raise ValueError(f"--grid {spec!r}: expected NAME=V1,V2,...")
+        if name not in names:
+            known = sorted(set(k for k in names if not k.endswith("_")))
+            raise ValueError(f"--grid {spec!r}: {algorithm} has no parameter {name!r} (grid names: {', '.join(known)})")
+        canonical, typ = names[name]
+        if canonical in (n for n, _ in out):
+            raise ValueError(f"--grid: {name} given twice")
+        parsed = []
+        for text in values.split(","):
+            try:
+                expanded = expand(text, typ, name)  # a value, or a range (2**-5..2**3)
+            except ValueError as exc:
+                raise ValueError(f"--grid {spec!r}: {exc}") from None
+            for v in expanded:
+                if v in parsed:
+                    raise ValueError(f"--grid {spec!r}: value {v:g} given twice")
+                parsed.append(v)
+        out.append((canonical, parsed))
+    return out
+
+
+def settings_of(grid: list[tuple[str, list]]) -> list[dict]:
+    """The grid's points, the last --grid varying fastest."""
+    names = [n for n, _ in grid]
+    return [dict(zip(names, combo)) for combo in itertools.product(*(v for _, v in grid))]
 
 
 def expand(text: str, typ: type, name: str) -> list:
@@ -88,9 +141,6 @@ def train_command(algorithm: str, kernel: dict, params: dict, data: str, more: t
     """`budgetlearn train -a NAME OPTIONS... DATA`: the command whose model a setting is (kernel options
     and parameters by their long flags, as `budgetlearn train --help` lists them), with `more` options."""
     import shlex
-
-    from ..base import registry
-    from ..numerics.kernels import KERNEL_PARAMS
 
     words = ["budgetlearn", "train", "-a", algorithm]
     for name, value in list(kernel.items()) + list(params.items()):

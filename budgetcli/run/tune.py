@@ -39,7 +39,6 @@ run again — deterministic, so the same model — and checks its counters again
 
 from __future__ import annotations
 
-import itertools
 import json
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field, replace
@@ -47,10 +46,9 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from . import pipeline
-from ..base import registry
 from ..base.atomic import output_file
 from ..base.core import KernelSpec
-from ..numerics.kernels import KERNEL_PARAMS
+from .grid import KERNEL_GRID
 from .predictions import splittable
 from ..model.spec import TrainSpec
 
@@ -68,9 +66,6 @@ SORT_KEYS = {
     "online-mse": ("online_mse", False),
     "test-mse": ("test_mse", False),
 }
-
-# kernel settings a grid may vary, with their types; the rest are the algorithms' parameters
-KERNEL_GRID = {p.name: p.type for p in KERNEL_PARAMS.values() if not p.choices}  # all but --kernel
 
 
 @dataclass(frozen=True)
@@ -171,54 +166,6 @@ class Row:
         out["warnings"] = self.warnings
         out["per_run"] = [vars(r) for r in self.runs]
         return out
-
-
-def grid_names(algorithm: str) -> dict[str, tuple[str, type]]:
-    """Names a --grid may use for `algorithm` -> (canonical name, type): the canonical name, the
-    long flag without dashes and the short flag (`budget`, `B`; `lambda_`, `lambda`; `eval-size`)."""
-    names = {k: (k, t) for k, t in KERNEL_GRID.items()}
-    for p in registry.get(algorithm).params:
-        for alias in (p.name, p.name.rstrip("_"), p.name.replace("_", "-"), *(f.lstrip("-") for f in p.flags)):
-            names[alias] = (p.name, p.type)
-    return names
-
-
-def parse_grid(specs: list[str], algorithm: str) -> list[tuple[str, list]]:
-    """['eta=0.05,0.1', 'gamma=0.01'] -> [('eta', [0.05, 0.1]), ('gamma', [0.01])]; ValueError on
-    an unknown name, a repeated name, a bad or repeated value."""
-    from .grid import expand  # here: every command imports this module, few tune
-
-    names = grid_names(algorithm)
-    out: list[tuple[str, list]] = []
-    for spec in specs:
-        name, eq, values = spec.partition("=")
-        name = name.strip()
-        if not eq or not values.strip():
-            raise ValueError(f"--grid {spec!r}: expected NAME=V1,V2,...")
-        if name not in names:
-            known = sorted(set(k for k in names if not k.endswith("_")))
-            raise ValueError(f"--grid {spec!r}: {algorithm} has no parameter {name!r} (grid names: {', '.join(known)})")
-        canonical, typ = names[name]
-        if canonical in (n for n, _ in out):
-            raise ValueError(f"--grid: {name} given twice")
-        parsed = []
-        for text in values.split(","):
-            try:
-                expanded = expand(text, typ, name)  # a value, or a range (2**-5..2**3)
-            except ValueError as exc:
-                raise ValueError(f"--grid {spec!r}: {exc}") from None
-            for v in expanded:
-                if v in parsed:
-                    raise ValueError(f"--grid {spec!r}: value {v:g} given twice")
-                parsed.append(v)
-        out.append((canonical, parsed))
-    return out
-
-
-def settings_of(grid: list[tuple[str, list]]) -> list[dict]:
-    """The grid's points, the last --grid varying fastest."""
-    names = [n for n, _ in grid]
-    return [dict(zip(names, combo)) for combo in itertools.product(*(v for _, v in grid))]
 
 
 def plan(
