@@ -44,8 +44,25 @@ from . import statecheck
 from .kernels import Kernel
 from .mixing import Mixing
 from .params import Param
-from .records import COUNTER_NAMES, EXAMPLES, NO_WEIGHTS, Book, NonFiniteRound, Overflow, RetireLog, Rows, record_type
+from .records import (
+    COUNTER_NAMES,
+    EXAMPLES,
+    NO_ANSWERS,
+    NO_WEIGHTS,
+    Book,
+    NonFiniteRound,
+    Overflow,
+    RetireLog,
+    Rows,
+    record_type,
+)
 from .rng import seed_state
+
+
+def _shaped(answers: np.ndarray, n: int, width: int, multiclass: bool) -> np.ndarray:
+    """A loop's answers (Rows.answers) of n examples as decision_function gives scores: a vector, or a row
+    of `width` classes each."""
+    return answers.reshape(n, width) if multiclass else answers
 
 
 class NotAnExpansion(ValueError):
@@ -183,16 +200,25 @@ class Learner:
             raise ValueError(f"{cls.name} takes no example or class weights (the algorithms that do: {weighted})")
 
     # ---- learning ---------------------------------------------------------------------------
-    def learn(self, chunk, y: np.ndarray, weights: np.ndarray | None = None) -> None:
+    def learn(self, chunk, y: np.ndarray, weights: np.ndarray | None = None, answers: bool = False):
         """One online pass over the chunk's examples in order; y holds the encoded labels, `weights`
         each example's weight (finite and > 0; None: every one 1).  Overflow when an example's numbers
-        are not finite (the rounds before it learnt)."""
+        are not finite (the rounds before it learnt).
+
+        With `answers`, it returns what decision_function of the online learner gave each example right
+        before its round (progressive validation), as decision_function shapes it: a vector, or the
+        n × m class scores with −inf for a class the model met only at a later example (written by the
+        loop, `Rows.answers`); an Overflow then carries those of the rows before it as `answered`."""
         weights = self._example_weights(weights, len(chunk))
         if self.stale:
             self._rebuild()
         y = self._labels(y, chunk.line_numbers)
         self._prepare(chunk)
-        rows = Rows(*chunk.csr, y, weights)
+        out, width = NO_ANSWERS, 0
+        if answers:
+            width = max(int(self.n_classes[0]), int(y.max(initial=-1)) + 1) if self.multiclass else 1
+            out = np.full(len(chunk) * width, -math.inf)
+        rows = Rows(*chunk.csr, y, weights, out)
         start, n = 0, len(chunk)
         while start < n:
             before = int(self.counters[EXAMPLES])
@@ -200,8 +226,12 @@ class Learner:
                 start = self._learn_range(rows, start)
             except NonFiniteRound as exc:
                 row = start + int(self.counters[EXAMPLES]) - before - exc.counted
-                raise Overflow(row, int(chunk.line_numbers[row]), exc.reason) from None
+                overflow = Overflow(row, int(chunk.line_numbers[row]), exc.reason)
+                if answers:
+                    overflow.answered = _shaped(out, n, width, self.multiclass)[:row]
+                raise overflow from None
             self._after_range(chunk, start)
+        return _shaped(out, n, width, self.multiclass) if answers else None
 
     def _example_weights(self, weights: np.ndarray | None, n: int) -> np.ndarray:
         """The weights as `Rows.weight` holds them (NO_WEIGHTS when every one is 1), checked: one per
