@@ -212,11 +212,18 @@ class Learner:
         weights = self._example_weights(weights, len(chunk))
         if self.stale:
             self._rebuild()
-        y = self._labels(y, chunk.line_numbers)
+        try:
+            y = self._labels(y, chunk.line_numbers)
+        except Overflow as exc:  # a class that does not fit: the rows before it are learnt, as the loop would
+            if exc.row > 0:
+                given = None if not len(weights) else weights[: exc.row]
+                exc.answered = self.learn(chunk.take(np.arange(exc.row)), np.asarray(y)[: exc.row], given, answers)
+            raise
         self._prepare(chunk)
         out, width = NO_ANSWERS, 0
         if answers:
-            width = max(int(self.n_classes[0]), int(y.max(initial=-1)) + 1) if self.multiclass else 1
+            # the classes met before the last example: those decision_function gives some example before its round
+            width = max(int(self.n_classes[0]), int(y[:-1].max(initial=-1)) + 1) if self.multiclass else 1
             out = np.full(len(chunk) * width, -math.inf)
         rows = Rows(*chunk.csr, y, weights, out)
         start, n = 0, len(chunk)

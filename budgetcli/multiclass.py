@@ -260,8 +260,9 @@ def _grown(a: np.ndarray, rows: int, cols: int) -> np.ndarray:
 @njit(cache=True, inline="always")
 def give_class_answers(answers, n, t, f, known):
     """Example t's answer (records.give_answer), of a chunk of n: the scores f_0 .. f_{known−1} of the classes
-    the model knew before it, in its row of `answers` (a row per example, as wide as the classes known at
-    the chunk's end: the others stay −inf, as decision_function before this example would not give them)."""
+    the model knew before it, in its row of `answers` (a row per example, as wide as the classes known before
+    the chunk's last example: the others stay −inf, as decision_function before this example would not give
+    them)."""
     width = answers.shape[0] // n
     for i in range(known):
         give_answer(answers, t * width + i, f[i])

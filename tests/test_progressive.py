@@ -16,7 +16,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from budgetcli import registry
+from budgetcli import bounds, registry
+from budgetcli.core import Chunk, KernelSpec
+from budgetcli.session import Session, TrainingStopped, Watch
+from budgetcli.spec import TrainSpec
 
 from .helpers import assert_same_state, chunk_from_dense
 from .test_contract import CASE_IDS, CASES, learner, stream
@@ -93,3 +96,36 @@ def test_the_loops_answers_are_the_scores_before_each_round(name, params, run):
     np.testing.assert_array_equal(wrong(given, y, cls.multiclass)[met], mistakes[met])
     assert mistakes.sum() == model.counter("mistakes")
     assert 0 < mistakes[met].sum() < N  # the stream exercised the rule
+
+
+def session_answers(session, chunk) -> np.ndarray:
+    """The reference at the session: decision_function of the online learner on each row, then learn it."""
+    scores = []
+    for row in range(len(chunk)):
+        one = chunk.take(np.arange(row, row + 1))
+        if session.model is None:
+            session.begin(one)
+        scores.append(session.model.learner.decision_function(one)[0])
+        session.learn(one)
+    m = max(len(f) for f in scores)
+    return np.array([np.concatenate([f, np.full(m - len(f), -np.inf)]) for f in scores])
+
+
+def test_a_class_past_the_bound_stops_learning_at_its_row_with_the_rows_before_answered(monkeypatch):
+    """A chunk whose classes would pass bounds.MAX_COEFFICIENTS (test_resource_bounds): the rows before the
+    first class that does not fit are learnt and answered, as one row at a time learnt and answered them;
+    then TrainingStopped names that row, with a checkpoint cut inside the chunk."""
+    monkeypatch.setattr(bounds, "MAX_COEFFICIENTS", 2000)
+    rng = np.random.default_rng(0)
+    chunk = Chunk.from_dense(rng.normal(size=(40, 2)), np.arange(40.0))
+    spec = TrainSpec("mc-perceptron", KernelSpec(gamma=1.0), checkpoint_every=5)
+    reference, session = (
+        Session(spec, watch=Watch(on_checkpoint=lambda m: None)),
+        Session(spec, watch=Watch(on_checkpoint=lambda m: None)),
+    )
+    with pytest.raises(TrainingStopped) as stopped:
+        session.learn_progressive(chunk)
+    assert stopped.value.row == 16 and stopped.value.line == 17  # 64 slots × 32 classes > 2,000
+    expected = session_answers(reference, chunk.take(np.arange(16)))
+    np.testing.assert_array_equal(stopped.value.answered, expected)
+    assert_same_state(reference.model.learner.state()[1], session.model.learner.state()[1])
