@@ -10,6 +10,7 @@ keeps.  Two kinds follow it:
 Its surface is the same for both:
 
     learn(chunk, y)              one online pass over a chunk, in order (y: the encoded labels)
+                                 (answers=True: also each example's score right before its round)
     decision_function(chunk)     f(x) for each example (a multiclass learner: the n × m class scores)
     state() / from_state(...)    everything needed to predict and to resume, as a JSON header + arrays
     averaged_coefficients(), set_coefficients(...), averaged_copy(), batch_average(projected)
@@ -23,7 +24,8 @@ An algorithm is its declarations (name, paper, `params`, the arrays it keeps) pl
 a range of a chunk, `loop(S, K, rows, start, book, st, h)`:
 
     S      the support set (support.SVArrays; empty for a feature map)   K  the kernel (kernels.KernelArgs)
-    rows   the chunk and its labels (`Rows`)         start the first example to learn from
+    rows   the chunk, its labels and weights, and where the loop writes each example's answer, its score
+           right before its round (`Rows`, records.give_answer)          start the first example to learn from
     book   the bookkeeping every loop shares (`Book`: counters, random state, scalars, scratch)
     st     the learner's arrays by name (`_state_arrays()`), a record made from the declarations
     h      its parameters by name (`params`, str choices as their index, plus `constants`)
