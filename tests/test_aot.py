@@ -77,7 +77,7 @@ def test_type_key_spells_values_as_numba_types_them():
         np.int32(3),
         np.float64(2.0),
         (1, 2.0),
-        Rows(np.zeros(2, np.int64), np.zeros(1, np.int32), np.zeros(1), np.zeros(1), np.zeros(0)),
+        Rows(np.zeros(2, np.int64), np.zeros(1, np.int32), np.zeros(1), np.zeros(1), np.zeros(0), np.zeros(0)),
     ]
     for value in values:
         assert _aot.type_key(value) == _aot._frozen(aot_build.numba_key(typeof(value))), value

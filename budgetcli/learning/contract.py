@@ -10,6 +10,7 @@ keeps.  Two kinds follow it:
 Its surface is the same for both:
 
     learn(chunk, y)              one online pass over a chunk, in order (y: the encoded labels)
+                                 (answers=True: also each example's score right before its round)
     decision_function(chunk)     f(x) for each example (a multiclass learner: the n × m class scores)
     state() / from_state(...)    everything needed to predict and to resume, as a JSON header + arrays
     averaged_coefficients(), set_coefficients(...), averaged_copy(), batch_average(projected)
@@ -23,7 +24,8 @@ An algorithm is its declarations (name, paper, `params`, the arrays it keeps) pl
 a range of a chunk, `loop(S, K, rows, start, book, st, h)`:
 
     S      the support set (support.SVArrays; empty for a feature map)   K  the kernel (kernels.KernelArgs)
-    rows   the chunk and its labels (`Rows`)         start the first example to learn from
+    rows   the chunk, its labels and weights, and where the loop writes each example's answer, its score
+           right before its round (`Rows`, records.give_answer)          start the first example to learn from
     book   the bookkeeping every loop shares (`Book`: counters, random state, scalars, scratch)
     st     the learner's arrays by name (`_state_arrays()`), a record made from the declarations
     h      its parameters by name (`params`, str choices as their index, plus `constants`)
@@ -44,8 +46,25 @@ from . import statecheck
 from ..numerics.kernels import Kernel
 from .mixing import Mixing
 from ..base.params import Param
-from .records import COUNTER_NAMES, EXAMPLES, NO_WEIGHTS, Book, NonFiniteRound, Overflow, RetireLog, Rows, record_type
+from .records import (
+    COUNTER_NAMES,
+    EXAMPLES,
+    NO_WEIGHTS,
+    Book,
+    NonFiniteRound,
+    Overflow,
+    RetireLog,
+    Rows,
+    record_type,
+    NO_ANSWERS,
+)
 from ..numerics.rng import seed_state
+
+
+def _shaped(answers: np.ndarray, n: int, width: int, multiclass: bool) -> np.ndarray:
+    """A loop's answers (Rows.answers) of n examples as decision_function gives scores: a vector, or a row
+    of `width` classes each."""
+    return answers.reshape(n, width) if multiclass else answers
 
 
 class NotAnExpansion(ValueError):
@@ -183,16 +202,32 @@ class Learner:
             raise ValueError(f"{cls.name} takes no example or class weights (the algorithms that do: {weighted})")
 
     # ---- learning ---------------------------------------------------------------------------
-    def learn(self, chunk, y: np.ndarray, weights: np.ndarray | None = None) -> None:
+    def learn(self, chunk, y: np.ndarray, weights: np.ndarray | None = None, answers: bool = False):
         """One online pass over the chunk's examples in order; y holds the encoded labels, `weights`
         each example's weight (finite and > 0; None: every one 1).  Overflow when an example's numbers
-        are not finite (the rounds before it learnt)."""
+        are not finite (the rounds before it learnt).
+
+        With `answers`, it returns what decision_function of the online learner gave each example right
+        before its round (progressive validation), as decision_function shapes it: a vector, or the
+        n × m class scores with −inf for a class the model met only at a later example (written by the
+        loop, `Rows.answers`); an Overflow then carries those of the rows before it as `answered`."""
         weights = self._example_weights(weights, len(chunk))
         if self.stale:
             self._rebuild()
-        y = self._labels(y, chunk.line_numbers)
+        try:
+            y = self._labels(y, chunk.line_numbers)
+        except Overflow as exc:  # a class that does not fit: the rows before it are learnt, as the loop would
+            if exc.row > 0:
+                given = None if not len(weights) else weights[: exc.row]
+                exc.answered = self.learn(chunk.take(np.arange(exc.row)), np.asarray(y)[: exc.row], given, answers)
+            raise
         self._prepare(chunk)
-        rows = Rows(*chunk.csr, y, weights)
+        out, width = NO_ANSWERS, 0
+        if answers:
+            # the classes met before the last example: those decision_function gives some example before its round
+            width = max(int(self.n_classes[0]), int(y[:-1].max(initial=-1)) + 1) if self.multiclass else 1
+            out = np.full(len(chunk) * width, -math.inf)
+        rows = Rows(*chunk.csr, y, weights, out)
         start, n = 0, len(chunk)
         while start < n:
             before = int(self.counters[EXAMPLES])
@@ -200,8 +235,12 @@ class Learner:
                 start = self._learn_range(rows, start)
             except NonFiniteRound as exc:
                 row = start + int(self.counters[EXAMPLES]) - before - exc.counted
-                raise Overflow(row, int(chunk.line_numbers[row]), exc.reason) from None
+                overflow = Overflow(row, int(chunk.line_numbers[row]), exc.reason)
+                if answers:
+                    overflow.answered = _shaped(out, n, width, self.multiclass)[:row]
+                raise overflow from None
             self._after_range(chunk, start)
+        return _shaped(out, n, width, self.multiclass) if answers else None
 
     def _example_weights(self, weights: np.ndarray | None, n: int) -> np.ndarray:
         """The weights as `Rows.weight` holds them (NO_WEIGHTS when every one is 1), checked: one per

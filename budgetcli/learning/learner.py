@@ -39,6 +39,7 @@ from .records import (  # noqa: F401  (the algorithm modules import the loops' n
     TooLarge,
     example,
     example_weight,
+    give_answer,
     hinge_round,
     loop_arrays,
 )

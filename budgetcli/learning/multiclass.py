@@ -47,7 +47,7 @@ from ..numerics._jit import njit
 from ..numerics.kernels import sparse_sqnorm
 from . import statecheck
 from .learner import KernelLearner
-from .records import EXAMPLES, ExampleOverflow, Overflow, ScoreOverflow, TooLarge, example
+from .records import EXAMPLES, ExampleOverflow, Overflow, ScoreOverflow, TooLarge, example, give_answer
 from ..numerics.support import COUNT, kernel_row
 
 C_SUM, REF_SCALE = 0, 1  # in avg_scalars (module docstring)
@@ -258,13 +258,26 @@ def _grown(a: np.ndarray, rows: int, cols: int) -> np.ndarray:
 
 
 @njit(cache=True, inline="always")
-def open_class_round(S, K, indptr, indices, values, y, t, scratch, counters, st):
+def give_class_answers(answers, n, t, f, known):
+    """Example t's answer (records.give_answer), of a chunk of n: the scores f_0 .. f_{known−1} of the classes
+    the model knew before it, in its row of `answers` (a row per example, as wide as the classes known before
+    the chunk's last example: the others stay −inf, as decision_function before this example would not give
+    them)."""
+    width = answers.shape[0] // n
+    for i in range(known):
+        give_answer(answers, t * width + i, f[i])
+
+
+@njit(cache=True, inline="always")
+def open_class_round(S, K, indptr, indices, values, y, t, scratch, counters, st, answers):
     """The opening of a multiclass round: x_t, its class y_t (a new class joins with a zero prototype),
     the number m of classes known, st.scores = f_i(x_t), ‖x_t‖² and the round's number, counted (the
-    arrays as learner.open_round takes them)."""
+    arrays as learner.open_round takes them), and the answer of the classes known before it given
+    (`give_class_answers`)."""
     idx, val = example(indptr, indices, values, t)
     yt = y[t]
-    if yt + 1 > st.n_classes[0]:
+    known = st.n_classes[0]
+    if yt + 1 > known:
         st.n_classes[0] = yt + 1
     m = st.n_classes[0]
     sq = class_scores(S, K, st.coef, st.scale[0], m, st.krow, scratch, idx, val, st.scores)
@@ -273,6 +286,7 @@ def open_class_round(S, K, indptr, indices, values, y, t, scratch, counters, st)
     for i in range(m):
         if not math.isfinite(st.scores[i]):
             raise ScoreOverflow
+    give_class_answers(answers, y.shape[0], t, st.scores, known)
     counters[EXAMPLES] += 1
     if counters[EXAMPLES] > 1:
         st.avg_scalars[C_SUM] += st.scale[0]  # C_{t−1}: the scale of f_{t−1} joins the sum

@@ -29,6 +29,9 @@ NO_VECTOR, NO_MATRIX = np.zeros(0), np.zeros((0, 0))
 # The weights of a chunk whose examples all weigh 1 (`Rows.weight`): read by no loop.
 NO_WEIGHTS = np.zeros(0)
 
+# Where a loop asked for no answers writes them (`Rows.answers`): nowhere, and it reads nothing more.
+NO_ANSWERS = np.zeros(0)
+
 
 class NonFiniteRound(ArithmeticError):
     """Raised by a compiled loop when a round's numbers are not finite (subclasses say which), before
@@ -52,11 +55,13 @@ class TooLarge(ValueError):
 
 class Overflow(ArithmeticError):
     """Learning stopped at row `row` (file line `line`) of a chunk whose numbers are not finite; the
-    learner's state is that after the rounds before it, and it should not be saved or used."""
+    learner's state is that after the rounds before it, and it should not be saved or used.  `answered`:
+    the answers of the rows before it, when the learner was asked for them (contract.Learner.learn)."""
 
     def __init__(self, row: int, line: int, reason: str):
         super().__init__(reason)
         self.row, self.line, self.reason = row, line, reason
+        self.answered = None
 
 
 @record
@@ -72,14 +77,17 @@ class RetireLog(NamedTuple):
 
 @record
 class Rows(NamedTuple):
-    """A chunk as the loops take it: CSR rows, their encoded labels (±1.0, or class indices) and their
-    weights (`example_weight`: empty when every weight is 1, so that an unweighted run reads nothing)."""
+    """A chunk as the loops take it: CSR rows, their encoded labels (±1.0, or class indices), their
+    weights (`example_weight`: empty when every weight is 1, so that an unweighted run reads nothing)
+    and where the loop writes each example's answer, the score the online hypothesis gave it right
+    before its update (`give_answer`: progressive validation; empty when none is asked)."""
 
     indptr: np.ndarray
     indices: np.ndarray
     values: np.ndarray
     y: np.ndarray
     weight: np.ndarray
+    answers: np.ndarray
 
 
 @record
@@ -134,6 +142,16 @@ def loop_arrays(rows, book):
 def example_weight(weights, t):
     """The weight of example t of a chunk whose weights are `weights` (Rows.weight): 1 when it has none."""
     return 1.0 if weights.shape[0] == 0 else weights[t]
+
+
+@njit(cache=True, inline="always")
+def give_answer(answers, at, f):
+    """Write f, what the online hypothesis' decision_function gives x_t right before the round updates
+    it (a binary score, a regression prediction, a novelty score g = f − ρ, a class score), at `at` of
+    `answers` (Rows.answers: one per example, or a row of classes per example, multiclass.give_class_answers);
+    nothing when no answers are asked (an empty array)."""
+    if answers.shape[0] != 0:
+        answers[at] = f
 
 
 @njit(cache=True, inline="always")

@@ -130,6 +130,28 @@ class Session:
         (River's); by default the task encodes the chunk's labels, and a label the model cannot take is a
         DataError naming its line, raised after the rows before it were learnt.  TrainingStopped when the
         numbers stop being finite."""
+        self._learn(chunk, source, targets, None)
+
+    def learn_progressive(self, chunk, source: str = "data") -> np.ndarray:
+        """`learn`, answering the scores each example got from the online hypothesis right before it
+        was learnt (progressive validation: the predictions the online mistakes count), as a vector (binary)
+        or a matrix of class scores (−inf for a class that came later in the chunk), as the compiled loop
+        gives them (contract.Learner.learn).  A DataError (a label the model refuses, TrainingStopped)
+        carries the answers of the rows learnt before it as `answered`."""
+        if self.model is None:
+            self.begin(chunk)
+        if not len(chunk):
+            return self.score(chunk)
+        answers: list = []
+        try:
+            self._learn(chunk, source, None, answers)
+        except DataError as exc:  # a refused label, or TrainingStopped: the rows before are learnt
+            exc.answered = _stacked(answers)  # their answers (a server answers them still)
+            raise
+        return _stacked(answers)
+
+    def _learn(self, chunk, source: str, targets, answers: list | None) -> None:
+        """`learn`, appending each piece's answers to `answers` when it is a list (`learn_progressive`)."""
         if self.model is None:
             self.begin(chunk)
         if self._started is None:
@@ -143,36 +165,11 @@ class Session:
             except DataError as exc:  # the rows before the refused label's line are learnt first
                 good = chunk.take(np.flatnonzero(chunk.line_numbers < exc.line))
                 if len(good):
-                    self._learn_in_pieces(good, self.task.encode(model, good, source), source)
+                    self._learn_in_pieces(good, self.task.encode(model, good, source), source, answers)
                 raise
-        self._learn_in_pieces(chunk, targets, source)
+        self._learn_in_pieces(chunk, targets, source, answers)
         if self.watch.on_chunk is not None:
             self.watch.on_chunk(model)
-
-    def learn_progressive(self, chunk, source: str = "data") -> np.ndarray:
-        """`learn`, answering the scores each example got from the online hypothesis right before it
-        was learnt (progressive validation: the predictions the online mistakes count), as a vector (binary)
-        or a matrix of class scores (−inf for a class that came later in the chunk).  One example at a time
-        through `learn`, so that the model is the one `learn` of the whole chunk makes.  A DataError (a
-        label the model refuses, TrainingStopped) carries the answers of the rows learnt before it as
-        `answered`."""
-        if self.model is None:
-            self.begin(chunk)
-        scores = []
-        for row in range(len(chunk)):
-            one = chunk.take(np.arange(row, row + 1))
-            scaled = one if self.model.scaling is None else self.model.scaling.apply(one)
-            scores.append(self.model.learner.decision_function(scaled))
-            try:
-                self.learn(one, source)
-            except DataError as exc:  # a refused label, or TrainingStopped: the rows before are learnt
-                if isinstance(exc, TrainingStopped):
-                    exc.row += row
-                exc.answered = _stacked(scores[:-1])  # their answers (a server answers them still)
-                raise
-        if not scores:
-            return self.score(chunk)
-        return _stacked(scores)
 
     def _start(self) -> None:
         """What the first chunk a session learns starts: the run keeps all its own continuation needs (a
@@ -203,31 +200,36 @@ class Session:
             stops.append(Doubling(watch.progress.row, origin))
         return stops
 
-    def _learn_in_pieces(self, chunk, y, source: str) -> None:
+    def _learn_in_pieces(self, chunk, y, source: str, answers: list | None = None) -> None:
         """`_learn_block` of the chunk, cut where a rule of the watch fires, running its action there."""
         learner, pos, n, stops = self.model.learner, 0, len(chunk), self._stops
         while pos < n:
             t = learner.counter("examples")
             stop = min([n] + [pos + s.next_stop(t) - t for s in stops])
             piece = chunk if (pos, stop) == (0, n) else chunk.take(np.arange(pos, stop))
-            self._learn_block(piece, y[pos:stop], source, pos)
+            self._learn_block(piece, y[pos:stop], source, pos, answers)
             pos = stop
             t = learner.counter("examples")
             for s in stops:
                 if s.due(t):
                     s.action(self.model)
 
-    def _learn_block(self, chunk, y, source: str, offset: int = 0) -> None:
+    def _learn_block(self, chunk, y, source: str, offset: int = 0, answers: list | None = None) -> None:
         """learner.learn(chunk, y) with the examples' weights (the task's: class weights times the chunk's
         sample weights), stopped (TrainingStopped) when the numbers stop being finite: at the
         example whose ‖x‖² or score overflows (the compiled loops check every round), or at the chunk after
         which a coefficient, a running sum or a running number is no longer finite (checked after every
-        chunk: O(|S|)).  `offset`: the chunk's first row in the one given to `learn`."""
+        chunk: O(|S|)).  `offset`: the chunk's first row in the one given to `learn`; `answers`: a list
+        the answers of the rows learnt are appended to (`learn_progressive`), or None."""
         model, learner = self.model, self.model.learner
         model.learned_from(chunk)
         try:
-            learner.learn(chunk, y, self.task.weights(model, chunk))
+            given = learner.learn(chunk, y, self.task.weights(model, chunk), answers=answers is not None)
+            if answers is not None:
+                answers.append(given)
         except Overflow as exc:
+            if answers is not None and exc.answered is not None:
+                answers.append(exc.answered)
             raise TrainingStopped(
                 source,
                 exc.line,

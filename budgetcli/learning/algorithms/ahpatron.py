@@ -44,6 +44,7 @@ import numpy as np
 from ...numerics._jit import njit
 from ...numerics.kernels import self_kernel
 from ..learner import (
+    give_answer,
     MARGIN_UPDATES,
     MISTAKES,
     NO_MATRIX,
@@ -174,11 +175,13 @@ def halve(S, book, alpha, avg_sum, avg_stamp, gram, krow, n, eta, target, rnd):
 @njit(cache=True)
 def aggressive_range(S, K, rows, start, book, st, h):
     indptr, indices, values, y, scratch, counters = loop_arrays(rows, book)
+    answers = rows.answers
     alpha, krow, scalars, radius = st.alpha, st.krow, book.scalars, h.radius
     for t in range(start, y.shape[0]):
         if not sv_fits(S, indptr[t + 1] - indptr[t]):
             return t
         idx, val, yt, f, sq, n, rnd = open_round(S, K, indptr, indices, values, y, t, scratch, counters, alpha, krow)
+        give_answer(answers, t, f)
         margin = yt * f
         if margin <= 0.0:
             counters[MISTAKES] += 1

@@ -31,6 +31,7 @@ import math
 from ...numerics._jit import njit
 from ...numerics.kernels import self_kernel
 from ..learner import (
+    give_answer,
     MARGIN_UPDATES,
     MISTAKES,
     NO_MATRIX,
@@ -58,11 +59,13 @@ NORM2, UPDATES_PLUS_ONE = 0, 1  # indices in `scalars`
 @njit(cache=True)
 def alma_range(S, K, rows, start, book, st, h):
     indptr, indices, values, y, scratch, counters = loop_arrays(rows, book)
+    answers = rows.answers
     alpha, krow, scalars = st.alpha, st.krow, book.scalars
     for t in range(start, y.shape[0]):
         if not sv_fits(S, indptr[t + 1] - indptr[t]):
             return t
         idx, val, yt, f, sq, n, rnd = open_round(S, K, indptr, indices, values, y, t, scratch, counters, alpha, krow)
+        give_answer(answers, t, f)
         if yt * f <= 0.0:
             counters[MISTAKES] += 1
         kxx = self_kernel(K, sq)

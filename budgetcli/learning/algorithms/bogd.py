@@ -54,6 +54,7 @@ import math
 from ...numerics._jit import njit
 from ...numerics.kernels import self_kernel
 from ..learner import (
+    give_answer,
     MARGIN_UPDATES,
     MISTAKES,
     OLDEST,
@@ -122,6 +123,7 @@ def keep_probabilities(S, K, alpha, q, n):
 @njit(cache=True)
 def bogd_range(S, K, rows, start, book, st, h):
     indptr, indices, values, y, scratch, counters = loop_arrays(rows, book)
+    answers = rows.answers
     alpha, krow, q, weights = st.alpha, st.krow, st.q, rows.weight
     eta = h.learning_rate
     shrink, bound = 1.0 - eta * h.regularization, eta * h.coef_bound
@@ -129,6 +131,7 @@ def bogd_range(S, K, rows, start, book, st, h):
         if not sv_fits(S, indptr[t + 1] - indptr[t]):
             return t
         idx, val, yt, f, sq, n, rnd = open_round(S, K, indptr, indices, values, y, t, scratch, counters, alpha, krow)
+        give_answer(answers, t, f)
         # every step adds a vector: a margin error, or a regression round outside the tube (counted in scalars)
         additions = int(book.scalars[ADDITIONS]) if h.regression else counters[MISTAKES] + counters[MARGIN_UPDATES]
         g = gradient_round(counters, book.scalars, h, yt, f)

@@ -56,6 +56,7 @@ import math
 from ...numerics._jit import njit
 from ...numerics.kernels import self_kernel
 from ..learner import (
+    give_answer,
     PROJECTIONS,
     KernelLearner,
     example_weight,
@@ -94,12 +95,14 @@ def pa_step(K, counters, sq, margin, cost):
 @njit(cache=True)
 def bpa_range(S, K, rows, start, book, st, h):
     indptr, indices, values, y, scratch, counters = loop_arrays(rows, book)
+    answers = rows.answers
     weights = rows.weight
     alpha, krow = st.alpha, st.krow
     for t in range(start, y.shape[0]):
         if not sv_fits(S, indptr[t + 1] - indptr[t]):
             return t
         idx, val, yt, f, sq, n, rnd = open_round(S, K, indptr, indices, values, y, t, scratch, counters, alpha, krow)
+        give_answer(answers, t, f)
         tau, kxx = pa_step(K, counters, sq, yt * f, h.cost * example_weight(weights, t))
         if tau == 0.0:
             continue
@@ -132,12 +135,14 @@ class BudgetPassiveAggressive(KernelLearner):
 @njit(cache=True)
 def bpa_p_range(S, K, rows, start, book, st, h):
     indptr, indices, values, y, scratch, counters = loop_arrays(rows, book)
+    answers = rows.answers
     weights = rows.weight
     alpha, krow, kinv, d = st.alpha, st.krow, st.kinv, st.d
     for t in range(start, y.shape[0]):
         if not sv_fits(S, indptr[t + 1] - indptr[t]):
             return t
         idx, val, yt, f, sq, n, rnd = open_round(S, K, indptr, indices, values, y, t, scratch, counters, alpha, krow)
+        give_answer(answers, t, f)
         tau, kxx = pa_step(K, counters, sq, yt * f, h.cost * example_weight(weights, t))
         if tau == 0.0:
             continue
@@ -224,6 +229,7 @@ def slot_changed(gram, n, slot, near, near_d2):
 @njit(cache=True)
 def bpa_nn_range(S, K, rows, start, book, st, h):
     indptr, indices, values, y, scratch, counters = loop_arrays(rows, book)
+    answers = rows.answers
     weights = rows.weight
     alpha, krow, gram, near, near_d2 = st.alpha, st.krow, st.gram, st.near, st.near_d2
     neighbours(gram, S.meta[COUNT], near, near_d2)
@@ -231,6 +237,7 @@ def bpa_nn_range(S, K, rows, start, book, st, h):
         if not sv_fits(S, indptr[t + 1] - indptr[t]):
             return t
         idx, val, yt, f, sq, n, rnd = open_round(S, K, indptr, indices, values, y, t, scratch, counters, alpha, krow)
+        give_answer(answers, t, f)
         tau, kxx = pa_step(K, counters, sq, yt * f, h.cost * example_weight(weights, t))
         if tau == 0.0:
             continue

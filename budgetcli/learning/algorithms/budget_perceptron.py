@@ -45,7 +45,16 @@ import numpy as np
 
 from ...numerics._jit import njit
 from ...numerics.kernels import self_kernel
-from ..learner import MARGIN_UPDATES, MISTAKES, KernelLearner, loop_arrays, new_coefficient, open_round, retire
+from ..learner import (
+    MARGIN_UPDATES,
+    MISTAKES,
+    KernelLearner,
+    loop_arrays,
+    new_coefficient,
+    open_round,
+    retire,
+    give_answer,
+)
 from ..mixing import Mixing, Unmixable
 from .. import statecheck
 from ...base.params import BETA, BUDGET, COST, choice, count
@@ -218,6 +227,7 @@ def drop_redundant(S, book, st, beta, rnd):
 @njit(cache=True)
 def removal_range(S, K, rows, start, book, st, h):
     indptr, indices, values, y, scratch, counters = loop_arrays(rows, book)
+    answers = rows.answers
     alpha, fsv, gram, krow, E, block = st.alpha, st.fsv, st.gram, st.krow, st.E, st.block
     mode = h.eval_set
     keeps_eval = mode == ALL or mode == SAMPLE or mode == FLIP
@@ -227,6 +237,7 @@ def removal_range(S, K, rows, start, book, st, h):
         if keeps_eval and not (sv_fits(E, indptr[t + 1] - indptr[t]) and E.meta[COUNT] < block.shape[0]):
             return t
         idx, val, yt, f, sq, n, rnd = open_round(S, K, indptr, indices, values, y, t, scratch, counters, alpha, krow)
+        give_answer(answers, t, f)
         if mode == ALL or mode == SAMPLE:
             sample_stream(E, st, book, mode, h.eval_size, idx, val, sq, n, yt, f, rnd)
         if yt * f <= 0.0:

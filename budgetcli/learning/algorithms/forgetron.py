@@ -32,7 +32,7 @@ import math
 import numpy as np
 
 from ...numerics._jit import njit
-from ..learner import MISTAKES, KernelLearner, loop_arrays, new_coefficient, open_round, retire, touch
+from ..learner import MISTAKES, KernelLearner, loop_arrays, new_coefficient, open_round, retire, touch, give_answer
 from ..mixing import Mixing
 from ...base.params import BUDGET
 from ...base.registry import register
@@ -62,11 +62,13 @@ def shrink_factor(a, b, c):
 @njit(cache=True)
 def forgetron_range(S, K, rows, start, book, st, h):
     indptr, indices, values, y, scratch, counters = loop_arrays(rows, book)
+    answers = rows.answers
     alpha, krow, budget = st.alpha, st.krow, h.budget
     for t in range(start, y.shape[0]):
         if not sv_fits(S, indptr[t + 1] - indptr[t]):
             return t
         idx, val, yt, f, sq, n, rnd = open_round(S, K, indptr, indices, values, y, t, scratch, counters, alpha, krow)
+        give_answer(answers, t, f)
         if yt * f > 0.0:
             continue
         additions = counters[MISTAKES]

@@ -72,7 +72,7 @@ from .. import statecheck
 from ...numerics._jit import njit
 from ...base.core import unique
 from ..featuremap import FeatureMapLearner
-from ..multiclass import rival
+from ..multiclass import rival, give_class_answers
 from ...base.params import Param, choice
 from ..records import (
     EXAMPLES,
@@ -81,6 +81,7 @@ from ..records import (
     ScoreOverflow,
     TooLarge,
     example_weight,
+    give_answer,
     hinge_round,
     loop_arrays,
 )
@@ -348,13 +349,14 @@ def fogd_range(S, K, rows, start, book, st, h):
     indptr, indices, values, y, scratch, counters = loop_arrays(rows, book)
     w, w_sum, stamp, omega, rowmap, z = st.fourier_w, st.fourier_sum, st.fourier_stamp, st.omega, st.rowmap, st.z
     single = (st.omega_single, st.values_single, st.theta_single)
-    arithmetic, scale, pairs, weights = h.map_arithmetic, h.map_scale, st.pairs, rows.weight
+    arithmetic, scale, pairs, weights, answers = h.map_arithmetic, h.map_scale, st.pairs, rows.weight, rows.answers
     for t in range(start, y.shape[0]):
         if not features(omega, single, rowmap, values, indptr[t], indptr[t + 1], z, arithmetic, scale):
             raise ExampleOverflow
         f = dot(w, z, arithmetic, pairs)
         if not math.isfinite(f):
             raise ScoreOverflow
+        give_answer(answers, t, f)
         counters[EXAMPLES] += 1
         rnd = counters[EXAMPLES]
         g = gradient_round(counters, book.scalars, h, y[t], f)  # y_t on a margin error; fogd-regression's loss
@@ -517,7 +519,7 @@ def mc_fogd_range(S, K, rows, start, book, st, h):
         st.scores,
     )
     single = (st.omega_single, st.values_single, st.theta_single)
-    arithmetic, scale, pairs, weights = h.map_arithmetic, h.map_scale, st.pairs, rows.weight
+    arithmetic, scale, pairs, weights, answers = h.map_arithmetic, h.map_scale, st.pairs, rows.weight, rows.answers
     for t in range(start, y.shape[0]):
         if not features(omega, single, rowmap, values, indptr[t], indptr[t + 1], z, arithmetic, scale):
             raise ExampleOverflow
@@ -527,6 +529,7 @@ def mc_fogd_range(S, K, rows, start, book, st, h):
             f[i] = dot(W[i], z, arithmetic, pairs)
             if not math.isfinite(f[i]):
                 raise ScoreOverflow
+        give_class_answers(answers, y.shape[0], t, f, st.n_classes[0])
         st.n_classes[0] = m
         counters[EXAMPLES] += 1
         rnd = counters[EXAMPLES]

@@ -22,7 +22,7 @@ Choices where the papers leave room:
 from __future__ import annotations
 
 from ...numerics._jit import njit
-from ..learner import KernelLearner, example_weight, hinge_round, loop_arrays, new_coefficient, open_round
+from ..learner import KernelLearner, example_weight, hinge_round, loop_arrays, new_coefficient, open_round, give_answer
 from ...base.params import POSITIVE, choice, number
 from ...base.registry import register
 from ...numerics.support import sv_fits, sv_put
@@ -43,11 +43,13 @@ RATE_SCHEDULE = choice(
 @njit(cache=True)
 def ogd_range(S, K, rows, start, book, st, h):
     indptr, indices, values, y, scratch, counters = loop_arrays(rows, book)
+    answers = rows.answers
     alpha, krow, weights = st.alpha, st.krow, rows.weight
     for t in range(start, y.shape[0]):
         if not sv_fits(S, indptr[t + 1] - indptr[t]):
             return t
         idx, val, yt, f, sq, n, rnd = open_round(S, K, indptr, indices, values, y, t, scratch, counters, alpha, krow)
+        give_answer(answers, t, f)
         if not hinge_round(counters, yt * f):
             continue
         rate = h.learning_rate if h.rate_schedule == CONSTANT else h.learning_rate / rnd**0.5

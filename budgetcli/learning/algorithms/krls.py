@@ -71,6 +71,7 @@ from ...numerics._jit import njit
 from ...numerics.kernels import self_kernel
 from ..records import example_weight
 from ..learner import (
+    give_answer,
     OLDEST,
     loop_arrays,
     new_coefficient,
@@ -183,11 +184,13 @@ def take_slot(S, book, st, r, n, idx, val, sq, rnd):
 @njit(cache=True)
 def krls_range(S, K, rows, start, book, st, h):
     indptr, indices, values, y, scratch, counters = loop_arrays(rows, book)
+    answers = rows.answers
     alpha, krow, kinv, P, a, pa, ap, kq = st.alpha, st.krow, st.kinv, st.p, st.a, st.pa, st.ap, st.kq
     for t in range(start, y.shape[0]):
         if not sv_fits(S, indptr[t + 1] - indptr[t]):
             return t
         idx, val, yt, f, sq, n, rnd = open_round(S, K, indptr, indices, values, y, t, scratch, counters, alpha, krow)
+        give_answer(answers, t, f)
         count_round(book.scalars, yt, f)
         ktt = self_kernel(K, sq)
         if n == 0:  # krls.m l.54-58
@@ -245,11 +248,13 @@ def krls_range(S, K, rows, start, book, st, h):
 @njit(cache=True)
 def swkrls_range(S, K, rows, start, book, st, h):
     indptr, indices, values, y, scratch, counters = loop_arrays(rows, book)
+    answers = rows.answers
     alpha, krow, kinv, target, kb = st.alpha, st.krow, st.kinv, st.target, st.kb
     for t in range(start, y.shape[0]):
         if not sv_fits(S, indptr[t + 1] - indptr[t]):
             return t
         idx, val, yt, f, sq, n, rnd = open_round(S, K, indptr, indices, values, y, t, scratch, counters, alpha, krow)
+        give_answer(answers, t, f)
         count_round(book.scalars, yt, f)
         grow_ridge_inverse(kinv, krow, kb, n, self_kernel(K, sq) + h.swkrls_c)  # swkrls.m l.49-52
         m = n + 1
@@ -270,11 +275,13 @@ def swkrls_range(S, K, rows, start, book, st, h):
 @njit(cache=True)
 def fbkrls_range(S, K, rows, start, book, st, h):
     indptr, indices, values, y, scratch, counters = loop_arrays(rows, book)
+    answers = rows.answers
     alpha, krow, kinv, target, kb = st.alpha, st.krow, st.kinv, st.target, st.kb
     for t in range(start, y.shape[0]):
         if not sv_fits(S, indptr[t + 1] - indptr[t]):
             return t
         idx, val, yt, f, sq, n, rnd = open_round(S, K, indptr, indices, values, y, t, scratch, counters, alpha, krow)
+        give_answer(answers, t, f)
         count_round(book.scalars, yt, f)
         grow_ridge_inverse(kinv, krow, kb, n, self_kernel(K, sq) + h.fbkrls_lambda)  # fbkrls.m l.50-53
         target[n] = yt
@@ -304,6 +311,7 @@ def fbkrls_range(S, K, rows, start, book, st, h):
 @njit(cache=True)
 def krlst_range(S, K, rows, start, book, st, h):
     indptr, indices, values, y, scratch, counters = loop_arrays(rows, book)
+    answers = rows.answers
     alpha, krow, Q, mu, sigma, gram, q, hv = st.alpha, st.krow, st.qinv, st.mu, st.sigma, st.gram, st.q, st.h
     lam, jitter, weights = h.krlst_lambda, h.krlst_jitter, rows.weight
     root = math.sqrt(lam)
@@ -311,6 +319,7 @@ def krlst_range(S, K, rows, start, book, st, h):
         if not sv_fits(S, indptr[t + 1] - indptr[t]):
             return t
         idx, val, yt, f, sq, n, rnd = open_round(S, K, indptr, indices, values, y, t, scratch, counters, alpha, krow)
+        give_answer(answers, t, f)
         count_round(book.scalars, yt, f)
         sn2 = h.krlst_sn2 / example_weight(weights, t)  # a weight w: y_t's noise variance σ_n²/w
         ktt = self_kernel(K, sq) + jitter

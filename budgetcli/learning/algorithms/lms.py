@@ -64,6 +64,7 @@ from ...numerics._jit import njit
 from ...numerics.kernels import scatter, unscatter
 from ..mixing import Unmixable
 from ..learner import (
+    give_answer,
     OLDEST,
     KernelLearner,
     example_weight,
@@ -184,11 +185,13 @@ def count_round(scalars, yt, f):
 @njit(cache=True)
 def klms_range(S, K, rows, start, book, st, h):
     indptr, indices, values, y, scratch, counters = loop_arrays(rows, book)
+    answers = rows.answers
     alpha, krow, weights = st.alpha, st.krow, rows.weight
     for t in range(start, y.shape[0]):
         if not sv_fits(S, indptr[t + 1] - indptr[t]):
             return t
         idx, val, yt, f, sq, n, rnd = open_round(S, K, indptr, indices, values, y, t, scratch, counters, alpha, krow)
+        give_answer(answers, t, f)
         e = yt - f
         count_round(book.scalars, yt, f)
         if n >= h.budget:  # KAFBOX's M: no more learning
@@ -217,12 +220,14 @@ def nearest(S, scratch, idx, val, sq, n):
 @njit(cache=True)
 def qklms_range(S, K, rows, start, book, st, h):
     indptr, indices, values, y, scratch, counters = loop_arrays(rows, book)
+    answers = rows.answers
     alpha, krow, weights = st.alpha, st.krow, rows.weight
     limit = h.quantization * h.quantization
     for t in range(start, y.shape[0]):
         if not sv_fits(S, indptr[t + 1] - indptr[t]):
             return t
         idx, val, yt, f, sq, n, rnd = open_round(S, K, indptr, indices, values, y, t, scratch, counters, alpha, krow)
+        give_answer(answers, t, f)
         e = yt - f
         count_round(book.scalars, yt, f)
         step = h.step_size * e * example_weight(weights, t)
@@ -239,12 +244,14 @@ def qklms_range(S, K, rows, start, book, st, h):
 @njit(cache=True)
 def norma_range(S, K, rows, start, book, st, h):
     indptr, indices, values, y, scratch, counters = loop_arrays(rows, book)
+    answers = rows.answers
     alpha, krow, weights, sc = st.alpha, st.krow, rows.weight, book.scalars
     shrink = 1.0 - h.step_size * h.norma_lambda
     for t in range(start, y.shape[0]):
         if not sv_fits(S, indptr[t + 1] - indptr[t]):
             return t
         idx, val, yt, f, sq, n, rnd = open_round(S, K, indptr, indices, values, y, t, scratch, counters, alpha, krow)
+        give_answer(answers, t, f)
         count_round(sc, yt, f)
         e = yt - shrink * f if h.norma_error == AFTER_SHRINK else yt - f
         g, additions = e, rnd - 1  # the squared loss: every round adds one

@@ -37,11 +37,12 @@ PERCEPTRON, PA = 0, 1
 @njit(cache=True)
 def max_score_range(S, K, rows, start, book, st, h):
     indptr, indices, values, y, scratch, counters = loop_arrays(rows, book)
+    answers = rows.answers
     f, weights = st.scores, rows.weight
     for t in range(start, y.shape[0]):
         if not sv_fits(S, indptr[t + 1] - indptr[t]):
             return t
-        idx, val, yt, m, sq, rnd = open_class_round(S, K, indptr, indices, values, y, t, scratch, counters, st)
+        idx, val, yt, m, sq, rnd = open_class_round(S, K, indptr, indices, values, y, t, scratch, counters, st, answers)
         r = rival(f, m, yt)
         if r < 0:
             continue

@@ -93,12 +93,13 @@ def add_part(S, st, c, sign, d2, d, n, idx, val, sq):
 @njit(cache=True)
 def mc_projectron_range(S, K, rows, start, book, st, h):
     indptr, indices, values, y, scratch, counters = loop_arrays(rows, book)
+    answers = rows.answers
     scale, f, krow, kc, dy, dr = st.scale, st.scores, st.krow, st.kc, st.dy, st.dr
     kinv, members, counts, eta, weights = st.kinv, st.members, st.counts, h.eta, rows.weight
     for t in range(start, y.shape[0]):
         if not fits(S, st, indptr, t):
             return t
-        idx, val, yt, m, sq, rnd = open_class_round(S, K, indptr, indices, values, y, t, scratch, counters, st)
+        idx, val, yt, m, sq, rnd = open_class_round(S, K, indptr, indices, values, y, t, scratch, counters, st, answers)
         r = rival(f, m, yt)
         if r < 0:
             continue

@@ -51,6 +51,7 @@ from __future__ import annotations
 
 from ...numerics._jit import njit
 from ..learner import (
+    give_answer,
     MARGIN_UPDATES,
     OLDEST,
     KernelLearner,
@@ -82,12 +83,14 @@ NU = number(
 @njit(cache=True)
 def norma_novelty_range(S, K, rows, start, book, st, h):
     indptr, indices, values, y, scratch, counters = loop_arrays(rows, book)
+    answers = rows.answers
     alpha, krow, weights, scalars = st.alpha, st.krow, rows.weight, book.scalars
     shrink = 1.0 - h.step_size * h.norma_lambda
     for t in range(start, y.shape[0]):
         if not sv_fits(S, indptr[t + 1] - indptr[t]):
             return t
         idx, val, yt, f, sq, n, rnd = open_round(S, K, indptr, indices, values, y, t, scratch, counters, alpha, krow)
+        give_answer(answers, t, f - scalars[RHO])
         step = h.step_size * example_weight(weights, t)
         flagged = f - scalars[RHO] <= 0.0
         if shrink != 1.0:

@@ -54,6 +54,7 @@ import numpy as np
 
 from ...numerics._jit import njit
 from ..learner import (
+    give_answer,
     EXAMPLES,
     KernelLearner,
     hinge_round,
@@ -138,6 +139,7 @@ def back_projection(M, z, k, n, out):
 @njit(cache=True)
 def nogd_range(S, K, rows, start, book, st, h):
     indptr, indices, values, y, scratch, counters = loop_arrays(rows, book)
+    answers = rows.answers
     alpha, krow, M, z, weights = st.alpha, st.krow, st.nystrom, st.z, rows.weight
     sc = book.scalars[h.nystrom_at :]  # nogd-regression's error sums come first (task.py)
     mz = np.empty(alpha.shape[0])  # Mᵀz
@@ -153,6 +155,7 @@ def nogd_range(S, K, rows, start, book, st, h):
         idx, val, yt, f, sq, n, rnd = open_round(S, K, indptr, indices, values, y, t, scratch, counters, alpha, krow)
         if sc[PHASE] == SWITCHING:  # it predicted with the phase-one expansion
             f, sc[PHASE] = sc[SWITCH_SCORE], LINEAR_PHASE
+        give_answer(answers, t, f)
         g = gradient_round(counters, book.scalars, h, yt, f)  # y_t on a margin error; nogd-regression's loss
         if g == 0.0:
             continue
@@ -306,6 +309,7 @@ class NystromRegression(Regressor, NystromOGD):
 @njit(cache=True)
 def mc_nogd_range(S, K, rows, start, book, st, h):
     indptr, indices, values, y, scratch, counters = loop_arrays(rows, book)
+    answers = rows.answers
     f, M, z, lam, sc, weights = st.scores, st.nystrom, st.z, st.eigen, book.scalars, rows.weight
     mz = np.empty(st.coef.shape[0])  # Mᵀz
     for t in range(start, y.shape[0]):
@@ -319,7 +323,7 @@ def mc_nogd_range(S, K, rows, start, book, st, h):
             if r >= 0 and f[y[t]] - f[r] < 1.0 and math.isfinite(f[y[t]] - f[r]) and math.isfinite(sq):
                 sc[PHASE] = SWITCHING
                 return t  # the learner makes the map, then calls again from this round
-        idx, val, yt, m, sq, rnd = open_class_round(S, K, indptr, indices, values, y, t, scratch, counters, st)
+        idx, val, yt, m, sq, rnd = open_class_round(S, K, indptr, indices, values, y, t, scratch, counters, st, answers)
         r = rival(f, m, yt)
         if r < 0:
             continue

@@ -22,7 +22,16 @@ import math
 
 from ...numerics._jit import njit
 from ...numerics.kernels import self_kernel
-from ..learner import MARGIN_UPDATES, MISTAKES, KernelLearner, example_weight, loop_arrays, new_coefficient, open_round
+from ..learner import (
+    MARGIN_UPDATES,
+    MISTAKES,
+    KernelLearner,
+    example_weight,
+    loop_arrays,
+    new_coefficient,
+    open_round,
+    give_answer,
+)
 from ...base.params import COST
 from ...base.registry import register
 from ...numerics.support import sv_fits, sv_put
@@ -33,11 +42,13 @@ PA, PA_I, PA_II = 0, 1, 2
 @njit(cache=True)
 def pa_range(S, K, rows, start, book, st, h):
     indptr, indices, values, y, scratch, counters = loop_arrays(rows, book)
+    answers = rows.answers
     alpha, krow, weights = st.alpha, st.krow, rows.weight
     for t in range(start, y.shape[0]):
         if not sv_fits(S, indptr[t + 1] - indptr[t]):
             return t
         idx, val, yt, f, sq, n, rnd = open_round(S, K, indptr, indices, values, y, t, scratch, counters, alpha, krow)
+        give_answer(answers, t, f)
         margin = yt * f
         if margin <= 0.0:
             counters[MISTAKES] += 1

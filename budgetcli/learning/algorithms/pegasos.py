@@ -279,11 +279,12 @@ def room_needed(S, indptr, t, mode):
 @njit(cache=True)
 def pegasos_range(S, K, rows, start, book, st, h):
     indptr, indices, values, y, scratch, counters = loop_arrays(rows, book)
+    answers = rows.answers
     f, scalars, weights = st.scores, book.scalars, rows.weight
     for t in range(start, y.shape[0]):
         if not sv_fits(S, room_needed(S, indptr, t, h.maintenance)):
             return t
-        idx, val, yt, m, sq, rnd = open_class_round(S, K, indptr, indices, values, y, t, scratch, counters, st)
+        idx, val, yt, m, sq, rnd = open_class_round(S, K, indptr, indices, values, y, t, scratch, counters, st, answers)
         scale = st.scale[0]
         r = rival(f, m, yt)
         loss = 0.0

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 from ...numerics._jit import njit
 from ..learner import (
+    give_answer,
     MISTAKES,
     OLDEST,
     RANDOM,
@@ -51,11 +52,13 @@ STOP = 3  # the Stoptron's policy with a full budget: keep everything, add nothi
 @njit(cache=True)
 def perceptron_range(S, K, rows, start, book, st, h):
     indptr, indices, values, y, scratch, counters = loop_arrays(rows, book)
+    answers = rows.answers
     alpha, krow, weights = st.alpha, st.krow, rows.weight
     for t in range(start, y.shape[0]):
         if not sv_fits(S, indptr[t + 1] - indptr[t]):
             return t
         idx, val, yt, f, sq, n, rnd = open_round(S, K, indptr, indices, values, y, t, scratch, counters, alpha, krow)
+        give_answer(answers, t, f)
         if yt * f > 0.0:
             continue
         additions = counters[MISTAKES]  # every mistake adds one support vector, until the Stoptron stops

@@ -59,6 +59,7 @@ from ...numerics import sync
 from ...numerics._jit import njit
 from ...numerics.kernels import self_kernel
 from ..learner import (
+    give_answer,
     MARGIN_UPDATES,
     MISTAKES,
     PROJECTIONS,
@@ -99,12 +100,14 @@ MARGIN_STEP = choice(
 @njit(cache=True)
 def projectron_range(S, K, rows, start, book, st, h):
     indptr, indices, values, y, scratch, counters = loop_arrays(rows, book)
+    answers = rows.answers
     alpha, krow, w, z, d, own, control = st.alpha, st.krow, st.kinv_factor, st.z, st.d, st.own, st.control
     weights = rows.weight
     for t in range(start, y.shape[0]):
         if not sv_fits(S, indptr[t + 1] - indptr[t]):
             return t
         idx, val, yt, f, sq, n, rnd = open_round(S, K, indptr, indices, values, y, t, scratch, counters, alpha, krow)
+        give_answer(answers, t, f)
         margin = yt * f
         if margin > 0.0 and not (h.margin_step != NO_MARGIN and margin < 1.0):
             continue

@@ -40,6 +40,7 @@ from __future__ import annotations
 from ...numerics._jit import njit
 from ...numerics.kernels import self_kernel
 from ..learner import (
+    give_answer,
     MISTAKES,
     OLDEST,
     RANDOM,
@@ -71,11 +72,13 @@ SOP_A = number(
 @njit(cache=True)
 def sop_range(S, K, rows, start, book, st, h):
     indptr, indices, values, y, scratch, counters = loop_arrays(rows, book)
+    answers = rows.answers
     alpha, avg_sum, avg_stamp, ainv, d, krow = st.alpha, st.avg_sum, st.avg_stamp, st.ainv, st.d, st.krow
     for t in range(start, y.shape[0]):
         if not sv_fits(S, indptr[t + 1] - indptr[t]):
             return t
         idx, val, yt, g, sq, n, rnd = open_round(S, K, indptr, indices, values, y, t, scratch, counters, alpha, krow)
+        give_answer(answers, t, g)
         if yt * g > 0.0:
             continue
         additions = counters[MISTAKES]  # every mistake adds one support vector

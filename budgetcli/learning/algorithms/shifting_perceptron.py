@@ -21,7 +21,16 @@ from __future__ import annotations
 
 
 from ...numerics._jit import njit
-from ..learner import MISTAKES, KernelLearner, example_weight, loop_arrays, new_coefficient, open_round, touch
+from ..learner import (
+    MISTAKES,
+    KernelLearner,
+    example_weight,
+    loop_arrays,
+    new_coefficient,
+    open_round,
+    touch,
+    give_answer,
+)
 from ...base.params import NONNEGATIVE, number
 from ...base.registry import register
 from ...numerics.support import sv_fits, sv_put
@@ -34,12 +43,14 @@ SPA_LAMBDA = number(
 @njit(cache=True)
 def spa_range(S, K, rows, start, book, st, h):
     indptr, indices, values, y, scratch, counters = loop_arrays(rows, book)
+    answers = rows.answers
     alpha, avg_sum, avg_stamp, krow, weights = st.alpha, st.avg_sum, st.avg_stamp, st.krow, rows.weight
     lam = h.spa_lambda
     for t in range(start, y.shape[0]):
         if not sv_fits(S, indptr[t + 1] - indptr[t]):
             return t
         idx, val, yt, f, sq, n, rnd = open_round(S, K, indptr, indices, values, y, t, scratch, counters, alpha, krow)
+        give_answer(answers, t, f)
         if yt * f > 0.0:
             continue
         k = counters[MISTAKES]
