@@ -83,7 +83,7 @@ from ..params import BUDGET, HALF_OPEN_UNIT, NONNEGATIVE, POSITIVE, number
 from ..projection import gram_of_support, inverse_of_support, ridge_inverse_of_support, schur_downdate
 from ..registry import register
 from ..support import sv_fits, sv_put
-from .lms import KernelFilter, count_round
+from .lms import KernelFilter, RegressionMixing, count_round
 
 KRLS_NU = number(
     "krls_nu",
@@ -391,6 +391,7 @@ class KRLSFilter(KernelFilter):
     but KRLS-T's (the module's docstring says why)."""
 
     weighting = None
+    mixing = RegressionMixing(at_end=True)  # K⁻¹ and the window's targets refit α: no average survives a step
 
 
 @register
@@ -409,6 +410,7 @@ class KRLS(KRLSFilter):
     }
     rebuilt = {"kinv": inverse_of_support}
     loop = krls_range
+    mixing = RegressionMixing(at_end=True, history=("p",))
 
 
 @register
@@ -456,3 +458,4 @@ class KRLST(KRLSFilter):
     rebuilt_exactly = frozenset({"gram"})  # the same kernel values (its diagonal is not read)
     evicts = True
     loop = krlst_range
+    mixing = RegressionMixing(at_end=True, history=("sigma",))

@@ -7,11 +7,12 @@ import numpy as np
 from .. import registry
 from ..core import DataError
 from ..kernels import Kernel
-from ..labels import BinaryLabels, MulticlassLabels, labels_from_dict
+from ..labels import labels_from_dict
 from ..mixing import averaged_rows
 from ..model import Model
 from ..session import Session
 from ..spec import TrainSpec
+from ..task import named
 from .sources import open_shard
 
 
@@ -38,7 +39,7 @@ class Shard:
             self.spec,
             Model(
                 cls(Kernel.from_dict(kernel), seed=seed, **params),
-                MulticlassLabels() if cls.multiclass else BinaryLabels(),
+                named(cls.tasks[0]).label_map(cls),  # a sharded learner learns one task (spec._check_task)
             ),
         )
         # every shard its own stream: the same draws on every shard would evict alike
