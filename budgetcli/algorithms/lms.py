@@ -64,7 +64,8 @@ import numpy as np
 
 from .._jit import njit
 from ..kernels import scatter, unscatter
-from ..mixing import Mixing, Unmixable
+from ..mixing import Mixing, Unmixable, project_rest
+from ..projection import DEPENDENCE_TOL
 from ..learner import (
     OLDEST,
     KernelLearner,
@@ -290,6 +291,21 @@ class Regressor:
     mixing = Unmixable("the mix of its feature map does not carry the regression error sums yet")
 
 
+def pivoted_cholesky(K: np.ndarray, m: int) -> np.ndarray:
+    """The m indices (sorted) that a pivoted Cholesky factorisation of K takes, largest residual first (ties to
+    the lower index): each the one farthest from the span of those before it."""
+    residual, L, taken = np.diag(K).astype(np.float64), np.zeros((len(K), m)), []
+    for j in range(m):
+        i = int(np.argmax(residual))
+        if residual[i] <= 0.0:
+            break  # the rest lie in the span (up to rounding)
+        taken.append(i)
+        L[:, j] = (K[:, i] - L[:, :j] @ L[i, :j]) / math.sqrt(residual[i])
+        residual -= L[:, j] ** 2
+        residual[taken] = -np.inf
+    return np.sort(np.array(taken, np.int64))
+
+
 class RegressionMixing(Mixing):
     """A regression learner's mix (distributed/): f = Σ_w (n_w/n) f_w over the union of the shards' support
     sets, as a classifier's (the average of the local estimators of divide-and-conquer kernel ridge
@@ -305,6 +321,18 @@ class RegressionMixing(Mixing):
 
     def __init__(self, summed: tuple = (), averaged: tuple = (), at_end: bool = False, history: tuple = ()):
         self.summed, self.averaged, self.at_end, self.history = (0, 1, 2, *summed), averaged, at_end, history
+
+    def compress(self, learner):
+        """The union back at the budget B: the B vectors a pivoted Cholesky factorisation of its Gram matrix
+        takes first (each the vector farthest from the span of those taken before it: the ALD test's order),
+        the function projected onto them with a round-off ridge.  A classifier's rule (the B largest |α|,
+        ridge 0.0005) loses the function here: KRLS's unregularised coefficients reach 1e5 and cancel
+        (cpusmall, krls -B 500, 2 shards: the shards' average has test MSE 10.28, its compression by the
+        largest |α| 53.5, by this rule 10.31)."""
+        budget = learner.hyper.get("budget")
+        if budget is None or len(learner.support) <= budget:
+            return learner
+        return project_rest(learner, pivoted_cholesky(learner.gram(), budget), DEPENDENCE_TOL)
 
     def mix(self, cls, reports, columns, width, counters, base, base_columns) -> dict:
         arrays = super().mix(cls, reports, columns, width, counters, base, base_columns)
