@@ -1463,6 +1463,13 @@ def test_a_mixed_krls_filter_keeps_its_budget_and_is_refused_on_resume_in_one_li
         again = tmp_path / "again.model"
         r = run("train", "--resume", out, *more, "-o", again)
         assert r.exit_code != 0 and r.output.splitlines() == [line] and not again.exists()
+    # mixed once, at the end: nothing to checkpoint
+    r = run("train", "--task", "regression", "-a", "krls", "--checkpoint-every", "50", d / "part-0.svm",
+            d / "part-1.svm", "-o", tmp_path / "c.model")  # fmt: skip
+    assert r.exit_code == 2 and not (tmp_path / "c.model").exists()
+    assert r.output.splitlines() == [
+        "budgetlearn: error: --checkpoint-every: krls's shards are mixed once, at the end, with nothing to checkpoint"
+    ]
     # a klms mix is an expansion like any other: it goes on learning
     assert (
         run("train", "--task", "regression", "-a", "klms", d / "part-0.svm", d / "part-1.svm", "-o", out).exit_code == 0
