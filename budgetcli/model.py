@@ -170,7 +170,7 @@ class Model:
     def mixed_once(self) -> bool:
         """A sharded run's mix of a learner whose shards are mixed once, at the end (mixing.Mixing.at_end: a
         filter's state beside its coefficients is no average): it predicts, and is not resumed."""
-        return self.learner.mixing.at_end and self.run is not None and "sharding" in self.run
+        return bool(self.learner.mixing.at_end and self.run is not None and self.run.get("sharding"))
 
     def inexact_resume(self) -> str | None:
         """Why `train --resume` from this model's file would not go on bit for bit as the run that wrote
