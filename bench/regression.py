@@ -4,11 +4,18 @@ approximations and River's online regressors, on the shared regression sets and 
     python bench/regression.py [--svm-train PATH] [--sets cpusmall,mg,housing] [--runs 3] [--long]
                                [--quick] [--installed]
     python bench/regression.py --defaults [--installed]
+    python bench/regression.py --kernel-ridge [--installed]
 
 `--defaults` is the table behind the regression task's default algorithm: every regression learner as a new
 user runs it (`budgetlearn train --task regression -a NAME TRAIN`, no other flag), on the three shared sets
 as split below, mg30 (sample_data/mg30.dat as docs/USAGE.md makes it: 10 lags, first 4,000 lines / the
 rest) and Friedman #1 (20,000 lines seed 1 / 5,000 seed 2): test MSE, R², centres, the train's seconds.
+
+`--kernel-ridge` is the issue's comparison of KRLS-ALD and KRLS-T with scikit-learn's `KernelRidge` on mg30
+(split as for `--defaults`; γ = 0.5, KAFBOX's σ = 1): after learning the first 4,000 lines, each predicts the
+last 999, MSE in dB.  KernelRidge's α ∈ KRR_ALPHAS and our settings (KRLS_GRID: the dictionary's cap B and ν;
+KRLST_GRID: B, λ (1: no forgetting) and σ_n²) are each chosen alike on a held-out part, learnt on lines
+1-3,000 and ranked on lines 3,001-4,000; our rows at KAFBOX's defaults are printed beside them.
 
 Data: the directory BUDGETLEARN_DATASETS names holds regression/{cpusmall_scale, mg_scale, housing_scale}
 (LIBSVM's regression sets, scaled).  Each is split once by a permutation seeded 0 into a training and a test
@@ -42,6 +49,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import shutil
 import statistics
@@ -285,6 +293,61 @@ def mg30_lines() -> list[str]:
     ]
 
 
+KRR_ALPHAS = tuple(10.0**-k for k in range(1, 13))
+KRLS_GRID = [["-B", b, "--krls-nu", nu] for b in (500, 1000) for nu in ("1e-4", "1e-5", "3e-6", "2e-6", "1e-6")]
+KRLST_GRID = [
+    ["-B", b, "--krlst-lambda", lam, "--krlst-sn2", sn2]
+    for b in (100, 500, 1000)
+    for lam in ("0.999", "1")
+    for sn2 in ("1e-2", "1e-4", "1e-6")
+]
+KERNEL_RIDGE = """
+import sys
+import numpy as np
+from sklearn.datasets import load_svmlight_file
+from sklearn.kernel_ridge import KernelRidge
+fit, val, train, test = sys.argv[1:5]
+data = [load_svmlight_file(f, n_features=10) for f in (fit, val, train, test)]
+(X1, y1), (X2, y2), (X, y), (Xt, yt) = [(X.toarray(), y) for X, y in data]
+def mse(a, X, y, Xt, yt):
+    return float(np.mean((KernelRidge(kernel="rbf", gamma=0.5, alpha=a).fit(X, y).predict(Xt) - yt) ** 2))
+alpha = min(map(float, sys.argv[5:]), key=lambda a: mse(a, X1, y1, X2, y2))
+print(alpha, mse(alpha, X, y, Xt, yt))
+"""
+
+
+def decibels(error: float) -> float:
+    return 10 * math.log10(error) if error > 0 else float("-inf")
+
+
+def kernel_ridge_table(tmp: str) -> None:
+    """KRLS-ALD and KRLS-T against KernelRidge on mg30 (`--kernel-ridge`, the module's docstring)."""
+    rows = mg30_lines()
+    fit, val = write(os.path.join(tmp, "mg30.fit"), rows[:3000]), write(os.path.join(tmp, "mg30.val"), rows[3000:4000])
+    train, test = (
+        write(os.path.join(tmp, "mg30.train"), rows[:4000]),
+        write(os.path.join(tmp, "mg30.test"), rows[4000:]),
+    )
+    out = peers.measure([sys.executable, "-c", KERNEL_RIDGE, fit, val, train, test, *map(str, KRR_ALPHAS)], ROOT)
+    alpha, krr = (float(v) for v in out.out.split()[-2:])
+    print(f"KernelRidge γ=0.5, α={alpha:g} (of 1e-1 … 1e-12, chosen on lines 3,001-4,000): {decibels(krr):.2f} dB")
+    print(f"{'learner':8s} {'settings':44s} {'held-out dB':>11s} {'test dB':>8s} {'centres':>8s} {'to KRR':>7s}")
+    for algorithm, grid in (("krls", KRLS_GRID), ("krlst", KRLST_GRID)):
+        held = {tuple(options): ours_run(algorithm, options, 0.5, fit, val, tmp)[0] for options in [[], *grid]}
+        held = {options: error if math.isfinite(error) else math.inf for options, error in held.items()}  # diverged
+        chosen = min(grid, key=lambda options: held[tuple(options)])
+        for label, options in (("KAFBOX's defaults", []), ("chosen on the held-out part", chosen)):
+            error, summary, _ = ours_run(algorithm, options, 0.5, train, test, tmp)
+            held_out = held[tuple(options)]
+            gap = decibels(error) - decibels(krr)
+            print(
+                f"{algorithm:8s} {' '.join(map(str, options)) or label:44s} {decibels(held_out):11.2f}"
+                f" {decibels(error):8.2f} {summary['support_size']:8d} {gap:+6.2f}  within 1 dB: "
+                + ("met" if gap <= 1.0 else "NOT MET")
+            )
+    print(f"load average {load()}")
+
+
 def defaults_table(root: str | None, learners: dict, tmp: str) -> None:
     sets = {}
     for name, (file, test_size) in SPLITS.items():
@@ -326,6 +389,7 @@ def main():
     ap.add_argument("--installed", action="store_true", help=peers.INSTALLED_HELP)
     ap.add_argument("--json", metavar="FILE", help="also write the rows as JSON")
     ap.add_argument("--defaults", action="store_true", help="every regression learner at its defaults (the table)")
+    ap.add_argument("--kernel-ridge", action="store_true", help="krls and krlst against KernelRidge on mg30")
     args = ap.parse_args()
     if args.installed:
         peers.use_installed()
@@ -336,6 +400,10 @@ def main():
     tmp = tempfile.mkdtemp(prefix="budgetlearn-regression-")
     learners = regression_learners()
     print(f"regression learners: {', '.join(learners)}; load average {load()}")
+    if args.kernel_ridge:
+        kernel_ridge_table(tmp)
+        shutil.rmtree(tmp, ignore_errors=True)
+        return
     if args.defaults:
         defaults_table(root, learners, tmp)
         shutil.rmtree(tmp, ignore_errors=True)

@@ -38,7 +38,7 @@ def describe(model, path) -> dict:
         "resume_state": _resume_state(model),
         # whether `train --resume` from this file goes on bit for bit (null: a batch model), and why not
         "resume_exact": None
-        if model.hypothesis in ("average", "projected-average")
+        if model.hypothesis in ("average", "projected-average") or model.mixed_once()
         else model.inexact_resume() is None,
         "resume_not_exact": model.inexact_resume(),
         **learner.info_fields(),  # support_size, support_nonzeros, feature_map: the hypothesis' kind's

@@ -14,6 +14,7 @@ from click.testing import CliRunner
 from budgetcli.learning import algorithms, mixing
 from budgetcli.run import distributed
 from budgetcli.base import registry
+from budgetcli.learning.algorithms.lms import RegressionMixing
 from budgetcli.entry import main
 from budgetcli.base.core import KernelSpec
 from budgetcli.run.distributed import average
@@ -217,8 +218,13 @@ def test_a_mixable_learner_has_only_state_the_mix_makes(name):
         assert saved <= first_occurrence
     else:
         saved = {n for n, kind in cls.slot_arrays.items() if kind != "work"} - set(cls.rebuilt) - set(cls.mixing.remade)
+        if cls.mixing.at_end:  # mixed once and not resumed: its filter state is zeros or first occurrences
+            first_occurrence |= set(cls.mixing.history) | {n for n, k in cls.slot_arrays.items() if k == "vector"}
         assert {"alpha", "avg_sum", "avg_stamp"} <= saved <= {"alpha", "avg_sum", "avg_stamp"} | first_occurrence
     own = type(cls.mixing)  # the default Mixing sets no scalars and remakes no array
+    if isinstance(cls.mixing, RegressionMixing):  # a regression mix sets every scalar: summed or averaged
+        assert sorted(cls.mixing.summed + cls.mixing.averaged) == list(range(cls.n_scalars))
+        return
     assert (
         cls.n_scalars == 0 or own.after_mix is not mixing.Mixing.after_mix or own.scalars is not mixing.Mixing.scalars
     )
@@ -1359,3 +1365,150 @@ def test_serial_and_dask_write_the_same_nogd_model_file(shards, class_shards, tm
     assert r.exit_code == 0, r.output
     assert (tmp_path / "serial.model").read_bytes() == (tmp_path / "dask.model").read_bytes()
     assert len(Model.load(tmp_path / "serial.model").learner.support) == 12
+
+
+# ---- regression (issue #48) ---------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def regression_shards(tmp_path_factory):
+    """Two shards of a noisy sinc stream, and a test part: real targets, 3 features."""
+    d = tmp_path_factory.mktemp("regression-shards")
+    rng = np.random.default_rng(7)
+    for name, n in (("part-0.svm", 120), ("part-1.svm", 80), ("test.svm", 30)):
+        X = rng.uniform(-2, 2, (n, 3))
+        y = np.sinc(X[:, 0]) + 0.5 * X[:, 1] * X[:, 2] + 0.05 * rng.standard_normal(n)
+        (d / name).write_text(
+            "".join(
+                f"{t:.17g}" + "".join(f" {j + 1}:{v:.17g}" for j, v in enumerate(row)) + "\n" for row, t in zip(X, y)
+            )
+        )
+    return d
+
+
+def predicted(path, data):
+    from budgetcli import api
+
+    return api.predictions(Model.load(path), str(data))
+
+
+@pytest.mark.parametrize(
+    "algorithm",
+    [
+        ["klms"],
+        ["norma-epsilon"],
+        ["bogd-regression", "-B", "500"],
+        ["krls"],
+        ["swkrls", "-B", "500"],
+        ["krlst", "-B", "500"],
+    ],
+    ids=lambda a: a[0],
+)
+def test_a_regression_mix_predicts_the_shares_average_of_the_shards_models(regression_shards, tmp_path, algorithm):
+    """Mixed once (the shards' lengths within --sync-every, or a KRLS filter, mixed only at the end whatever
+    --sync-every says), the model's prediction is (n₁/n) f₁(x) + (n₂/n) f₂(x) of the models each shard makes
+    alone (the average of divide-and-conquer kernel ridge regression), with no compression under these
+    budgets; the online error sums are the two runs' sums."""
+    d = regression_shards
+    common = ["train", "--task", "regression", "-a", *algorithm, "--gamma", "0.5", "-q"]
+    for w in range(2):
+        assert run(*common, d / f"part-{w}.svm", "-o", tmp_path / f"{w}.model").exit_code == 0
+    every = "7" if algorithm[0].endswith("krls") or algorithm[0] == "krlst" else "1000"
+    r = run(*common, d / "part-0.svm", d / "part-1.svm", "--sync-every", every, "-o", tmp_path / "mixed.model")
+    assert r.exit_code == 0, r.output
+    expected = 0.6 * predicted(tmp_path / "0.model", d / "test.svm") + 0.4 * predicted(
+        tmp_path / "1.model", d / "test.svm"
+    )
+    np.testing.assert_allclose(predicted(tmp_path / "mixed.model", d / "test.svm"), expected, rtol=1e-9, atol=1e-9)
+    one, two, mixed = (Model.load(tmp_path / f"{n}.model").learner for n in ("0", "1", "mixed"))
+    np.testing.assert_allclose(mixed.scalars[:3], one.scalars[:3] + two.scalars[:3], rtol=1e-12)
+    assert mixed.counter("examples") == 200
+
+
+def test_norma_epsilon_s_mixed_tube_is_the_shares_mean(regression_shards, tmp_path):
+    d = regression_shards
+    common = [
+        "train",
+        "--task",
+        "regression",
+        "-a",
+        "norma-epsilon",
+        "--norma-loss",
+        "nu",
+        "--norma-nu",
+        "0.3",
+        "--gamma",
+        "0.5",
+        "-q",
+    ]
+    for w in range(2):
+        assert run(*common, d / f"part-{w}.svm", "-o", tmp_path / f"{w}.model").exit_code == 0
+    assert run(*common, d / "part-0.svm", d / "part-1.svm", "-o", tmp_path / "m.model").exit_code == 0
+    tubes = [Model.load(tmp_path / f"{n}.model").learner.scalars[4] for n in ("0", "1", "m")]
+    assert tubes[2] == pytest.approx(0.6 * tubes[0] + 0.4 * tubes[1], rel=1e-12) and tubes[0] != tubes[1]
+
+
+def test_a_mixed_krls_filter_keeps_its_budget_and_is_refused_on_resume_in_one_line(regression_shards, tmp_path):
+    d = regression_shards
+    out = tmp_path / "m.model"
+    r = run("train", "--task", "regression", "-a", "krlst", "-B", "20", "--gamma", "0.5", d / "part-0.svm",
+            d / "part-1.svm", "-o", out)  # fmt: skip
+    assert r.exit_code == 0, r.output
+    assert "mixed 2 shards once, at the end" in r.output and "not resumable" in r.output
+    assert len(Model.load(out).learner.support) == 20
+    line = (
+        f"budgetlearn: error: {out}: a krlst model averaged from shards cannot be resumed: its state beside the "
+        "coefficients is no average of the shards'; train again"
+    )
+    for more in ([d / "test.svm"], [d / "part-0.svm", d / "part-1.svm"]):
+        again = tmp_path / "again.model"
+        r = run("train", "--resume", out, *more, "-o", again)
+        assert r.exit_code != 0 and r.output.splitlines() == [line] and not again.exists()
+    # mixed once, at the end: nothing to checkpoint
+    r = run("train", "--task", "regression", "-a", "krls", "--checkpoint-every", "50", d / "part-0.svm",
+            d / "part-1.svm", "-o", tmp_path / "c.model")  # fmt: skip
+    assert r.exit_code == 2 and not (tmp_path / "c.model").exists()
+    assert r.output.splitlines() == [
+        "budgetlearn: error: --checkpoint-every: krls's shards are mixed once, at the end, with nothing to checkpoint"
+    ]
+    # a klms mix is an expansion like any other: it goes on learning
+    assert (
+        run("train", "--task", "regression", "-a", "klms", d / "part-0.svm", d / "part-1.svm", "-o", out).exit_code == 0
+    )
+    assert run("train", "--resume", out, d / "test.svm", "-o", tmp_path / "again.model").exit_code == 0
+
+
+def test_a_regression_learner_that_cannot_be_mixed_is_refused_in_one_line(regression_shards, tmp_path):
+    d = regression_shards
+    out = tmp_path / "m.model"
+    r = run("train", "--task", "regression", "-a", "fogd-regression", d / "part-0.svm", d / "part-1.svm", "-o", out)
+    assert r.exit_code == 2 and not out.exists()
+    assert r.output.splitlines() == [
+        "budgetlearn: error: fogd-regression cannot be trained on shards: the mix of its feature map does not carry "
+        "the regression error sums yet"
+    ]
+
+
+def test_a_regression_mix_is_compressed_onto_the_vectors_a_pivoted_cholesky_takes_first():
+    """The farthest from the span of those taken first: of 0, 0.1 and 3 on a line, 0 (the tie to the lower
+    index), then 3; 0.1 is projected onto them, and the mixed function at the kept points is unchanged."""
+    from budgetcli.learning.algorithms.lms import pivoted_cholesky
+
+    x = np.array([[0.0], [0.1], [3.0]])
+    assert pivoted_cholesky(rbf(x, x), 2).tolist() == [0, 2]
+    assert pivoted_cholesky(rbf(x, x), 3).tolist() == [0, 1, 2]
+    learner = registry.get("klms")(Kernel("rbf", 0.5, 0.0, 1), budget=2)
+    header, arrays = learner.state()
+    arrays.update(
+        sv_indptr=np.array([0, 1, 2, 3], np.int64),
+        sv_indices=np.array([0, 0, 0], np.int32),
+        sv_values=np.array([1e-300, 0.1, 3.0]),  # a stored zero would be no entry: 1e-300 is 0 to the kernel
+        alpha=np.array([1.0, -2.0, 0.5]),
+        avg_sum=np.zeros(3),
+        avg_stamp=np.ones(3),
+    )
+    mixed = registry.get("klms").mixing.compress(registry.get("klms").from_state(header | {"n_features": 1}, arrays))
+    assert dense_rows(mixed.support.to_csr(), 1)[:, 0].tolist() == [1e-300, 3.0]
+    f = rbf(x, x) @ np.array([1.0, -2.0, 0.5])
+    g = rbf(x[[0, 2]], x[[0, 2]]) @ mixed.slot["alpha"][:2]
+    np.testing.assert_allclose(g, f[[0, 2]], rtol=1e-8)

@@ -16,10 +16,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from budgetcli import bounds, registry
-from budgetcli.core import Chunk, KernelSpec
-from budgetcli.session import Session, TrainingStopped, Watch
-from budgetcli.spec import TrainSpec
+from budgetcli.base import bounds, registry
+from budgetcli.base.core import Chunk, KernelSpec
+from budgetcli.run.session import Session, TrainingStopped, Watch
+from budgetcli.model.spec import TrainSpec
 
 from .helpers import assert_same_state, chunk_from_dense
 from .test_contract import CASE_IDS, CASES, learner, stream

@@ -201,7 +201,7 @@ def test_a_header_that_mixes_tasks_is_refused(files, tmp_path):
 
 
 def test_every_edge_not_doing_regression_refuses_a_regression_model_in_one_line(files):
-    """calibrate, a sharded run, scikit-learn's and River's classifiers, tune's classification
+    """calibrate, a sharded run of fogd-regression, scikit-learn's and River's classifiers, tune's classification
     figures: refused, not wrong."""
     model = files / "e.model"
     cli("train", "--task", "regression", "-a", "norma", files / "train.txt", "-o", model)
@@ -215,13 +215,13 @@ def test_every_edge_not_doing_regression_refuses_a_regression_model_in_one_line(
                 "--task",
                 "regression",
                 "-a",
-                "klms",
+                "fogd-regression",
                 files / "train.txt",
                 files / "test.txt",
                 "-o",
                 files / "s.model",
             ),
-            "a sharded run (several inputs or --backend) does not do regression yet",
+            "fogd-regression cannot be trained on shards: the mix of its feature map does not carry the regression",
         ),
     ]
     for args, said in refusals:

@@ -352,7 +352,8 @@ def _print_train_summary(s: dict, result) -> None:
         *result.model.task.summary_lines(s),
         "{:<15} {}".format(*result.model.learner.summary_row()),  # its hypothesis' size, as its kind says it
         f"seconds         {s['seconds']:.2f}",
-        f"model           {s['model']} (predicts with {HYPOTHESES[s['hypothesis']]})",
+        f"model           {s['model']} (predicts with "
+        + ("the shards' mixed last hypotheses)" if result.model.mixed_once() else f"{HYPOTHESES[s['hypothesis']]})"),
     ]
     if s["resume_exact"] is not None:
         lines.append(
@@ -360,6 +361,8 @@ def _print_train_summary(s: dict, result) -> None:
             + (
                 "bit for bit"
                 if s["resume_exact"]
+                else f"not resumable: {s['resume_not_exact']}"
+                if result.model.mixed_once()
                 else f"not bit for bit: {s['resume_not_exact']} (--save-resume keeps it)"
             )
         )

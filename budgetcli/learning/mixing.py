@@ -30,6 +30,7 @@ class Mixing:
     brought back by keeping the largest coefficients and projecting the rest onto them."""
 
     reason = ""  # why the algorithm's models cannot be averaged ("": they can)
+    at_end = False  # mixed once, when every shard is through (a state that is no average: lms.RegressionMixing)
     remade: tuple[str, ...] = ()  # per-slot arrays `after_mix` makes from the mixed model
 
     def compress(self, learner):
@@ -268,6 +269,12 @@ def project_rest(learner, keep: np.ndarray, ridge: float):
             name: arrays[name][keep]
             for name, kind in learner.slot_arrays.items()
             if kind == "vector" and name not in ("alpha", "avg_sum", "avg_stamp")
+        },
+        # a per-slot matrix a mix holds (the rebuilt ones are stale after it): the kept slots'
+        **{
+            name: arrays[name][np.ix_(keep, keep)]
+            for name, kind in learner.slot_arrays.items()
+            if kind == "square" and name in arrays
         },
     )
     cls, width = type(learner), online.shape[1]

@@ -170,12 +170,21 @@ class Model:
             model.run = run
         return model
 
+    def mixed_once(self) -> bool:
+        """A sharded run's mix of a learner whose shards are mixed once, at the end (mixing.Mixing.at_end: a
+        filter's state beside its coefficients is no average): it predicts, and is not resumed."""
+        return bool(self.learner.mixing.at_end and self.run is not None and self.run.get("sharding"))
+
     def inexact_resume(self) -> str | None:
         """Why `train --resume` from this model's file would not go on bit for bit as the run that wrote
         it would have (its file: the one it was loaded from or last saved to), or None when it would.
         A batch model is not resumed at all (a reason too)."""
         if self.hypothesis in ("average", "projected-average"):
             return "a batch model, not resumed (resume the online model it was made from)"
+        if self.mixed_once():
+            return (
+                f"averaged from shards, not resumed ({self.learner.name}'s state beside its coefficients is no average)"
+            )
         reasons = []
         learner = self.learner
         inexact = sorted(set(learner.rebuilt) - learner.rebuilt_exactly) if not self.resume_state else []

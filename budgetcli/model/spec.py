@@ -154,7 +154,7 @@ class TrainSpec:
                 raise ValueError(f"{cls.name} learns {' and '.join(cls.tasks)}, not {task}{hint}")
         if task != "classification" and self.class_weight:
             raise ValueError(f"class weights are for classification; a {task} run takes sample weights only")
-        if task != "classification" and self.sharding is not None:
+        if task == "novelty" and self.sharding is not None:
             raise ValueError(
                 f"a sharded run (several inputs or --backend) does not do {task} yet; train in one process"
             )
@@ -348,6 +348,11 @@ def refuse_resume(model, hypothesis: str | None) -> None:
     a model that does not keep one when what it needs was not kept."""
     if model.hypothesis not in ("online", "running-average", "last"):
         raise NotResumable("an averaged batch model cannot be resumed; resume the online model")
+    if model.mixed_once():
+        raise NotResumable(
+            f"a {model.learner.name} model averaged from shards cannot be resumed: its state beside the coefficients "
+            "is no average of the shards'; train again"
+        )
     if hypothesis in AVERAGES + ("running-average",) and model.hypothesis != "running-average":
         learner = model.learner
         if learner.evicts or not learner.average_kept:

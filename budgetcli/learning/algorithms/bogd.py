@@ -73,7 +73,7 @@ from ...base.registry import register
 from ...numerics.rng import unit
 from ...numerics.support import sv_fits, sv_put
 from .kernel_ogd import LEARNING_RATE
-from .lms import CLASSIFYING, LOSS, REGRESSING, TUBE, Regressor, gradient_round
+from .lms import CLASSIFYING, LOSS, REGRESSING, TUBE, RegressionMixing, Regressor, gradient_round
 
 WEIGHTED = 3  # bogd++'s removal, beside learner.RANDOM (bogd) and OLDEST (bogd-fifo)
 ADDITIONS = 3  # bogd-regression's scalars: the vectors added so far, after the error sums (task.py)
@@ -247,4 +247,5 @@ class BOGDRegression(Regressor, BOGD):
     params = (BUDGET, LEARNING_RATE, REGULARIZATION.but(default=0.01), COEF_BOUND, REMOVAL, LOSS, TUBE)
     constants = REGRESSING
     n_scalars = 4  # the error sums (task.py), then ADDITIONS
+    mixing = RegressionMixing(summed=(ADDITIONS,))
     weighting = "the loss w ℓ(y − f): a step adds η w (−∂ℓ/∂f) k(x, ·)"

@@ -84,7 +84,7 @@ from ...base.params import BUDGET, HALF_OPEN_UNIT, NONNEGATIVE, POSITIVE, number
 from ...numerics.projection import gram_of_support, inverse_of_support, ridge_inverse_of_support, schur_downdate
 from ...base.registry import register
 from ...numerics.support import sv_fits, sv_put
-from .lms import KernelFilter, count_round
+from .lms import KernelFilter, RegressionMixing, count_round
 
 KRLS_NU = number(
     "krls_nu",
@@ -400,6 +400,7 @@ class KRLSFilter(KernelFilter):
     but KRLS-T's (the module's docstring says why)."""
 
     weighting = None
+    mixing = RegressionMixing(at_end=True)  # K⁻¹ and the window's targets refit α: no average survives a step
 
 
 @register
@@ -418,6 +419,7 @@ class KRLS(KRLSFilter):
     }
     rebuilt = {"kinv": inverse_of_support}
     loop = krls_range
+    mixing = RegressionMixing(at_end=True, history=("p",))
 
 
 @register
@@ -465,3 +467,4 @@ class KRLST(KRLSFilter):
     rebuilt_exactly = frozenset({"gram"})  # the same kernel values (its diagonal is not read)
     evicts = True
     loop = krlst_range
+    mixing = RegressionMixing(at_end=True, history=("sigma",))

@@ -54,6 +54,10 @@ def train(spec: TrainSpec, resume: Model | None = None, watch: Watch | None = No
     cls = spec.learner_class
     if cls.mixing.reason:
         raise ValueError(f"{cls.name} cannot be trained on shards: {cls.mixing.reason}")
+    if cls.mixing.at_end and spec.checkpoint_every:
+        raise ValueError(
+            f"--checkpoint-every: {cls.name}'s shards are mixed once, at the end, with nothing to checkpoint"
+        )
     started = time.perf_counter()
     before = resume.learner.counter("examples") if resume is not None else 0
     if resume is None:
@@ -85,7 +89,7 @@ def train(spec: TrainSpec, resume: Model | None = None, watch: Watch | None = No
         finally:
             shards.close()
     learner.rebuild_stale()  # the model file may be asked to hold the resume state
-    learner.notes = _notes(len(sources), sync, rounds, checks, shards, carried) + pattern_notes(expansions)
+    learner.notes = _notes(cls, len(sources), sync, rounds, checks, shards, carried) + pattern_notes(expansions)
     skipped = [e for r in reports for e in r["skipped"][1]]
     source = sources[0] if len(sources) == 1 else f"{len(sources)} shards: {sources[0]} … {sources[-1]}"
     model = _mixed(learner, labels, shards, sync, spec, resume, reports)
@@ -103,7 +107,7 @@ def train(spec: TrainSpec, resume: Model | None = None, watch: Watch | None = No
     )
 
 
-def _notes(k: int, sync: tuple, rounds: int, checks: int, shards, carried) -> list[str]:
+def _notes(cls, k: int, sync: tuple, rounds: int, checks: int, shards, carried) -> list[str]:
     """What a sharded run's summary says of the protocol: synchronisations, traffic, restarts."""
     sync_every, divergence = sync
     every = (
@@ -114,6 +118,8 @@ def _notes(k: int, sync: tuple, rounds: int, checks: int, shards, carried) -> li
             f"{checks:,} times)"
         )
     )
+    if cls.mixing.at_end:
+        every = f"once, at the end ({cls.name}'s state beside its coefficients is no average: not resumable)"
     notes = [
         f"mixed {k} shards {every}"
         + (f" over {shards.epochs} passes" if shards.epochs > 1 else "")
@@ -205,6 +211,8 @@ def _rounds(spec: TrainSpec, shards, sources, sync, resume, watch: Watch) -> tup
         steps = shards.step(sync_every)
         checks += 1
         through = all(c["learned"] < sync_every for c in steps)  # every shard is at its end
+        if not through and cls.mixing.at_end:
+            continue  # mixed once, at the end (a filter's state is no average)
         if divergence is not None and not through and all(c["divergence"] <= divergence for c in steps):
             continue  # every shard within Δ of the last mixed model: no synchronisation
         reports = shards.collect()
@@ -244,12 +252,13 @@ def _mixed(learner, labels: dict, shards, sync: tuple, spec: TrainSpec, resume: 
 def _run(spec: TrainSpec, resume: Model | None, sync: tuple) -> dict:
     """What decided the model, for its header: a resumed model's own (Model.as_written), else the spec's
     with the protocol as it ran (`sync`: the interval and Δ, defaults settled)."""
-    if resume is not None and resume.run is not None:
-        return resume.run
     sync_every, divergence = sync
     protocol = {
         "sync_every": sync_every,
         "sync": "static" if divergence is None else "dynamic",
         "divergence": divergence,
     }
+    if resume is not None and resume.run is not None:
+        # a model mixed once at the end says it was (spec.refuse_resume), whichever run it went on from
+        return resume.run | {"sharding": protocol} if spec.learner_class.mixing.at_end else resume.run
     return spec.to_dict() | {"sharding": protocol}

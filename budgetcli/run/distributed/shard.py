@@ -7,11 +7,12 @@ import numpy as np
 from ...base import registry
 from ...base.core import DataError
 from ...numerics.kernels import Kernel
-from ...learning.labels import BinaryLabels, MulticlassLabels, labels_from_dict
+from ...learning.labels import labels_from_dict
 from ...learning.mixing import averaged_rows
 from ...model.model import Model
 from ..session import Session
 from ...model.spec import TrainSpec
+from ...learning.task import named
 from .sources import open_shard
 
 
@@ -38,7 +39,7 @@ class Shard:
             self.spec,
             Model(
                 cls(Kernel.from_dict(kernel), seed=seed, **params),
-                MulticlassLabels() if cls.multiclass else BinaryLabels(),
+                named(cls.tasks[0]).label_map(cls),  # a sharded learner learns one task (spec._check_task)
             ),
         )
         # every shard its own stream: the same draws on every shard would evict alike
