@@ -112,6 +112,16 @@ class _RiverLearner(KernelSettings):
         """Each example's weight (the classifier's: times its label's class weight)."""
         return weights
 
+    def _settle(self, average, params: dict) -> None:
+        """The regressor's and the detector's settings after the kernel's: checked now, as `budgetlearn
+        train --task T` checks them (the learner declares its tasks), and no learner yet."""
+        self.average, self.params = average, params
+        spec = self._train_spec(params, task=self._task)
+        self._cls = learner_class(type(self).__name__, spec.algorithm or registry.DEFAULT[self._task], params)
+        self.learner = None
+        self.features: dict = {}
+        self.scaling = None  # a loaded model's (train --scale): applied to every row, as the CLI applies it
+
     # ---- learning --------------------------------------------------------------------------
     def learn_one(self, x: dict, y, w: float = 1.0) -> None:
         weights = None if w == 1 else checked_weights([w], 1)
@@ -530,14 +540,7 @@ class BudgetRegressor(_RiverLearner, base.MiniBatchRegressor):
         **params,
     ):
         self._keep(algorithm, kernel, gamma, sigma, degree, coef0, rbf_exp, seed)
-        self.average = average
-        self.params = params
-        # checked now, as `budgetlearn train --task regression` checks (the learner declares the task)
-        spec = self._train_spec(params, task="regression")
-        self._cls = learner_class("BudgetRegressor", spec.algorithm or registry.DEFAULT["regression"], params)
-        self.learner = None
-        self.features: dict = {}
-        self.scaling = None  # a loaded model's (train --scale): applied to every row, as the CLI applies it
+        self._settle(average, params)
 
     @classmethod
     def _unit_test_params(cls):
@@ -607,19 +610,10 @@ class BudgetAnomalyDetector(_RiverLearner, base.AnomalyDetector):
         **params,
     ):
         self._keep(algorithm, kernel, gamma, sigma, degree, coef0, rbf_exp, seed)
-        self.average = average
-        self.params = params
-        name = algorithm or registry.DEFAULT["novelty"]
-        self._cls = learner_class("BudgetAnomalyDetector", name, params)
-        if "novelty" not in self._cls.tasks:
-            raise ValueError(f"BudgetAnomalyDetector: {self._cls.name} does not detect novelty (--task novelty)")
-        if "rho_fit" in {p.name for p in self._cls.params} and "rho_fit" not in params:
+        cls = registry.get(algorithm or registry.DEFAULT["novelty"])
+        if "rho_fit" in {p.name for p in cls.params} and "rho_fit" not in params:
             params = {**params, "rho_fit": "learnt"}  # the docstring says why
-        self._train_spec(params, task="novelty")  # checked now, as `budgetlearn train --task novelty` checks
-        self.params = params
-        self.learner = None
-        self.features: dict = {}
-        self.scaling = None  # a loaded model's (train --scale): applied to every row, as the CLI applies it
+        self._settle(average, params)
 
     @classmethod
     def _unit_test_params(cls):

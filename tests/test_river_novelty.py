@@ -119,7 +119,7 @@ def test_inside_river_s_quantile_filter(tmp_path):
 
 
 def test_refusals_name_the_class(tmp_path):
-    with pytest.raises(ValueError, match="perceptron does not detect novelty"):
+    with pytest.raises(ValueError, match="perceptron learns classification, not novelty"):
         BudgetAnomalyDetector("perceptron")
     with pytest.raises(ValueError, match="nu"):
         BudgetAnomalyDetector(nu=0.0)
