@@ -57,7 +57,11 @@ def describe(model, path) -> dict:
         "bytes": os.path.getsize(path),
         "counters": {name: learner.counter(name) for name in COUNTER_NAMES},
         # a regression model's (task.py): its task, and its online errors (a classification model's: counters)
-        **({} if model.task.name == "classification" else {"task": model.task.name} | model.task.summary(learner)),
+        **(
+            {}
+            if model.task.name == "classification"
+            else {"task": model.task.name} | model.task.summary(model.hypothesis_learner())  # a novelty model's ρ
+        ),
     }
 
 

@@ -1,6 +1,7 @@
 """A River classifier and regressor around the budgetlearn learners (optional: pip install 'budgetlearn[river]').
 BudgetRegressor (real targets, `budgetlearn train --task regression`) shares everything below but the
-labels: its targets are real numbers, its prediction the score f(x).
+labels: its targets are real numbers, its prediction the score f(x).  BudgetAnomalyDetector (`--task
+novelty`, River's anomaly API) has no labels: its score is minus the novelty score g(x) (its docstring).
 
     from river import evaluate, metrics, preprocessing
     from budgetcli.river import BudgetClassifier
@@ -79,6 +80,7 @@ from .base.core import Chunk, KernelSpec
 from .learning.labels import (
     BinaryLabels,
     MulticlassLabels,
+    NoveltyVerdicts,
     RealTargets,
     kept_spelling,
     label_values,
@@ -88,7 +90,11 @@ from .model.model import Model
 from .run.session import Session, TrainingStopped
 
 HEADER_FIELD = "river"  # the model file's header field holding the feature map, labels and parameters
-ESTIMATORS = {"classification": "BudgetClassifier", "regression": "BudgetRegressor"}  # by task (task.py)
+ESTIMATORS = {  # by task (task.py)
+    "classification": "BudgetClassifier",
+    "regression": "BudgetRegressor",
+    "novelty": "BudgetAnomalyDetector",
+}
 
 
 class _RiverLearner(KernelSettings):
@@ -106,6 +112,16 @@ class _RiverLearner(KernelSettings):
     def _weights(self, labels: list, weights) -> np.ndarray | None:
         """Each example's weight (the classifier's: times its label's class weight)."""
         return weights
+
+    def _settle(self, average, params: dict) -> None:
+        """The regressor's and the detector's settings after the kernel's: checked now, as `budgetlearn
+        train --task T` checks them (the learner declares its tasks), and no learner yet."""
+        self.average, self.params = average, params
+        spec = self._train_spec(params, task=self._task)
+        self._cls = learner_class(type(self).__name__, spec.algorithm or registry.DEFAULT[self._task], params)
+        self.learner = None
+        self.features: dict = {}
+        self.scaling = None  # a loaded model's (train --scale): applied to every row, as the CLI applies it
 
     # ---- learning --------------------------------------------------------------------------
     def learn_one(self, x: dict, y, w: float = 1.0) -> None:
@@ -525,14 +541,7 @@ class BudgetRegressor(_RiverLearner, base.MiniBatchRegressor):
         **params,
     ):
         self._keep(algorithm, kernel, gamma, sigma, degree, coef0, rbf_exp, seed)
-        self.average = average
-        self.params = params
-        # checked now, as `budgetlearn train --task regression` checks (the learner declares the task)
-        spec = self._train_spec(params, task="regression")
-        self._cls = learner_class("BudgetRegressor", spec.algorithm or registry.DEFAULT["regression"], params)
-        self.learner = None
-        self.features: dict = {}
-        self.scaling = None  # a loaded model's (train --scale): applied to every row, as the CLI applies it
+        self._settle(average, params)
 
     @classmethod
     def _unit_test_params(cls):
@@ -568,6 +577,85 @@ class BudgetRegressor(_RiverLearner, base.MiniBatchRegressor):
         if self.learner is None:
             raise ValueError("BudgetRegressor has learnt nothing yet: there is no model to save")
         return Model(self.learner, RealTargets(), self._hypothesis(), scaling=self.scaling)
+
+
+class BudgetAnomalyDetector(_RiverLearner, base.AnomalyDetector):
+    """Budgeted online novelty detector for River's anomaly API (`budgetlearn train --task novelty`):
+    `learn_one(x)` is one round of the learner (norma-novelty by default; `algorithm` any novelty learner of
+    `budgetlearn algorithms`), `score_one(x)` the anomaly score ρ − f(x) = −g(x), higher for what looks
+    less like the stream so far: minus the score `budgetlearn predict --scores` writes for the model `save`
+    writes, and above 0 exactly where predict writes −1 (novel) but at g = 0 (novel, score 0).  0 before any
+    learning.  `learn_many(X)` learns a DataFrame's rows in one call (the same model as learn_one row by row).
+    The parameters are the classifier's (`nu`, `budget`, `step_size`, `norma_lambda`, `average`, the kernel)
+    but for class_weight, and `rho_fit`, whose default here is `learnt`: the hypothesis's own ρ, as the
+    online learner holds it, where the CLI refits it (`--rho-fit recent`, algorithms/novelty.py) on the
+    examples of the last 2,000 rounds, which after every example learnt would cost 2,000 kernel
+    expansions per score; River's `anomaly.QuantileFilter(detector, q)` draws its own threshold from the
+    scores (give rho_fit="recent" for the CLI's threshold).  `save` writes a model file that `budgetlearn
+    predict`, `eval`, `export`, `info` and `train --resume` read, and `BudgetAnomalyDetector.load` reads back."""
+
+    _task = "novelty"
+
+    def __init__(
+        self,
+        algorithm: str | None = None,
+        *,
+        kernel: str = KernelSpec.kind,
+        gamma: float | None = KernelSpec.gamma,
+        sigma: float | None = KernelSpec.sigma,
+        degree: int = KernelSpec.degree,
+        coef0: float = KernelSpec.coef0,
+        rbf_exp: str = KernelSpec.exp,
+        seed: int = 0,
+        average: bool | None = None,
+        **params,
+    ):
+        self._keep(algorithm, kernel, gamma, sigma, degree, coef0, rbf_exp, seed)
+        cls = registry.get(algorithm or registry.DEFAULT["novelty"])
+        if "rho_fit" in {p.name for p in cls.params} and "rho_fit" not in params:
+            params = {**params, "rho_fit": "learnt"}  # the docstring says why
+        self._settle(average, params)
+
+    @classmethod
+    def _unit_test_params(cls):
+        yield {}
+        yield {"nu": 0.2, "budget": 20, "average": False}
+
+    def learn_one(self, x: dict) -> None:
+        super().learn_one(x, 0.0)
+
+    def learn_many(self, X) -> None:
+        super().learn_many(X, np.zeros(len(X)))
+
+    def _encode(self, labels: list) -> tuple[np.ndarray, None]:
+        """No targets: the learner reads none."""
+        return np.zeros(len(labels)), None
+
+    def _label_map(self):
+        return NoveltyVerdicts()
+
+    def _saved_labels(self) -> dict:
+        return {}
+
+    def _load_labels(self, extra: dict) -> None:
+        pass
+
+    def score_one(self, x: dict) -> float:
+        idx, val, _ = self._row(x)
+        return float(-self._scores(_row_chunk(idx, val))[0])
+
+    def score_many(self, X):
+        """score_one of every row of a DataFrame, as a Series."""
+        import pandas as pd
+
+        chunk, _, _ = self._frame(X)
+        return pd.Series(-self._scores(chunk), index=X.index)
+
+    def to_model(self) -> Model:
+        """The learner as a budgetlearn novelty Model, for the CLI."""
+        if self.learner is None:
+            raise ValueError("BudgetAnomalyDetector has learnt nothing yet: there is no model to save")
+        return Model(self.learner, NoveltyVerdicts(), self._hypothesis(), scaling=self.scaling)
 
 
 def _row_chunk(idx: np.ndarray, val: np.ndarray) -> Chunk:

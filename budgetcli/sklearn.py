@@ -77,7 +77,6 @@ from .wrappers import KernelSettings, learner_class
 from .learning.labels import kept_spelling, label_values
 from .learning.metrics import unseen_warning
 from .model.model import Model
-from .learning.task import RHO
 
 _CHECK = dict(accept_sparse="csr", dtype=np.float64)
 ESTIMATORS = {
@@ -520,14 +519,14 @@ class BudgetOneClass(_BudgetEstimator, OutlierMixin, BaseEstimator):
         model = self._fit_chunk(
             X, np.zeros(X.shape[0]), epochs, sample_weight, registry.DEFAULT["novelty"], task="novelty"
         )
-        self.offset_ = float(model.hypothesis_learner().scalars[RHO])  # the hypothesis's ρ (averaged or last)
+        self.offset_ = model.hypothesis_learner().threshold()  # the hypothesis's ρ (averaged or last)
         return self
 
     @classmethod
     def from_model(cls, model) -> "BudgetOneClass":
         """A fitted detector from a budgetlearn novelty Model or model file (`train --task novelty`'s)."""
         detector = cls._of_model(model)
-        detector.offset_ = float(detector.to_model().hypothesis_learner().scalars[RHO])
+        detector.offset_ = detector.to_model().hypothesis_learner().threshold()
         return detector
 
     def decision_function(self, X):

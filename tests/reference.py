@@ -1171,8 +1171,8 @@ REFERENCES = {
         {"budget": 30, "krlst_lambda": 0.9, "krlst_jitter": 1e-3},
         lambda X, y, k, seed, w=None: krlst(X, y, k, budget=30, lam=0.9, jitter=1e-3, w=w),
     ),
-    "norma-novelty": (
-        {"budget": 8, "nu": 0.3, "norma_lambda": 0.05},
+    "norma-novelty": (  # rho_fit learnt: its decision_function is then the round's f_t(x) - rho_t, the reference's
+        {"budget": 8, "nu": 0.3, "norma_lambda": 0.05, "rho_fit": "learnt"},
         lambda X, y, k, seed, w=None: norma_novelty(X, k, lam=0.05, nu=0.3, tau=8, w=w),
     ),
 }

@@ -402,3 +402,76 @@ def test_epsilon_and_nu_svr_import_as_regression_models(tmp_path, svm_type):
     svmutil.svm_save_model(str(tmp_path / "c.libsvm"), svmutil.svm_train(yc, xc, "-s 0 -t 2 -g 0.5 -q"))
     r = run("import", tmp_path / "c.libsvm", "-a", "klms", "-o", tmp_path / "x.model")
     assert r.exit_code == 1 and "the file is a C-SVC classifier: import it into one of: perceptron" in r.stderr
+
+
+def write_normal(path, n=400, seed=0, novel=0.0):
+    """Points of a 3-d Gaussian (label 1), a fraction `novel` of them moved far off (label -1)."""
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, 3))
+    far = rng.random(n) < novel
+    X[far] += 4.0
+    with open(path, "w") as f:
+        for row, off in zip(X, far):
+            f.write(("-1 " if off else "1 ") + " ".join(f"{j + 1}:{float(v)!r}" for j, v in enumerate(row)) + "\n")
+    return path
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        [],
+        ["--hypothesis", "last"],
+        ["-B", "30", "--nu", "0.3"],
+        ["--rho-fit", "learnt", "--kernel", "poly", "--coef0", "1"],
+    ],
+)
+def test_a_novelty_model_exports_as_one_class_and_libsvm_predicts_every_row(tmp_path, options):
+    """svm_type one_class, no label and no nr_sv lines; LIBSVM's svm_predict gives every row our +1 / -1 and
+    our score f(x) - rho as its decision value: the averaged hypothesis (with the evicted vectors its
+    average keeps, -B 30), the last one, and the threshold refitted or learnt (a poly kernel)."""
+    svmutil = pytest.importorskip("libsvm.svmutil")
+    train, test = write_normal(tmp_path / "train.txt"), write_normal(tmp_path / "test.txt", 300, 1, novel=0.2)
+    model, exported = tmp_path / "n.model", tmp_path / "n.libsvm"
+    assert run("train", "--task", "novelty", "--gamma", "0.5", *options, "-q", train, "-o", model).exit_code == 0
+    r = run("export", model, "-o", exported)
+    assert r.exit_code == 0, r.output
+    text = exported.read_text()
+    assert text.startswith("svm_type one_class\n") and "\nlabel " not in text and "\nnr_sv " not in text
+    labels, scores = our_predictions(model, test)
+    assert set(labels) == {-1.0, 1.0}
+    y, x = svmutil.svm_read_problem(str(test))
+    theirs, _, dec = svmutil.svm_predict(y, x, svmutil.svm_load_model(str(exported)), "-q")
+    assert theirs == labels
+    np.testing.assert_allclose([d[0] for d in dec], scores, rtol=1e-9, atol=1e-9)  # ours as written, %.10g
+
+
+def test_a_one_class_model_of_libsvm_imports_as_a_novelty_model(tmp_path):
+    """svm-train -s 2 (LIBSVM's own, through its Python binding): imported (norma-novelty by default), it
+    predicts svm_predict's +1 / -1 on every row and its decision values as scores, says it is a novelty
+    model, goes on learning with train --resume and exports back as the same one-class SVM; more support
+    vectors than the default window of 500 widen it; a classifier's algorithm is refused in one line."""
+    svmutil = pytest.importorskip("libsvm.svmutil")
+    train, test = write_normal(tmp_path / "train.txt", 1200), write_normal(tmp_path / "test.txt", 300, 1, novel=0.2)
+    y, x = svmutil.svm_read_problem(str(train))
+    yt, xt = svmutil.svm_read_problem(str(test))
+    for nu, more in ((0.1, False), (0.6, True)):
+        libsvm_model = tmp_path / "oc.libsvm"
+        svmutil.svm_save_model(str(libsvm_model), svmutil.svm_train(y, x, f"-s 2 -t 2 -g 0.5 -n {nu} -q"))
+        theirs, _, dec = svmutil.svm_predict(yt, xt, svmutil.svm_load_model(str(libsvm_model)), "-q")
+        imported = tmp_path / "imported.model"
+        r = run("import", libsvm_model, "-o", imported)
+        assert r.exit_code == 0, r.output
+        labels, scores = our_predictions(imported, test)
+        assert labels == theirs and set(labels) == {-1.0, 1.0}
+        np.testing.assert_allclose(scores, [d[0] for d in dec], rtol=1e-9, atol=1e-9)
+        loaded = Model.load(imported)
+        assert loaded.task.name == "novelty" and loaded.learner.name == "norma-novelty"
+        assert (loaded.learner.hyper["budget"] > 500) == more and loaded.learner.support_size() > (500 if more else 0)
+    assert run("export", imported, "-o", tmp_path / "back.libsvm").exit_code == 0
+    back, _, _ = svmutil.svm_predict(yt, xt, svmutil.svm_load_model(str(tmp_path / "back.libsvm")), "-q")
+    assert back == theirs
+    assert run("train", "--resume", imported, "-q", train, "-o", tmp_path / "more.model").exit_code == 0
+    r = run("import", libsvm_model, "-a", "perceptron", "-o", tmp_path / "x.model")
+    assert r.exit_code == 1 and len(r.stderr.strip().splitlines()) == 1
+    assert "the file is a one-class SVM: import it into one of: norma-novelty" in r.stderr
+    assert not (tmp_path / "x.model").exists()

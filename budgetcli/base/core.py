@@ -191,6 +191,34 @@ class KernelSpec:
         return self.gamma is None and self.sigma is None
 
 
+def concatenate(chunks: list) -> Chunk:
+    """One Chunk holding the given chunks' examples in order."""
+    if not chunks:
+        return Chunk(
+            indptr=np.zeros(1, dtype=np.int64),
+            indices=np.zeros(0, dtype=np.int32),
+            values=np.zeros(0, dtype=np.float64),
+            labels=np.zeros(0, dtype=np.float64),
+            line_numbers=np.zeros(0, dtype=np.int64),
+        )
+    offsets = np.cumsum([0] + [int(c.indptr[-1]) for c in chunks[:-1]])
+    spellings: dict = {}
+    for chunk in chunks:
+        for label, spelling in chunk.label_spellings.items():
+            spellings.setdefault(label, spelling)
+    return Chunk(
+        indptr=np.concatenate([np.zeros(1, dtype=np.int64)] + [c.indptr[1:] + off for c, off in zip(chunks, offsets)]),
+        indices=np.concatenate([c.indices for c in chunks]),
+        values=np.concatenate([c.values for c in chunks]),
+        labels=np.concatenate([c.labels for c in chunks]),
+        line_numbers=np.concatenate([c.line_numbers for c in chunks]),
+        label_spellings=spellings,
+        weights=None
+        if all(c.weights is None for c in chunks)
+        else np.concatenate([np.ones(len(c)) if c.weights is None else c.weights for c in chunks]),
+    )
+
+
 def gamma_from_sigma(sigma: float) -> float:
     """γ = 1/(2σ²); ValueError when σ is not a positive number or γ is not a positive double (σ so
     small that σ² underflows, or so large that γ does)."""

@@ -57,7 +57,8 @@ def plot(curves, output, labels, title, size):
     help="Write a synthetic data set of the papers in LIBSVM format (values rounded to 6 decimals).\n\n"
     f"GENERATOR is one of: {', '.join(sorted(set(GENERATORS) - set(REGRESSION_STREAMS)))}, whose labels are "
     f"classes; and {', '.join(REGRESSION_STREAMS)}, whose targets are real (train them with --task "
-    "regression; mackey-glass's lines are 10 lagged values and the next one)."
+    "regression; mackey-glass's lines are 10 lagged values and the next one).  novelty-mixture's label +1 marks a "
+    "normal example, -1 a novel one (1% of them): train it with --task novelty, eval with --normal-label 1."
 )
 @click.argument("generator", type=click.Choice(sorted(GENERATORS)), metavar="GENERATOR")
 @click.option("-n", "--examples", type=click.IntRange(min=1), default=10000, show_default=True)

@@ -12,7 +12,7 @@ from ..base.atomic import (
     output_file,
 )
 from ..base.core import DataError
-from ..model.export import IMPORTABLE, IMPORTABLE_REGRESSION
+from ..model.export import IMPORTABLE, IMPORTABLE_NOVELTY, IMPORTABLE_REGRESSION
 from ..model.model import UnloadableModel
 
 from .common import ALGORITHMS, MODEL_PATH, SEED, _load, _refuse_same_files
@@ -38,7 +38,9 @@ from .common import ALGORITHMS, MODEL_PATH, SEED, _load, _refuse_same_files
 def export(model_path, fmt, output):
     """Write MODEL in another tool's format: a binary model with a linear, poly or rbf kernel as a
     LIBSVM C-SVC model that gives the same predictions, a regression model (--task regression) as a
-    LIBSVM ε-SVR model (svm_type epsilon_svr) whose svm-predict values are its predictions.
+    LIBSVM ε-SVR model (svm_type epsilon_svr) whose svm-predict values are its predictions, a novelty
+    model (--task novelty) as a LIBSVM one-class model (svm_type one_class) whose svm-predict +1 / -1 are
+    its predictions.
 
     Multiclass models, models that saw one label only and non-integer labels are refused:
     LIBSVM's format cannot express them. Nothing is written on failure."""
@@ -62,19 +64,20 @@ def export(model_path, fmt, output):
 @click.option(
     "-a",
     "--algorithm",
-    type=click.Choice(IMPORTABLE + IMPORTABLE_REGRESSION, case_sensitive=False),
+    type=click.Choice(IMPORTABLE + IMPORTABLE_REGRESSION + IMPORTABLE_NOVELTY, case_sensitive=False),
     default=None,
     help="Algorithm that goes on learning from the imported model with train --resume: one of "
     f"{', '.join(IMPORTABLE)} for a C-SVC model (default perceptron), {', '.join(IMPORTABLE_REGRESSION)} for an "
-    "ε-SVR or ν-SVR model (a regression model; default klms).",
+    "ε-SVR or ν-SVR model (a regression model; default klms), norma-novelty for a one-class model (a novelty "
+    "model).",
 )
 @click.option("-C", "--cost", type=float, default=None, help="C of pa-i / pa-ii (default 1).")
 @click.option("--seed", type=SEED, default=0, show_default=True, help="Seed stored in the model.")
 @click.option("-o", "--output", required=True, type=click.Path(dir_okay=False), help="budgetlearn model file to write.")
 def import_(libsvm_model, algorithm, cost, seed, output):
-    """Read a binary LIBSVM C-SVC model, or an ε-SVR or ν-SVR model (a regression model), with a
-    linear, poly or rbf kernel as a budgetlearn model, which predicts as svm-predict does and is a
-    starting point for `train --resume`.
+    """Read a binary LIBSVM C-SVC model, an ε-SVR or ν-SVR model (a regression model), or a one-class
+    model (svm-train -s 2: a novelty model), with a linear, poly or rbf kernel as a budgetlearn model, which
+    predicts as svm-predict does and is a starting point for `train --resume`.
 
     Its support vectors, coefficients, kernel, bias (−rho) and labels are kept (LIBSVM's first label
     is the one with positive scores); predict, eval, export and a resumed run keep the bias as it is
@@ -85,8 +88,13 @@ def import_(libsvm_model, algorithm, cost, seed, output):
     params = {} if cost is None else {"cost": cost}
     try:
         if algorithm is None:  # the default of the file's task
+            svm_type = read_libsvm_model(libsvm_model)["svm_type"]
             algorithm = (
-                IMPORTABLE_REGRESSION[0] if read_libsvm_model(libsvm_model)["svm_type"] in SVR_TYPES else "perceptron"
+                IMPORTABLE_REGRESSION[0]
+                if svm_type in SVR_TYPES
+                else IMPORTABLE_NOVELTY[0]
+                if svm_type == "one_class"
+                else "perceptron"
             )
         model = import_libsvm(libsvm_model, ALGORITHMS[algorithm], params, seed=seed)
     except (DataError, ExportError) as exc:

@@ -329,7 +329,7 @@ def _train_summary(result, spec: TrainSpec, output) -> dict:
         "data": result.source,
         "examples": t,
         **({} if result.model.task.name == "classification" else {"task": result.model.task.name}),
-        **result.model.task.summary(learner),
+        **result.model.task.summary(result.model.hypothesis_learner()),  # a novelty model's ρ: the written one
         "projections": learner.counter("projections"),
         "support_size": learner.support_size(),
         "skipped_lines": result.n_skipped,

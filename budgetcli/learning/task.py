@@ -463,13 +463,14 @@ class Novelty:
     @staticmethod
     def summary(learner) -> dict:
         """The rounds flagged online (g_t(x_t) ≤ 0, by the hypothesis before the example was learnt), their
-        fraction beside ν, the fraction the learner aims at, and the threshold ρ of the last hypothesis."""
+        fraction beside ν, the fraction the learner aims at, and the threshold ρ the learner's hypothesis
+        predicts with (its `threshold`: refitted, or the last ρ_T; algorithms/novelty.py)."""
         t, flagged = learner.counter("examples"), learner.counter("margin_updates")
         return {
             "online_flagged": flagged,
             "online_flagged_fraction": flagged / t if t else 0.0,
             "nu": learner.hyper["nu"],
-            "rho": float(learner.scalars[RHO]),
+            "rho": learner.threshold(),
         }
 
     @staticmethod

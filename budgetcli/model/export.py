@@ -29,10 +29,20 @@ model that has seen only one label (LIBSVM's C-SVC format needs both).  Averaged
 like any other: their coefficients are the averaged ones, and the evicted vectors an exact
 average keeps are ordinary support vectors.
 
+A novelty model (`--task novelty`) is LIBSVM's one-class SVM (`svm_type one_class`, `svm-train -s 2`),
+whose svm-predict writes +1 where Σ_i sv_coef_i k(x, SV_i) − rho > 0 and −1 elsewhere (svm.cpp,
+svm_predict_values), our +1 (normal) where g(x) = f(x) − ρ > 0: the export writes sv_coef = α and
+rho = ρ − the kernel's offset, ρ the threshold the model predicts with (`algorithms/novelty.py`,
+refitted), in the support set's slot order, and no label and no nr_sv lines, as svm_save_model.
+
 Import reads such a file (binary C-SVC, linear/poly/rbf) back into a budgetlearn model of an
 algorithm whose whole state is its coefficients (`IMPORTABLE`), so that `train --resume` can go
 on learning from it; the Gram inverse of the Projectron family or the budget bookkeeping of the
-evicting algorithms cannot be recovered from a LIBSVM file, so those are refused.
+evicting algorithms cannot be recovered from a LIBSVM file, so those are refused.  A one-class file
+imports into norma-novelty (`IMPORTABLE_NOVELTY`), its rho as the learner's ρ (the file keeps no
+examples to refit it on, so the model predicts with it until it learns: `--rho-fit`), its support
+vectors as the expansion in file order, each term's age unknown (the truncation evicts in slot order
+from there), its window τ the file's support vectors when they are more than the default 500.
 """
 
 from __future__ import annotations
@@ -56,6 +66,7 @@ IMPORTABLE = ("perceptron", "pa", "pa-i", "pa-ii")
 # the same for a regression (an ε-SVR or ν-SVR file): the filters whose state is their support set and
 # coefficients (NORMA's truncation needs each term's age, which a LIBSVM file does not hold)
 IMPORTABLE_REGRESSION = ("klms", "qklms")
+IMPORTABLE_NOVELTY = ("norma-novelty",)  # a one-class file: NORMA's expansion and its ρ
 SVR_TYPES = ("epsilon_svr", "nu_svr")  # LIBSVM's regressions: the same model, f(x) = Σ coef k(x, SV) − rho
 # our kernel names -> LIBSVM's (svm.cpp, kernel_type_table)
 LIBSVM_KERNEL_NAMES = {"linear": "linear", "poly": "polynomial", "rbf": "rbf"}
@@ -92,15 +103,12 @@ def _binary_labels(model, path) -> BinaryLabels:
 def libsvm_text(model, path="model") -> str:
     """The model as LIBSVM model text; ExportError when LIBSVM cannot express it.  A regression model
     is an ε-SVR's (`svm_type epsilon_svr`): svm-predict's value is Σ sv_coef_i k(x, SV_i) − rho, which
-    is f(x) with sv_coef = α and rho = −offset, in the support set's slot order."""
-    if model.task.name == "novelty":
-        raise ExportError(
-            f"{path}: export writes classification (c_svc) and regression (epsilon_svr) models; a novelty model "
-            "(LIBSVM's one_class) is not done yet"
-        )
+    is f(x) with sv_coef = α and rho = −offset, in the support set's slot order.  A novelty model is a
+    one-class SVM's (`svm_type one_class`): rho = ρ − offset, the module's docstring."""
+    novelty = model.task.name == "novelty"
     regression = model.task.name == "regression"
-    labels = None if regression else _binary_labels(model, path)
-    learner = model.learner
+    labels = None if regression or novelty else _binary_labels(model, path)
+    learner = model.hypothesis_learner()
     if model.scaling is not None:
         raise ExportError(
             f"{path}: the model scales every example it scores (train --scale), which LIBSVM's model format "
@@ -115,15 +123,17 @@ def libsvm_text(model, path="model") -> str:
     n = len(alpha)
     if not np.all(np.isfinite(alpha)):
         raise ExportError(f"{path}: the model has non-finite coefficients")
-    lines = [f"svm_type {'epsilon_svr' if regression else 'c_svc'}", f"kernel_type {LIBSVM_KERNEL_NAMES[kernel.kind]}"]
+    svm_type = "one_class" if novelty else "epsilon_svr" if regression else "c_svc"
+    lines = [f"svm_type {svm_type}", f"kernel_type {LIBSVM_KERNEL_NAMES[kernel.kind]}"]
     if kernel.kind == "poly":
         lines.append(f"degree {int(kernel.degree)}")
     if kernel.kind in ("poly", "rbf"):
         lines.append(f"gamma {float(kernel.gamma)!r}")
     if kernel.kind == "poly":
         lines.append(f"coef0 {float(kernel.coef0)!r}")
-    lines += ["nr_class 2", f"total_sv {n}", f"rho {-float(kernel.offset)!r}" if kernel.offset else "rho 0"]
-    if regression:  # svm_save_model writes no label and no nr_sv for a regression
+    rho = (learner.threshold() if novelty else 0.0) - float(kernel.offset)
+    lines += ["nr_class 2", f"total_sv {n}", f"rho {rho!r}" if rho else "rho 0"]
+    if regression or novelty:  # svm_save_model writes no label and no nr_sv for a regression or one class
         order = np.arange(n)
     else:
         first = np.flatnonzero(alpha > 0)  # the SVs of LIBSVM's label[0], our +1 label
@@ -222,12 +232,13 @@ def _libsvm_header_values(header: dict, source: str, header_end: int) -> tuple:
         return header[key]
 
     svm_type = need("svm_type")[0]
-    if svm_type not in ("c_svc", *SVR_TYPES):
+    if svm_type not in ("c_svc", "one_class", *SVR_TYPES):
         raise DataError(
             source,
             header_end,
             svm_type,
-            "only C-SVC, ε-SVR and ν-SVR (svm_type c_svc, epsilon_svr, nu_svr) models can be imported",
+            "only C-SVC, one-class, ε-SVR and ν-SVR (svm_type c_svc, one_class, epsilon_svr, nu_svr) models can "
+            "be imported",
         )
     if need("nr_class")[0] != "2":
         raise DataError(source, header_end, header["nr_class"][0], "only binary models (nr_class 2) can be imported")
@@ -243,7 +254,7 @@ def _libsvm_header_values(header: dict, source: str, header_end: int) -> tuple:
             float(header.get("coef0", ["0"])[0]),
             int(header.get("degree", ["3"])[0]),
         )
-        spellings = None if svm_type in SVR_TYPES else need("label")
+        spellings = None if svm_type != "c_svc" else need("label")
         labels = None if spellings is None else [float(v) for v in spellings]
         rho = float(need("rho")[0])
         total = int(need("total_sv")[0])
@@ -286,31 +297,39 @@ def import_libsvm(path, algorithm_cls, params: dict, seed: int = 0):
     """A budgetlearn Model with the LIBSVM model's support vectors, coefficients, kernel and labels (an
     ε-SVR's or ν-SVR's: a regression model, of a filter of IMPORTABLE_REGRESSION), ready for `train
     --resume`.  Its counters start at zero."""
-    from ..learning.labels import RealTargets
+    from ..learning.labels import NoveltyVerdicts, RealTargets
     from .model import Model
 
     m = read_libsvm_model(path)
-    regression = m["svm_type"] in SVR_TYPES
-    importable = IMPORTABLE_REGRESSION if regression else IMPORTABLE
+    regression, novelty = m["svm_type"] in SVR_TYPES, m["svm_type"] == "one_class"
+    importable = IMPORTABLE_REGRESSION if regression else IMPORTABLE_NOVELTY if novelty else IMPORTABLE
     if algorithm_cls.name not in importable:
-        kind = "a regression (ε-SVR or ν-SVR)" if regression else "a C-SVC classifier"
-        known = algorithm_cls.name in IMPORTABLE + IMPORTABLE_REGRESSION
+        kind = "a regression (ε-SVR or ν-SVR)" if regression else "a one-class SVM" if novelty else "a C-SVC classifier"
+        known = algorithm_cls.name in IMPORTABLE + IMPORTABLE_REGRESSION + IMPORTABLE_NOVELTY
         why = "" if known else f"{algorithm_cls.name} keeps state a LIBSVM model does not hold; "
         raise ExportError(f"{os.fspath(path)}: {why}the file is {kind}: import it into one of: {', '.join(importable)}")
-    if not regression and m["labels"][0] == m["labels"][1]:
+    if not regression and not novelty and m["labels"][0] == m["labels"][1]:
         raise ExportError(f"{os.fspath(path)}: both labels are {shortest_text(m['labels'][0])}")
-    # dec(x) = Σ coef_i k(x, SV_i) − ρ: the bias −ρ is the kernel's offset, kept by every command
-    kernel = dataclasses.replace(m["kernel"], offset=-m["rho"]) if m["rho"] else m["kernel"]
+    # dec(x) = Σ coef_i k(x, SV_i) − ρ: the bias −ρ is the kernel's offset, kept by every command; a one-class
+    # file's ρ is the novelty learner's own threshold
+    kernel = dataclasses.replace(m["kernel"], offset=-m["rho"]) if m["rho"] and not novelty else m["kernel"]
+    n = len(m["coef"])
+    if novelty and n > algorithm_cls(kernel, **params).hyper["budget"]:
+        params = {**params, "budget": n}  # the window τ holds every term of the file
     learner = algorithm_cls(kernel, seed=seed, **params)
     header, arrays = learner.state()  # a fresh learner's, its support set and coefficients the file's
-    n = len(m["coef"])
     header["n_features"] = int(m["indices"].max()) + 1 if n and len(m["indices"]) else 0
     arrays.update({name: np.zeros(n) for name, kind in algorithm_cls.slot_arrays.items() if kind == "vector"})
     arrays.update(
         sv_indptr=m["indptr"], sv_indices=m["indices"], sv_values=m["values"], alpha=m["coef"], avg_stamp=np.ones(n)
     )  # in the hypothesis from round 1 on, for online-to-batch averages
     learner = algorithm_cls.from_state(header, arrays)
-    if regression:
+    if novelty:
+        from ..learning.task import RHO
+
+        learner.scalars[RHO] = m["rho"]
+        labels = NoveltyVerdicts()
+    elif regression:
         labels = RealTargets()
     else:  # LIBSVM's label[0] takes dec > 0: it is our +1 label
         first, second = m["labels"]

@@ -64,6 +64,14 @@ linear channel of length 5, h = (1, h₂, .., h₅) with h₂..h₅ ~ N(0, 1), t
 after the first third of the stream (KAFBOX's 500 of 1,500).  A line's features are the last 5 inputs,
 most recent first.  `channel_switch(n, seed, clean=True)` gives the outputs without the noise and the
 two channels.
+
+A novelty stream (for `--task novelty`, whose learning ignores the labels; `eval --normal-label 1`):
+
+`novelty-mixture`: the stream of issue #49's timing target, a mixture of a normal and a novel component:
+with probability 0.99 a normal example x ~ N(0, I₃) (label +1), with probability 0.01 a novel one,
+uniform on the cube [−6, 6]³ (label −1), which lies mostly where the normal density is negligible
+(‖x‖ > 4 for 96% of it).  Each example is drawn independently, so any two files of different seeds are a
+stream and its held-out part.
 """
 
 from __future__ import annotations
@@ -275,6 +283,18 @@ def channel_switch(n: int, seed: int = 0, snr_db: float = 20.0, length: int = 5,
     return X, y + rng.standard_normal(n) * np.sqrt(10 ** (-snr_db / 10) * y.var())
 
 
+NOVELTY_FRACTION, NOVELTY_CUBE = 0.01, 6.0
+
+
+def novelty_mixture(n: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """(X of shape (n, 3), y: +1 normal, −1 novel), the module's docstring."""
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, 3))
+    novel = rng.random(n) < NOVELTY_FRACTION
+    X[novel] = rng.uniform(-NOVELTY_CUBE, NOVELTY_CUBE, (int(novel.sum()), 3))
+    return X, np.where(novel, -1.0, 1.0)
+
+
 REGRESSION_STREAMS = ("friedman1", "sinc", "mackey-glass", "channel-switch")  # real targets: --task regression
 
 GENERATORS = {
@@ -288,4 +308,5 @@ GENERATORS = {
     "sinc": sinc,
     "mackey-glass": mackey_glass,
     "channel-switch": channel_switch,
+    "novelty-mixture": novelty_mixture,
 }
