@@ -52,8 +52,7 @@ STOP = 3  # the Stoptron's policy with a full budget: keep everything, add nothi
 @njit(cache=True)
 def perceptron_range(S, K, rows, start, book, st, h):
     indptr, indices, values, y, scratch, counters = loop_arrays(rows, book)
-    answers = rows.answers
-    alpha, krow, weights = st.alpha, st.krow, rows.weight
+    alpha, krow, weights, answers = st.alpha, st.krow, rows.weight, rows.answers
     for t in range(start, y.shape[0]):
         if not sv_fits(S, indptr[t + 1] - indptr[t]):
             return t
