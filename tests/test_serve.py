@@ -40,6 +40,8 @@ SETTINGS = {
     "binary": RBP,
     "multiclass": ["-a", "mc-perceptron", "--gamma", "0.5"],
     "regression": ["--task", "regression", "-a", "qklms", "--gamma", "0.5"],
+    # ρ as the learner moves it: the online hypothesis's own threshold (the default refits it for the file)
+    "novelty": ["--task", "novelty", "-a", "norma-novelty", "--gamma", "0.5", "--nu", "0.3", "--rho-fit", "learnt"],
 }
 
 
@@ -148,7 +150,7 @@ def train_model(tmp_path, lines: list[str], settings: list[str], name: str = "tr
 
 
 # ---- what is answered and learnt ---------------------------------------------------------------------
-@pytest.mark.parametrize("task", ["binary", "multiclass", "regression"])
+@pytest.mark.parametrize("task", ["binary", "multiclass", "regression", "novelty"])
 def test_answers_are_the_predictions_before_learning_and_the_model_is_train_s(tmp_path, task):
     """Answer k is what the model trained on lines 1..k-1 predicts for line k (the online hypothesis, as
     `train` counts its online mistakes), and the model saved is `train --save-resume`'s, byte for byte."""
@@ -162,7 +164,7 @@ def test_answers_are_the_predictions_before_learning_and_the_model_is_train_s(tm
     spec = TrainSpec(
         args["-a"],
         KernelSpec("rbf", 0.5),
-        {"budget": 12} if task == "binary" else {},
+        {"budget": 12} if task == "binary" else {"nu": 0.3, "rho_fit": "learnt"} if task == "novelty" else {},
         seed=int(args.get("--seed", 0)),
         hypothesis="online",
         task=args.get("--task"),
@@ -180,6 +182,21 @@ def test_answers_are_the_predictions_before_learning_and_the_model_is_train_s(tm
         wrong = sum(a != line.split()[0] for a, line in zip(answers, lines))
         summary = budgetlearn("train", *RBP, "--json", "-q", "-o", tmp_path / "m", tmp_path / "train.txt")
         assert wrong == json.loads(summary.stdout)["mistakes"] > 0
+
+
+def test_novelty_answers_are_the_rounds_train_flags_online(tmp_path):
+    """With the default --rho-fit (the file's ρ refitted to recent scores), a novelty answer is still the
+    online round's verdict, f(x) − ρ_t as the learner moves ρ: its −1 answers are the rounds `train`
+    flags online, and the model saved is `train --save-resume`'s."""
+    settings = ["--task", "novelty", "-a", "norma-novelty", "--gamma", "0.5", "--nu", "0.3"]
+    lines = stream_lines("binary")
+    out = serve_stdin("".join(line + "\n" for line in lines), *settings, "--save", tmp_path / "served.model")
+    assert out.returncode == 0, out.stderr
+    answers = out.stdout.decode().splitlines()
+    assert set(answers) == {"1", "-1"}
+    assert (tmp_path / "served.model").read_bytes() == train_model(tmp_path, lines, settings)
+    summary = budgetlearn("train", *settings, "--json", "-q", "-o", tmp_path / "m", tmp_path / "train.txt")
+    assert answers.count("-1") == json.loads(summary.stdout)["online_flagged"]
 
 
 @pytest.mark.parametrize("task", ["binary", "multiclass", "regression"])

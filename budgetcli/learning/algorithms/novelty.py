@@ -188,12 +188,12 @@ class NormaNovelty(KernelLearner):
             self._threshold = float(f[k - 1] if k == len(f) else (f[k - 1] + f[k]) / 2)
         return self._threshold
 
-    def learn(self, chunk, y, weights=None) -> None:
-        """The loop's rounds, then the examples learnt kept among the last RECENT (the rows an Overflow
-        stopped before are not)."""
+    def learn(self, chunk, y, weights=None, answers: bool = False):
+        """The loop's rounds (and their answers, as any learner's), then the examples learnt kept among the
+        last RECENT (the rows an Overflow stopped before are not)."""
         before = self.counter("examples")
         try:
-            super().learn(chunk, y, weights)
+            return super().learn(chunk, y, weights, answers)
         finally:
             learnt = self.counter("examples") - before
             if learnt:
