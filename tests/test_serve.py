@@ -184,6 +184,24 @@ def test_answers_are_the_predictions_before_learning_and_the_model_is_train_s(tm
         assert wrong == json.loads(summary.stdout)["mistakes"] > 0
 
 
+@pytest.mark.parametrize("first", ["1", "2"])
+def test_labels_1_and_2_make_train_s_model_whichever_comes_first(tmp_path, first):
+    """`train` gives the larger of a binary model's labels +1 when its first block holds both; line by line the
+    first label takes its sign alone (1 > 0: +1).  With 1 first, serve learns its first rows again once 2 comes,
+    so the model is `train`'s either way, and its wrong answers are `train`'s online mistakes."""
+    lines = stream_lines("binary")
+    one = lines[0].split()[0]
+    spelt = {True: first, False: "2" if first == "1" else "1"}  # the first line's label is `first`
+    lines = [spelt[line.split()[0] == one] + line[line.index(" ") :] for line in lines]
+    out = serve_stdin("".join(line + "\n" for line in lines), *RBP, "--save", tmp_path / "served.model")
+    assert out.returncode == 0, out.stderr
+    answers = out.stdout.decode().splitlines()
+    assert (tmp_path / "served.model").read_bytes() == train_model(tmp_path, lines, RBP)
+    summary = budgetlearn("train", *RBP, "--json", "-q", "-o", tmp_path / "m", tmp_path / "train.txt")
+    wrong = sum(a != line.split()[0] for a, line in zip(answers, lines))
+    assert wrong == json.loads(summary.stdout)["mistakes"] > 0
+
+
 def test_novelty_answers_are_the_rounds_train_flags_online(tmp_path):
     """With the default --rho-fit (the file's ρ refitted to recent scores), a novelty answer is still the
     online round's verdict, f(x) − ρ_t as the learner moves ρ: its −1 answers are the rounds `train`

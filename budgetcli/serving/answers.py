@@ -18,7 +18,8 @@ model; what a first block would decide in `train` (the default algorithm, γ = 1
 therefore given, never taken from a batch (cli/serve.py refuses the defaults).  An answer is spelt by the
 labels its model had met: NO_LABEL_YET where it had met none on the side of its score (a binary model that met
 one label, `_binary_texts`; a multiclass one that met none), a multiclass row's scores those of the classes met
-(learn_progressive gives −inf for the others)."""
+(learn_progressive gives −inf for the others).  A new binary model's label signs are `train`'s (the larger
+label +1 when the first block holds both: `_first_block`)."""
 
 from __future__ import annotations
 
@@ -56,6 +57,8 @@ class Answerer:
     ):
         self.session, self.columns, self.checkpoints, self.max_line = session, columns, checkpoints, max_line
         self._model = model  # readonly: the model itself
+        # a new model's rows learnt while it knows one label (`_first_block`); None once that is settled
+        self._first: list | None = [] if session is not None and session.model is None else None
 
     @property
     def model(self):
@@ -117,8 +120,36 @@ class Answerer:
                     error = DataError(exc.source, exc.line, None, f"not learnt: {exc.why}")
                 texts += self._texts(exc.answered) + [f"error: {error}"]
                 continue
-            texts += self._binary_texts(f, before) if growing else self._texts(f)
+            texts += self._first_block(rest, f, before, source) if growing else self._texts(f)
         return texts
+
+    def _first_block(self, row, f: np.ndarray, before, source: str) -> list[str]:
+        """The answer to a row learnt while the model knew fewer than two labels, and `train`'s sign rule.
+        Line by line, the first label takes its sign alone (labels.BinaryLabels: > 0 is +1); `train` gives the
+        larger label +1 when its first block holds both.  When the second label comes within a first block's
+        examples and the signs disagree (labels 1 and 2, a first line labelled 1), the rows learnt so far (one
+        label, at most a block of them) are learnt again by a new session as one chunk, as `train` learns its
+        first block, so that the model, and what follows, is `train`'s."""
+        kept, model = self._first, self.model
+        if kept is None or model.task.name != "classification" or model.learner.multiclass:
+            self._first = None
+            return self._binary_texts(f, before)
+        kept.append(row)
+        labels, block = model.labels, self.session.spec.block_lines
+        if len(labels.classes) < 2 and len(kept) < block:
+            return self._binary_texts(f, before)
+        self._first = None
+        if len(labels.classes) < 2 or len(kept) > block or labels.positive > labels.negative:
+            return self._binary_texts(f, before)
+        first = float(kept[0].labels[0])
+        old = self.session
+        session = Session(old.spec, watch=old.watch, scaling=old.scaling)
+        if self.checkpoints is not None:
+            self.checkpoints.last_count = None  # the checkpoints of those rows are written again
+        answers = session.learn_progressive(concatenate(kept), source)
+        self.session = session
+        side = (first, None) if first == session.model.labels.negative else (None, first)
+        return self._binary_texts(answers[-1:], side)
 
     def _binary_texts(self, f: np.ndarray, before) -> list[str]:
         """The answer to one row learnt while the model knew fewer than two labels: the label of the side of
