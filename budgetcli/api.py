@@ -3,7 +3,7 @@ from arrays, `load` reads a model file (the CLI's, or one written here), a `Mode
 and saves, `predictions` are its labels (a regression model's values) for a file (lines with or without
 labels) or arrays, `accuracy` scores a classifier on a file or on arrays, `evaluate` gives `budgetlearn
 eval`'s report of any model.  The scikit-learn and River classes
-(sklearn.py, river.py) are edges over the same pieces.  `import budgetcli` gives these names without
+(sklearn/, river/) are edges over the same pieces.  `import budgetcli` gives these names without
 loading numpy or numba until one is used.
 
 Arrays: X is numpy or scipy.sparse, its column j the feature of index j + 1 in a data file (a model
@@ -90,7 +90,7 @@ def accuracy(model: Model, data, y=None) -> float:
 
 def evaluate(model: Model, data, y=None, skip_bad_lines: bool = False) -> dict:
     """The report `budgetlearn eval --json` prints for `data` (a path, or an array X with labels y): its
-    model's task's (task.py): accuracy, per-class figures, AUC and confusion matrix of a classification
+    model's task's (learning/task): accuracy, per-class figures, AUC and confusion matrix of a classification
     model; MSE, RMSE, MAE, R² and the training mean's baseline of a regression one; its "warnings" too.
     Raises DataError on bad data, ValueError when there is no example."""
     if model.task.name == "novelty":  # its report reads the labels learning ignored: eval's own pass

@@ -56,7 +56,7 @@ def describe(model, path) -> dict:
         "class_weight": {model.labels.spelling(label): w for label, w in model.class_weight.items()},
         "bytes": os.path.getsize(path),
         "counters": {name: learner.counter(name) for name in COUNTER_NAMES},
-        # a regression model's (task.py): its task, and its online errors (a classification model's: counters)
+        # a regression model's (learning/task): its task, and its online errors (a classification model's: counters)
         **(
             {}
             if model.task.name == "classification"

@@ -32,7 +32,7 @@ def _error_top(curves) -> float:
 
 
 def _error(c):
-    """A curve's online error as its task draws it (task.py CURVE_AXIS): a classification's in %."""
+    """A curve's online error as its task draws it (learning/task CURVE_AXIS): a classification's in %."""
     return c["task"].CURVE_AXIS[1] * c[c["task"].CURVE[1]]
 
 

@@ -1,4 +1,4 @@
-"""What the scikit-learn and River wrappers (sklearn.py, river.py) share: their settings and pickling
+"""What the scikit-learn and River wrappers (sklearn/, river/) share: their settings and pickling
 (`KernelSettings`) and checking an algorithm's parameters (`learner_class`).  Neither scikit-learn nor
 River is imported here, so each class needs only its own library."""
 

@@ -395,7 +395,7 @@ def test_rbf_exp_is_train_s_rbf_exp(tmp_path, exp):
     path = tmp_path / "r.model"
     model.save(path)
     header, arrays = modelfile.load(path)
-    params = header["river"]["params"]["dict"]  # [name, value] pairs (river._json)
+    params = header["river"]["params"]["dict"]  # [name, value] pairs (river.learner.to_json)
     assert ["rbf_exp", exp] in params
     params.remove(["rbf_exp", exp])  # as a file written before rbf_exp was a parameter
     modelfile.save(path, header, arrays)

@@ -87,7 +87,7 @@ class Learner:
     # hypothesis (1/T) Σ f_t, far better on held-out data, unless the algorithm exists to track drift.
     default_hypothesis: ClassVar[str] = "running-average"
     multiclass: ClassVar[bool] = False  # binary learners refuse a third label (labels.BinaryLabels)
-    # The tasks (task.py) the algorithm learns: a run of another task refuses it in one line (spec.TrainSpec).
+    # The tasks (learning/task) the algorithm learns: a run of another task refuses it in one line (spec.TrainSpec).
     tasks: ClassVar[tuple[str, ...]] = ("classification",)
     # How an example's weight w (`train -w LABEL W`, a sample weight) enters the algorithm's update, as
     # `budgetlearn algorithms` says it (its module's docstring has the paper's section); None: the

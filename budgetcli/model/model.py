@@ -61,7 +61,7 @@ class Model:
 
     @property
     def task(self):
-        """What the model learns (task.py): its targets say it (a regression model's are RealTargets)."""
+        """What the model learns (learning/task): its targets say it (a regression model's are RealTargets)."""
         from ..learning.task import of_targets
 
         return of_targets(self.labels)

@@ -89,7 +89,7 @@ class TrainSpec:
     # update on an example of that class, as LIBSVM's C_i = w_i C (contract.Learner.weighting says how each
     # algorithm takes it); a sample weight multiplies it.  Weights of 1 are dropped: the unweighted run.
     class_weight: dict = field(default_factory=dict, metadata=_MODEL)
-    # what the run learns (task.py): "classification" (None: a new model's default, a resumed model's own)
+    # what the run learns (learning/task): "classification" (None: a new model's default, a resumed model's own)
     # or "regression" (`--task`); the algorithm must declare it (contract.Learner.tasks)
     task: str | None = None
 

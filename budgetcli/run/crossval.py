@@ -1,6 +1,6 @@
 """Cross-validation as LIBSVM's `svm-train -v K`: the held-out accuracy of what `train` writes, or for a
 regression (`--task regression`) the held-out mean squared error and squared correlation coefficient, as
-svm-train -v reports them for ε-SVR (the task's: task.py `cross_validation`).
+svm-train -v reports them for ε-SVR (the task's: learning/task `cross_validation`).
 
 **The folds** are LIBSVM's (svm.cpp, svm_cross_validation, for classification): stratified, each class's
 examples shuffled and dealt out in K contiguous slices.  Here the shuffle is numpy's, so that a seed gives
@@ -69,7 +69,7 @@ class Fold:
 class CrossValidation:
     folds: list  # Fold per fold
     source: str
-    task: object  # the models' (task.py), which reports the folds
+    task: object  # the models' (learning/task), which reports the folds
     note: str | None = None  # leave-one-out instead of more folds than examples
 
     @property

@@ -10,7 +10,7 @@ it), then the columns (CSV with a header line):
     seconds       wall time since this run started (reading included)
 
 A regression's curve (`--task regression`) has `squared_error` (Σ(y − f(x))² of the online predictions)
-and `online_mse` (its mean) in place of `mistakes` and `online_rate` (the task's columns, task.py CURVE).
+and `online_mse` (its mean) in place of `mistakes` and `online_rate` (the task's columns, learning/task CURVE).
 
 Rows come at t = k, 2k, ... and once more at the end of the run if the last t is not a multiple
 of k.  To log exactly at those t, pipeline.train cuts a chunk at the multiples of k and the learner
@@ -30,7 +30,7 @@ COLUMNS = ("t", "mistakes", "online_rate", "support_size", "seconds")  # a class
 
 
 def columns(task) -> tuple[str, ...]:
-    """The curve's columns for a task (task.py): t, its two error columns, support_size, seconds."""
+    """The curve's columns for a task (learning/task): t, its two error columns, support_size, seconds."""
     return ("t", *task.CURVE, "support_size", "seconds")
 
 

@@ -22,7 +22,7 @@ time.  The session itself cuts a chunk where its watch asks (`Watch`: a checkpoi
 a curve row every k, a progress row at 1, 2, 4, ...), so that each of these happens at an exact count.
 
 What depends on the task (the targets, the default algorithm, what a run counts and warns of) is the
-session's `task` (task.py), never a branch here.
+session's `task` (learning/task), never a branch here.
 """
 
 from __future__ import annotations
@@ -74,7 +74,7 @@ class Session:
     watch: Watch = field(default_factory=Watch)
     scaling: object = None  # the scaling a new model applies: a scaling.Scaling, or FIRST_BLOCK
 
-    task: object = None  # the model's (task.py), else the spec's (`--task`; None: classification)
+    task: object = None  # the model's (learning/task), else the spec's (`--task`; None: classification)
     warnings: list = field(default_factory=list)  # what going on changed in the model (its probabilities dropped)
     _started: tuple | None = field(default=None, init=False, repr=False)  # (examples, mistakes) at the first learn
     _stops: list = field(default_factory=list, init=False, repr=False)

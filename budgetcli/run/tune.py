@@ -54,7 +54,7 @@ from ..model.spec import TrainSpec
 
 BACKENDS = ("loky", "threading", "dask", "ray")
 
-# sort metric -> (key in a row, True when larger is better); a task's own figures (task.py TUNE, SORTS):
+# sort metric -> (key in a row, True when larger is better); a task's own figures (learning/task TUNE, SORTS):
 # a classification's accuracies and online mistake rate, a regression's mean squared errors
 SORT_KEYS = {
     "cv-accuracy": ("cv_accuracy", True),
@@ -98,7 +98,7 @@ class RunResult:
     seconds: float
     warnings: list = field(default_factory=list)
     learned: bool = True  # False: the hypothesis ended f = 0 (no support vector, or every weight 0)
-    task_name: str = "classification"  # what the run learnt (task.py)
+    task_name: str = "classification"  # what the run learnt (learning/task)
     held_out: int | None = None  # --folds: the examples of the fold held out, and those predicted right
     held_out_correct: int | None = None
     # a regression's (--task regression): its online (prequential) MSE, on --test, and the squared
@@ -154,7 +154,7 @@ class Row:
         return list(dict.fromkeys(w for r in self.runs for w in r.warnings))
 
     def figures(self) -> tuple[str, ...]:
-        """The row's figures: its task's (task.py TUNE: online, test, cv), support size and seconds."""
+        """The row's figures: its task's (learning/task TUNE: online, test, cv), support size and seconds."""
         task = self.runs[0].task
         return (task.TUNE["cv"], task.TUNE["online"], "support_size", task.TUNE["test"], "seconds")
 
@@ -223,7 +223,7 @@ def train_run(run: Run) -> pipeline.TrainResult:
 
 def execute(run: Run) -> RunResult:
     """A worker's job: read the data from its path, train, score the test file chunk by chunk (and, for a
-    fold, the fold held out), each by the task's figures (task.py TUNE)."""
+    fold, the fold held out), each by the task's figures (learning/task TUNE)."""
     held = None
     if run.folds:
         from . import crossval

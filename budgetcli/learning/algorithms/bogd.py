@@ -76,7 +76,7 @@ from .kernel_ogd import LEARNING_RATE
 from .lms import CLASSIFYING, LOSS, REGRESSING, TUBE, RegressionMixing, Regressor, gradient_round
 
 WEIGHTED = 3  # bogd++'s removal, beside learner.RANDOM (bogd) and OLDEST (bogd-fifo)
-ADDITIONS = 3  # bogd-regression's scalars: the vectors added so far, after the error sums (task.py)
+ADDITIONS = 3  # bogd-regression's scalars: the vectors added so far, after the error sums (learning/task)
 
 REGULARIZATION = number(
     "regularization",
@@ -246,6 +246,6 @@ class BOGDRegression(Regressor, BOGD):
     paper = "Zhao, Wang, Wu, Jin, Hoi, ICML 2012, §3 (BOGD); Lu, Hoi, Wang, Zhao, Liu, JMLR 17, 2016, §3 (losses)"
     params = (BUDGET, LEARNING_RATE, REGULARIZATION.but(default=0.01), COEF_BOUND, REMOVAL, LOSS, TUBE)
     constants = REGRESSING
-    n_scalars = 4  # the error sums (task.py), then ADDITIONS
+    n_scalars = 4  # the error sums (learning/task), then ADDITIONS
     mixing = RegressionMixing(summed=(ADDITIONS,))
     weighting = "the loss w ℓ(y − f): a step adds η w (−∂ℓ/∂f) k(x, ·)"

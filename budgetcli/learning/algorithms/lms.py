@@ -178,7 +178,7 @@ NORMA_NU = number(
 
 @njit(cache=True, inline="always")
 def count_round(scalars, yt, f):
-    """Add the round's online error e = y − f and its target to the learner's sums (task.py)."""
+    """Add the round's online error e = y − f and its target to the learner's sums (learning/task)."""
     e = yt - f
     scalars[SQUARED_ERROR] += e * e
     scalars[ABSOLUTE_ERROR] += abs(e)
@@ -283,10 +283,10 @@ def norma_range(S, K, rows, start, book, st, h):
 
 class Regressor:
     """What a learner of the regression task declares (put before its kind among the bases): the task,
-    its error sums (the first three scalars, task.py), the last hypothesis, no sharded run."""
+    its error sums (the first three scalars, learning/task), the last hypothesis, no sharded run."""
 
     tasks = ("regression",)
-    n_scalars = 3  # Σe², Σ|e|, Σy (task.py)
+    n_scalars = 3  # Σe², Σ|e|, Σy (learning/task)
     # The last hypothesis.  Measured for the JMLR learners and norma-epsilon at their defaults (test MSE,
     # last / average; mg, housing and cpusmall split as bench/regression.py splits them, Friedman #1 20,000 /
     # 5,000 lines): the average is ahead on mg30 and mg (fogd 0.0250 / 0.0185), even on housing, mixed on
@@ -317,7 +317,7 @@ class RegressionMixing(Mixing):
     """A regression learner's mix (distributed/): f = Σ_w (n_w/n) f_w over the union of the shards' support
     sets, as a classifier's (the average of the local estimators of divide-and-conquer kernel ridge
     regression: Zhang, Duchi, Wainwright, JMLR 16, 2015), brought back to its budget by the same
-    compression.  Its scalars are not restarted: the online error sums and target sum (task.py) and those
+    compression.  Its scalars are not restarted: the online error sums and target sum (learning/task) and those
     listed in `summed` are added up as the counters are, the last mix's plus what every shard added since;
     those in `averaged` (norma-epsilon's tube ε_t) are the shares' mean of the shards'.
 
@@ -424,7 +424,7 @@ class NORMAInsensitive(NORMA):
     # MSE 0.0550 at η = 0.5, 0.00796 at 0.1, 0.00994 at 0.05)
     params = (NORMA.params[0], STEP_SIZE.but(default=0.1), NORMA_LAMBDA, TUBE, NORMA_LOSS, NORMA_NU)
     constants = {"insensitive": True, "norma_error": BEFORE_SHRINK}
-    n_scalars = 5  # the error sums (task.py), ADDITIONS, TUBE_NOW
+    n_scalars = 5  # the error sums (learning/task), ADDITIONS, TUBE_NOW
     mixing = RegressionMixing(summed=(ADDITIONS,), averaged=(TUBE_NOW,))
     weighting = "w times the ε-insensitive loss: the step η w sign(e); the tube's own step is not weighted"
 

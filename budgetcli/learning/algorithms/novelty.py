@@ -160,7 +160,7 @@ class NormaNovelty(KernelLearner):
     # two labels): λ = 0.01 is lower on all 5 streams, 0.0001 on 4 of 5; -B 200 and 1000 gave the same as 500 there
     params = (BUDGET.but(default=500), STEP_SIZE, NORMA_LAMBDA.but(default=0.001), NU, RHO_FIT)
     tasks = ("novelty",)
-    n_scalars = 2  # ρ, Σρ (task.py)
+    n_scalars = 2  # ρ, Σρ (learning/task)
     evicts = True
     weighting = "the loss w·(max(0, ρ − f(x)) − νρ): the steps η w on α and on ρ"
     mixing = Unmixable("a sharded run does not do novelty detection yet")

@@ -24,7 +24,7 @@ that the running average sees the change in its round); then the rows y and r mo
 `nogd-regression` is the same loop on the regression task (§3's losses, lms.LOSS): phase one keeps
 the first B rounds that step, with η (−∂ℓ/∂f); the switch comes on the first round that steps with B
 stored; the linear phase steps α ← α + η₁ (−∂ℓ/∂f) Mᵀz(x_t).  Its scalars hold the error sums first
-(task.py), then the phase, the switch score and the rank.
+(learning/task), then the phase, the switch score and the rank.
 
 Choices where the sources differ:
 - The start of w at the switch (`--nystrom-start`): `projected`, the JMLR authors' code, w = Mᵀ⁺α, so
@@ -141,7 +141,7 @@ def nogd_range(S, K, rows, start, book, st, h):
     indptr, indices, values, y, scratch, counters = loop_arrays(rows, book)
     answers = rows.answers
     alpha, krow, M, z, weights = st.alpha, st.krow, st.nystrom, st.z, rows.weight
-    sc = book.scalars[h.nystrom_at :]  # nogd-regression's error sums come first (task.py)
+    sc = book.scalars[h.nystrom_at :]  # nogd-regression's error sums come first (learning/task)
     mz = np.empty(alpha.shape[0])  # Mᵀz
     for t in range(start, y.shape[0]):
         if sc[PHASE] == KERNEL_PHASE and not sv_fits(S, indptr[t + 1] - indptr[t]):  # only phase one stores
@@ -302,7 +302,7 @@ class NystromRegression(Regressor, NystromOGD):
     paper = "Lu, Hoi, Wang, Zhao, Liu, JMLR 17, 2016, §3, §5 (NOGD, regression)"
     params = NystromOGD.params + (LOSS, TUBE)
     constants = REGRESSING | {"nystrom_at": 3}
-    n_scalars = 6  # the error sums (task.py), then PHASE, SWITCH_SCORE, RANK
+    n_scalars = 6  # the error sums (learning/task), then PHASE, SWITCH_SCORE, RANK
     weighting = "the loss w ℓ(y − f): both phases' steps are w (−∂ℓ/∂f) times OGD's"
 
 
