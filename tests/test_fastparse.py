@@ -1,7 +1,7 @@
 """The compiled LIBSVM parser (budgetcli.io.fastparse) against the strict Python one.
 
 The reader parses an input of at least `_SMALL_INPUT` bytes with the compiled `parse_lines`, which
-hands every line it does not take to `_parse_strict`; a smaller input goes to `_parse_strict` alone.
+hands every line it does not take to `parse_line`; a smaller input goes to `parse_line` alone.
 Both ways must give the same chunks to the last bit, the same errors, the same skipped lines."""
 
 from __future__ import annotations
@@ -16,7 +16,8 @@ from hypothesis import strategies as st
 
 from budgetcli.io import libsvm
 from budgetcli.io.fastparse import DONE, FULL, PUNT, parse_lines
-from budgetcli.io.libsvm import MAX_INDEX, DataError, LibsvmReader, _Block, _parse_strict
+from budgetcli.io.libsvm import MAX_INDEX, DataError, LibsvmReader
+from budgetcli.io.lines import Block, parse_line
 
 from .test_reader import BAD_LINES
 
@@ -64,8 +65,8 @@ def both_ways(content: bytes, **kw):
 
 def parse_one(line: bytes):
     """parse_lines on one line: (status, None) for a blank or refused line, else
-    (status, (label token, label, the file's indices, values)), as `_parse_strict` gives them."""
-    block = _Block(1)
+    (status, (label token, label, the file's indices, values)), as `parse_line` gives them."""
+    block = Block(1)
     block.reserve(len(line), len(line))
     status, pos, lineno, n, n_deferred = parse_lines(
         np.frombuffer(line, np.uint8), 0, len(line), 0, 0, 1, *block.arrays()
@@ -177,7 +178,7 @@ def test_a_line_the_compiled_parser_takes_is_what_the_strict_parser_gives(text):
     if status == PUNT:
         return
     try:
-        strict = _parse_strict(raw, 1, "f")
+        strict = parse_line(raw, 1, "f")
     except DataError as err:
         raise AssertionError(f"the compiled parser took a line the strict one refuses: {err}") from None
     if row is None:
@@ -332,15 +333,15 @@ def test_the_compiled_parser_takes_index_0_as_a_feature(line, indices):
     # as svm-train reads it, and as scikit-learn's zero-based dump_svmlight_file writes it
     status, row = parse_one(line)
     assert status == FULL and row == (b"1", 1.0, indices, [1.5, 3.0])
-    assert _parse_strict(line, 1, "f") == row
+    assert parse_line(line, 1, "f") == row
 
 
 def test_the_compiled_parser_takes_the_largest_index():
     line = f"1 0:1 {MAX_INDEX}:2\n".encode()
     status, row = parse_one(line)
     assert status == FULL and row == (b"1", 1.0, [0, MAX_INDEX], [1.0, 2.0])
-    assert _parse_strict(line, 1, "f") == row
-    block = _Block(1)
+    assert parse_line(line, 1, "f") == row
+    block = Block(1)
     block.reserve(len(line), len(line))
     parse_lines(np.frombuffer(line, np.uint8), 0, len(line), 0, 0, 1, *block.arrays())
     assert block.indices.dtype == np.int32 and block.indices[1] == MAX_INDEX  # stored as is
@@ -348,7 +349,7 @@ def test_the_compiled_parser_takes_the_largest_index():
 
 def test_crlf_blank_lines_and_a_missing_final_newline_stay_compiled():
     content = b"1 1:1\r\n \t\r\n\n-1 2:0.5\r\r\n+1"
-    block = _Block(8)
+    block = Block(8)
     status, pos, lineno, n, n_deferred = parse_lines(
         np.frombuffer(content, np.uint8), 0, len(content), 0, 0, 8, *block.arrays()
     )

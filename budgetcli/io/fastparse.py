@@ -1,12 +1,12 @@
 """Compiled parsing of LIBSVM lines into the CSR arrays of the reader's next chunk (its hot path).
 
 `parse_lines` takes the lines of a byte buffer one by one and accepts a line only when what it
-gives is sure to be exactly what `libsvm._parse_strict` gives for it.  At any other line it stops
-and returns that line's position: the reader hands the line to `_parse_strict` (which words the
+gives is sure to be exactly what `lines.parse_line` gives for it.  At any other line it stops
+and returns that line's position: the reader hands the line to `parse_line` (which words the
 error, or parses the unusual line) and calls `parse_lines` again after it.  What it accepts:
 
 - tokens separated by spaces and tabs, up to a ``\\n`` (``\\r`` right before it are stripped, as
-  `_parse_strict` strips them) or the end of the buffer; a line of spaces and tabs only is blank;
+  `parse_line` strips them) or the end of the buffer; a line of spaces and tabs only is blank;
 - the label, a number, then features ``index:value``: the index digits only (leading zeros
   allowed), from 0 to 2³¹ − 1, greater than the one before; the value a number;
 - numbers ``[+-]digits[.digits][(e|E)[+-]digits]`` (one digit run may be empty, not both) whose
@@ -17,10 +17,10 @@ error, or parses the unusual line) and calls `parse_lines` again after it.  What
 - a feature value outside that fast path (e.g. the 17 digits ``repr`` writes) but of at most 40
   characters and an exponent of at most 99 is taken too: its position is listed in `deferred`, and
   the reader sets it to Python's float() of the token.  Such a number is below 10^139, so it is
-  finite, as `_parse_strict` requires.
+  finite, as `parse_line` requires.
 
 Labels outside the fast path, larger numbers, inf, nan, '_', comments, qid, a BOM, other
-characters and every error go to `_parse_strict`.
+characters and every error go to `parse_line`.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from ..numerics._jit import njit
 from ..base.core import MAX_INDEX
 
 #: `parse_lines` stopped at the end of the buffer / because the chunk holds `max_rows` rows / because
-#: an array is full (grow it, call again) / at a line for `_parse_strict`.
+#: an array is full (grow it, call again) / at a line for `parse_line`.
 DONE, FULL, ROOM, PUNT = range(4)
 
 _POW10 = np.array([float(10**k) for k in range(23)])  # exact: 10^k = 5^k · 2^k and 5^22 < 2^53
@@ -102,7 +102,7 @@ def parse_lines(
                     if index <= MAX_INDEX:  # beyond, it is out of range whatever follows
                         index = index * 10 + (buf[i] - 48)
                     i += 1
-                # no digits, out of order or out of range: _parse_strict says which
+                # no digits, out of order or out of range: lines.parse_line says which
                 if i == token_start or i == stop or buf[i] != _COLON or index <= previous or index > MAX_INDEX:
                     return PUNT, pos, lineno, n_rows, deferred_before
                 i += 1

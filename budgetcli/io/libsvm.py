@@ -11,14 +11,14 @@ How the reader stays fast without cutting corners on validation:
 * The input is read in large blocks of bytes (the partial last line of a block
   is carried over to the next), and the compiled `fastparse.parse_lines` turns
   the lines of a block into the chunk's CSR arrays, checking everything as it
-  goes.  It takes only lines it is sure to read exactly as ``_parse_strict``
+  goes.  It takes only lines it is sure to read exactly as ``parse_line``
   does, down to the last bit of every number (a feature value beyond its exact
   arithmetic is set here to Python's ``float()`` of the token).
 * Every other line (comments, qid, BOM, very long or large numbers, garbage
-  ...) goes through ``_parse_strict``, which checks everything token by token
+  ...) goes through ``parse_line``, which checks everything token by token
   and produces the error message; the compiled parser then goes on after it.
 * While fewer than ``_SMALL_INPUT`` bytes have been read, lines are parsed by
-  ``_parse_strict`` alone: for a small input the compiled parser's first call in
+  ``parse_line`` alone: for a small input the compiled parser's first call in
   a process would cost more.
 
 What the reader has, it hands over (so that `train --checkpoint-every N` writes a checkpoint at
@@ -42,17 +42,16 @@ from __future__ import annotations
 import bz2
 import gzip
 import lzma
-import math
 import os
-import re
 import zlib
 from typing import Iterator
 
 import numpy as np
 
-from ..base.core import MAX_INDEX, Chunk, DataError, concatenate, parse_number, shortest_text
+from ..base.core import MAX_INDEX, Chunk, DataError, concatenate, shortest_text
 from .fastparse import PUNT, ROOM, parse_lines
 from .inputs import MAX_LINE_BYTES, is_stream, line_too_long, open_binary, poller
+from .lines import Block, parse_line
 
 __all__ = [
     "DataError",
@@ -65,80 +64,17 @@ __all__ = [
 ]
 
 _MAX_KEPT_ERRORS = 10
-_BOM = b"\xef\xbb\xbf"
 _READ_SIZE = 1 << 20
 # Inputs smaller than this are parsed in Python alone (10 ms for 64 KiB of a9a): the first call of a
 # compiled function costs a process about 0.3 s (see fewscores.py), which `predict` on a few lines
 # does not pay otherwise.
 _SMALL_INPUT = 1 << 16
-_TOKEN = re.compile(rb"[^ \t\r\n]+")
 
 _PAUSE = None  # what _pieces yields when a stream has nothing to read at once
 
 _COMPRESSED_FILES = (gzip.GzipFile, bz2.BZ2File, lzma.LZMAFile)
 # What reading a (possibly compressed) stream raises on truncation or corruption.
 _READ_ERRORS = (EOFError, OSError, zlib.error, lzma.LZMAError)
-
-
-class _Block:
-    """The rows of the next chunk, in the arrays `parse_lines` fills (see there); reused from block to
-    block, grown when a row does not fit."""
-
-    def __init__(self, rows: int):
-        self.n_rows = 0
-        self.indptr = np.zeros(rows + 1, dtype=np.int64)
-        self.labels = np.empty(rows, dtype=np.float64)
-        self.line_numbers = np.empty(rows, dtype=np.int64)
-        self.label_ptr = np.zeros(rows + 1, dtype=np.int64)
-        self.label_text = np.empty(4 * rows, dtype=np.uint8)
-        self.indices = np.empty(16 * rows, dtype=np.int32)  # 0-based
-        self.values = np.empty(16 * rows, dtype=np.float64)
-        self.deferred = np.empty((16 * rows, 3), dtype=np.int64)  # values left to float(), per call
-        self.errors: list[DataError] = []  # lines skipped (skip_bad_lines)
-
-    def arrays(self) -> tuple:
-        return (
-            self.indptr,
-            self.labels,
-            self.line_numbers,
-            self.label_ptr,
-            self.label_text,
-            self.indices,
-            self.values,
-            self.deferred,
-        )
-
-    def reserve(self, entries: int, text: int) -> None:
-        """Room for one more row of `entries` features and `text` bytes of label.  The row arrays grow
-        together: parse_lines fills as many rows as every one of them holds."""
-        n, e, t = self.n_rows, int(self.indptr[self.n_rows]), int(self.label_ptr[self.n_rows])
-        rows = max(2 * len(self.labels), n + 1) if n + 1 > len(self.labels) else len(self.labels)
-        for name, need in (
-            ("indptr", rows + 1),
-            ("labels", rows),
-            ("line_numbers", rows),
-            ("label_ptr", rows + 1),
-            ("label_text", t + text),
-            ("indices", e + entries),
-            ("values", e + entries),
-            ("deferred", entries),
-        ):
-            old = getattr(self, name)
-            if need > len(old):
-                new = np.empty((max(2 * len(old), need),) + old.shape[1:], dtype=old.dtype)
-                new[: len(old)] = old
-                setattr(self, name, new)
-
-    def add(self, lineno: int, label_token: bytes, label: float, indices: list, values: list) -> None:
-        """Append a row that _parse_strict parsed."""
-        self.reserve(len(indices), len(label_token))
-        n, e, t = self.n_rows, int(self.indptr[self.n_rows]), int(self.label_ptr[self.n_rows])
-        self.indices[e : e + len(indices)] = indices
-        self.values[e : e + len(values)] = values
-        self.label_text[t : t + len(label_token)] = np.frombuffer(label_token, dtype=np.uint8)
-        self.labels[n], self.line_numbers[n] = label, lineno
-        self.indptr[n + 1], self.label_ptr[n + 1] = e + len(indices), t + len(label_token)
-        self.n_rows = n + 1
 
 
 class LibsvmReader:
@@ -259,7 +195,7 @@ class LibsvmReader:
             yield b"".join(batch)
 
     def _chunks(self) -> Iterator[Chunk]:
-        block = _Block(min(self._block_lines, 4096))
+        block = Block(min(self._block_lines, 4096))
         pieces = self._pieces()
         tail: list[bytes] = []  # the line being read: what was read after the last newline
         tail_size = 0
@@ -327,13 +263,13 @@ class LibsvmReader:
         if chunk is not None:
             yield chunk
 
-    def _hand_over(self, block: _Block, parsed: int) -> Iterator[Chunk]:
+    def _hand_over(self, block: Block, parsed: int) -> Iterator[Chunk]:
         """The block's rows as a chunk, if it holds any (the reading stops after them)."""
         if block.n_rows:
             self._bytes_parsed = parsed
             yield self._finish(block)
 
-    def _too_long(self, block: _Block, parsed: int) -> Iterator[Chunk]:
+    def _too_long(self, block: Block, parsed: int) -> Iterator[Chunk]:
         """The next line holds more than max_line_bytes: an error naming it, after the rows before it
         (kept with skip_bad_lines)."""
         self._lineno += 1
@@ -343,7 +279,7 @@ class LibsvmReader:
             raise error
         block.errors.append(error)
 
-    def _parse(self, block: _Block, data: bytes, end: int, compiled: bool, offset: int) -> Iterator[Chunk]:
+    def _parse(self, block: Block, data: bytes, end: int, compiled: bool, offset: int) -> Iterator[Chunk]:
         """Parse the lines of data[:end] into the block, yielding each chunk it completes (data
         starts at byte `offset` of the input)."""
         buf = np.frombuffer(data, dtype=np.uint8)
@@ -374,11 +310,11 @@ class LibsvmReader:
                 self._bytes_parsed = offset + pos
                 yield self._finish(block)
 
-    def _parse_line(self, block: _Block, raw: bytes) -> None:
-        """Parse line self._lineno with _parse_strict into the block (an error raises, or is kept with
+    def _parse_line(self, block: Block, raw: bytes) -> None:
+        """Parse line self._lineno with parse_line into the block (an error raises, or is kept with
         skip_bad_lines)."""
         try:
-            parsed = _parse_strict(raw, self._lineno, self.source_name, self._labels)
+            parsed = parse_line(raw, self._lineno, self.source_name, self._labels)
         except DataError as err:
             if not self._skip_bad_lines:
                 raise
@@ -387,11 +323,11 @@ class LibsvmReader:
         if parsed is not None:  # None: blank or comment line
             block.add(self._lineno, *parsed)
 
-    def _cut_line(self, block: _Block, raw: bytes) -> None:
+    def _cut_line(self, block: Block, raw: bytes) -> None:
         """The stream ended inside its last line, `raw`: report it unless it holds no data."""
         self._lineno += 1
         try:  # a line that is malformed as well gets its own error, as any other line
-            if _parse_strict(raw, self._lineno, self.source_name, self._labels) is None:
+            if parse_line(raw, self._lineno, self.source_name, self._labels) is None:
                 return
             error = DataError(
                 self.source_name,
@@ -405,7 +341,7 @@ class LibsvmReader:
             raise error
         block.errors.append(error)
 
-    def _finish(self, block: _Block) -> Chunk | None:
+    def _finish(self, block: Block) -> Chunk | None:
         """A Chunk of the block's rows (None if none); count its skipped lines; clear the block."""
         self.n_skipped += len(block.errors)
         self.skipped.extend(block.errors[: max(0, _MAX_KEPT_ERRORS - len(self.skipped))])
@@ -439,99 +375,6 @@ def _first_rows(labels: np.ndarray) -> list:
     new[1:] = ordered[1:] != ordered[:-1]
     new &= ~np.isnan(ordered)
     return np.sort(order[new]).tolist()
-
-
-def _parse_strict(raw: bytes, lineno: int, source: str, labels: bool = True):
-    """Parse one line checking everything, token by token.
-
-    Returns None for a blank or comment line, else
-    (label token as bytes, label, indices, values); raises DataError
-    for the first problem in the line.  A line whose first token is a feature has no label: with
-    ``labels`` that is an error, else its label is NaN (token b"").
-    """
-
-    def error(reason, token):
-        return DataError(source, lineno, token, reason)
-
-    if lineno == 1 and raw.startswith(_BOM):
-        raw = raw[len(_BOM) :]
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise error("not valid text (invalid UTF-8)", _token_at(raw, exc.start)) from None
-    data = text.rstrip("\r\n").partition("#")[0]
-    # Only spaces and tabs separate tokens (str.split() would also split on
-    # other control and Unicode whitespace characters, which are errors here).
-    tokens = [tok for tok in data.replace("\t", " ").split(" ") if tok]
-    if not tokens:
-        return None
-
-    for tok in tokens:
-        if not (tok.isascii() and tok.isprintable()):
-            raise error("not valid text (control or non-ASCII character)", tok)
-    if ":" in tokens[0]:  # `1:1 5:1`, or `qid:3 1:1`: no label
-        if labels:
-            raise error(
-                "no label: the line starts with a feature, where its label must come first "
-                "(predict scores lines without one)",
-                tokens[0],
-            )
-        tokens.insert(0, "")
-        label = math.nan
-    else:
-        label = _strict_number(tokens[0], "label", tokens[0], error)
-    indices: list[int] = []
-    values: list[float] = []
-    for tok in tokens[1:]:
-        index_str, colon, value_str = tok.partition(":")
-        if index_str == "qid":
-            if not value_str.isdigit():
-                raise error("qid must be a non-negative integer", tok)
-            continue
-        if not colon:
-            raise error("expected index:value", tok)
-        if not index_str:
-            raise error("missing feature index before ':'", tok)
-        if not value_str:
-            raise error("missing feature value after ':'", tok)
-        index = _strict_index(index_str, tok, error)
-        if indices and index <= indices[-1]:
-            if index == indices[-1]:
-                raise error(f"duplicate feature index {index}", tok)
-            raise error(
-                f"feature indices must be strictly increasing ({index} after {indices[-1]})",
-                tok,
-            )
-        indices.append(index)
-        values.append(_strict_number(value_str, "feature value", tok, error))
-    return tokens[0].encode("ascii"), label, indices, values
-
-
-def _strict_number(text: str, what: str, token: str, error) -> float:
-    number = parse_number(text)
-    if number is None:
-        raise error(f"{what} is not a number", token)
-    if not math.isfinite(number):
-        raise error(f"{what} is not finite (NaN, infinity or overflow)", token)
-    return number
-
-
-def _strict_index(text: str, token: str, error) -> int:
-    if not text.isdigit():  # text is ASCII here, so this means 0-9 only
-        raise error("feature index must be a whole number ≥ 0", token)
-    digits = text.lstrip("0")
-    # The length test keeps int() away from absurdly long digit strings.
-    if len(digits) > len(str(MAX_INDEX)) or int(digits or "0") > MAX_INDEX:
-        raise error(f"feature index exceeds {MAX_INDEX}", token)
-    return int(digits or "0")  # 0 is a feature, as svm-train and scikit-learn's zero-based files have it
-
-
-def _token_at(raw: bytes, pos: int) -> str:
-    """The whitespace-separated token of ``raw`` that contains byte ``pos``, printable."""
-    for match in _TOKEN.finditer(raw):
-        if match.end() > pos:
-            return match.group().decode("utf-8", "backslashreplace")
-    return raw.decode("utf-8", "backslashreplace")
 
 
 def write_libsvm(fileobj_text, indptr, indices, values, labels, label_strings=None) -> None:
