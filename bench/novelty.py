@@ -156,7 +156,7 @@ def river_one_class(X: np.ndarray, Xt: np.ndarray, gamma: float, nu: float, comp
     return timed(fit_score)
 
 
-def libsvm_one_class(args, train: Path, test: Path, Xt: np.ndarray, gamma: float, d: Path) -> tuple:
+def libsvm_one_class(args, train: Path, test: Path, gamma: float, d: Path) -> tuple:
     """LIBSVM `-s 2` as a user runs it: svm-train, then svm-predict on the held-out file (whole processes);
     the held-out decision values of its model by LIBSVM's Python bindings (None when not installed)."""
     model = d / "libsvm.model"
@@ -166,10 +166,12 @@ def libsvm_one_class(args, train: Path, test: Path, Xt: np.ndarray, gamma: float
         p = measure([args.svm_predict, "-q", test, model, d / "libsvm.out"], str(d))
         wall, cpu = wall + p.wall, cpu + p.cpu
     try:
-        from libsvm.svmutil import svm_load_model, svm_predict
+        from libsvm.svmutil import svm_load_model, svm_predict, svm_read_problem
     except ImportError:
         return None, wall, cpu
-    _, _, values = svm_predict([], Xt, svm_load_model(str(model)), "-q")
+    # the rows as svm-train read them: the bindings shift a numpy row's indices by one, the stream's start at 0
+    _, rows = svm_read_problem(str(test))
+    _, _, values = svm_predict([], rows, svm_load_model(str(model)), "-q")
     return np.array(values)[:, 0], wall, cpu  # one-class decision values are f(x) − ρ: higher is more normal
 
 
@@ -189,7 +191,7 @@ def timing_table(args, train: list[str], test: list[str], normal: list[str], lab
         if args.svm_train:
             (d / "train").write_text("\n".join(train) + "\n")
             (d / "test").write_text("\n".join(test) + "\n")
-            scores, wall, cpu = libsvm_one_class(args, d / "train", d / "test", Xt, gamma, d)
+            scores, wall, cpu = libsvm_one_class(args, d / "train", d / "test", gamma, d)
             auc = auc_flagged(scores, is_normal)[0] if scores is not None else float("nan")
             how = "svm-train" + (" + svm-predict" if args.svm_predict else "") + ", processes"
             peers.append(("LIBSVM -s 2", len(X), auc, wall, cpu, how))
