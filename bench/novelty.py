@@ -160,10 +160,14 @@ def libsvm_one_class(args, train: Path, test: Path, gamma: float, d: Path) -> tu
     """LIBSVM `-s 2` as a user runs it: svm-train, then svm-predict on the held-out file (whole processes);
     the held-out decision values of its model by LIBSVM's Python bindings (None when not installed)."""
     model = d / "libsvm.model"
-    fit = measure([args.svm_train, "-s", "2", "-g", repr(gamma), "-n", repr(args.nu), "-q", train, model], str(d))
+    fit = measure(
+        [args.svm_train, "-s", "2", "-g", repr(gamma), "-n", repr(args.nu), "-q", str(train), str(model)], str(d)
+    )
     wall, cpu = fit.wall, fit.cpu
     if args.svm_predict:
-        p = measure([args.svm_predict, "-q", test, model, d / "libsvm.out"], str(d))
+        p = measure(
+            [args.svm_predict, "-q", str(test), str(model), str(d / "libsvm.out")], str(d)
+        )  # str: its error joins argv
         wall, cpu = wall + p.wall, cpu + p.cpu
     try:
         from libsvm.svmutil import svm_load_model, svm_predict, svm_read_problem
