@@ -12,10 +12,24 @@ Flags after `--` go to every `budgetlearn train` (e.g. `-- --norma-lambda 0.01 -
 Streams (--streams): letter (letter.scale / letter.scale.t; A, E and O in turn), mushrooms
 (mushrooms/mushrooms, a seeded two-thirds / one-third split; each label in turn), mixture (200,000 examples
 of `budgetlearn generate novelty-mixture`, learnt whole with its 1% novelties, held out: 40,000 of another
-seed; OneClassSVM is not fitted on more than 20,000 rows).  Each seed permutes the normal training rows (the online
-learner's order; the batch SVM does not depend on it).  Prints, per stream: our AUC (mean over seeds, and its
-range), the fraction of the normal test rows flagged beside ν, and OneClassSVM's AUC and normal flagged fraction.
-Not measured here yet: times (the issue's 200,000-example stream), LIBSVM `-s 2`, River and SGDOneClassSVM.
+seed; OneClassSVM is fitted on a seeded sample of --batch-limit rows, 20,000 by default, of a longer stream).
+Each seed permutes the normal training rows (the online learner's order; the batch SVM does not depend on it).
+Prints, per stream: our AUC (mean over seeds, and its range), the fraction of the normal test rows flagged beside
+ν, and OneClassSVM's AUC and normal flagged fraction.
+
+On the mixture stream it also times, with the same γ and ν (the issue's targets; a second table, the load
+average before and after):
+- ours: the `budgetlearn train` and `budgetlearn eval` processes, wall and CPU time of the whole processes
+  (start-up, imports and reading included), mean over seeds;
+- LIBSVM (--svm-train PATH, --svm-predict PATH): `svm-train -s 2 -g G -n NU` and `svm-predict` on the held-out
+  file, whole processes; its AUC from the decision values of the model svm-train wrote, by LIBSVM's own
+  Python bindings (`libsvm.svmutil`; not measured when they are not installed);
+- scikit-learn's OneClassSVM (the sample above), Nystroem(n_components=--components, our budget by default) +
+  SGDOneClassSVM on the whole stream, and River's RBFSampler(n_components=--components) | anomaly.OneClassSVM
+  (when River is installed) learnt one row at a time on the first --river-rows rows, then scoring the held-out
+  rows (fit, then score): library calls in this process, the wall and CPU time of fit + score only (the data
+  already in memory), so their times leave out start-up and reading that ours include.
+A peer fitted on fewer rows than ours is marked so: its time would grow with the rows.
 """
 
 from __future__ import annotations
@@ -26,6 +40,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import numpy as np
@@ -33,10 +48,15 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+sys.path.insert(0, str(ROOT / "bench"))
+
+from loops import fmt_load  # noqa: E402  (bench/loops.py)
+from peers import measure  # noqa: E402  (bench/peers.py: a whole process's wall and CPU time, and its stdout)
 from repro.common import dataset  # noqa: E402
 
 MIXTURE = 200_000  # examples of the novelty-mixture stream (`budgetlearn generate novelty-mixture`); held out: a fifth
-BATCH_LIMIT = 20_000  # training rows above which the batch OneClassSVM is not fitted (its time grows as n² or more)
+BATCH_LIMIT = 20_000  # training rows the batch OneClassSVM is fitted on at most (its time grows as n² or more)
+RIVER_ROWS = 20_000  # rows River's OneClassSVM learns one at a time (about 1.7 ms a row with 500 components here)
 
 
 def read_lines(path: Path) -> list[str]:
@@ -70,6 +90,13 @@ def streams(names: list[str]) -> list[tuple[str, list[str], list[str], str, bool
     return out
 
 
+def ours(*args):
+    """A budgetlearn process of this checkout, timed whole (bench/peers.py's measure)."""
+    return measure(
+        [sys.executable, "-m", "budgetcli", *map(str, args)], str(ROOT), dict(os.environ, PYTHONPATH=str(ROOT))
+    )
+
+
 def budgetlearn(*args) -> subprocess.CompletedProcess:
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     out = subprocess.run([sys.executable, "-m", "budgetcli", *map(str, args)], capture_output=True, text=True, env=env)
@@ -78,20 +105,131 @@ def budgetlearn(*args) -> subprocess.CompletedProcess:
     return out
 
 
-def one_class_svm(normal: list[str], test: list[str], normal_label: str, gamma: float, nu: float) -> tuple:
+def features(normal: list[str], test: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The normal training rows and the held-out rows as dense arrays, and the held-out labels."""
     from sklearn.datasets import load_svmlight_files
-    from sklearn.metrics import roc_auc_score
-    from sklearn.svm import OneClassSVM
 
     with tempfile.TemporaryDirectory() as d:
         a, b = Path(d) / "a", Path(d) / "b"
         a.write_text("\n".join("0 " + line for line in normal) + "\n")
         b.write_text("\n".join(test) + "\n")
         X, _, Xt, yt = load_svmlight_files([str(a), str(b)])
-    X, Xt = X.toarray(), Xt.toarray()  # scikit-learn's SVMs refuse the loader's 64-bit sparse indices
-    g = OneClassSVM(gamma=gamma, nu=nu).fit(X).decision_function(Xt)
-    is_normal = yt == float(normal_label)
-    return roc_auc_score(is_normal, g), float(np.mean(g[is_normal] <= 0))
+    return X.toarray(), Xt.toarray(), yt  # scikit-learn's SVMs refuse the loader's 64-bit sparse indices
+
+
+def timed(fit_score) -> tuple:
+    """fit_score()'s result, and its wall and CPU seconds."""
+    t0, c0 = time.perf_counter(), time.process_time()
+    out = fit_score()
+    return out, time.perf_counter() - t0, time.process_time() - c0
+
+
+def one_class_svm(X: np.ndarray, Xt: np.ndarray, gamma: float, nu: float) -> tuple:
+    """scikit-learn's batch OneClassSVM: the held-out scores, higher is more normal, wall and CPU seconds."""
+    from sklearn.svm import OneClassSVM
+
+    return timed(lambda: OneClassSVM(gamma=gamma, nu=nu).fit(X).decision_function(Xt))
+
+
+def nystroem_sgd(X: np.ndarray, Xt: np.ndarray, gamma: float, nu: float, components: int) -> tuple:
+    from sklearn.kernel_approximation import Nystroem
+    from sklearn.linear_model import SGDOneClassSVM
+    from sklearn.pipeline import make_pipeline
+
+    model = make_pipeline(Nystroem(gamma=gamma, n_components=components, random_state=0), SGDOneClassSVM(nu=nu))
+    return timed(lambda: model.fit(X).decision_function(Xt))
+
+
+def river_one_class(X: np.ndarray, Xt: np.ndarray, gamma: float, nu: float, components: int) -> tuple:
+    """River's kernel one-class SVM, RBFSampler features, learnt row by row, then scoring the held-out rows.
+    Its score_one is w·x − intercept, the one-class decision function: higher is more normal (though River's
+    detectors' convention is the other way round), so it is taken as it is."""
+    from river import anomaly, feature_extraction
+
+    model = feature_extraction.RBFSampler(gamma=gamma, n_components=components, seed=0) | anomaly.OneClassSVM(nu=nu)
+
+    def fit_score():
+        for x in X:
+            model.learn_one(dict(enumerate(x.tolist())))
+        return np.array([model.score_one(dict(enumerate(x.tolist()))) for x in Xt])
+
+    return timed(fit_score)
+
+
+def libsvm_one_class(args, train: Path, test: Path, gamma: float, d: Path) -> tuple:
+    """LIBSVM `-s 2` as a user runs it: svm-train, then svm-predict on the held-out file (whole processes);
+    the held-out decision values of its model by LIBSVM's Python bindings (None when not installed)."""
+    model = d / "libsvm.model"
+    fit = measure(
+        [args.svm_train, "-s", "2", "-g", repr(gamma), "-n", repr(args.nu), "-q", str(train), str(model)], str(d)
+    )
+    wall, cpu = fit.wall, fit.cpu
+    if args.svm_predict:
+        p = measure(
+            [args.svm_predict, "-q", str(test), str(model), str(d / "libsvm.out")], str(d)
+        )  # str: its error joins argv
+        wall, cpu = wall + p.wall, cpu + p.cpu
+    try:
+        from libsvm.svmutil import svm_load_model, svm_predict, svm_read_problem
+    except ImportError:
+        return None, wall, cpu
+    # the rows as svm-train read them: the bindings shift a numpy row's indices by one, the stream's start at 0
+    _, rows = svm_read_problem(str(test))
+    _, _, values = svm_predict([], rows, svm_load_model(str(model)), "-q")
+    return np.array(values)[:, 0], wall, cpu  # one-class decision values are f(x) − ρ: higher is more normal
+
+
+def auc_flagged(scores: np.ndarray, is_normal: np.ndarray) -> tuple[float, float]:
+    from sklearn.metrics import roc_auc_score
+
+    return roc_auc_score(is_normal, scores), float(np.mean(scores[is_normal] <= 0))
+
+
+def timing_table(args, train: list[str], test: list[str], normal: list[str], label: str, gamma: float, ours) -> list:
+    """The mixture stream's peers against ours (`ours`: AUCs, walls and CPU seconds per seed)."""
+    X, Xt, yt = features(normal, test)
+    is_normal = yt == float(label)
+    peers = []  # (name, rows fitted, AUC, wall, CPU, how timed)
+    with tempfile.TemporaryDirectory() as d:
+        d = Path(d)
+        if args.svm_train:
+            (d / "train").write_text("\n".join(train) + "\n")
+            (d / "test").write_text("\n".join(test) + "\n")
+            scores, wall, cpu = libsvm_one_class(args, d / "train", d / "test", gamma, d)
+            auc = auc_flagged(scores, is_normal)[0] if scores is not None else float("nan")
+            how = "svm-train" + (" + svm-predict" if args.svm_predict else "") + ", processes"
+            peers.append(("LIBSVM -s 2", len(X), auc, wall, cpu, how))
+    sample = X
+    if args.batch_limit and len(X) > args.batch_limit:
+        sample = X[np.sort(np.random.default_rng(0).choice(len(X), args.batch_limit, replace=False))]
+    scores, wall, cpu = one_class_svm(sample, Xt, gamma, args.nu)
+    peers.append(("OneClassSVM", len(sample), auc_flagged(scores, is_normal)[0], wall, cpu, "fit + score, call"))
+    scores, wall, cpu = nystroem_sgd(X, Xt, gamma, args.nu, args.components)
+    name = f"Nystroem({args.components}) + SGDOneClassSVM"
+    peers.append((name, len(X), auc_flagged(scores, is_normal)[0], wall, cpu, "fit + score, call"))
+    try:
+        import river  # noqa: F401
+    except ImportError:
+        print("River is not installed: its OneClassSVM not measured")
+    else:
+        rows = X[: args.river_rows] if args.river_rows else X
+        scores, wall, cpu = river_one_class(rows, Xt, gamma, args.nu, args.components)
+        name = f"River RBFSampler({args.components}) | OneClassSVM"
+        peers.append((name, len(rows), auc_flagged(scores, is_normal)[0], wall, cpu, "learn, then score, call"))
+    aucs, walls, cpus = ours
+    print(f"\nmixture, the issue's targets: γ = {gamma:.6g}, ν = {args.nu}; times in seconds; ratio: our wall / theirs")
+    print(f"{'':38} {'rows':>8} {'AUC':>7} {'wall':>8} {'CPU':>8} {'ratio':>6}  timed as")
+    print(
+        f"{'ours (mean of ' + str(len(aucs)) + ' seeds)':38} {len(X):>8} {np.mean(aucs):>7.4f} {np.mean(walls):>8.2f} "
+        f"{np.mean(cpus):>8.2f} {'':>6}  train + eval, processes"
+    )
+    out = []
+    for name, rows, auc, wall, cpu, how in peers:
+        fewer = " (fewer rows)" if rows < len(X) else ""
+        ratio = np.mean(walls) / wall
+        print(f"{name:38} {rows:>8} {auc:>7.4f} {wall:>8.2f} {cpu:>8.2f} {ratio:>6.3f}  {how}{fewer}")
+        out.append({"peer": name, "rows": rows, "auc": auc, "wall": wall, "cpu": cpu, "timed_as": how})
+    return out
 
 
 def main() -> None:
@@ -100,13 +238,19 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, default=3)
     parser.add_argument("--json", dest="json_path")
     parser.add_argument("--streams", default="letter,mushrooms", help="of letter, mushrooms, mixture")
+    parser.add_argument("--svm-train", help="LIBSVM's svm-train, timed on the mixture stream")
+    parser.add_argument("--svm-predict", help="LIBSVM's svm-predict, timed with svm-train on the mixture stream")
+    parser.add_argument("--batch-limit", type=int, default=BATCH_LIMIT, help="OneClassSVM's rows at most (0: all)")
+    parser.add_argument("--river-rows", type=int, default=RIVER_ROWS, help="River's rows on the mixture (0: all)")
+    parser.add_argument("--components", type=int, default=500, help="Nystroem's and RBFSampler's features")
     parser.add_argument("train_flags", nargs="*", help="after --: more flags of every train")
     args = parser.parse_args()
     rows = []
+    print(f"load average {fmt_load(os.getloadavg())}")
     print(f"{'stream':<14} {'ours AUC':>9} {'(range)':>17} {'flagged':>8}  {'OneClassSVM AUC':>15} {'flagged':>8}")
     for name, train, test, label, normal_only in streams(args.streams.split(",")):
         normal = [line.split(" ", 1)[1] for line in train if line.split()[0] == label or not normal_only]
-        aucs, flagged = [], []
+        aucs, flagged, walls, cpus = [], [], [], []
         with tempfile.TemporaryDirectory() as d:
             held_out = Path(d) / "test"
             held_out.write_text("\n".join(test) + "\n")
@@ -114,18 +258,20 @@ def main() -> None:
                 order = np.random.default_rng(seed).permutation(len(normal))
                 data, model = Path(d) / "normal", Path(d) / "m.model"
                 data.write_text("\n".join(normal[i] for i in order) + "\n")
-                summary = json.loads(
-                    budgetlearn(
-                        "train", "--task", "novelty", "--nu", args.nu, *args.train_flags, data, "-o", model, "--json"
-                    ).stdout
+                fit = ours(
+                    "train", "--task", "novelty", "--nu", args.nu, *args.train_flags, data, "-o", model, "--json"
                 )
-                report = json.loads(budgetlearn("eval", "--json", "--normal-label", label, model, held_out).stdout)
+                score = ours("eval", "--json", "--normal-label", label, model, held_out)
+                summary, report = json.loads(fit.out), json.loads(score.out)
                 aucs.append(report["auc"])
+                walls.append(fit.wall + score.wall)
+                cpus.append(fit.cpu + score.cpu)
                 flagged.append(report["flagged_normal_fraction"])
         gamma = summary["kernel"]["gamma"]
         svm_auc = svm_flagged = float("nan")
-        if len(normal) <= BATCH_LIMIT:
-            svm_auc, svm_flagged = one_class_svm(normal, test, label, gamma, args.nu)
+        if name != "mixture":  # the mixture's OneClassSVM (a sample) is in its own table below
+            X, Xt, yt = features(normal, test)
+            svm_auc, svm_flagged = auc_flagged(one_class_svm(X, Xt, gamma, args.nu)[0], yt == float(label))
         rows.append(
             {
                 "stream": name,
@@ -136,12 +282,17 @@ def main() -> None:
                 "normal_flagged": flagged,
                 "one_class_svm_auc": svm_auc,
                 "one_class_svm_normal_flagged": svm_flagged,
+                "wall": walls,
+                "cpu": cpus,
             }
         )
         print(
             f"{name:<14} {np.mean(aucs):>9.4f} {f'({min(aucs):.4f}-{max(aucs):.4f})':>17} {np.mean(flagged):>8.3f}  "
             f"{svm_auc:>15.4f} {svm_flagged:>8.3f}"
         )
+        if name == "mixture":
+            rows[-1]["peers"] = timing_table(args, train, test, normal, label, gamma, (aucs, walls, cpus))
+    print(f"load average {fmt_load(os.getloadavg())}")
     if args.json_path:
         Path(args.json_path).write_text(json.dumps(rows, indent=1) + "\n")
 
