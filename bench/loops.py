@@ -28,6 +28,23 @@ otherwise).  Exit status 1 when a row is SLOWER, MISMATCHed, compiled while time
 average is printed before the warm-up and after the last round.
 
 Both checkouts holding the same code measure the noise floor against which 3% is judged.
+
+    python bench/loops.py --task-cost [FILE] [--budgets 100,500] [--examples 4000] [--rounds 5]
+
+`--task-cost` is issue #48's per-example cost of the regression learners against the classifiers at the
+same budget, in this checkout.  The regression stream is FILE (LIBSVM, real targets) or, without it,
+`budgetlearn generate friedman1 -n EXAMPLES --seed 1` (10 features); the classification stream is the
+same inputs labelled +1 where the target is above its median, −1 elsewhere (same dimension, balanced
+classes).  rbf kernel, γ = 1/#features, seed 1; at each B every learner that takes a budget gets B, fogd
+and fogd-regression get D = B features (qklms has no budget: its defaults, its centres printed).  One
+process learns everything, interleaved: after a warm-up (numba compiles and loads there), each round
+learns the whole stream with a fresh learner of each regression learner and of each classifier, the
+order reversed every other round; CPU time (time.process_time) per example.  Each regression learner
+is set against its counterpart (COUNTERPART: the same algorithm on the other task; rbp, the budgeted
+kernel Perceptron, for the filters, which have none) and against rbp and rbsop (the budgeted
+second-order Perceptron, O(B²) a mistake like the KRLS family) at the same B: the ratio of the medians
+over the rounds and of the minima (best).  The target: ≤ 2 at B = 100.  The load average is printed
+before and after.
 """
 
 from __future__ import annotations
@@ -38,6 +55,7 @@ import os
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 
 FIRST = 1000  # examples of the timed first call
@@ -55,6 +73,55 @@ SETTINGS = {
 # Unbounded learners whose work grows faster than the support set: examples they learn at most.
 MAX_EXAMPLES = {"sop": 8000}
 SLOWER = 1.03
+# --task-cost: each regression learner's classification counterpart (the rest: rbp), and the classifiers
+# every regression learner is also set against.
+COUNTERPART = {"fogd-regression": "fogd", "nogd-regression": "nogd", "bogd-regression": "bogd"}
+REFERENCES = ("rbp", "rbsop")
+COST_TARGET = 2.0  # issue #48: a regression learner at B = 100 costs at most twice a classifier at B = 100
+
+COST_CHILD = r"""
+import json, sys, time
+import numpy as np
+from budgetcli.learning import algorithms, labels
+from budgetcli.io.libsvm import read_all
+from budgetcli.numerics.kernels import Kernel
+spec = json.loads(sys.argv[1])
+registered = algorithms.load_all()
+data = read_all(spec["data"])
+data = data.take(range(min(len(data), spec["examples"])))
+y = labels.RealTargets().encode(data)
+targets = {"regression": y, "classification": np.where(y > np.median(y), 1.0, -1.0)}
+gamma = 1.0 / data.n_features
+
+def make(name, budget):
+    cls = registered[name]
+    params = {p.name for p in cls.params}
+    size = {"budget": budget} if "budget" in params else {"components": budget} if "components" in params else {}
+    return cls(Kernel("rbf", gamma), seed=1, **size)
+
+def learn(name, budget):
+    learner = make(name, budget)
+    task = "regression" if "regression" in registered[name].tasks else "classification"
+    c0 = time.process_time()
+    learner.learn(data, targets[task])
+    return time.process_time() - c0, len(getattr(learner, "support", ()) or ())
+
+names = spec["regression"] + spec["classification"]
+runs = {str(b): {n: [] for n in names} for b in spec["budgets"]}
+support = {str(b): {} for b in spec["budgets"]}
+for b in spec["budgets"]:  # warm-up: numba compiles and loads every loop here, untimed
+    for n in names:
+        learn(n, b)
+for r in range(spec["rounds"]):
+    for b in spec["budgets"]:
+        order = names if r % 2 == 0 else names[::-1]
+        for n in order:
+            t, s = learn(n, b)
+            runs[str(b)][n].append(t / len(data))
+            support[str(b)][n] = s
+print(json.dumps({"examples": len(data), "features": data.n_features, "gamma": gamma, "runs": runs,
+                  "support": support}))
+"""
 
 CHILD = r"""
 import hashlib, json, os, sys, time
@@ -69,7 +136,8 @@ from budgetcli.base import registry
 algorithms.load_all()
 imported = (time.process_time() - c0, time.perf_counter() - w0)
 if spec["mode"] == "list":
-    algos = {name: {"multiclass": bool(getattr(cls, "multiclass", False)), "params": [p.name for p in cls.params]}
+    algos = {name: {"multiclass": bool(getattr(cls, "multiclass", False)), "params": [p.name for p in cls.params],
+                    "tasks": list(getattr(cls, "tasks", ("classification",)))}
              for name, cls in algorithms.load_all().items()}
     print(json.dumps({"file": budgetcli.__file__, "algorithms": algos}))
     sys.exit()
@@ -145,9 +213,18 @@ def cells(base: list, cur: list, key: str, unit: float, fmt: str) -> str:
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("train_binary")
-    ap.add_argument("train_multiclass")
-    ap.add_argument("--baseline", required=True, help="checkout to compare with (a directory of `git worktree add`)")
+    ap.add_argument("train_binary", nargs="?")
+    ap.add_argument("train_multiclass", nargs="?")
+    ap.add_argument("--baseline", help="checkout to compare with (a directory of `git worktree add`)")
+    ap.add_argument(
+        "--task-cost",
+        nargs="?",
+        const="",
+        metavar="FILE",
+        help="per-example cost of the regression learners against the classifiers at the same budget, on FILE "
+        "(default: a generated Friedman #1 stream); no baseline",
+    )
+    ap.add_argument("--budgets", default="100,500", help="--task-cost: the budgets B (default 100,500)")
     ap.add_argument("--rounds", type=int, default=5, help="measurements per checkout and algorithm (default 5)")
     ap.add_argument("--algorithms", help="comma-separated subset (default: every registered algorithm)")
     ap.add_argument("--examples", type=int, default=None, help="examples learnt per run (default: all)")
@@ -155,6 +232,16 @@ def main():
     args = ap.parse_args()
     if args.rounds < 1 or (args.examples is not None and args.examples <= FIRST):
         ap.error(f"--rounds must be at least 1 and --examples more than {FIRST}")
+    if args.task_cost is not None:
+        try:
+            budgets = [int(b) for b in args.budgets.split(",")]
+        except ValueError:
+            ap.error(f"--budgets {args.budgets}: not a comma-separated list of whole numbers")
+        if min(budgets) < 1:
+            ap.error("--budgets: each budget must be at least 1")
+        sys.exit(task_cost(args.task_cost, budgets, args.examples or 4000, args.rounds, args.json))
+    if not (args.train_binary and args.train_multiclass and args.baseline):
+        ap.error("TRAIN_BINARY, TRAIN_MULTICLASS and --baseline are required (without --task-cost)")
     if not os.path.isdir(args.baseline):
         ap.error(f"--baseline {args.baseline}: not a directory")
     checkouts = {
@@ -224,6 +311,80 @@ def main():
                 indent=1,
             )
     sys.exit(1 if bad else 0)
+
+
+def task_cost(data: str, budgets: list, examples: int, rounds: int, json_file) -> int:
+    """--task-cost: run COST_CHILD in one fresh process of this checkout, print its table; exit status 1
+    when a regression learner at B = 100 costs more than COST_TARGET × its counterpart."""
+    root = os.path.realpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir))
+    env = {**os.environ, "PYTHONPATH": root}
+    listing = child(root, {"mode": "list"})
+    if "error" in listing:
+        sys.exit(f"loops.py: {root}: {listing['error']}")
+    print(f"current  {revision(root):12s} budgetcli from {listing['file']}")
+    with tempfile.TemporaryDirectory() as tmp:
+        if not data:
+            data = os.path.join(tmp, "friedman1.txt")
+            generate = ["-m", "budgetcli", "generate", "friedman1", "-n", str(examples), "--seed", "1", "-o", data]
+            subprocess.run([sys.executable, *generate], env=env, cwd=root, check=True)
+            source = f"budgetlearn generate friedman1 -n {examples} --seed 1"
+        else:
+            source = data
+        regression = sorted(n for n, info in listing["algorithms"].items() if "regression" in info["tasks"])
+        classification = sorted({COUNTERPART.get(n, REFERENCES[0]) for n in regression} | set(REFERENCES))
+        spec = {
+            "data": os.path.abspath(data),
+            "examples": examples,
+            "budgets": budgets,
+            "rounds": rounds,
+            "regression": regression,
+            "classification": classification,
+        }
+        t0 = time.perf_counter()
+        load = [os.getloadavg()]
+        proc = subprocess.run(
+            [sys.executable, "-c", COST_CHILD, json.dumps(spec)], cwd=root, env=env, capture_output=True, text=True
+        )
+        load.append(os.getloadavg())
+    if proc.returncode:
+        sys.exit(f"loops.py: --task-cost: {(proc.stderr.strip().splitlines() or ['exit status'])[-1]}")
+    out = json.loads(proc.stdout.strip().splitlines()[-1])
+    print(
+        f"\nregression: {source} ({out['examples']} examples, {out['features']} features); classification: the"
+        f" same inputs, label sign(target − median); rbf γ = {out['gamma']:.4g}; {rounds} rounds, one process,"
+        " interleaved"
+    )
+    refs = " ".join(f"{'÷ ' + r:>13s}" for r in REFERENCES)
+    print(
+        f"\n{'B':>5s} {'regression':16s} {'µs/ex':>7s} {'|S|':>5s} | {'counterpart':11s} {'µs/ex':>7s} "
+        f"{'ratio':>6s} {'best':>6s} | {refs}"
+    )
+    over = False
+    for b in budgets:
+        runs, support = out["runs"][str(b)], out["support"][str(b)]
+        for n in regression:
+            other = COUNTERPART.get(n, REFERENCES[0])
+            ratios = []
+            for c in (other, *REFERENCES):
+                ratios.append((statistics.median(runs[n]) / statistics.median(runs[c]), min(runs[n]) / min(runs[c])))
+            over = over or (b == 100 and ratios[0][0] > COST_TARGET)
+            print(
+                f"{b:5d} {n:16s} {1e6 * statistics.median(runs[n]):7.2f} {support[n]:5d} | {other:11s}"
+                f" {1e6 * statistics.median(runs[other]):7.2f} {ratios[0][0]:6.2f} {ratios[0][1]:6.2f} | "
+                + " ".join(f"{r:6.2f} ({best:4.2f})" for r, best in ratios[1:])
+            )
+        print(
+            f"{'':5s} classifiers: "
+            + ", ".join(f"{c} {1e6 * statistics.median(runs[c]):.2f} µs (|S| {support[c]})" for c in classification)
+        )
+    print(
+        f"CPU µs per example, medians of {rounds} rounds (ratio: medians; best: minima); load average (1, 5, 15 min):"
+        f" before {fmt_load(load[0])}, after {fmt_load(load[-1])}; {time.perf_counter() - t0:.0f} s"
+    )
+    if json_file:
+        with open(json_file, "w") as f:
+            json.dump({"revision": revision(root), "source": source, "load_average": load, "spec": spec, **out}, f)
+    return 1 if over else 0
 
 
 def fmt_load(load) -> str:
