@@ -34,7 +34,7 @@ Choices where the sources leave room:
   `--map-scale unscaled --learning-rate 0.001`, their map itself (files written before the option
   are normalised).  The default η = 0.5 on the normalised map stays: with our default γ (1/#features)
   it is ahead of LIBOKL's defaults (η = 0.5 unscaled, γ = 0.01) on every shared binary set, online and
-  on held-out data (`python bench/fogd_step.py`, docs/BENCHMARK.md); at LIBOKL's γ no constant step
+  on held-out data (docs/BENCHMARK.md, "FOGD's step against LIBOKL"); at LIBOKL's γ no constant step
   catches LIBOKL on banana and heart_scale, where its features (a parabolic sine and sign(θ)|cos θ|)
   are another kernel than the Gaussian one.
 - `--map-arithmetic vectorised`: cos and sin to within 2⁻⁵³ (trig.py: fdlibm's polynomials, vectorised,
