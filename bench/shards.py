@@ -72,11 +72,6 @@ def accuracy(model, test) -> float:
     return float(np.mean(predicted == test.labels))
 
 
-def averaged(model):
-    model.learner.fold_retired()
-    return model.averaged()
-
-
 def ordered(train: str, order: int, where: str) -> str:
     """TRAIN for order 0, else a copy of it with its lines in a random order (numpy's generator seeded
     with `order`): one data order is one draw, and a comparison within a point needs several."""
@@ -145,10 +140,10 @@ def show(row) -> None:
 
 def one_process(train, name, params, seed, order, test) -> dict:
     t0 = time.process_time()
-    # the online learner with its running average: `accuracy` scores the last hypothesis, `averaged` the average
+    # the online learner: `accuracy` scores the last hypothesis, Model.averaged (evicted vectors included) the average
     one = pipeline.train(TrainSpec(name, KERNEL, params, seed, hypothesis="running-average"), train)
     cpu = time.process_time() - t0
-    last, avg = accuracy(one.model, test), accuracy(averaged(one.model), test)
+    last, avg = accuracy(one.model, test), accuracy(one.model.averaged(), test)
     print(
         f"{name:14s} {seed:4d} {order:5d} {'one process':>19s} {100 * last:8.2f}% {100 * avg:7.2f}% {'':6s} "
         f"{'':7s} {'':7s} {len(one.model.learner.support):5d} {cpu:6.2f}",
