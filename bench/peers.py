@@ -111,33 +111,32 @@ WARM_LINES = 200
 TIME: str | None = None  # GNU time's path, "" when it is not installed; looked up by measure's first call
 
 # An earlier run's figures, printed when a peer's binary is not given: wall seconds of budgetlearn and of
-# the peer and their ratio.
-# `--installed --long --runs 3` on a9a, 2026-11-27 (docs/BENCHMARK.md), load average 5.2 before, 2.6 after
+# the peer and their ratio: docs/BENCHMARK.md's table (`--installed --long --runs 3`, 2026-11-27, load 1.2-2.1).
 FALLBACK = {  # (budgetlearn s, peer s, ratio)
-    "RBP B=300": (0.44, 0.90, 0.49),
-    "Forgetron B=300": (0.51, 1.11, 0.46),
-    "Projectron++ ~300 SVs": (0.59, 3.10, 0.19),
-    "BPA-S B=100": (0.33, 0.27, 1.23),
-    "BOGD-FIFO B=100": (0.22, 0.25, 0.91),
-    "BOGD B=100": (0.23, 0.24, 0.97),
-    "FOGD D=400": (0.26, 0.27, 0.96),
-    "NOGD B=100 k=20": (0.32, 0.29, 1.11),
-    "kernel OGD": (1.80, 9.73, 0.19),
-    "RBP B=300, a9a×16": (1.47, 11.04, 0.13),
-    "Forgetron B=300, a9a×16": (2.52, 13.12, 0.19),
-    "Projectron++ ~300 SVs, a9a×16": (5.14, 22.31, 0.23),
-    "BPA-S B=100, a9a×16": (0.80, 3.95, 0.20),
-    "BOGD-FIFO B=100, a9a×16": (0.96, 3.87, 0.25),
-    "BOGD B=100, a9a×16": (0.95, 3.84, 0.25),
-    "FOGD D=400, a9a×16": (0.99, 2.75, 0.36),
-    "NOGD B=100 k=20, a9a×16": (0.89, 4.16, 0.21),
+    "RBP B=300": (0.28, 0.62, 0.45),
+    "Forgetron B=300": (0.37, 0.76, 0.48),
+    "Projectron++ ~300 SVs": (0.39, 2.11, 0.18),
+    "BPA-S B=100": (0.25, 0.24, 1.03),
+    "BOGD-FIFO B=100": (0.25, 0.23, 1.08),
+    "BOGD B=100": (0.26, 0.23, 1.10),
+    "FOGD D=400": (0.25, 0.16, 1.54),
+    "NOGD B=100 k=20": (0.26, 0.24, 1.07),
+    "kernel OGD": (1.27, 9.73, 0.13),
+    "RBP B=300, a9a×16": (1.35, 9.96, 0.14),
+    "Forgetron B=300, a9a×16": (2.45, 13.38, 0.18),
+    "Projectron++ ~300 SVs, a9a×16": (4.20, 20.75, 0.20),
+    "BPA-S B=100, a9a×16": (0.84, 4.26, 0.20),
+    "BOGD-FIFO B=100, a9a×16": (0.87, 3.79, 0.23),
+    "BOGD B=100, a9a×16": (0.96, 3.83, 0.25),
+    "FOGD D=400, a9a×16": (1.15, 2.58, 0.45),
+    "NOGD B=100 k=20, a9a×16": (1.06, 3.95, 0.27),
     # BSGD: the train processes (the target's measure)
-    "BSGD B=100 removal": (0.38, 3.01, 0.12),
-    "BSGD B=500 removal": (0.60, 10.79, 0.06),
-    "BSGD B=100 merge": (1.67, 26.77, 0.06),
-    "BSGD B=100 merge-lookup": (0.61, 26.36, 0.02),
+    "BSGD B=100 removal": (0.41, 2.60, 0.16),
+    "BSGD B=500 removal": (0.72, 10.55, 0.07),
+    "BSGD B=100 merge": (1.63, 26.18, 0.06),
+    "BSGD B=100 merge-lookup": (0.50, 26.28, 0.02),
 }
-FALLBACK_RSS = {"KOL": "4.2–7.8 MB", "BudgetedSVM": "7.3–7.6 MB", "budgetlearn": "49–78 MB"}
+FALLBACK_RSS = {"KOL": "4.2–7.7 MB", "BudgetedSVM": "7.3–7.6 MB", "budgetlearn": "49–78 MB"}
 
 
 @dataclass
