@@ -36,7 +36,7 @@ same budget, in this checkout.  The regression stream is FILE (LIBSVM, real targ
 `budgetlearn generate friedman1 -n EXAMPLES --seed 1` (10 features); the classification stream is the
 same inputs labelled +1 where the target is above its median, −1 elsewhere (same dimension, balanced
 classes).  rbf kernel, γ = 1/#features, seed 1; at each B every learner that takes a budget gets B, fogd
-and fogd-regression get D = B features (qklms has no budget: its defaults, its centres printed).  One
+and fogd-regression get D = B features (qklms's -B caps its codebook; its centres printed).  One
 process learns everything, interleaved: after a warm-up (numba compiles and loads there), each round
 learns the whole stream with a fresh learner of each regression learner and of each classifier, the
 order reversed every other round; CPU time (time.process_time) per example.  Each regression learner

@@ -29,7 +29,7 @@ and is tested on the test part.
 - LIBSVM (`svm-train -s 3 -g γ -c C -p ε`, single-threaded as it is built): γ ∈ GAMMAS, C ∈ {1, 10, 100},
   ε ∈ {0.01, 0.1} × the targets' standard deviation.
 - ours: every algorithm that learns the regression task, at γ ∈ GAMMAS, with its budget at 500 where it has
-  one (qklms, whose codebook is not a budget, counts only when it ends with at most 500 centres); the best
+  one (qklms's -B caps its codebook; a run that ends with more than 500 centres is not counted); the best
   of them by held-out MSE is "ours".
 - scikit-learn, one pass (`partial_fit` once over the training part, in its order, targets standardised):
   `Nystroem(n_components = 500)` + `SGDRegressor` and `RBFSampler(n_components = 500)` + `SGDRegressor`, at

@@ -831,10 +831,11 @@ def klms(X, y, k, eta=0.5, budget=10000, w=None) -> Trace:
     return tr
 
 
-def qklms(X, y, k, eta=0.9, epsu=0.1, w=None) -> Trace:
+def qklms(X, y, k, eta=0.9, epsu=0.1, w=None, budget=None) -> Trace:
     """QKLMS (Chen, Zhao, Zhu, Príncipe 2012; KAFBOX qklms.m l.45-61): e_t = y_t − f_t(x_t); the nearest
     centre C_j (Euclidean distance in input space, the first on ties); ‖x_t − C_j‖ ≤ ε_U: α_j += η e_t
-    (x_t quantized to C_j), else x_t a new centre with η e_t.  The first example always joins."""
+    (x_t quantized to C_j), else x_t a new centre with η e_t.  The first example always joins.  With
+    `budget` centres (lms.py's cap, in neither the paper nor KAFBOX) every x_t is quantized to its nearest."""
     tr, alpha = Trace(), []
     for t in range(len(y)):
         f = _expansion(X, t, tr.support, alpha, k)
@@ -843,7 +844,7 @@ def qklms(X, y, k, eta=0.9, epsu=0.1, w=None) -> Trace:
         if tr.support:
             d2 = [float(np.sum((X[t] - X[s]) ** 2)) for s in tr.support]
             j = int(np.argmin(d2))  # the first minimum
-            if d2[j] <= epsu**2:  # qklms.m l.55
+            if d2[j] <= epsu**2 or len(tr.support) == budget:  # qklms.m l.55; the cap
                 alpha[j] += step
                 continue
         tr.support.append(t)

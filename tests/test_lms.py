@@ -99,6 +99,7 @@ def test_norma_s_paper_step_is_within_a_db_of_kafbox_s_order(mg30):
         ("klms", {"budget": 250}, lambda X, y, k: reference.klms(X, y, k, budget=250)),
         ("qklms", {}, lambda X, y, k: reference.qklms(X, y, k)),
         ("qklms", {"quantization": 0.3}, lambda X, y, k: reference.qklms(X, y, k, epsu=0.3)),
+        ("qklms", {"budget": 50}, lambda X, y, k: reference.qklms(X, y, k, budget=50)),
         ("norma", {"budget": 60}, lambda X, y, k: reference.norma(X, y, k, tau=60)),
         (
             "norma",
@@ -106,11 +107,12 @@ def test_norma_s_paper_step_is_within_a_db_of_kafbox_s_order(mg30):
             lambda X, y, k: reference.norma(X, y, k, tau=60, error="after-shrink"),
         ),
     ],
-    ids=["klms", "qklms", "qklms-0.3", "norma", "norma-after-shrink"],
+    ids=["klms", "qklms", "qklms-0.3", "qklms-cap", "norma", "norma-after-shrink"],
 )
 def test_every_prediction_on_mg30_equals_the_reference(name, params, run):
     """The first 400 rows of mg30, one at a time: each prediction f_t(x_t) equals the reference's, and so
-    does the final expansion (the budgets are reached: KLMS stops, NORMA truncates, QKLMS merges)."""
+    does the final expansion (the budgets are reached: KLMS stops, NORMA truncates, QKLMS merges, and with -B 50
+    stops growing)."""
     X, y = mg30_rows()
     X, y = X[:400], y[:400]
     trace = run(X, y, reference.make_kernel("rbf", KERNEL.gamma))

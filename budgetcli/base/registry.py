@@ -29,8 +29,8 @@ def register(cls):
 # every algorithm with its defaults (docs/ALGORITHMS.md, "Start here"; bench/defaults.py measures it).
 # `--task regression` runs krlst when none is named (`python bench/regression.py --defaults`): bounded by its
 # budget (100 centres), it has a lower test MSE than qklms, the default before, on four of the five sets and
-# is 3% behind on Friedman #1, where qklms's codebook grew to 20,000 centres; krls (ALD) is often better but
-# has no budget (649 centres and 74 s on Friedman #1).
+# is 3% behind on Friedman #1, where qklms's codebook grew to 20,000 centres (before its -B cap, 10,000); krls
+# (ALD) is often better but has no budget (649 centres and 74 s on Friedman #1).
 # `--task novelty` runs norma-novelty, the one novelty learner so far.
 DEFAULT = {"binary": "projectron++", "multiclass": "mc-projectron++", "regression": "krlst", "novelty": "norma-novelty"}
 

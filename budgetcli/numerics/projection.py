@@ -309,13 +309,16 @@ def schur_downdate(kinv, n, r):
     P − p pᵀ/π with P = K⁻¹ without row and column r, p = its column r, π = K⁻¹[r, r].  Row and
     column r are left as they were (the caller drops or overwrites them)."""
     pi = kinv[r, r]
+    pivot = kinv[r]
     for i in range(n):
         if i == r:
             continue
-        pir = kinv[i, r] / pi
-        for j in range(n):
-            if j != r:
-                kinv[i, j] -= pir * kinv[r, j]
+        row = kinv[i]
+        pir = row[r] / pi
+        for j in range(r):  # the columns before and after r in two loops: no test inside (vectorised)
+            row[j] -= pir * pivot[j]
+        for j in range(r + 1, n):
+            row[j] -= pir * pivot[j]
 
 
 # ---- rebuilding the resume state from the support set (learner.KernelLearner.rebuilt) -------------

@@ -12,7 +12,8 @@ gradient of the squared loss ½e²:
 - `klms`: x_t joins with coefficient η e_t (f_{t+1} = f_t + η e_t k(x_t, ·)): every example is kept;
 - `qklms`: the nearest centre c_j of the codebook (Euclidean distance in input space); if
   ‖x_t − c_j‖ ≤ ε_U its coefficient takes the step, α_j += η e_t (x_t is quantized to c_j), else x_t
-  joins with η e_t.  The codebook is an ε_U-cover of the inputs seen: bounded on a bounded input set;
+  joins with η e_t.  The codebook is an ε_U-cover of the inputs seen: bounded on a bounded input set, but
+  the bound grows as (diameter/ε_U)^d with the dimension d, so -B caps it (below);
 - `norma`: every coefficient shrinks, α ← (1 − ηλ) α (the gradient of the regulariser λ/2‖f‖²), x_t
   joins with η e_t, and only the last τ terms are kept (the paper's truncation: a term older than τ
   rounds weighs (1 − ηλ)^τ of what it did).
@@ -33,6 +34,12 @@ and `margin updates` stay 0 (a regression has none).
 Choices where the papers leave room:
 - KLMS has no budget in the paper; KAFBOX's M (here -B, default 10000) stops all learning once the
   dictionary holds M centres (no truncation, no update: KAFBOX's klms.m), as the Stoptron stops.
+- QKLMS has no budget in the paper nor in KAFBOX: the codebook's size is bounded only through ε_U and
+  the input set (Chen et al. §III), which in more than a few dimensions is every example (Friedman #1's
+  10 features in [0, 1] at ε_U = 0.1: each of 4,000 examples joins).  -B (default 10000, KLMS's) caps it:
+  with B centres every input is quantized to its nearest centre, whatever the distance (ε_U = ∞ from then
+  on; QKLMS's update, as KLMS's KAFBOX cap stops the growth).  Below the cap the filter is KAFBOX's (mg30:
+  2,160 centres).
 - QKLMS: the distance is computed as ‖x‖² + ‖c‖² − 2x·c from the support set's kept norms (KAFBOX
   subtracts directly; on mg30 the codebook is the same, 2,160 centres); a point at distance exactly ε_U
   is merged (≤, KAFBOX's); ties go to the first centre (KAFBOX's min); the first example always joins.
@@ -235,7 +242,7 @@ def qklms_range(S, K, rows, start, book, st, h):
         count_round(book.scalars, yt, f)
         step = h.step_size * e * example_weight(weights, t)
         j, d2 = nearest(S, scratch, idx, val, sq, n)
-        if j >= 0 and d2 <= limit:
+        if j >= 0 and (d2 <= limit or n >= h.budget):  # within ε_U, or the codebook full: x_t quantized to c_j
             touch(alpha, st.avg_sum, st.avg_stamp, j, rnd)
             alpha[j] += step
             continue
@@ -379,9 +386,12 @@ class KLMS(KernelFilter):
 @register
 class QKLMS(KernelFilter):
     name = "qklms"
-    summary = "quantized KLMS: within ε_U of its nearest centre an input updates that centre, else joins"
+    summary = (
+        "quantized KLMS: within ε_U of its nearest centre an input updates that centre, else joins; at -B centres "
+        "every input updates its nearest"
+    )
     paper = "Chen, Zhao, Zhu, Príncipe, IEEE TNNLS 2012 (QKLMS); KAFBOX qklms"
-    params = (STEP_SIZE.but(default=0.9), QUANTIZATION)
+    params = (BUDGET.but(default=10000), STEP_SIZE.but(default=0.9), QUANTIZATION)
     loop = qklms_range
 
 
