@@ -284,7 +284,7 @@ def test_the_refusals_are_one_line(files):
             "perceptron learns classification, not novelty",
         ),
         (("train", "-a", "norma-novelty", files / "labelled.txt", "-o", files / "x.model"), "give --task novelty"),
-        (("tune", "--task", "novelty", files / "labelled.txt"), "novelty detection is not wired into tune yet"),
+        (("tune", "--task", "novelty", files / "labelled.txt"), "ranks novelty runs by the AUC on held-out"),
         (("train", "--task", "novelty", "-v", "5", files / "labelled.txt"), "cross-validating a novelty detector"),
         (
             ("train", "--task", "novelty", files / "unlabelled.txt", files / "labelled.txt", "-o", files / "x.model"),
