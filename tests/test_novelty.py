@@ -316,6 +316,14 @@ def test_the_refusals_are_one_line(files):
     assert out.returncode == 2 and "--normal-label is for a novelty model" in out.stderr
     with pytest.raises(ValueError, match="nu"):
         TrainSpec("norma-novelty", params={"nu": 0.0}, task="novelty")
+    for name, step in (
+        ("fogd-novelty", "learning_rate"),
+        ("nogd-novelty", "learning_rate"),
+        ("nogd-novelty", "linear_rate"),
+    ):
+        flag = "--" + step.replace("_", "-")
+        with pytest.raises(ValueError, match=f"{name}: {flag} × --norma-lambda must be below 1"):  # 1 − ηλ ≤ 0
+            TrainSpec(name, params={step: 20.0, "norma_lambda": 0.05}, task="novelty")
 
 
 # ---- scikit-learn: BudgetOneClass -------------------------------------------------------------------------
