@@ -1,10 +1,13 @@
 """Novelty detection (issue #49) on the issue's streams: one class of a labelled set is normal, every other
-class novel.  norma-novelty learns online from the normal class's training lines, their labels removed
-(`budgetlearn train --task novelty`, a fresh process), and is scored on the held-out part with every class
-(`budgetlearn eval --normal-label L --json`); scikit-learn's batch OneClassSVM, with the same γ and ν, is fitted
-on the same normal rows and scored on the same held-out rows.
+class novel.  Each learner (--algorithms: norma-novelty, fogd-novelty and nogd-novelty by default) learns
+online from the normal class's training lines, their labels removed (`budgetlearn train --task novelty -a
+NAME`, a fresh process), and is scored on the held-out part with every class (`budgetlearn eval
+--normal-label L --json`); scikit-learn's batch OneClassSVM, with the same γ and ν, is fitted on the same
+normal rows and scored on the same held-out rows, and so is LIBSVM's `svm-train -s 2` when --svm-train is
+given (its AUC from its model's decision values, by LIBSVM's Python bindings).
 
     BUDGETLEARN_DATASETS=DIR python bench/novelty.py [--nu 0.1] [--seeds 3] [--streams letter,mushrooms,mixture]
+        [--algorithms norma-novelty,fogd-novelty,nogd-novelty] [--svm-train PATH [--svm-predict PATH]]
         [--json novelty.json] [-- TRAIN FLAGS]
 
 Flags after `--` go to every `budgetlearn train` (e.g. `-- --norma-lambda 0.01 -B 200`).
@@ -14,8 +17,9 @@ Streams (--streams): letter (letter.scale / letter.scale.t; A, E and O in turn),
 of `budgetlearn generate novelty-mixture`, learnt whole with its 1% novelties, held out: 40,000 of another
 seed; OneClassSVM is fitted on a seeded sample of --batch-limit rows, 20,000 by default, of a longer stream).
 Each seed permutes the normal training rows (the online learner's order; the batch SVM does not depend on it).
-Prints, per stream: our AUC (mean over seeds, and its range), the fraction of the normal test rows flagged beside
-ν, and OneClassSVM's AUC and normal flagged fraction.
+Prints, per stream and learner: its AUC (mean over seeds, and its range), the fraction of the normal test rows
+flagged beside ν, and the wall seconds of its train + eval processes (mean over seeds); then OneClassSVM's
+and LIBSVM's AUC and normal flagged fraction.
 
 On the mixture stream it also times, with the same γ and ν (the issue's targets; a second table, the load
 average before and after):
@@ -186,7 +190,7 @@ def auc_flagged(scores: np.ndarray, is_normal: np.ndarray) -> tuple[float, float
 
 
 def timing_table(args, train: list[str], test: list[str], normal: list[str], label: str, gamma: float, ours) -> list:
-    """The mixture stream's peers against ours (`ours`: AUCs, walls and CPU seconds per seed)."""
+    """The mixture stream's peers against ours (`ours`: each learner's AUCs, walls and CPU seconds per seed)."""
     X, Xt, yt = features(normal, test)
     is_normal = yt == float(label)
     peers = []  # (name, rows fitted, AUC, wall, CPU, how timed)
@@ -216,20 +220,49 @@ def timing_table(args, train: list[str], test: list[str], normal: list[str], lab
         scores, wall, cpu = river_one_class(rows, Xt, gamma, args.nu, args.components)
         name = f"River RBFSampler({args.components}) | OneClassSVM"
         peers.append((name, len(rows), auc_flagged(scores, is_normal)[0], wall, cpu, "learn, then score, call"))
-    aucs, walls, cpus = ours
     print(f"\nmixture, the issue's targets: γ = {gamma:.6g}, ν = {args.nu}; times in seconds; ratio: our wall / theirs")
-    print(f"{'':38} {'rows':>8} {'AUC':>7} {'wall':>8} {'CPU':>8} {'ratio':>6}  timed as")
-    print(
-        f"{'ours (mean of ' + str(len(aucs)) + ' seeds)':38} {len(X):>8} {np.mean(aucs):>7.4f} {np.mean(walls):>8.2f} "
-        f"{np.mean(cpus):>8.2f} {'':>6}  train + eval, processes"
-    )
+    print(f"{'':38} {'rows':>8} {'AUC':>7} {'wall':>8} {'CPU':>8}  ratio (each of ours)  timed as")
+    for algorithm, (aucs, walls, cpus) in ours.items():
+        print(
+            f"{algorithm + ' (' + str(len(aucs)) + ' seeds)':38} {len(X):>8} {np.mean(aucs):>7.4f} "
+            f"{np.mean(walls):>8.2f} {np.mean(cpus):>8.2f}  {'':20}  train + eval, processes"
+        )
     out = []
     for name, rows, auc, wall, cpu, how in peers:
         fewer = " (fewer rows)" if rows < len(X) else ""
-        ratio = np.mean(walls) / wall
-        print(f"{name:38} {rows:>8} {auc:>7.4f} {wall:>8.2f} {cpu:>8.2f} {ratio:>6.3f}  {how}{fewer}")
+        ratios = " ".join(f"{np.mean(w) / wall:.3f}" for _, w, _ in ours.values())
+        print(f"{name:38} {rows:>8} {auc:>7.4f} {wall:>8.2f} {cpu:>8.2f}  {ratios:20}  {how}{fewer}")
         out.append({"peer": name, "rows": rows, "auc": auc, "wall": wall, "cpu": cpu, "timed_as": how})
     return out
+
+
+def learn_and_score(args, algorithm: str, normal: list[str], held_out: Path, label: str, d: Path) -> dict:
+    """`algorithm` over each seed's permutation of the normal rows (train, then eval on the held-out rows,
+    fresh processes): AUCs, flagged fractions of the normal held-out rows, wall and CPU seconds, γ."""
+    out = {"auc": [], "normal_flagged": [], "wall": [], "cpu": []}
+    for seed in range(args.seeds):
+        order = np.random.default_rng(seed).permutation(len(normal))
+        data, model = d / "normal", d / "m.model"
+        data.write_text("\n".join(normal[i] for i in order) + "\n")
+        flags = ("--task", "novelty", "-a", algorithm, "--nu", args.nu, *args.train_flags)
+        fit = ours("train", *flags, data, "-o", model, "--json")
+        score = ours("eval", "--json", "--normal-label", label, model, held_out)
+        summary, report = json.loads(fit.out), json.loads(score.out)
+        out["auc"].append(report["auc"])
+        out["normal_flagged"].append(report["flagged_normal_fraction"])
+        out["wall"].append(fit.wall + score.wall)
+        out["cpu"].append(fit.cpu + score.cpu)
+    out["gamma"] = summary["kernel"]["gamma"]
+    return out
+
+
+def libsvm_scores(args, normal: list[str], test: list[str], gamma: float):
+    """LIBSVM -s 2's held-out decision values, trained on the normal rows (None without its Python bindings)."""
+    with tempfile.TemporaryDirectory() as d:
+        d = Path(d)
+        (d / "train").write_text("\n".join("1 " + line for line in normal) + "\n")
+        (d / "test").write_text("\n".join(test) + "\n")
+        return libsvm_one_class(args, d / "train", d / "test", gamma, d)[0]
 
 
 def main() -> None:
@@ -238,6 +271,7 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, default=3)
     parser.add_argument("--json", dest="json_path")
     parser.add_argument("--streams", default="letter,mushrooms", help="of letter, mushrooms, mixture")
+    parser.add_argument("--algorithms", default="norma-novelty,fogd-novelty,nogd-novelty", help="our learners")
     parser.add_argument("--svm-train", help="LIBSVM's svm-train, timed on the mixture stream")
     parser.add_argument("--svm-predict", help="LIBSVM's svm-predict, timed with svm-train on the mixture stream")
     parser.add_argument("--batch-limit", type=int, default=BATCH_LIMIT, help="OneClassSVM's rows at most (0: all)")
@@ -247,51 +281,34 @@ def main() -> None:
     args = parser.parse_args()
     rows = []
     print(f"load average {fmt_load(os.getloadavg())}")
-    print(f"{'stream':<14} {'ours AUC':>9} {'(range)':>17} {'flagged':>8}  {'OneClassSVM AUC':>15} {'flagged':>8}")
+    print(f"{'stream':<14} {'learner':<18} {'AUC':>7} {'(range)':>15} {'flagged':>8} {'wall s':>7}")
     for name, train, test, label, normal_only in streams(args.streams.split(",")):
         normal = [line.split(" ", 1)[1] for line in train if line.split()[0] == label or not normal_only]
-        aucs, flagged, walls, cpus = [], [], [], []
+        row = {"stream": name, "normal_training_rows": len(normal), "nu": args.nu, "learners": {}}
         with tempfile.TemporaryDirectory() as d:
             held_out = Path(d) / "test"
             held_out.write_text("\n".join(test) + "\n")
-            for seed in range(args.seeds):
-                order = np.random.default_rng(seed).permutation(len(normal))
-                data, model = Path(d) / "normal", Path(d) / "m.model"
-                data.write_text("\n".join(normal[i] for i in order) + "\n")
-                fit = ours(
-                    "train", "--task", "novelty", "--nu", args.nu, *args.train_flags, data, "-o", model, "--json"
+            for algorithm in args.algorithms.split(","):
+                ran = row["learners"][algorithm] = learn_and_score(args, algorithm, normal, held_out, label, Path(d))
+                aucs = ran["auc"]
+                print(
+                    f"{name:<14} {algorithm:<18} {np.mean(aucs):>7.4f} {f'({min(aucs):.4f}-{max(aucs):.4f})':>15} "
+                    f"{np.mean(ran['normal_flagged']):>8.3f} {np.mean(ran['wall']):>7.2f}"
                 )
-                score = ours("eval", "--json", "--normal-label", label, model, held_out)
-                summary, report = json.loads(fit.out), json.loads(score.out)
-                aucs.append(report["auc"])
-                walls.append(fit.wall + score.wall)
-                cpus.append(fit.cpu + score.cpu)
-                flagged.append(report["flagged_normal_fraction"])
-        gamma = summary["kernel"]["gamma"]
-        svm_auc = svm_flagged = float("nan")
-        if name != "mixture":  # the mixture's OneClassSVM (a sample) is in its own table below
+        gamma = row["gamma"] = ran["gamma"]
+        if name != "mixture":  # the mixture's peers are in its own table below
             X, Xt, yt = features(normal, test)
-            svm_auc, svm_flagged = auc_flagged(one_class_svm(X, Xt, gamma, args.nu)[0], yt == float(label))
-        rows.append(
-            {
-                "stream": name,
-                "normal_training_rows": len(normal),
-                "gamma": gamma,
-                "nu": args.nu,
-                "auc": aucs,
-                "normal_flagged": flagged,
-                "one_class_svm_auc": svm_auc,
-                "one_class_svm_normal_flagged": svm_flagged,
-                "wall": walls,
-                "cpu": cpus,
-            }
-        )
-        print(
-            f"{name:<14} {np.mean(aucs):>9.4f} {f'({min(aucs):.4f}-{max(aucs):.4f})':>17} {np.mean(flagged):>8.3f}  "
-            f"{svm_auc:>15.4f} {svm_flagged:>8.3f}"
-        )
+            peers = {"OneClassSVM": one_class_svm(X, Xt, gamma, args.nu)[0]}
+            if args.svm_train:
+                peers["LIBSVM -s 2"] = libsvm_scores(args, normal, test, gamma)
+            for peer, scores in peers.items():
+                auc, flagged = auc_flagged(scores, yt == float(label)) if scores is not None else (np.nan, np.nan)
+                row[peer] = {"auc": auc, "normal_flagged": flagged}
+                print(f"{name:<14} {peer:<18} {auc:>7.4f} {'':>15} {flagged:>8.3f}")
+        rows.append(row)
         if name == "mixture":
-            rows[-1]["peers"] = timing_table(args, train, test, normal, label, gamma, (aucs, walls, cpus))
+            ours_runs = {a: (r["auc"], r["wall"], r["cpu"]) for a, r in row["learners"].items()}
+            row["peers"] = timing_table(args, train, test, normal, label, gamma, ours_runs)
     print(f"load average {fmt_load(os.getloadavg())}")
     if args.json_path:
         Path(args.json_path).write_text(json.dumps(rows, indent=1) + "\n")

@@ -1054,6 +1054,71 @@ def norma_novelty(X, k, eta=0.5, lam=0.001, nu=0.1, tau=500, w=None, reverse_sig
     return tr
 
 
+def fourier_features(x, omega, norm, arithmetic) -> np.ndarray:
+    """FOGD's z(x) as `fogd` makes it: float32 (`single_fourier_features`) or numpy's float64 cos and sin."""
+    if arithmetic == "single":
+        return single_fourier_features(x, omega.astype(np.float32), norm)
+    theta = x @ omega
+    return np.concatenate([np.cos(theta), np.sin(theta)]) * norm
+
+
+def fogd_novelty(X, k, D, eta=0.5, lam=0.001, nu=0.1, seed=0, arithmetic="float64", w=None) -> Trace:
+    """NORMA's novelty step (Kivinen et al. 2004, §III-B, as `norma_novelty`) on FOGD's normalised map z
+    (`fogd`): flagged when wᵀz(x_t) ≤ ρ_t; w ← (1 − ηλ) w + η w_t δ_t z(x_t); ρ ← ρ − η w_t (δ_t − ν).
+    Trace.alpha holds the final w, `rho` ρ after each round."""
+    omega = fourier_omega(seed, range(1, X.shape[1] + 1), D, k.gamma)
+    tr, weights, v, rho = Trace(), w, np.zeros(2 * D), 0.0
+    tr.rho = []
+    for t in range(len(X)):
+        z = fourier_features(X[t], omega, 1.0 / np.sqrt(D), arithmetic)
+        g = float(v @ z) - rho
+        flagged = g <= 0.0
+        tr.scores.append(g)
+        tr.mistakes.append(False)
+        tr.margin_updates.append(flagged)
+        step = eta * weight(weights, t)
+        v = (1.0 - eta * lam) * v + (step * z if flagged else 0.0)
+        rho -= step * ((1.0 if flagged else 0.0) - nu)
+        tr.rho.append(rho)
+    tr.alpha = v
+    return tr
+
+
+def nogd_novelty(X, k, budget, eta, eta1, rank, lam=0.001, nu=0.1, start="projected", w=None) -> Trace:
+    """NORMA's novelty step (as `norma_novelty`) in NOGD's two phases (as `nogd`, written with w): flagged
+    when f_t(x_t) ≤ ρ_t; until B landmarks, α ← (1 − ηλ) α, a flagged x_t joins with η w_t, ρ ← ρ − η w_t
+    (δ_t − ν); on the first flagged round with B stored, M and w's start as `nogd`'s, and from that round on
+    w ← (1 − η₁λ) w + η₁ w_t δ_t Mκ(x_t), ρ ← ρ − η₁ w_t (δ_t − ν).  Trace.alpha is Mᵀw (or α)."""
+    tr, slots, alpha, v, M, rho = Trace(), [], [], None, None, 0.0
+    tr.rho = []
+    for t in range(len(X)):
+        kappa = np.array([k(X[s], X[t]) for s in slots])
+        f = float(np.dot(alpha, kappa)) if v is None else float(v @ (M @ kappa))
+        flagged = f - rho <= 0.0
+        tr.scores.append(f - rho)
+        tr.mistakes.append(False)
+        tr.margin_updates.append(flagged)
+        if v is None and flagged and len(slots) >= budget:  # the switch
+            gram = np.array([[k(X[a], X[b]) for b in slots] for a in slots])
+            lam_, V = np.linalg.eigh(gram)
+            top = [i for i in np.argsort(lam_)[::-1][:rank] if lam_[i] > 1e-10 * lam_.max()]
+            M = (V[:, top] / np.sqrt(lam_[top])).T
+            v = np.sqrt(lam_[top]) * (V[:, top].T @ np.array(alpha)) if start == "projected" else np.zeros(len(top))
+        step = (eta if v is None else eta1) * weight(w, t)
+        if v is None:
+            alpha = [(1.0 - eta * lam) * a for a in alpha]
+            if flagged:
+                slots.append(t)
+                alpha.append(step)
+        else:
+            v = (1.0 - eta1 * lam) * v + (step * (M @ kappa) if flagged else 0.0)
+        rho -= step * ((1.0 if flagged else 0.0) - nu)
+        tr.rho.append(rho)
+    tr.support = slots
+    tr.alpha = np.array(alpha, float) if v is None else M.T @ v
+    return tr
+
+
 REFERENCES = {
     "perceptron": ({}, lambda X, y, k, seed, w=None: perceptron(X, y, k, w=w)),
     "stoptron": ({"budget": 8}, lambda X, y, k, seed, w=None: stoptron(X, y, k, 8, w=w)),
@@ -1176,4 +1241,20 @@ REFERENCES = {
         {"budget": 8, "nu": 0.3, "norma_lambda": 0.05, "rho_fit": "learnt"},
         lambda X, y, k, seed, w=None: norma_novelty(X, k, lam=0.05, nu=0.3, tau=8, w=w),
     ),
+    "fogd-novelty": [
+        (
+            {"components": 16, "map_arithmetic": arithmetic, "norma_lambda": 0.05, "nu": 0.3, "rho_fit": "learnt"},
+            lambda X, y, k, seed, a=arithmetic, w=None: fogd_novelty(
+                X, k, 16, lam=0.05, nu=0.3, seed=seed, arithmetic=a.replace("vectorised", "float64"), w=w
+            ),
+        )
+        for arithmetic in ("single", "vectorised")
+    ],
+    "nogd-novelty": [
+        (
+            {"budget": 8, "nystrom_rank": 4, "nystrom_start": s, "norma_lambda": 0.05, "nu": 0.3, "rho_fit": "learnt"},
+            lambda X, y, k, seed, s=s, w=None: nogd_novelty(X, k, 8, 0.5, 0.5, 4, lam=0.05, nu=0.3, start=s, w=w),
+        )
+        for s in ("projected", "zero")
+    ],
 }

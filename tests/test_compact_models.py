@@ -31,7 +31,7 @@ def budget_args(name):
     return (
         (["-B", "20"] if "budget" in params else [])
         + (["--maintenance", "project"] if "maintenance" in params else [])
-        + (["--task", "regression"] if "regression" in registry.get(name).tasks else [])
+        + (["--task", registry.get(name).tasks[0]] if "classification" not in registry.get(name).tasks else [])
     )
 
 
@@ -64,6 +64,7 @@ def test_the_algorithms_with_a_resume_state():
         "mc-nogd",
         "mc-projectron++",
         "nogd",
+        "nogd-novelty",
         "nogd-regression",
         "projectron",
         "projectron++",

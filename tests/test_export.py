@@ -423,6 +423,7 @@ def write_normal(path, n=400, seed=0, novel=0.0):
         ["--hypothesis", "last"],
         ["-B", "30", "--nu", "0.3"],
         ["--rho-fit", "learnt", "--kernel", "poly", "--coef0", "1"],
+        ["-a", "nogd-novelty", "-B", "30"],  # an expansion over its landmarks, after the switch
     ],
 )
 def test_a_novelty_model_exports_as_one_class_and_libsvm_predicts_every_row(tmp_path, options):
@@ -443,6 +444,17 @@ def test_a_novelty_model_exports_as_one_class_and_libsvm_predicts_every_row(tmp_
     theirs, _, dec = svmutil.svm_predict(y, x, svmutil.svm_load_model(str(exported)), "-q")
     assert theirs == labels
     np.testing.assert_allclose([d[0] for d in dec], scores, rtol=1e-9, atol=1e-9)  # ours as written, %.10g
+
+
+def test_a_feature_map_novelty_model_is_not_exported(tmp_path):
+    """fogd-novelty's model is a weight vector over random Fourier features, which a LIBSVM file cannot hold:
+    refused in one line, nothing written."""
+    train, model = write_normal(tmp_path / "train.txt"), tmp_path / "f.model"
+    assert run("train", "--task", "novelty", "-a", "fogd-novelty", "-q", train, "-o", model).exit_code == 0
+    r = run("export", model, "-o", tmp_path / "f.libsvm")
+    assert r.exit_code == 1 and len(r.stderr.strip().splitlines()) == 1, r.stderr
+    assert "a fogd-novelty model is a weight vector over random Fourier features, not a support set" in r.stderr
+    assert not (tmp_path / "f.libsvm").exists()
 
 
 def test_a_one_class_model_of_libsvm_imports_as_a_novelty_model(tmp_path):

@@ -74,11 +74,12 @@ def flagged_after(learner, X, start: int) -> float:
     return (learner.counter("margin_updates") - before) / (len(X) - start)
 
 
+@pytest.mark.parametrize("algorithm", ["norma-novelty", "fogd-novelty", "nogd-novelty"])
 @pytest.mark.parametrize("nu", [0.05, 0.2])
-def test_the_fraction_flagged_online_converges_to_nu(nu):
+def test_the_fraction_flagged_online_converges_to_nu(nu, algorithm):
     """The issue's target: on normal data the fraction flagged after the first 1,000 examples is within
     nu +- 0.02 (the compiled learner, its defaults but nu)."""
-    learner = registry.get("norma-novelty")(Kernel("rbf", 0.5), nu=nu)
+    learner = registry.get(algorithm)(Kernel("rbf", 0.5), nu=nu)
     assert abs(flagged_after(learner, normal_points(6000, 5), 1000) - nu) <= 0.02
 
 
@@ -284,7 +285,7 @@ def test_the_refusals_are_one_line(files):
             "perceptron learns classification, not novelty",
         ),
         (("train", "-a", "norma-novelty", files / "labelled.txt", "-o", files / "x.model"), "give --task novelty"),
-        (("tune", "--task", "novelty", files / "labelled.txt"), "novelty detection is not wired into tune yet"),
+        (("tune", "--task", "novelty", files / "labelled.txt"), "ranks novelty runs by the AUC on held-out"),
         (("train", "--task", "novelty", "-v", "5", files / "labelled.txt"), "cross-validating a novelty detector"),
         (
             ("train", "--task", "novelty", files / "unlabelled.txt", files / "labelled.txt", "-o", files / "x.model"),
@@ -315,6 +316,14 @@ def test_the_refusals_are_one_line(files):
     assert out.returncode == 2 and "--normal-label is for a novelty model" in out.stderr
     with pytest.raises(ValueError, match="nu"):
         TrainSpec("norma-novelty", params={"nu": 0.0}, task="novelty")
+    for name, step in (
+        ("fogd-novelty", "learning_rate"),
+        ("nogd-novelty", "learning_rate"),
+        ("nogd-novelty", "linear_rate"),
+    ):
+        flag = "--" + step.replace("_", "-")
+        with pytest.raises(ValueError, match=f"{name}: {flag} × --norma-lambda must be below 1"):  # 1 − ηλ ≤ 0
+            TrainSpec(name, params={step: 20.0, "norma_lambda": 0.05}, task="novelty")
 
 
 # ---- scikit-learn: BudgetOneClass -------------------------------------------------------------------------
@@ -342,7 +351,13 @@ def expected_failed_checks(estimator):
 
 
 @parametrize_with_checks(
-    [BudgetOneClass(), BudgetOneClass(nu=0.3), BudgetOneClass(nu=0.3, budget=20, average=True, seed=3)],
+    [
+        BudgetOneClass(),
+        BudgetOneClass(nu=0.3),
+        BudgetOneClass(nu=0.3, budget=20, average=True, seed=3),
+        BudgetOneClass("fogd-novelty", components=50),
+        BudgetOneClass("nogd-novelty", budget=20),
+    ],
     expected_failed_checks=expected_failed_checks,
 )
 def test_scikit_learn_checks(estimator, check):
@@ -376,6 +391,22 @@ def test_budget_one_class_is_train_and_predict(files, tmp_path):
         BudgetOneClass.from_model(tmp_path / "c.model")
     with pytest.raises(ValueError, match="perceptron does not detect novelty"):
         BudgetOneClass("perceptron").fit(X)
+
+
+@pytest.mark.parametrize("algorithm, options", [("fogd-novelty", {"components": 50}), ("nogd-novelty", {"budget": 30})])
+def test_the_feature_map_detectors_fit_as_train_writes(files, tmp_path, algorithm, options):
+    """BudgetOneClass(algorithm, **params) is `train --task novelty -a algorithm` with those parameters: the
+    same scores bit for bit, on a file's rows."""
+    from sklearn.datasets import load_svmlight_file
+
+    model = tmp_path / "m.model"
+    flags = ["-D", "50"] if "components" in options else ["-B", "30"]
+    cli("train", "--task", "novelty", "-a", algorithm, *flags, "-q", files / "labelled.txt", "-o", model)
+    X, _ = load_svmlight_file(str(files / "labelled.txt"))
+    Xt, _ = load_svmlight_file(str(files / "test.txt"), n_features=X.shape[1])
+    g = BudgetOneClass(algorithm, **options).fit(X).decision_function(Xt)
+    assert [f"{v:.10g}" for v in g] == cli("predict", "--scores", model, files / "test.txt").stdout.split()[1::2]
+    assert json.loads(cli("info", "--json", model).stdout)["algorithm"] == algorithm
 
 
 def test_generate_novelty_mixture_is_the_documented_stream(tmp_path):

@@ -61,7 +61,16 @@ def rows(n: int, seed: int, novel: float = 0.0) -> tuple[list[dict], np.ndarray]
     return [dict(zip("abc", map(float, x))) for x in X], far
 
 
-@pytest.mark.parametrize("params", [{}, {"rho_fit": "recent"}, {"average": False, "budget": 40}])
+@pytest.mark.parametrize(
+    "params",
+    [
+        {},
+        {"rho_fit": "recent"},
+        {"average": False, "budget": 40},
+        {"algorithm": "fogd-novelty", "components": 50},
+        {"algorithm": "nogd-novelty", "budget": 40},  # switches to its Nyström map within the stream
+    ],
+)
 def test_the_detector_is_budgetlearn_train_and_predict_scores(tmp_path, params):
     """learn_one over a stream is `budgetlearn train --task novelty` on its file (the same learner, its
     flagged rounds those the train summary counts); score_one is minus `predict --scores` of the file
@@ -75,6 +84,8 @@ def test_the_detector_is_budgetlearn_train_and_predict_scores(tmp_path, params):
     options = ["--task", "novelty", "--gamma", "0.5", "--rho-fit", params.get("rho_fit", "learnt")]
     options += ["--hypothesis", "last"] if params.get("average") is False else []
     options += ["-B", "40"] if "budget" in params else []
+    options += ["-a", params["algorithm"]] if "algorithm" in params else []
+    options += ["-D", "50"] if "components" in params else []
     summary, cli = cli_model(tmp_path, [(x, 0) for x in stream], detector.features, str, *options)
     assert_same_learner(detector.learner, cli.learner)
     assert summary["online_flagged"] == detector.learner.counter("margin_updates") > 0

@@ -4,6 +4,7 @@ and kernel parameters), a model loaded or one line, outputs checked against inpu
 from __future__ import annotations
 
 import errno
+import math
 import os
 import zipfile
 
@@ -54,6 +55,17 @@ class Jobs(click.types.IntParamType):
 
 
 # positional paths: typed so that the shells complete them as files (click's Path, no check made here)
+class FiniteFloat(click.types.FloatParamType):
+    """A number option that must be finite: nan and inf are refused in one line (a label is never either)."""
+
+    def convert(self, value, param, ctx):
+        number = super().convert(value, param, ctx)
+        if not math.isfinite(number):
+            self.fail(f"{value!r} is not a finite number", param, ctx)
+        return number
+
+
+FINITE_FLOAT = FiniteFloat()
 DATA_PATH = click.Path(allow_dash=True)
 MODEL_PATH = click.Path()
 WRITTEN = {"average": "running-average", "last": "online"}  # train --hypothesis: the spec's hypothesis

@@ -16,7 +16,7 @@ from ..run import predictions
 from ..base.core import DataError
 from ..model.model import UnloadableModel
 
-from .common import DATA_PATH, Jobs, MODEL_PATH, _console, _load, _refuse_same_files
+from .common import DATA_PATH, FINITE_FLOAT, Jobs, MODEL_PATH, _console, _load, _refuse_same_files
 
 
 @click.command()
@@ -144,7 +144,7 @@ def _predict_by_server(server: str, data: str | None, extra: str | None, output:
 @click.option("--skip-bad-lines", is_flag=True, help="Skip malformed lines instead of failing.")
 @click.option(
     "--normal-label",
-    type=float,
+    type=FINITE_FLOAT,
     default=None,
     metavar="L",
     help="A novelty model's: examples labelled L are normal, every other is novel (default 1, LIBSVM's and "

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import json
 import os
 import sys
 
@@ -17,6 +16,8 @@ from ..base.atomic import (
 )
 from ..learning import task as task_
 from ..run import grid as grid_, tune as tune_
+from ..run.tune_table import describe, write_csv
+from . import tune_output
 from ..base.core import DataError, KernelSpec, unique
 from ..io.inputs import read_once
 from ..model.model import UnloadableModel
@@ -27,10 +28,10 @@ from ..model.spec import (
 from .common import (
     AlgorithmName,
     DATA_PATH,
+    FINITE_FLOAT,
     Jobs,
     SEED,
     WRITTEN,
-    _console,
     _given,
     _kernel_options,
     _param_options,
@@ -61,6 +62,7 @@ class _Search:
     folds: int | None
     test: str | None
     sort: str | None
+    normal_label: float | None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -94,7 +96,7 @@ def _tune_run(runs, settings, grid, workers: _Workers, sort, outputs: _Outputs, 
     rows = tune_.table(settings, results, sort)
     if csv_path is not None:
         writing.append((csv_path, "the table"))
-        tune_.write_csv(csv_path, rows, [n for n, _ in grid], runs[0].spec.epochs)
+        write_csv(csv_path, rows, [n for n, _ in grid], runs[0].spec.epochs)
     best = None
     if save_best is not None and runs[0].folds:  # the model of the best setting's train command: all of DATA
         model = pipeline.train(tune_.setting_spec(runs[0].spec, rows[0].setting), runs[0].data).model
@@ -169,7 +171,20 @@ def _no_grid_contradiction(grid, params: dict, gamma, sigma) -> None:
     help="Passes over DATA per run, as `train --epochs` (a permuted run: each pass its own "
     "permutation, as `train --shuffle`, with DATA in memory).",
 )
-@click.option("--test", type=click.Path(dir_okay=False), default=None, help="Test file: accuracy of every run.")
+@click.option(
+    "--test",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Test file: accuracy of every run (a regression's MSE; a novelty detector's AUC, by its labels).",
+)
+@click.option(
+    "--normal-label",
+    type=FINITE_FLOAT,
+    default=None,
+    metavar="L",
+    help="--task novelty: the examples of --test labelled L are normal, every other is novel, as eval "
+    "--normal-label L (default 1).",
+)
 @click.option(
     "--hypothesis",
     type=click.Choice(sorted(WRITTEN)),
@@ -202,7 +217,8 @@ def _no_grid_contradiction(grid, params: dict, gamma, sigma) -> None:
     type=click.Choice(sorted(tune_.SORT_KEYS)),
     default=None,
     help="Order of the table, best first [default: cv-accuracy with --folds, test-accuracy with --test, else "
-    "error; for --task regression cv-mse, test-mse, else online-mse].",
+    "error; for --task regression cv-mse, test-mse, else online-mse; for --task novelty test-auc, which needs "
+    "--test of labelled data].",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the table as JSON on stdout instead.")
 @click.option(
@@ -240,7 +256,8 @@ def _no_grid_contradiction(grid, params: dict, gamma, sigma) -> None:
     default=None,
     help="classification (the default) or regression (real targets, as train --task regression): its runs "
     "are ranked by mean squared errors (--sort online-mse, test-mse, cv-mse) in place of mistakes and accuracies; "
-    "novelty (held-out AUC) is not ranked by tune yet and is refused.",
+    "novelty (as train --task novelty): ranked by the AUC on --test (--sort test-auc, --normal-label), the "
+    "fraction flagged online shown beside ν.",
 )
 @_kernel_options
 @_param_options
@@ -262,13 +279,16 @@ def tune(data, **options):
     # the rest: the kernel's options and the algorithms' parameters, as `train` takes them
     algorithm, task, test, folds = run.algorithm, run.task, search.test, search.folds
     learns = registry.get(algorithm).tasks if algorithm is not None else ()
-    if task == "novelty" or (learns and not {"classification", "regression"} & set(learns)):
-        raise click.UsageError(
-            "tune ranks classification and regression runs; novelty detection is not wired into tune yet"
-        )
     figures = task_.named(task)
     if algorithm is not None and task is None and "classification" not in learns:
-        raise click.UsageError(f"{algorithm} learns {' and '.join(learns)}; give --task regression")
+        raise click.UsageError(f"{algorithm} learns {' and '.join(learns)}; give --task {learns[0]}")
+    if search.normal_label is not None and figures.name != "novelty":
+        raise click.UsageError(f"--normal-label is for --task novelty; these runs learn {figures.name}")
+    if folds and figures.TUNE["cv"] is None:
+        raise click.UsageError(
+            f"--folds cross-validates; {figures.name} runs are ranked by --test (train -v does not cross-validate "
+            "a novelty detector)"
+        )
     kernel = KernelSpec.from_params(options)
     params = {k: v for k, v in options.items() if k in registry.params() and v is not None}
     for name, path in (("DATA", data), ("--test", test)):
@@ -279,12 +299,17 @@ def tune(data, **options):
             )
     ctx = click.get_current_context()
     if algorithm is None:
-        algorithm = registry.DEFAULT["regression"] if task == "regression" else _default_algorithm(data)
+        algorithm = registry.DEFAULT[task] if task in ("regression", "novelty") else _default_algorithm(data)
         run = dataclasses.replace(run, algorithm=algorithm)
     if folds and _given(ctx, "permutations"):
         raise click.UsageError("--folds K makes a setting's runs its K folds; drop --permutations")
     sorts = figures.SORTS
-    sort = search.sort or (sorts["cv"] if folds else sorts["test"] if test else sorts["online"])
+    sort = search.sort or (sorts["cv"] if folds else sorts["test"] if test else sorts.get("online"))
+    if sort is None:
+        raise click.UsageError(
+            f"tune ranks {figures.name} runs by the AUC on held-out labelled data: give --test FILE "
+            "(--normal-label L: its normal label, default 1), or --sort support or seconds"
+        )
     other = next(
         (t for t in task_.TASKS.values() if t is not figures and sort in getattr(t, "SORTS", {}).values()), None
     )
@@ -294,7 +319,7 @@ def tune(data, **options):
         )
     if sort == sorts["test"] and not test:
         raise click.UsageError(f"--sort {sort} needs --test")
-    if sort == sorts["cv"] and not folds:
+    if sort == sorts.get("cv") and not folds:
         raise click.UsageError(f"--sort {sort} needs --folds K")
     scaled = _scale(run.scale, run.scale_ranges)
     csv_path, save_best = outputs.csv_path, outputs.save_best
@@ -317,7 +342,8 @@ def tune(data, **options):
             scale=scaled,
             task=task,
         )
-        runs = tune_.plan(data, test, base, settings, search.permutations, folds or 0)
+        scoring = {} if search.normal_label is None else {"normal_label": search.normal_label}
+        runs = tune_.plan(data, test, base, settings, search.permutations, folds or 0, scoring)
     except ValueError as exc:
         raise click.UsageError(str(exc))
     if scaled is True and not folds:  # a permuted run reads DATA in another order: the ranges of train --scale DATA
@@ -337,7 +363,7 @@ def tune(data, **options):
     writing = []  # (path, what) of the output being written
     try:
         rows, best = _tune_run(runs, settings, grid, workers, sort, outputs, writing)
-        best_command = _best_command(run, kernel, params, rows[0], sort, data, folds)
+        best_command = tune_output.best_command(run, kernel, params, rows[0], sort, data, folds)
     except DataError as exc:
         fail(str(exc))
     except UnloadableModel as exc:
@@ -352,24 +378,12 @@ def tune(data, **options):
         click.echo("budgetlearn: interrupted; nothing written", err=True)
         sys.exit(130)
     if outputs.as_json:
-        click.echo(
-            json.dumps(
-                {
-                    "algorithm": algorithm,
-                    "sort": sort,
-                    "permutations": search.permutations,
-                    "seed": run.seed,
-                    "epochs": run.epochs,
-                    "rows": [r.to_dict() for r in rows],
-                    "best": best_command,
-                }
-            )
-        )
+        tune_output.print_json(algorithm, sort, search.permutations, run, rows, best_command)
     else:
-        _print_tune(algorithm, sort, rows, run.epochs, best_command)
+        tune_output.print_table(algorithm, sort, rows, run.epochs, best_command)
     if save_best is not None:
         seed_note = f", seed {best.seed}" if best is not None else ""
-        click.echo(f"best model: {save_best} ({tune_._describe(rows[0].setting)}{seed_note})", err=True)
+        click.echo(f"best model: {save_best} ({describe(rows[0].setting)}{seed_note})", err=True)
 
 
 def _default_algorithm(data: str) -> str:
@@ -384,51 +398,3 @@ def _default_algorithm(data: str) -> str:
     if first is None:
         fail(f"{data}: no examples to train on")
     return registry.default_for(len(unique(first.labels)))
-
-
-def _best_command(run: _Run, kernel, params, top, sort, data, folds) -> str:
-    """The `budgetlearn train` command whose model the table's best setting is: with --folds the model its
-    cross-validation estimates (train -v K of the same command prints its accuracy); else its best run's
-    (`--shuffle --seed S` for a permuted run), as --save-best saves it."""
-    from ..run.grid import train_command
-
-    setting_kernel = {k: v for k, v in top.setting.items() if k in grid_.KERNEL_GRID}
-    default = KernelSpec().params()
-    given_kernel = {k: v for k, v in kernel.params().items() if v != default[k] and v is not None}
-    more = ["--task", run.task] if run.task == "regression" else []
-    more += [] if run.epochs == 1 else ["--epochs", str(run.epochs)]
-    more += ["--hypothesis", run.hypothesis] if run.hypothesis else []
-    more += ["--scale"] if run.scale else ["--scale-ranges", run.scale_ranges] if run.scale_ranges else []
-    best = None if folds else tune_.best_run(top, sort)
-    if best is not None and best.permutation >= 0:
-        more += ["--shuffle", "--seed", str(best.seed)]
-    elif run.seed:
-        more += ["--seed", str(run.seed)]
-    setting_params = {k: v for k, v in top.setting.items() if k not in grid_.KERNEL_GRID}
-    return train_command(run.algorithm, given_kernel | setting_kernel, params | setting_params, data, tuple(more))
-
-
-def _print_tune(algorithm, sort, rows, epochs, best_command: str) -> None:
-    from rich.table import Table
-
-    table = Table(
-        title=f"{algorithm}, {len(rows[0].runs)} run(s) per setting of {epochs} pass(es), sorted by {sort}",
-        title_justify="left",
-    )
-    cv_key, online_key, _, _, _ = rows[0].figures()
-    regression = online_key == "online_mse"
-    cv = (("cv MSE",) if regression else ("cv accuracy %",)) if rows[0].stats(cv_key)[0] is not None else ()
-    online, test = ("online MSE", "test MSE") if regression else ("online error %", "test accuracy %")
-    for col in ("rank", "setting", *cv, online, "support size", test, "seconds", "notes"):
-        table.add_column(col, justify="left" if col in ("setting", "notes") else "right")
-    cells, legend = tune_.format_table(rows, sort)
-    for row in cells:
-        table.add_row(*row)
-    console = _console(highlight=False)
-    console.width = max(120 if cv or regression else 100, console.width)
-    console.print(table)
-    click.echo(f"best: {best_command}")
-    if any(r.learned_nothing for r in rows):
-        click.echo("nothing learned: a run ended with f = 0 (0 support vectors); such settings rank last")
-    for line in legend:  # whole lines, never wrapped
-        click.echo(line)

@@ -90,6 +90,43 @@ def auc(scores: np.ndarray, positive: np.ndarray) -> float | None:
     return float(u / (n_pos * n_neg))
 
 
+class AucTally:
+    """A novelty model's scores g(x) on labelled data, a block at a time (memory: a score and a flag per
+    example), and whether each example is normal (labelled `normal_label`): eval's AUC of normal above
+    novel and tune's held-out figure."""
+
+    def __init__(self, normal_label: float):
+        self.normal_label = normal_label
+        self.scores, self.normal = [], []
+
+    def add(self, true: np.ndarray, scores: np.ndarray) -> None:
+        self.scores.append(np.asarray(scores, np.float64))
+        self.normal.append(np.asarray(true) == self.normal_label)
+
+    def arrays(self) -> tuple[np.ndarray, np.ndarray]:
+        """(every score, whether its example is normal)."""
+        if not self.scores:
+            return np.zeros(0), np.zeros(0, bool)
+        return np.concatenate(self.scores), np.concatenate(self.normal)
+
+    def held_out(self, source: str) -> float:
+        """The AUC (tune's held-out figure); a DataError naming `source` when there was no example, or no
+        normal one, or no novel one."""
+        g, normal = self.arrays()
+        if not g.size:
+            raise DataError(source, 0, None, "no examples to evaluate")
+        if normal.all() or not normal.any():
+            which = "every" if normal.all() else "no"
+            raise DataError(
+                source,
+                0,
+                None,
+                f"{which} example is labelled {self.normal_label:g}, the normal label: the AUC of normal against "
+                "novel examples needs both (--normal-label L says which label is normal)",
+            )
+        return auc(g, normal)
+
+
 def average_ranks(values: np.ndarray) -> np.ndarray:
     """1-based ranks of `values`, tied values sharing the mean of their ranks (scipy.stats.rankdata's
     'average' method). Written here because importing scipy.stats costs about a second of start-up."""

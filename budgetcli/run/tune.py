@@ -39,23 +39,24 @@ run again — deterministic, so the same model — and checks its counters again
 
 from __future__ import annotations
 
-import json
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field, replace
 
 import numpy as np
 
 from . import pipeline
-from ..base.atomic import output_file
 from ..base.core import KernelSpec
 from .grid import KERNEL_GRID
+from .tune_table import describe
 from .predictions import splittable
 from ..model.spec import TrainSpec
 
 BACKENDS = ("loky", "threading", "dask", "ray")
+TARGETS_IN_MEMORY = ("regression", "novelty")  # the tasks whose permuted runs are permuted in memory (train_run)
 
 # sort metric -> (key in a row, True when larger is better); a task's own figures (learning/task TUNE, SORTS):
-# a classification's accuracies and online mistake rate, a regression's mean squared errors
+# a classification's accuracies and online mistake rate, a regression's mean squared errors, a novelty
+# detector's held-out AUC (its online flagged fraction is a column, not a rank: it is ν by construction)
 SORT_KEYS = {
     "cv-accuracy": ("cv_accuracy", True),
     "error": ("online_mistake_rate", False),
@@ -65,6 +66,7 @@ SORT_KEYS = {
     "cv-mse": ("cv_mse", False),
     "online-mse": ("online_mse", False),
     "test-mse": ("test_mse", False),
+    "test-auc": ("test_auc", True),
 }
 
 
@@ -79,6 +81,7 @@ class Run:
     spec: TrainSpec  # its seed: --seed + permutation; shuffled unless the file's own order
     fold: int = -1  # --folds K: the fold this run holds out (crossval.py), trained on the others in file order
     folds: int = 0
+    scoring: dict = field(default_factory=dict)  # how the task scores --test (novelty: its normal_label)
 
     @property
     def seed(self) -> int:
@@ -106,6 +109,10 @@ class RunResult:
     online_mse: float | None = None
     test_mse: float | None = None
     held_out_squared_error: float | None = None
+    # a novelty detector's (--task novelty): the fraction it flagged online, its ν, and its AUC on --test
+    online_flagged_fraction: float | None = None
+    nu: float | None = None
+    test_auc: float | None = None
 
     @property
     def cv_accuracy(self) -> float | None:
@@ -154,9 +161,11 @@ class Row:
         return list(dict.fromkeys(w for r in self.runs for w in r.warnings))
 
     def figures(self) -> tuple[str, ...]:
-        """The row's figures: its task's (learning/task TUNE: online, test, cv), support size and seconds."""
+        """The row's figures: its task's (learning/task TUNE: cv, when the task has it, online, test), support size
+        and seconds."""
         task = self.runs[0].task
-        return (task.TUNE["cv"], task.TUNE["online"], "support_size", task.TUNE["test"], "seconds")
+        cv = () if task.TUNE["cv"] is None else (task.TUNE["cv"],)
+        return (*cv, task.TUNE["online"], "support_size", task.TUNE["test"], "seconds")
 
     def to_dict(self) -> dict:
         out = {"setting": self.setting, "runs": len(self.runs)}
@@ -169,20 +178,28 @@ class Row:
 
 
 def plan(
-    data: str, test: str | None, base: TrainSpec, settings: list[dict], permutations: int, folds: int = 0
+    data: str,
+    test: str | None,
+    base: TrainSpec,
+    settings: list[dict],
+    permutations: int,
+    folds: int = 0,
+    scoring: dict | None = None,
 ) -> list[Run]:
     """Every (setting, permutation) run, setting-major: `base` with the setting's values, each run's
     spec checked as it is made (a setting the algorithm refuses is a ValueError naming it, before
     anything is read).  Run p's seed is base.seed + p.  With `folds` K, a setting's runs are instead
-    the K folds of `train -v K --seed base.seed` (crossval.py), in file order."""
-    runs = []
+    the K folds of `train -v K --seed base.seed` (crossval.py), in file order.  `scoring`: how the
+    task's tally scores --test (novelty: {"normal_label": L})."""
+    runs, scoring = [], scoring or {}
     for i, setting in enumerate(settings):
         spec = setting_spec(base, setting)
         if folds:
-            runs += [Run(i, -1, data, test, spec, fold, folds) for fold in range(folds)]
+            runs += [Run(i, -1, data, test, spec, fold, folds, scoring) for fold in range(folds)]
             continue
         for perm in range(permutations) if permutations else [-1]:
-            runs.append(Run(i, perm, data, test, replace(spec, seed=base.seed + max(perm, 0), shuffle=perm >= 0)))
+            spec_p = replace(spec, seed=base.seed + max(perm, 0), shuffle=perm >= 0)
+            runs.append(Run(i, perm, data, test, spec_p, scoring=scoring))
     return runs
 
 
@@ -195,7 +212,7 @@ def setting_spec(base: TrainSpec, setting: dict) -> TrainSpec:
             base, kernel=KernelSpec.from_params(base.kernel.params() | kernel), params={**base.params, **params}
         )
     except ValueError as exc:
-        raise ValueError(f"setting {_describe(setting)}: {exc}") from None
+        raise ValueError(f"setting {describe(setting)}: {exc}") from None
 
 
 def train_run(run: Run) -> pipeline.TrainResult:
@@ -206,9 +223,10 @@ def train_run(run: Run) -> pipeline.TrainResult:
     one `pipeline.train` of the shuffled spec makes from the data in memory, which compressed files,
     runs of several passes (each pass its own permutation) and regressions still use."""
     spec = run.spec
-    # a regression's permuted run is train --shuffle's in memory: the seeking reader notes each label's
-    # first line, which for real targets is a note per example
-    if not spec.shuffle or (spec.epochs or 1) > 1 or not splittable(run.data) or spec.task == "regression":
+    # a regression's or a novelty detector's permuted run is train --shuffle's in memory: the seeking reader
+    # notes each label's first line, which for real targets is a note per example, and a novelty detector's
+    # lines may have no label
+    if not spec.shuffle or (spec.epochs or 1) > 1 or not splittable(run.data) or spec.task in TARGETS_IN_MEMORY:
         return pipeline.train(spec, run.data)
     from ..io.permuted import PermutedExamples  # here: every command imports this module, few tune
 
@@ -248,10 +266,11 @@ def execute(run: Run) -> RunResult:
         not learner.learned_nothing(),
         task_name=task.name,
     )
-    if task.name == "regression":  # its figures replace the mistakes' (task.Regression.TUNE)
-        out.online_mse = task.summary(learner)["online_mse"]
+    summary = task.summary(learner)  # the task's online figure (task TUNE), and a novelty detector's ν beside it
+    setattr(out, task.TUNE["online"], summary[task.TUNE["online"]])
+    out.nu = summary.get("nu")
     if run.test:
-        setattr(out, task.TUNE["test"], held_out_figure(model, run.test))
+        setattr(out, task.TUNE["test"], held_out_figure(model, run.test, **run.scoring))
     if held is not None:
         out.held_out = held.examples
         if task.name == "regression":
@@ -261,10 +280,11 @@ def execute(run: Run) -> RunResult:
     return out
 
 
-def held_out_figure(model, test) -> float:
-    """The model's figure on the test file, scored chunk by chunk as `eval` scores it: a classifier's
-    accuracy (metrics.accuracy), a regression's mean squared error (the task's `tally`)."""
-    tally = model.task.tally(model)
+def held_out_figure(model, test, **scoring) -> float:
+    """The model's figure on the test file, scored chunk by chunk as `eval` scores it (the task's `tally`,
+    with `scoring`): a classifier's accuracy, a regression's mean squared error, a novelty detector's AUC
+    of normal examples (labelled `normal_label`) above novel ones."""
+    tally = model.task.tally(model, **scoring)
     for chunk, scores in pipeline.scores(model, test):
         tally.add(chunk.labels, scores)
     return tally.held_out(test)
@@ -351,75 +371,3 @@ def retrain(run: Run, expected: RunResult):
             "deterministic (is DATA changing?)"
         )
     return model
-
-
-def csv_columns(row: Row) -> list[str]:
-    """The table's columns after the grid's: rank, setting, runs, epochs, mean and std of each of the
-    row's figures (a classification's: cv_accuracy, online_mistake_rate, support_size, test_accuracy,
-    seconds; a regression's MSEs in place of the accuracies and mistakes), learned_nothing, warnings."""
-    figures = [f"{key}_{stat}" for key in row.figures() for stat in ("mean", "std")]
-    return ["rank", "setting", "runs", "epochs", *figures, "learned_nothing", "warnings"]
-
-
-def write_csv(path: str, rows: list[Row], grid_columns: list[str], epochs: int) -> None:
-    """One line per setting, a column per grid name plus the table's (`csv_columns`; `epochs`: passes per
-    run; `warnings`: a JSON list of strings); written as every output is (atomic.output_file), so a
-    failure never leaves half a file."""
-    columns = csv_columns(rows[0])
-    with output_file(path) as f:
-        import csv  # here: every command imports this module, few write a table
-
-        w = csv.writer(f)
-        w.writerow(grid_columns + columns)
-        for rank, row in enumerate(rows, 1):
-            d = row.to_dict()
-            d["rank"], d["setting"], d["epochs"], d["warnings"] = (
-                rank,
-                _describe(row.setting),
-                epochs,
-                json.dumps(row.warnings),
-            )
-            w.writerow([row.setting[c] for c in grid_columns] + ["" if d[c] is None else d[c] for c in columns])
-
-
-def _describe(setting: dict) -> str:
-    return (
-        " ".join(
-            f"{k.rstrip('_')}={v:g}" if isinstance(v, float) else f"{k.rstrip('_')}={v}" for k, v in setting.items()
-        )
-        or "(defaults)"
-    )
-
-
-def format_table(rows: list[Row], sort: str) -> tuple[list[list[str]], list[str]]:
-    """The printed table's cells (rank, setting, mean ± std of each metric, notes) and the legend of
-    the notes: a setting that learned nothing is marked "nothing learned", and each distinct warning
-    gets a number [n] that its settings show.  A regression's figures are mean squared errors (%.4g),
-    a classification's percentages."""
-    out, legend = [], []
-    for rank, row in enumerate(rows, 1):
-        cv_key, err_key, _, acc_key, _ = row.figures()
-        err, err_sd = row.stats(err_key)
-        sv, sv_sd = row.stats("support_size")
-        acc, acc_sd = row.stats(acc_key)
-        cv, cv_sd = row.stats(cv_key)
-        secs, _ = row.stats("seconds")
-        scale, form = (1, "{:.4g} ± {:.2g}") if err_key == "online_mse" else (100, "{:.2f} ± {:.2f}")
-        notes = ["nothing learned"] if row.learned_nothing else []
-        for w in row.warnings:
-            if w not in legend:
-                legend.append(w)
-            notes.append(f"[{legend.index(w) + 1}]")
-        out.append(
-            [
-                str(rank),
-                _describe(row.setting),
-                *([] if cv is None else [form.format(scale * cv, scale * cv_sd)]),
-                form.format(scale * err, scale * err_sd),
-                f"{sv:.1f} ± {sv_sd:.1f}",
-                "–" if acc is None else form.format(scale * acc, scale * acc_sd),
-                f"{secs:.2f}",
-                " ".join(notes),
-            ]
-        )
-    return out, [f"[{n}] {w}" for n, w in enumerate(legend, 1)]

@@ -90,7 +90,9 @@ from ...numerics.rng import MIX1, MIX2, seed_state
 from ...numerics.support import dense_dots
 from ...numerics.trig import TRIG_LIMIT, TRIG_LIMIT_SINGLE, cos_sin, reduced_cos_sin, single_cos_sin
 from .kernel_ogd import CONSTANT, LEARNING_RATE, RATE_SCHEDULE
-from .lms import CLASSIFYING, LOSS, TUBE, REGRESSING, Regressor, gradient_round
+from .lms import CLASSIFYING, LOSS, NORMA_LAMBDA, TUBE, REGRESSING, Regressor, gradient_round
+from .novelty import NU, RHO_FIT, NoveltyDetector, threshold_round
+from ..task import RHO
 
 MAX_COMPONENTS = 1 << 20  # D: w and its sums are 2D numbers each, Ω D per feature seen
 COMPONENTS = Param(
@@ -504,6 +506,67 @@ class FourierRegression(Regressor, FourierOGD):
     params = FourierOGD.params + (LOSS, TUBE)
     constants = REGRESSING
     weighting = "the loss w ℓ(y − f): the step is η_t w (−∂ℓ/∂f) z(x)"
+
+
+@njit(cache=True)
+def fogd_novelty_range(S, K, rows, start, book, st, h):
+    indptr, indices, values, y, scratch, counters = loop_arrays(rows, book)
+    w, w_sum, stamp, omega, rowmap, z = st.fourier_w, st.fourier_sum, st.fourier_stamp, st.omega, st.rowmap, st.z
+    single = (st.omega_single, st.values_single, st.theta_single)
+    arithmetic, scale, pairs, weights, answers = h.map_arithmetic, h.map_scale, st.pairs, rows.weight, rows.answers
+    scalars = book.scalars
+    shrink = 1.0 - h.learning_rate * h.norma_lambda
+    for t in range(start, y.shape[0]):
+        if not features(omega, single, rowmap, values, indptr[t], indptr[t + 1], z, arithmetic, scale):
+            raise ExampleOverflow
+        f = dot(w, z, arithmetic, pairs)
+        if not math.isfinite(f):
+            raise ScoreOverflow
+        give_answer(answers, t, f - scalars[RHO])
+        counters[EXAMPLES] += 1
+        rnd = counters[EXAMPLES]
+        step = h.learning_rate * example_weight(weights, t)
+        flagged = f - scalars[RHO] <= 0.0
+        if flagged or shrink != 1.0:
+            for i in range(z.shape[0]):  # w held its value in f_stamp .. f_{rnd−1} (learner.touch)
+                w_sum[i] += w[i] * (rnd - stamp[0])
+                w[i] *= shrink
+                if flagged:
+                    w[i] += step * z[i]
+            stamp[0] = rnd
+        threshold_round(counters, scalars, flagged, step, h.nu)
+    return y.shape[0]
+
+
+@register
+class FourierNovelty(NoveltyDetector, FourierOGD):
+    """fogd's one-class form: NORMA's novelty step (novelty.py, Kivinen et al. 2004, §III-B) on the weights
+    w of the random Fourier map (the module's docstring), f(x) = wᵀz(x), score f(x) − ρ:
+
+        flagged (f(x_t) − ρ ≤ 0):  w ← (1 − ηλ) w + η z(x_t),  ρ ← ρ − η(1 − ν)
+        otherwise:                  w ← (1 − ηλ) w,             ρ ← ρ + ην
+
+    Choices where the papers leave room (besides fogd's map, above, and norma-novelty's, novelty.py, which
+    it shares: the flag on g ≤ 0, ρ_1 = 0, the sign of ρ's step, the constant η, the threshold refitted
+    on the last rounds' examples, the averaged hypothesis with the mean of the ρ_t):
+    - Neither Lu et al. (JMLR 2016) nor Kivinen et al. state a one-class FOGD; it is NORMA's §III-B step
+      taken on the map instead of on the kernel expansion, as FOGD takes kernel OGD's (§4): with the
+      normalised map, ‖z‖² = 1 = k(x, x), a flagged round moves f(x_t) by η as norma-novelty's does, so η,
+      λ and ν mean the same.  There is no truncation: the map is the budget (2D numbers, whatever the
+      number of rounds), and the shrink (1 − ηλ)ᵗ forgets as NORMA's truncation bounds it.
+    - The shrink is applied to every weight every round, before a flagged x_t is added (the order of
+      norma-novelty's loop); ηλ < 1 is required.
+    - The step is --learning-rate η, constant (fogd's --rate-schedule is not offered: a constant η is
+      what tracks a drifting stream, §III-B's setting).
+    - Weights (a sample weight ω): the loss ω·(max(0, ρ − f(x)) − νρ), a step ηω on w and on ρ."""
+
+    name = "fogd-novelty"
+    summary = "Fourier novelty detection: NORMA's one-class step on D random Fourier features; ρ tracks ν"
+    paper = "Kivinen, Smola, Williamson, IEEE TSP 2004, §III-B on FOGD's map (Lu et al., JMLR 17, 2016, §4)"
+    params = (COMPONENTS, LEARNING_RATE, NORMA_LAMBDA.but(default=0.001), NU, RHO_FIT, MAP_ARITHMETIC, MAP_SCALE)
+    shrunk_steps = ("learning_rate",)
+    loop = fogd_novelty_range
+    weighting = "the loss w·(max(0, ρ − f(x)) − νρ): the steps η w on w and on ρ"
 
 
 @njit(cache=True)

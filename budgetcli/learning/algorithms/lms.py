@@ -410,12 +410,13 @@ class NORMA(KernelFilter):
         return shrinking(cls.name, super().resolve_params(given))
 
 
-def shrinking(name: str, h: dict) -> dict:
-    """NORMA's parameters `h`, or ValueError when its shrink factor 1 − ηλ is not above 0."""
-    if h["step_size"] * h["norma_lambda"] >= 1.0:
+def shrinking(name: str, h: dict, step: str = "step_size") -> dict:
+    """NORMA's parameters `h`, or ValueError when its shrink factor 1 − ηλ (η the parameter `step`) is not
+    above 0."""
+    if h[step] * h["norma_lambda"] >= 1.0:
         raise ValueError(
-            f"{name}: --step-size × --norma-lambda must be below 1 (every round scales the coefficients "
-            f"by 1 − ηλ = {1.0 - h['step_size'] * h['norma_lambda']:g}: they would be erased or flipped)"
+            f"{name}: --{step.replace('_', '-')} × --norma-lambda must be below 1 (every round scales the "
+            f"coefficients by 1 − ηλ = {1.0 - h[step] * h['norma_lambda']:g}: they would be erased or flipped)"
         )
     return h
 

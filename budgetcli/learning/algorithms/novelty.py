@@ -118,6 +118,17 @@ RECENT = 2000
 # tests/reference.py takes the reverse one as an argument, to show what it does.
 
 
+@njit(cache=True, inline="always")
+def threshold_round(counters, scalars, flagged, step, nu):
+    """The round's step on ρ (the derivation's sign, module docstring) and Σρ; a flagged round counted."""
+    if flagged:
+        counters[MARGIN_UPDATES] += 1
+        scalars[RHO] -= step * (1.0 - nu)
+    else:
+        scalars[RHO] += step * nu
+    scalars[RHO_SUM] += scalars[RHO]
+
+
 @njit(cache=True)
 def norma_novelty_range(S, K, rows, start, book, st, h):
     indptr, indices, values, y, scratch, counters = loop_arrays(rows, book)
@@ -137,42 +148,43 @@ def norma_novelty_range(S, K, rows, start, book, st, h):
                 alpha[i] *= shrink
         if flagged:
             additions = counters[MARGIN_UPDATES]  # every flagged round adds one term
-            counters[MARGIN_UPDATES] += 1
             slot = n
             if n >= h.budget:  # the oldest term: the slot the addition τ additions ago took
                 slot = victim(OLDEST, book.rng_state, h.budget, additions)
                 retire(S, book, alpha, st.avg_sum, st.avg_stamp, slot, rnd)
             sv_put(S, slot, idx, val, sq)
             new_coefficient(alpha, st.avg_sum, st.avg_stamp, slot, step, rnd)
-            scalars[RHO] -= step * (1.0 - h.nu)
-        else:
-            scalars[RHO] += step * h.nu
-        scalars[RHO_SUM] += scalars[RHO]
+        threshold_round(counters, scalars, flagged, step, h.nu)
     return y.shape[0]
 
 
-@register
-class NormaNovelty(KernelLearner):
-    name = "norma-novelty"
-    summary = "NORMA novelty detection: flag f(x) ≤ ρ, α ← (1 − ηλ) α, a flagged x joins with η; ρ tracks ν"
-    paper = "Kivinen, Smola, Williamson, IEEE TSP 2004, §III-B (NORMA, novelty detection)"
-    # λ = 0.001 by measurement (bench/novelty.py, mean held-out AUC over 3 seeds on letter A, E, O and mushrooms'
-    # two labels): λ = 0.01 is lower on all 5 streams, 0.0001 on 4 of 5; -B 200 and 1000 gave the same as 500 there
-    params = (BUDGET.but(default=500), STEP_SIZE, NORMA_LAMBDA.but(default=0.001), NU, RHO_FIT)
+class NoveltyDetector:
+    """What a novelty detector declares and keeps besides its kind's (put before its kind among the bases, as
+    lms.Regressor is): the task; ρ and Σρ, the first two scalars (learning/task RHO, RHO_SUM); the check that
+    its steps (`shrunk_steps`) times λ stay below 1; its score g(x) = f(x) − ρ with the threshold refitted on
+    the examples of the last RECENT rounds (`threshold`, module docstring), kept in the state (`recent_*`);
+    the averaged hypothesis's ρ, the mean of the ρ_t.  norma-novelty's, and the one-class forms of the
+    feature-map learners' (fourier.py, nystrom.py), whose f is their own."""
+
     tasks = ("novelty",)
     n_scalars = 2  # ρ, Σρ (learning/task)
-    evicts = True
-    weighting = "the loss w·(max(0, ρ − f(x)) − νρ): the steps η w on α and on ρ"
     mixing = Unmixable("a sharded run does not do novelty detection yet")
-    loop = norma_novelty_range
+    shrunk_steps = ("step_size",)  # the steps η whose shrink factor 1 − ηλ must stay above 0
 
     @classmethod
     def resolve_params(cls, given: dict) -> dict:
-        return shrinking(cls.name, super().resolve_params(given))
+        h = super().resolve_params(given)
+        for step in cls.shrunk_steps:
+            shrinking(cls.name, h, step)
+        return h
 
     def decision_function(self, chunk):
         """The scores g(x) = f(x) − ρ (> 0: normal; ≤ 0: novel), ρ the `threshold`."""
         return super().decision_function(chunk) - self.threshold()
+
+    def hypothesis_scores(self, chunk) -> np.ndarray:
+        """f(x), the hypothesis's own score, before its threshold."""
+        return super().decision_function(chunk)
 
     def threshold(self) -> float:
         """The ρ the hypothesis predicts with (module docstring, `--rho-fit`): with `recent`, the ν-quantile
@@ -183,7 +195,7 @@ class NormaNovelty(KernelLearner):
         if self.hyper["rho_fit"] != "recent" or not len(self.recent):
             return float(self.scalars[RHO])
         if self._threshold is None:
-            f = np.sort(KernelLearner.decision_function(self, self.recent))
+            f = np.sort(self.hypothesis_scores(self.recent))
             k = min(math.ceil(self.hyper["nu"] * len(f) - 1e-9), len(f))  # ν n up to its rounding
             self._threshold = float(f[k - 1] if k == len(f) else (f[k - 1] + f[k]) / 2)
         return self._threshold
@@ -213,13 +225,13 @@ class NormaNovelty(KernelLearner):
         self._threshold = None
 
     def _kept_state(self) -> dict:
-        """As any kernel learner's, and the examples of the last rounds (`recent_*`)."""
+        """As its kind's, and the examples of the last rounds (`recent_*`)."""
         indptr, indices, values = self.recent.csr
         return super()._kept_state() | {"recent_indptr": indptr, "recent_indices": indices, "recent_values": values}
 
     @classmethod
     def saved_arrays(cls, header: dict, members: dict) -> dict:
-        """As any kernel learner's, and the examples of the last rounds (none in an earlier build's file)."""
+        """As its kind's, and the examples of the last rounds (none in an earlier build's file)."""
         out = super().saved_arrays(header, members)
         if "recent_indptr" not in members:
             return out
@@ -233,8 +245,8 @@ class NormaNovelty(KernelLearner):
 
     @classmethod
     def check_saved(cls, header: dict, arrays: dict) -> None:
-        """As any kernel learner's, and the examples of the last rounds: all three arrays or none, at most
-        RECENT rows of finite values, indices below the model's features, as its support vectors'."""
+        """As its kind's, and the examples of the last rounds: all three arrays or none, at most RECENT rows of
+        finite values, indices below the model's features, as a support vector's."""
         super().check_saved(header, arrays)
         names = ("recent_indptr", "recent_indices", "recent_values")
         if not any(name in arrays for name in names):
@@ -249,8 +261,8 @@ class NormaNovelty(KernelLearner):
             raise ValueError("recent_values holds a number that is not finite")
 
     @classmethod
-    def from_state(cls, header: dict, arrays: dict) -> "NormaNovelty":
-        """As any kernel learner's, and the examples of the last rounds (none: an earlier build's file)."""
+    def from_state(cls, header: dict, arrays: dict):
+        """As its kind's, and the examples of the last rounds (none: an earlier build's file)."""
         self = super().from_state(header, arrays)
         if "recent_indptr" in arrays:
             indptr = np.asarray(arrays["recent_indptr"], np.int64)
@@ -267,3 +279,16 @@ class NormaNovelty(KernelLearner):
         super().__init__(*args, **kw)
         self.recent = concatenate([])  # the examples of the last RECENT rounds
         self._threshold = None  # `threshold`'s refit, made once per hypothesis
+
+
+@register
+class NormaNovelty(NoveltyDetector, KernelLearner):
+    name = "norma-novelty"
+    summary = "NORMA novelty detection: flag f(x) ≤ ρ, α ← (1 − ηλ) α, a flagged x joins with η; ρ tracks ν"
+    paper = "Kivinen, Smola, Williamson, IEEE TSP 2004, §III-B (NORMA, novelty detection)"
+    # λ = 0.001 by measurement (bench/novelty.py, mean held-out AUC over 3 seeds on letter A, E, O and mushrooms'
+    # two labels): λ = 0.01 is lower on all 5 streams, 0.0001 on 4 of 5; -B 200 and 1000 gave the same as 500 there
+    params = (BUDGET.but(default=500), STEP_SIZE, NORMA_LAMBDA.but(default=0.001), NU, RHO_FIT)
+    evicts = True
+    weighting = "the loss w·(max(0, ρ − f(x)) − νρ): the steps η w on α and on ρ"
+    loop = norma_novelty_range

@@ -72,7 +72,9 @@ from ...base.params import BUDGET, POSITIVE, choice, count, number
 from ...base.registry import register
 from ...numerics.support import COUNT, sv_fits, sv_put
 from .kernel_ogd import LEARNING_RATE
-from .lms import CLASSIFYING, LOSS, REGRESSING, TUBE, Regressor, gradient_round, round_gradient
+from .lms import CLASSIFYING, LOSS, NORMA_LAMBDA, REGRESSING, TUBE, Regressor, gradient_round, round_gradient
+from .novelty import NU, RHO_FIT, NoveltyDetector, threshold_round
+from ..task import RHO
 
 PROJECTED = 0  # --nystrom-start's code
 PHASE, SWITCH_SCORE, RANK = 0, 1, 2  # scalars (from nystrom_at): the phase, the switch round's score, the map's rank
@@ -304,6 +306,87 @@ class NystromRegression(Regressor, NystromOGD):
     constants = REGRESSING | {"nystrom_at": 3}
     n_scalars = 6  # the error sums (learning/task), then PHASE, SWITCH_SCORE, RANK
     weighting = "the loss w ℓ(y − f): both phases' steps are w (−∂ℓ/∂f) times OGD's"
+
+
+@njit(cache=True)
+def nogd_novelty_range(S, K, rows, start, book, st, h):
+    indptr, indices, values, y, scratch, counters = loop_arrays(rows, book)
+    answers = rows.answers
+    alpha, krow, M, z, weights, scalars = st.alpha, st.krow, st.nystrom, st.z, rows.weight, book.scalars
+    sc = scalars[h.nystrom_at :]  # ρ and Σρ come first (learning/task)
+    mz = np.empty(alpha.shape[0])  # Mᵀz
+    for t in range(start, y.shape[0]):
+        if sc[PHASE] == KERNEL_PHASE and not sv_fits(S, indptr[t + 1] - indptr[t]):  # only phase one stores
+            return t
+        if sc[PHASE] == KERNEL_PHASE and S.meta[COUNT] >= h.budget:  # is this the switch round?
+            idx, val = example(indptr, indices, values, t)
+            f, sq = score_example(S, K, alpha, krow, scratch, idx, val)
+            if f - scalars[RHO] <= 0.0 and math.isfinite(f) and math.isfinite(sq):  # else open_round refuses
+                sc[PHASE], sc[SWITCH_SCORE] = SWITCHING, f
+                return t  # the learner makes the map, then calls again from this round
+        idx, val, yt, f, sq, n, rnd = open_round(S, K, indptr, indices, values, y, t, scratch, counters, alpha, krow)
+        if sc[PHASE] == SWITCHING:  # it predicted with the phase-one expansion
+            f, sc[PHASE] = sc[SWITCH_SCORE], LINEAR_PHASE
+        give_answer(answers, t, f - scalars[RHO])
+        flagged = f - scalars[RHO] <= 0.0
+        linear = sc[PHASE] == LINEAR_PHASE
+        rate = h.linear_rate if linear else h.learning_rate
+        shrink = 1.0 - rate * h.norma_lambda
+        step = rate * example_weight(weights, t)
+        if shrink != 1.0:
+            for i in range(n):
+                touch(alpha, st.avg_sum, st.avg_stamp, i, rnd)
+                alpha[i] *= shrink
+        threshold_round(counters, scalars, flagged, step, h.nu)
+        if not flagged:
+            continue
+        if not linear:
+            sv_put(S, n, idx, val, sq)
+            new_coefficient(alpha, st.avg_sum, st.avg_stamp, n, step, rnd)
+            continue
+        k = int(sc[RANK])
+        nystrom_features(M, krow, k, n, z)
+        back_projection(M, z, k, n, mz)
+        for j in range(n):  # α += η₁ Mᵀz
+            touch(alpha, st.avg_sum, st.avg_stamp, j, rnd)
+            alpha[j] += step * mz[j]
+    return y.shape[0]
+
+
+@register
+class NystromNovelty(NoveltyDetector, NystromOGD):
+    """nogd's one-class form: NORMA's novelty step (novelty.py, Kivinen et al. 2004, §III-B) in both of
+    NOGD's phases (the module's docstring).  Phase one is norma-novelty without truncation: every round
+    α ← (1 − ηλ) α, a flagged x_t (f(x_t) − ρ ≤ 0) joins with η, until B are stored; on the first flagged
+    round with B stored, the switch (the map M from the landmarks, α's start as --nystrom-start says);
+    from then on the linear phase, NORMA's step on w ∈ R^k, f = wᵀz(x), z = Mκ(x), kept as α = Mᵀw:
+
+        flagged:    α ← (1 − η₁λ) α + η₁ Mᵀz(x_t),  ρ ← ρ − η₁(1 − ν)
+        otherwise:  α ← (1 − η₁λ) α,               ρ ← ρ + η₁ν
+
+    Choices where the papers leave room (besides nogd's, above, and norma-novelty's, novelty.py, which it
+    shares: the flag on g ≤ 0, ρ_1 = 0, the sign of ρ's step, the threshold refitted on the last rounds'
+    examples, the averaged hypothesis with the mean of the ρ_t):
+    - Neither Lu et al. (JMLR 2016) nor Kivinen et al. state a one-class NOGD; it is §III-B's step taken
+      on NOGD's two hypotheses, as NOGD takes kernel OGD's (§5): on the expansion, then on the map.
+    - The landmarks are the first B flagged examples (NOGD's first B margin errors: the one-class hinge's
+      are the flagged rounds); phase one truncates nothing, since it ends when B are stored.
+    - ρ steps with the phase's step: η in phase one, η₁ from the switch round on (the step f moves by), so
+      that the flagged fraction tracks ν in both; every round shrinks every coefficient by the phase's
+      1 − ηλ or 1 − η₁λ, both required above 0.
+    - The switch round predicts with the phase-one expansion (nogd's rule) and takes the linear step.
+    - Weights (a sample weight ω): the loss ω·(max(0, ρ − f(x)) − νρ), steps ηω (η₁ω) on α and on ρ."""
+
+    name = "nogd-novelty"
+    summary = "Nyström novelty detection: NORMA's one-class step until B landmarks, then on their Nyström map"
+    paper = "Kivinen, Smola, Williamson, IEEE TSP 2004, §III-B on NOGD (Lu et al., JMLR 17, 2016, §5)"
+    params = (BUDGET.but(default=100), LEARNING_RATE, LINEAR_RATE, RANK_PARAM, START, NORMA_LAMBDA.but(default=0.001))
+    params += (NU, RHO_FIT)
+    shrunk_steps = ("learning_rate", "linear_rate")
+    constants = {"nystrom_at": 2}  # after ρ and Σρ
+    n_scalars = 5  # ρ, Σρ (learning/task), then PHASE, SWITCH_SCORE, RANK
+    loop = nogd_novelty_range
+    weighting = "the loss w·(max(0, ρ − f(x)) − νρ): the steps η w (η₁ w) on α and on ρ"
 
 
 @njit(cache=True)

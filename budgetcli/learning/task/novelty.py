@@ -91,6 +91,19 @@ class Novelty:
                 "size and the feature scaling"
             ]
 
+    # tune's figures of a run (tune.RunResult's fields): the AUC on --test, which ranks (--sort test-auc; its
+    # labels say which examples are normal, --normal-label L); the fraction flagged online, a column beside ν
+    # but no rank (the learner drives it to ν whatever the setting's worth); no cross-validated figure
+    # (train -v does not cross-validate a novelty detector)
+    TUNE = {"online": "online_flagged_fraction", "test": "test_auc", "cv": None}
+    SORTS = {"test": "test-auc"}
+
+    @staticmethod
+    def tally(model, normal_label: float = 1.0):
+        """What scores a model on held-out labelled examples (metrics.AucTally: `held_out(source)` is the AUC
+        of the examples labelled `normal_label` above the others)."""
+        return metrics.AucTally(normal_label)
+
     @staticmethod
     def evaluate(model, blocks, normal_label: float) -> dict:
         """eval's report of a novelty model on `blocks` ((chunk, scores) pairs of labelled data,
@@ -98,14 +111,12 @@ class Novelty:
         of the score g(x) for normal against novel (1: every normal example scores above every novel one), the
         precision and recall of the flagged class (g ≤ 0) at the model's threshold, and the fraction flagged.
         DataError for a bad line; ValueError when there is no example."""
-        scores, labels = [], []
+        tally = Novelty.tally(None, normal_label)
         for chunk, g in blocks:
-            scores.append(g)
-            labels.append(chunk.labels)
-        g = np.concatenate(scores) if scores else np.zeros(0)
+            tally.add(chunk.labels, g)
+        g, normal = tally.arrays()
         if g.size == 0:
             raise ValueError("no examples to evaluate")
-        normal = np.concatenate(labels) == normal_label
         flagged = g <= 0.0
         caught = int(np.sum(flagged & ~normal))
         return {
