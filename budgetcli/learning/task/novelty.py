@@ -6,7 +6,7 @@ import numpy as np
 
 from .. import metrics
 from ...base import registry
-from ..labels import NoveltyVerdicts
+from ..targets import NoveltyVerdicts
 from .regression import Regression
 
 
@@ -14,7 +14,7 @@ class Novelty:
     """One-class learning (LIBSVM's one_class, scikit-learn's OneClassSVM): the learner sees inputs only and
     learns f and a threshold ρ such that a fraction ν of what it meets scores g(x) = f(x) − ρ ≤ 0; such an
     example is flagged novel (−1), any other is normal (+1).  Labels, when lines have them, are not read
-    while learning (labels.NoveltyVerdicts); `eval` reads them to say which examples are normal."""
+    while learning (targets.NoveltyVerdicts); `eval` reads them to say which examples are normal."""
 
     name = "novelty"
     score_is_prediction = False  # predict --scores writes the verdict (+1 or -1), then the score g(x)
