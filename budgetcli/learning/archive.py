@@ -32,7 +32,7 @@ def archive_keep(params: dict) -> int:
 class KeepsEvicted:
     """What a support-set learner (learner.KernelLearner) keeps of the vectors it evicts, for its averaged
     hypothesis.  The exact average needs the evicted vectors too: with `keep_retired` set, the loop logs
-    each eviction (learner.retire) and `_collect_retired` copies the evicted vector and its summed
+    each eviction (rounds.retire) and `_collect_retired` copies the evicted vector and its summed
     coefficient into `retired` before the pool range can be reused.  Off unless the run writes an
     average (`keep_evicted`): it makes memory grow with the number of evictions, up to the bound of
     the archive's compression for a running average."""
