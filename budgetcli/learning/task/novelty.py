@@ -92,12 +92,13 @@ class Novelty:
             ]
 
     @staticmethod
-    def evaluate(model, blocks, normal_label: float) -> dict:
+    def evaluate(model, blocks, normal_label: float = 1.0) -> dict:
         """eval's report of a novelty model on `blocks` ((chunk, scores) pairs of labelled data,
         pipeline.scores), where examples labelled `normal_label` are normal and every other is novel: the AUC
         of the score g(x) for normal against novel (1: every normal example scores above every novel one), the
-        precision and recall of the flagged class (g ≤ 0) at the model's threshold, and the fraction flagged.
-        DataError for a bad line; ValueError when there is no example."""
+        precision and recall of the flagged class (g ≤ 0) at the model's threshold, the fraction flagged, and
+        its `warnings`.  It reads the labels learning ignored (eval --normal-label L; default 1, LIBSVM's and
+        scikit-learn's +1).  DataError for a bad line; ValueError when there is no example."""
         scores, labels = [], []
         for chunk, g in blocks:
             scores.append(g)
@@ -108,7 +109,7 @@ class Novelty:
         normal = np.concatenate(labels) == normal_label
         flagged = g <= 0.0
         caught = int(np.sum(flagged & ~normal))
-        return {
+        report = {
             "task": "novelty",
             "examples": int(g.size),
             "normal_label": normal_label,
@@ -122,6 +123,13 @@ class Novelty:
             "flagged_normal_fraction": float(flagged[normal].mean()) if normal.any() else None,
             "nu": model.learner.hyper["nu"],
         }
+        report["warnings"] = Novelty.report_warnings(report)
+        return report
+
+    @staticmethod
+    def print_report(r: dict, console) -> None:
+        """`evaluate`'s report as eval prints it on `console` (rich), its lines as they are."""
+        console.print("\n".join(Novelty.report_lines(r)), markup=False, emoji=False, soft_wrap=True)
 
     @staticmethod
     def report_lines(r: dict) -> list[str]:
