@@ -82,14 +82,15 @@ COST_TARGET = 2.0  # issue #48: a regression learner at B = 100 costs at most tw
 COST_CHILD = r"""
 import json, sys, time
 import numpy as np
-from budgetcli.learning import algorithms, labels
+from budgetcli.learning import algorithms
+from budgetcli.learning.targets import RealTargets
 from budgetcli.io.libsvm import read_all
 from budgetcli.numerics.kernels import Kernel
 spec = json.loads(sys.argv[1])
 registered = algorithms.load_all()
 data = read_all(spec["data"])
 data = data.take(range(min(len(data), spec["examples"])))
-y = labels.RealTargets().encode(data)
+y = RealTargets().encode(data)
 targets = {"regression": y, "classification": np.where(y > np.median(y), 1.0, -1.0)}
 gamma = 1.0 / data.n_features
 

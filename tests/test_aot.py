@@ -2,7 +2,7 @@
 compiled path writes the same model file, byte for byte, as the JIT, and a run on it never imports
 numba, llvmlite or scipy.linalg (so a run that hits no entry would show: it would load numba), nor
 numpy.ma (np.unique imports it since numpy 2, ~10 ms of a process: core.unique is used instead), nor
-numpy.random while a run is no longer than the sample of examples it keeps (pipeline.Reservoir draws
+numpy.random while a run is no longer than the sample of examples it keeps (report.Reservoir draws
 only past it; importing numpy.random costs ~10 ms).
 
 Where the machine has a C compiler, the installed package must hold the extension, current (`pip install

@@ -14,7 +14,8 @@ from click.testing import CliRunner
 from budgetcli.learning import algorithms
 from budgetcli.base import modelfile, registry
 from budgetcli.entry import main
-from budgetcli.model.model import Model, narrowest
+from budgetcli.model.model import Model
+from budgetcli.model.stored import narrowest
 
 from .helpers import assert_same_state
 from .test_cli import write_stream

@@ -173,7 +173,7 @@ def test_a_non_finite_target_names_its_line(files):
     (files / "nan.txt").write_text("0.5 1:1\n1.5 1:2\ninf 1:3\n")
     out = cli("train", "--task", "regression", "-a", "klms", files / "nan.txt", "-o", files / "n.model", check=False)
     assert out.returncode == 1 and f"{files / 'nan.txt'}:3:" in out.stderr and "not finite" in out.stderr
-    from budgetcli.learning.labels import RealTargets
+    from budgetcli.learning.targets import RealTargets
 
     from .helpers import chunk_from_dense
 
@@ -184,7 +184,8 @@ def test_a_non_finite_target_names_its_line(files):
 
 def test_a_header_that_mixes_tasks_is_refused(files, tmp_path):
     """A regression header on class labels, or real targets on a classifier, is an invalid model."""
-    from budgetcli.learning.labels import RealTargets, labels_from_dict
+    from budgetcli.learning.labels import labels_from_dict
+    from budgetcli.learning.targets import RealTargets
 
     from budgetcli.base import registry
 

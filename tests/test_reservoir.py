@@ -1,4 +1,4 @@
-"""pipeline.Reservoir, the sample of a run's examples on which the written model is checked: Vitter's
+"""report.Reservoir, the sample of a run's examples on which the written model is checked: Vitter's
 algorithm R written plainly, one example at a time, keeps the same examples in the same slots, whatever
 the blocks the stream comes in, however often its pieces are joined."""
 
@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from budgetcli.base.core import Chunk
-from budgetcli.run.pipeline import Reservoir
+from budgetcli.run.report import Reservoir
 
 SEED = 20240601  # the reservoir's own
 

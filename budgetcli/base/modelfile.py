@@ -43,6 +43,7 @@ import zlib
 import numpy as np
 
 from .atomic import output_file
+from .npy import NUMERIC_KINDS, Member, member_data, member_header, nbytes
 
 FORMAT_NAME = "budgetlearn-model"
 FORMAT_VERSION = 2
@@ -52,8 +53,6 @@ _HEADER_MEMBER = "__header__"
 # np.savez takes the arrays as keyword arguments, so these names would be
 # swallowed as its own parameters instead of being stored.
 _SAVEZ_PARAMETERS = frozenset({"file", "allow_pickle"})
-# Numeric dtype kinds: bool, signed int, unsigned int, float, complex.
-_NUMERIC_KINDS = frozenset("biufc")
 # Everything reading a damaged archive is known to raise: zipfile raises
 # NotImplementedError / RuntimeError when a flipped bit announces an unknown
 # compression method or encryption, and a damaged shape in an .npy header can
@@ -139,7 +138,7 @@ def _validated_arrays(arrays: dict) -> dict[str, np.ndarray]:
         if name == _HEADER_MEMBER or name in _SAVEZ_PARAMETERS:
             raise ValueError(f"array name {name!r} is reserved")
         array = np.asarray(value)
-        if array.dtype.kind not in _NUMERIC_KINDS or array.dtype.fields is not None:
+        if array.dtype.kind not in NUMERIC_KINDS or array.dtype.fields is not None:
             raise TypeError(f"array {name!r} has non-numeric dtype {array.dtype}; only numeric arrays can be saved")
         checked[name] = array
     return checked
@@ -258,13 +257,6 @@ MAX_MEMBERS = 256
 _NPY_MAGIC = b"\x93NUMPY"
 
 
-class Member(tuple):
-    """What a member's .npy header declares: (shape, dtype), before its data is read."""
-
-    shape = property(lambda self: self[0])
-    dtype = property(lambda self: self[1])
-
-
 def load(path, expect=None, skip=()) -> tuple[dict, dict[str, np.ndarray]]:
     """Read a model file; return ``(header, arrays)`` with only the caller's header keys.
 
@@ -356,13 +348,13 @@ def _read_members(path, zf: zipfile.ZipFile, file_size: int, expect, skip) -> tu
         raise _error(path, "not a budgetlearn model file (no __header__)")
     # The header is read first, so a file from a newer version gets the upgrade message even if
     # it holds arrays this build cannot parse.
-    shape, dtype, offset = _member_header(path, zf, _HEADER_MEMBER, members[_HEADER_MEMBER])
+    shape, dtype, offset = member_header(zf, _HEADER_MEMBER, members[_HEADER_MEMBER])
     if len(shape) != 1 or dtype.itemsize * shape[0] > MAX_HEADER_BYTES:
         raise _error(path, "not a budgetlearn model file (malformed __header__)")
-    container = _read_container(path, _member_data(zf, members.pop(_HEADER_MEMBER), shape, dtype, offset))
+    container = _read_container(path, member_data(zf, members.pop(_HEADER_MEMBER), shape, dtype, offset))
 
-    declared = {name: _member_header(path, zf, name, info) for name, info in members.items()}
-    total = sum(_nbytes(shape, dtype) for shape, dtype, _ in declared.values())
+    declared = {name: member_header(zf, name, info) for name, info in members.items()}
+    total = sum(nbytes(shape, dtype) for shape, dtype, _ in declared.values())
     bound = MAX_INFLATION * file_size + INFLATION_SLACK
     if total > bound:
         raise _error(
@@ -377,54 +369,8 @@ def _read_members(path, zf: zipfile.ZipFile, file_size: int, expect, skip) -> tu
             raise _error(path, f"invalid model: {exc.args[0] if exc.args else exc}") from None
     skip = () if container["version"] == 1 else skip(container["header"]) if callable(skip) else skip
     arrays = {
-        name: _member_data(zf, members[name], shape, dtype, offset)
+        name: member_data(zf, members[name], shape, dtype, offset)
         for name, (shape, dtype, offset) in declared.items()
         if name not in skip
     }
     return container, set(declared), arrays
-
-
-def _nbytes(shape, dtype) -> int:
-    n = dtype.itemsize
-    for dim in shape:
-        n *= dim
-    return n
-
-
-def _member_header(path, zf, name, info) -> tuple[tuple, np.dtype, tuple[int, bool]]:
-    """(shape, dtype, offset of the data) from a member's .npy header; refuses anything but a plain
-    numeric array whose data is exactly what the zip entry says it holds."""
-    with zf.open(info) as stream:
-        version = np.lib.format.read_magic(stream)
-        if version == (1, 0):
-            shape, fortran, dtype = np.lib.format.read_array_header_1_0(stream)
-        elif version == (2, 0):
-            shape, fortran, dtype = np.lib.format.read_array_header_2_0(stream)
-        else:
-            raise _error(path, f"truncated or corrupt (member {name!r}: .npy format {version})")
-        offset = stream.tell()
-    if dtype.hasobject or dtype.fields is not None or dtype.kind not in _NUMERIC_KINDS:
-        raise _error(path, f"truncated or corrupt (member {name!r} is not a plain numeric array: {dtype})")
-    if info.file_size != offset + _nbytes(shape, dtype):
-        raise _error(
-            path,
-            f"truncated or corrupt (member {name!r} holds {info.file_size - offset:,} bytes of data, "
-            f"its shape {shape} needs {_nbytes(shape, dtype):,})",
-        )
-    return shape, dtype, (offset, fortran)
-
-
-def _member_data(zf, info, shape, dtype, where) -> np.ndarray:
-    offset, fortran = where
-    flat = np.empty(_nbytes(shape, dtype) // dtype.itemsize, dtype)
-    with zf.open(info) as stream:
-        stream.read(offset)
-        view = memoryview(flat).cast("B") if flat.size else memoryview(b"")
-        got = 0
-        while got < len(view):
-            n = stream.readinto(view[got:])
-            if not n:
-                raise EOFError(f"member {info.filename!r} ends early")
-            got += n
-        stream.read(1)  # at the end of the entry, zipfile checks its CRC
-    return flat.reshape(shape, order="F" if fortran else "C")

@@ -157,21 +157,9 @@ def eval_(model_path, data, as_json, skip_bad_lines, normal_label):
     model = _load(model_path, data=data)
     if normal_label is not None and model.task.name != "novelty":
         raise click.UsageError(f"--normal-label is for a novelty model; this one is a {model.task.name} model")
-    if model.task.name == "novelty":  # reads the labels learning ignored
-        normal = 1.0 if normal_label is None else normal_label
-        try:
-            report = model.task.evaluate(model, pipeline.scores(model, data, skip_bad_lines=skip_bad_lines), normal)
-        except DataError as exc:
-            fail(str(exc))
-        except ValueError as exc:  # no examples
-            fail(f"{data}: {exc}")
-        report["warnings"] = model.task.report_warnings(report)
-        click.echo(json.dumps(report) if as_json else "\n".join(model.task.report_lines(report)))
-        for warning in report["warnings"]:
-            click.echo(f"warning: {warning}", err=True)
-        return
+    given = {} if normal_label is None else {"normal_label": normal_label}  # the novelty task's default else
     try:
-        report = model.task.evaluate(model, pipeline.scores(model, data, skip_bad_lines=skip_bad_lines))
+        report = model.task.evaluate(model, pipeline.scores(model, data, skip_bad_lines=skip_bad_lines), **given)
     except DataError as exc:
         fail(str(exc))
     except ValueError as exc:  # no examples

@@ -1,6 +1,7 @@
 """Where the reader's bytes come from: a path (.gz, .bz2 and .xz decompressed), `-` for standard input or
 an open file; which of them can be read only once (a pipe, a FIFO, a terminal, a socket), and whether a
-read of one would return at once; and lines of bounded length, so that a source that never sends a
+read of one would return at once; the pieces of bytes the reader takes it in (`pieces`: a pause on a
+stream that has nothing to read at once); and lines of bounded length, so that a source that never sends a
 newline cannot fill the memory."""
 
 from __future__ import annotations
@@ -19,6 +20,9 @@ from ..base.core import DataError
 #: The most bytes a line may hold (its newline not counted): far above the longest lines of the
 #: LIBSVM collection (webspam's trigram lines hold some MB), far below what would strain memory.
 MAX_LINE_BYTES = 16 << 20
+
+READ_SIZE = 1 << 20  # bytes a reader asks for at once (`pieces`)
+PAUSE = None  # what `pieces` yields when a stream has nothing to read at once
 
 _DECOMPRESSORS = {".gz": gzip.open, ".bz2": bz2.open, ".xz": lzma.open}
 
@@ -113,3 +117,38 @@ def is_stream(f) -> bool:
         return False
     except (OSError, ValueError):
         return True
+
+
+def pieces(f, poll, max_line: int) -> Iterator[bytes | None]:
+    """The input `f` (a binary file, or an iterable of lines) as pieces of bytes of up to about READ_SIZE (at
+    most `max_line`), and on a stream PAUSE whenever it has nothing to read at once (`poll`, its `poller`, says
+    the next read would wait; None: never)."""
+    # read1: what is there, up to the size (a pipe's lines are parsed as they come), and one
+    # decompression step at a time, so that truncated data is reported after the last whole line
+    read = getattr(f, "read1", None) or getattr(f, "read", None)
+    size = min(READ_SIZE, max_line)  # a line within one piece is never too long
+    if read is not None:
+        while True:
+            if poll is not None and not poll():
+                yield PAUSE
+            piece = read(size)
+            if not piece:
+                return
+            yield piece
+    # An iterable of lines, each with its newline (a file's last line may lack it, and permuted, it is not last).
+    batch, size = [], 0
+    for line in f:
+        line = line if line.endswith(b"\n") else line + b"\n"
+        if len(line) > max_line + 1:  # on its own, so that the reader sees its length (bounded_lines)
+            if batch:
+                yield b"".join(batch)
+                batch, size = [], 0
+            yield line
+            continue
+        batch.append(line)
+        size += len(line)
+        if size >= READ_SIZE:
+            yield b"".join(batch)
+            batch, size = [], 0
+    if batch:
+        yield b"".join(batch)

@@ -50,6 +50,7 @@ import numpy as np
 
 from ..base.core import MAX_INDEX, Chunk, DataError, concatenate, shortest_text
 from .fastparse import PUNT, ROOM, parse_lines
+from . import inputs
 from .inputs import MAX_LINE_BYTES, is_stream, line_too_long, open_binary, poller
 from .lines import Block, parse_line
 
@@ -64,13 +65,10 @@ __all__ = [
 ]
 
 _MAX_KEPT_ERRORS = 10
-_READ_SIZE = 1 << 20
 # Inputs smaller than this are parsed in Python alone (10 ms for 64 KiB of a9a): the first call of a
 # compiled function costs a process about 0.3 s (see fewscores.py), which `predict` on a few lines
 # does not pay otherwise.
 _SMALL_INPUT = 1 << 16
-
-_PAUSE = None  # what _pieces yields when a stream has nothing to read at once
 
 _COMPRESSED_FILES = (gzip.GzipFile, bz2.BZ2File, lzma.LZMAFile)
 # What reading a (possibly compressed) stream raises on truncation or corruption.
@@ -121,7 +119,7 @@ class LibsvmReader:
         self._block_lines = block_lines
         self._first_block_whole = first_block_whole
         self._max_line = max_line_bytes
-        self._poll = None if self._compressed else poller(self._file)  # a stream's: see _pieces
+        self._poll = None if self._compressed else poller(self._file)  # a stream's: see inputs.pieces
         self._skip_bad_lines = skip_bad_lines
         self._labels = labels
         self._lineno = first_line - 1  # the last line read
@@ -161,42 +159,9 @@ class LibsvmReader:
         finally:
             self.close()
 
-    def _pieces(self) -> Iterator[bytes | None]:
-        """The input as pieces of bytes of up to about _READ_SIZE (at most max_line_bytes), and on a
-        stream _PAUSE whenever it has nothing to read at once (the next read would wait)."""
-        # read1: what is there, up to the size (a pipe's lines are parsed as they come), and one
-        # decompression step at a time, so that truncated data is reported after the last whole line
-        read = getattr(self._file, "read1", None) or getattr(self._file, "read", None)
-        size = min(_READ_SIZE, self._max_line)  # a line within one piece is never too long
-        if read is not None:
-            while True:
-                if self._poll is not None and not self._poll():
-                    yield _PAUSE
-                piece = read(size)
-                if not piece:
-                    return
-                yield piece
-        # An iterable of lines, each with its newline (a file's last line may lack it, and permuted, it is not last).
-        batch, size = [], 0
-        for line in self._file:
-            line = line if line.endswith(b"\n") else line + b"\n"
-            if len(line) > self._max_line + 1:  # on its own, so that the reader sees its length (bounded_lines)
-                if batch:
-                    yield b"".join(batch)
-                    batch, size = [], 0
-                yield line
-                continue
-            batch.append(line)
-            size += len(line)
-            if size >= _READ_SIZE:
-                yield b"".join(batch)
-                batch, size = [], 0
-        if batch:
-            yield b"".join(batch)
-
     def _chunks(self) -> Iterator[Chunk]:
         block = Block(min(self._block_lines, 4096))
-        pieces = self._pieces()
+        pieces = inputs.pieces(self._file, self._poll, self._max_line)
         tail: list[bytes] = []  # the line being read: what was read after the last newline
         tail_size = 0
         size = 0  # bytes read in all
@@ -211,7 +176,7 @@ class LibsvmReader:
                 if self._poll is None:  # a file is still there to be read again
                     raise
                 piece, stop = b"", exc  # a stream's lines would be gone: hand them over first
-            if piece is _PAUSE:
+            if piece is inputs.PAUSE:
                 if block.n_rows and (self.n_examples or not self._first_block_whole):
                     self._bytes_parsed = size - tail_size
                     yield self._finish(block)

@@ -12,7 +12,7 @@ from . import statecheck
 from ..numerics._jit import njit
 from ..base.core import gather_rows
 from ..numerics.kernels import kernel_from_dot, kernel_values, scatter, unscatter
-from ..numerics.projection import onto_kept
+from ..numerics.gram import onto_kept
 from .records import NO_MATRIX, RetireLog
 from .retired import ARCHIVE_ARRAYS, Retired
 from ..numerics.support import DENSE_LIMIT, dense_dots, sv_put
@@ -32,7 +32,7 @@ def archive_keep(params: dict) -> int:
 class KeepsEvicted:
     """What a support-set learner (learner.KernelLearner) keeps of the vectors it evicts, for its averaged
     hypothesis.  The exact average needs the evicted vectors too: with `keep_retired` set, the loop logs
-    each eviction (learner.retire) and `_collect_retired` copies the evicted vector and its summed
+    each eviction (rounds.retire) and `_collect_retired` copies the evicted vector and its summed
     coefficient into `retired` before the pool range can be reused.  Off unless the run writes an
     average (`keep_evicted`): it makes memory grow with the number of evictions, up to the bound of
     the archive's compression for a running average."""
@@ -94,7 +94,7 @@ class KeepsEvicted:
 
     def retired_sums(self) -> np.ndarray:
         """Σ_t coefficient of each evicted vector over the rounds it was in the hypothesis (multiclass:
-        classes × vectors, as `projection.onto_kept` takes them)."""
+        classes × vectors, as `gram.onto_kept` takes them)."""
         return self.retired.sums().copy()
 
     def _archive_classes(self) -> int | None:
@@ -108,7 +108,7 @@ class KeepsEvicted:
         writing a file never changes the run that goes on.
 
         Each evicted vector's summed coefficient is projected onto the span of the current support
-        set (`projection.onto_kept`, as `batch_average(projected=True)` does) and added to the kept
+        set (`gram.onto_kept`, as `batch_average(projected=True)` does) and added to the kept
         vectors' sums, so the file's average stays within the budget."""
         if not self.retired or not len(self.support):
             return None

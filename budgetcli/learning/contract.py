@@ -32,7 +32,9 @@ a range of a chunk, `loop(S, K, rows, start, book, st, h)`:
 
 The loop never allocates: when the next example might not fit in the current arrays it returns the
 index it stopped at, and `learn` makes room (its kind's `_after_range`) and calls it again.  What the
-loop takes, counts and raises is records.py.
+loop takes, counts and raises is records.py.  Two parts of the contract have modules of their own: an
+algorithm's settings (its parameters resolved and checked: settings.py) and its state as a model file holds
+it (state.py).
 """
 
 from __future__ import annotations
@@ -42,10 +44,11 @@ from typing import Callable, ClassVar
 
 import numpy as np
 
-from . import statecheck
 from ..numerics.kernels import Kernel
 from .mixing import Mixing
 from ..base.params import Param
+from .settings import Settings
+from .state import SavedState
 from .records import (
     COUNTER_NAMES,
     EXAMPLES,
@@ -71,7 +74,7 @@ class NotAnExpansion(ValueError):
     """A hypothesis that is no kernel expansion over a support set (`Learner.expansion`); str(e) says what it is."""
 
 
-class Learner:
+class Learner(Settings, SavedState):
     """What every algorithm is, whichever kind (module docstring); an algorithm fills in the class
     attributes and `loop`, a kind the methods that say "its kind's"."""
 
@@ -136,72 +139,11 @@ class Learner:
         self._records = None  # (key, loop_args()) of the last call
         self.notes: list[str] = []  # what the summary says of the run (a resume: session.py; mixes: distributed)
 
-    # ---- parameters -------------------------------------------------------------------------
-    @classmethod
-    def resolve_params(cls, given: dict) -> dict:
-        """The parameters with defaults filled in and every value checked: ValueError naming the flag."""
-        known = {p.name: p for p in cls.params}
-        unknown = [name for name in given if name not in known]
-        if unknown:
-            from ..base.registry import params  # every algorithm's, to name a known parameter by its flag
-
-            shown = ", ".join(params()[n].flag if n in params() else repr(n) for n in unknown)
-            raise ValueError(
-                f"{shown} does not apply to {cls.name} "
-                f"(it takes: {', '.join(p.flag for p in cls.params) or 'no parameters'})"
-            )
-        out = {}
-        for p in cls.params:
-            v = given.get(p.name)
-            if v is None:
-                out[p.name] = p.default
-                continue
-            try:
-                v = p.type(v)
-            except (TypeError, ValueError, OverflowError):
-                raise ValueError(f"{cls.name}: {p.flag} must be {p.requirement}, got {v!r}") from None
-            if p.type is int and not -(2**62) < v < 2**62:  # the compiled loops take it as an int64
-                raise ValueError(f"{cls.name}: {p.flag} = {v} is out of range")
-            if not p.check(v):
-                raise ValueError(f"{cls.name}: {p.flag} must be {p.requirement}, got {v}")
-            out[p.name] = v
-        return out
-
-    def describe(self) -> str:
-        """The settings, as messages name them: `NAME --flag V ..., kernel KIND (...)`."""
-        given = " ".join(
-            f"{p.flag} {self.hyper[p.name]:g}"
-            if isinstance(self.hyper[p.name], float)
-            else f"{p.flag} {self.hyper[p.name]}"
-            for p in self.params
-        )
-        return f"{self.name}{' ' + given if given else ''}, kernel {self.kernel.describe()}"
-
-    @classmethod
-    def check_kernel(cls, kernel_kind: str, params: dict) -> None:
-        """Raise ValueError when the algorithm is not defined for this kind of kernel with these
-        (resolved) parameters: checked whenever a learner is made, a loaded one included."""
-
-    @classmethod
-    def refuse_degenerate(cls, kernel_kind: str, params: dict) -> None:
-        """Raise ValueError when these (resolved) parameters with this kind of kernel provably learn
-        nothing on any data.  Checked for a new model before any data is read (spec.TrainSpec),
-        never when a model is loaded: a saved model keeps loading."""
-
+    # ---- learning ---------------------------------------------------------------------------
     def keep_evicted(self, hypothesis: str) -> None:
         """Keep what the hypothesis a run writes (spec.HYPOTHESES) needs of the vectors the learner
         evicts (its kind's: nothing, for a learner that never evicts)."""
 
-    @classmethod
-    def check_weights(cls) -> None:
-        """ValueError, one line naming the algorithms that take them, when this one takes no weights."""
-        if cls.weighting is None:
-            from ..base.registry import ALGORITHMS
-
-            weighted = ", ".join(name for name, c in sorted(ALGORITHMS.items()) if c.weighting is not None)
-            raise ValueError(f"{cls.name} takes no example or class weights (the algorithms that do: {weighted})")
-
-    # ---- learning ---------------------------------------------------------------------------
     def learn(self, chunk, y: np.ndarray, weights: np.ndarray | None = None, answers: bool = False):
         """One online pass over the chunk's examples in order; y holds the encoded labels, `weights`
         each example's weight (finite and > 0; None: every one 1).  Overflow when an example's numbers
@@ -393,90 +335,3 @@ class Learner:
         """The hypothesis as a kernel expansion: (indptr, indices, values) of the support vectors and
         their coefficients; NotAnExpansion when it is none (LIBSVM's format cannot hold it)."""
         raise NotImplementedError
-
-    # ---- state --------------------------------------------------------------------------------
-    def state(self) -> tuple[dict, dict]:
-        """(JSON header, arrays) holding everything to predict and to resume: its kind's hypothesis,
-        counters, random state, scalars (subclasses add theirs).  A resume-state array still to be
-        rebuilt (`stale`) is left out, as the file it was loaded from left it out."""
-        header = {
-            "algorithm": self.name,
-            "params": dict(self.hyper),
-            "kernel": self.kernel.to_dict(),
-            "seed": self.seed,
-            "n_features": self.n_features,
-            "file_indices": True,  # sv_indices are the data file's (format before: the file's − 1; model.load)
-            "counters": {c: int(v) for c, v in zip(COUNTER_NAMES, self.counters)},
-        }
-        return header, self._support_state() | self._book_state() | self._kept_state()
-
-    def _book_state(self) -> dict:
-        return {"counters": self.counters.copy(), "rng_state": self.rng_state.copy(), "scalars": self.scalars.copy()}
-
-    def _support_state(self) -> dict:
-        """The support set's arrays of a model file (its kind's), first in the file."""
-        raise NotImplementedError
-
-    def _kept_state(self) -> dict:
-        """The hypothesis' arrays of a model file after the counters (its kind's)."""
-        raise NotImplementedError
-
-    @classmethod
-    def saved_arrays(cls, header: dict, members: dict) -> dict:
-        """name -> (shape, dtype) of every array `state()` saves, in terms of the sizes a file declares
-        (None in a shape: any size).  For model files from anybody (statecheck.py); its kind's arrays,
-        and subclasses that save more extend it."""
-        return {
-            "counters": ((None,), statecheck.I64),  # older layouts had fewer
-            "rng_state": (seed_state(0).shape, statecheck.U64),
-            "scalars": ((cls.n_scalars,), statecheck.F64),
-        }
-
-    @classmethod
-    def check_saved(cls, header: dict, arrays: dict) -> None:
-        """ValueError naming the field when a saved state (header with the model's hypothesis, and
-        arrays) is one the compiled loops must not see: see statecheck.py."""
-        statecheck.check_common(header, arrays, COUNTER_NAMES)
-
-    @classmethod
-    def from_state(cls, header: dict, arrays: dict) -> "Learner":
-        """The inverse of `state` (its kind restores its hypothesis, subclasses what they add, after this)."""
-        params = {cls.renamed.get(k, k): v for k, v in header["params"].items()}
-        self = cls(Kernel.from_dict(header["kernel"]), seed=header["seed"], **params)
-        saved = arrays["counters"]
-        if saved.shape[0] > self.counters.shape[0]:
-            raise ValueError(f"the model has {saved.shape[0]} counters, this build knows {self.counters.shape[0]}")
-        self.counters[: saved.shape[0]] = saved  # counters a later build added start at 0
-        self.rng_state[:] = arrays["rng_state"]
-        self.scalars[:] = arrays["scalars"]
-        self.n_features = int(header["n_features"])
-        return self
-
-    @classmethod
-    def from_file(cls, header: dict, arrays: dict) -> "Learner":
-        """The learner of a model file's state (checked by `check_saved`): `from_state`, after its kind
-        has read what a file holds that a state does not (archive.KeepsEvicted's sums before the fold)."""
-        return cls.from_state(header, arrays)
-
-    @classmethod
-    def resume_arrays(cls, header: dict) -> set[str]:
-        """The arrays of a model file that only resuming needs: its resume state (`rebuilt`)."""
-        return set(cls.rebuilt)
-
-    def portable_state(self) -> tuple[dict, dict]:
-        """`state()` without the resume state (Gram matrices and inverses, O(|S|²)): what a compact model
-        file holds and what a mix sends; a learner made from it rebuilds the rest before it learns."""
-        header, arrays = self.state()
-        for name in self.resume_arrays(header):
-            arrays.pop(name, None)
-        return header, arrays
-
-    def rebuild_stale(self) -> None:
-        """Make the resume state a compact model file did not hold now (`rebuilt`; once, O(|S|³))."""
-        if self.stale:
-            self._rebuild()
-
-    def _rebuild(self) -> None:
-        for name in sorted(self.stale):
-            self.rebuilt[name](self, name)
-        self.stale.clear()  # a resumed run's summary says so (model.Model.resume_note)

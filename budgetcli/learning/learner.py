@@ -1,6 +1,6 @@
 """The support-set learner: the kind of the learner contract (contract.py) whose hypothesis is a kernel
 expansion f(x) = Σ_i α_i k(sv_i, x) over a support set (support.py) it grows, bounds and evicts from, and
-the compiled pieces its loops share.
+its compiled scoring of a chunk (the compiled pieces of its loops' rounds: rounds.py).
 
 A support-set learner keeps, besides the support set, its own per-slot arrays (`slot_arrays`:
 coefficients, the running sums of the averaged hypothesis, a Gram inverse, work buffers), grown with the
@@ -11,7 +11,6 @@ coefficient is (one per vector and class).
 
 from __future__ import annotations
 
-import math
 from typing import Callable, ClassVar
 
 import numpy as np
@@ -22,7 +21,6 @@ from ..numerics._jit import njit
 from .archive import KeepsEvicted
 from .contract import Learner
 from ..numerics.kernels import sparse_sqnorm
-from ..numerics.projection import schur_downdate
 from .records import (  # noqa: F401  (the algorithm modules import the loops' names from here)
     COUNTER_NAMES,
     EXAMPLES,
@@ -43,11 +41,19 @@ from .records import (  # noqa: F401  (the algorithm modules import the loops' n
     hinge_round,
     loop_arrays,
 )
-from ..numerics.rng import randbelow
-from ..numerics.support import COUNT, SupportSet, kernel_row
-
-# Eviction policies of the budgeted learners (`victim`), one numbering for every algorithm.
-UNBOUNDED, RANDOM, OLDEST = 0, 1, 2
+from .rounds import (  # noqa: F401  (the algorithm modules import the round's pieces from here)
+    OLDEST,
+    RANDOM,
+    UNBOUNDED,
+    evict_from_inverse,
+    new_coefficient,
+    open_round,
+    retire,
+    score_example,
+    touch,
+    victim,
+)
+from ..numerics.support import SupportSet, kernel_row
 
 
 class KernelLearner(KeepsEvicted, Learner):
@@ -298,94 +304,7 @@ class KernelLearner(KeepsEvicted, Learner):
         return super().resume_arrays(header) | cls._archive_resume_arrays()
 
 
-# ---- compiled pieces every support-set loop uses ----------------------------------------------------
-
-
-@njit(cache=True, inline="always")
-def open_round(S, K, indptr, indices, values, y, t, scratch, counters, alpha, krow):
-    """The opening of a binary round, counted: x_t, y_t, f(x_t), ‖x_t‖², the support size and the
-    round's number (1-based, across --resume); krow is left holding k(x_t, sv_i).  The caller has
-    checked that x_t fits (`sv_fits(S, indptr[t + 1] - indptr[t])`)."""
-    idx, val = example(indptr, indices, values, t)
-    f, sq = score_example(S, K, alpha, krow, scratch, idx, val)
-    if not math.isfinite(sq):  # checked here, where every loop passes, before the round counts
-        raise ExampleOverflow
-    if not math.isfinite(f):
-        raise ScoreOverflow
-    counters[EXAMPLES] += 1
-    return idx, val, y[t], f, sq, S.meta[COUNT], counters[EXAMPLES]
-
-
-@njit(cache=True, inline="always")
-def victim(policy, rng_state, budget, additions):
-    """The slot to evict when the budget is full and the learner has added `additions` support vectors
-    so far: a uniformly random one (the model's splitmix64 stream), or the oldest.  The oldest is
-    slot additions mod B when every newcomer takes the evicted vector's slot."""
-    if policy == RANDOM:
-        return randbelow(rng_state, budget)
-    return additions % budget
-
-
-@njit(cache=True, inline="always")
-def touch(alpha, avg_sum, avg_stamp, i, t):
-    """Call before alpha[i] changes in round t (1-based, counters[EXAMPLES] after the increment).
-
-    alpha[i] held its value in f_stamp .. f_{t−1}; fold those rounds into the running sum.  So the
-    average costs O(1) per coefficient change, never a pass over past hypotheses."""
-    avg_sum[i] += alpha[i] * (t - avg_stamp[i])
-    avg_stamp[i] = t
-
-
-@njit(cache=True, inline="always")
-def retire(S, book, alpha, avg_sum, avg_stamp, i, t):
-    """Call before the vector in slot i is evicted in round t: it was in f_stamp .. f_{t−1}."""
-    if book.keep_retired:
-        touch(alpha, avg_sum, avg_stamp, i, t)
-        log = book.log
-        k = log.count[0]
-        log.start[k] = S.start[i]
-        log.length[k] = S.length[i]
-        log.coef_sum[k] = avg_sum[i]
-        log.count[0] = k + 1
-
-
-@njit(cache=True)
-def evict_from_inverse(ainv, alpha, avg_sum, avg_stamp, n, r, rnd):
-    """Take slot r out of an inverse Gram matrix H (n × n) and its expansion: every other coefficient
-    takes r's projection onto the rest, α_i −= α_r H_ir / H_rr, and H loses r by the rank-one Schur
-    downdate; row and column r of H are left zero (so a later d = H k has d[r] = 0).  The second-order
-    Perceptron's eviction (w = A⁻¹y) and BPA-P's removal."""
-    wr = alpha[r] / ainv[r, r]
-    for i in range(n):
-        if i != r:
-            touch(alpha, avg_sum, avg_stamp, i, rnd)
-            alpha[i] -= ainv[i, r] * wr
-    schur_downdate(ainv, n, r)
-    for i in range(n):
-        ainv[i, r] = 0.0
-        ainv[r, i] = 0.0
-
-
-@njit(cache=True, inline="always")
-def new_coefficient(alpha, avg_sum, avg_stamp, i, value, t):
-    """Slot i gets a new support vector with coefficient `value` in round t."""
-    alpha[i] = value
-    avg_sum[i] = 0.0
-    avg_stamp[i] = t
-
-
-@njit(cache=True, inline="always")
-def score_example(S, K, alpha, krow, scratch, idx, val):
-    """(f(x), ‖x‖²) for one sparse example, f(x) = Σ_i alpha_i k(x, sv_i); krow is left holding
-    k(x, sv_i), which the learners reuse for their updates."""
-    sq = sparse_sqnorm(val)
-    kernel_row(S, K, scratch, idx, val, sq, krow)
-    f = 0.0
-    for i in range(S.meta[COUNT]):
-        f += alpha[i] * krow[i]
-    if K.offset != 0.0:  # an imported LIBSVM model's bias (kernels.Kernel.offset)
-        f += K.offset
-    return f, sq
+# ---- compiled scoring of a chunk (entry points compiled at install) --------------------------------
 
 
 @njit(cache=True)

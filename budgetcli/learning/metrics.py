@@ -269,7 +269,7 @@ def constant_warning(
     (`counts`: label -> examples, in a fixed order) predicted right is not more than always answering
     the most frequent label would get (the first of the most frequent ones).  eval's words for its data;
     train's (`kept`: the size of the sample of the training stream that `train` scores the model it
-    writes on, pipeline.Reservoir) say so.  `weighted`: `right` and `counts` sum the examples' weights
+    writes on, report.Reservoir) say so.  `weighted`: `right` and `counts` sum the examples' weights
     (train -w, sample weights), and the constant is the label of most weight; `spelling` writes a label."""
     total = sum(counts.values())
     if not total:

@@ -17,7 +17,8 @@ import math
 
 import numpy as np
 
-from ..numerics.projection import DEPENDENCE_TOL, onto_kept
+from ..numerics.projection import DEPENDENCE_TOL
+from ..numerics.gram import onto_kept
 from .records import EXAMPLES
 
 MIX_RIDGE = 0.0005  # η of the compression's projection, times the mean k(x, x) (Ahpatron's default)

@@ -272,7 +272,7 @@ def give_class_answers(answers, n, t, f, known):
 def open_class_round(S, K, indptr, indices, values, y, t, scratch, counters, st, answers):
     """The opening of a multiclass round: x_t, its class y_t (a new class joins with a zero prototype),
     the number m of classes known, st.scores = f_i(x_t), ‖x_t‖² and the round's number, counted (the
-    arrays as learner.open_round takes them), and the answer of the classes known before it given
+    arrays as rounds.open_round takes them), and the answer of the classes known before it given
     (`give_class_answers`)."""
     idx, val = example(indptr, indices, values, t)
     yt = y[t]
@@ -281,7 +281,7 @@ def open_class_round(S, K, indptr, indices, values, y, t, scratch, counters, st,
         st.n_classes[0] = yt + 1
     m = st.n_classes[0]
     sq = class_scores(S, K, st.coef, st.scale[0], m, st.krow, scratch, idx, val, st.scores)
-    if not math.isfinite(sq):  # checked before the round counts, as learner.open_round does
+    if not math.isfinite(sq):  # checked before the round counts, as rounds.open_round does
         raise ExampleOverflow
     for i in range(m):
         if not math.isfinite(st.scores[i]):

@@ -2,7 +2,7 @@
 
 The averaged hypothesis (1/T) Σ_t f_t of an evicting learner includes vectors the budget has
 discarded: each keeps its summed coefficient Σ_t α over the rounds it was in the hypothesis
-(learner.retire logs them; archive.KeepsEvicted copies them here before their pool range is reused).
+(rounds.retire logs them; archive.KeepsEvicted copies them here before their pool range is reused).
 Row k is the k-th evicted vector in the order of eviction, `sums[k]` its summed coefficient (binary:
 a float per row; multiclass: a row per vector, a class column for every class known when it left,
 zero-padded as classes are added).

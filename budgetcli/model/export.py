@@ -297,7 +297,7 @@ def import_libsvm(path, algorithm_cls, params: dict, seed: int = 0):
     """A budgetlearn Model with the LIBSVM model's support vectors, coefficients, kernel and labels (an
     ε-SVR's or ν-SVR's: a regression model, of a filter of IMPORTABLE_REGRESSION), ready for `train
     --resume`.  Its counters start at zero."""
-    from ..learning.labels import NoveltyVerdicts, RealTargets
+    from ..learning.targets import NoveltyVerdicts, RealTargets
     from .model import Model
 
     m = read_libsvm_model(path)

@@ -1,5 +1,6 @@
 """A trained model: the learner (kernel, algorithm, parameters, support set, coefficients,
-counters, random state) plus the label map, saved in one model file (modelfile.py)."""
+counters, random state) plus the label map, saved in one model file (modelfile.py; what the file holds
+beside the learner's state, and its checks: stored.py)."""
 
 from __future__ import annotations
 
@@ -11,11 +12,10 @@ import numpy as np
 from .. import __version__  # noqa: F401
 from ..learning import algorithms, statecheck  # noqa: F401
 from ..base import modelfile, registry
-from . import scaling as scaling_
+from . import scaling as scaling_, stored
 from ..base.atomic import FileState
 from ..learning.labels import BinaryLabels, MulticlassLabels, labels_from_dict
 from ..base.modelfile import ModelFileError
-from .spec import weight_pairs
 
 
 # what a model predicts with, by its `hypothesis` (said by the train summary and `info`)
@@ -257,51 +257,16 @@ class Model:
         if expect is None and self.read_from is not None and self.read_from.names(path):
             expect = self.read_from
         try:  # every model written is one that loads: the loader's own checks, before anything is written
-            header, arrays, evicted_folded = self._written(resume)
+            header, arrays, evicted_folded = stored.contents(self, resume)
             expected = self.learner.saved_arrays(header, arrays) | scaling_.saved_arrays(header, arrays)
             statecheck.check_members(self.learner.name, expected, arrays)
-            _check_state(type(self.learner), header, arrays)
+            stored.check_state(type(self.learner), header, arrays)
             modelfile.save(path, header, arrays, expect)
         except (ValueError, TypeError, KeyError) as exc:
             raise UnloadableModel(
                 f"the model would not load ({exc.args[0] if exc.args else exc}); nothing written"
             ) from None
         self.resume_state, self.evicted_folded = resume, evicted_folded  # what its file holds now
-
-    def _written(self, resume: bool) -> tuple[dict, dict, int | None]:
-        """(header, arrays, evicted_folded) of the file `save` writes."""
-        learner = self.learner
-        header, arrays = learner.state() if resume else learner.portable_state()
-        evicted_folded = self.evicted_folded
-        if self.hypothesis != "running-average":  # what only the average needs; a plain model stays compact
-            for name in learner.average_arrays:
-                arrays.pop(name)
-        else:
-            predicting = self.hypothesis_learner()  # the averaged coefficients, as the file's reader makes them: finite
-            folded = learner.fold_archive(arrays, predicting, resume)  # its running sums hold the archive folded in
-            if folded is not None and evicted_folded is not None:  # Model.inexact_resume; none: an earlier build's
-                evicted_folded += folded
-                header["evicted_folded"] = evicted_folded
-        header["labels"] = self.labels.to_dict()
-        if self.task.name != "classification":  # a file without the field is a classification model
-            header["task"] = self.task.name
-        header["hypothesis"] = self.hypothesis
-        header["resume_state"] = resume
-        if self.sharding is not None:
-            header["sharding"] = self.sharding
-        if self.run is not None:
-            header["run"] = self.run
-        if self.calibration is not None:
-            header["calibration"] = self.calibration
-        if self.first_index != 1:
-            header["first_index"] = self.first_index
-        if self.scaling is not None:
-            header["scaling"] = self.scaling.header()
-            arrays |= self.scaling.arrays()
-        if self.class_weight:
-            header["class_weight"] = weight_pairs(self.class_weight)
-        header["library_version"] = __version__
-        return header, {name: narrowest(a) for name, a in arrays.items()}, evicted_folded
 
     @classmethod
     def load(cls, path, resume: bool = False) -> "Model":
@@ -310,7 +275,7 @@ class Model:
         expected: dict = {}
 
         def expect(header, members):
-            expected.update(_expected_arrays(header, members))
+            expected.update(stored.expected_arrays(header, members))
 
         def skip(header):
             if resume or not isinstance(header.get("algorithm"), str) or header["algorithm"] not in registry.ALGORITHMS:
@@ -323,19 +288,19 @@ class Model:
             read_from = None  # modelfile.load says why it cannot be read
         header, arrays = modelfile.load(path, expect=expect, skip=skip)
         arrays = {name: a.astype(expected[name][1]) if name in expected else a for name, a in arrays.items()}
-        _file_indices(header, arrays)
+        stored.shift_file_indices(header, arrays)
         scaled = {name: arrays.pop(name) for name in scaling_.ARRAYS if name in arrays}
         try:
             learner_cls = registry.get(header["algorithm"])
             try:
-                _check_state(learner_cls, header, arrays)
+                stored.check_state(learner_cls, header, arrays)
                 # a running average of an evicting learner written by an earlier build: folded, not known how much
                 earlier = header.get("hypothesis") == "running-average" and learner_cls.evicts
                 evicted_folded = header.get("evicted_folded", None if earlier else 0)
                 if evicted_folded is not None and not (type(evicted_folded) is int and 0 <= evicted_folded < 2**62):
                     raise ValueError(f"evicted_folded = {evicted_folded!r} is not a count of vectors")
-                scaling = _scaling(header, scaled)
-                class_weight = _class_weight(header.get("class_weight", []))
+                scaling = stored.scaling_of(header, scaled)
+                class_weight = stored.class_weight_of(header.get("class_weight", []))
             except (ValueError, TypeError) as exc:
                 raise ModelFileError(f"{path}: invalid model: {exc}") from None
             learner = learner_cls.from_file(header, arrays)
@@ -397,60 +362,6 @@ class UnloadableModel(ValueError):
     """Model.save refused a model that the loader would refuse (its numbers overflowed)."""
 
 
-def _check_state(learner_cls, header: dict, arrays: dict) -> None:
-    """What a saved state must satisfy, for the loader and for Model.save alike: ValueError or
-    TypeError naming the field."""
-    learner_cls.check_saved(header, arrays)
-    if header.get("calibration") is not None:
-        from .calibration import check
-
-        check(header["calibration"], max(len(labels_from_dict(header["labels"]).classes), 2))
-    if header.get("hypothesis") == "running-average" and not set(learner_cls.average_arrays) <= set(arrays):
-        raise ValueError(f"hypothesis = 'running-average' without {', '.join(learner_cls.average_arrays)}")
-    labels_from_dict(header["labels"]).check(learner_cls, header)
-
-
-def _scaling(header: dict, arrays: dict):
-    """The model's scaling (scaling.Scaling) from its header field and arrays, or None without one;
-    ValueError naming what is wrong, arrays of a scaling without the field included."""
-    if "scaling" not in header:
-        if arrays:
-            raise ValueError(f"arrays {', '.join(sorted(arrays))} without a scaling")
-        return None
-    kernel = header["kernel"].get("kind") if isinstance(header.get("kernel"), dict) else None
-    return scaling_.Scaling.from_file(header["scaling"], arrays, kernel)
-
-
-def _class_weight(pairs) -> dict:
-    """The class weights of a header's field: [[label, weight], ...], finite labels once each, weights finite
-    and > 0; ValueError naming what is wrong (a file from anybody)."""
-    if not isinstance(pairs, list) or len(pairs) > statecheck.MAX_CLASSES:
-        raise ValueError(f"class_weight {str(pairs)[:80]!r} is not a list of [label, weight] pairs")
-    out = {}
-    for pair in pairs:
-        if not (isinstance(pair, list) and len(pair) == 2 and all(type(v) in (int, float) for v in pair)):
-            raise ValueError(f"class_weight holds {str(pair)[:80]!r}, not a [label, weight] pair of numbers")
-        label, weight = float(pair[0]), float(pair[1])
-        if not math.isfinite(label) or label in out or not (weight > 0 and math.isfinite(weight)):
-            raise ValueError(f"class_weight holds {pair!r}: a label twice, or not finite, or a weight not > 0")
-        out[label] = weight
-    return out
-
-
-def _file_indices(header: dict, arrays: dict) -> None:
-    """A model file written before index 0 was a feature stored each feature index less one: its
-    vectors' indices (and n_features, the largest index + 1) are shifted up to the file's, in place."""
-    if header.get("file_indices") is True or not isinstance(header.get("n_features"), int):
-        return
-    for name in ("sv_indices", "eval_indices"):
-        if name in arrays and arrays[name].dtype.kind in "iu":
-            shifted = arrays[name].astype(np.int64) + 1  # checked against n_features as any file's, after
-            arrays[name] = shifted.astype(np.int32) if shifted.max(initial=0) <= np.iinfo(np.int32).max else shifted
-    if header["n_features"] > 0:
-        header["n_features"] += 1
-    header["file_indices"] = True
-
-
 def _averaged_finite(learner) -> np.ndarray:
     """The averaged coefficients a running-average model predicts with; ValueError when not finite."""
     with np.errstate(over="ignore", invalid="ignore"):
@@ -458,35 +369,3 @@ def _averaged_finite(learner) -> np.ndarray:
     if not np.isfinite(coef).all():
         raise ValueError("its averaged coefficients are not finite")
     return coef
-
-
-def _expected_arrays(header: dict, members: dict) -> dict:
-    """modelfile.load's check before any array is read: the arrays are those the model's learner
-    saves, with the shapes and dtypes its sizes give (statecheck.py); returns them, name -> (shape,
-    dtype).  An algorithm this build lacks is left to Model.load's own message."""
-    try:
-        learner_cls = registry.get(header.get("algorithm"))
-        expected = learner_cls.saved_arrays(header, members) | scaling_.saved_arrays(header, members)
-    except (KeyError, TypeError, AttributeError):  # a header field missing or mistyped: worded by Model.load
-        return {}
-    except ValueError as exc:
-        if "unknown algorithm" in str(exc):
-            return {}
-        raise
-    statecheck.check_members(learner_cls.name, expected, members)
-    return expected
-
-
-def narrowest(a: np.ndarray) -> np.ndarray:
-    """A 1-D array in the narrowest numeric dtype that holds every one of its values bit for bit (a
-    model file's a9a support vectors: uint8 indices and values), else as it is."""
-    if a.ndim != 1 or a.size == 0:
-        return a
-    for dtype in (np.uint8, np.int8, np.uint16, np.int16, np.uint32, np.int32, np.float32):
-        if np.dtype(dtype).itemsize >= a.dtype.itemsize or not statecheck.widens_to(np.dtype(dtype), a.dtype):
-            continue
-        with np.errstate(invalid="ignore", over="ignore"):  # NaN, inf and large values do not round-trip
-            narrow = a.astype(dtype)
-        if narrow.astype(a.dtype).tobytes() == a.tobytes():
-            return narrow
-    return a

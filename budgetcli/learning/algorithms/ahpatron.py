@@ -58,7 +58,7 @@ from ..learner import (
 )
 from ..mixing import Mixing
 from ...base.params import BUDGET, HALF_OPEN_UNIT, POSITIVE, POSITIVE_OR_INF, UNIT, choice, number
-from ...numerics.projection import gram_of_support
+from ...numerics.gram import gram_of_support
 from ...base.registry import register
 from ...numerics.support import COUNT, POOL_GARBAGE, dense_rebuild, sv_fits, sv_put
 

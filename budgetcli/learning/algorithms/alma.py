@@ -45,7 +45,8 @@ from ..learner import (
 )
 from ..mixing import Unmixable
 from ...base.params import ETA, POSITIVE, UNIT, number
-from ...numerics.projection import DEPENDENCE_TOL, grow_inverse, inverse_of_support, project
+from ...numerics.projection import DEPENDENCE_TOL, grow_inverse, project
+from ...numerics.gram import inverse_of_support
 from ...base.registry import register
 from ...numerics.support import COUNT, sv_fits, sv_put
 

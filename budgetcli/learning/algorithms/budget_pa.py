@@ -69,7 +69,8 @@ from ..learner import (
     touch,
 )
 from ...base.params import BUDGET, COST
-from ...numerics.projection import gram_of_support, grow_inverse, inverse_of_support, project
+from ...numerics.projection import grow_inverse, project
+from ...numerics.gram import gram_of_support, inverse_of_support
 from ...base.registry import register
 from ...numerics.support import COUNT, sv_fits, sv_put
 

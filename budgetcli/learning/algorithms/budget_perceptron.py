@@ -58,7 +58,7 @@ from ..learner import (
 from ..mixing import Mixing, Unmixable
 from .. import statecheck
 from ...base.params import BETA, BUDGET, COST, choice, count
-from ...numerics.projection import gram_of_support
+from ...numerics.gram import gram_of_support
 from ...base.registry import register
 from ...numerics.rng import randbelow
 from ...numerics.support import COUNT, SupportSet, kernel_row, sv_fits, sv_put, sv_remove

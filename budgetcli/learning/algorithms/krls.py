@@ -81,7 +81,8 @@ from ..learner import (
     victim,
 )
 from ...base.params import BUDGET, HALF_OPEN_UNIT, NONNEGATIVE, POSITIVE, number
-from ...numerics.projection import gram_of_support, inverse_of_support, ridge_inverse_of_support, schur_downdate
+from ...numerics.projection import schur_downdate
+from ...numerics.gram import gram_of_support, inverse_of_support, ridge_inverse_of_support
 from ...base.registry import register
 from ...numerics.support import sv_fits, sv_put
 from .lms import KernelFilter, RegressionMixing, count_round

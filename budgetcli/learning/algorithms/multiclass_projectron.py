@@ -44,7 +44,8 @@ from ..mixing import Mixing
 from ...base.modelfile import Member
 from ..multiclass import MulticlassLearner, change, open_class_round, rival, set_row
 from ...base.params import ETA
-from ...numerics.projection import DEPENDENCE_TOL, exact_project, grow_inverse, spd_inverse
+from ...numerics.projection import DEPENDENCE_TOL, exact_project, grow_inverse
+from ...numerics.gram import spd_inverse
 from ...base.registry import register
 from ...numerics.support import COUNT, sv_fits, sv_put
 

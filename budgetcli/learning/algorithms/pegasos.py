@@ -101,7 +101,8 @@ from ..multiclass import (
 from .. import statecheck
 from ..mixing import Mixing, online_rows, refit
 from ...base.params import BUDGET, POSITIVE, choice, number
-from ...numerics.projection import grow_inverse, inverse_of_support, project, schur_downdate
+from ...numerics.projection import grow_inverse, project, schur_downdate
+from ...numerics.gram import inverse_of_support
 from ...base.registry import register
 from ...numerics.rng import randbelow
 from ...numerics.support import COUNT, POOL_GARBAGE, POOL_USED, dense_column, sv_fits, sv_kernel_row, sv_put, sv_remove

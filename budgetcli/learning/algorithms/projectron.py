@@ -75,12 +75,12 @@ from ...base.params import ETA, choice
 from ...numerics.projection import (
     DEPENDENCE_TOL,
     factor_grow,
-    factor_of_support,
     factor_worker,
     threaded_project,
     threaded_project_solve,
     threaded_solve,
 )
+from ...numerics.gram import factor_of_support
 from ...base.registry import register
 from ...numerics.support import sv_fits, sv_put
 

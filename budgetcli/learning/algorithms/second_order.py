@@ -56,7 +56,8 @@ from ..learner import (
 )
 from ..mixing import Unmixable
 from ...base.params import BUDGET, POSITIVE, number
-from ...numerics.projection import project, ridge_inverse_of_support
+from ...numerics.projection import project
+from ...numerics.gram import ridge_inverse_of_support
 from ...base.registry import register
 from ...numerics.support import sv_fits, sv_put
 

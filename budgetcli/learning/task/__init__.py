@@ -20,7 +20,7 @@ classification model's).  Novelty detection (`Novelty`, LIBSVM's one_class) lear
 
 from __future__ import annotations
 
-from ..labels import NoveltyVerdicts, RealTargets
+from ..targets import NoveltyVerdicts, RealTargets
 from .classification import Classification, class_weight_warnings, outcome_warnings
 from .novelty import Novelty
 from .regression import Regression

@@ -212,7 +212,7 @@ class Classification:
 def outcome_warnings(model, sample) -> list[str]:
     """Warnings that the model a run writes may be no better than a constant (metrics.constant_warning and
     metrics.one_label_warning, eval's rules), from its predictions on `sample` (a Chunk kept from the
-    run's examples, pipeline.Reservoir), which holds several labels: its accuracy there (weighted by the
+    run's examples, report.Reservoir), which holds several labels: its accuracy there (weighted by the
     examples' weights when the run has any) is not above always answering the sample's most frequent
     (heaviest) label; or it predicts one label for every example."""
     if sample is None:

@@ -6,7 +6,7 @@ import numpy as np
 
 from .. import metrics
 from ...base import registry
-from ..labels import NoveltyVerdicts
+from ..targets import NoveltyVerdicts
 from .regression import Regression
 
 
@@ -14,7 +14,7 @@ class Novelty:
     """One-class learning (LIBSVM's one_class, scikit-learn's OneClassSVM): the learner sees inputs only and
     learns f and a threshold ρ such that a fraction ν of what it meets scores g(x) = f(x) − ρ ≤ 0; such an
     example is flagged novel (−1), any other is normal (+1).  Labels, when lines have them, are not read
-    while learning (labels.NoveltyVerdicts); `eval` reads them to say which examples are normal."""
+    while learning (targets.NoveltyVerdicts); `eval` reads them to say which examples are normal."""
 
     name = "novelty"
     score_is_prediction = False  # predict --scores writes the verdict (+1 or -1), then the score g(x)
@@ -105,12 +105,13 @@ class Novelty:
         return metrics.AucTally(normal_label)
 
     @staticmethod
-    def evaluate(model, blocks, normal_label: float) -> dict:
+    def evaluate(model, blocks, normal_label: float = 1.0) -> dict:
         """eval's report of a novelty model on `blocks` ((chunk, scores) pairs of labelled data,
         pipeline.scores), where examples labelled `normal_label` are normal and every other is novel: the AUC
         of the score g(x) for normal against novel (1: every normal example scores above every novel one), the
-        precision and recall of the flagged class (g ≤ 0) at the model's threshold, and the fraction flagged.
-        DataError for a bad line; ValueError when there is no example."""
+        precision and recall of the flagged class (g ≤ 0) at the model's threshold, the fraction flagged, and
+        its `warnings`.  It reads the labels learning ignored (eval --normal-label L; default 1, LIBSVM's and
+        scikit-learn's +1).  DataError for a bad line; ValueError when there is no example."""
         tally = Novelty.tally(None, normal_label)
         for chunk, g in blocks:
             tally.add(chunk.labels, g)
@@ -119,7 +120,7 @@ class Novelty:
             raise ValueError("no examples to evaluate")
         flagged = g <= 0.0
         caught = int(np.sum(flagged & ~normal))
-        return {
+        report = {
             "task": "novelty",
             "examples": int(g.size),
             "normal_label": normal_label,
@@ -133,6 +134,13 @@ class Novelty:
             "flagged_normal_fraction": float(flagged[normal].mean()) if normal.any() else None,
             "nu": model.learner.hyper["nu"],
         }
+        report["warnings"] = Novelty.report_warnings(report)
+        return report
+
+    @staticmethod
+    def print_report(r: dict, console) -> None:
+        """`evaluate`'s report as eval prints it on `console` (rich), its lines as they are."""
+        console.print("\n".join(Novelty.report_lines(r)), markup=False, emoji=False, soft_wrap=True)
 
     @staticmethod
     def report_lines(r: dict) -> list[str]:

@@ -6,12 +6,12 @@ import numpy as np
 
 from .. import metrics
 from ...base import registry
-from ..labels import RealTargets
+from ..targets import RealTargets
 from .scalars import ABSOLUTE_ERROR, SQUARED_ERROR, TARGET_SUM
 
 
 class Regression:
-    """Targets are real numbers, learnt as they are (labels.RealTargets: the model keeps their count and
+    """Targets are real numbers, learnt as they are (targets.RealTargets: the model keeps their count and
     sum, so their mean); a prediction is the score f(x) itself."""
 
     name = "regression"

@@ -31,7 +31,7 @@ perceptron", NAACL 2010, §3 iterative parameter mixing) with the kernel expansi
   union's vectors of that class and its inverse is rebuilt (`with_row_classes`).
 - Budget compression: a learner with a `budget` parameter gets back to B support vectors by keeping
   the B with the largest |α| (multiclass: the largest row norm; ties to the earlier one) and
-  projecting the others onto them by a ridge least-squares solve in the RKHS (`projection.onto_kept`):
+  projecting the others onto them by a ridge least-squares solve in the RKHS (`gram.onto_kept`):
   Ahpatron's halving projection θ = (K₂ + ηI)⁻¹K₂₁α₁ (Liao et al., AAAI 2024, eq. 9) with its default
   η = 0.0005 (times the mean k(x, x)), the Projectron's projection (Orabona, Keshet, Caputo, JMLR 2009,
   eq. 7) made well-posed.  Without the ridge (η at round-off level) the kept vectors of a mix are

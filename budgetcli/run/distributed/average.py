@@ -6,7 +6,8 @@ import numpy as np
 
 from ...base import registry
 from ...base.core import DataError
-from ...learning.labels import BinaryLabels, MulticlassLabels, RealTargets, labels_from_dict, third_label_message
+from ...learning.labels import BinaryLabels, MulticlassLabels, labels_from_dict, third_label_message
+from ...learning.targets import RealTargets
 from ...learning.mixing import averaged_rows
 from ...learning.records import COUNTER_NAMES
 

@@ -12,7 +12,8 @@ from ...numerics.kernels import Kernel
 from ...learning.labels import labels_from_dict
 from ...learning.records import COUNTER_NAMES, EXAMPLES
 from ...model.model import Model
-from ..pipeline import TrainResult, Watch, kernel_warnings
+from ..pipeline import TrainResult, Watch
+from ..report import kernel_warnings
 from ...model.spec import TrainSpec
 from .average import merged_labels, mix, report_of
 from .pool import ShardPool, cluster
