@@ -14,7 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from budgetcli.io import libsvm
+from budgetcli.io import inputs, libsvm
 from budgetcli.io.fastparse import DONE, FULL, PUNT, parse_lines
 from budgetcli.io.libsvm import MAX_INDEX, DataError, LibsvmReader
 from budgetcli.io.lines import Block, parse_line
@@ -407,7 +407,7 @@ def test_a_line_split_across_two_reads_changes_nothing(stream):
         whole = outcome(Pieces([SPLIT_CONTENT], stream), block_lines=2)
         for cut in range(1, len(SPLIT_CONTENT)):  # inside numbers, inside '\r\n', at line ends
             assert outcome(Pieces([SPLIT_CONTENT[:cut], SPLIT_CONTENT[cut:]], stream), block_lines=2) == whole
-        with mock.patch.object(libsvm, "_READ_SIZE", 3):
+        with mock.patch.object(inputs, "READ_SIZE", 3):
             assert outcome(io.BytesIO(SPLIT_CONTENT), block_lines=2) == whole
     assert whole == both_ways(SPLIT_CONTENT, block_lines=2)[1]
     assert len(whole[0]) == 2 and whole[0][1][4] == [5, 6]  # chunks of 2 examples, lines 5 and 6 in the second
