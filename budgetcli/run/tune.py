@@ -30,7 +30,7 @@ as `train` refuses them (spec.TrainSpec).  A setting whose runs ended with no su
 learned nothing on this data: it is sorted after every setting that learned something, whatever the
 sort metric (its 0 support vectors would otherwise win `--sort support`, and predicting one class
 everywhere can beat a weak setting's test accuracy).  Each setting carries the distinct warnings of
-its runs (pipeline.Report), which the table marks.
+its runs (report.Report), which the table marks.
 
 The best model (`--save-best`) is the run of the top setting that is best by the sort metric (ties:
 the lowest permutation index).  Workers do not ship models back; the main process trains that one
