@@ -8,7 +8,9 @@ error, or parses the unusual line) and calls `parse_lines` again after it.  What
 - tokens separated by spaces and tabs, up to a ``\\n`` (``\\r`` right before it are stripped, as
   `parse_line` strips them) or the end of the buffer; a line of spaces and tabs only is blank;
 - the label, a number, then features ``index:value``: the index digits only (leading zeros
-  allowed), from 0 to 2³¹ − 1, greater than the one before; the value a number;
+  allowed), from 0 to 2³¹ − 1, greater than the one before; the value a number.  Unless `labelled`,
+  a line may start with a feature (``digits:``): it has no label (NaN, its label token empty), as
+  `parse_line(..., labels=False)` reads it — the novelty task's lines and `predict`'s;
 - numbers ``[+-]digits[.digits][(e|E)[+-]digits]`` (one digit run may be empty, not both) whose
   decimal significand w is at most 2⁵³ and whose power of ten q has |q| ≤ 22.  Then w and 10^|q|
   are exact doubles and w·10^q (w / 10^−q) is one correctly rounded IEEE operation, so the result
@@ -55,6 +57,7 @@ def parse_lines(
     lineno,
     n_rows,
     max_rows,
+    labelled,
     indptr,
     labels,
     line_numbers,
@@ -72,7 +75,8 @@ def parse_lines(
     label_ptr[r + 1].  Each row of deferred[:n_deferred] is (entry, start, end): values[entry] is
     float(buf[start:end]), left to the caller.  Returns (status, pos, lineno, n_rows, n_deferred):
     where it stopped (the start of the line it did not take, for ROOM and PUNT), the number of the
-    last line taken, the rows filled, the values deferred.
+    last line taken, the rows filled, the values deferred.  `labelled`: every line must start with its
+    label (else a line starting with ``digits:`` has none: NaN, an empty label token).
     """
     n_deferred = 0
     # rows the arrays hold (numba does not bounds-check: each row array is checked, whatever grew it)
@@ -90,6 +94,15 @@ def parse_lines(
         entry = indptr[n_rows]
         previous = -1  # index 0 is a feature like any other (as svm-train reads it)
         deferred_before = n_deferred  # what a line not taken leaves deferred
+        if not labelled:  # a first token `digits:` is a feature: the line has no label (an empty token, NaN)
+            j = i
+            while j < stop and (buf[j] == _SPACE or buf[j] == _TAB):
+                j += 1
+            k = j
+            while k < stop and _digit(buf[k]):
+                k += 1
+            if j < k < stop and buf[k] == _COLON:
+                label_start, label_end, label = j, j, np.nan
         while True:  # the tokens: the label, then index:value
             while i < stop and (buf[i] == _SPACE or buf[i] == _TAB):
                 i += 1

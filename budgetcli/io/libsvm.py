@@ -253,7 +253,7 @@ class LibsvmReader:
             status = PUNT
             if compiled:
                 status, pos, self._lineno, block.n_rows, n_deferred = parse_lines(
-                    buf, pos, end, self._lineno, block.n_rows, self._block_lines, *block.arrays()
+                    buf, pos, end, self._lineno, block.n_rows, self._block_lines, self._labels, *block.arrays()
                 )
                 if n_deferred:
                     entries, starts, stops = block.deferred[:n_deferred].T
