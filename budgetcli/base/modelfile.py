@@ -23,7 +23,7 @@ leaves a half-written model; a device, FIFO or socket is written directly, never
 Members are stored uncompressed, except one that deflate (level 1) at least halves, such as a
 multiclass learner's coefficient matrix (two non-zero classes per support vector): on a 1000x1000
 float64 array of Gaussian values (what support vectors and coefficients look like) compression
-saved 4% of the size but made saving ~70x slower (4 ms vs 275 ms) and loading ~8x slower, so
+saves a few per cent of the size but makes saving and loading many times slower, so
 compression is tried only where it pays.  A file never inflates to more than MAX_INFLATION / 2
 times its size (+ INFLATION_SLACK), half the bound `load` refuses a zip bomb at, so that every file
 `save` writes loads.

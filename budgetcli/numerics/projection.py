@@ -12,8 +12,8 @@ For a support set with Gram matrix K and kept inverse K⁻¹ (or (aI + K)⁻¹ f
 Nothing is ever inverted afresh.
 
 `project` is compiled with fastmath reassoc/contract only (no assumptions about NaN or inf), so the
-O(|S|²) product and ‖Pk‖² are summed in SIMD order rather than left to right: about 2.6× faster on
-a9a (bench/).  Sums differ from sequential ones by rounding only, the order is fixed for a given |S|
+O(|S|²) product and ‖Pk‖² are summed in SIMD order rather than left to right, several times faster
+(bench/loops.py times the loops).  Sums differ from sequential ones by rounding only, the order is fixed for a given |S|
 (so resume and chunking stay bit for bit), and the decisions still match the reference
 implementations exactly (tests/test_algorithms.py, tests/test_alma.py).
 """
@@ -86,7 +86,7 @@ def factor_project_solve(w, krow, z, d, n, kxx):
 
 @njit(cache=True, fastmath={"reassoc", "contract"})
 def factor_row(w, krow, i):
-    """Σ_{j ≤ i} W[i, j] k_t[j], summed in SIMD order (fastmath: vectorised, ~2.6× faster; the order
+    """Σ_{j ≤ i} W[i, j] k_t[j], summed in SIMD order (fastmath: vectorised, faster; the order
     is fixed for a given i, so resume and chunking stay bit for bit)."""
     s = 0.0
     for j in range(i + 1):

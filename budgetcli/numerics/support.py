@@ -11,8 +11,8 @@ its non-zeros cost.
 When the data is narrow enough that d × capacity stays under DENSE_LIMIT entries (16 MiB), the
 set also keeps a feature-major dense copy, `dense[j, i]` = value of feature j in slot i.  A
 kernel row is then contiguous multiply-adds over the slots, four non-zeros of x at a time (SIMD,
-`dense_dots`), instead of one gather per non-zero of every support vector: 2.6–3× faster on a9a
-(one non-zero at a time; four take the dot products ~1.6× faster again).  Both ways add the
+`dense_dots`), instead of one gather per non-zero of every support vector, which is several times slower
+(and four non-zeros at a time are faster again than one).  Both ways add the
 products x_j·sv_ij in increasing j, starting from +0.0, so the dot products are bit-identical
 (the terms only one side has are ±0 products, which leave a sum that is never −0 unchanged).
 Columns of slots ≥ count are kept all zero.

@@ -38,13 +38,13 @@ Choices where the sources leave room:
   catches LIBOKL on banana and heart_scale, where its features (a parabolic sine and sign(θ)|cos θ|)
   are another kernel than the Gaussian one.
 - `--map-arithmetic vectorised`: cos and sin to within 2⁻⁵³ (trig.py: fdlibm's polynomials, vectorised,
-  the same on every machine), and wᵀz summed in four interleaved lanes in a fixed order (`dot`), about
-  twice as fast on long streams as libm's cos and sin and an ordered sum (`scalar`, what files written
+  the same on every machine), and wᵀz summed in four interleaved lanes in a fixed order (`dot`), faster
+  on long streams than libm's cos and sin and an ordered sum (`scalar`, what files written
   before it hold, so that they score and resume bit for bit).  `single`: Ω, x, θ = Ωᵀx, cos and sin in
   float32 with Cephes' short polynomials (trig.single_cos_sin: within 1e-7 of the exact cos and sin of
   the float32 θ), the features rounded to float32 and held as float64, the score the sum of the
-  pairs w_i z_i + w_(D+i) z_(D+i) in four lanes (`dot`); the same bits on every machine too, and about
-  twice as fast as the vectorised map again.  The map is a Monte Carlo estimate of the
+  pairs w_i z_i + w_(D+i) z_(D+i) in four lanes (`dot`); the same bits on every machine too, and faster
+  than the vectorised map again (bench/loops.py times the loops).  The map is a Monte Carlo estimate of the
   kernel whose error is of order D^(−1/2) (5% at D = 400), so features within 1e-7 change no accuracy
   (bench/fogd_arithmetic.py measures it).  LIBOKL approximates them too (a parabolic sine, and
   sign(θ)·|cos θ| for the cosine, which is not a Gaussian kernel's feature) and draws Ω from the clock,
