@@ -44,7 +44,7 @@ Choices where the sources leave room:
   float32 with Cephes' short polynomials (trig.single_cos_sin: within 1e-7 of the exact cos and sin of
   the float32 θ), the features rounded to float32 and held as float64, the score the sum of the
   pairs w_i z_i + w_(D+i) z_(D+i) in four lanes (`dot`); the same bits on every machine too, and faster
-  than the vectorised map again (bench/loops.py times the loops).  The map is a Monte Carlo estimate of the
+  than the vectorised map again.  The map is a Monte Carlo estimate of the
   kernel whose error is of order D^(−1/2) (5% at D = 400), so features within 1e-7 change no accuracy
   (bench/fogd_arithmetic.py measures it).  LIBOKL approximates them too (a parabolic sine, and
   sign(θ)·|cos θ| for the cosine, which is not a Gaussian kernel's feature) and draws Ω from the clock,
