@@ -14,6 +14,7 @@ about a row name it `X:ROW` (1-based), as a file's name `FILE:LINE`.  docs/PYTHO
 
 from __future__ import annotations
 
+import math
 import os
 import warnings
 
@@ -88,16 +89,23 @@ def accuracy(model: Model, data, y=None) -> float:
     return tally.accuracy(source)
 
 
-def evaluate(model: Model, data, y=None, skip_bad_lines: bool = False) -> dict:
+def evaluate(model: Model, data, y=None, skip_bad_lines: bool = False, normal_label: float | None = None) -> dict:
     """The report `budgetlearn eval --json` prints for `data` (a path, or an array X with labels y): its
     model's task's (learning/task): accuracy, per-class figures, AUC and confusion matrix of a classification
-    model; MSE, RMSE, MAE, R² and the training mean's baseline of a regression one; its "warnings" too.
-    Raises DataError on bad data, ValueError when there is no example."""
-    if model.task.name == "novelty":  # its report reads the labels learning ignored: eval's own pass
-        raise ValueError("evaluate() of a novelty model is not done yet; budgetlearn eval --normal-label L reports it")
+    model; MSE, RMSE, MAE, R² and the training mean's baseline of a regression one; the AUC, the flagged
+    fraction and the precision and recall of the flagged examples of a novelty one, whose examples labelled
+    `normal_label` (default 1, as `eval --normal-label`) are normal; its "warnings" too.
+    Raises DataError on bad data, ValueError when there is no example or `normal_label` does not apply."""
+    given = {}
+    if normal_label is not None:
+        if model.task.name != "novelty":
+            raise ValueError(f"normal_label is for a novelty model; this one is a {model.task.name} model")
+        if not math.isfinite(normal_label):
+            raise ValueError(f"normal_label must be a finite number, not {normal_label!r}")
+        given["normal_label"] = float(normal_label)
     blocks, source = _blocks(model, data, y, skip_bad_lines)
     try:
-        return model.task.evaluate(model, blocks)
+        return model.task.evaluate(model, blocks, **given)
     except DataError:
         raise
     except ValueError as exc:  # no examples

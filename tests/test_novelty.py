@@ -263,6 +263,30 @@ def test_eval_reports_auc_precision_recall_of_the_scores(files):
     assert "no example is labelled 1" in out.stderr and "n/a" in out.stdout
 
 
+def test_the_python_api_evaluates_a_novelty_model_as_eval_does(files):
+    import budgetcli
+
+    model = files / "api.model"
+    cli("train", "--task", "novelty", "-q", files / "unlabelled.txt", "-o", model)
+    expected = json.loads(cli("eval", "--json", "--normal-label", "2", model, files / "test.txt").stdout)
+    loaded = budgetcli.load(model)
+    assert budgetcli.evaluate(loaded, files / "test.txt", normal_label=2) == expected
+    rows = [line.split() for line in open(files / "test.txt")]
+    X = np.array([[float(tok.split(":")[1]) for tok in row[1:]] for row in rows])
+    y = np.array([float(row[0]) for row in rows])
+    assert loaded.first_index == 1  # an array's column j is the feature of index j + 1
+    by_arrays = budgetcli.evaluate(loaded, X, y, normal_label=2)
+    assert by_arrays["auc"] == pytest.approx(expected["auc"], abs=1e-12)
+    assert (by_arrays["flagged"], by_arrays["normal"]) == (expected["flagged"], expected["normal"])
+    assert budgetcli.evaluate(loaded, files / "test.txt")["normal_label"] == 1  # eval's default
+    with pytest.raises(ValueError, match="finite"):
+        budgetcli.evaluate(loaded, files / "test.txt", normal_label=float("nan"))
+    classifier = files / "c.model"
+    cli("train", "-q", files / "labelled.txt", "-o", classifier)
+    with pytest.raises(ValueError, match="normal_label is for a novelty model"):
+        budgetcli.evaluate(budgetcli.load(classifier), files / "test.txt", normal_label=2)
+
+
 def test_info_and_the_summary_say_the_task(files):
     model = files / "i.model"
     cli("train", "--task", "novelty", "--nu", "0.2", "-q", files / "unlabelled.txt", "-o", model)
