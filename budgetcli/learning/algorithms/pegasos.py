@@ -31,7 +31,7 @@ formula of quantities the round computes anyway), so line 8 never costs a pass o
   k ∈ [0, 1], each cell made the first time a merge needs it (`table_h`), and a merge interpolates
   bilinearly between the four cells around (r, k); the degradation of the chosen h is computed exactly.
   Rows that are not collinear (three classes or more) get the exact search.  Its time and accuracy
-  against the exact search: docs/BENCHMARK.md, "Against BudgetedSVM".
+  against the exact search: docs/BENCHMARK.md, "Against LIBOKL and BudgetedSVM".
 - Not offered: Qaadan and Glasmachers' multi-merge (merging more than two support vectors at once,
   arXiv 1806.10179).  Its algorithm is not in a text we can read, and built without it a "multi-merge"
   would be a rule of our own under their name; the precomputed lookup above is the fast merge (issue
@@ -118,7 +118,7 @@ LAMBDA = number("lambda_", 1e-4, "λ: regularisation of pegasos/bpegasos (step 1
 MAINTENANCE = choice(
     "maintenance",
     ("random", "smallest", "project", "merge", "merge-lookup"),
-    "merge-lookup",  # as accurate as merge, and faster (docs/BENCHMARK.md, "Against BudgetedSVM")
+    "merge-lookup",  # as accurate as merge, and faster (docs/BENCHMARK.md, "Against LIBOKL and BudgetedSVM")
     "bpegasos budget maintenance: random | smallest (§4.1) | project (§4.2) | merge (§4.3, rbf only) | "
     "merge-lookup (merge, h from a precomputed table where it applies: Qaadan and Glasmachers 2018)",
     codes=(RANDOM, SMALLEST, PROJECT, MERGE, MERGE_LOOKUP),
