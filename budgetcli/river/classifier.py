@@ -9,7 +9,7 @@ from river import base
 from scipy.special import expit, softmax
 
 from ..base import registry
-from ..wrappers import learner_class
+from ..model.estimator_settings import learner_class
 from ..base.core import KernelSpec
 from ..learning.labels import (
     BinaryLabels,

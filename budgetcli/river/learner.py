@@ -13,7 +13,7 @@ import numpy as np
 from ..base import modelfile
 from ..base import registry
 from ..io.arrays import checked_labels, checked_weights, csr_chunk
-from ..wrappers import KernelSettings, learner_class
+from ..model.estimator_settings import KernelSettings, learner_class
 from ..base.core import Chunk
 from ..model.model import Model
 from ..run.session import Session, TrainingStopped

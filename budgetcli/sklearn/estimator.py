@@ -14,7 +14,7 @@ from ..run import pipeline
 from ..base import registry
 from ..base.core import DataError, KernelSpec
 from ..io.arrays import csr_chunk
-from ..wrappers import KernelSettings, learner_class
+from ..model.estimator_settings import KernelSettings, learner_class
 from ..model.model import Model
 
 

@@ -9,7 +9,7 @@ from sklearn.utils.validation import validate_data
 
 from ..base import registry
 from ..base.core import KernelSpec
-from ..wrappers import learner_class
+from ..model.estimator_settings import learner_class
 
 from .estimator import CHECK, BudgetEstimator
 

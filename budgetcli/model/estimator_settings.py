@@ -1,15 +1,16 @@
-"""What the scikit-learn and River wrappers (sklearn/, river/) share: their settings and pickling
-(`KernelSettings`) and checking an algorithm's parameters (`learner_class`).  Neither scikit-learn nor
-River is imported here, so each class needs only its own library."""
+"""The settings the scikit-learn and River classes (sklearn/, river/) take as keyword arguments, made into
+the model's specification: their settings and pickling (`KernelSettings`, a TrainSpec of them) and checking
+an algorithm's parameters (`learner_class`).  Neither scikit-learn nor River is imported here, so each class
+needs only its own library."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from .base import registry
-from .base.core import KernelSpec
-from .learning import algorithms  # noqa: F401  (algorithms: registered for lookups)
-from .model.spec import TrainSpec
+from ..base import registry
+from ..base.core import KernelSpec
+from ..learning import algorithms  # noqa: F401  (algorithms: registered for lookups)
+from .spec import TrainSpec
 
 
 def learner_class(owner: str, algorithm: str, params: dict) -> type:
