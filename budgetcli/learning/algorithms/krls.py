@@ -84,7 +84,7 @@ from ...base.params import BUDGET, HALF_OPEN_UNIT, NONNEGATIVE, POSITIVE, number
 from ...numerics.projection import schur_downdate
 from ...numerics.gram import gram_of_support, inverse_of_support, ridge_inverse_of_support
 from ...base.registry import register
-from ...numerics.support import sv_fits, sv_put
+from ...numerics.support import COUNT, sv_fits, sv_put
 from .lms import KernelFilter, RegressionMixing, count_round
 
 KRLS_NU = number(
@@ -110,55 +110,52 @@ KRLST_JITTER = number(
 # ---- the pieces the loops share -----------------------------------------------------------------
 
 
-@njit(cache=True)
-def mat_vec(A, v, m, out):
-    """out = A v over the first m rows and columns.  Each out[i] is summed over j in increasing order, as a
-    single loop would (the same bits); eight rows at a time, so that eight independent sums are in flight
-    instead of one chain of dependent additions (a round's O(m²) products are these sums)."""
-    i = 0
-    while i + 8 <= m:
-        r0, r1, r2, r3, r4, r5, r6, r7 = A[i], A[i + 1], A[i + 2], A[i + 3], A[i + 4], A[i + 5], A[i + 6], A[i + 7]
-        s0 = s1 = s2 = s3 = s4 = s5 = s6 = s7 = 0.0
-        for j in range(m):
-            vj = v[j]
-            s0 += r0[j] * vj
-            s1 += r1[j] * vj
-            s2 += r2[j] * vj
-            s3 += r3[j] * vj
-            s4 += r4[j] * vj
-            s5 += r5[j] * vj
-            s6 += r6[j] * vj
-            s7 += r7[j] * vj
-        out[i], out[i + 1], out[i + 2], out[i + 3] = s0, s1, s2, s3
-        out[i + 4], out[i + 5], out[i + 6], out[i + 7] = s4, s5, s6, s7
-        i += 8
-    while i < m:
-        s = 0.0
-        for j in range(m):
-            s += A[i, j] * v[j]
-        out[i] = s
-        i += 1
+# The O(m²) products are summed in SIMD order (fastmath reassoc/contract, as numerics/projection.py's
+# `project`): each is one loop over a row, whose order the compiler fixes for a given m, so a round's sums do
+# not depend on where a chunk or a resume began.  The elementwise updates of the matrices are compiled
+# without it (no reduction to reorder; an update done at once or deferred to the next round is the same
+# IEEE operation, the same bits).
 
 
-@njit(cache=True)
-def row_combination(A, v, m, out):
-    """out = vᵀA over the first m rows and columns, row by row (contiguous; each out[j] summed over i in
-    increasing order, the same bits as a pass down column j)."""
-    for j in range(m):
-        out[j] = 0.0
-    for i in range(m):
-        vi = v[i]
-        row = A[i]
-        for j in range(m):
-            out[j] += vi * row[j]
-
-
-@njit(cache=True)
+@njit(cache=True, fastmath={"reassoc", "contract"})
 def dot(a, b, m):
     s = 0.0
     for i in range(m):
         s += a[i] * b[i]
     return s
+
+
+@njit(cache=True)
+def mat_vec(A, v, m, out):
+    """out = A v over the first m rows and columns, row by row (contiguous)."""
+    for i in range(m):
+        out[i] = dot(A[i], v, m)
+
+
+@njit(cache=True)
+def symmetric_downdate_row(row, u, ui, c, m):
+    """Row i of A ← A − c u uᵀ over the first m columns (ui = u_i): (u_i u_j) c, the same number in row j's
+    column i, so a symmetric A stays symmetric to the bit."""
+    for j in range(m):
+        row[j] -= (ui * u[j]) * c
+
+
+@njit(cache=True)
+def downdated_product(A, u, c, pending, v, m, out):
+    """out = A v, after A ← A − c u uᵀ when `pending` (the previous round's update, deferred to this pass:
+    each row is downdated and multiplied while it is in cache, one pass over A instead of two)."""
+    for i in range(m):
+        row = A[i]
+        if pending:
+            symmetric_downdate_row(row, u, u[i], c, m)
+        out[i] = dot(row, v, m)
+
+
+@njit(cache=True)
+def symmetric_downdate(A, u, c, m):
+    """A ← A − c u uᵀ over the first m rows and columns (a deferred update done before A is read or kept)."""
+    for i in range(m):
+        symmetric_downdate_row(A[i], u, u[i], c, m)
 
 
 @njit(cache=True)
@@ -216,9 +213,14 @@ def take_slot(S, book, st, r, n, idx, val, sq, rnd):
 def krls_range(S, K, rows, start, book, st, h):
     indptr, indices, values, y, scratch, counters = loop_arrays(rows, book)
     answers = rows.answers
-    alpha, krow, kinv, P, a, pa, ap, kq = st.alpha, st.krow, st.kinv, st.p, st.a, st.pa, st.ap, st.kq
+    alpha, krow, kinv, P, a, q, u, kq = st.alpha, st.krow, st.kinv, st.p, st.a, st.pa, st.ap, st.kq
+    # P's update of a reduced round, P ← P − c u uᵀ over the first n, is left pending and done by the next
+    # round's pass over P (`downdated_product`), or before P is grown or handed back
+    pending, c, n = False, 0.0, 0
     for t in range(start, y.shape[0]):
         if not sv_fits(S, indptr[t + 1] - indptr[t]):
+            if pending:
+                symmetric_downdate(P, u, c, n)
             return t
         idx, val, yt, f, sq, n, rnd = open_round(S, K, indptr, indices, values, y, t, scratch, counters, alpha, krow)
         give_answer(answers, t, f)
@@ -236,6 +238,9 @@ def krls_range(S, K, rows, start, book, st, h):
         delta = ktt - dot(krow, a, n)  # the ALD residual
         e = yt - f
         if delta > h.krls_nu and n < h.budget:  # x_t joins (l.63-70)
+            if pending:
+                symmetric_downdate(P, u, c, n)
+                pending = False
             inv = 1.0 / delta
             for i in range(n):
                 for j in range(n):
@@ -253,19 +258,20 @@ def krls_range(S, K, rows, start, book, st, h):
             sv_put(S, n, idx, val, sq)
             new_coefficient(alpha, st.avg_sum, st.avg_stamp, n, ode, rnd)
             continue
-        # the reduced update (l.72-74): q = Pa/(1 + aᵀPa), P ← P − q (aᵀP), α ← α + K⁻¹q e
-        mat_vec(P, a, n, pa)
-        row_combination(P, a, n, ap)
-        denominator = 1.0 + dot(ap, a, n)
+        # the reduced update (l.72-74): q = Pa/(1 + aᵀPa), P ← P − q (aᵀP), α ← α + K⁻¹q e.  P is symmetric
+        # (kept so to the bit), so aᵀP = (Pa)ᵀ = uᵀ: P ← P − u uᵀ/(1 + aᵀu)
+        downdated_product(P, u, c, pending, a, n, q)  # the previous round's update, then Pa
+        c = 1.0 / (1.0 + dot(q, a, n))
         for i in range(n):
-            pa[i] /= denominator
-        for i in range(n):
-            for j in range(n):
-                P[i, j] -= pa[i] * ap[j]
-        mat_vec(kinv, pa, n, kq)
+            u[i] = q[i]
+            q[i] *= c
+        pending = True
+        mat_vec(kinv, q, n, kq)
         for i in range(n):
             touch(alpha, st.avg_sum, st.avg_stamp, i, rnd)
             alpha[i] += kq[i] * e
+    if pending:
+        symmetric_downdate(P, u, c, n)
     return y.shape[0]
 
 
@@ -339,11 +345,27 @@ def fbkrls_range(S, K, rows, start, book, st, h):
 def krlst_range(S, K, rows, start, book, st, h):
     indptr, indices, values, y, scratch, counters = loop_arrays(rows, book)
     answers = rows.answers
-    alpha, krow, Q, mu, sigma, gram, q, hv = st.alpha, st.krow, st.qinv, st.mu, st.sigma, st.gram, st.q, st.h
+    alpha, krow, Q, mu, sigma, gram, q, hv, pend = (
+        st.alpha,
+        st.krow,
+        st.qinv,
+        st.mu,
+        st.sigma,
+        st.gram,
+        st.q,
+        st.h,
+        st.u,
+    )
     lam, jitter, weights = h.krlst_lambda, h.krlst_jitter, rows.weight
     root = math.sqrt(lam)
+    # Σ's rank-one update of a round, Σ ← Σ − c u uᵀ, is left pending (u in `pend`, permuted with Σ's removals)
+    # and done by the next round's pass over Σ, which forgets and multiplies it (`forget_sigma`), or before Σ
+    # is handed back: the same operations on the same numbers, one pass over Σ instead of two
+    pending, c, n = False, 0.0, 0
     for t in range(start, y.shape[0]):
         if not sv_fits(S, indptr[t + 1] - indptr[t]):
+            if pending:
+                symmetric_downdate(sigma, pend, c, S.meta[COUNT])
             return t
         idx, val, yt, f, sq, n, rnd = open_round(S, K, indptr, indices, values, y, t, scratch, counters, alpha, krow)
         give_answer(answers, t, f)
@@ -357,37 +379,40 @@ def krlst_range(S, K, rows, start, book, st, h):
             sigma[0, 0] = ktt - ktt * ktt / (ktt + sn2)
             new_coefficient(alpha, st.avg_sum, st.avg_stamp, 0, Q[0, 0] * mu[0], rnd)
             continue
-        # forget, back to the prior (l.81-84): Σ ← λΣ + (1 − λ)(K + jitter·I), μ ← √λ μ
+        mat_vec(Q, krow, n, q)
+        # forget, back to the prior (l.81-84): Σ ← λΣ + (1 − λ)(K + jitter·I), μ ← √λ μ; and h = Σq (l.86-95)
         for i in range(n):
-            diagonal = lam * sigma[i, i] + (1.0 - lam) * (self_kernel(K, S.sqnorm[i]) + jitter)
             row, grow = sigma[i], gram[i]
+            if pending:
+                symmetric_downdate_row(row, pend, pend[i], c, n)
+            diagonal = lam * row[i] + (1.0 - lam) * (self_kernel(K, S.sqnorm[i]) + jitter)
             for j in range(n):
                 row[j] = lam * row[j] + (1.0 - lam) * grow[j]
             row[i] = diagonal
             mu[i] *= root
+            hv[i] = dot(row, q, n)
+        pending = False
         # predict (l.86-95)
-        mat_vec(Q, krow, n, q)
         ymean = dot(q, mu, n)
         gamma2 = max(ktt - dot(krow, q, n), 0.0)
-        mat_vec(sigma, q, n, hv)
         sf2 = max(gamma2 + dot(q, hv, n), 0.0)
         sy2 = sn2 + sf2
         # the posterior over D and x_t (index n; l.98-107)
         hv[n] = sf2
         mu[n] = ymean
-        c = (yt - ymean) / sy2
+        e = (yt - ymean) / sy2
         for i in range(n + 1):
-            mu[i] += c * hv[i]
+            mu[i] += e * hv[i]
         for i in range(n):
             sigma[i, n] = hv[i]
             sigma[n, i] = hv[i]
             gram[i, n] = krow[i]
             gram[n, i] = krow[i]
         sigma[n, n] = sf2
-        inv = 1.0 / sy2
+        c = 1.0 / sy2
         for i in range(n + 1):
-            for j in range(n + 1):
-                sigma[i, j] -= inv * (hv[i] * hv[j])
+            pend[i] = hv[i]
+        pending = True  # Σ ← Σ − c h hᵀ over n + 1
         # which centre leaves (l.114-126): x_t when γ² < jitter, else with more than M the least |[Qμ]_i / Q_ii|
         r = -1
         if gamma2 < jitter:
@@ -422,10 +447,13 @@ def krlst_range(S, K, rows, start, book, st, h):
             schur_downdate(Q, n + 1, r)
             move_index(Q, n, r, n + 1)
             move_index(sigma, n, r, n + 1)
+            pend[r] = pend[n]
             move_index(gram, n, r, n + 1)
             mu[r] = mu[n]
             take_slot(S, book, st, r, n, idx, val, sq, rnd)
         refit(alpha, st.avg_sum, st.avg_stamp, Q, mu, n, rnd)
+    if pending:
+        symmetric_downdate(sigma, pend, c, S.meta[COUNT])
     return y.shape[0]
 
 
@@ -447,8 +475,8 @@ class KRLS(KRLSFilter):
         "kinv": "square",
         "p": "square",
         "a": "work",
-        "pa": "work",
-        "ap": "work",
+        "pa": "work",  # q
+        "ap": "work",  # u, the pending update of P
         "kq": "work",
     }
     rebuilt = {"kinv": inverse_of_support}
@@ -496,6 +524,7 @@ class KRLST(KRLSFilter):
         "gram": "square",
         "q": "work",
         "h": "work",
+        "u": "work",  # the pending update of Σ
     }
     rebuilt = {"qinv": ridge_inverse_of_support("krlst_jitter"), "gram": gram_of_support}
     rebuilt_exactly = frozenset({"gram"})  # the same kernel values (its diagonal is not read)
