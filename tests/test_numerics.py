@@ -87,12 +87,6 @@ def _params():
                     # cond(aI + K) ~ 1e24: the incrementally kept (aI + K)⁻¹ stays finite but is a worse
                     # inverse than a direct one (errors ~50 vs ~0.3); known, not fixed (issue #9 note)
                     marks = pytest.mark.xfail(strict=True, reason="incremental (aI+K)⁻¹ at cond ~1e24")
-                if case == "1e6-scale values" and spec == "linear" and name == "fbkrls":
-                    # cond(K + λI) ~ 1e15: the kept (K + λI)⁻¹ is off by ~5e4 in K⁻¹K − I whatever the order of its
-                    # sums, and the direct inverse of the dictionary that rounding leaves (which centres eq. 8
-                    # removes at that conditioning) is off by 0.08 or by 1.0: below or above the 0.1 at which the
-                    # test stops comparing, by the luck of the sums
-                    marks = pytest.mark.xfail(strict=True, reason="incremental (K+λI)⁻¹ at cond ~1e15")
                 yield pytest.param(case, name, spec, id=f"{case}-{name}-{label}", marks=marks)
 
 

@@ -59,6 +59,10 @@ Choices where the papers leave room:
   w·½e²); w = 1 is KAFBOX's round exactly.  KRLS, SW-KRLS and FB-KRLS refuse weights: they solve an
   unweighted least-squares problem recursively, and a weight would change the ridge of one example
   only, which none of their papers treats.
+- Arithmetic: the O(M²) products are summed in SIMD order (their order fixed by M alone), the inverses and P
+  are updated symmetrically to the bit, so P's aᵀP is (Pa)ᵀ and one product serves; KRLS's P and KRLS-T's Σ
+  take a round's rank-one update in the next round's pass over them (done at once before the state is kept).
+  Only rounding differs from the sequential sums; the decisions on the shared streams are the reference's.
 - The prediction written and counted is f_t(x_t), the hypothesis before the example is learnt, and
   the written model is the last one (`--average` keeps the averaged hypothesis; not measured).
 """
@@ -81,7 +85,6 @@ from ..learner import (
     victim,
 )
 from ...base.params import BUDGET, HALF_OPEN_UNIT, NONNEGATIVE, POSITIVE, number
-from ...numerics.projection import schur_downdate
 from ...numerics.gram import gram_of_support, inverse_of_support, ridge_inverse_of_support
 from ...base.registry import register
 from ...numerics.support import COUNT, sv_fits, sv_put
@@ -169,26 +172,62 @@ def move_index(A, src, dst, m):
 
 
 @njit(cache=True)
-def refit(alpha, avg_sum, avg_stamp, A, v, m, rnd):
-    """α = A v over the first m slots, every coefficient having changed in round rnd."""
+def touch_all(alpha, avg_sum, avg_stamp, m, rnd):
+    """Every coefficient of the first m slots is about to change in round rnd (a refit)."""
     for i in range(m):
         touch(alpha, avg_sum, avg_stamp, i, rnd)
-    mat_vec(A, v, m, alpha)
 
 
 @njit(cache=True)
-def grow_ridge_inverse(kinv, krow, kb, n, kxx):
-    """(K + cI)⁻¹ over n slots to n + 1, x_t at index n (k(D, x_t) = krow, k_tt + c = kxx): g = 1/(kxx − bᵀK⁻¹b),
-    f = −K⁻¹b g, [K⁻¹ − K⁻¹b fᵀ, f; fᵀ, g] (SW-KRLS Eq. 11, FB-KRLS eq. 5; KAFBOX's grow_kernel_matrix)."""
-    mat_vec(kinv, krow, n, kb)
-    g = 1.0 / (kxx - dot(krow, kb, n))
+def grow_inverse_by(A, b, g, n, v, out, product):
+    """A (a symmetric inverse over n slots) to [A + g b bᵀ, −g b; −g bᵀ, g] over n + 1, x_t at index n, in place
+    (SW-KRLS Eq. 11, FB-KRLS eq. 5, KRLS-T's growth of Q: b = A k_t, g = 1/γ², γ² x_t's part outside the span);
+    (b_i b_j) g, so that A stays symmetric to the bit.  With `product`, out = A v over n + 1 in the same pass,
+    each row multiplied while it is in cache."""
     for i in range(n):
-        fi = -kb[i] * g
+        row, bi = A[i], b[i]
         for j in range(n):
-            kinv[i, j] -= kb[i] * (-kb[j] * g)
-        kinv[i, n] = fi
-        kinv[n, i] = fi
-    kinv[n, n] = g
+            row[j] += (bi * b[j]) * g
+        row[n] = -bi * g
+        A[n, i] = row[n]
+        if product:
+            out[i] = dot(row, v, n + 1)
+    A[n, n] = g
+    if product:
+        out[n] = dot(A[n], v, n + 1)
+
+
+@njit(cache=True)
+def remove_index(A, r, m, v, out):
+    """A (an inverse over m slots) without slot r, the last slot moved into it, and out = A v over the m − 1 left,
+    in one pass: the Schur complement A_ij − A_ir A_rj / A_rr (as `symmetric_downdate_row`: no division a row,
+    one loop over the row, symmetric to the bit for a symmetric A), then `move_index`'s move, then the product of
+    each row while it is in cache.  Row r, the pivot, is overwritten by the last row when every other row has
+    been downdated (row and column r of the complement are not read)."""
+    last = m - 1
+    pivot = A[r]
+    c = 1.0 / pivot[r]
+    for i in range(last):
+        if i != r:
+            row = A[i]
+            symmetric_downdate_row(row, pivot, row[r], c, m)
+            row[r] = row[last]
+            out[i] = dot(row, v, last)
+    if r < last:
+        row = A[last]
+        symmetric_downdate_row(row, pivot, row[r], c, m)
+        row[r] = row[last]
+        for j in range(last):
+            pivot[j] = row[j]
+        out[r] = dot(pivot, v, last)
+
+
+@njit(cache=True)
+def ridge_growth(kinv, krow, kb, n, kxx):
+    """b = K⁻¹k_t into kb and g = 1/(kxx − k_tᵀb), what (K + cI)⁻¹ over n slots grows by when x_t joins at index n
+    (k(D, x_t) = krow, k_tt + c = kxx; SW-KRLS Eq. 11, FB-KRLS eq. 5, KAFBOX's grow_kernel_matrix)."""
+    mat_vec(kinv, krow, n, kb)
+    return 1.0 / (kxx - dot(krow, kb, n))
 
 
 @njit(cache=True)
@@ -289,19 +328,21 @@ def swkrls_range(S, K, rows, start, book, st, h):
         idx, val, yt, f, sq, n, rnd = open_round(S, K, indptr, indices, values, y, t, scratch, counters, alpha, krow)
         give_answer(answers, t, f)
         count_round(book.scalars, yt, f)
-        grow_ridge_inverse(kinv, krow, kb, n, self_kernel(K, sq) + h.swkrls_c)  # swkrls.m l.49-52
-        m = n + 1
-        slot = n
-        if n >= h.budget:  # the oldest leaves (l.54-58): every round adds one, so it is slot (rounds − 1) mod M
-            slot = victim(OLDEST, book.rng_state, h.budget, rnd - 1)
-            schur_downdate(kinv, m, slot)
-            move_index(kinv, n, slot, m)
-            take_slot(S, book, st, slot, n, idx, val, sq, rnd)
-            m = n
-        else:
+        kxx = self_kernel(K, sq) + h.swkrls_c
+        if n < h.budget:  # swkrls.m l.49-52, and α over the n + 1 (l.60) in the same pass
             join(S, st, n, idx, val, sq, rnd)
+            target[n] = yt
+            touch_all(alpha, st.avg_sum, st.avg_stamp, n + 1, rnd)
+            grow_inverse_by(kinv, kb, ridge_growth(kinv, krow, kb, n, kxx), n, target, alpha, True)
+            continue
+        # the oldest leaves (l.54-58): every round adds one, so it is slot (rounds − 1) mod M; x_t takes its slot
+        g = ridge_growth(kinv, krow, kb, n, kxx)
+        slot = victim(OLDEST, book.rng_state, h.budget, rnd - 1)
+        take_slot(S, book, st, slot, n, idx, val, sq, rnd)
         target[slot] = yt
-        refit(alpha, st.avg_sum, st.avg_stamp, kinv, target, m, rnd)  # l.60
+        touch_all(alpha, st.avg_sum, st.avg_stamp, n, rnd)
+        grow_inverse_by(kinv, kb, g, n, target, alpha, False)
+        remove_index(kinv, slot, n + 1, target, alpha)  # and α (l.60)
     return y.shape[0]
 
 
@@ -309,32 +350,32 @@ def swkrls_range(S, K, rows, start, book, st, h):
 def fbkrls_range(S, K, rows, start, book, st, h):
     indptr, indices, values, y, scratch, counters = loop_arrays(rows, book)
     answers = rows.answers
-    alpha, krow, kinv, target, kb = st.alpha, st.krow, st.kinv, st.target, st.kb
+    alpha, krow, kinv, target, kb, fit = st.alpha, st.krow, st.kinv, st.target, st.kb, st.fit
     for t in range(start, y.shape[0]):
         if not sv_fits(S, indptr[t + 1] - indptr[t]):
             return t
         idx, val, yt, f, sq, n, rnd = open_round(S, K, indptr, indices, values, y, t, scratch, counters, alpha, krow)
         give_answer(answers, t, f)
         count_round(book.scalars, yt, f)
-        grow_ridge_inverse(kinv, krow, kb, n, self_kernel(K, sq) + h.fbkrls_lambda)  # fbkrls.m l.50-53
         target[n] = yt
-        if n < h.budget:
+        kxx = self_kernel(K, sq) + h.fbkrls_lambda
+        if n < h.budget:  # fbkrls.m l.50-53, and α over the n + 1 (l.55) in the same pass
             join(S, st, n, idx, val, sq, rnd)
-            refit(alpha, st.avg_sum, st.avg_stamp, kinv, target, n + 1, rnd)  # l.55
+            touch_all(alpha, st.avg_sum, st.avg_stamp, n + 1, rnd)
+            grow_inverse_by(kinv, kb, ridge_growth(kinv, krow, kb, n, kxx), n, target, alpha, True)
             continue
-        # n + 1 > M: α over all n + 1 (x_t's at index n, kb), then the least significant leaves (l.55-62)
-        mat_vec(kinv, target, n + 1, kb)
+        # n + 1 > M: α over all n + 1 (x_t's at index n, `fit`), then the least significant leaves (l.55-62)
+        grow_inverse_by(kinv, kb, ridge_growth(kinv, krow, kb, n, kxx), n, target, fit, True)
         r, least = 0, math.inf
         for i in range(n + 1):
-            d = abs(kb[i]) / kinv[i, i]  # eq. 8
+            d = abs(fit[i]) / kinv[i, i]  # eq. 8
             if d < least:
                 r, least = i, d
-        schur_downdate(kinv, n + 1, r)
         if r < n:
-            move_index(kinv, n, r, n + 1)
             target[r] = yt
             take_slot(S, book, st, r, n, idx, val, sq, rnd)
-        refit(alpha, st.avg_sum, st.avg_stamp, kinv, target, n, rnd)  # l.65
+        touch_all(alpha, st.avg_sum, st.avg_stamp, n, rnd)
+        remove_index(kinv, r, n + 1, target, alpha)  # and α (l.65)
     return y.shape[0]
 
 
@@ -429,29 +470,23 @@ def krlst_range(S, K, rows, start, book, st, h):
                     d = abs(-s * gamma2)
                 if d < least:
                     r, least = i, d
-        if r != n:  # x_t joins Q (l.99-101)
-            g = 1.0 / gamma2
-            q[n] = -1.0
-            for i in range(n):
-                row, qi = Q[i], q[i]
-                for j in range(n):
-                    row[j] = row[j] + g * (qi * q[j])
-                row[n] = 0.0 + g * (qi * q[n])
-            for j in range(n + 1):
-                Q[n, j] = 0.0 + g * (q[n] * q[j])
-        if r == -1:
+        if r == -1:  # x_t joins Q (l.99-101), and α = Qμ over the n + 1 in the same pass
             join(S, st, n, idx, val, sq, rnd)
-            refit(alpha, st.avg_sum, st.avg_stamp, Q, mu, n + 1, rnd)
+            touch_all(alpha, st.avg_sum, st.avg_stamp, n + 1, rnd)
+            grow_inverse_by(Q, q, 1.0 / gamma2, n, mu, alpha, True)
             continue
-        if r < n:  # l.132-140: Q by its Schur complement, μ, Σ and K cut, x_t into slot r
-            schur_downdate(Q, n + 1, r)
-            move_index(Q, n, r, n + 1)
+        if r < n:  # x_t joins Q, then l.132-140: Q by its Schur complement, μ, Σ and K cut, x_t into slot r
             move_index(sigma, n, r, n + 1)
             pend[r] = pend[n]
             move_index(gram, n, r, n + 1)
             mu[r] = mu[n]
             take_slot(S, book, st, r, n, idx, val, sq, rnd)
-        refit(alpha, st.avg_sum, st.avg_stamp, Q, mu, n, rnd)
+            touch_all(alpha, st.avg_sum, st.avg_stamp, n, rnd)
+            grow_inverse_by(Q, q, 1.0 / gamma2, n, mu, alpha, False)
+            remove_index(Q, r, n + 1, mu, alpha)  # and α = Qμ
+            continue
+        touch_all(alpha, st.avg_sum, st.avg_stamp, n, rnd)  # x_t left out: Q as it was, α = Qμ
+        mat_vec(Q, mu, n, alpha)
     if pending:
         symmetric_downdate(sigma, pend, c, S.meta[COUNT])
     return y.shape[0]
@@ -502,7 +537,7 @@ class FBKRLS(KRLSFilter):
     summary = "fixed-budget KRLS: α = (K + λI)⁻¹y; past -B the example of least |α_i|/[(K + λI)⁻¹]_ii leaves"
     paper = "Van Vaerenbergh, Santamaría, Liu, Príncipe, ICASSP 2010, Sec. 3 (FB-KRLS); KAFBOX fbkrls"
     params = (BUDGET.but(default=100), FBKRLS_LAMBDA)
-    slot_arrays = SWKRLS.slot_arrays
+    slot_arrays = SWKRLS.slot_arrays | {"fit": "work"}  # α over the n + 1 before one leaves (eq. 8)
     rebuilt = {"kinv": ridge_inverse_of_support("fbkrls_lambda")}
     evicts = True
     loop = fbkrls_range
