@@ -239,7 +239,7 @@ def join(S, st, n, idx, val, sq, rnd):
 
 @njit(cache=True)
 def take_slot(S, book, st, r, n, idx, val, sq, rnd):
-    """x_t (index n of the matrices, which the caller moved to r) takes slot r < n, whose vector leaves
+    """x_t (index n of the matrices, which the caller moves to r) takes slot r < n, whose vector leaves
     (logged for the running average)."""
     retire(S, book, st.alpha, st.avg_sum, st.avg_stamp, r, rnd)
     join(S, st, r, idx, val, sq, rnd)
