@@ -134,3 +134,35 @@ def test_the_cli_refuses_without_the_task_and_resumes_exactly_with_it(tmp_path):
     assert (tmp_path / "days.model").read_bytes() == (tmp_path / "one.model").read_bytes()
     info = cli("info", tmp_path / "one.model")
     assert info.returncode == 0 and "krlst" in info.stdout
+
+
+def _spd_inverse(n, seed):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 3))
+    G = np.exp(-0.5 * ((X[:, None] - X[None]) ** 2).sum(-1)) + 0.1 * np.eye(n)
+    return G, np.linalg.inv(G)
+
+
+def test_the_in_place_growth_and_removal_are_the_inverses_of_the_bordered_and_the_cut_matrix():
+    """`grow_inverse_by` gives (G over n + 1)⁻¹ from (G over n)⁻¹, `remove_index` the inverse without slot r with
+    the last slot moved into r (its Schur complement), each with the product by v made in the same pass; the
+    matrices stay symmetric to the bit.  Compared with numpy's direct inverses."""
+    from budgetcli.learning.algorithms.krls import grow_inverse_by, mat_vec, remove_index
+
+    n, r = 12, 4
+    G, _ = _spd_inverse(n + 1, 5)
+    A = np.zeros((n + 1, n + 1))
+    A[:n, :n] = np.linalg.inv(G[:n, :n])
+    A[:n, :n] = (A[:n, :n] + A[:n, :n].T) / 2
+    b, v, out = np.zeros(n + 1), np.arange(1.0, n + 2), np.zeros(n + 1)
+    mat_vec(A, G[n], n, b)
+    grow_inverse_by(A, b, 1.0 / (G[n, n] - G[n, :n] @ b[:n]), n, v, out, True)
+    np.testing.assert_allclose(A, np.linalg.inv(G), rtol=0, atol=1e-10)
+    np.testing.assert_allclose(out, np.linalg.inv(G) @ v, rtol=0, atol=1e-9)
+    assert (A == A.T).all()
+    remove_index(A, r, n + 1, v, out)
+    order = [i if i != r else n for i in range(n)]  # the last slot moved into r
+    cut = np.linalg.inv(G[np.ix_(order, order)])
+    np.testing.assert_allclose(A[:n, :n], cut, rtol=0, atol=1e-10)
+    np.testing.assert_allclose(out[:n], cut @ v[:n], rtol=0, atol=1e-9)
+    assert (A[:n, :n] == A[:n, :n].T).all()

@@ -59,6 +59,10 @@ Choices where the papers leave room:
   w·½e²); w = 1 is KAFBOX's round exactly.  KRLS, SW-KRLS and FB-KRLS refuse weights: they solve an
   unweighted least-squares problem recursively, and a weight would change the ridge of one example
   only, which none of their papers treats.
+- Arithmetic: the O(M²) products are summed in SIMD order (their order fixed by M alone), the inverses and P
+  are updated symmetrically to the bit, so P's aᵀP is (Pa)ᵀ and one product serves; KRLS's P and KRLS-T's Σ
+  take a round's rank-one update in the next round's pass over them (done at once before the state is kept).
+  Only rounding differs from the sequential sums; the decisions on the shared streams are the reference's.
 - The prediction written and counted is f_t(x_t), the hypothesis before the example is learnt, and
   the written model is the last one (`--average` keeps the averaged hypothesis; not measured).
 """
@@ -81,10 +85,9 @@ from ..learner import (
     victim,
 )
 from ...base.params import BUDGET, HALF_OPEN_UNIT, NONNEGATIVE, POSITIVE, number
-from ...numerics.projection import schur_downdate
 from ...numerics.gram import gram_of_support, inverse_of_support, ridge_inverse_of_support
 from ...base.registry import register
-from ...numerics.support import sv_fits, sv_put
+from ...numerics.support import COUNT, sv_fits, sv_put
 from .lms import KernelFilter, RegressionMixing, count_round
 
 KRLS_NU = number(
@@ -110,55 +113,52 @@ KRLST_JITTER = number(
 # ---- the pieces the loops share -----------------------------------------------------------------
 
 
-@njit(cache=True)
-def mat_vec(A, v, m, out):
-    """out = A v over the first m rows and columns.  Each out[i] is summed over j in increasing order, as a
-    single loop would (the same bits); eight rows at a time, so that eight independent sums are in flight
-    instead of one chain of dependent additions (a round's O(m²) products are these sums)."""
-    i = 0
-    while i + 8 <= m:
-        r0, r1, r2, r3, r4, r5, r6, r7 = A[i], A[i + 1], A[i + 2], A[i + 3], A[i + 4], A[i + 5], A[i + 6], A[i + 7]
-        s0 = s1 = s2 = s3 = s4 = s5 = s6 = s7 = 0.0
-        for j in range(m):
-            vj = v[j]
-            s0 += r0[j] * vj
-            s1 += r1[j] * vj
-            s2 += r2[j] * vj
-            s3 += r3[j] * vj
-            s4 += r4[j] * vj
-            s5 += r5[j] * vj
-            s6 += r6[j] * vj
-            s7 += r7[j] * vj
-        out[i], out[i + 1], out[i + 2], out[i + 3] = s0, s1, s2, s3
-        out[i + 4], out[i + 5], out[i + 6], out[i + 7] = s4, s5, s6, s7
-        i += 8
-    while i < m:
-        s = 0.0
-        for j in range(m):
-            s += A[i, j] * v[j]
-        out[i] = s
-        i += 1
+# The O(m²) products are summed in SIMD order (fastmath reassoc/contract, as numerics/projection.py's
+# `project`): each is one loop over a row, whose order the compiler fixes for a given m, so a round's sums do
+# not depend on where a chunk or a resume began.  The elementwise updates of the matrices are compiled
+# without it (no reduction to reorder; an update done at once or deferred to the next round is the same
+# IEEE operation, the same bits).
 
 
-@njit(cache=True)
-def row_combination(A, v, m, out):
-    """out = vᵀA over the first m rows and columns, row by row (contiguous; each out[j] summed over i in
-    increasing order, the same bits as a pass down column j)."""
-    for j in range(m):
-        out[j] = 0.0
-    for i in range(m):
-        vi = v[i]
-        row = A[i]
-        for j in range(m):
-            out[j] += vi * row[j]
-
-
-@njit(cache=True)
+@njit(cache=True, fastmath={"reassoc", "contract"})
 def dot(a, b, m):
     s = 0.0
     for i in range(m):
         s += a[i] * b[i]
     return s
+
+
+@njit(cache=True)
+def mat_vec(A, v, m, out):
+    """out = A v over the first m rows and columns, row by row (contiguous)."""
+    for i in range(m):
+        out[i] = dot(A[i], v, m)
+
+
+@njit(cache=True)
+def symmetric_downdate_row(row, u, ui, c, m):
+    """Row i of A ← A − c u uᵀ over the first m columns (ui = u_i): (u_i u_j) c, the same number in row j's
+    column i, so a symmetric A stays symmetric to the bit."""
+    for j in range(m):
+        row[j] -= (ui * u[j]) * c
+
+
+@njit(cache=True)
+def downdated_product(A, u, c, pending, v, m, out):
+    """out = A v, after A ← A − c u uᵀ when `pending` (the previous round's update, deferred to this pass:
+    each row is downdated and multiplied while it is in cache, one pass over A instead of two)."""
+    for i in range(m):
+        row = A[i]
+        if pending:
+            symmetric_downdate_row(row, u, u[i], c, m)
+        out[i] = dot(row, v, m)
+
+
+@njit(cache=True)
+def symmetric_downdate(A, u, c, m):
+    """A ← A − c u uᵀ over the first m rows and columns (a deferred update done before A is read or kept)."""
+    for i in range(m):
+        symmetric_downdate_row(A[i], u, u[i], c, m)
 
 
 @njit(cache=True)
@@ -172,26 +172,62 @@ def move_index(A, src, dst, m):
 
 
 @njit(cache=True)
-def refit(alpha, avg_sum, avg_stamp, A, v, m, rnd):
-    """α = A v over the first m slots, every coefficient having changed in round rnd."""
+def touch_all(alpha, avg_sum, avg_stamp, m, rnd):
+    """Every coefficient of the first m slots is about to change in round rnd (a refit)."""
     for i in range(m):
         touch(alpha, avg_sum, avg_stamp, i, rnd)
-    mat_vec(A, v, m, alpha)
 
 
 @njit(cache=True)
-def grow_ridge_inverse(kinv, krow, kb, n, kxx):
-    """(K + cI)⁻¹ over n slots to n + 1, x_t at index n (k(D, x_t) = krow, k_tt + c = kxx): g = 1/(kxx − bᵀK⁻¹b),
-    f = −K⁻¹b g, [K⁻¹ − K⁻¹b fᵀ, f; fᵀ, g] (SW-KRLS Eq. 11, FB-KRLS eq. 5; KAFBOX's grow_kernel_matrix)."""
-    mat_vec(kinv, krow, n, kb)
-    g = 1.0 / (kxx - dot(krow, kb, n))
+def grow_inverse_by(A, b, g, n, v, out, product):
+    """A (a symmetric inverse over n slots) to [A + g b bᵀ, −g b; −g bᵀ, g] over n + 1, x_t at index n, in place
+    (SW-KRLS Eq. 11, FB-KRLS eq. 5, KRLS-T's growth of Q: b = A k_t, g = 1/γ², γ² x_t's part outside the span);
+    (b_i b_j) g, so that A stays symmetric to the bit.  With `product`, out = A v over n + 1 in the same pass,
+    each row multiplied while it is in cache."""
     for i in range(n):
-        fi = -kb[i] * g
+        row, bi = A[i], b[i]
         for j in range(n):
-            kinv[i, j] -= kb[i] * (-kb[j] * g)
-        kinv[i, n] = fi
-        kinv[n, i] = fi
-    kinv[n, n] = g
+            row[j] += (bi * b[j]) * g
+        row[n] = -bi * g
+        A[n, i] = row[n]
+        if product:
+            out[i] = dot(row, v, n + 1)
+    A[n, n] = g
+    if product:
+        out[n] = dot(A[n], v, n + 1)
+
+
+@njit(cache=True)
+def remove_index(A, r, m, v, out):
+    """A (an inverse over m slots) without slot r, the last slot moved into it, and out = A v over the m − 1 left,
+    in one pass: the Schur complement A_ij − A_ir A_rj / A_rr (as `symmetric_downdate_row`: no division a row,
+    one loop over the row, symmetric to the bit for a symmetric A), then `move_index`'s move, then the product of
+    each row while it is in cache.  Row r, the pivot, is overwritten by the last row when every other row has
+    been downdated (row and column r of the complement are not read)."""
+    last = m - 1
+    pivot = A[r]
+    c = 1.0 / pivot[r]
+    for i in range(last):
+        if i != r:
+            row = A[i]
+            symmetric_downdate_row(row, pivot, row[r], c, m)
+            row[r] = row[last]
+            out[i] = dot(row, v, last)
+    if r < last:
+        row = A[last]
+        symmetric_downdate_row(row, pivot, row[r], c, m)
+        row[r] = row[last]
+        for j in range(last):
+            pivot[j] = row[j]
+        out[r] = dot(pivot, v, last)
+
+
+@njit(cache=True)
+def ridge_growth(kinv, krow, kb, n, kxx):
+    """b = K⁻¹k_t into kb and g = 1/(kxx − k_tᵀb), what (K + cI)⁻¹ over n slots grows by when x_t joins at index n
+    (k(D, x_t) = krow, k_tt + c = kxx; SW-KRLS Eq. 11, FB-KRLS eq. 5, KAFBOX's grow_kernel_matrix)."""
+    mat_vec(kinv, krow, n, kb)
+    return 1.0 / (kxx - dot(krow, kb, n))
 
 
 @njit(cache=True)
@@ -203,7 +239,7 @@ def join(S, st, n, idx, val, sq, rnd):
 
 @njit(cache=True)
 def take_slot(S, book, st, r, n, idx, val, sq, rnd):
-    """x_t (index n of the matrices, which the caller moved to r) takes slot r < n, whose vector leaves
+    """x_t (index n of the matrices, which the caller moves to r) takes slot r < n, whose vector leaves
     (logged for the running average)."""
     retire(S, book, st.alpha, st.avg_sum, st.avg_stamp, r, rnd)
     join(S, st, r, idx, val, sq, rnd)
@@ -216,9 +252,14 @@ def take_slot(S, book, st, r, n, idx, val, sq, rnd):
 def krls_range(S, K, rows, start, book, st, h):
     indptr, indices, values, y, scratch, counters = loop_arrays(rows, book)
     answers = rows.answers
-    alpha, krow, kinv, P, a, pa, ap, kq = st.alpha, st.krow, st.kinv, st.p, st.a, st.pa, st.ap, st.kq
+    alpha, krow, kinv, P, a, q, u, kq = st.alpha, st.krow, st.kinv, st.p, st.a, st.pa, st.ap, st.kq
+    # P's update of a reduced round, P ← P − c u uᵀ over the first n, is left pending and done by the next
+    # round's pass over P (`downdated_product`), or before P is grown or handed back
+    pending, c, n = False, 0.0, 0
     for t in range(start, y.shape[0]):
         if not sv_fits(S, indptr[t + 1] - indptr[t]):
+            if pending:
+                symmetric_downdate(P, u, c, n)
             return t
         idx, val, yt, f, sq, n, rnd = open_round(S, K, indptr, indices, values, y, t, scratch, counters, alpha, krow)
         give_answer(answers, t, f)
@@ -236,6 +277,9 @@ def krls_range(S, K, rows, start, book, st, h):
         delta = ktt - dot(krow, a, n)  # the ALD residual
         e = yt - f
         if delta > h.krls_nu and n < h.budget:  # x_t joins (l.63-70)
+            if pending:
+                symmetric_downdate(P, u, c, n)
+                pending = False
             inv = 1.0 / delta
             for i in range(n):
                 for j in range(n):
@@ -253,19 +297,20 @@ def krls_range(S, K, rows, start, book, st, h):
             sv_put(S, n, idx, val, sq)
             new_coefficient(alpha, st.avg_sum, st.avg_stamp, n, ode, rnd)
             continue
-        # the reduced update (l.72-74): q = Pa/(1 + aᵀPa), P ← P − q (aᵀP), α ← α + K⁻¹q e
-        mat_vec(P, a, n, pa)
-        row_combination(P, a, n, ap)
-        denominator = 1.0 + dot(ap, a, n)
+        # the reduced update (l.72-74): q = Pa/(1 + aᵀPa), P ← P − q (aᵀP), α ← α + K⁻¹q e.  P is symmetric
+        # (kept so to the bit), so aᵀP = (Pa)ᵀ = uᵀ: P ← P − u uᵀ/(1 + aᵀu)
+        downdated_product(P, u, c, pending, a, n, q)  # the previous round's update, then Pa
+        c = 1.0 / (1.0 + dot(q, a, n))
         for i in range(n):
-            pa[i] /= denominator
-        for i in range(n):
-            for j in range(n):
-                P[i, j] -= pa[i] * ap[j]
-        mat_vec(kinv, pa, n, kq)
+            u[i] = q[i]
+            q[i] *= c
+        pending = True
+        mat_vec(kinv, q, n, kq)
         for i in range(n):
             touch(alpha, st.avg_sum, st.avg_stamp, i, rnd)
             alpha[i] += kq[i] * e
+    if pending:
+        symmetric_downdate(P, u, c, n)
     return y.shape[0]
 
 
@@ -283,19 +328,21 @@ def swkrls_range(S, K, rows, start, book, st, h):
         idx, val, yt, f, sq, n, rnd = open_round(S, K, indptr, indices, values, y, t, scratch, counters, alpha, krow)
         give_answer(answers, t, f)
         count_round(book.scalars, yt, f)
-        grow_ridge_inverse(kinv, krow, kb, n, self_kernel(K, sq) + h.swkrls_c)  # swkrls.m l.49-52
-        m = n + 1
-        slot = n
-        if n >= h.budget:  # the oldest leaves (l.54-58): every round adds one, so it is slot (rounds − 1) mod M
-            slot = victim(OLDEST, book.rng_state, h.budget, rnd - 1)
-            schur_downdate(kinv, m, slot)
-            move_index(kinv, n, slot, m)
-            take_slot(S, book, st, slot, n, idx, val, sq, rnd)
-            m = n
-        else:
+        kxx = self_kernel(K, sq) + h.swkrls_c
+        if n < h.budget:  # swkrls.m l.49-52, and α over the n + 1 (l.60) in the same pass
             join(S, st, n, idx, val, sq, rnd)
+            target[n] = yt
+            touch_all(alpha, st.avg_sum, st.avg_stamp, n + 1, rnd)
+            grow_inverse_by(kinv, kb, ridge_growth(kinv, krow, kb, n, kxx), n, target, alpha, True)
+            continue
+        # the oldest leaves (l.54-58): every round adds one, so it is slot (rounds − 1) mod M; x_t takes its slot
+        g = ridge_growth(kinv, krow, kb, n, kxx)
+        slot = victim(OLDEST, book.rng_state, h.budget, rnd - 1)
+        take_slot(S, book, st, slot, n, idx, val, sq, rnd)
         target[slot] = yt
-        refit(alpha, st.avg_sum, st.avg_stamp, kinv, target, m, rnd)  # l.60
+        touch_all(alpha, st.avg_sum, st.avg_stamp, n, rnd)
+        grow_inverse_by(kinv, kb, g, n, target, alpha, False)
+        remove_index(kinv, slot, n + 1, target, alpha)  # and α (l.60)
     return y.shape[0]
 
 
@@ -303,32 +350,32 @@ def swkrls_range(S, K, rows, start, book, st, h):
 def fbkrls_range(S, K, rows, start, book, st, h):
     indptr, indices, values, y, scratch, counters = loop_arrays(rows, book)
     answers = rows.answers
-    alpha, krow, kinv, target, kb = st.alpha, st.krow, st.kinv, st.target, st.kb
+    alpha, krow, kinv, target, kb, fit = st.alpha, st.krow, st.kinv, st.target, st.kb, st.fit
     for t in range(start, y.shape[0]):
         if not sv_fits(S, indptr[t + 1] - indptr[t]):
             return t
         idx, val, yt, f, sq, n, rnd = open_round(S, K, indptr, indices, values, y, t, scratch, counters, alpha, krow)
         give_answer(answers, t, f)
         count_round(book.scalars, yt, f)
-        grow_ridge_inverse(kinv, krow, kb, n, self_kernel(K, sq) + h.fbkrls_lambda)  # fbkrls.m l.50-53
         target[n] = yt
-        if n < h.budget:
+        kxx = self_kernel(K, sq) + h.fbkrls_lambda
+        if n < h.budget:  # fbkrls.m l.50-53, and α over the n + 1 (l.55) in the same pass
             join(S, st, n, idx, val, sq, rnd)
-            refit(alpha, st.avg_sum, st.avg_stamp, kinv, target, n + 1, rnd)  # l.55
+            touch_all(alpha, st.avg_sum, st.avg_stamp, n + 1, rnd)
+            grow_inverse_by(kinv, kb, ridge_growth(kinv, krow, kb, n, kxx), n, target, alpha, True)
             continue
-        # n + 1 > M: α over all n + 1 (x_t's at index n, kb), then the least significant leaves (l.55-62)
-        mat_vec(kinv, target, n + 1, kb)
+        # n + 1 > M: α over all n + 1 (x_t's at index n, `fit`), then the least significant leaves (l.55-62)
+        grow_inverse_by(kinv, kb, ridge_growth(kinv, krow, kb, n, kxx), n, target, fit, True)
         r, least = 0, math.inf
         for i in range(n + 1):
-            d = abs(kb[i]) / kinv[i, i]  # eq. 8
+            d = abs(fit[i]) / kinv[i, i]  # eq. 8
             if d < least:
                 r, least = i, d
-        schur_downdate(kinv, n + 1, r)
         if r < n:
-            move_index(kinv, n, r, n + 1)
             target[r] = yt
             take_slot(S, book, st, r, n, idx, val, sq, rnd)
-        refit(alpha, st.avg_sum, st.avg_stamp, kinv, target, n, rnd)  # l.65
+        touch_all(alpha, st.avg_sum, st.avg_stamp, n, rnd)
+        remove_index(kinv, r, n + 1, target, alpha)  # and α (l.65)
     return y.shape[0]
 
 
@@ -339,11 +386,27 @@ def fbkrls_range(S, K, rows, start, book, st, h):
 def krlst_range(S, K, rows, start, book, st, h):
     indptr, indices, values, y, scratch, counters = loop_arrays(rows, book)
     answers = rows.answers
-    alpha, krow, Q, mu, sigma, gram, q, hv = st.alpha, st.krow, st.qinv, st.mu, st.sigma, st.gram, st.q, st.h
+    alpha, krow, Q, mu, sigma, gram, q, hv, pend = (
+        st.alpha,
+        st.krow,
+        st.qinv,
+        st.mu,
+        st.sigma,
+        st.gram,
+        st.q,
+        st.h,
+        st.u,
+    )
     lam, jitter, weights = h.krlst_lambda, h.krlst_jitter, rows.weight
     root = math.sqrt(lam)
+    # Σ's rank-one update of a round, Σ ← Σ − c u uᵀ, is left pending (u in `pend`, permuted with Σ's removals)
+    # and done by the next round's pass over Σ, which forgets and multiplies it (`forget_sigma`), or before Σ
+    # is handed back: the same operations on the same numbers, one pass over Σ instead of two
+    pending, c, n = False, 0.0, 0
     for t in range(start, y.shape[0]):
         if not sv_fits(S, indptr[t + 1] - indptr[t]):
+            if pending:
+                symmetric_downdate(sigma, pend, c, S.meta[COUNT])
             return t
         idx, val, yt, f, sq, n, rnd = open_round(S, K, indptr, indices, values, y, t, scratch, counters, alpha, krow)
         give_answer(answers, t, f)
@@ -357,37 +420,40 @@ def krlst_range(S, K, rows, start, book, st, h):
             sigma[0, 0] = ktt - ktt * ktt / (ktt + sn2)
             new_coefficient(alpha, st.avg_sum, st.avg_stamp, 0, Q[0, 0] * mu[0], rnd)
             continue
-        # forget, back to the prior (l.81-84): Σ ← λΣ + (1 − λ)(K + jitter·I), μ ← √λ μ
+        mat_vec(Q, krow, n, q)
+        # forget, back to the prior (l.81-84): Σ ← λΣ + (1 − λ)(K + jitter·I), μ ← √λ μ; and h = Σq (l.86-95)
         for i in range(n):
-            diagonal = lam * sigma[i, i] + (1.0 - lam) * (self_kernel(K, S.sqnorm[i]) + jitter)
             row, grow = sigma[i], gram[i]
+            if pending:
+                symmetric_downdate_row(row, pend, pend[i], c, n)
+            diagonal = lam * row[i] + (1.0 - lam) * (self_kernel(K, S.sqnorm[i]) + jitter)
             for j in range(n):
                 row[j] = lam * row[j] + (1.0 - lam) * grow[j]
             row[i] = diagonal
             mu[i] *= root
+            hv[i] = dot(row, q, n)
+        pending = False
         # predict (l.86-95)
-        mat_vec(Q, krow, n, q)
         ymean = dot(q, mu, n)
         gamma2 = max(ktt - dot(krow, q, n), 0.0)
-        mat_vec(sigma, q, n, hv)
         sf2 = max(gamma2 + dot(q, hv, n), 0.0)
         sy2 = sn2 + sf2
         # the posterior over D and x_t (index n; l.98-107)
         hv[n] = sf2
         mu[n] = ymean
-        c = (yt - ymean) / sy2
+        e = (yt - ymean) / sy2
         for i in range(n + 1):
-            mu[i] += c * hv[i]
+            mu[i] += e * hv[i]
         for i in range(n):
             sigma[i, n] = hv[i]
             sigma[n, i] = hv[i]
             gram[i, n] = krow[i]
             gram[n, i] = krow[i]
         sigma[n, n] = sf2
-        inv = 1.0 / sy2
+        c = 1.0 / sy2
         for i in range(n + 1):
-            for j in range(n + 1):
-                sigma[i, j] -= inv * (hv[i] * hv[j])
+            pend[i] = hv[i]
+        pending = True  # Σ ← Σ − c h hᵀ over n + 1
         # which centre leaves (l.114-126): x_t when γ² < jitter, else with more than M the least |[Qμ]_i / Q_ii|
         r = -1
         if gamma2 < jitter:
@@ -404,28 +470,25 @@ def krlst_range(S, K, rows, start, book, st, h):
                     d = abs(-s * gamma2)
                 if d < least:
                     r, least = i, d
-        if r != n:  # x_t joins Q (l.99-101)
-            g = 1.0 / gamma2
-            q[n] = -1.0
-            for i in range(n):
-                row, qi = Q[i], q[i]
-                for j in range(n):
-                    row[j] = row[j] + g * (qi * q[j])
-                row[n] = 0.0 + g * (qi * q[n])
-            for j in range(n + 1):
-                Q[n, j] = 0.0 + g * (q[n] * q[j])
-        if r == -1:
+        if r == -1:  # x_t joins Q (l.99-101), and α = Qμ over the n + 1 in the same pass
             join(S, st, n, idx, val, sq, rnd)
-            refit(alpha, st.avg_sum, st.avg_stamp, Q, mu, n + 1, rnd)
+            touch_all(alpha, st.avg_sum, st.avg_stamp, n + 1, rnd)
+            grow_inverse_by(Q, q, 1.0 / gamma2, n, mu, alpha, True)
             continue
-        if r < n:  # l.132-140: Q by its Schur complement, μ, Σ and K cut, x_t into slot r
-            schur_downdate(Q, n + 1, r)
-            move_index(Q, n, r, n + 1)
+        if r < n:  # x_t joins Q, then l.132-140: Q by its Schur complement, μ, Σ and K cut, x_t into slot r
             move_index(sigma, n, r, n + 1)
+            pend[r] = pend[n]
             move_index(gram, n, r, n + 1)
             mu[r] = mu[n]
             take_slot(S, book, st, r, n, idx, val, sq, rnd)
-        refit(alpha, st.avg_sum, st.avg_stamp, Q, mu, n, rnd)
+            touch_all(alpha, st.avg_sum, st.avg_stamp, n, rnd)
+            grow_inverse_by(Q, q, 1.0 / gamma2, n, mu, alpha, False)
+            remove_index(Q, r, n + 1, mu, alpha)  # and α = Qμ
+            continue
+        touch_all(alpha, st.avg_sum, st.avg_stamp, n, rnd)  # x_t left out: Q as it was, α = Qμ
+        mat_vec(Q, mu, n, alpha)
+    if pending:
+        symmetric_downdate(sigma, pend, c, S.meta[COUNT])
     return y.shape[0]
 
 
@@ -447,8 +510,8 @@ class KRLS(KRLSFilter):
         "kinv": "square",
         "p": "square",
         "a": "work",
-        "pa": "work",
-        "ap": "work",
+        "pa": "work",  # q
+        "ap": "work",  # u, the pending update of P
         "kq": "work",
     }
     rebuilt = {"kinv": inverse_of_support}
@@ -474,7 +537,7 @@ class FBKRLS(KRLSFilter):
     summary = "fixed-budget KRLS: α = (K + λI)⁻¹y; past -B the example of least |α_i|/[(K + λI)⁻¹]_ii leaves"
     paper = "Van Vaerenbergh, Santamaría, Liu, Príncipe, ICASSP 2010, Sec. 3 (FB-KRLS); KAFBOX fbkrls"
     params = (BUDGET.but(default=100), FBKRLS_LAMBDA)
-    slot_arrays = SWKRLS.slot_arrays
+    slot_arrays = SWKRLS.slot_arrays | {"fit": "work"}  # α over the n + 1 before one leaves (eq. 8)
     rebuilt = {"kinv": ridge_inverse_of_support("fbkrls_lambda")}
     evicts = True
     loop = fbkrls_range
@@ -496,6 +559,7 @@ class KRLST(KRLSFilter):
         "gram": "square",
         "q": "work",
         "h": "work",
+        "u": "work",  # the pending update of Σ
     }
     rebuilt = {"qinv": ridge_inverse_of_support("krlst_jitter"), "gram": gram_of_support}
     rebuilt_exactly = frozenset({"gram"})  # the same kernel values (its diagonal is not read)
