@@ -14,8 +14,11 @@ rest) and Friedman #1 (20,000 lines seed 1 / 5,000 seed 2): test MSE, R², centr
 `--kernel-ridge` is the issue's comparison of KRLS-ALD and KRLS-T with scikit-learn's `KernelRidge` on mg30
 (split as for `--defaults`; γ = 0.5, KAFBOX's σ = 1): after learning the first 4,000 lines, each predicts the
 last 999, MSE in dB.  KernelRidge's α ∈ KRR_ALPHAS and our settings (KRLS_GRID: the dictionary's cap B and ν;
-KRLST_GRID: B, λ (1: no forgetting) and σ_n²) are each chosen alike on a held-out part, learnt on lines
-1-3,000 and ranked on lines 3,001-4,000; our rows at KAFBOX's defaults are printed beside them.
+KRLST_GRID: B, λ (1: no forgetting), σ_n² and the jitter) are each chosen alike on a held-out part, learnt on
+lines 1-3,000 and ranked on lines 3,001-4,000; every setting's held-out row is printed, then the chosen and
+KAFBOX's defaults on the test part.  KernelRidge is also printed at α = 1e-6, KAFBOX's jitter: KRLS-T with
+λ = 1 and every example in its dictionary is the GP posterior mean, KernelRidge at α = jitter + σ_n² (its
+prior covariance at the dictionary is K + jitter·I), so that row bounds what KRLS-T reaches at that jitter.
 
 Data: the directory BUDGETLEARN_DATASETS names holds regression/{cpusmall_scale, mg_scale, housing_scale}
 (LIBSVM's regression sets, scaled).  Each is split once by a permutation seeded 0 into a training and a test
@@ -312,12 +315,25 @@ def mg30_lines() -> list[str]:
 
 
 KRR_ALPHAS = tuple(10.0**-k for k in range(1, 13))
-KRLS_GRID = [["-B", b, "--krls-nu", nu] for b in (500, 1000) for nu in ("1e-4", "1e-5", "3e-6", "2e-6", "1e-6")]
+# krls: below ν = 2e-6 the recursion's K⁻¹ loses accuracy (computed ALD residuals go negative, the
+# dictionary stops short of its exact size) and at 1e-6 the test part's run diverges
+KRLS_GRID = [
+    ["-B", b, "--krls-nu", nu] for b in (500, 1000) for nu in ("1e-4", "1e-5", "3e-6", "2e-6", "1.5e-6", "1e-6", "5e-7")
+]
+# krlst: B 4000 holds every example (no pruning); the jitter guard then ends the dictionary where rounding
+# reaches the jitter (1,202 centres at KAFBOX's 1e-6 on lines 1-3,000)
 KRLST_GRID = [
-    ["-B", b, "--krlst-lambda", lam, "--krlst-sn2", sn2]
-    for b in (100, 500, 1000)
-    for lam in ("0.999", "1")
-    for sn2 in ("1e-2", "1e-4", "1e-6")
+    *(
+        ["-B", b, "--krlst-lambda", lam, "--krlst-sn2", sn2]
+        for b in (100, 500, 1000)
+        for lam in ("0.999", "1")
+        for sn2 in ("1e-2", "1e-4", "1e-6")
+    ),
+    *(["-B", "4000", "--krlst-lambda", "1", "--krlst-sn2", sn2] for sn2 in ("1e-6", "1e-8", "1e-9")),
+    *(
+        ["-B", "4000", "--krlst-lambda", "1", "--krlst-sn2", "1e-9", "--krlst-jitter", jitter]
+        for jitter in ("5e-7", "2e-6", "5e-6")
+    ),
 ]
 KERNEL_RIDGE = """
 import sys
@@ -330,12 +346,12 @@ data = [load_svmlight_file(f, n_features=10) for f in (fit, val, train, test)]
 def mse(a, X, y, Xt, yt):
     return float(np.mean((KernelRidge(kernel="rbf", gamma=0.5, alpha=a).fit(X, y).predict(Xt) - yt) ** 2))
 alpha = min(map(float, sys.argv[5:]), key=lambda a: mse(a, X1, y1, X2, y2))
-print(alpha, mse(alpha, X, y, Xt, yt))
+print(mse(1e-6, X1, y1, X2, y2), mse(1e-6, X, y, Xt, yt), mse(alpha, X1, y1, X2, y2), alpha, mse(alpha, X, y, Xt, yt))
 """
 
 
 def decibels(error: float) -> float:
-    return 10 * math.log10(error) if error > 0 else float("-inf")
+    return 10 * math.log10(error) if error > 0 else float("-inf") if error == 0 else math.nan  # nan: diverged
 
 
 def kernel_ridge_table(tmp: str) -> None:
@@ -347,19 +363,24 @@ def kernel_ridge_table(tmp: str) -> None:
         write(os.path.join(tmp, "mg30.test"), rows[4000:]),
     )
     out = peers.measure([sys.executable, "-c", KERNEL_RIDGE, fit, val, train, test, *map(str, KRR_ALPHAS)], ROOT)
-    alpha, krr = (float(v) for v in out.out.split()[-2:])
-    print(f"KernelRidge γ=0.5, α={alpha:g} (of 1e-1 … 1e-12, chosen on lines 3,001-4,000): {decibels(krr):.2f} dB")
-    print(f"{'learner':8s} {'settings':44s} {'held-out dB':>11s} {'test dB':>8s} {'centres':>8s} {'to KRR':>7s}")
+    jitter_held, jitter_test, krr_held, alpha, krr = (float(v) for v in out.out.split()[-5:])
+    print(f"{'learner':8s} {'settings':66s} {'held-out dB':>11s} {'test dB':>8s} {'centres':>8s} {'to KRR':>7s}")
+    print(f"{'KRR':8s} {f'α={alpha:g} (chosen of 1e-1 … 1e-12)':66s} {decibels(krr_held):11.2f} {decibels(krr):8.2f}")
+    print(f"{'KRR':8s} {'α=1e-6 (KAFBOX jitter)':66s} {decibels(jitter_held):11.2f} {decibels(jitter_test):8.2f}")
     for algorithm, grid in (("krls", KRLS_GRID), ("krlst", KRLST_GRID)):
-        held = {tuple(options): ours_run(algorithm, options, 0.5, fit, val, tmp)[0] for options in [[], *grid]}
-        held = {options: error if math.isfinite(error) else math.inf for options, error in held.items()}  # diverged
+        held = {}
+        for options in [[], *grid]:
+            error, summary, _ = ours_run(algorithm, options, 0.5, fit, val, tmp)
+            held[tuple(options)] = error if math.isfinite(error) else math.inf  # diverged
+            settings = " ".join(map(str, options)) or "KAFBOX's defaults"
+            print(f"{algorithm:8s} {settings:66s} {decibels(error):11.2f} {'':8s} {summary['support_size']:8d}")
         chosen = min(grid, key=lambda options: held[tuple(options)])
         for label, options in (("KAFBOX's defaults", []), ("chosen on the held-out part", chosen)):
             error, summary, _ = ours_run(algorithm, options, 0.5, train, test, tmp)
             held_out = held[tuple(options)]
             gap = decibels(error) - decibels(krr)
             print(
-                f"{algorithm:8s} {' '.join(map(str, options)) or label:44s} {decibels(held_out):11.2f}"
+                f"{algorithm:8s} {' '.join(map(str, options)) or label:66s} {decibels(held_out):11.2f}"
                 f" {decibels(error):8.2f} {summary['support_size']:8d} {gap:+6.2f}  within 1 dB: "
                 + ("met" if gap <= 1.0 else "NOT MET")
             )
