@@ -71,7 +71,7 @@ from ...base import bounds
 from .. import statecheck
 from ...numerics._jit import njit
 from ...base.core import unique
-from ..featuremap import FeatureMapLearner
+from ..featuremap import FeatureMapLearner, WeightMixing
 from ..multiclass import rival, give_class_answers
 from ...base.params import Param, choice
 from ..records import (
@@ -91,7 +91,7 @@ from ...numerics.support import dense_dots
 from ...numerics.trig import TRIG_LIMIT, TRIG_LIMIT_SINGLE, cos_sin, reduced_cos_sin, single_cos_sin
 from .kernel_ogd import CONSTANT, LEARNING_RATE, RATE_SCHEDULE
 from .lms import CLASSIFYING, LOSS, NORMA_LAMBDA, TUBE, REGRESSING, Regressor, gradient_round
-from .novelty import NU, RHO_FIT, NoveltyDetector, threshold_round
+from .novelty import NU, RHO_FIT, NoveltyDetector, NoveltyMixing, threshold_round
 from ..task import RHO
 
 MAX_COMPONENTS = 1 << 20  # D: w and its sums are 2D numbers each, Ω D per feature seen
@@ -538,6 +538,11 @@ def fogd_novelty_range(S, K, rows, start, book, st, h):
     return y.shape[0]
 
 
+class FourierNoveltyMixing(NoveltyMixing, WeightMixing):
+    """fogd-novelty's mix: its weights averaged as fogd's are (featuremap.WeightMixing: every shard makes the
+    map from the run's seed), with ρ, Σρ and the last rounds' examples mixed as a novelty detector's."""
+
+
 @register
 class FourierNovelty(NoveltyDetector, FourierOGD):
     """fogd's one-class form: NORMA's novelty step (novelty.py, Kivinen et al. 2004, §III-B) on the weights
@@ -566,6 +571,7 @@ class FourierNovelty(NoveltyDetector, FourierOGD):
     params = (COMPONENTS, LEARNING_RATE, NORMA_LAMBDA.but(default=0.001), NU, RHO_FIT, MAP_ARITHMETIC, MAP_SCALE)
     shrunk_steps = ("learning_rate",)
     loop = fogd_novelty_range
+    mixing = FourierNoveltyMixing()
     weighting = "the loss w·(max(0, ρ − f(x)) − νρ): the steps η w on w and on ρ"
 
 

@@ -72,7 +72,17 @@ from ...base.params import BUDGET, POSITIVE, choice, count, number
 from ...base.registry import register
 from ...numerics.support import COUNT, sv_fits, sv_put
 from .kernel_ogd import LEARNING_RATE
-from .lms import CLASSIFYING, LOSS, NORMA_LAMBDA, REGRESSING, TUBE, Regressor, gradient_round, round_gradient
+from .lms import (
+    CLASSIFYING,
+    FEATURE_MAP_SUMS,
+    LOSS,
+    NORMA_LAMBDA,
+    REGRESSING,
+    TUBE,
+    Regressor,
+    gradient_round,
+    round_gradient,
+)
 from .novelty import NU, RHO_FIT, NoveltyDetector, threshold_round
 from ..task import RHO
 
@@ -386,6 +396,7 @@ class NystromNovelty(NoveltyDetector, NystromOGD):
     constants = {"nystrom_at": 2}  # after ρ and Σρ
     n_scalars = 5  # ρ, Σρ (learning/task), then PHASE, SWITCH_SCORE, RANK
     loop = nogd_novelty_range
+    mixing = FEATURE_MAP_SUMS
     weighting = "the loss w·(max(0, ρ − f(x)) − νρ): the steps η w (η₁ w) on α and on ρ"
 
 
