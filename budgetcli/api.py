@@ -36,7 +36,8 @@ def train(spec: TrainSpec, data, y=None, resume: Model | None = None, sample_wei
     DataError (a ValueError naming the line or row) on bad data, ValueError on bad settings.  The
     warnings of train's summary (a model no better than a constant, ...) are Python warnings.  A task
     that reads no labels (`spec.task` "novelty") takes an array X without y."""
-    if y is None and not isinstance(data, (str, os.PathLike)) and not task_.named(spec.task).labelled:
+    arrays = spec.sharding is None and not isinstance(data, (str, os.PathLike))  # a sharded run reads its inputs
+    if y is None and arrays and not task_.named(spec.task).labelled:
         y = np.zeros(np.shape(data)[0])  # never read
     if sample_weight is not None and y is None:
         raise TypeError("sample_weight is for arrays X and y (a file's lines have no weights; class weights: spec)")

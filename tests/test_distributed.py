@@ -15,8 +15,10 @@ from budgetcli.learning import algorithms, mixing
 from budgetcli.run import distributed
 from budgetcli.base import registry
 from budgetcli.learning.algorithms.lms import RegressionMixing
+from budgetcli.learning.algorithms.novelty import RECENT, NoveltyMixing, mixed_recent
 from budgetcli.entry import main
-from budgetcli.base.core import KernelSpec
+from budgetcli.base.core import KernelSpec, concatenate
+from budgetcli.learning.task import RHO, RHO_SUM
 from budgetcli.run.distributed import average
 from budgetcli.run.distributed.shard import Shard
 from budgetcli.io.libsvm import read_all
@@ -51,6 +53,7 @@ def train_shards(
     checkpoint_every=None,
     on_checkpoint=None,
     epochs=None,
+    task=None,
 ):
     """distributed.train of the spec these settings make."""
     spec = TrainSpec(
@@ -63,6 +66,7 @@ def train_shards(
         checkpoint_every=checkpoint_every,
         block_lines=block_lines,
         sharding=Sharding(tuple(inputs), backend, jobs, None, sync_every, sync, divergence),
+        task=task,
     )
     return distributed.train(spec, resume, Watch(on_checkpoint=on_checkpoint))
 
@@ -224,6 +228,9 @@ def test_a_mixable_learner_has_only_state_the_mix_makes(name):
     own = type(cls.mixing)  # the default Mixing sets no scalars and remakes no array
     if isinstance(cls.mixing, RegressionMixing):  # a regression mix sets every scalar: summed or averaged
         assert sorted(cls.mixing.summed + cls.mixing.averaged) == list(range(cls.n_scalars))
+        return
+    if isinstance(cls.mixing, NoveltyMixing):  # a novelty mix sets ρ and Σρ: a kind with scalars of its own is not
+        assert cls.n_scalars == 2
         return
     assert (
         cls.n_scalars == 0 or own.after_mix is not mixing.Mixing.after_mix or own.scalars is not mixing.Mixing.scalars
@@ -636,6 +643,9 @@ def test_a_lost_worker_s_shard_is_started_again_and_the_model_is_the_fault_free_
         ("rbp", {"budget": 12}),  # the last hypothesis of an evicting learner
         ("projectron++", {"eta": 0.5}),  # its running average, and the factor each shard rebuilds
         ("mc-perceptron", {}),  # a multiclass running average
+        ("norma-novelty", {"budget": 12}),  # novelty: ρ, Σρ and the last rounds' examples, the last hypothesis
+        ("fogd-novelty", {}),  # and the running average of a feature map's weights
+        ("klms", {}),  # regression
     ],
 )
 def test_an_interrupted_sharded_run_resumes_from_its_checkpoint_to_the_uninterrupted_model(
@@ -645,7 +655,8 @@ def test_an_interrupted_sharded_run_resumes_from_its_checkpoint_to_the_uninterru
 
     whole, ck = tmp_path / "whole.model", tmp_path / "ck.model"
     options = [a for name, v in params.items() for a in ({"budget": "-B", "eta": "--eta"}[name], str(v))]
-    common = ["-a", algorithm, *options, "--gamma", "0.5", "--sync-every", "40"]
+    task = registry.get(algorithm).tasks[0]
+    common = ["-a", algorithm, "--task", task, *options, "--gamma", "0.5", "--sync-every", "40"]
     glob = str((class_shards if registry.get(algorithm).multiclass else shards) / "part-*.svm")
     r = run("train", *common, glob, "--backend", "serial", "--checkpoint-every", "150", "-o", whole)
     assert r.exit_code == 0, r.output
@@ -666,6 +677,7 @@ def test_an_interrupted_sharded_run_resumes_from_its_checkpoint_to_the_uninterru
             sync_every=40,
             checkpoint_every=150,
             on_checkpoint=stop_after_the_first,
+            task=task,
         )
     taken = Model.load(ck, resume=True)
     assert 0 < sum(taken.sharding["positions"]) < 600  # mid-run (the shards hold more than 850 examples)
@@ -1478,14 +1490,24 @@ def test_a_mixed_krls_filter_keeps_its_budget_and_is_refused_on_resume_in_one_li
     assert run("train", "--resume", out, d / "test.svm", "-o", tmp_path / "again.model").exit_code == 0
 
 
-def test_a_regression_learner_that_cannot_be_mixed_is_refused_in_one_line(regression_shards, tmp_path):
-    d = regression_shards
+@pytest.mark.parametrize(
+    "algorithm,data",
+    [("fogd-regression", "regression_shards/part"), ("nogd-regression", "regression_shards/part"),
+     ("nogd-novelty", "novelty_shards/short")],
+)  # fmt: skip
+def test_a_feature_map_learner_of_a_task_that_cannot_be_mixed_is_refused_in_one_line(
+    request, tmp_path, algorithm, data
+):
+    """One refusal for the three (lms.FEATURE_MAP_SUMS), whose maps' mixes do not carry the task's scalars."""
+    fixture, stem = data.split("/")
+    d = request.getfixturevalue(fixture)
     out = tmp_path / "m.model"
-    r = run("train", "--task", "regression", "-a", "fogd-regression", d / "part-0.svm", d / "part-1.svm", "-o", out)
+    task = registry.get(algorithm).tasks[0]
+    r = run("train", "--task", task, "-a", algorithm, d / f"{stem}-0.svm", d / f"{stem}-1.svm", "-o", out)
     assert r.exit_code == 2 and not out.exists()
     assert r.output.splitlines() == [
-        "budgetlearn: error: fogd-regression cannot be trained on shards: the mix of its feature map does not carry "
-        "the regression error sums yet"
+        f"budgetlearn: error: {algorithm} cannot be trained on shards: the mix of its feature map does not carry "
+        "its task's running sums yet (regression's error sums, novelty's ρ)"
     ]
 
 
@@ -1512,3 +1534,124 @@ def test_a_regression_mix_is_compressed_onto_the_vectors_a_pivoted_cholesky_take
     f = rbf(x, x) @ np.array([1.0, -2.0, 0.5])
     g = rbf(x[[0, 2]], x[[0, 2]]) @ mixed.slot["alpha"][:2]
     np.testing.assert_allclose(g, f[[0, 2]], rtol=1e-8)
+
+
+# ---- novelty detection (issue #49) --------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def novelty_shards(tmp_path_factory):
+    """Shards of 3-d Gaussian rows labelled 1 (normal, a label a novelty run ignores): two short ones (120 and
+    80 rows) and three long ones (1,500 rows each); held-out rows, 1,000 normal and 50 novel (label -1, far
+    out)."""
+    d = tmp_path_factory.mktemp("novelty-shards")
+    rng = np.random.default_rng(11)
+
+    def write(name, X, labels):
+        (d / name).write_text(
+            "".join(
+                f"{t:g}" + "".join(f" {j + 1}:{v:.17g}" for j, v in enumerate(row)) + "\n" for row, t in zip(X, labels)
+            )
+        )
+
+    for name, n in (("short-0.svm", 120), ("short-1.svm", 80), *((f"long-{w}.svm", 1500) for w in range(3))):
+        write(name, rng.standard_normal((n, 3)), np.ones(n))
+    far = rng.uniform(3.0, 4.0, (50, 3)) * rng.choice([-1.0, 1.0], (50, 3))
+    write("test.svm", np.vstack([rng.standard_normal((1000, 3)), far]), np.r_[np.ones(1000), -np.ones(50)])
+    return d
+
+
+def averaged(learner):
+    """The learner as its averaged hypothesis (coefficients and ρ the means over its rounds): its own loop's."""
+    learner.set_coefficients(learner.averaged_coefficients())
+    return learner
+
+
+@pytest.mark.parametrize("algorithm", ["norma-novelty", "fogd-novelty"])
+def test_a_novelty_mix_is_the_shares_average_of_the_shards_models(novelty_shards, tmp_path, algorithm):
+    """Mixed once (both shards within --sync-every), the model's f is (n₁/n) f₁ + (n₂/n) f₂ of the models each
+    shard makes alone (no compression under the budget), its ρ their shares' mean, its averaged hypothesis
+    (f and ρ) the shares' mean of theirs, its counts their sums, and the examples it keeps to refit ρ every
+    row of both shards (fewer than RECENT), shard after shard."""
+    d = novelty_shards
+    common = ["train", "--task", "novelty", "-a", algorithm, "--gamma", "0.5", "--hypothesis", "last", "-q"]
+    for w in range(2):
+        assert run(*common, d / f"short-{w}.svm", "-o", tmp_path / f"{w}.model").exit_code == 0
+    r = run(*common, d / "short-0.svm", d / "short-1.svm", "--sync-every", "1000", "-o", tmp_path / "mixed.model")
+    assert r.exit_code == 0, r.output
+    one, two, mixed = (Model.load(tmp_path / f"{n}.model").learner for n in ("0", "1", "mixed"))
+    test = read_all(d / "test.svm")
+    expected = 0.6 * one.hypothesis_scores(test) + 0.4 * two.hypothesis_scores(test)
+    np.testing.assert_allclose(mixed.hypothesis_scores(test), expected, rtol=1e-9, atol=1e-12)
+    rho, rho_sum = (np.array([m.scalars[i] for m in (one, two, mixed)]) for i in (RHO, RHO_SUM))
+    assert rho[2] == pytest.approx(0.6 * rho[0] + 0.4 * rho[1], rel=1e-12) and rho[0] != rho[1]
+    assert rho_sum[2] == pytest.approx(rho_sum[0] + rho_sum[1], rel=1e-12)  # T (n₁/n · Σρ₁/n₁ + ...): the sum
+    assert mixed.counters.tolist() == (one.counters + two.counters).tolist()  # examples, flagged rounds
+    assert mixed.counter("examples") == 200
+    rows = concatenate([read_all(d / "short-0.svm"), read_all(d / "short-1.svm")]).csr
+    for kept, row in zip(mixed.recent.csr, rows):
+        np.testing.assert_array_equal(kept, row)
+    means = [averaged(m) for m in (one, two, mixed)]
+    expected = 0.6 * means[0].hypothesis_scores(test) + 0.4 * means[1].hypothesis_scores(test)
+    np.testing.assert_allclose(means[2].hypothesis_scores(test), expected, rtol=1e-9, atol=1e-12)
+    assert means[2].scalars[RHO] == pytest.approx(0.6 * means[0].scalars[RHO] + 0.4 * means[1].scalars[RHO])
+
+
+def recent_report(values, learned):
+    """A novelty shard's report as the mix of the last rounds' examples reads it: one row per value (feature
+    1 holds it), and the rows it learned since the last mix."""
+    n = len(values)
+    arrays = {
+        "recent_indptr": np.arange(n + 1, dtype=np.int64),
+        "recent_indices": np.ones(n, np.int32),
+        "recent_values": np.array(values, np.float64),
+    }
+    return {"arrays": arrays, "learned": learned}
+
+
+def test_the_last_rounds_examples_of_a_mix_are_the_shards_in_proportion_to_their_shares():
+    assert RECENT == 2000
+    base = recent_report(range(2000), 0)  # the last mix's, which every shard went on from
+    # more than RECENT learned since: the last 3/4 · 2000 of shard 0's, 1/4 · 2000 of shard 1's
+    kept = mixed_recent([recent_report(range(10000, 12000), 3000), recent_report(range(20000, 22000), 1000)], base)
+    assert kept.values.tolist() == list(range(10500, 12000)) + list(range(21500, 22000))
+    # three equal shares of 2000: 667, 667, 666 (the largest remainders, ties to the first shard)
+    shards = [recent_report(range(k * 10000, k * 10000 + 2000), 1000) for k in (1, 2, 3)]
+    kept = mixed_recent(shards, base)
+    assert [int((kept.values // 10000 == k).sum()) for k in (1, 2, 3)] == [667, 667, 666] and len(kept) == RECENT
+    assert kept.values[:667].tolist() == list(range(11333, 12000))  # each shard's last rows
+    # fewer learned since: all of them, after the last of the last mix's to make up 2000
+    own = [list(range(10000, 10300)), list(range(20000, 20100))]
+    shards = [recent_report(list(range(300, 2000)) + own[0], 300), recent_report(list(range(100, 2000)) + own[1], 100)]
+    assert mixed_recent(shards, base).values.tolist() == list(range(400, 2000)) + own[0] + own[1]
+    # the first mix: no last mix's rows; a shard that learned nothing adds none
+    kept = mixed_recent([recent_report([1.0, 2.0], 2), recent_report([], 0), recent_report([3.0], 1)], None)
+    assert kept.values.tolist() == [1.0, 2.0, 3.0]
+
+
+@pytest.mark.parametrize("algorithm", ["norma-novelty", "fogd-novelty"])
+def test_a_sharded_novelty_run_flags_about_nu(novelty_shards, tmp_path, algorithm):
+    """Three shards of 1,500 normal rows mixed every 300 examples per shard, ν = 0.1: the fraction flagged
+    online and the model's fraction of held-out normal rows within ν ± 0.02, and the far rows flagged
+    (an AUC near 1).  The Python API (budgetcli.train with a Sharding) writes the CLI's model."""
+    from budgetcli import api
+    from budgetcli.learning import metrics
+
+    d = novelty_shards
+    parts = [str(d / f"long-{w}.svm") for w in range(3)]
+    out = tmp_path / "m.model"
+    r = run(
+        "train", "--task", "novelty", "-a", algorithm, "--nu", "0.1", "--sync-every", "300", "-q", *parts, "-o", out
+    )
+    assert r.exit_code == 0, r.output
+    model = Model.load(out)
+    learner = model.learner
+    assert learner.counter("examples") == 4500
+    assert abs(learner.counter("margin_updates") / 4500 - 0.1) <= 0.02
+    test = read_all(d / "test.svm")
+    g = model.hypothesis_learner().decision_function(test)  # fogd-novelty's: the averaged hypothesis
+    normal = test.labels == 1
+    assert abs(np.mean(g[normal] <= 0) - 0.1) <= 0.02
+    assert metrics.auc(g, normal) > 0.99
+    spec = TrainSpec(algorithm, params={"nu": 0.1}, task="novelty", sharding=Sharding(tuple(parts), sync_every=300))
+    np.testing.assert_array_equal(api.train(spec, None).hypothesis_learner().decision_function(test), g)

@@ -312,10 +312,6 @@ def test_the_refusals_are_one_line(files):
         (("tune", "--task", "novelty", files / "labelled.txt"), "ranks novelty runs by the AUC on held-out"),
         (("train", "--task", "novelty", "-v", "5", files / "labelled.txt"), "cross-validating a novelty detector"),
         (
-            ("train", "--task", "novelty", files / "unlabelled.txt", files / "labelled.txt", "-o", files / "x.model"),
-            "does not do novelty yet",
-        ),
-        (
             (
                 "train",
                 "--task",

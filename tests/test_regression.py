@@ -222,7 +222,7 @@ def test_every_edge_not_doing_regression_refuses_a_regression_model_in_one_line(
                 "-o",
                 files / "s.model",
             ),
-            "fogd-regression cannot be trained on shards: the mix of its feature map does not carry the regression",
+            "fogd-regression cannot be trained on shards: the mix of its feature map does not carry its task's running",
         ),
     ]
     for args, said in refusals:

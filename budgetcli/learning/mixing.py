@@ -61,15 +61,14 @@ class Mixing:
         total = sum(r["learned"] for r in reports)
         kept = ("alpha", "avg_sum", "avg_stamp")
         union = _Union(width, [n for n, kind in cls.slot_arrays.items() if kind == "vector" and n not in kept])
-        for k, r in enumerate(reports):
-            if cls.evicts and not r["learned"]:
+        counts, base_count = sum_counts(cls, reports, T, base)
+        for k, (r, count) in enumerate(zip(reports, counts)):
+            if count is None:
                 continue  # it adds nothing, and the vectors it kept may be ones the others evicted
             share = r["learned"] / total
-            count = share * T if cls.evicts else int(r["arrays"]["counters"][EXAMPLES])
             union.add(r, None if columns is None else columns[k], share, count, self.row_classes(r["arrays"]))
-        if base is not None and not cls.evicts:
-            count = -(len(reports) - 1) * int(base["arrays"]["counters"][EXAMPLES])
-            union.add(base, base_columns, 0.0, count, self.row_classes(base["arrays"]))
+        if base_count is not None:
+            union.add(base, base_columns, 0.0, base_count, self.row_classes(base["arrays"]))
         lengths = [len(idx) for idx, _ in union.rows]
         learned = [r["arrays"] for r in reports if r["learned"]]
         arrays = dict(
@@ -118,6 +117,20 @@ class Mixing:
     def with_row_classes(self, arrays: dict, classes: np.ndarray, n_classes: int) -> dict:
         """A mixed model's arrays with the per-class structure of its vectors' `classes`."""
         return arrays
+
+
+def sum_counts(cls, reports: list, T: int, base: dict | None) -> tuple[list, float | None]:
+    """How many examples each report's averaged hypothesis counts for in the mixed averaged hypothesis's
+    running sums (its average times T), and the last mix's (`base`): each its own count, the last mix's
+    −(k − 1) times its own, so that a sum is the last mix's plus what each shard added to it since; for a
+    learner that evicts (whose shards keep no sums for the vectors they evicted), each its share of T and
+    the last mix's none: the shares' mix of the shards' averages.  None for a report that adds nothing (an
+    evicting learner's that learned nothing since the last mix), and for no last mix."""
+    if cls.evicts:
+        total = sum(r["learned"] for r in reports)
+        return [r["learned"] / total * T if r["learned"] else None for r in reports], None
+    counts = [int(r["arrays"]["counters"][EXAMPLES]) for r in reports]
+    return counts, None if base is None else -(len(reports) - 1) * int(base["arrays"]["counters"][EXAMPLES])
 
 
 class Unmixable(Mixing):

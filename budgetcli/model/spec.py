@@ -154,10 +154,6 @@ class TrainSpec:
                 raise ValueError(f"{cls.name} learns {' and '.join(cls.tasks)}, not {task}{hint}")
         if task != "classification" and self.class_weight:
             raise ValueError(f"class weights are for classification; a {task} run takes sample weights only")
-        if task == "novelty" and self.sharding is not None:
-            raise ValueError(
-                f"a sharded run (several inputs or --backend) does not do {task} yet; train in one process"
-            )
 
     def _check_scale(self) -> None:
         from .ranges import Ranges
@@ -245,10 +241,6 @@ class TrainSpec:
             raise NotResumable(
                 f"a {model.task.name} model cannot go on learning {self.task} (--task {self.task}); train a new model",
                 settings=True,
-            )
-        if model.task.name != "classification" and self.sharding is not None:
-            raise NotResumable(
-                f"a sharded run does not do {model.task.name} yet; resume the model in one process", settings=True
             )
         if model.scaling is not None and self.sharding is not None:
             raise NotResumable("a scaled model (train --scale) cannot go on in a sharded run", settings=True)

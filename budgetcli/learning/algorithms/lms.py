@@ -288,9 +288,18 @@ def norma_range(S, K, rows, start, book, st, h):
     return y.shape[0]
 
 
+# The refusal of fogd-regression, nogd-regression and nogd-novelty on shards: their maps' mixes
+# (featuremap.WeightMixing, nystrom.NystromMixing) take shard 0's scalars or restart them at nogd's phase,
+# where the task's sums are
+FEATURE_MAP_SUMS = Unmixable(
+    "the mix of its feature map does not carry its task's running sums yet (regression's error sums, novelty's ρ)"
+)
+
+
 class Regressor:
     """What a learner of the regression task declares (put before its kind among the bases): the task,
-    its error sums (the first three scalars, learning/task), the last hypothesis, no sharded run."""
+    its error sums (the first three scalars, learning/task), the last hypothesis, no sharded run (the filters'
+    and bogd-regression's mixes are their own: RegressionMixing)."""
 
     tasks = ("regression",)
     n_scalars = 3  # Σe², Σ|e|, Σy (learning/task)
@@ -301,8 +310,7 @@ class Regressor:
     # whose early hypotheses are poor (fogd 27.7 / 45.4, nogd 28.6 / 44.6): no gain sure enough to leave
     # the filters' (KAFBOX's) choice.
     default_hypothesis = "online"
-    # fogd-regression and nogd-regression: their feature maps' mixes restart the scalars, where the error sums are
-    mixing = Unmixable("the mix of its feature map does not carry the regression error sums yet")
+    mixing = FEATURE_MAP_SUMS  # fogd-regression's and nogd-regression's
 
 
 def pivoted_cholesky(K: np.ndarray, m: int) -> np.ndarray:

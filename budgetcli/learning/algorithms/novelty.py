@@ -91,10 +91,11 @@ from ..learner import (
     touch,
     victim,
 )
-from ..mixing import Unmixable
+from ..mixing import Mixing, sum_counts
 from ...base.params import BUDGET, HALF_OPEN_UNIT, choice, number
 from ...base.registry import register
 from ...numerics.support import sv_fits, sv_put
+from ..records import EXAMPLES
 from ..task import RHO, RHO_SUM
 from .lms import NORMA_LAMBDA, STEP_SIZE, shrinking
 
@@ -158,6 +159,78 @@ def norma_novelty_range(S, K, rows, start, book, st, h):
     return y.shape[0]
 
 
+def recent_rows(arrays: dict) -> Chunk:
+    """The examples of the last rounds that a state's `recent_*` arrays hold, as a Chunk."""
+    indptr = np.asarray(arrays["recent_indptr"], np.int64)
+    n = len(indptr) - 1
+    values = np.asarray(arrays["recent_values"], np.float64)
+    return Chunk(indptr, np.asarray(arrays["recent_indices"], np.int32), values, np.zeros(n), np.zeros(n, np.int64))
+
+
+class NoveltyMixing(Mixing):
+    """A novelty detector's mix (sharded training, distributed/): its kind's (put before it among the bases,
+    as FourierNoveltyMixing does for fogd-novelty; the default is a kernel expansion's: f = Σ_w (n_w/n) f_w
+    over the union of the support sets, brought back to the budget), and what the task keeps besides f:
+    - ρ, the shares' mean of the shards' ρ_w (the threshold of f's average is the average of the
+      thresholds: the score g = f − ρ is averaged as f is);
+    - Σρ, the averaged hypothesis's running sum of ρ, mixed as its coefficients' running sums are
+      (mixing.sum_counts: the last mix's plus what each shard added since; for a learner that evicts,
+      the shares' mix of the shards' means times T);
+    - the examples of the last RECENT rounds (`recent_*`, on which the threshold is refitted): the last
+      RECENT rounds of the whole run, each synchronisation's rounds taken from every shard in proportion
+      to its share (`mixed_recent`).
+    The flagged rounds (`margin_updates`) add up over the shards, as every counter does, so the summary's
+    flagged fraction is the run's."""
+
+    def mix(self, cls, reports, columns, width, counters, base, base_columns) -> dict:
+        arrays = super().mix(cls, reports, columns, width, counters, base, base_columns)
+        T = int(counters[EXAMPLES])
+        total = sum(r["learned"] for r in reports)
+        counts, base_count = sum_counts(cls, reports, T, base)
+        weighted = [(r, count) for r, count in zip(reports, counts) if count is not None]
+        weighted += [(base, base_count)] if base_count is not None else []
+        scalars = np.array(arrays["scalars"], np.float64)  # after ρ and Σρ: the kind's own, as its mix made them
+        scalars[RHO] = sum(r["learned"] / total * r["arrays"]["scalars"][RHO] for r in reports)
+        scalars[RHO_SUM] = sum(count * mean_rho(r["arrays"]) for r, count in weighted)
+        indptr, indices, values = mixed_recent(reports, base).csr
+        return arrays | {
+            "scalars": scalars,
+            "recent_indptr": indptr,
+            "recent_indices": indices,
+            "recent_values": values,
+        }
+
+
+def mean_rho(arrays: dict) -> float:
+    """The averaged hypothesis's threshold in a state's arrays: the mean of ρ over its rounds (0 before any)."""
+    return float(arrays["scalars"][RHO_SUM]) / max(int(arrays["counters"][EXAMPLES]), 1)
+
+
+def mixed_recent(reports: list, base: dict | None) -> Chunk:
+    """The examples of the last RECENT rounds of a sharded run (NoveltyMixing): from every shard the last
+    q_w of the rows it learned since the last mix, q_w its share of RECENT (n_w/n · RECENT, rounded by the
+    largest remainders, so that Σ q_w = RECENT) or all n_w of them when the shards learned fewer than RECENT
+    together, then in front the last of the last mix's (`base`) to make up RECENT.  A shard's own rows are
+    the last of its `recent_*` (it went on from the last mix's, which it holds before them)."""
+    learned = np.array([r["learned"] for r in reports], np.int64)
+    total = int(learned.sum())
+    if total > RECENT:
+        exact = learned * RECENT / total
+        quota = np.floor(exact).astype(np.int64)
+        quota[np.argsort(quota - exact, kind="stable")[: RECENT - int(quota.sum())]] += 1
+    else:
+        quota = learned
+    parts = []
+    if total < RECENT and base is not None and "recent_indptr" in base["arrays"]:
+        older = recent_rows(base["arrays"])
+        parts.append(older.take(np.arange(max(0, len(older) - (RECENT - total)), len(older))))
+    for r, q in zip(reports, quota.tolist()):
+        if q and "recent_indptr" in r["arrays"]:
+            rows = recent_rows(r["arrays"])
+            parts.append(rows.take(np.arange(max(0, len(rows) - q), len(rows))))
+    return concatenate(parts)
+
+
 class NoveltyDetector:
     """What a novelty detector declares and keeps besides its kind's (put before its kind among the bases, as
     lms.Regressor is): the task; ρ and Σρ, the first two scalars (learning/task RHO, RHO_SUM); the check that
@@ -168,7 +241,7 @@ class NoveltyDetector:
 
     tasks = ("novelty",)
     n_scalars = 2  # ρ, Σρ (learning/task)
-    mixing = Unmixable("a sharded run does not do novelty detection yet")
+    mixing = NoveltyMixing()
     shrunk_steps = ("step_size",)  # the steps η whose shrink factor 1 − ηλ must stay above 0
 
     @classmethod
@@ -265,14 +338,7 @@ class NoveltyDetector:
         """As its kind's, and the examples of the last rounds (none: an earlier build's file)."""
         self = super().from_state(header, arrays)
         if "recent_indptr" in arrays:
-            indptr = np.asarray(arrays["recent_indptr"], np.int64)
-            self.recent = Chunk(
-                indptr,
-                np.asarray(arrays["recent_indices"], np.int32),
-                np.asarray(arrays["recent_values"], np.float64),
-                np.zeros(len(indptr) - 1),
-                np.zeros(len(indptr) - 1, np.int64),
-            )
+            self.recent = recent_rows(arrays)
         return self
 
     def __init__(self, *args, **kw):

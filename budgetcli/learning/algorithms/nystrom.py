@@ -72,7 +72,17 @@ from ...base.params import BUDGET, POSITIVE, choice, count, number
 from ...base.registry import register
 from ...numerics.support import COUNT, sv_fits, sv_put
 from .kernel_ogd import LEARNING_RATE
-from .lms import CLASSIFYING, LOSS, NORMA_LAMBDA, REGRESSING, TUBE, Regressor, gradient_round, round_gradient
+from .lms import (
+    CLASSIFYING,
+    FEATURE_MAP_SUMS,
+    LOSS,
+    NORMA_LAMBDA,
+    REGRESSING,
+    TUBE,
+    Regressor,
+    gradient_round,
+    round_gradient,
+)
 from .novelty import NU, RHO_FIT, NoveltyDetector, threshold_round
 from ..task import RHO
 
@@ -138,6 +148,26 @@ def back_projection(M, z, k, n, out):
             out[j] += M[q, j] * zq
 
 
+@njit(cache=True, inline="always")
+def phase_one_round(S, K, indptr, indices, values, t, alpha, krow, scratch, sc, budget):
+    """What phase one asks before round t, for the loops of nogd, nogd-regression and nogd-novelty, which
+    differ only in whether a score steps: (False, NaN) when the support set has no room for x_t's entries
+    (the loop stops there, for the learner to grow it: only phase one stores); (True, f) when B landmarks are
+    stored, f the phase-one expansion's score of x_t: the switch round if the round steps with it; (True,
+    NaN) otherwise (the linear phase, fewer than B stored, or a score that is not finite, which open_round
+    then refuses)."""
+    if sc[PHASE] != KERNEL_PHASE:
+        return True, math.nan
+    if not sv_fits(S, indptr[t + 1] - indptr[t]):
+        return False, math.nan
+    if S.meta[COUNT] >= budget:
+        idx, val = example(indptr, indices, values, t)
+        f, sq = score_example(S, K, alpha, krow, scratch, idx, val)
+        if math.isfinite(f) and math.isfinite(sq):
+            return True, f
+    return True, math.nan
+
+
 @njit(cache=True)
 def nogd_range(S, K, rows, start, book, st, h):
     indptr, indices, values, y, scratch, counters = loop_arrays(rows, book)
@@ -146,14 +176,12 @@ def nogd_range(S, K, rows, start, book, st, h):
     sc = book.scalars[h.nystrom_at :]  # nogd-regression's error sums come first (learning/task)
     mz = np.empty(alpha.shape[0])  # Mᵀz
     for t in range(start, y.shape[0]):
-        if sc[PHASE] == KERNEL_PHASE and not sv_fits(S, indptr[t + 1] - indptr[t]):  # only phase one stores
+        room, f = phase_one_round(S, K, indptr, indices, values, t, alpha, krow, scratch, sc, h.budget)
+        if not room:
             return t
-        if sc[PHASE] == KERNEL_PHASE and S.meta[COUNT] >= h.budget:  # is this the switch round?
-            idx, val = example(indptr, indices, values, t)
-            f, sq = score_example(S, K, alpha, krow, scratch, idx, val)
-            if round_gradient(h, y[t], f) != 0.0 and math.isfinite(f) and math.isfinite(sq):  # else open_round refuses
-                sc[PHASE], sc[SWITCH_SCORE] = SWITCHING, f
-                return t  # the learner makes the map, then calls again from this round
+        if f == f and round_gradient(h, y[t], f) != 0.0:  # the switch round: B stored, and the round steps
+            sc[PHASE], sc[SWITCH_SCORE] = SWITCHING, f
+            return t  # the learner makes the map, then calls again from this round
         idx, val, yt, f, sq, n, rnd = open_round(S, K, indptr, indices, values, y, t, scratch, counters, alpha, krow)
         if sc[PHASE] == SWITCHING:  # it predicted with the phase-one expansion
             f, sc[PHASE] = sc[SWITCH_SCORE], LINEAR_PHASE
@@ -316,14 +344,12 @@ def nogd_novelty_range(S, K, rows, start, book, st, h):
     sc = scalars[h.nystrom_at :]  # ρ and Σρ come first (learning/task)
     mz = np.empty(alpha.shape[0])  # Mᵀz
     for t in range(start, y.shape[0]):
-        if sc[PHASE] == KERNEL_PHASE and not sv_fits(S, indptr[t + 1] - indptr[t]):  # only phase one stores
+        room, f = phase_one_round(S, K, indptr, indices, values, t, alpha, krow, scratch, sc, h.budget)
+        if not room:
             return t
-        if sc[PHASE] == KERNEL_PHASE and S.meta[COUNT] >= h.budget:  # is this the switch round?
-            idx, val = example(indptr, indices, values, t)
-            f, sq = score_example(S, K, alpha, krow, scratch, idx, val)
-            if f - scalars[RHO] <= 0.0 and math.isfinite(f) and math.isfinite(sq):  # else open_round refuses
-                sc[PHASE], sc[SWITCH_SCORE] = SWITCHING, f
-                return t  # the learner makes the map, then calls again from this round
+        if f - scalars[RHO] <= 0.0:  # the switch round: B stored, and the round is flagged (f is a number)
+            sc[PHASE], sc[SWITCH_SCORE] = SWITCHING, f
+            return t  # the learner makes the map, then calls again from this round
         idx, val, yt, f, sq, n, rnd = open_round(S, K, indptr, indices, values, y, t, scratch, counters, alpha, krow)
         if sc[PHASE] == SWITCHING:  # it predicted with the phase-one expansion
             f, sc[PHASE] = sc[SWITCH_SCORE], LINEAR_PHASE
@@ -386,6 +412,7 @@ class NystromNovelty(NoveltyDetector, NystromOGD):
     constants = {"nystrom_at": 2}  # after ρ and Σρ
     n_scalars = 5  # ρ, Σρ (learning/task), then PHASE, SWITCH_SCORE, RANK
     loop = nogd_novelty_range
+    mixing = FEATURE_MAP_SUMS
     weighting = "the loss w·(max(0, ρ − f(x)) − νρ): the steps η w (η₁ w) on α and on ρ"
 
 

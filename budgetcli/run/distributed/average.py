@@ -7,7 +7,7 @@ import numpy as np
 from ...base import registry
 from ...base.core import DataError
 from ...learning.labels import BinaryLabels, MulticlassLabels, labels_from_dict, third_label_message
-from ...learning.targets import RealTargets
+from ...learning.targets import NoveltyVerdicts, RealTargets
 from ...learning.mixing import averaged_rows
 from ...learning.records import COUNTER_NAMES
 
@@ -56,8 +56,8 @@ def merged_labels(reports: list[dict], sources: list[str]) -> dict:
     differently), is a DataError naming the shard.  Multiclass: every shard's classes, in the order the
     shards met them, shard after shard."""
     maps = [labels_from_dict(r["labels"]) for r in reports]
-    if isinstance(maps[0], RealTargets):
-        return maps[0].to_dict()  # real targets have no map to merge
+    if isinstance(maps[0], (RealTargets, NoveltyVerdicts)):
+        return maps[0].to_dict()  # the tasks without classes have no map to merge
     if isinstance(maps[0], MulticlassLabels):
         values, spellings = [], {}
         for labels in maps:
