@@ -1511,6 +1511,33 @@ def test_a_feature_map_learner_of_a_task_that_cannot_be_mixed_is_refused_in_one_
     ]
 
 
+@pytest.mark.parametrize(
+    "task,data", [("regression", "regression_shards/part"), ("novelty", "novelty_shards/short")]
+)  # fmt: skip
+def test_a_sharded_run_of_a_task_with_a_fixed_default_takes_it_without_a(request, tmp_path, task, data):
+    """Regression's and novelty's default algorithm does not depend on the data (registry.task_default), so a
+    sharded run needs no -a, as one process does not; classification's is chosen from one input's labels and
+    stays refused in one line."""
+    fixture, stem = data.split("/")
+    d = request.getfixturevalue(fixture)
+    out, named = tmp_path / "m.model", tmp_path / "named.model"
+    parts = (d / f"{stem}-0.svm", d / f"{stem}-1.svm")
+    assert run("train", "--task", task, *parts, "-o", out).exit_code == 0
+    assert run("train", "--task", task, "-a", registry.DEFAULT[task], *parts, "-o", named).exit_code == 0
+    assert Model.load(out).learner.name == registry.DEFAULT[task]
+    assert out.read_bytes() == named.read_bytes()
+
+
+def test_a_sharded_classification_run_without_a_is_refused_in_one_line(shards, tmp_path):
+    out = tmp_path / "m.model"
+    r = run("train", shards / "part-0.svm", shards / "part-1.svm", "-o", out)
+    assert r.exit_code == 2 and not out.exists()
+    assert r.output.splitlines() == [
+        "budgetlearn: error: a sharded run needs -a NAME (classification's default is chosen from one input)"
+        " (see 'main train --help')"
+    ]
+
+
 def test_a_regression_mix_is_compressed_onto_the_vectors_a_pivoted_cholesky_takes_first():
     """The farthest from the span of those taken first: of 0, 0.1 and 3 on a line, 0 (the tie to the lower
     index), then 3; 0.1 is projected onto them, and the mixed function at the kept points is unchanged."""

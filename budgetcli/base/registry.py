@@ -35,6 +35,12 @@ def register(cls):
 DEFAULT = {"binary": "projectron++", "multiclass": "mc-projectron++", "regression": "krlst", "novelty": "norma-novelty"}
 
 
+def task_default(task: str | None) -> str | None:
+    """The default algorithm of a task whose default does not depend on the data (regression's, novelty's);
+    None for classification's, which the labels of the first block choose (`default_for`)."""
+    return DEFAULT.get(task) if task in ("regression", "novelty") else None
+
+
 def default_for(n_labels: int) -> str:
     """The default algorithm for data whose first block holds `n_labels` distinct labels."""
     return DEFAULT["multiclass" if n_labels > 2 else "binary"]

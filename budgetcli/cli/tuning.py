@@ -299,7 +299,7 @@ def tune(data, **options):
             )
     ctx = click.get_current_context()
     if algorithm is None:
-        algorithm = registry.DEFAULT[task] if task in ("regression", "novelty") else _default_algorithm(data)
+        algorithm = registry.task_default(task) or _default_algorithm(data)
         run = dataclasses.replace(run, algorithm=algorithm)
     if folds and _given(ctx, "permutations"):
         raise click.UsageError("--folds K makes a setting's runs its K folds; drop --permutations")

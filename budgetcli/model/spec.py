@@ -97,9 +97,12 @@ class TrainSpec:
         self._check_scale()
         self._check_class_weight()
         self._check_task()
+        fixed = registry.task_default(self.task)  # regression's and novelty's default, whatever the data
+        if self.algorithm is None and self.sharding is not None and fixed and not self.resumed:
+            object.__setattr__(self, "algorithm", fixed)
         if self.algorithm is None:  # chosen from the data (`choosing`), then checked as if given
             if self.sharding is not None:
-                raise ValueError("a sharded run needs -a NAME (the default algorithm is chosen from one input)")
+                raise ValueError("a sharded run needs -a NAME (classification's default is chosen from one input)")
             if not self.resumed:
                 _default_takes(self.params, self.task or "classification")
             return
