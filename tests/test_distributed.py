@@ -646,6 +646,7 @@ def test_a_lost_worker_s_shard_is_started_again_and_the_model_is_the_fault_free_
         ("norma-novelty", {"budget": 12}),  # novelty: ρ, Σρ and the last rounds' examples, the last hypothesis
         ("fogd-novelty", {}),  # and the running average of a feature map's weights
         ("klms", {}),  # regression
+        ("fogd-regression", {}),  # a feature map's weights and the error sums
     ],
 )
 def test_an_interrupted_sharded_run_resumes_from_its_checkpoint_to_the_uninterrupted_model(
@@ -1410,6 +1411,7 @@ def predicted(path, data):
         ["klms"],
         ["norma-epsilon"],
         ["bogd-regression", "-B", "500"],
+        ["fogd-regression"],  # its weights averaged as fogd's, over the map every shard makes from the seed
         ["krls"],
         ["swkrls", "-B", "500"],
         ["krlst", "-B", "500"],
@@ -1492,13 +1494,12 @@ def test_a_mixed_krls_filter_keeps_its_budget_and_is_refused_on_resume_in_one_li
 
 @pytest.mark.parametrize(
     "algorithm,data",
-    [("fogd-regression", "regression_shards/part"), ("nogd-regression", "regression_shards/part"),
-     ("nogd-novelty", "novelty_shards/short")],
+    [("nogd-regression", "regression_shards/part"), ("nogd-novelty", "novelty_shards/short")],
 )  # fmt: skip
 def test_a_feature_map_learner_of_a_task_that_cannot_be_mixed_is_refused_in_one_line(
     request, tmp_path, algorithm, data
 ):
-    """One refusal for the three (lms.FEATURE_MAP_SUMS), whose maps' mixes do not carry the task's scalars."""
+    """One refusal for the two (lms.FEATURE_MAP_SUMS), whose map's mix does not carry the task's scalars."""
     fixture, stem = data.split("/")
     d = request.getfixturevalue(fixture)
     out = tmp_path / "m.model"

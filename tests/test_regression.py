@@ -202,7 +202,7 @@ def test_a_header_that_mixes_tasks_is_refused(files, tmp_path):
 
 
 def test_every_edge_not_doing_regression_refuses_a_regression_model_in_one_line(files):
-    """calibrate, a sharded run of fogd-regression, scikit-learn's and River's classifiers, tune's classification
+    """calibrate, a sharded run of nogd-regression, scikit-learn's and River's classifiers, tune's classification
     figures: refused, not wrong."""
     model = files / "e.model"
     cli("train", "--task", "regression", "-a", "norma", files / "train.txt", "-o", model)
@@ -216,13 +216,13 @@ def test_every_edge_not_doing_regression_refuses_a_regression_model_in_one_line(
                 "--task",
                 "regression",
                 "-a",
-                "fogd-regression",
+                "nogd-regression",
                 files / "train.txt",
                 files / "test.txt",
                 "-o",
                 files / "s.model",
             ),
-            "fogd-regression cannot be trained on shards: the mix of its feature map does not carry its task's running",
+            "nogd-regression cannot be trained on shards: the mix of its feature map does not carry its task's running",
         ),
     ]
     for args, said in refusals:

@@ -90,7 +90,7 @@ from ...numerics.rng import MIX1, MIX2, seed_state
 from ...numerics.support import dense_dots
 from ...numerics.trig import TRIG_LIMIT, TRIG_LIMIT_SINGLE, cos_sin, reduced_cos_sin, single_cos_sin
 from .kernel_ogd import CONSTANT, LEARNING_RATE, RATE_SCHEDULE
-from .lms import CLASSIFYING, LOSS, NORMA_LAMBDA, TUBE, REGRESSING, Regressor, gradient_round
+from .lms import CLASSIFYING, LOSS, NORMA_LAMBDA, TUBE, REGRESSING, RegressionMixing, Regressor, gradient_round
 from .novelty import NU, RHO_FIT, NoveltyDetector, NoveltyMixing, threshold_round
 from ..task import RHO
 
@@ -495,6 +495,11 @@ class FourierOGD(FeatureMapLearner):
         return super().from_state(cls._as_written(header), arrays)
 
 
+class FourierRegressionMixing(RegressionMixing, WeightMixing):
+    """fogd-regression's mix: its weights averaged as fogd's are (featuremap.WeightMixing: every shard makes the
+    map from the run's seed), with the online error sums added up as a regressor's (lms.RegressionMixing)."""
+
+
 @register
 class FourierRegression(Regressor, FourierOGD):
     """fogd on the regression task (JMLR 2016, §3's losses, §4's step): the same map and loop, the step
@@ -505,6 +510,7 @@ class FourierRegression(Regressor, FourierOGD):
     paper = "Lu, Hoi, Wang, Zhao, Liu, JMLR 17, 2016, §3-4 (FOGD, regression)"
     params = FourierOGD.params + (LOSS, TUBE)
     constants = REGRESSING
+    mixing = FourierRegressionMixing()
     weighting = "the loss w ℓ(y − f): the step is η_t w (−∂ℓ/∂f) z(x)"
 
 

@@ -288,9 +288,8 @@ def norma_range(S, K, rows, start, book, st, h):
     return y.shape[0]
 
 
-# The refusal of fogd-regression, nogd-regression and nogd-novelty on shards: their maps' mixes
-# (featuremap.WeightMixing, nystrom.NystromMixing) take shard 0's scalars or restart them at nogd's phase,
-# where the task's sums are
+# The refusal of nogd-regression and nogd-novelty on shards: their map's mix (nystrom.NystromMixing) restarts
+# the scalars at nogd's phase, where the task's sums are
 FEATURE_MAP_SUMS = Unmixable(
     "the mix of its feature map does not carry its task's running sums yet (regression's error sums, novelty's ρ)"
 )
@@ -310,7 +309,7 @@ class Regressor:
     # whose early hypotheses are poor (fogd 27.7 / 45.4, nogd 28.6 / 44.6): no gain sure enough to leave
     # the filters' (KAFBOX's) choice.
     default_hypothesis = "online"
-    mixing = FEATURE_MAP_SUMS  # fogd-regression's and nogd-regression's
+    mixing = FEATURE_MAP_SUMS  # nogd-regression's (the others declare their own)
 
 
 def pivoted_cholesky(K: np.ndarray, m: int) -> np.ndarray:
@@ -358,7 +357,7 @@ class RegressionMixing(Mixing):
 
     def mix(self, cls, reports, columns, width, counters, base, base_columns) -> dict:
         arrays = super().mix(cls, reports, columns, width, counters, base, base_columns)
-        scalars = arrays["scalars"]
+        scalars = arrays["scalars"] = np.array(arrays["scalars"], np.float64)  # a kind's mix may hand a shard's on
         before = base["arrays"]["scalars"] if base is not None else np.zeros_like(scalars)
         total = sum(r["learned"] for r in reports)
         for i in self.summed:
