@@ -15,6 +15,7 @@ from budgetcli.learning import algorithms, mixing
 from budgetcli.run import distributed
 from budgetcli.base import registry
 from budgetcli.learning.algorithms.lms import RegressionMixing
+from budgetcli.learning.algorithms.nystrom import NystromMixing
 from budgetcli.learning.algorithms.novelty import RECENT, NoveltyMixing, mixed_recent
 from budgetcli.entry import main
 from budgetcli.base.core import KernelSpec, concatenate
@@ -226,11 +227,14 @@ def test_a_mixable_learner_has_only_state_the_mix_makes(name):
             first_occurrence |= set(cls.mixing.history) | {n for n, k in cls.slot_arrays.items() if k == "vector"}
         assert {"alpha", "avg_sum", "avg_stamp"} <= saved <= {"alpha", "avg_sum", "avg_stamp"} | first_occurrence
     own = type(cls.mixing)  # the default Mixing sets no scalars and remakes no array
+    # a kind whose mix sets its own scalars after the task's: nogd's (its phase, and its map remade)
+    kind_sets = isinstance(cls.mixing, NystromMixing) and cls.n_scalars - cls.constants["nystrom_at"] == 3
+    task_numbers = list(range(cls.constants["nystrom_at"] if kind_sets else cls.n_scalars))
     if isinstance(cls.mixing, RegressionMixing):  # a regression mix sets every scalar: summed or averaged
-        assert sorted(cls.mixing.summed + cls.mixing.averaged) == list(range(cls.n_scalars))
+        assert sorted(cls.mixing.summed + cls.mixing.averaged) == task_numbers
         return
     if isinstance(cls.mixing, NoveltyMixing):  # a novelty mix sets ρ and Σρ: a kind with scalars of its own is not
-        assert cls.n_scalars == 2
+        assert task_numbers == [0, 1]
         return
     assert (
         cls.n_scalars == 0 or own.after_mix is not mixing.Mixing.after_mix or own.scalars is not mixing.Mixing.scalars
@@ -491,10 +495,12 @@ def test_the_forgetron_s_mixed_damage_is_the_shards_pooled_damage_per_mistake():
     counters = np.zeros(4, np.int64)
     counters[MISTAKES] = base_m + sum(m - base_m for m in shard_m)  # 14, as mix adds counters up
     rows = [np.eye(4, dtype=np.int64)[MISTAKES] * m for m in shard_m]
-    q = forgetron.mixing.scalars([np.array([x]) for x in shard_q], rows, counters)
+    q = forgetron.mixing.scalars(forgetron, [np.array([x]) for x in shard_q], rows, counters)
     assert q.tolist() == [(shard_q[0] + shard_q[1]) * 14 / 24]  # 6.5625 = 15/32 · 14
     assert q[0] <= 15 / 32 * 14 < base_q + sum(x - base_q for x in shard_q)  # the summed growth: 7.25
-    assert forgetron.mixing.scalars([np.array([2.5])], [rows[0]], rows[0]).tolist() == [2.5]  # one shard: its own
+    assert forgetron.mixing.scalars(forgetron, [np.array([2.5])], [rows[0]], rows[0]).tolist() == [
+        2.5
+    ]  # one shard: its own
 
 
 def test_sharded_forgetrons_shrink_within_the_damage_bound_after_every_mix(shards, monkeypatch):
@@ -502,8 +508,8 @@ def test_sharded_forgetrons_shrink_within_the_damage_bound_after_every_mix(shard
     seen = []
     real = type(forgetron.mixing).scalars
 
-    def watched(self, shard_scalars, shard_counters, counters):
-        q = real(self, shard_scalars, shard_counters, counters)
+    def watched(self, cls, shard_scalars, shard_counters, counters):
+        q = real(self, cls, shard_scalars, shard_counters, counters)
         seen.append((q[0], int(counters[MISTAKES]), [float(s[0]) for s in shard_scalars]))
         return q
 
@@ -1412,6 +1418,7 @@ def predicted(path, data):
         ["norma-epsilon"],
         ["bogd-regression", "-B", "500"],
         ["fogd-regression"],  # its weights averaged as fogd's, over the map every shard makes from the seed
+        ["nogd-regression", "-B", "500"],  # still in phase one: an expansion over its landmarks
         ["krls"],
         ["swkrls", "-B", "500"],
         ["krlst", "-B", "500"],
@@ -1493,23 +1500,42 @@ def test_a_mixed_krls_filter_keeps_its_budget_and_is_refused_on_resume_in_one_li
 
 
 @pytest.mark.parametrize(
-    "algorithm,data",
-    [("nogd-regression", "regression_shards/part"), ("nogd-novelty", "novelty_shards/short")],
+    "algorithm,data,options",
+    [("nogd-regression", "regression_shards/part", []),
+     ("nogd-novelty", "novelty_shards/short", ["--nu", "0.5", "--learning-rate", "0.5"])],
 )  # fmt: skip
-def test_a_feature_map_learner_of_a_task_that_cannot_be_mixed_is_refused_in_one_line(
-    request, tmp_path, algorithm, data
+def test_a_mix_of_switched_nogd_shards_is_in_the_linear_phase_with_its_task_s_numbers(
+    request, tmp_path, algorithm, data, options
 ):
-    """One refusal for the two (lms.FEATURE_MAP_SUMS), whose map's mix does not carry the task's scalars."""
+    """Both shards store B landmarks and switch to the Nyström map; their mix is in the linear phase, its map
+    remade (rank > 0) from at most B landmarks, with its task's numbers before nogd's: the error sums the
+    shards' sums (nogd-regression), ρ the shares' mean (nogd-novelty).  nogd's own mix wrote the phase at
+    scalars[0], where the task's numbers are."""
+    from budgetcli.learning.algorithms.nystrom import LINEAR_PHASE, PHASE, RANK
+
     fixture, stem = data.split("/")
     d = request.getfixturevalue(fixture)
-    out = tmp_path / "m.model"
     task = registry.get(algorithm).tasks[0]
-    r = run("train", "--task", task, "-a", algorithm, d / f"{stem}-0.svm", d / f"{stem}-1.svm", "-o", out)
-    assert r.exit_code == 2 and not out.exists()
-    assert r.output.splitlines() == [
-        f"budgetlearn: error: {algorithm} cannot be trained on shards: the mix of its feature map does not carry "
-        "its task's running sums yet (regression's error sums, novelty's ρ)"
-    ]
+    common = ["train", "--task", task, "-a", algorithm, "-B", "20", "--gamma", "0.5", *options, "-q"]
+    parts = (d / f"{stem}-0.svm", d / f"{stem}-1.svm")
+    for w in range(2):
+        assert run(*common, parts[w], "-o", tmp_path / f"{w}.model").exit_code == 0
+    r = run(*common, *parts, "--sync-every", "1000", "-o", tmp_path / "mixed.model")
+    assert r.exit_code == 0, r.output
+    one, two, mixed = (Model.load(tmp_path / f"{n}.model").learner for n in ("0", "1", "mixed"))
+    at = registry.get(algorithm).constants["nystrom_at"]
+    assert one.scalars[at + PHASE] == two.scalars[at + PHASE] == mixed.scalars[at + PHASE] == LINEAR_PHASE
+    assert mixed.scalars[at + RANK] > 0 and len(mixed.support) <= 20
+    if task == "regression":
+        np.testing.assert_allclose(mixed.scalars[:3], one.scalars[:3] + two.scalars[:3], rtol=1e-12)
+    else:
+        assert mixed.scalars[RHO] == pytest.approx(0.6 * one.scalars[RHO] + 0.4 * two.scalars[RHO], rel=1e-12)
+    assert mixed.counters.tolist() == (one.counters + two.counters).tolist()
+    test = d / "test.svm"
+    scores = (
+        predicted(tmp_path / "mixed.model", test) if task == "regression" else mixed.hypothesis_scores(read_all(test))
+    )
+    assert np.isfinite(scores).all()
 
 
 @pytest.mark.parametrize(

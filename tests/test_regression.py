@@ -202,7 +202,7 @@ def test_a_header_that_mixes_tasks_is_refused(files, tmp_path):
 
 
 def test_every_edge_not_doing_regression_refuses_a_regression_model_in_one_line(files):
-    """calibrate, a sharded run of nogd-regression, scikit-learn's and River's classifiers, tune's classification
+    """calibrate, scikit-learn's and River's classifiers, tune's classification
     figures: refused, not wrong."""
     model = files / "e.model"
     cli("train", "--task", "regression", "-a", "norma", files / "train.txt", "-o", model)
@@ -210,26 +210,12 @@ def test_every_edge_not_doing_regression_refuses_a_regression_model_in_one_line(
         (("calibrate", model, files / "test.txt", "-o", files / "c.model"), "calibrate (probabilities of classes)"),
         (("tune", "-a", "qklms", files / "train.txt"), "qklms learns regression; give --task regression"),
         (("tune", "--task", "regression", "--sort", "error", files / "train.txt"), "--sort error ranks classification"),
-        (
-            (
-                "train",
-                "--task",
-                "regression",
-                "-a",
-                "nogd-regression",
-                files / "train.txt",
-                files / "test.txt",
-                "-o",
-                files / "s.model",
-            ),
-            "nogd-regression cannot be trained on shards: the mix of its feature map does not carry its task's running",
-        ),
     ]
     for args, said in refusals:
         out = cli(*args, check=False)
         assert out.returncode in (1, 2) and said in out.stderr, (args, out.stderr)
         assert len(out.stderr.strip().splitlines()) == 1, out.stderr
-    assert not (files / "c.model").exists() and not (files / "s.model").exists()
+    assert not (files / "c.model").exists()
     from budgetcli.model.model import Model
 
     with pytest.raises(ValueError, match="BudgetClassifier takes a classification model; this one is a regression"):

@@ -39,9 +39,9 @@ class Mixing:
         budget = learner.hyper.get("budget")
         return learner if budget is None else compress_to_budget(learner, budget)
 
-    def scalars(self, shard_scalars: list, shard_counters: list, counters: np.ndarray) -> np.ndarray:
-        """The mixed model's `scalars` from the shards' (those that learned since the last mix) and the
-        mixed counters: zeros, for `after_mix` to set from the mixed model."""
+    def scalars(self, cls, shard_scalars: list, shard_counters: list, counters: np.ndarray) -> np.ndarray:
+        """The mixed model's `scalars` (of algorithm `cls`) from the shards' (those that learned since the last
+        mix) and the mixed counters: zeros, for `after_mix` to set from the mixed model."""
         return np.zeros(len(shard_scalars[0]))
 
     def after_mix(self, learner) -> None:
@@ -77,7 +77,7 @@ class Mixing:
             sv_indices=np.concatenate([i for i, _ in union.rows] or [np.zeros(0, np.int32)]).astype(np.int32),
             sv_values=np.concatenate([v for _, v in union.rows] or [np.zeros(0)]).astype(np.float64),
             counters=counters,
-            scalars=self.scalars([a["scalars"] for a in learned], [a["counters"] for a in learned], counters),
+            scalars=self.scalars(cls, [a["scalars"] for a in learned], [a["counters"] for a in learned], counters),
             **{name: np.array(values, np.float64) for name, values in union.first.items()},
         )
         online, sums = (np.array(x).reshape(-1, union.width) for x in (union.online, union.sums))

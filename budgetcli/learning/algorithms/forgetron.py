@@ -102,7 +102,7 @@ def forgetron_range(S, K, rows, start, book, st, h):
 
 
 class ForgetronMixing(Mixing):
-    def scalars(self, shard_scalars, shard_counters, counters):
+    def scalars(self, cls, shard_scalars, shard_counters, counters):
         """Q = (Σ_w Q_w)·M / Σ_w M_w: the shards' pooled damage per mistake (the module's docstring)."""
         mistakes = sum(float(c[MISTAKES]) for c in shard_counters)
         damage = sum(float(s[Q]) for s in shard_scalars)

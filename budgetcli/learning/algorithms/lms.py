@@ -288,17 +288,11 @@ def norma_range(S, K, rows, start, book, st, h):
     return y.shape[0]
 
 
-# The refusal of nogd-regression and nogd-novelty on shards: their map's mix (nystrom.NystromMixing) restarts
-# the scalars at nogd's phase, where the task's sums are
-FEATURE_MAP_SUMS = Unmixable(
-    "the mix of its feature map does not carry its task's running sums yet (regression's error sums, novelty's ρ)"
-)
-
-
 class Regressor:
     """What a learner of the regression task declares (put before its kind among the bases): the task,
-    its error sums (the first three scalars, learning/task), the last hypothesis, no sharded run (the filters'
-    and bogd-regression's mixes are their own: RegressionMixing)."""
+    its error sums (the first three scalars, learning/task), the last hypothesis, and no sharded run unless
+    its kind declares a mix that adds the error sums up (RegressionMixing, alone or over its kind's: the
+    filters', bogd-regression's, fogd-regression's, nogd-regression's): the base mix restarts the scalars."""
 
     tasks = ("regression",)
     n_scalars = 3  # Σe², Σ|e|, Σy (learning/task)
@@ -309,7 +303,7 @@ class Regressor:
     # whose early hypotheses are poor (fogd 27.7 / 45.4, nogd 28.6 / 44.6): no gain sure enough to leave
     # the filters' (KAFBOX's) choice.
     default_hypothesis = "online"
-    mixing = FEATURE_MAP_SUMS  # nogd-regression's (the others declare their own)
+    mixing = Unmixable("its mix does not carry the regression error sums")
 
 
 def pivoted_cholesky(K: np.ndarray, m: int) -> np.ndarray:

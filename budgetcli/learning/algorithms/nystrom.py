@@ -74,16 +74,16 @@ from ...numerics.support import COUNT, sv_fits, sv_put
 from .kernel_ogd import LEARNING_RATE
 from .lms import (
     CLASSIFYING,
-    FEATURE_MAP_SUMS,
     LOSS,
     NORMA_LAMBDA,
     REGRESSING,
+    RegressionMixing,
     TUBE,
     Regressor,
     gradient_round,
     round_gradient,
 )
-from .novelty import NU, RHO_FIT, NoveltyDetector, threshold_round
+from .novelty import NU, RHO_FIT, NoveltyDetector, NoveltyMixing, threshold_round
 from ..task import RHO
 
 PROJECTED = 0  # --nystrom-start's code
@@ -233,11 +233,13 @@ class NystromMixing(Mixing):
     When any shard had switched, the mixed model is in the linear phase, and its map M is made from the
     mixed landmarks (`nystrom_map`, as the switch makes it); α is kept as mixed, so the mix is exactly
     the compressed average, and M decides only how the next margin errors move α.  Otherwise the mixed
-    model is still in phase one, and switches when B are stored, as one process does."""
+    model is still in phase one, and switches when B are stored, as one process does.  The phase is the
+    only scalar of nogd's own it keeps (the rest the map's remaking sets); a task's before it (nogd-regression's
+    error sums, nogd-novelty's ρ and Σρ) its task's mix sets (NystromRegressionMixing, NystromNoveltyMixing)."""
 
-    def scalars(self, shard_scalars: list, shard_counters: list, counters: np.ndarray) -> np.ndarray:
-        out = np.zeros(len(shard_scalars[0]))
-        out[PHASE] = max(s[PHASE] for s in shard_scalars)  # 0 or 2: a report is never mid-switch
+    def scalars(self, cls, shard_scalars: list, shard_counters: list, counters: np.ndarray) -> np.ndarray:
+        out, at = np.zeros(len(shard_scalars[0])), cls.constants["nystrom_at"] + PHASE
+        out[at] = max(s[at] for s in shard_scalars)  # 0 or 2: a report is never mid-switch
         return out
 
     def after_mix(self, learner) -> None:
@@ -321,6 +323,12 @@ class NystromOGD(NystromFamily, KernelLearner):
             alpha[:] = Vk @ (Vk.T @ alpha)
 
 
+class NystromRegressionMixing(RegressionMixing, NystromMixing):
+    """nogd-regression's mix: nogd's (the expansion over the union of the landmarks, brought back to B by the
+    regression mix's compression, the map remade when a shard had switched), with the online error sums added
+    up as a regressor's (lms.RegressionMixing)."""
+
+
 @register
 class NystromRegression(Regressor, NystromOGD):
     """nogd on the regression task (JMLR 2016, §3's losses, §5's steps): the same loop, whose phase one
@@ -333,6 +341,7 @@ class NystromRegression(Regressor, NystromOGD):
     params = NystromOGD.params + (LOSS, TUBE)
     constants = REGRESSING | {"nystrom_at": 3}
     n_scalars = 6  # the error sums (learning/task), then PHASE, SWITCH_SCORE, RANK
+    mixing = NystromRegressionMixing()
     weighting = "the loss w ℓ(y − f): both phases' steps are w (−∂ℓ/∂f) times OGD's"
 
 
@@ -379,6 +388,11 @@ def nogd_novelty_range(S, K, rows, start, book, st, h):
     return y.shape[0]
 
 
+class NystromNoveltyMixing(NoveltyMixing, NystromMixing):
+    """nogd-novelty's mix: nogd's (the expansion over the union of the landmarks, brought back to B, the map
+    remade when a shard had switched), with ρ, Σρ and the last rounds' examples mixed as a novelty detector's."""
+
+
 @register
 class NystromNovelty(NoveltyDetector, NystromOGD):
     """nogd's one-class form: NORMA's novelty step (novelty.py, Kivinen et al. 2004, §III-B) in both of
@@ -412,7 +426,7 @@ class NystromNovelty(NoveltyDetector, NystromOGD):
     constants = {"nystrom_at": 2}  # after ρ and Σρ
     n_scalars = 5  # ρ, Σρ (learning/task), then PHASE, SWITCH_SCORE, RANK
     loop = nogd_novelty_range
-    mixing = FEATURE_MAP_SUMS
+    mixing = NystromNoveltyMixing()
     weighting = "the loss w·(max(0, ρ − f(x)) − νρ): the steps η w (η₁ w) on α and on ρ"
 
 
