@@ -39,8 +39,8 @@ classes).  rbf kernel, γ = 1/#features, seed 1; at each B every learner that ta
 and fogd-regression get D = B features (qklms's -B caps its codebook; its centres printed).  One
 process learns everything, interleaved: after a warm-up (numba compiles and loads there), each round
 learns the whole stream with a fresh learner of each regression learner and of each classifier, the
-order reversed every other round; CPU time (time.process_time) per example.  Each regression learner
-is set against its counterpart (COUNTERPART: the same algorithm on the other task; rbp, the budgeted
+order reversed every other round; CPU time (time.process_time, one OpenBLAS thread) per example.  Each regression
+learner is set against its counterpart (COUNTERPART: the same algorithm on the other task; rbp, the budgeted
 kernel Perceptron, for the filters, which have none) and against rbp and rbsop (the budgeted
 second-order Perceptron, O(B²) a mistake like the KRLS family) at the same B: the ratio of the medians
 over the rounds and of the minima (best).  The target: ≤ 2 at B = 100.  The load average is printed
@@ -318,7 +318,9 @@ def task_cost(data: str, budgets: list, examples: int, rounds: int, json_file) -
     """--task-cost: run COST_CHILD in one fresh process of this checkout, print its table; exit status 1
     when a regression learner at B = 100 costs more than COST_TARGET × its counterpart."""
     root = os.path.realpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir))
-    env = {**os.environ, "PYTHONPATH": root}
+    # one BLAS thread: nogd's LAPACK calls leave OpenBLAS's worker threads spinning, and time.process_time
+    # charges their CPU to whichever learner of the round comes next
+    env = {**os.environ, "PYTHONPATH": root, "OPENBLAS_NUM_THREADS": "1"}
     listing = child(root, {"mode": "list"})
     if "error" in listing:
         sys.exit(f"loops.py: {root}: {listing['error']}")
