@@ -392,8 +392,7 @@ def run_stream(args, svm_train, learners, tmp: str) -> dict:
         if row is None:  # the first rung: LIBSVM's choice, both timed interleaved, the other peers beside
             chosen = None
             if svm_train:
-                ranked_rows = held_out_libsvm(svm_train, gammas, fit, val, tmp, args.quick, STREAM_CS)
-                libsvm_error, *chosen = ranked_rows[0]
+                libsvm_error, *chosen = held_out_libsvm(svm_train, gammas, fit, val, tmp, args.quick, STREAM_CS)[0]
                 print(
                     f"  LIBSVM chosen: γ={chosen[0]} C={chosen[1]} ε={chosen[2]:.4g} (held-out MSE {libsvm_error:.5g})"
                 )
